@@ -1,0 +1,104 @@
+# hetrace — top-level build.
+#   make         everything into build/ (the CLI is build/hetrace)
+#   make demo    build and run the demo
+#   make check   every test (sanitized build in build/asan)
+#   make bench   benchmarks against the anchors (ratios)
+# Sources are discovered by directory: adding a file needs no edit here.
+
+BUILD   ?= build
+CC      ?= cc
+SAN     ?=
+OPT     ?= -O2
+
+WARN      = -Wall -Wextra -Werror
+HOST_STD  = -std=c11 -D_DEFAULT_SOURCE -D_GNU_SOURCE
+SANFLAGS  = $(if $(SAN),-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+HOST_CFLAGS = $(HOST_STD) $(OPT) -g $(WARN) $(SANFLAGS) -fvisibility=hidden \
+	-Iinclude -Ihost -Igen -MMD -MP $(CFLAGS)
+RT_CFLAGS = -std=c99 -pedantic $(OPT) -g $(WARN) $(SANFLAGS) -ffreestanding \
+	-Iinclude -MMD -MP $(CFLAGS)
+LDLIBS  = -lyaml -ldw -lelf -lm -lpthread
+LDFLAGS_ALL = $(SANFLAGS) $(LDFLAGS)
+
+RT_SRC   := $(wildcard runtime/*.c)
+HOST_SRC := $(wildcard host/*.c)
+GEN_SRC  := $(wildcard gen/*.c)
+CLI_SRC  := $(wildcard cli/*.c)
+TEST_SRC := $(wildcard tests/*/t-*.c)
+
+RT_OBJ   := $(RT_SRC:%.c=$(BUILD)/%.o)
+HOST_OBJ := $(HOST_SRC:%.c=$(BUILD)/%.o)
+GEN_OBJ  := $(GEN_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
+TEST_BIN := $(TEST_SRC:%.c=$(BUILD)/%)
+
+EMBED_SRC := $(wildcard include/hetrace/*.h) $(wildcard gen/include/*.yaml)
+EMBED_OBJ := $(BUILD)/embedded-files.o
+
+LIB_RT   := $(BUILD)/libhetrace-rt.a
+LIB_HOST := $(BUILD)/libhetrace.a
+HETRACE  := $(BUILD)/hetrace
+
+.PHONY: all deps demo check check-build bench fuzz clean format
+
+all: deps
+	@$(MAKE) --no-print-directory build-all
+
+.PHONY: build-all
+build-all: $(HETRACE) $(LIB_RT) $(TEST_BIN)
+
+deps:
+	@scripts/deps.sh build
+
+$(BUILD)/runtime/%.o: runtime/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(RT_CFLAGS) -c $< -o $@
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -c $< -o $@
+
+$(LIB_RT): $(RT_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/embedded-files.c: $(EMBED_SRC) scripts/embed.sh
+	@mkdir -p $(dir $@)
+	scripts/embed.sh $@ $(foreach f,$(EMBED_SRC),$(patsubst include/%,%,$(patsubst gen/include/%,include/3/%,$(f)))=$(f))
+
+$(BUILD)/embedded-files.o: $(BUILD)/embedded-files.c
+	$(CC) $(HOST_CFLAGS) -Igen -c $< -o $@
+
+$(LIB_HOST): $(HOST_OBJ) $(GEN_OBJ) $(RT_OBJ) $(EMBED_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(HETRACE): $(CLI_OBJ) $(LIB_HOST)
+	$(CC) $(LDFLAGS_ALL) -o $@ $(CLI_OBJ) $(LIB_HOST) $(LDLIBS)
+
+$(BUILD)/tests/%: tests/%.c $(LIB_HOST)
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -o $@ $< $(LIB_HOST) $(LDFLAGS_ALL) $(LDLIBS)
+
+demo: all
+	@scripts/demo.sh $(BUILD)
+
+# The tests run against a build with AddressSanitizer and UBSan.
+check:
+	@scripts/deps.sh build check
+	@$(MAKE) --no-print-directory build-all BUILD=build/asan SAN=1 OPT=-O1
+	@$(MAKE) --no-print-directory build-all
+	@BUILD=build/asan HETRACE=$(CURDIR)/build/asan/hetrace \
+		HETRACE_OPT=$(CURDIR)/build/hetrace tests/run.sh
+
+bench: all
+	@scripts/deps.sh bench
+	@bench/run.sh $(BUILD)
+
+clean:
+	rm -rf build
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h')
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef HT_GEN_CONFIG_LOAD_H
+#define HT_GEN_CONFIG_LOAD_H
+
+#include <stddef.h>
+
+#include "model.h"
+
+/* Every problem found in a configuration, in the order found. */
+struct ht_diags {
+	char **msgs; /* "file:line:column: message" */
+	size_t nr;
+};
+
+void ht_diags_fini(struct ht_diags *diags);
+
+/*
+ * Loads, expands and checks a barectf 3 configuration file.
+ * include_dirs are searched for `$include` files after the including
+ * file's directory and before hetrace's own standard includes.
+ * Returns 0 and sets *cfg, or a negative HT_E... code with every error
+ * in diags (and *cfg NULL): an invalid configuration yields no model.
+ */
+int ht_config_load(const char *path, const char *const *include_dirs,
+		   size_t nr_include_dirs, struct ht_config **cfg,
+		   struct ht_diags *diags);
+
+#endif
