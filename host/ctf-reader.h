@@ -1,0 +1,407 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef HT_HOST_CTF_READER_H
+#define HT_HOST_CTF_READER_H
+
+/*
+ * The CTF 1.8 reader: a set of traces (each a directory holding a
+ * `metadata` file and data stream files, found recursively under the
+ * paths given, as babeltrace2 does), read as one time-ordered sequence
+ * of messages: events, packet beginnings and ends, discarded events and
+ * discarded (lost) packets, stream beginnings and ends.
+ *
+ * Streaming: stream files are mapped and released packet by packet;
+ * memory does not grow with the size of the trace.
+ *
+ * Lifetimes: the metadata objects (traces, stream/event classes, clock
+ * classes, field types) live until ht_ctf_set_close(). A message and
+ * everything it points to that is decoded data (the field arrays,
+ * string values) is valid until the next call to ht_ctf_set_next() or
+ * ht_ctf_set_seek_ns() on the same set.
+ *
+ * All structs below are read-only views for the caller. New members may
+ * be added at the end of a struct in later versions; existing members
+ * keep their meaning (API changes are noted in the change log at the end
+ * of this header).
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct ht_ctf_set;     /* opaque: the set of traces being read */
+struct ht_ctf_trace;   /* below */
+struct ht_ctf_stream;  /* below */
+struct ht_ctf_type;    /* below */
+struct ht_ctf_clock;   /* below */
+
+enum ht_ctf_byte_order {
+	HT_CTF_LE = 0,
+	HT_CTF_BE = 1,
+};
+
+/* ------------------------------------------------------------------ */
+/* Field types (from the metadata)                                     */
+
+enum ht_ctf_type_kind {
+	HT_CTF_INT,      /* integer */
+	HT_CTF_ENUM,     /* enumeration; .container is its integer type */
+	HT_CTF_FLOAT,    /* floating_point */
+	HT_CTF_STRING,   /* null-terminated string */
+	HT_CTF_STRUCT,   /* structure */
+	HT_CTF_ARRAY,    /* static array: .length elements */
+	HT_CTF_SEQUENCE, /* dynamic array: length in the field .length_ref */
+	HT_CTF_VARIANT,  /* variant selected by the enum field .tag_ref */
+};
+
+enum ht_ctf_encoding {
+	HT_CTF_ENC_NONE = 0,
+	HT_CTF_ENC_UTF8,
+	HT_CTF_ENC_ASCII,
+};
+
+/* One range of an enumeration mapping; lower <= upper. */
+struct ht_ctf_enum_range {
+	union {
+		int64_t s; /* signed container */
+		uint64_t u; /* unsigned container */
+	} lower, upper;
+};
+
+/* One label of an enumeration and the ranges that map to it. */
+struct ht_ctf_enum_mapping {
+	const char *label;
+	const struct ht_ctf_enum_range *ranges;
+	size_t nr_ranges;
+};
+
+/* A member of a structure, or an option of a variant. */
+struct ht_ctf_member {
+	const char *name; /* as written in TSDL (babeltrace2 shows it
+			   * without one leading '_') */
+	const struct ht_ctf_type *type;
+};
+
+struct ht_ctf_type {
+	enum ht_ctf_type_kind kind;
+	unsigned align_bits; /* alignment in bits (1 = bit-packed) */
+
+	/* HT_CTF_INT and the container of HT_CTF_ENUM */
+	unsigned size_bits;                 /* 1..64 */
+	bool is_signed;
+	enum ht_ctf_byte_order byte_order;  /* resolved: never "native" */
+	unsigned base;                      /* 2, 8, 10 or 16 (display) */
+	enum ht_ctf_encoding encoding;      /* also for HT_CTF_STRING */
+	const struct ht_ctf_clock *mapped_clock; /* map = clock.X.value */
+
+	/* HT_CTF_FLOAT: size_bits = exp_dig + mant_dig */
+	unsigned exp_dig;
+	unsigned mant_dig; /* includes the implicit bit, as in TSDL */
+
+	/* HT_CTF_ENUM */
+	const struct ht_ctf_type *container; /* an HT_CTF_INT */
+	const struct ht_ctf_enum_mapping *mappings;
+	size_t nr_mappings;
+
+	/* HT_CTF_STRUCT (members) and HT_CTF_VARIANT (options) */
+	const struct ht_ctf_member *members;
+	size_t nr_members;
+
+	/* HT_CTF_ARRAY and HT_CTF_SEQUENCE */
+	const struct ht_ctf_type *element;
+	uint64_t length;         /* HT_CTF_ARRAY */
+	const char *length_ref;  /* HT_CTF_SEQUENCE: as written in TSDL */
+
+	/* HT_CTF_VARIANT */
+	const char *tag_ref;     /* as written in TSDL */
+};
+
+/*
+ * The labels of enumeration type @type whose ranges contain @value
+ * (the raw integer: an int64_t stored in a uint64_t for a signed
+ * container). Stores at most @max label pointers in @labels, in
+ * metadata order, and returns how many labels match (which may exceed
+ * @max). Returns 0 when no label matches.
+ */
+size_t ht_ctf_enum_labels(const struct ht_ctf_type *type, uint64_t value,
+			  const char **labels, size_t max);
+
+/* ------------------------------------------------------------------ */
+/* Decoded fields                                                      */
+
+/*
+ * A decoded scope is a flat array of fields in pre-order: a compound
+ * field (struct, array, sequence, variant) is followed by its
+ * children, each child by its own children. Walk it with:
+ *
+ *	const struct ht_ctf_field *c = ht_ctf_field_first_child(f);
+ *	for (i = 0; i < f->nr_children; i++, c = ht_ctf_field_next(c))
+ *		...
+ *
+ * A variant has exactly one child: the selected option (its .name is
+ * the option's name). A string has no children; .v.str points to its
+ * bytes (null-terminated, .nr_children is its length in bytes without
+ * the terminator).
+ */
+struct ht_ctf_field {
+	const struct ht_ctf_type *type;
+	const char *name;     /* member/option name; NULL for elements */
+	uint32_t next;        /* distance to the next sibling (>= 1) */
+	uint32_t nr_children; /* see above */
+	union {
+		uint64_t u; /* HT_CTF_INT/ENUM unsigned */
+		int64_t s;  /* HT_CTF_INT/ENUM signed (sign-extended) */
+		double d;   /* HT_CTF_FLOAT (32-bit floats widened) */
+		const char *str; /* HT_CTF_STRING */
+	} v;
+};
+
+static inline const struct ht_ctf_field *
+ht_ctf_field_first_child(const struct ht_ctf_field *f)
+{
+	return f + 1;
+}
+
+static inline const struct ht_ctf_field *
+ht_ctf_field_next(const struct ht_ctf_field *f)
+{
+	return f + f->next;
+}
+
+/* The member named @name of struct field @f, or NULL. */
+const struct ht_ctf_field *ht_ctf_field_member(const struct ht_ctf_field *f,
+					       const char *name);
+
+/* The scopes of a packet or an event, in decoding order. */
+enum ht_ctf_scope {
+	HT_CTF_SCOPE_PACKET_HEADER = 0,
+	HT_CTF_SCOPE_PACKET_CONTEXT,
+	HT_CTF_SCOPE_EVENT_HEADER,
+	HT_CTF_SCOPE_EVENT_COMMON_CONTEXT, /* stream { event.context } */
+	HT_CTF_SCOPE_EVENT_SPECIFIC_CONTEXT, /* event { context } */
+	HT_CTF_SCOPE_EVENT_PAYLOAD,          /* event { fields } */
+	HT_CTF_NR_SCOPES,
+};
+
+/* ------------------------------------------------------------------ */
+/* Metadata objects                                                    */
+
+struct ht_ctf_clock {
+	const char *name;
+	const char *description; /* NULL when not given */
+	uint64_t freq_hz;        /* default 1000000000 */
+	uint64_t precision;      /* cycles; default 0 */
+	int64_t offset_s;        /* default 0 */
+	int64_t offset_cycles;   /* TSDL `offset`; default 0 */
+	bool absolute;           /* default false */
+	bool has_uuid;
+	uint8_t uuid[16];
+};
+
+/*
+ * Converts a value of clock @clk (in cycles) to nanoseconds from the
+ * clock's origin, taking offset_s and offset into account, the way
+ * babeltrace2 does. Returns 0 or HT_ERANGE on overflow.
+ */
+int ht_ctf_clock_cycles_to_ns(const struct ht_ctf_clock *clk, uint64_t cycles,
+			      int64_t *ns_from_origin);
+
+struct ht_ctf_env_entry {
+	const char *name;
+	bool is_string;
+	const char *str; /* is_string */
+	int64_t i;       /* !is_string */
+};
+
+struct ht_ctf_event_class {
+	const char *name;
+	uint64_t id;
+	bool has_loglevel;
+	int64_t loglevel;
+	const char *emf_uri; /* NULL when absent */
+	const struct ht_ctf_stream_class *stream_class;
+	const struct ht_ctf_type *context; /* NULL when absent */
+	const struct ht_ctf_type *payload; /* NULL when absent */
+};
+
+struct ht_ctf_stream_class {
+	uint64_t id;
+	const struct ht_ctf_trace *trace;
+	const struct ht_ctf_type *packet_context; /* NULL when absent */
+	const struct ht_ctf_type *event_header;   /* NULL when absent */
+	const struct ht_ctf_type *event_context;  /* NULL when absent */
+	/* the default clock: the clock of the event header's timestamp,
+	 * else of the packet context's timestamp_begin; NULL when none */
+	const struct ht_ctf_clock *default_clock;
+	const struct ht_ctf_event_class *const *event_classes;
+	size_t nr_event_classes;
+};
+
+struct ht_ctf_trace {
+	const char *path;       /* the directory holding `metadata` */
+	const char *name;       /* babeltrace2's name: env trace_name, or the
+				 * path relative to the common prefix */
+	enum ht_ctf_byte_order byte_order;
+	unsigned major, minor;
+	bool has_uuid;
+	uint8_t uuid[16];
+	const struct ht_ctf_type *packet_header; /* NULL when absent */
+	const struct ht_ctf_env_entry *env;
+	size_t nr_env;
+	const struct ht_ctf_clock *const *clocks;
+	size_t nr_clocks;
+	const struct ht_ctf_stream_class *const *stream_classes;
+	size_t nr_stream_classes;
+	const struct ht_ctf_stream *const *streams; /* data stream files */
+	size_t nr_streams;
+};
+
+/* The env entry named @name of @trace, or NULL. */
+const struct ht_ctf_env_entry *
+ht_ctf_trace_env(const struct ht_ctf_trace *trace, const char *name);
+
+/* One data stream file of a trace. */
+struct ht_ctf_stream {
+	const char *path;      /* the file */
+	const char *file_name; /* its name relative to the trace directory */
+	uint64_t file_size;
+	const struct ht_ctf_trace *trace;
+	/* known once the first packet is read (NULL before) */
+	const struct ht_ctf_stream_class *stream_class;
+	bool has_instance_id;
+	uint64_t instance_id;  /* packet header stream_instance_id */
+	unsigned index;        /* position in the set, 0-based */
+};
+
+/* ------------------------------------------------------------------ */
+/* Messages                                                            */
+
+/* What a packet says about itself, from its header and context. */
+struct ht_ctf_packet {
+	uint64_t offset_bytes;   /* where it starts in the file */
+	uint64_t size_bits;      /* packet_size (file rest when absent) */
+	uint64_t content_bits;   /* content_size (size_bits when absent) */
+	bool has_begin, has_end;
+	uint64_t begin_cycles, end_cycles; /* timestamp_begin/end */
+	bool has_seq_num;
+	uint64_t seq_num;
+	bool has_discarded;
+	uint64_t discarded_snapshot; /* events_discarded as written */
+	/* the decoded packet header and context (NULL when absent) */
+	const struct ht_ctf_field *header;
+	const struct ht_ctf_field *context;
+};
+
+struct ht_ctf_event {
+	const struct ht_ctf_event_class *cls;
+	uint64_t offset_bits; /* where the record starts in the file */
+	/* the root struct field of each scope, NULL when absent; the
+	 * packet scopes point to the current packet's fields */
+	const struct ht_ctf_field *scope[HT_CTF_NR_SCOPES];
+};
+
+enum ht_ctf_msg_kind {
+	HT_CTF_MSG_STREAM_BEGIN,
+	HT_CTF_MSG_PACKET_BEGIN,
+	HT_CTF_MSG_EVENT,
+	HT_CTF_MSG_DISCARDED_EVENTS,
+	HT_CTF_MSG_DISCARDED_PACKETS,
+	HT_CTF_MSG_PACKET_END,
+	HT_CTF_MSG_STREAM_END,
+};
+
+/*
+ * One message. Times are the stream's default clock value extended to
+ * 64 bits (cycles) and converted to ns from the clock's origin.
+ *
+ * - PACKET_BEGIN: at the packet's timestamp_begin; PACKET_END: at its
+ *   timestamp_end (when the packet context has them).
+ * - EVENT: at the event's timestamp.
+ * - DISCARDED_EVENTS: .count events lost, between .begin (the previous
+ *   packet's end) and .end (this packet's end), as babeltrace2 reports
+ *   them; comes right before the PACKET_BEGIN of the packet whose
+ *   events_discarded snapshot grew.
+ * - DISCARDED_PACKETS: .count packets lost (a packet_seq_num gap),
+ *   between .begin (the previous packet's end) and .end (this packet's
+ *   beginning); comes right before that PACKET_BEGIN.
+ */
+struct ht_ctf_msg {
+	enum ht_ctf_msg_kind kind;
+	const struct ht_ctf_stream *stream;
+	bool has_time;
+	uint64_t cycles;
+	int64_t ns;
+	const struct ht_ctf_packet *packet; /* current packet, or NULL */
+	const struct ht_ctf_event *event;   /* EVENT */
+	/* DISCARDED_EVENTS / DISCARDED_PACKETS */
+	uint64_t count;
+	bool has_range;
+	uint64_t begin_cycles, end_cycles;
+	int64_t begin_ns, end_ns;
+};
+
+/* ------------------------------------------------------------------ */
+/* The trace set                                                       */
+
+enum ht_ctf_open_flags {
+	/* On a damaged packet, report it (ht_ctf_set_next() returns an
+	 * error once) then skip to the next packet of the stream instead
+	 * of ending the stream. */
+	HT_CTF_KEEP_GOING = 1u << 0,
+	/* Deliver only EVENT messages and the DISCARDED_* ones; no stream
+	 * or packet boundaries. */
+	HT_CTF_EVENTS_ONLY = 1u << 1,
+};
+
+struct ht_ctf_open_opts {
+	unsigned flags; /* enum ht_ctf_open_flags */
+	/* Called for each warning (e.g. an unsupported TSDL construct
+	 * skipped); may be NULL. */
+	void (*warn)(void *arg, const char *msg);
+	void *warn_arg;
+};
+
+/*
+ * Opens every CTF trace found under @paths (each a trace directory, a
+ * directory searched recursively for `metadata` files, or a metadata
+ * file). @opts may be NULL. On failure returns a negative HT_E... code
+ * and writes a message naming the file and the position (byte offset,
+ * or metadata line:column) into @err (when @err_len > 0).
+ */
+int ht_ctf_set_open(struct ht_ctf_set **set, const char *const *paths,
+		    size_t nr_paths, const struct ht_ctf_open_opts *opts,
+		    char *err, size_t err_len);
+
+/* Releases the set and everything it owns. NULL is allowed. */
+void ht_ctf_set_close(struct ht_ctf_set *set);
+
+/* The traces of the set, in babeltrace2's order (sorted by path). */
+size_t ht_ctf_set_nr_traces(const struct ht_ctf_set *set);
+const struct ht_ctf_trace *ht_ctf_set_trace(const struct ht_ctf_set *set,
+					    size_t i);
+
+/*
+ * Fills @msg with the next message in time order (ties: stream order,
+ * then message order within a stream). Returns 0, HT_EEOF at the end,
+ * or a negative HT_E... code for damaged input: ht_ctf_set_error()
+ * then says what and where ("file=... offset=...: ..."). After an
+ * error the caller may call again: the damaged stream is ended (or,
+ * with HT_CTF_KEEP_GOING, continues at its next packet) and the other
+ * streams go on.
+ */
+int ht_ctf_set_next(struct ht_ctf_set *set, struct ht_ctf_msg *msg);
+
+/* The message of the last error of ht_ctf_set_next()/seek. */
+const char *ht_ctf_set_error(const struct ht_ctf_set *set);
+
+/*
+ * Positions the set so that the next EVENT message is the first one at
+ * or after @ns (ns from origin). Returns 0 or a negative HT_E... code.
+ */
+int ht_ctf_set_seek_ns(struct ht_ctf_set *set, int64_t ns);
+
+/*
+ * Change log:
+ * - 1: first version.
+ */
+#define HT_CTF_READER_API 1
+
+#endif
