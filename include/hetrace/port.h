@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef HETRACE_PORT_H
+#define HETRACE_PORT_H
+
+/*
+ * What the runtime needs from the compiler and the platform: the byte
+ * order, a compiler barrier and a branch hint. Everything here has a
+ * plain C99 fallback; a port for a compiler that has none of the
+ * built-ins below defines HT_PORT_LITTLE_ENDIAN or HT_PORT_BIG_ENDIAN
+ * and, if it has one, HT_PORT_COMPILER_BARRIER() before including any
+ * hetrace header.
+ */
+
+#include <stdint.h>
+
+/* Byte order of the target. */
+#if defined(HT_PORT_LITTLE_ENDIAN)
+#define HT_NATIVE_LITTLE_ENDIAN 1
+#elif defined(HT_PORT_BIG_ENDIAN)
+#define HT_NATIVE_LITTLE_ENDIAN 0
+#elif defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) &&           \
+	__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define HT_NATIVE_LITTLE_ENDIAN 1
+#elif defined(__BYTE_ORDER__) && defined(__ORDER_BIG_ENDIAN__) &&              \
+	__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define HT_NATIVE_LITTLE_ENDIAN 0
+#elif defined(_MSC_VER) || defined(__i386__) || defined(__x86_64__)
+#define HT_NATIVE_LITTLE_ENDIAN 1
+#else
+#error "hetrace: unknown byte order: define HT_PORT_LITTLE_ENDIAN or HT_PORT_BIG_ENDIAN"
+#endif
+
+/*
+ * Compiler barrier: the compiler may not move memory accesses across
+ * it. The tracing section guard needs it: the stores that fill an event
+ * record must be done before the guard is released, or an interrupt that
+ * traces would see a free guard and a half-written record.
+ */
+#if defined(HT_PORT_COMPILER_BARRIER)
+#define HT_COMPILER_BARRIER() HT_PORT_COMPILER_BARRIER()
+#elif defined(__GNUC__) || defined(__clang__)
+#define HT_COMPILER_BARRIER() __asm__ __volatile__("" : : : "memory")
+#else
+/*
+ * An opaque call is a barrier for any compiler that does not see the
+ * callee; the port provides ht_port_barrier() in a separate unit.
+ */
+void ht_port_barrier(void);
+#define HT_COMPILER_BARRIER() ht_port_barrier()
+#endif
+
+/* Branch hint for the fast path. */
+#if defined(__GNUC__) || defined(__clang__)
+#define HT_LIKELY(x) __builtin_expect(!!(x), 1)
+#define HT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define HT_LIKELY(x) (x)
+#define HT_UNLIKELY(x) (x)
+#endif
+
+#endif
