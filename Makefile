@@ -12,7 +12,9 @@ OPT     ?= -O2
 
 WARN      = -Wall -Wextra -Werror
 HOST_STD  = -std=c11 -D_DEFAULT_SOURCE -D_GNU_SOURCE
-SANFLAGS  = $(if $(SAN),-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+SANITIZE  = -fsanitize=address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=undefined
+SANFLAGS  = $(if $(SAN),$(SANITIZE))
 HOST_CFLAGS = $(HOST_STD) $(OPT) -g $(WARN) $(SANFLAGS) -fvisibility=hidden \
 	-Iinclude -Ihost -Igen -MMD -MP $(CFLAGS)
 RT_CFLAGS = -std=c99 -pedantic $(OPT) -g $(WARN) $(SANFLAGS) -ffreestanding \
