@@ -1,0 +1,1111 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * babeltrace2's pretty text output, byte for byte, fast.
+ *
+ * Everything is formatted by hand into one growing buffer: integers with
+ * a two-digit table, timestamps with the broken-down time cached per
+ * second, the part of a line that only depends on the event class (the
+ * hostname, the event name, ...) cached per event class. Only floats go
+ * through snprintf("%g"), which is exactly what babeltrace2 prints.
+ *
+ * The format facts (escapes, integer bases, enum labels, the header
+ * fields and their separators) were learnt by running babeltrace2 2.0
+ * on generated traces; tests/print compares the two outputs.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "error.h"
+#include "pretty.h"
+
+/* Per event class: the text between the delta and the first scope. */
+struct ec_cache {
+	const struct ht_ctf_event_class *cls;
+	char *prefix;
+	size_t prefix_len;
+	/* packet context members to print (bit i: member i); members past
+	 * 64 are always printed */
+	uint64_t pc_mask;
+	bool pc_print;
+};
+
+struct trace_name {
+	const struct ht_ctf_trace *trace;
+	char *name;
+};
+
+struct ht_pretty {
+	struct ht_pretty_opts o;
+	char *buf;
+	size_t len, cap;
+
+	bool have_last;
+	int64_t last_ns;
+	uint64_t last_cycles;
+
+	/* the broken-down time of the last second printed */
+	bool have_sec;
+	int64_t sec;
+	char sec_text[48];
+	size_t sec_len;
+
+	struct ec_cache *ecs; /* open addressing on the class pointer */
+	size_t ec_cap, ec_count;
+
+	struct trace_name *tnames;
+	size_t nr_tnames;
+};
+
+static const char digit_pairs[201] =
+	"00010203040506070809101112131415161718192021222324"
+	"25262728293031323334353637383940414243444546474849"
+	"50515253545556575859606162636465666768697071727374"
+	"75767778798081828384858687888990919293949596979899";
+
+/* ------------------------------------------------------------------ */
+/* The buffer                                                          */
+
+static int grow(struct ht_pretty *p, size_t more)
+{
+	size_t cap = p->cap ? p->cap : 1 << 16;
+	char *buf;
+
+	while (cap - p->len < more) {
+		cap *= 2;
+	}
+	buf = realloc(p->buf, cap);
+	if (!buf) {
+		return HT_ENOMEM;
+	}
+	p->buf = buf;
+	p->cap = cap;
+	return 0;
+}
+
+static inline int reserve(struct ht_pretty *p, size_t more)
+{
+	if (p->cap - p->len >= more) {
+		return 0;
+	}
+	return grow(p, more);
+}
+
+/* Callers reserve first. */
+static inline void put(struct ht_pretty *p, const char *s, size_t n)
+{
+	memcpy(p->buf + p->len, s, n);
+	p->len += n;
+}
+
+#define PUT_LIT(p, lit) put((p), (lit), sizeof(lit) - 1)
+
+static inline void putc_(struct ht_pretty *p, char c)
+{
+	p->buf[p->len++] = c;
+}
+
+/* Writes @v in decimal at @out; returns the length (at most 20). */
+static size_t fmt_u64(char *out, uint64_t v)
+{
+	char tmp[24];
+	char *e = tmp + sizeof(tmp);
+	char *s = e;
+	size_t n;
+
+	while (v >= 100) {
+		unsigned r = v % 100;
+
+		v /= 100;
+		s -= 2;
+		memcpy(s, digit_pairs + 2 * r, 2);
+	}
+	if (v >= 10) {
+		s -= 2;
+		memcpy(s, digit_pairs + 2 * v, 2);
+	} else {
+		*--s = (char)('0' + v);
+	}
+	n = (size_t)(e - s);
+	memcpy(out, s, n);
+	return n;
+}
+
+static inline void put_u64(struct ht_pretty *p, uint64_t v)
+{
+	p->len += fmt_u64(p->buf + p->len, v);
+}
+
+static inline void put_s64(struct ht_pretty *p, int64_t v)
+{
+	if (v < 0) {
+		putc_(p, '-');
+		put_u64(p, -(uint64_t)v);
+	} else {
+		put_u64(p, (uint64_t)v);
+	}
+}
+
+/* @v zero-padded to @width digits (@v must fit). */
+static inline void put_u64_pad(struct ht_pretty *p, uint64_t v, int width)
+{
+	char *out = p->buf + p->len;
+	int i;
+
+	for (i = width - 1; i >= 0; i--) {
+		out[i] = (char)('0' + v % 10);
+		v /= 10;
+	}
+	p->len += (size_t)width;
+}
+
+/* ------------------------------------------------------------------ */
+/* Strings                                                             */
+
+/*
+ * babeltrace2's escapes: C escapes for the usual control characters,
+ * \e for ESC, \" \' \? \\, \xNN (lowercase) for the other bytes below
+ * 0x20 and for 0x7f; bytes from 0x80 are written as they are.
+ */
+static const char *const escapes[128] = {
+	[0x07] = "\\a", [0x08] = "\\b", [0x09] = "\\t", [0x0a] = "\\n",
+	[0x0b] = "\\v", [0x0c] = "\\f", [0x0d] = "\\r", [0x1b] = "\\e",
+	['"'] = "\\\"", ['\''] = "\\'", ['?'] = "\\?", ['\\'] = "\\\\",
+};
+
+static bool needs_escape[256];
+
+static void init_tables(void)
+{
+	static bool done;
+	int c;
+
+	if (done) {
+		return;
+	}
+	for (c = 0; c < 256; c++) {
+		needs_escape[c] = c < 0x20 || c == 0x7f ||
+				  (c < 128 && escapes[c]);
+	}
+	done = true;
+}
+
+static int put_escaped(struct ht_pretty *p, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i = 0;
+	int ret;
+
+	ret = reserve(p, 4 * n + 4);
+	if (ret) {
+		return ret;
+	}
+	putc_(p, '"');
+	while (i < n) {
+		size_t j = i;
+		unsigned char c;
+
+		while (j < n && !needs_escape[(unsigned char)s[j]]) {
+			j++;
+		}
+		put(p, s + i, j - i);
+		if (j == n) {
+			break;
+		}
+		c = (unsigned char)s[j];
+		if (escapes[c]) {
+			put(p, escapes[c], strlen(escapes[c]));
+		} else {
+			putc_(p, '\\');
+			putc_(p, 'x');
+			putc_(p, hex[c >> 4]);
+			putc_(p, hex[c & 0xf]);
+		}
+		i = j + 1;
+	}
+	putc_(p, '"');
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Fields                                                              */
+
+static inline void put_name(struct ht_pretty *p, const char *name)
+{
+	size_t n;
+
+	/* CTF 1.8: a leading underscore only protects a keyword */
+	if (name[0] == '_') {
+		name++;
+	}
+	n = strlen(name);
+	put(p, name, n);
+	PUT_LIT(p, " = ");
+}
+
+/*
+ * An integer in its display base. babeltrace2 masks a negative value
+ * to whole digits: hex to 4 * ceil(size / 4) bits, octal to
+ * 3 * ceil(size / 3) bits; binary shows exactly size bits.
+ */
+static void put_int(struct ht_pretty *p, const struct ht_ctf_type *t,
+		    uint64_t raw)
+{
+	unsigned size = t->size_bits;
+	unsigned bits;
+	uint64_t v = raw;
+
+	switch (t->base) {
+	case 16: {
+		static const char hex[] = "0123456789ABCDEF";
+		char tmp[16];
+		int n = 0;
+
+		bits = (size + 3) / 4 * 4;
+		if (bits < 64) {
+			v &= ((uint64_t)1 << bits) - 1;
+		}
+		PUT_LIT(p, "0x");
+		do {
+			tmp[n++] = hex[v & 0xf];
+			v >>= 4;
+		} while (v);
+		while (n) {
+			putc_(p, tmp[--n]);
+		}
+		return;
+	}
+	case 8: {
+		char tmp[24];
+		int n = 0;
+
+		bits = (size + 2) / 3 * 3;
+		if (bits < 64) {
+			v &= ((uint64_t)1 << bits) - 1;
+		}
+		putc_(p, '0');
+		do {
+			tmp[n++] = (char)('0' + (v & 7));
+			v >>= 3;
+		} while (v);
+		while (n) {
+			putc_(p, tmp[--n]);
+		}
+		return;
+	}
+	case 2: {
+		int i;
+
+		PUT_LIT(p, "0b");
+		for (i = (int)size - 1; i >= 0; i--) {
+			putc_(p, (char)('0' + ((v >> i) & 1)));
+		}
+		return;
+	}
+	default:
+		if (t->is_signed) {
+			put_s64(p, (int64_t)raw);
+		} else {
+			put_u64(p, raw);
+		}
+		return;
+	}
+}
+
+static bool range_has(const struct ht_ctf_enum_range *r, bool is_signed,
+		      uint64_t v)
+{
+	if (is_signed) {
+		return (int64_t)v >= r->lower.s && (int64_t)v <= r->upper.s;
+	}
+	return v >= r->lower.u && v <= r->upper.u;
+}
+
+static int put_enum(struct ht_pretty *p, const struct ht_ctf_type *t,
+		    uint64_t raw)
+{
+	const struct ht_ctf_type *c = t->container ? t->container : t;
+	bool any = false;
+	size_t i, j;
+	int ret;
+
+	PUT_LIT(p, "( ");
+	for (i = 0; i < t->nr_mappings; i++) {
+		const struct ht_ctf_enum_mapping *m = &t->mappings[i];
+
+		for (j = 0; j < m->nr_ranges; j++) {
+			if (range_has(&m->ranges[j], c->is_signed, raw)) {
+				break;
+			}
+		}
+		if (j == m->nr_ranges) {
+			continue;
+		}
+		ret = reserve(p, strlen(m->label) + 128);
+		if (ret) {
+			return ret;
+		}
+		if (any) {
+			PUT_LIT(p, ", ");
+		}
+		putc_(p, '"');
+		put(p, m->label, strlen(m->label));
+		putc_(p, '"');
+		any = true;
+	}
+	if (!any) {
+		PUT_LIT(p, "<unknown>");
+	}
+	PUT_LIT(p, " : container = ");
+	put_int(p, c, raw);
+	PUT_LIT(p, " )");
+	return 0;
+}
+
+static bool is_text(const struct ht_ctf_type *t)
+{
+	const struct ht_ctf_type *e = t->element;
+
+	return e && e->kind == HT_CTF_INT && e->size_bits == 8 &&
+	       e->encoding != HT_CTF_ENC_NONE;
+}
+
+static int put_field(struct ht_pretty *p, const struct ht_ctf_field *f,
+		     bool names);
+
+/* A text array or sequence: its bytes up to the first NUL, as a string. */
+static int put_text(struct ht_pretty *p, const struct ht_ctf_field *f)
+{
+	const struct ht_ctf_field *c = ht_ctf_field_first_child(f);
+	char small[256];
+	char *tmp = small;
+	size_t n = 0;
+	uint32_t i;
+	int ret;
+
+	if (f->nr_children > sizeof(small)) {
+		tmp = malloc(f->nr_children);
+		if (!tmp) {
+			return HT_ENOMEM;
+		}
+	}
+	for (i = 0; i < f->nr_children; i++, c = ht_ctf_field_next(c)) {
+		if (!(char)c->v.u) {
+			break;
+		}
+		tmp[n++] = (char)c->v.u;
+	}
+	ret = put_escaped(p, tmp, n);
+	if (tmp != small) {
+		free(tmp);
+	}
+	return ret;
+}
+
+enum label { LABEL_NONE, LABEL_NAME, LABEL_INDEX };
+
+/* A struct, array or variant; @label: what precedes each child. */
+static int put_compound(struct ht_pretty *p, const struct ht_ctf_field *f,
+			bool names, char open, char close, enum label label)
+{
+	const struct ht_ctf_field *c = ht_ctf_field_first_child(f);
+	uint32_t i;
+	int ret;
+
+	if (!f->nr_children) {
+		putc_(p, open);
+		putc_(p, ' ');
+		putc_(p, close);
+		return 0;
+	}
+	putc_(p, open);
+	putc_(p, ' ');
+	for (i = 0; i < f->nr_children; i++, c = ht_ctf_field_next(c)) {
+		ret = reserve(p, 256);
+		if (ret) {
+			return ret;
+		}
+		if (i) {
+			PUT_LIT(p, ", ");
+		}
+		if (names && label == LABEL_INDEX) {
+			putc_(p, '[');
+			put_u64(p, i);
+			PUT_LIT(p, "] = ");
+		} else if (names && label == LABEL_NAME && c->name) {
+			put_name(p, c->name);
+		}
+		ret = put_field(p, c, names);
+		if (ret) {
+			return ret;
+		}
+	}
+	ret = reserve(p, 4);
+	if (ret) {
+		return ret;
+	}
+	putc_(p, ' ');
+	putc_(p, close);
+	return 0;
+}
+
+/* The caller reserved 256 bytes. */
+static int put_field(struct ht_pretty *p, const struct ht_ctf_field *f,
+		     bool names)
+{
+	const struct ht_ctf_type *t = f->type;
+
+	switch (t->kind) {
+	case HT_CTF_INT:
+		put_int(p, t, f->v.u);
+		return 0;
+	case HT_CTF_ENUM:
+		return put_enum(p, t, f->v.u);
+	case HT_CTF_FLOAT: {
+		int n = snprintf(p->buf + p->len, 64, "%g", f->v.d);
+
+		p->len += (size_t)n;
+		return 0;
+	}
+	case HT_CTF_STRING:
+		return put_escaped(p, f->v.str, f->nr_children);
+	case HT_CTF_STRUCT:
+		return put_compound(p, f, names, '{', '}', LABEL_NAME);
+	case HT_CTF_ARRAY:
+	case HT_CTF_SEQUENCE:
+		if (is_text(t)) {
+			return put_text(p, f);
+		}
+		return put_compound(p, f, names, '[', ']', LABEL_INDEX);
+	case HT_CTF_VARIANT:
+		/* babeltrace2 shows the selected option without its name */
+		return put_compound(p, f, names, '{', '}', LABEL_NONE);
+	}
+	return HT_EUNSUPPORTED;
+}
+
+/* ------------------------------------------------------------------ */
+/* Time                                                                */
+
+static void split_ns(int64_t ns, int64_t *sec, uint64_t *frac)
+{
+	int64_t s = ns / 1000000000;
+	int64_t r = ns % 1000000000;
+
+	if (r < 0) {
+		r += 1000000000;
+		s--;
+	}
+	*sec = s;
+	*frac = (uint64_t)r;
+}
+
+static void cache_second(struct ht_pretty *p, int64_t sec)
+{
+	time_t t = (time_t)sec;
+	struct tm tm;
+	bool ok;
+
+	if (p->have_sec && p->sec == sec) {
+		return;
+	}
+	ok = p->o.clock_gmt ? gmtime_r(&t, &tm) != NULL
+			    : localtime_r(&t, &tm) != NULL;
+	if (!ok) {
+		memset(&tm, 0, sizeof(tm));
+	}
+	if (p->o.clock_date) {
+		p->sec_len = (size_t)snprintf(
+			p->sec_text, sizeof(p->sec_text),
+			"%04d-%02d-%02d %02d:%02d:%02d", tm.tm_year + 1900,
+			tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+			tm.tm_sec);
+	} else {
+		p->sec_len = (size_t)snprintf(p->sec_text, sizeof(p->sec_text),
+					      "%02d:%02d:%02d", tm.tm_hour,
+					      tm.tm_min, tm.tm_sec);
+	}
+	p->sec = sec;
+	p->have_sec = true;
+}
+
+/* The timestamp without brackets, from ns (time modes). */
+static void put_time(struct ht_pretty *p, int64_t ns, bool seconds)
+{
+	int64_t sec;
+	uint64_t frac;
+
+	split_ns(ns, &sec, &frac);
+	if (seconds) {
+		put_s64(p, sec);
+	} else {
+		cache_second(p, sec);
+		put(p, p->sec_text, p->sec_len);
+	}
+	putc_(p, '.');
+	put_u64_pad(p, frac, 9);
+}
+
+static void put_timestamp(struct ht_pretty *p, const struct ht_ctf_msg *m)
+{
+	bool hn = p->o.names & HT_PRETTY_NAME_HEADER;
+
+	if (hn) {
+		PUT_LIT(p, "timestamp = ");
+	} else {
+		putc_(p, '[');
+	}
+	if (p->o.clock == HT_PRETTY_CLOCK_CYCLES) {
+		put_u64_pad(p, m->cycles, 20);
+	} else {
+		put_time(p, m->ns, p->o.clock == HT_PRETTY_CLOCK_SECONDS);
+	}
+	if (hn) {
+		PUT_LIT(p, ", ");
+	} else {
+		PUT_LIT(p, "] ");
+	}
+	if (p->o.no_delta) {
+		goto out;
+	}
+	if (hn) {
+		PUT_LIT(p, "delta = +");
+	} else {
+		PUT_LIT(p, "(+");
+	}
+	if (p->o.clock == HT_PRETTY_CLOCK_CYCLES) {
+		if (p->have_last) {
+			put_u64_pad(p, m->cycles - p->last_cycles, 12);
+		} else {
+			PUT_LIT(p, "????????????");
+		}
+	} else if (p->have_last) {
+		int64_t d = m->ns - p->last_ns;
+		int64_t sec;
+		uint64_t frac;
+
+		split_ns(d, &sec, &frac);
+		put_s64(p, sec);
+		putc_(p, '.');
+		put_u64_pad(p, frac, 9);
+	} else {
+		PUT_LIT(p, "?.?????????");
+	}
+	if (hn) {
+		PUT_LIT(p, ", ");
+	} else {
+		PUT_LIT(p, ") ");
+	}
+out:
+	p->have_last = true;
+	p->last_ns = m->ns;
+	p->last_cycles = m->cycles;
+}
+
+/* ------------------------------------------------------------------ */
+/* The per event class prefix                                          */
+
+static const char *const loglevel_names[] = {
+	"TRACE_EMERG",	      "TRACE_ALERT",	      "TRACE_CRIT",
+	"TRACE_ERR",	      "TRACE_WARNING",	      "TRACE_NOTICE",
+	"TRACE_INFO",	      "TRACE_DEBUG_SYSTEM",   "TRACE_DEBUG_PROGRAM",
+	"TRACE_DEBUG_PROCESS", "TRACE_DEBUG_MODULE",  "TRACE_DEBUG_UNIT",
+	"TRACE_DEBUG_FUNCTION", "TRACE_DEBUG_LINE",   "TRACE_DEBUG",
+};
+
+struct sbuf {
+	char *s;
+	size_t len, cap;
+	bool oom;
+};
+
+static void sb_add(struct sbuf *b, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = (b->len + n + 1) * 2;
+		char *ns = realloc(b->s, cap);
+
+		if (!ns) {
+			b->oom = true;
+			return;
+		}
+		b->s = ns;
+		b->cap = cap;
+	}
+	memcpy(b->s + b->len, s, n + 1);
+	b->len += n;
+}
+
+static const char *trace_name(const struct ht_pretty *p,
+			      const struct ht_ctf_trace *tr)
+{
+	size_t i;
+
+	for (i = 0; i < p->nr_tnames; i++) {
+		if (p->tnames[i].trace == tr) {
+			return p->tnames[i].name;
+		}
+	}
+	return tr->name ? tr->name : "";
+}
+
+/*
+ * The babeltrace2 header fields. Without names they are joined by ':'
+ * (the trace name is glued to whatever follows it) and a space ends
+ * them; with names each is "label = value", joined by ", ".
+ */
+static void add_part(struct sbuf *b, bool names, bool *dom, const char *label,
+		     const char *value)
+{
+	if (*dom) {
+		sb_add(b, names ? ", " : ":");
+	}
+	if (names) {
+		sb_add(b, label);
+		sb_add(b, " = ");
+	}
+	sb_add(b, value);
+	*dom = true;
+}
+
+static char *build_prefix(struct ht_pretty *p,
+			  const struct ht_ctf_event_class *cls, size_t *len)
+{
+	const struct ht_ctf_trace *tr = cls->stream_class->trace;
+	bool names = p->o.names & HT_PRETTY_NAME_HEADER;
+	unsigned f = p->o.fields;
+	const struct ht_ctf_env_entry *e;
+	struct sbuf b = {0};
+	bool dom = false;
+	char num[64];
+
+	sb_add(&b, "");
+	if (f & HT_PRETTY_FIELD_TRACE) {
+		if (names) {
+			sb_add(&b, "trace = ");
+		}
+		sb_add(&b, trace_name(p, tr));
+		if (names) {
+			sb_add(&b, ", ");
+			dom = true;
+		}
+	}
+	e = ht_ctf_trace_env(tr, "hostname");
+	if ((f & HT_PRETTY_FIELD_HOSTNAME) && e && e->is_string) {
+		add_part(&b, names, &dom, "trace:hostname", e->str);
+	}
+	e = ht_ctf_trace_env(tr, "domain");
+	if ((f & HT_PRETTY_FIELD_DOMAIN) && e && e->is_string) {
+		add_part(&b, names, &dom, "trace:domain", e->str);
+	}
+	e = ht_ctf_trace_env(tr, "procname");
+	if ((f & HT_PRETTY_FIELD_PROCNAME) && e && e->is_string) {
+		add_part(&b, names, &dom, "trace:procname", e->str);
+	}
+	e = ht_ctf_trace_env(tr, "vpid");
+	if ((f & HT_PRETTY_FIELD_VPID) && e && !e->is_string) {
+		snprintf(num, sizeof(num), "(%lld)", (long long)e->i);
+		add_part(&b, names, &dom, "trace:vpid", num);
+	}
+	if ((f & HT_PRETTY_FIELD_LOGLEVEL) && cls->has_loglevel) {
+		const char *ln = "<<UNKNOWN>>";
+
+		if (cls->loglevel >= 0 && cls->loglevel <= 14) {
+			ln = loglevel_names[cls->loglevel];
+		}
+		snprintf(num, sizeof(num), "%s (%lld)", ln,
+			 (long long)cls->loglevel);
+		add_part(&b, names, &dom, "loglevel", num);
+	}
+	if ((f & HT_PRETTY_FIELD_EMF) && cls->emf_uri) {
+		add_part(&b, names, &dom, "model.emf.uri", cls->emf_uri);
+	}
+	if (dom) {
+		sb_add(&b, names ? ", " : " ");
+	}
+	if (names) {
+		sb_add(&b, "name = ");
+		sb_add(&b, cls->name);
+	} else {
+		sb_add(&b, cls->name);
+		sb_add(&b, ":");
+	}
+	if (b.oom) {
+		free(b.s);
+		return NULL;
+	}
+	*len = b.len;
+	return b.s;
+}
+
+/* The packet context members babeltrace2 keeps for itself. */
+static bool pc_special(const struct ht_ctf_member *m)
+{
+	static const char *const special[] = {
+		"packet_size",	   "content_size",	"timestamp_begin",
+		"timestamp_end",   "events_discarded", "packet_seq_num",
+	};
+	size_t i;
+
+	if (m->type->kind != HT_CTF_INT) {
+		return false;
+	}
+	for (i = 0; i < sizeof(special) / sizeof(special[0]); i++) {
+		if (!strcmp(m->name, special[i])) {
+			return true;
+		}
+	}
+	return false;
+}
+
+static size_t ptr_hash(const void *ptr, size_t cap)
+{
+	uint64_t h = (uint64_t)(uintptr_t)ptr;
+
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	return (size_t)h & (cap - 1);
+}
+
+static int ec_grow(struct ht_pretty *p)
+{
+	size_t cap = p->ec_cap ? p->ec_cap * 2 : 64;
+	struct ec_cache *t = calloc(cap, sizeof(*t));
+	size_t i;
+
+	if (!t) {
+		return HT_ENOMEM;
+	}
+	for (i = 0; i < p->ec_cap; i++) {
+		size_t h;
+
+		if (!p->ecs[i].cls) {
+			continue;
+		}
+		h = ptr_hash(p->ecs[i].cls, cap);
+		while (t[h].cls) {
+			h = (h + 1) & (cap - 1);
+		}
+		t[h] = p->ecs[i];
+	}
+	free(p->ecs);
+	p->ecs = t;
+	p->ec_cap = cap;
+	return 0;
+}
+
+static struct ec_cache *ec_get(struct ht_pretty *p,
+			       const struct ht_ctf_event_class *cls)
+{
+	const struct ht_ctf_type *pc;
+	struct ec_cache *e;
+	size_t h, i;
+
+	if (p->ec_cap) {
+		h = ptr_hash(cls, p->ec_cap);
+		while (p->ecs[h].cls) {
+			if (p->ecs[h].cls == cls) {
+				return &p->ecs[h];
+			}
+			h = (h + 1) & (p->ec_cap - 1);
+		}
+	}
+	if ((p->ec_count + 1) * 2 > p->ec_cap && ec_grow(p)) {
+		return NULL;
+	}
+	h = ptr_hash(cls, p->ec_cap);
+	while (p->ecs[h].cls) {
+		h = (h + 1) & (p->ec_cap - 1);
+	}
+	e = &p->ecs[h];
+	e->prefix = build_prefix(p, cls, &e->prefix_len);
+	if (!e->prefix) {
+		return NULL;
+	}
+	e->cls = cls;
+	p->ec_count++;
+	pc = cls->stream_class ? cls->stream_class->packet_context : NULL;
+	e->pc_mask = ~(uint64_t)0;
+	e->pc_print = false;
+	if (pc) {
+		for (i = 0; i < pc->nr_members; i++) {
+			if (i < 64 && pc_special(&pc->members[i])) {
+				e->pc_mask &= ~((uint64_t)1 << i);
+			} else {
+				e->pc_print = true;
+			}
+		}
+	}
+	return e;
+}
+
+/* ------------------------------------------------------------------ */
+/* Events                                                              */
+
+static const char *const scope_names[HT_CTF_NR_SCOPES] = {
+	[HT_CTF_SCOPE_PACKET_CONTEXT] = "stream.packet.context = ",
+	[HT_CTF_SCOPE_EVENT_COMMON_CONTEXT] = "stream.event.context = ",
+	[HT_CTF_SCOPE_EVENT_SPECIFIC_CONTEXT] = "event.context = ",
+	[HT_CTF_SCOPE_EVENT_PAYLOAD] = "event.fields = ",
+};
+
+/* The packet context without the members babeltrace2 consumes. */
+static int put_packet_context(struct ht_pretty *p, const struct ec_cache *e,
+			      const struct ht_ctf_field *f, bool names)
+{
+	const struct ht_ctf_field *c = ht_ctf_field_first_child(f);
+	bool first = true;
+	uint32_t i;
+	int ret;
+
+	PUT_LIT(p, "{ ");
+	for (i = 0; i < f->nr_children; i++, c = ht_ctf_field_next(c)) {
+		if (i < 64 && !(e->pc_mask & ((uint64_t)1 << i))) {
+			continue;
+		}
+		ret = reserve(p, 256);
+		if (ret) {
+			return ret;
+		}
+		if (!first) {
+			PUT_LIT(p, ", ");
+		}
+		first = false;
+		if (names && c->name) {
+			put_name(p, c->name);
+		}
+		ret = put_field(p, c, names);
+		if (ret) {
+			return ret;
+		}
+	}
+	ret = reserve(p, 4);
+	if (ret) {
+		return ret;
+	}
+	PUT_LIT(p, " }");
+	return 0;
+}
+
+int ht_pretty_event(struct ht_pretty *p, const struct ht_ctf_msg *msg)
+{
+	const struct ht_ctf_event *ev = msg->event;
+	bool scope_names_on = p->o.names & HT_PRETTY_NAME_SCOPE;
+	bool hn = p->o.names & HT_PRETTY_NAME_HEADER;
+	struct ec_cache *e;
+	bool first = true;
+	int s, ret;
+
+	e = ec_get(p, ev->cls);
+	if (!e) {
+		return HT_ENOMEM;
+	}
+	ret = reserve(p, e->prefix_len + 512);
+	if (ret) {
+		return ret;
+	}
+	if (msg->has_time) {
+		put_timestamp(p, msg);
+	}
+	put(p, e->prefix, e->prefix_len);
+	for (s = HT_CTF_SCOPE_PACKET_CONTEXT; s < HT_CTF_NR_SCOPES; s++) {
+		const struct ht_ctf_field *f = ev->scope[s];
+		bool names;
+
+		if (!f || s == HT_CTF_SCOPE_EVENT_HEADER) {
+			continue;
+		}
+		if (s == HT_CTF_SCOPE_PACKET_CONTEXT && !e->pc_print) {
+			continue;
+		}
+		ret = reserve(p, 256);
+		if (ret) {
+			return ret;
+		}
+		if (first) {
+			if (!hn) {
+				putc_(p, ' ');
+			} else {
+				PUT_LIT(p, ", ");
+			}
+		} else {
+			PUT_LIT(p, ", ");
+		}
+		first = false;
+		if (scope_names_on) {
+			put(p, scope_names[s], strlen(scope_names[s]));
+		}
+		names = s == HT_CTF_SCOPE_EVENT_PAYLOAD
+				? p->o.names & HT_PRETTY_NAME_PAYLOAD
+				: p->o.names & HT_PRETTY_NAME_CONTEXT;
+		if (s == HT_CTF_SCOPE_PACKET_CONTEXT) {
+			ret = put_packet_context(p, e, f, names);
+		} else {
+			ret = put_field(p, f, names);
+		}
+		if (ret) {
+			return ret;
+		}
+	}
+	ret = reserve(p, 4);
+	if (ret) {
+		return ret;
+	}
+	if (first) {
+		/* no scope at all: babeltrace2 still ends the header */
+		if (hn) {
+			PUT_LIT(p, ", ");
+		} else {
+			putc_(p, ' ');
+		}
+	}
+	putc_(p, '\n');
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Discarded events and packets                                        */
+
+size_t ht_pretty_discarded(struct ht_pretty *p, const struct ht_ctf_msg *msg,
+			   const char *stream_path, uint64_t stream_id,
+			   char *buf, size_t len)
+{
+	const struct ht_ctf_trace *tr = msg->stream->trace;
+	const struct ht_ctf_stream_class *sc = msg->stream->stream_class;
+	bool events = msg->kind == HT_CTF_MSG_DISCARDED_EVENTS;
+	char uuid[64] = "no UUID";
+	char t0[64] = "", t1[64] = "";
+	char what[96];
+	int n;
+
+	if (tr->has_uuid) {
+		const uint8_t *u = tr->uuid;
+
+		snprintf(uuid, sizeof(uuid),
+			 "UUID: %02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
+			 "%02x%02x%02x%02x%02x%02x",
+			 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8],
+			 u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+	}
+	if (msg->has_range) {
+		/* format with the line machinery into the spare buffer end */
+		char *out[2] = {t0, t1};
+		int64_t ns[2] = {msg->begin_ns, msg->end_ns};
+		int i;
+
+		for (i = 0; i < 2; i++) {
+			size_t at;
+
+			if (reserve(p, 64)) {
+				return 0;
+			}
+			at = p->len;
+			put_time(p, ns[i],
+				 p->o.clock == HT_PRETTY_CLOCK_SECONDS);
+			snprintf(out[i], 64, "%.*s", (int)(p->len - at),
+				 p->buf + at);
+			p->len = at;
+		}
+	}
+	if (!msg->count) {
+		snprintf(what, sizeof(what), "may have discarded %s",
+			 events ? "events" : "packets");
+	} else {
+		snprintf(what, sizeof(what), "discarded %llu %s%s",
+			 (unsigned long long)msg->count,
+			 events ? "event" : "packet",
+			 msg->count == 1 ? "" : "s");
+	}
+	n = snprintf(buf, len,
+		     "WARNING: Tracer %s between [%s] and [%s] in trace \"%s\" "
+		     "(%s) within stream \"%s\" (stream class ID: %llu, "
+		     "stream ID: %llu).\n",
+		     what, t0, t1, trace_name(p, tr), uuid, stream_path,
+		     (unsigned long long)(sc ? sc->id : 0),
+		     (unsigned long long)stream_id);
+	if (n < 0) {
+		return 0;
+	}
+	return (size_t)n < len ? (size_t)n : len - 1;
+}
+
+/* ------------------------------------------------------------------ */
+
+int ht_pretty_set_trace_name(struct ht_pretty *p,
+			     const struct ht_ctf_trace *trace,
+			     const char *name)
+{
+	struct trace_name *t;
+	char *copy = strdup(name);
+
+	if (!copy) {
+		return HT_ENOMEM;
+	}
+	t = realloc(p->tnames, (p->nr_tnames + 1) * sizeof(*t));
+	if (!t) {
+		free(copy);
+		return HT_ENOMEM;
+	}
+	p->tnames = t;
+	t[p->nr_tnames].trace = trace;
+	t[p->nr_tnames].name = copy;
+	p->nr_tnames++;
+	return 0;
+}
+
+int ht_pretty_create(struct ht_pretty **pretty,
+		     const struct ht_pretty_opts *opts)
+{
+	struct ht_pretty *p = calloc(1, sizeof(*p));
+
+	if (!p) {
+		return HT_ENOMEM;
+	}
+	init_tables();
+	if (opts) {
+		p->o = *opts;
+	} else {
+		p->o.names = HT_PRETTY_NAME_DEFAULT;
+		p->o.fields = HT_PRETTY_FIELD_DEFAULT;
+	}
+	if (grow(p, 1 << 16)) {
+		free(p);
+		return HT_ENOMEM;
+	}
+	*pretty = p;
+	return 0;
+}
+
+void ht_pretty_destroy(struct ht_pretty *p)
+{
+	size_t i;
+
+	if (!p) {
+		return;
+	}
+	for (i = 0; i < p->ec_cap; i++) {
+		free(p->ecs[i].prefix);
+	}
+	for (i = 0; i < p->nr_tnames; i++) {
+		free(p->tnames[i].name);
+	}
+	free(p->tnames);
+	free(p->ecs);
+	free(p->buf);
+	free(p);
+}
+
+const char *ht_pretty_data(const struct ht_pretty *p, size_t *len)
+{
+	*len = p->len;
+	return p->buf;
+}
+
+void ht_pretty_consume(struct ht_pretty *p)
+{
+	p->len = 0;
+}
