@@ -66,7 +66,7 @@ $(LIB_RT): $(RT_OBJ)
 
 $(BUILD)/embedded-files.c: $(EMBED_SRC) scripts/embed.sh
 	@mkdir -p $(dir $@)
-	scripts/embed.sh $@ $(foreach f,$(EMBED_SRC),$(patsubst include/%,%,$(patsubst gen/include/%,include/3/%,$(f)))=$(f))
+	scripts/embed.sh $@ $(foreach f,$(EMBED_SRC),$(if $(filter gen/include/%,$(f)),$(patsubst gen/include/%,include/3/%,$(f)),$(patsubst include/%,%,$(f)))=$(f))
 
 $(BUILD)/embedded-files.o: $(BUILD)/embedded-files.c
 	$(CC) $(HOST_CFLAGS) -Igen -c $< -o $@
