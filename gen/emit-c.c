@@ -445,7 +445,9 @@ struct params {
 static void c_elem_type(const struct params *pp, const struct ht_ft *ft,
 			const char *path, char *buf, size_t len)
 {
-	ft = flat_elem(ft);
+	while (ft->kind == HT_FT_STATIC_ARRAY || ft->kind == HT_FT_DYNAMIC_ARRAY) {
+		ft = ft->elem;
+	}
 	switch (ft->kind) {
 	case HT_FT_REAL:
 		snprintf(buf, len, "%s", ft->size_bits == 32 ? "float" : "double");
@@ -601,6 +603,11 @@ struct stream_layout {
 	/* body */
 	unsigned base_align;  /* alignment of q */
 	uint64_t off0;        /* bit offset of the body from q */
+	/*
+	 * Every record starts on the header's alignment: record sizes are
+	 * rounded up to it, in bytes.
+	 */
+	unsigned rec_align;
 };
 
 static unsigned clock_c_bits(const char *c_type)
@@ -645,10 +652,12 @@ static void layout_stream(const struct ht_config *cfg,
 		sl->esc = ((uint64_t)1 << sl->id_bits) - 1;
 		sl->base_align = 32;
 		sl->off0 = 0;
+		sl->rec_align = 4;
 	} else if (sl->compact) {
 		sl->id_width = n <= 256 ? 8 : n <= 65536 ? 16 : 32;
 		sl->base_align = sl->id_width;
 		sl->off0 = 0;
+		sl->rec_align = sl->id_width / 8;
 	} else {
 		struct walk probe;
 
@@ -682,6 +691,7 @@ static void layout_stream(const struct ht_config *cfg,
 		sl->hdr_bits = probe.off;
 		sl->base_align = sl->hdr_align;
 		sl->off0 = sl->hdr_bits;
+		sl->rec_align = sl->hdr_align / 8;
 	}
 }
 
@@ -770,7 +780,8 @@ static void emit_event_body(FILE *out, const struct ht_config *cfg,
 		}
 		if (need_dynamic) {
 			fputs(sz_text, out);
-			fprintf(out, "\tneed = (nb + 7u) >> 3;\n");
+			fprintf(out, "\tneed = (((nb + 7u) >> 3) + %uu) & ~%uu;\n",
+				sl->rec_align - 1, sl->rec_align - 1);
 		}
 		free(sz_text);
 	}
@@ -778,7 +789,8 @@ static void emit_event_body(FILE *out, const struct ht_config *cfg,
 	/* Reserve: the fast path inline, the rest in the source. */
 	{
 		char need[64];
-		uint64_t need_bytes = (need_static + 7) / 8;
+		uint64_t need_bytes = align_up((need_static + 7) / 8,
+					       sl->rec_align);
 
 		if (need_dynamic) {
 			snprintf(need, sizeof(need), "need");
@@ -865,7 +877,9 @@ static void emit_event_body(FILE *out, const struct ht_config *cfg,
 		}
 	}
 	if (w.dynamic) {
-		fprintf(out, "\ts->at = (b + 7u) >> 3;\n");
+		/* The next record starts on the header's alignment. */
+		fprintf(out, "\ts->at = (((b + 7u) >> 3) + %uu) & ~%uu;\n",
+			sl->rec_align - 1, sl->rec_align - 1);
 	}
 	fprintf(out, "end:\n\tht_stream_leave(s);\n");
 }
@@ -959,7 +973,9 @@ static size_t packet_fields(const struct ht_config *cfg,
 		   st->pkt_seq_num.ft ? st->pkt_seq_num.ft : &ft_u64_a8, 0,
 		   "s->seq_num");
 	}
-	PF("core_id", &ft_u32_a8, 0, "s->core_id");
+	if (!cfg->no_core_id) {
+		PF("core_id", &ft_u32_a8, 0, "s->core_id");
+	}
 #undef PF
 	return n;
 }
@@ -1039,10 +1055,12 @@ static void emit_open_close(FILE *out, const struct ht_config *cfg,
 		walk_scope(&w, st->pkt_ctx_extra, "pc");
 	}
 	if (w.dynamic) {
-		fprintf(out, "\ts->content_off = (b + 7u) >> 3;\n");
+		fprintf(out, "\ts->content_off = (((b + 7u) >> 3) + %uu) & ~%uu;\n",
+			sl->rec_align - 1, sl->rec_align - 1);
 	} else {
+		/* The first record starts on the header's alignment. */
 		fprintf(out, "\ts->content_off = %" PRIu64 "u;\n",
-			(w.off + 7) / 8);
+			align_up((w.off + 7) / 8, sl->rec_align));
 	}
 	fprintf(out, "\ts->at = s->content_off;\n"
 		     "\ts->end = s->size;\n"

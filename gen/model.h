@@ -199,6 +199,13 @@ struct ht_config {
 	struct ht_stream_type *streams;
 	size_t nr_streams;
 
+	/*
+	 * `options: hetrace: core-id: false` or `hetrace gen --no-core-id`:
+	 * no core_id member in the packet context (a barectf drop-in then
+	 * prints exactly as barectf's output does).
+	 */
+	bool no_core_id;
+
 	struct ht_env_entry *env; /* `trace: environment:` */
 	size_t nr_env;
 };
