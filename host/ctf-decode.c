@@ -1,0 +1,859 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The decoder of one data stream file: packets, then events, each scope
+ * decoded by running its plan (ctf-plan.c) into a reused field array.
+ * The file is mapped once; pages of finished packets are given back to
+ * the kernel so that the resident size does not grow with the file.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "ctf-internal.h"
+#include "error.h"
+
+#define PKT_MAGIC 0xc1fc1fc1u
+
+static int dfail(struct ht__stream *s, int code, uint64_t at_bits,
+		 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static int dfail(struct ht__stream *s, int code, uint64_t at_bits,
+		 const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (s->err_len) {
+		n = snprintf(s->err, s->err_len,
+			     "cannot decode packet: file=%s offset=%llu: ",
+			     s->pub.path, (unsigned long long)(at_bits / 8));
+		if (n >= 0 && (size_t)n < s->err_len) {
+			va_start(ap, fmt);
+			vsnprintf(s->err + n, s->err_len - n, fmt, ap);
+			va_end(ap);
+		}
+	}
+	return code;
+}
+
+static int fb_grow(struct ht__fieldbuf *fb, uint64_t need)
+{
+	uint64_t cap = fb->cap ? fb->cap : 64;
+	struct ht_ctf_field *n;
+
+	while (cap < need) {
+		cap *= 2;
+	}
+	if (cap > (1u << 28)) {
+		return HT_ENOMEM;
+	}
+	n = realloc(fb->f, cap * sizeof(*n));
+	if (!n) {
+		return HT_ENOMEM;
+	}
+	fb->f = n;
+	fb->cap = cap;
+	return 0;
+}
+
+/* bits [pos, pos + size) of the file, CTF bit order, size <= 64 */
+static uint64_t read_bits(const uint8_t *map, uint64_t pos, unsigned size,
+			  int bo)
+{
+	const uint8_t *p = map + (pos >> 3);
+	unsigned shift = pos & 7;
+	unsigned nbytes = (shift + size + 7) / 8;
+	uint64_t v = 0;
+	unsigned i;
+
+	if (bo == HT_CTF_LE) {
+		if (nbytes <= 8) {
+			for (i = nbytes; i-- > 0;) {
+				v = (v << 8) | p[i];
+			}
+			v >>= shift;
+		} else {
+			for (i = 8; i-- > 0;) {
+				v = (v << 8) | p[i];
+			}
+			v = (v >> shift) | ((uint64_t)p[8] << (64 - shift));
+		}
+	} else {
+		if (nbytes <= 8) {
+			for (i = 0; i < nbytes; i++) {
+				v = (v << 8) | p[i];
+			}
+			v >>= nbytes * 8 - shift - size;
+		} else {
+			for (i = 0; i < 8; i++) {
+				v = (v << 8) | p[i];
+			}
+			v = (v << shift) | (p[8] >> (8 - shift));
+			v >>= 64 - size;
+			return v;
+		}
+	}
+	if (size < 64) {
+		v &= (UINT64_C(1) << size) - 1;
+	}
+	return v;
+}
+
+static uint64_t bswap_n(uint64_t v, unsigned size)
+{
+	switch (size) {
+	case 16:
+		return __builtin_bswap16((uint16_t)v);
+	case 32:
+		return __builtin_bswap32((uint32_t)v);
+	default:
+		return __builtin_bswap64(v);
+	}
+}
+
+static inline void clock_update(struct ht__stream *s, uint64_t v,
+				unsigned size)
+{
+	uint64_t mask, nv;
+
+	if (size >= 64) {
+		s->clock = v;
+		return;
+	}
+	/* CTF: a value narrower than the clock gives its low bits; when
+	 * it is below the current low bits the counter wrapped once */
+	mask = (UINT64_C(1) << size) - 1;
+	nv = (s->clock & ~mask) | v;
+	if (v < (s->clock & mask)) {
+		nv += mask + 1;
+	}
+	s->clock = nv;
+}
+
+static const char *op_name(const struct ht__op *op)
+{
+	return op->name ? op->name : "(element)";
+}
+
+/* Runs op @i of @ops at s->pos, appending fields to @fb. */
+static int exec(struct ht__stream *s, const struct ht__op *ops, uint32_t i,
+		const char *name, struct ht__fieldbuf *fb, unsigned depth)
+{
+	const struct ht__op *op = &ops[i];
+	struct ht_ctf_field *f;
+	uint32_t fi;
+	uint64_t pos = s->pos;
+	uint64_t v;
+	int ret;
+
+	if (op->align_bits > 1) {
+		pos = (pos + op->align_bits - 1) & ~(uint64_t)(op->align_bits -
+							       1);
+	}
+	if (fb->n >= fb->cap) {
+		ret = fb_grow(fb, (uint64_t)fb->n + 1);
+		if (ret) {
+			return dfail(s, ret, pos, "out of memory");
+		}
+	}
+	fi = fb->n++;
+	f = &fb->f[fi];
+	f->type = op->type;
+	f->name = name;
+	f->next = 1;
+	f->nr_children = 0;
+
+	switch (op->kind) {
+	case HT__OP_INT:
+		if (pos + op->size_bits > s->content_end) {
+			return dfail(s, HT_ETRUNC, pos,
+				     "field '%s' (%u bits) goes past the end "
+				     "of the packet content (byte %llu)",
+				     op_name(op), op->size_bits,
+				     (unsigned long long)(s->content_end / 8));
+		}
+		switch (op->fast) {
+		case HT__FAST_U8:
+			v = s->map[pos >> 3];
+			break;
+		case HT__FAST_U16: {
+			uint16_t x;
+
+			memcpy(&x, s->map + (pos >> 3), 2);
+			v = x;
+			break;
+		}
+		case HT__FAST_U32: {
+			uint32_t x;
+
+			memcpy(&x, s->map + (pos >> 3), 4);
+			v = x;
+			break;
+		}
+		case HT__FAST_U64:
+			memcpy(&v, s->map + (pos >> 3), 8);
+			break;
+		default:
+			v = read_bits(s->map, pos, op->size_bits, op->bo);
+			break;
+		}
+		s->pos = pos + op->size_bits;
+		if (op->is_signed && op->size_bits < 64) {
+			uint64_t m = UINT64_C(1) << (op->size_bits - 1);
+
+			v = (v ^ m) - m;
+		}
+		f->v.u = v;
+		if (op->reg >= 0) {
+			s->regs[op->reg] = v;
+		}
+		if (op->meaning) {
+			s->mval[op->meaning] = v;
+			s->mset |= 1u << op->meaning;
+		}
+		if (op->clock) {
+			clock_update(s, v, op->size_bits);
+		}
+		return 0;
+	case HT__OP_FLOAT:
+		if (pos + op->size_bits > s->content_end) {
+			return dfail(s, HT_ETRUNC, pos,
+				     "field '%s' goes past the end of the "
+				     "packet content",
+				     op_name(op));
+		}
+		if (pos % 8 == 0) {
+			memcpy(&v, s->map + (pos >> 3), op->size_bits / 8);
+			if (op->size_bits == 32) {
+				v &= 0xffffffffu;
+			}
+			if (op->bo != HT_CTF_LE) {
+				v = bswap_n(v, op->size_bits);
+			}
+		} else {
+			v = read_bits(s->map, pos, op->size_bits, op->bo);
+		}
+		if (op->size_bits == 32) {
+			uint32_t x = v;
+			float fl;
+
+			memcpy(&fl, &x, 4);
+			f->v.d = fl;
+		} else {
+			memcpy(&f->v.d, &v, 8);
+		}
+		s->pos = pos + op->size_bits;
+		return 0;
+	case HT__OP_STRING: {
+		const uint8_t *p = s->map + (pos >> 3);
+		const uint8_t *z;
+		uint64_t avail;
+
+		if (pos >= s->content_end) {
+			return dfail(s, HT_ETRUNC, pos,
+				     "string '%s' starts past the end of the "
+				     "packet content",
+				     op_name(op));
+		}
+		avail = (s->content_end - pos) / 8;
+		z = memchr(p, 0, avail);
+		if (!z) {
+			return dfail(s, HT_ETRUNC, pos,
+				     "string '%s' is not terminated before "
+				     "the end of the packet content",
+				     op_name(op));
+		}
+		f->v.str = (const char *)p;
+		f->nr_children = z - p;
+		s->pos = pos + (uint64_t)(z - p + 1) * 8;
+		return 0;
+	}
+	case HT__OP_STRUCT: {
+		uint32_t c = i + 1, k;
+
+		s->pos = pos;
+		f->nr_children = op->nr;
+		for (k = 0; k < op->nr; k++) {
+			ret = exec(s, ops, c, ops[c].name, fb, depth + 1);
+			if (ret) {
+				return ret;
+			}
+			c += ops[c].span;
+		}
+		fb->f[fi].next = fb->n - fi;
+		return 0;
+	}
+	case HT__OP_ARRAY:
+	case HT__OP_SEQ: {
+		uint64_t len = op->kind == HT__OP_ARRAY ? op->nr
+							: s->regs[op->src_reg];
+		uint64_t k, room = s->content_end > pos ? s->content_end - pos
+							 : 0;
+		const struct ht__op *el = &ops[i + 1];
+
+		s->pos = pos;
+		if (el->min_bits ? len > room / el->min_bits
+				 : len > (1u << 20)) {
+			return dfail(s, HT_EFORMAT, pos,
+				     "%s '%s' of %llu elements does not fit "
+				     "in the packet content",
+				     op->kind == HT__OP_SEQ ? "sequence"
+							    : "array",
+				     op_name(op), (unsigned long long)len);
+		}
+		if (len > UINT32_MAX) {
+			return dfail(s, HT_ERANGE, pos, "sequence too long");
+		}
+		if ((uint64_t)fb->n + len + 1 > fb->cap) {
+			ret = fb_grow(fb, (uint64_t)fb->n + len + 1);
+			if (ret) {
+				return dfail(s, ret, pos, "out of memory");
+			}
+		}
+		fb->f[fi].nr_children = len;
+		if (el->kind == HT__OP_INT && el->fast == HT__FAST_U8 &&
+		    el->reg < 0 && !el->meaning && !el->clock) {
+			/* bytes (char arrays, UUIDs): no per-op dispatch */
+			struct ht_ctf_field *ef = &fb->f[fb->n];
+			const uint8_t *p;
+
+			pos = (pos + 7) & ~(uint64_t)7;
+			if (pos + len * 8 > s->content_end) {
+				return dfail(s, HT_ETRUNC, pos,
+					     "array '%s' goes past the end "
+					     "of the packet content",
+					     op_name(op));
+			}
+			p = s->map + (pos >> 3);
+			for (k = 0; k < len; k++) {
+				ef[k].type = el->type;
+				ef[k].name = NULL;
+				ef[k].next = 1;
+				ef[k].nr_children = 0;
+				ef[k].v.u = el->is_signed ? (uint64_t)(int64_t)(
+								    int8_t)p[k]
+							  : p[k];
+			}
+			fb->n += len;
+			s->pos = pos + len * 8;
+		} else {
+			for (k = 0; k < len; k++) {
+				ret = exec(s, ops, i + 1, NULL, fb, depth + 1);
+				if (ret) {
+					return ret;
+				}
+			}
+		}
+		fb->f[fi].next = fb->n - fi;
+		return 0;
+	}
+	case HT__OP_VARIANT: {
+		uint64_t tag = s->regs[op->src_reg];
+		uint32_t k;
+		const struct ht__op *opt;
+
+		s->pos = pos;
+		for (k = 0; k < op->nr_sel; k++) {
+			const struct ht__variant_sel *sel = &op->sel[k];
+
+			if (op->tag_signed
+				    ? (int64_t)tag >= sel->lo &&
+					      (int64_t)tag <= sel->hi
+				    : tag >= (uint64_t)sel->lo &&
+					      tag <= (uint64_t)sel->hi) {
+				break;
+			}
+		}
+		if (k == op->nr_sel) {
+			return dfail(s, HT_EFORMAT, pos,
+				     "variant '%s': tag value %lld selects "
+				     "no option",
+				     op_name(op), (long long)tag);
+		}
+		opt = &ops[i + op->option_op[op->sel[k].option]];
+		f->nr_children = 1;
+		ret = exec(s, ops, i + op->option_op[op->sel[k].option],
+			   opt->name, fb, depth + 1);
+		if (ret) {
+			return ret;
+		}
+		fb->f[fi].next = fb->n - fi;
+		return 0;
+	}
+	}
+	return dfail(s, HT_EFORMAT, pos, "bad decode plan");
+}
+
+/* Decodes a scope; *root is its index in @fb, or -1 when absent. */
+static int run_plan(struct ht__stream *s, const struct ht__plan *p,
+		    struct ht__fieldbuf *fb, int64_t *root)
+{
+	*root = -1;
+	if (!p->nr_ops) {
+		return 0;
+	}
+	*root = fb->n;
+	return exec(s, p->ops, 0, NULL, fb, 0);
+}
+
+static bool has_m(const struct ht__stream *s, enum ht__meaning m)
+{
+	return s->mset & (1u << m);
+}
+
+static int64_t to_ns(const struct ht__stream *s, uint64_t cycles)
+{
+	const struct ht_ctf_clock *c = s->sc ? s->sc->pub.default_clock
+					     : NULL;
+	int64_t ns;
+
+	if (!c) {
+		return 0;
+	}
+	if (ht_ctf_clock_cycles_to_ns(c, cycles, &ns)) {
+		return cycles > INT64_MAX ? INT64_MAX : (int64_t)cycles;
+	}
+	return ns;
+}
+
+/* Releases the pages before byte @upto (keeps the resident size flat). */
+static void release(struct ht__stream *s, uint64_t upto)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	uint64_t from = s->released, to;
+
+	if (pg <= 0) {
+		pg = 4096;
+	}
+	to = upto & ~(uint64_t)(pg - 1);
+	if (to > from + (1u << 20)) {
+		madvise((void *)(s->map + from), to - from, MADV_DONTNEED);
+		s->released = to;
+	}
+}
+
+static void msg_init(struct ht__stream *s, struct ht_ctf_msg *m,
+		     enum ht_ctf_msg_kind kind)
+{
+	memset(m, 0, sizeof(*m));
+	m->kind = kind;
+	m->stream = &s->pub;
+	m->packet = &s->pkt;
+}
+
+static void msg_time(struct ht__stream *s, struct ht_ctf_msg *m,
+		     uint64_t cycles)
+{
+	m->has_time = true;
+	m->cycles = cycles;
+	m->ns = to_ns(s, cycles);
+}
+
+static int find_stream_class(struct ht__stream *s, uint64_t at)
+{
+	const struct ht_ctf_trace *t = &s->trace->pub;
+	struct ht__stream_class *sc = NULL;
+	size_t i;
+
+	if (has_m(s, HT__M_STREAM_ID)) {
+		uint64_t id = s->mval[HT__M_STREAM_ID];
+
+		for (i = 0; i < t->nr_stream_classes; i++) {
+			if (t->stream_classes[i]->id == id) {
+				sc = (struct ht__stream_class *)
+					     t->stream_classes[i];
+			}
+		}
+		if (!sc) {
+			return dfail(s, HT_EFORMAT, at,
+				     "stream id %llu is not declared in the "
+				     "metadata",
+				     (unsigned long long)id);
+		}
+	} else if (t->nr_stream_classes == 1) {
+		sc = (struct ht__stream_class *)t->stream_classes[0];
+	} else {
+		return dfail(s, HT_EFORMAT, at,
+			     "the packet has no stream_id and the metadata "
+			     "declares %zu streams",
+			     t->nr_stream_classes);
+	}
+	if (s->sc && s->sc != sc) {
+		return dfail(s, HT_EFORMAT, at,
+			     "stream id %llu differs from the previous "
+			     "packets' %llu",
+			     (unsigned long long)sc->pub.id,
+			     (unsigned long long)s->sc->pub.id);
+	}
+	s->sc = sc;
+	s->pub.stream_class = &sc->pub;
+	return 0;
+}
+
+/* Reads the header and context of the packet at s->pkt_off. */
+static int read_packet(struct ht__stream *s)
+{
+	uint64_t start = s->pkt_off * 8, end = s->size * 8;
+	uint64_t psize, csize;
+	int64_t hroot, croot;
+	int ret;
+
+	s->next_known = false;
+	s->pos = start;
+	s->content_end = end;
+	s->mset = 0;
+	s->pf.n = 0;
+	ret = run_plan(s, &s->trace->packet_header, &s->pf, &hroot);
+	if (ret) {
+		return ret;
+	}
+	if (has_m(s, HT__M_MAGIC) && s->mval[HT__M_MAGIC] != PKT_MAGIC) {
+		return dfail(s, HT_EFORMAT, start,
+			     "wrong packet magic 0x%08llx (expected "
+			     "0x%08x)",
+			     (unsigned long long)s->mval[HT__M_MAGIC],
+			     PKT_MAGIC);
+	}
+	ret = find_stream_class(s, start);
+	if (ret) {
+		return ret;
+	}
+	if (has_m(s, HT__M_STREAM_INSTANCE_ID)) {
+		s->pub.has_instance_id = true;
+		s->pub.instance_id = s->mval[HT__M_STREAM_INSTANCE_ID];
+	}
+	ret = run_plan(s, &s->sc->packet_context, &s->pf, &croot);
+	if (ret) {
+		return ret;
+	}
+	psize = has_m(s, HT__M_PACKET_SIZE) ? s->mval[HT__M_PACKET_SIZE]
+					    : end - start;
+	csize = has_m(s, HT__M_CONTENT_SIZE) ? s->mval[HT__M_CONTENT_SIZE]
+					     : psize;
+	if (!has_m(s, HT__M_PACKET_SIZE) && has_m(s, HT__M_CONTENT_SIZE)) {
+		psize = csize; /* babeltrace2 does the same */
+		psize = (psize + 7) & ~(uint64_t)7;
+	}
+	if (psize % 8 || psize == 0) {
+		return dfail(s, HT_EFORMAT, start,
+			     "packet_size %llu bits is not a positive "
+			     "multiple of 8",
+			     (unsigned long long)psize);
+	}
+	if (psize > end - start) {
+		return dfail(s, HT_ETRUNC, start,
+			     "packet_size %llu bytes goes past the end of "
+			     "the file (%llu bytes left)",
+			     (unsigned long long)(psize / 8),
+			     (unsigned long long)((end - start) / 8));
+	}
+	s->next_pkt = s->pkt_off + psize / 8;
+	s->next_known = true;
+	if (csize > psize) {
+		return dfail(s, HT_EFORMAT, start,
+			     "content_size %llu bits is larger than "
+			     "packet_size %llu bits",
+			     (unsigned long long)csize,
+			     (unsigned long long)psize);
+	}
+	if (s->pos > start + csize) {
+		return dfail(s, HT_EFORMAT, start,
+			     "the packet header and context (%llu bits) do "
+			     "not fit in content_size %llu bits",
+			     (unsigned long long)(s->pos - start),
+			     (unsigned long long)csize);
+	}
+	s->content_end = start + csize;
+
+	memset(&s->pkt, 0, sizeof(s->pkt));
+	s->pkt.offset_bytes = s->pkt_off;
+	s->pkt.size_bits = psize;
+	s->pkt.content_bits = csize;
+	s->pkt.has_begin = has_m(s, HT__M_TS_BEGIN);
+	s->pkt.begin_cycles = s->mval[HT__M_TS_BEGIN];
+	s->pkt.has_end = has_m(s, HT__M_TS_END);
+	s->pkt.end_cycles = s->mval[HT__M_TS_END];
+	s->pkt.has_seq_num = has_m(s, HT__M_SEQ_NUM);
+	s->pkt.seq_num = s->mval[HT__M_SEQ_NUM];
+	s->pkt.has_discarded = has_m(s, HT__M_DISCARDED);
+	s->pkt.discarded_snapshot = s->mval[HT__M_DISCARDED];
+	s->pkt.header = hroot >= 0 ? &s->pf.f[hroot] : NULL;
+	s->pkt.context = croot >= 0 ? &s->pf.f[croot] : NULL;
+	if (s->pkt.has_begin) {
+		/* timestamp_begin set the clock if it is mapped; else */
+		s->clock = s->pkt.begin_cycles;
+	}
+	return 0;
+}
+
+/* Queues DISCARDED_EVENTS, DISCARDED_PACKETS and PACKET_BEGIN. */
+static void queue_packet_msgs(struct ht__stream *s)
+{
+	struct ht_ctf_packet *p = &s->pkt;
+	struct ht_ctf_msg *m;
+
+	s->qn = s->qi = 0;
+	if (p->has_discarded &&
+	    (s->prev_valid && s->prev_has_disc
+		     ? p->discarded_snapshot != s->prev_disc
+		     : !s->prev_valid && p->discarded_snapshot != 0)) {
+		m = &s->q[s->qn++];
+		msg_init(s, m, HT_CTF_MSG_DISCARDED_EVENTS);
+		m->count = p->discarded_snapshot -
+			   (s->prev_valid ? s->prev_disc : 0);
+		if (p->has_end && (s->prev_valid ? s->prev_has_end
+						 : p->has_begin)) {
+			m->has_range = true;
+			m->begin_cycles = s->prev_valid ? s->prev_end
+							: p->begin_cycles;
+			m->end_cycles = p->end_cycles;
+			m->begin_ns = to_ns(s, m->begin_cycles);
+			m->end_ns = to_ns(s, m->end_cycles);
+			msg_time(s, m, m->begin_cycles);
+		}
+	}
+	if (p->has_seq_num && s->prev_valid && s->prev_has_seq &&
+	    p->seq_num != s->prev_seq + 1) {
+		m = &s->q[s->qn++];
+		msg_init(s, m, HT_CTF_MSG_DISCARDED_PACKETS);
+		m->count = p->seq_num - s->prev_seq - 1;
+		if (s->prev_has_end && p->has_begin) {
+			m->has_range = true;
+			m->begin_cycles = s->prev_end;
+			m->end_cycles = p->begin_cycles;
+			m->begin_ns = to_ns(s, m->begin_cycles);
+			m->end_ns = to_ns(s, m->end_cycles);
+			msg_time(s, m, m->begin_cycles);
+		}
+	}
+	if (!(s->flags & HT_CTF_EVENTS_ONLY)) {
+		m = &s->q[s->qn++];
+		msg_init(s, m, HT_CTF_MSG_PACKET_BEGIN);
+		if (p->has_begin) {
+			msg_time(s, m, p->begin_cycles);
+		}
+	}
+	s->prev_valid = true;
+	s->prev_has_end = p->has_end;
+	s->prev_end = p->end_cycles;
+	s->prev_has_seq = p->has_seq_num;
+	s->prev_seq = p->seq_num;
+	s->prev_has_disc = p->has_discarded;
+	s->prev_disc = p->discarded_snapshot;
+}
+
+/* Decodes the event record at s->pos into s->ev / s->msg. */
+static int read_event(struct ht__stream *s)
+{
+	struct ht__stream_class *sc = s->sc;
+	struct ht__event_class *ec = NULL;
+	int64_t r[4];
+	uint64_t id;
+	int ret;
+
+	s->ev_start = s->pos;
+	s->ef.n = 0;
+	s->mset &= ~(1u << HT__M_EVENT_ID);
+	ret = run_plan(s, &sc->event_header, &s->ef, &r[0]);
+	if (ret) {
+		return ret;
+	}
+	if (has_m(s, HT__M_EVENT_ID)) {
+		id = s->mval[HT__M_EVENT_ID];
+		if (id < sc->nr_by_id) {
+			ec = sc->by_id[id];
+		} else {
+			size_t k;
+
+			for (k = 0; k < sc->pub.nr_event_classes; k++) {
+				if (sc->pub.event_classes[k]->id == id) {
+					ec = (struct ht__event_class *)
+						     sc->pub.event_classes[k];
+				}
+			}
+		}
+	} else if (sc->pub.nr_event_classes == 1) {
+		ec = (struct ht__event_class *)sc->pub.event_classes[0];
+		id = ec->pub.id;
+	} else {
+		return dfail(s, HT_EFORMAT, s->ev_start,
+			     "the event header has no id and the stream "
+			     "declares %zu events",
+			     sc->pub.nr_event_classes);
+	}
+	if (!ec) {
+		return dfail(s, HT_EFORMAT, s->ev_start,
+			     "event id %llu is not declared",
+			     (unsigned long long)id);
+	}
+	ret = run_plan(s, &sc->event_context, &s->ef, &r[1]);
+	if (!ret) {
+		ret = run_plan(s, &ec->context, &s->ef, &r[2]);
+	}
+	if (!ret) {
+		ret = run_plan(s, &ec->payload, &s->ef, &r[3]);
+	}
+	if (ret) {
+		return ret;
+	}
+	if (s->pos == s->ev_start) {
+		return dfail(s, HT_EFORMAT, s->ev_start,
+			     "event '%s' has a size of zero bits",
+			     ec->pub.name);
+	}
+	s->ev.cls = &ec->pub;
+	s->ev.offset_bits = s->ev_start;
+	s->ev.scope[HT_CTF_SCOPE_PACKET_HEADER] = s->pkt.header;
+	s->ev.scope[HT_CTF_SCOPE_PACKET_CONTEXT] = s->pkt.context;
+	s->ev.scope[2] = r[0] >= 0 ? &s->ef.f[r[0]] : NULL;
+	s->ev.scope[3] = r[1] >= 0 ? &s->ef.f[r[1]] : NULL;
+	s->ev.scope[4] = r[2] >= 0 ? &s->ef.f[r[2]] : NULL;
+	s->ev.scope[5] = r[3] >= 0 ? &s->ef.f[r[3]] : NULL;
+	s->msg.kind = HT_CTF_MSG_EVENT;
+	s->msg.stream = &s->pub;
+	s->msg.packet = &s->pkt;
+	s->msg.event = &s->ev;
+	if (sc->pub.default_clock) {
+		s->msg.has_time = true;
+		s->msg.cycles = s->clock;
+		if (sc->clock_is_ns && !sc->pub.default_clock->offset_s &&
+		    !sc->pub.default_clock->offset_cycles &&
+		    s->clock <= INT64_MAX) {
+			s->msg.ns = s->clock;
+		} else {
+			s->msg.ns = to_ns(s, s->clock);
+		}
+		s->key = s->msg.ns;
+	} else {
+		s->msg.has_time = false;
+	}
+	return 0;
+}
+
+void ht__stream_rewind(struct ht__stream *s)
+{
+	s->state = HT__S_BEGIN;
+	s->pkt_off = 0;
+	s->prev_valid = false;
+	s->clock = 0;
+	s->key = INT64_MIN;
+	s->qn = s->qi = 0;
+	s->released = 0;
+}
+
+static int deliver_queued(struct ht__stream *s)
+{
+	s->msg = s->q[s->qi++];
+	if (s->msg.has_time) {
+		s->key = s->msg.ns;
+	}
+	if (s->qi == s->qn) {
+		s->state = HT__S_EVENTS;
+	}
+	return 0;
+}
+
+static void end_packet_state(struct ht__stream *s)
+{
+	s->pkt_off = s->next_pkt;
+	s->state = HT__S_PACKET;
+}
+
+int ht__stream_advance(struct ht__stream *s)
+{
+	int ret;
+
+	for (;;) {
+		switch (s->state) {
+		case HT__S_BEGIN:
+			s->state = HT__S_PACKET;
+			if (s->flags & HT_CTF_EVENTS_ONLY || s->seeking) {
+				continue;
+			}
+			msg_init(s, &s->msg, HT_CTF_MSG_STREAM_BEGIN);
+			s->msg.packet = NULL;
+			s->key = INT64_MIN;
+			return 0;
+		case HT__S_PACKET:
+			release(s, s->pkt_off);
+			if (s->pkt_off >= s->size) {
+				s->state = HT__S_END;
+				continue;
+			}
+			ret = read_packet(s);
+			if (ret) {
+				goto damaged;
+			}
+			if (s->seeking && s->pkt.has_end &&
+			    to_ns(s, s->pkt.end_cycles) < s->seek_ns) {
+				/* the whole packet is before the target */
+				s->prev_valid = true;
+				s->prev_has_end = true;
+				s->prev_end = s->pkt.end_cycles;
+				s->prev_has_seq = s->pkt.has_seq_num;
+				s->prev_seq = s->pkt.seq_num;
+				s->prev_has_disc = s->pkt.has_discarded;
+				s->prev_disc = s->pkt.discarded_snapshot;
+				end_packet_state(s);
+				continue;
+			}
+			queue_packet_msgs(s);
+			s->state = s->qn ? HT__S_QUEUE : HT__S_EVENTS;
+			continue;
+		case HT__S_QUEUE:
+			deliver_queued(s);
+			if (s->seeking) {
+				continue;
+			}
+			return 0;
+		case HT__S_EVENTS:
+			if (s->pos >= s->content_end) {
+				end_packet_state(s);
+				if (s->flags & HT_CTF_EVENTS_ONLY ||
+				    s->seeking) {
+					continue;
+				}
+				msg_init(s, &s->msg, HT_CTF_MSG_PACKET_END);
+				if (s->pkt.has_end) {
+					msg_time(s, &s->msg,
+						 s->pkt.end_cycles);
+					s->key = s->msg.ns;
+				}
+				return 0;
+			}
+			ret = read_event(s);
+			if (ret) {
+				goto damaged;
+			}
+			if (s->seeking) {
+				if (s->msg.has_time && s->msg.ns < s->seek_ns) {
+					continue;
+				}
+				s->seeking = false;
+			}
+			return 0;
+		case HT__S_END:
+			s->state = HT__S_DONE;
+			if (s->flags & HT_CTF_EVENTS_ONLY) {
+				continue;
+			}
+			msg_init(s, &s->msg, HT_CTF_MSG_STREAM_END);
+			s->msg.packet = NULL;
+			return 0;
+		case HT__S_DONE:
+			s->seeking = false;
+			return HT_EEOF;
+		}
+	}
+damaged:
+	/* with keep-going the stream resumes at the next packet when
+	 * its position is known; else it ends here */
+	if ((s->flags & HT_CTF_KEEP_GOING) && s->next_known) {
+		end_packet_state(s);
+	} else {
+		s->state = HT__S_END;
+	}
+	return ret;
+}

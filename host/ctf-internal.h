@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef HT_HOST_CTF_INTERNAL_H
+#define HT_HOST_CTF_INTERNAL_H
+
+/*
+ * Internals of the CTF reader shared by its files: the arena that owns
+ * a trace's metadata, the metadata model after parsing, and the decode
+ * plans (flat op arrays) compiled from it.
+ */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ctf-reader.h"
+
+/* ---- arena: every metadata object of a trace, freed at once ---- */
+struct ht__arena_chunk;
+struct ht__arena {
+	struct ht__arena_chunk *head;
+};
+
+void *ht__arena_alloc(struct ht__arena *a, size_t size);
+char *ht__arena_strdup(struct ht__arena *a, const char *s);
+char *ht__arena_strndup(struct ht__arena *a, const char *s, size_t n);
+void ht__arena_fini(struct ht__arena *a);
+
+/* ---- decode plans ---- */
+enum ht__op_kind {
+	HT__OP_INT,
+	HT__OP_FLOAT,
+	HT__OP_STRING,
+	HT__OP_STRUCT,
+	HT__OP_ARRAY,
+	HT__OP_SEQ,
+	HT__OP_VARIANT,
+};
+
+/* What a field means to the decoder (babeltrace2's special fields). */
+enum ht__meaning {
+	HT__M_NONE = 0,
+	HT__M_MAGIC,
+	HT__M_UUID,
+	HT__M_STREAM_ID,
+	HT__M_STREAM_INSTANCE_ID,
+	HT__M_PACKET_SIZE,
+	HT__M_CONTENT_SIZE,
+	HT__M_TS_BEGIN,
+	HT__M_TS_END,
+	HT__M_DISCARDED,
+	HT__M_SEQ_NUM,
+	HT__M_EVENT_ID,
+	HT__M_COUNT,
+};
+
+/* Fast integer paths: byte-aligned, host byte order, whole bytes. */
+enum ht__fast {
+	HT__FAST_NONE = 0,
+	HT__FAST_U8,
+	HT__FAST_U16,
+	HT__FAST_U32,
+	HT__FAST_U64,
+};
+
+struct ht__variant_sel {
+	int64_t lo, hi;  /* tag value range (compared as the tag's sign) */
+	uint32_t option; /* index of the option */
+};
+
+struct ht__op {
+	uint8_t kind;    /* enum ht__op_kind */
+	uint8_t fast;    /* enum ht__fast */
+	uint8_t is_signed;
+	uint8_t bo;      /* enum ht_ctf_byte_order */
+	uint8_t meaning; /* enum ht__meaning */
+	uint8_t clock;   /* updates the stream's default clock */
+	uint16_t size_bits;
+	uint32_t align_bits;
+	int32_t reg;     /* saves its value in this register, or -1 */
+	int32_t src_reg; /* SEQ: length register; VARIANT: tag register */
+	uint32_t span;   /* ops in this subtree, itself included */
+	uint32_t nr;     /* STRUCT: members; ARRAY: length; VARIANT: options */
+	uint64_t min_bits; /* lower bound of the encoded size */
+	const struct ht_ctf_type *type;
+	const char *name;
+	const struct ht__variant_sel *sel; /* VARIANT */
+	uint32_t nr_sel;
+	bool tag_signed;
+	const uint32_t *option_op; /* VARIANT: op index of each option */
+};
+
+struct ht__plan {
+	struct ht__op *ops;
+	uint32_t nr_ops;
+};
+
+/* ---- metadata model (private parts) ---- */
+struct ht__event_class {
+	struct ht_ctf_event_class pub;
+	struct ht__plan context, payload;
+};
+
+struct ht__stream_class {
+	struct ht_ctf_stream_class pub;
+	struct ht__plan packet_context, event_header, event_context;
+	/* event classes by id: a dense table when ids are small */
+	struct ht__event_class **by_id;
+	uint64_t nr_by_id;
+	bool clock_is_ns; /* default clock at 1 GHz: ns = base + cycles */
+};
+
+struct ht__trace {
+	struct ht_ctf_trace pub;
+	struct ht__arena arena;
+	struct ht__plan packet_header;
+	unsigned nr_regs;
+	char *metadata_path;
+};
+
+/*
+ * Parses TSDL metadata @text (@len bytes) of the trace whose directory
+ * is @dir into @trace (already zeroed, arena ready), compiles its
+ * decode plans. Warnings go to @opts->warn. Returns 0 or a negative
+ * HT_E... code with "path:line:col: message" in @err.
+ */
+int ht__tsdl_parse(struct ht__trace *trace, const char *path,
+		   const char *text, size_t len,
+		   const struct ht_ctf_open_opts *opts, char *err,
+		   size_t err_len);
+
+/*
+ * Reads the metadata file @path (plain text or packetized, as LTTng
+ * writes it) into a malloc'ed, null-terminated text. Returns 0 or a
+ * negative HT_E... code with a message in @err.
+ */
+int ht__metadata_read(const char *path, char **text, size_t *len,
+		      char *err, size_t err_len);
+
+/* ---- one data stream file being read ---- */
+struct ht__fieldbuf {
+	struct ht_ctf_field *f;
+	uint32_t n, cap;
+};
+
+enum ht__stream_state {
+	HT__S_BEGIN,   /* STREAM_BEGIN not yet delivered */
+	HT__S_PACKET,  /* at a packet boundary */
+	HT__S_QUEUE,   /* delivering the messages queued at a packet start */
+	HT__S_EVENTS,  /* inside a packet */
+	HT__S_END,     /* STREAM_END not yet delivered */
+	HT__S_DONE,
+};
+
+struct ht__stream {
+	struct ht_ctf_stream pub;
+	struct ht__trace *trace;
+	unsigned flags; /* enum ht_ctf_open_flags */
+	int fd;
+	const uint8_t *map;
+	uint64_t size;       /* file size in bytes */
+	uint64_t released;   /* bytes given back to the kernel so far */
+	uint64_t *regs;
+	enum ht__stream_state state;
+	struct ht__stream_class *sc;
+
+	uint64_t pkt_off;     /* bytes: the current packet's start */
+	uint64_t next_pkt;    /* bytes: the next packet's start */
+	bool next_known;      /* next_pkt is usable after an error */
+	uint64_t pos;         /* bits from the file start */
+	uint64_t content_end; /* bits from the file start */
+	uint64_t clock;       /* the default clock, extended to 64 bits */
+	uint64_t ev_start;    /* bits: the current event record's start */
+
+	uint64_t mval[HT__M_COUNT];
+	uint32_t mset; /* bit (1 << meaning) when mval[meaning] is set */
+
+	struct ht_ctf_packet pkt;
+	struct ht__fieldbuf pf; /* packet header + context */
+	struct ht__fieldbuf ef; /* event scopes */
+	struct ht_ctf_event ev;
+
+	/* the previous packet, for discarded events/packets */
+	bool prev_valid, prev_has_end, prev_has_seq, prev_has_disc;
+	uint64_t prev_end, prev_seq, prev_disc;
+
+	struct ht_ctf_msg q[3];
+	unsigned qn, qi;
+
+	struct ht_ctf_msg msg; /* the pending message */
+	int64_t key;           /* its time for merging */
+	bool seeking;
+	int64_t seek_ns;
+
+	char *err; /* the set's error buffer */
+	size_t err_len;
+};
+
+/*
+ * Makes @s's next message pending in s->msg / s->key. Returns 0,
+ * HT_EEOF when the stream is done, or a negative HT_E... code with a
+ * message in s->err.
+ */
+int ht__stream_advance(struct ht__stream *s);
+
+/* Back to the start of the stream (for seeking). */
+void ht__stream_rewind(struct ht__stream *s);
+
+/* Compiles the decode plans of a parsed trace; called by the parser. */
+int ht__plan_compile_trace(struct ht__trace *trace, char *err,
+			   size_t err_len);
+
+#endif
