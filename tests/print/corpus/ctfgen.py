@@ -193,6 +193,7 @@ def encode(w, t, v):
 
 class Trace:
     """One trace: clock, env, one stream class, event classes."""
+    count = 0
 
     def __init__(self, bo='le', env=None, clock=None, uuid=True,
                  ctx_extra=None, event_ctx=None, header='large'):
@@ -202,8 +203,10 @@ class Trace:
                           offset=0, absolute='true', precision=0)
         if clock:
             self.clock.update(clock)
-        self.uuid = uuidmod.UUID('12345678-1234-5678-9abc-def012345678') \
-            if uuid else None
+        # babeltrace2 merges traces sharing a UUID: one per trace
+        Trace.count += 1
+        self.uuid = uuidmod.UUID('12345678-1234-5678-9abc-%012x' %
+                                 Trace.count) if uuid else None
         self.ctx_extra = ctx_extra or []
         self.event_ctx = event_ctx
         self.events = []
