@@ -42,6 +42,7 @@ struct ht_pretty {
 	size_t len, cap;
 
 	bool have_last;
+	bool neg_warned, neg_warning;
 	int64_t last_ns;
 	uint64_t last_cycles;
 
@@ -488,19 +489,6 @@ static int put_field(struct ht_pretty *p, const struct ht_ctf_field *f,
 /* ------------------------------------------------------------------ */
 /* Time                                                                */
 
-static void split_ns(int64_t ns, int64_t *sec, uint64_t *frac)
-{
-	int64_t s = ns / 1000000000;
-	int64_t r = ns % 1000000000;
-
-	if (r < 0) {
-		r += 1000000000;
-		s--;
-	}
-	*sec = s;
-	*frac = (uint64_t)r;
-}
-
 static void cache_second(struct ht_pretty *p, int64_t sec)
 {
 	time_t t = (time_t)sec;
@@ -530,21 +518,34 @@ static void cache_second(struct ht_pretty *p, int64_t sec)
 	p->have_sec = true;
 }
 
-/* The timestamp without brackets, from ns (time modes). */
+/*
+ * The timestamp without brackets, from ns (time modes). A negative time
+ * is written as -seconds.ns; babeltrace2 does so (with a warning) only
+ * the first time in the time-of-day modes, and afterwards formats the
+ * absolute value as a time of day: so do we.
+ */
 static void put_time(struct ht_pretty *p, int64_t ns, bool seconds)
 {
-	int64_t sec;
-	uint64_t frac;
+	bool neg = ns < 0;
+	uint64_t abs_ns = neg ? -(uint64_t)ns : (uint64_t)ns;
+	uint64_t sec = abs_ns / 1000000000;
 
-	split_ns(ns, &sec, &frac);
+	if (neg && !seconds && !p->neg_warned) {
+		p->neg_warned = true;
+		p->neg_warning = true;
+		seconds = true;
+	}
 	if (seconds) {
-		put_s64(p, sec);
+		if (neg) {
+			putc_(p, '-');
+		}
+		put_u64(p, sec);
 	} else {
-		cache_second(p, sec);
+		cache_second(p, (int64_t)sec);
 		put(p, p->sec_text, p->sec_len);
 	}
 	putc_(p, '.');
-	put_u64_pad(p, frac, 9);
+	put_u64_pad(p, abs_ns % 1000000000, 9);
 }
 
 static void put_timestamp(struct ht_pretty *p, const struct ht_ctf_msg *m)
@@ -581,14 +582,13 @@ static void put_timestamp(struct ht_pretty *p, const struct ht_ctf_msg *m)
 			PUT_LIT(p, "????????????");
 		}
 	} else if (p->have_last) {
-		int64_t d = m->ns - p->last_ns;
-		int64_t sec;
-		uint64_t frac;
+		/* time never goes back in the merged sequence */
+		uint64_t d = m->ns >= p->last_ns ? (uint64_t)(m->ns - p->last_ns)
+						 : 0;
 
-		split_ns(d, &sec, &frac);
-		put_s64(p, sec);
+		put_u64(p, d / 1000000000);
 		putc_(p, '.');
-		put_u64_pad(p, frac, 9);
+		put_u64_pad(p, d % 1000000000, 9);
 	} else {
 		PUT_LIT(p, "?.?????????");
 	}
@@ -1097,6 +1097,14 @@ void ht_pretty_destroy(struct ht_pretty *p)
 	free(p->ecs);
 	free(p->buf);
 	free(p);
+}
+
+bool ht_pretty_take_warning(struct ht_pretty *p)
+{
+	bool w = p->neg_warning;
+
+	p->neg_warning = false;
+	return w;
 }
 
 const char *ht_pretty_data(const struct ht_pretty *p, size_t *len)

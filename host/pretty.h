@@ -97,6 +97,14 @@ int ht_pretty_set_trace_name(struct ht_pretty *pretty,
 			     const struct ht_ctf_trace *trace,
 			     const char *name);
 
+/*
+ * True once after the first negative timestamp was formatted in a
+ * time-of-day mode: babeltrace2 then warns on stderr
+ * ("[warning] Fallback to [sec.ns] to print negative time value. Use
+ * --clock-seconds.").
+ */
+bool ht_pretty_take_warning(struct ht_pretty *pretty);
+
 /* The formatted bytes not consumed yet. */
 const char *ht_pretty_data(const struct ht_pretty *pretty, size_t *len);
 
