@@ -35,6 +35,8 @@ static void usage(FILE *out)
 		"                       including file's directory, before hetrace's\n"
 		"                       standard includes); may be repeated\n"
 		"      --header-only    one header holding everything, no .c file\n"
+		"      --no-core-id     no core_id in the packet context (barectf's\n"
+		"                       packet context exactly)\n"
 		"      --metadata-only  only the metadata\n"
 		"      --no-runtime     do not copy the runtime headers\n"
 		"  -h, --help           this text\n"
@@ -244,10 +246,12 @@ int cmd_gen(int argc, char **argv)
 		{"header-only", no_argument, NULL, 'H'},
 		{"metadata-only", no_argument, NULL, 'M'},
 		{"no-runtime", no_argument, NULL, 'R'},
+		{"no-core-id", no_argument, NULL, 'C'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	bool header_only = false, metadata_only = false, runtime = true;
+	bool no_core_id = false;
 	const char **inc_dirs = NULL, *out_dir = NULL;
 	struct ht_diags diags = {0};
 	struct ht_config *cfg = NULL;
@@ -276,6 +280,9 @@ int cmd_gen(int argc, char **argv)
 			break;
 		case 'R':
 			runtime = false;
+			break;
+		case 'C':
+			no_core_id = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -317,6 +324,9 @@ int cmd_gen(int argc, char **argv)
 				ht_strerror(ret));
 		}
 		goto free_dirs;
+	}
+	if (no_core_id) {
+		cfg->no_core_id = true;
 	}
 	if (mkdir_p(out_dir)) {
 		fprintf(stderr, "%s: cannot create `%s`: %s\n", ht_cli_prog,

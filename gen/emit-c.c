@@ -878,8 +878,19 @@ static void emit_event_body(FILE *out, const struct ht_config *cfg,
 	}
 	if (w.dynamic) {
 		/* The next record starts on the header's alignment. */
-		fprintf(out, "\ts->at = (((b + 7u) >> 3) + %uu) & ~%uu;\n",
-			sl->rec_align - 1, sl->rec_align - 1);
+		if (sl->rec_align > 1) {
+			fprintf(out, "\ts->content_end_bits = b;\n"
+				     "\ts->at = (((b + 7u) >> 3) + %uu) & ~%uu;\n",
+				sl->rec_align - 1, sl->rec_align - 1);
+		} else {
+			fprintf(out, "\ts->at = (b + 7u) >> 3;\n");
+		}
+	} else if ((w.off + fast_hdr_bytes(sl) * 8u) % (sl->rec_align * 8u)) {
+		/* Padding follows this record: say where it really ends. */
+		fprintf(out,
+			"\ts->content_end_bits = (uint32_t)(q - s->buf) * 8u + %" PRIu64
+			"u;\n",
+			w.off);
 	}
 	fprintf(out, "end:\n\tht_stream_leave(s);\n");
 }
@@ -953,7 +964,7 @@ static size_t packet_fields(const struct ht_config *cfg,
 	   "(uint64_t)s->size * 8u");
 	PF("content_size",
 	   st->pkt_content_size.ft ? st->pkt_content_size.ft : &ft_u64_a8, 1,
-	   "(uint64_t)s->at * 8u");
+	   "ht_stream_content_bits(s, %uu)", sl->rec_align);
 	if (sl->has_clock && st->pkt_ts_begin.enabled) {
 		PF("timestamp_begin",
 		   st->pkt_ts_begin.ft ? st->pkt_ts_begin.ft : &ft_u64_a8, 0,
@@ -1063,6 +1074,7 @@ static void emit_open_close(FILE *out, const struct ht_config *cfg,
 			align_up((w.off + 7) / 8, sl->rec_align));
 	}
 	fprintf(out, "\ts->at = s->content_off;\n"
+		     "\ts->content_end_bits = 0;\n"
 		     "\ts->end = s->size;\n"
 		     "\ts->packet_open = 1;\n");
 	if (sl->has_clock) {
@@ -1380,7 +1392,7 @@ int ht_emit_c_header(const struct ht_config *cfg, FILE *out, bool header_only)
 	char guard[256];
 	const char *p = cfg->prefix_ident;
 	const struct ht_stream_type *def = ht_config_default_stream(cfg);
-	const char *lead = header_only ? "static " : "";
+	const char *lead = header_only ? "static inline " : "";
 	size_t i, j;
 
 	upper(guard, sizeof(guard), cfg->prefix_file);

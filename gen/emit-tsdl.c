@@ -22,6 +22,7 @@
 
 struct out {
 	FILE *f;
+	const struct ht_config *cfg;
 };
 
 __attribute__((format(printf, 3, 4))) static void
@@ -434,9 +435,11 @@ static void put_stream(struct out *o, const struct ht_stream_type *st)
 	put_feature(o, 2, "timestamp_end", &st->pkt_ts_end, 64, clk);
 	put_feature(o, 2, "events_discarded", &st->pkt_discarded, 64, NULL);
 	put_feature(o, 2, "packet_seq_num", &st->pkt_seq_num, 64, NULL);
-	line(o, 2, "%s", "");
-	put_int(o, 2, false, 32, 8, HT_BO_NATIVE, 10, NULL);
-	fprintf(o->f, " core_id;\n");
+	if (!o->cfg->no_core_id) {
+		line(o, 2, "%s", "");
+		put_int(o, 2, false, 32, 8, HT_BO_NATIVE, 10, NULL);
+		fprintf(o->f, " core_id;\n");
+	}
 	if (st->pkt_ctx_extra) {
 		for (i = 0; i < st->pkt_ctx_extra->nr_members; i++) {
 			put_member(o, 2, st->pkt_ctx_extra->members[i].name,
@@ -487,7 +490,7 @@ static void put_event(struct out *o, const struct ht_stream_type *st,
 
 int ht_emit_tsdl(const struct ht_config *cfg, FILE *f)
 {
-	struct out o = {.f = f};
+	struct out o = {.f = f, .cfg = cfg};
 	size_t i, j;
 
 	line(&o, 0, "/* CTF 1.8 */\n\n");

@@ -44,6 +44,13 @@ struct ht_stream {
 	/* Slow path. */
 	uint32_t size;        /* packet buffer size, bytes */
 	uint32_t content_off; /* bytes taken by the packet header and context */
+	/*
+	 * Exact end, in bits, of the last record whose size is not a
+	 * multiple of the record alignment (at is rounded up past its
+	 * padding). The packet's content ends there if that record is the
+	 * last one: a reader would take trailing padding for a record.
+	 */
+	uint32_t content_end_bits;
 	int packet_open;
 	uint32_t seq_num;     /* sequence number of the open (or next) packet */
 	uint32_t core_id;
@@ -90,6 +97,22 @@ static inline void ht_stream_init(struct ht_stream *s, uint8_t *buf,
 static inline uint32_t ht_stream_discarded(const struct ht_stream *s)
 {
 	return s->discarded + s->discarded_nested;
+}
+
+/*
+ * The content size of the open packet in bits: s->at, less the padding
+ * after the last record. rec_align is the record alignment in bytes;
+ * every record is at least that long, so content_end_bits lies within
+ * the last record only if that record set it.
+ */
+static inline uint64_t ht_stream_content_bits(const struct ht_stream *s,
+					      uint32_t rec_align)
+{
+	uint64_t at_bits = (uint64_t)s->at * 8u;
+
+	return s->content_end_bits + rec_align * 8u > at_bits ?
+		       s->content_end_bits :
+		       at_bits;
 }
 
 /* Enables or disables tracing at run time. */
