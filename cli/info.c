@@ -1,0 +1,386 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hetrace info TRACE...: per trace and stream (core): clock, event
+ * count, time span, packets, discarded events, lost packets, event
+ * counts by type, bytes. Decodes every event, formats nothing per event.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "ctf-reader.h"
+#include "error.h"
+
+struct class_count {
+	const struct ht_ctf_event_class *cls;
+	uint64_t count;
+};
+
+struct stream_stats {
+	uint64_t events, packets, discarded, lost;
+	bool has_time;
+	int64_t first_ns, last_ns;
+	uint64_t first_cycles, last_cycles;
+	/* counts by event class: dense by id when ids are small */
+	uint64_t *by_id;
+	size_t nr_by_id;
+	struct class_count *other;
+	size_t nr_other;
+	bool damaged;
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: %s [OPTIONS] TRACE...\n\n"
+		"Decodes every event of the CTF traces found under TRACE...\n"
+		"and prints, per trace and stream: clock, event count, time\n"
+		"span, packets, discarded events, lost packets, bytes and the\n"
+		"most frequent event types.\n\n"
+		"options:\n"
+		"  -n, --top N        show the N most frequent event types "
+		"(default 10)\n"
+		"  -k, --keep-going   skip damaged packets and go on\n"
+		"  -h, --help         this help\n",
+		ht_cli_prog);
+}
+
+static void warn_cb(void *arg, const char *msg)
+{
+	(void)arg;
+	fprintf(stderr, "%s: warning: %s\n", ht_cli_prog, msg);
+}
+
+static int count_event(struct stream_stats *st,
+		       const struct ht_ctf_event_class *cls)
+{
+	size_t i;
+
+	if (cls->id < 4096) {
+		if (cls->id >= st->nr_by_id) {
+			size_t n = cls->id + 16;
+			uint64_t *nb = realloc(st->by_id, n * sizeof(*nb));
+
+			if (!nb) {
+				return HT_ENOMEM;
+			}
+			memset(nb + st->nr_by_id, 0,
+			       (n - st->nr_by_id) * sizeof(*nb));
+			st->by_id = nb;
+			st->nr_by_id = n;
+		}
+		st->by_id[cls->id]++;
+		return 0;
+	}
+	for (i = 0; i < st->nr_other; i++) {
+		if (st->other[i].cls == cls) {
+			st->other[i].count++;
+			return 0;
+		}
+	}
+	{
+		struct class_count *n = realloc(
+			st->other, (st->nr_other + 1) * sizeof(*n));
+
+		if (!n) {
+			return HT_ENOMEM;
+		}
+		st->other = n;
+		st->other[st->nr_other].cls = cls;
+		st->other[st->nr_other].count = 1;
+		st->nr_other++;
+	}
+	return 0;
+}
+
+static int cmp_count(const void *a, const void *b)
+{
+	const struct class_count *x = a, *y = b;
+
+	if (x->count != y->count) {
+		return x->count < y->count ? 1 : -1;
+	}
+	if (x->cls->id != y->cls->id) {
+		return x->cls->id < y->cls->id ? -1 : 1;
+	}
+	return 0;
+}
+
+static void print_ns(int64_t ns)
+{
+	uint64_t a = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
+
+	printf("%s%" PRIu64 ".%09" PRIu64 " s", ns < 0 ? "-" : "",
+	       a / 1000000000u, a % 1000000000u);
+}
+
+static void print_uuid(const uint8_t *u)
+{
+	int i;
+
+	for (i = 0; i < 16; i++) {
+		printf("%02x%s", u[i],
+		       (i == 3 || i == 5 || i == 7 || i == 9) ? "-" : "");
+	}
+}
+
+static void print_stream(const struct ht_ctf_stream *s,
+			 struct stream_stats *st, unsigned top)
+{
+	struct class_count *cc;
+	size_t n = 0, i;
+	const struct ht_ctf_stream_class *sc = s->stream_class;
+
+	printf("  stream %s:", s->file_name);
+	if (sc) {
+		printf(" stream class %" PRIu64, sc->id);
+	}
+	if (s->has_instance_id) {
+		printf(", instance %" PRIu64, s->instance_id);
+	}
+	printf(", %" PRIu64 " bytes\n", s->file_size);
+	if (sc && sc->default_clock) {
+		printf("    clock: %s\n", sc->default_clock->name);
+	}
+	printf("    packets: %" PRIu64 "\n", st->packets);
+	printf("    events: %" PRIu64 "\n", st->events);
+	if (st->has_time) {
+		printf("    first event: ");
+		print_ns(st->first_ns);
+		printf(" (%" PRIu64 " cycles)\n    last event: ",
+		       st->first_cycles);
+		print_ns(st->last_ns);
+		printf(" (%" PRIu64 " cycles)\n    span: ", st->last_cycles);
+		print_ns(st->last_ns - st->first_ns);
+		printf("\n");
+	}
+	printf("    discarded events: %" PRIu64 "\n", st->discarded);
+	printf("    lost packets: %" PRIu64 "\n", st->lost);
+	if (st->damaged) {
+		printf("    damaged: yes\n");
+	}
+	cc = calloc(st->nr_by_id + st->nr_other + 1, sizeof(*cc));
+	if (!cc || !sc) {
+		free(cc);
+		return;
+	}
+	for (i = 0; i < st->nr_by_id; i++) {
+		size_t k;
+
+		if (!st->by_id[i]) {
+			continue;
+		}
+		for (k = 0; k < sc->nr_event_classes; k++) {
+			if (sc->event_classes[k]->id == i) {
+				cc[n].cls = sc->event_classes[k];
+				cc[n].count = st->by_id[i];
+				n++;
+			}
+		}
+	}
+	for (i = 0; i < st->nr_other; i++) {
+		cc[n++] = st->other[i];
+	}
+	qsort(cc, n, sizeof(*cc), cmp_count);
+	if (n) {
+		printf("    event types: %zu (top %zu)\n", n,
+		       n < top ? n : (size_t)top);
+	}
+	for (i = 0; i < n && i < top; i++) {
+		printf("      %12" PRIu64 "  %s\n", cc[i].count,
+		       cc[i].cls->name);
+	}
+	free(cc);
+}
+
+static void print_report(struct ht_ctf_set *set, struct stream_stats *stats,
+			 unsigned top)
+{
+	size_t t, i, j, idx = 0;
+	uint64_t total = 0, streams = 0;
+
+	for (t = 0; t < ht_ctf_set_nr_traces(set); t++) {
+		const struct ht_ctf_trace *tr = ht_ctf_set_trace(set, t);
+		uint64_t bytes = 0;
+
+		printf("trace %s\n", tr->path);
+		if (tr->has_uuid) {
+			printf("  uuid: ");
+			print_uuid(tr->uuid);
+			printf("\n");
+		}
+		printf("  byte order: %s\n",
+		       tr->byte_order == HT_CTF_LE ? "little-endian"
+						   : "big-endian");
+		for (i = 0; i < tr->nr_env; i++) {
+			const struct ht_ctf_env_entry *e = &tr->env[i];
+
+			if (e->is_string) {
+				printf("  env %s = \"%s\"\n", e->name, e->str);
+			} else {
+				printf("  env %s = %" PRId64 "\n", e->name,
+				       e->i);
+			}
+		}
+		for (i = 0; i < tr->nr_clocks; i++) {
+			const struct ht_ctf_clock *c = tr->clocks[i];
+
+			printf("  clock %s: %" PRIu64 " Hz, offset %" PRId64
+			       " s + %" PRId64 " cycles, precision %" PRIu64
+			       "%s",
+			       c->name, c->freq_hz, c->offset_s,
+			       c->offset_cycles, c->precision,
+			       c->absolute ? ", absolute" : "");
+			if (c->has_uuid) {
+				printf(", uuid ");
+				print_uuid(c->uuid);
+			}
+			printf("\n");
+		}
+		for (j = 0; j < tr->nr_streams; j++) {
+			const struct ht_ctf_stream *s = tr->streams[j];
+
+			print_stream(s, &stats[s->index], top);
+			total += stats[s->index].events;
+			bytes += s->file_size;
+			streams++;
+			idx++;
+		}
+		printf("  bytes: %" PRIu64 "\n", bytes);
+	}
+	printf("total: %zu traces, %" PRIu64 " streams, %" PRIu64 " events\n",
+	       ht_ctf_set_nr_traces(set), streams, total);
+}
+
+static size_t count_streams(struct ht_ctf_set *set)
+{
+	size_t t, n = 0;
+
+	for (t = 0; t < ht_ctf_set_nr_traces(set); t++) {
+		n += ht_ctf_set_trace(set, t)->nr_streams;
+	}
+	return n;
+}
+
+int cmd_info(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"top", required_argument, NULL, 'n'},
+		{"keep-going", no_argument, NULL, 'k'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct ht_ctf_open_opts opts = {.warn = warn_cb};
+	struct ht_ctf_set *set = NULL;
+	struct stream_stats *stats = NULL;
+	struct ht_ctf_msg msg;
+	unsigned top = 10;
+	char err[1024];
+	size_t nstreams, i;
+	int c, ret, status = HT_EXIT_OK;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "n:kh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'n': {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*end || !*optarg || v > 1000000) {
+				fprintf(stderr, "%s: bad --top value '%s'\n",
+					ht_cli_prog, optarg);
+				return HT_EXIT_USAGE;
+			}
+			top = v;
+			break;
+		}
+		case 'k':
+			opts.flags |= HT_CTF_KEEP_GOING;
+			break;
+		case 'h':
+			usage(stdout);
+			return HT_EXIT_OK;
+		default:
+			usage(stderr);
+			return HT_EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return HT_EXIT_USAGE;
+	}
+	ret = ht_ctf_set_open(&set, (const char *const *)argv + optind,
+			      argc - optind, &opts, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
+		return HT_EXIT_FAIL;
+	}
+	nstreams = count_streams(set);
+	stats = calloc(nstreams + 1, sizeof(*stats));
+	if (!stats) {
+		fprintf(stderr, "%s: out of memory\n", ht_cli_prog);
+		ht_ctf_set_close(set);
+		return HT_EXIT_FAIL;
+	}
+	for (;;) {
+		struct stream_stats *st;
+
+		ret = ht_ctf_set_next(set, &msg);
+		if (ret == HT_EEOF) {
+			break;
+		}
+		if (ret) {
+			fprintf(stderr, "%s: %s\n", ht_cli_prog,
+				ht_ctf_set_error(set));
+			status = HT_EXIT_FAIL;
+			if (opts.flags & HT_CTF_KEEP_GOING) {
+				continue;
+			}
+			break;
+		}
+		st = &stats[msg.stream->index];
+		switch (msg.kind) {
+		case HT_CTF_MSG_EVENT:
+			st->events++;
+			if (msg.has_time) {
+				if (!st->has_time) {
+					st->has_time = true;
+					st->first_ns = msg.ns;
+					st->first_cycles = msg.cycles;
+				}
+				st->last_ns = msg.ns;
+				st->last_cycles = msg.cycles;
+			}
+			if (count_event(st, msg.event->cls)) {
+				fprintf(stderr, "%s: out of memory\n",
+					ht_cli_prog);
+				status = HT_EXIT_FAIL;
+				goto out;
+			}
+			break;
+		case HT_CTF_MSG_PACKET_BEGIN:
+			st->packets++;
+			break;
+		case HT_CTF_MSG_DISCARDED_EVENTS:
+			st->discarded += msg.count;
+			break;
+		case HT_CTF_MSG_DISCARDED_PACKETS:
+			st->lost += msg.count;
+			break;
+		default:
+			break;
+		}
+	}
+	print_report(set, stats, top);
+out:
+	for (i = 0; i < nstreams; i++) {
+		free(stats[i].by_id);
+		free(stats[i].other);
+	}
+	free(stats);
+	ht_ctf_set_close(set);
+	return status;
+}
