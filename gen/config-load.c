@@ -32,6 +32,7 @@
 #define CONFIG_TAG "tag:barectf.org,2020/3/config"
 #define STD_INCLUDE_PREFIX "include/3/"
 #define MAX_INCLUDE_DEPTH 64
+#define MAX_ALIAS_DEPTH 128
 
 /* Marks a node whose problem was already reported. */
 #define ERROR_TAG "!hetrace-error"
@@ -49,8 +50,17 @@ struct include_frame {
 	char *name; /* as shown in messages */
 };
 
+/* Where a message points, to list messages in file order. */
+struct diag_key {
+	size_t file; /* index in the config's file list */
+	unsigned line, col;
+	size_t seq;
+	char *msg;
+};
+
 struct loader {
 	struct ht_diags *diags;
+	struct diag_key *diag_keys; /* parallel to diags->msgs */
 	struct ht_config *cfg;
 	const char *const *inc_dirs;
 	size_t nr_inc_dirs;
@@ -65,6 +75,8 @@ struct loader {
 	/* Field type aliases: the trace type's map and per-alias state. */
 	struct ht_ynode *aliases;
 	unsigned char *alias_state; /* 0 new, 1 resolving, 2 done, 3 bad */
+	size_t resolving[MAX_ALIAS_DEPTH]; /* aliases being resolved */
+	size_t nr_resolving;
 
 	bool barectf_header; /* options: hetrace: event-header: barectf */
 };
@@ -88,6 +100,7 @@ __attribute__((format(printf, 3, 4))) static void
 diag(struct loader *ld, const struct ht_src_loc *loc, const char *fmt, ...)
 {
 	char text[1024], *msg, **msgs;
+	struct diag_key *keys;
 	va_list ap;
 	size_t i;
 	int n;
@@ -119,7 +132,57 @@ diag(struct loader *ld, const struct ht_src_loc *loc, const char *fmt, ...)
 		return;
 	}
 	ld->diags->msgs = msgs;
+	keys = realloc(ld->diag_keys, (ld->diags->nr + 1) * sizeof(*keys));
+	if (!keys) {
+		free(msg);
+		ld->fatal = HT_ENOMEM;
+		return;
+	}
+	ld->diag_keys = keys;
+	keys[ld->diags->nr].file = SIZE_MAX;
+	for (i = 0; i < ld->cfg->nr_files; i++) {
+		if (ld->cfg->files[i] == loc->file) {
+			keys[ld->diags->nr].file = i;
+			break;
+		}
+	}
+	keys[ld->diags->nr].line = loc->line;
+	keys[ld->diags->nr].col = loc->col;
+	keys[ld->diags->nr].seq = ld->diags->nr;
+	keys[ld->diags->nr].msg = msg;
 	msgs[ld->diags->nr++] = msg;
+}
+
+static int cmp_diag(const void *a, const void *b)
+{
+	const struct diag_key *x = a, *y = b;
+
+	if (x->file != y->file) {
+		return x->file < y->file ? -1 : 1;
+	}
+	if (x->line != y->line) {
+		return x->line < y->line ? -1 : 1;
+	}
+	if (x->col != y->col) {
+		return x->col < y->col ? -1 : 1;
+	}
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Messages in the order of the files read, then of their positions. */
+static void sort_diags(struct loader *ld)
+{
+	size_t i;
+
+	if (!ld->diag_keys) {
+		return;
+	}
+	qsort(ld->diag_keys, ld->diags->nr, sizeof(*ld->diag_keys), cmp_diag);
+	for (i = 0; i < ld->diags->nr; i++) {
+		ld->diags->msgs[i] = ld->diag_keys[i].msg;
+	}
+	free(ld->diag_keys);
+	ld->diag_keys = NULL;
 }
 
 static size_t edit_distance(const char *a, const char *b)
@@ -1047,12 +1110,26 @@ static const struct ht_ynode *resolve_alias(struct loader *ld,
 		return NULL;
 	}
 	switch (ld->alias_state[i]) {
-	case 1:
-		diag(ld, &use->loc,
-		     "field type alias `%s` refers to itself (alias cycle)",
+	case 1: {
+		char chain[512];
+		size_t len = 0, j, from = 0;
+
+		for (j = 0; j < ld->nr_resolving; j++) {
+			if (ld->resolving[j] == (size_t)i) {
+				from = j;
+			}
+		}
+		chain[0] = '\0';
+		for (j = from; j < ld->nr_resolving && len < sizeof(chain); j++) {
+			len += (size_t)snprintf(
+				chain + len, sizeof(chain) - len, "`%s` -> ",
+				ld->aliases->keys[ld->resolving[j]]->str);
+		}
+		diag(ld, &use->loc, "field type alias cycle: %s`%s`", chain,
 		     use->str);
 		ld->alias_state[i] = 3;
 		return NULL;
+	}
 	case 2:
 		return ld->aliases->items[i];
 	case 3:
@@ -1060,8 +1137,14 @@ static const struct ht_ynode *resolve_alias(struct loader *ld,
 	default:
 		break;
 	}
+	if (ld->nr_resolving == MAX_ALIAS_DEPTH) {
+		diag(ld, &use->loc, "field type aliases nested too deeply");
+		return NULL;
+	}
 	ld->alias_state[i] = 1;
+	ld->resolving[ld->nr_resolving++] = (size_t)i;
 	resolve_ft(ld, ld->aliases, (size_t)i);
+	ld->nr_resolving--;
 	if (ld->alias_state[i] == 1) {
 		ld->alias_state[i] = is_error(ld->aliases->items[i]) ? 3 : 2;
 	}
@@ -1444,7 +1527,7 @@ static bool enum_value(struct loader *ld, const struct ht_ft *ft,
 	if (!ht_yscalar_int(v, &neg, &mag, &of)) {
 		if (of) {
 			diag(ld, &v->loc,
-			     "enumeration value %s is out of range for a %u-bit %s integer",
+			     "enumeration value %s is out of range: it does not fit %u bits (%s)",
 			     v->str, ft->size_bits,
 			     is_signed ? "signed" : "unsigned");
 		} else {
@@ -1458,7 +1541,7 @@ static bool enum_value(struct loader *ld, const struct ht_ft *ft,
 					     (UINT64_C(1) << ft->size_bits) - 1;
 		if ((neg && mag) || mag > umax) {
 			diag(ld, &v->loc,
-			     "enumeration value %s is out of range for a %u-bit unsigned integer (0 to %llu)",
+			     "enumeration value %s is out of range: %u-bit unsigned integers hold 0 to %llu",
 			     v->str, ft->size_bits, (unsigned long long)umax);
 			return false;
 		}
@@ -1471,7 +1554,7 @@ static bool enum_value(struct loader *ld, const struct ht_ft *ft,
 	if ((!neg && mag > (uint64_t)smax) ||
 	    (neg && mag > (uint64_t)smax + 1)) {
 		diag(ld, &v->loc,
-		     "enumeration value %s is out of range for a %u-bit signed integer (%lld to %lld)",
+		     "enumeration value %s is out of range: %u-bit signed integers hold %lld to %lld",
 		     v->str, ft->size_bits, (long long)smin, (long long)smax);
 		return false;
 	}
@@ -1490,7 +1573,11 @@ static bool parse_mappings(struct loader *ld, struct ht_ft *ft,
 		diag(ld, &node->loc, "missing `mappings` in enumeration field type");
 		return false;
 	}
-	if (maps->kind != HT_YNODE_MAP || maps->nr == 0) {
+	if (maps->kind == HT_YNODE_MAP && maps->nr == 0) {
+		diag(ld, &maps->loc, "`mappings`: expected at least one mapping");
+		return false;
+	}
+	if (maps->kind != HT_YNODE_MAP) {
 		expect_fail(ld, maps, "mappings",
 			    "a non-empty mapping of labels to sequences of values and ranges");
 		return false;
@@ -2591,8 +2678,8 @@ static void load_env(struct loader *ld, const struct ht_ynode *trace)
 			continue;
 		}
 		e = &cfg->env[cfg->nr_env];
-		if (ht_yscalar_int(v, &neg, &mag, &of)) {
-			if ((!neg && mag > INT64_MAX) ||
+		if (ht_yscalar_int(v, &neg, &mag, &of) || of) {
+			if (of || (!neg && mag > INT64_MAX) ||
 			    (neg && mag > (uint64_t)INT64_MAX + 1)) {
 				diag(ld, &v->loc,
 				     "`%s`: integer %s does not fit 64 bits",
@@ -2776,6 +2863,7 @@ check:
 		pop_include(&ld);
 	}
 	free(ld.alias_state);
+	sort_diags(&ld);
 	if (ld.fatal) {
 		ret = ld.fatal;
 		goto destroy_cfg;
