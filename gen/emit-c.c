@@ -1553,7 +1553,7 @@ int ht_emit_c_header(const struct ht_config *cfg, FILE *out, bool header_only)
 			fprintf(out,
 				"/* Trace (data stream type `%s`, event record type `%s`) */\n",
 				cfg->streams[i].name, ev->name);
-			emit_event_proto(out, cfg, &sl, ev, "static inline ");
+			emit_event_proto(out, cfg, &sl, ev, "HT_TRACE_INLINE ");
 			fprintf(out, "\n{\n");
 			emit_event_body(out, cfg, &sl, ev);
 			fprintf(out, "}\n\n");

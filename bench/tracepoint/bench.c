@@ -1,3 +1,4 @@
+#define _POSIX_C_SOURCE 199309L
 /*
  * Tracepoint cost, built against barectf's or hetrace's output for
  * config.yaml (the same source: only the barectf API is used).
@@ -34,6 +35,7 @@ static struct barectf_default_ctx ctx;
 static uint8_t buf[PACKET_SIZE];
 static uint64_t counter;
 static FILE *out;
+volatile uint64_t bench_sink[2 * 1024];
 
 static uint64_t count_clock(void *data)
 {
@@ -123,7 +125,6 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(mode, "floor")) {
-		static volatile uint64_t sink[2 * 1024];
 		uint32_t at = 0;
 
 		for (rep = 0; rep < 7; rep++) {
@@ -131,8 +132,8 @@ int main(int argc, char **argv)
 			for (i = 0; i < n; i++) {
 				uint64_t ts = __rdtsc();
 
-				sink[at] = ts;
-				sink[at + 1] = (uint64_t)i;
+				bench_sink[at] = ts;
+				bench_sink[at + 1] = (uint64_t)i;
 				at = (at + 2) & (2 * 1024 - 1);
 			}
 			t0 = (now_ns() - t0) / n;

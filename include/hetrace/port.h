@@ -58,4 +58,16 @@ void ht_port_barrier(void);
 #define HT_UNLIKELY(x) (x)
 #endif
 
+/*
+ * The tracing functions are inlined at every call site: the fast path is
+ * a few stores, smaller than a call with its argument shuffling. Define
+ * HT_PORT_NO_FORCE_INLINE to leave the choice to the compiler (for
+ * instance when optimizing for size with many tracepoints).
+ */
+#if !defined(HT_PORT_NO_FORCE_INLINE) && (defined(__GNUC__) || defined(__clang__))
+#define HT_TRACE_INLINE static inline __attribute__((always_inline))
+#else
+#define HT_TRACE_INLINE static inline
+#endif
+
 #endif
