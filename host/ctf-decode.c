@@ -16,6 +16,14 @@
 
 #define PKT_MAGIC 0xc1fc1fc1u
 
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define htole64_(x) (x)
+#define htobe64_(x) __builtin_bswap64(x)
+#else
+#define htole64_(x) __builtin_bswap64(x)
+#define htobe64_(x) (x)
+#endif
+
 static int dfail(struct ht__stream *s, int code, uint64_t at_bits,
 		 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
@@ -59,8 +67,8 @@ static int fb_grow(struct ht__fieldbuf *fb, uint64_t need)
 }
 
 /* bits [pos, pos + size) of the file, CTF bit order, size <= 64 */
-static uint64_t read_bits(const uint8_t *map, uint64_t pos, unsigned size,
-			  int bo)
+static uint64_t read_bits_slow(const uint8_t *map, uint64_t pos,
+			       unsigned size, int bo)
 {
 	const uint8_t *p = map + (pos >> 3);
 	unsigned shift = pos & 7;
@@ -101,6 +109,26 @@ static uint64_t read_bits(const uint8_t *map, uint64_t pos, unsigned size,
 	return v;
 }
 
+/* The same with one 8-byte load when the window fits in it and in the
+ * file (@limit: the file size in bytes). */
+static inline uint64_t read_bits(const uint8_t *map, uint64_t limit,
+				 uint64_t pos, unsigned size, int bo)
+{
+	unsigned shift = pos & 7;
+	uint64_t w;
+
+	if (shift + size > 64 || (pos >> 3) + 8 > limit) {
+		return read_bits_slow(map, pos, size, bo);
+	}
+	memcpy(&w, map + (pos >> 3), 8);
+	if (bo == HT_CTF_LE) {
+		w = htole64_(w) >> shift;
+		return size < 64 ? w & ((UINT64_C(1) << size) - 1) : w;
+	}
+	w = htobe64_(w) << shift;
+	return w >> (64 - size);
+}
+
 static uint64_t bswap_n(uint64_t v, unsigned size)
 {
 	switch (size) {
@@ -137,6 +165,64 @@ static const char *op_name(const struct ht__op *op)
 	return op->name ? op->name : "(element)";
 }
 
+static inline int exec_int(struct ht__stream *s, const struct ht__op *op,
+			   struct ht_ctf_field *f, uint64_t pos)
+{
+	uint64_t v;
+
+	if (pos + op->size_bits > s->content_end) {
+		return dfail(s, HT_ETRUNC, pos,
+			     "field '%s' (%u bits) goes past the end "
+			     "of the packet content (byte %llu)",
+			     op_name(op), op->size_bits,
+			     (unsigned long long)(s->content_end / 8));
+	}
+	switch (op->fast) {
+	case HT__FAST_U8:
+		v = s->map[pos >> 3];
+		break;
+	case HT__FAST_U16: {
+		uint16_t x;
+
+		memcpy(&x, s->map + (pos >> 3), 2);
+		v = x;
+		break;
+	}
+	case HT__FAST_U32: {
+		uint32_t x;
+
+		memcpy(&x, s->map + (pos >> 3), 4);
+		v = x;
+		break;
+	}
+	case HT__FAST_U64:
+		memcpy(&v, s->map + (pos >> 3), 8);
+		break;
+	default:
+		v = read_bits(s->map, s->size, pos, op->size_bits,
+			      op->bo);
+		break;
+	}
+	s->pos = pos + op->size_bits;
+	if (op->is_signed && op->size_bits < 64) {
+		uint64_t m = UINT64_C(1) << (op->size_bits - 1);
+
+		v = (v ^ m) - m;
+	}
+	f->v.u = v;
+	if (op->reg >= 0) {
+		s->regs[op->reg] = v;
+	}
+	if (op->meaning) {
+		s->mval[op->meaning] = v;
+		s->mset |= 1u << op->meaning;
+	}
+	if (op->clock) {
+		clock_update(s, v, op->size_bits);
+	}
+	return 0;
+}
+
 /* Runs op @i of @ops at s->pos, appending fields to @fb. */
 static int exec(struct ht__stream *s, const struct ht__op *ops, uint32_t i,
 		const char *name, struct ht__fieldbuf *fb, unsigned depth)
@@ -167,56 +253,7 @@ static int exec(struct ht__stream *s, const struct ht__op *ops, uint32_t i,
 
 	switch (op->kind) {
 	case HT__OP_INT:
-		if (pos + op->size_bits > s->content_end) {
-			return dfail(s, HT_ETRUNC, pos,
-				     "field '%s' (%u bits) goes past the end "
-				     "of the packet content (byte %llu)",
-				     op_name(op), op->size_bits,
-				     (unsigned long long)(s->content_end / 8));
-		}
-		switch (op->fast) {
-		case HT__FAST_U8:
-			v = s->map[pos >> 3];
-			break;
-		case HT__FAST_U16: {
-			uint16_t x;
-
-			memcpy(&x, s->map + (pos >> 3), 2);
-			v = x;
-			break;
-		}
-		case HT__FAST_U32: {
-			uint32_t x;
-
-			memcpy(&x, s->map + (pos >> 3), 4);
-			v = x;
-			break;
-		}
-		case HT__FAST_U64:
-			memcpy(&v, s->map + (pos >> 3), 8);
-			break;
-		default:
-			v = read_bits(s->map, pos, op->size_bits, op->bo);
-			break;
-		}
-		s->pos = pos + op->size_bits;
-		if (op->is_signed && op->size_bits < 64) {
-			uint64_t m = UINT64_C(1) << (op->size_bits - 1);
-
-			v = (v ^ m) - m;
-		}
-		f->v.u = v;
-		if (op->reg >= 0) {
-			s->regs[op->reg] = v;
-		}
-		if (op->meaning) {
-			s->mval[op->meaning] = v;
-			s->mset |= 1u << op->meaning;
-		}
-		if (op->clock) {
-			clock_update(s, v, op->size_bits);
-		}
-		return 0;
+		return exec_int(s, op, f, pos);
 	case HT__OP_FLOAT:
 		if (pos + op->size_bits > s->content_end) {
 			return dfail(s, HT_ETRUNC, pos,
@@ -233,7 +270,8 @@ static int exec(struct ht__stream *s, const struct ht__op *ops, uint32_t i,
 				v = bswap_n(v, op->size_bits);
 			}
 		} else {
-			v = read_bits(s->map, pos, op->size_bits, op->bo);
+			v = read_bits(s->map, s->size, pos, op->size_bits,
+				      op->bo);
 		}
 		if (op->size_bits == 32) {
 			uint32_t x = v;
@@ -275,12 +313,109 @@ static int exec(struct ht__stream *s, const struct ht__op *ops, uint32_t i,
 
 		s->pos = pos;
 		f->nr_children = op->nr;
+		if (op->flat && pos + op->flat_max_bits <= s->content_end &&
+		    fb->n + op->nr <= fb->cap) {
+			/* every member is an integer and fits for sure: no
+			 * bounds or capacity checks, no recursion */
+			struct ht_ctf_field *cf = &fb->f[fb->n];
+			const struct ht__op *co = &ops[i + 1];
+
+			for (k = 0; k < op->nr; k++, co++, cf++) {
+				uint64_t v;
+
+				if (co->align_bits > 1) {
+					pos = (pos + co->align_bits - 1) &
+					      ~(uint64_t)(co->align_bits - 1);
+				}
+				switch (co->fast) {
+				case HT__FAST_U8:
+					v = s->map[pos >> 3];
+					break;
+				case HT__FAST_U16: {
+					uint16_t x;
+
+					memcpy(&x, s->map + (pos >> 3), 2);
+					v = x;
+					break;
+				}
+				case HT__FAST_U32: {
+					uint32_t x;
+
+					memcpy(&x, s->map + (pos >> 3), 4);
+					v = x;
+					break;
+				}
+				case HT__FAST_U64:
+					memcpy(&v, s->map + (pos >> 3), 8);
+					break;
+				default:
+					v = read_bits(s->map, s->size, pos,
+						      co->size_bits, co->bo);
+					break;
+				}
+				pos += co->size_bits;
+				if (co->is_signed && co->size_bits < 64) {
+					uint64_t m = UINT64_C(1)
+						     << (co->size_bits - 1);
+
+					v = (v ^ m) - m;
+				}
+				cf->type = co->type;
+				cf->name = co->name;
+				cf->next = 1;
+				cf->nr_children = 0;
+				cf->v.u = v;
+				if (co->side) {
+					if (co->reg >= 0) {
+						s->regs[co->reg] = v;
+					}
+					if (co->meaning) {
+						s->mval[co->meaning] = v;
+						s->mset |= 1u << co->meaning;
+					}
+					if (co->clock) {
+						clock_update(s, v,
+							     co->size_bits);
+					}
+				}
+			}
+			s->pos = pos;
+			fb->n += op->nr;
+			fb->f[fi].next = op->nr + 1;
+			return 0;
+		}
 		for (k = 0; k < op->nr; k++) {
-			ret = exec(s, ops, c, ops[c].name, fb, depth + 1);
+			const struct ht__op *co = &ops[c];
+
+			if (co->kind == HT__OP_INT) {
+				/* scalar members: no recursion */
+				uint64_t p = s->pos;
+				struct ht_ctf_field *cf;
+
+				if (co->align_bits > 1) {
+					p = (p + co->align_bits - 1) &
+					    ~(uint64_t)(co->align_bits - 1);
+				}
+				if (fb->n >= fb->cap) {
+					ret = fb_grow(fb, (uint64_t)fb->n + 1);
+					if (ret) {
+						return dfail(s, ret, p,
+							     "out of memory");
+					}
+				}
+				cf = &fb->f[fb->n++];
+				cf->type = co->type;
+				cf->name = co->name;
+				cf->next = 1;
+				cf->nr_children = 0;
+				ret = exec_int(s, co, cf, p);
+			} else {
+				ret = exec(s, ops, c, co->name, fb, depth + 1);
+			}
 			if (ret) {
 				return ret;
 			}
-			c += ops[c].span;
+			c += co->span;
 		}
 		fb->f[fi].next = fb->n - fi;
 		return 0;
@@ -403,14 +538,31 @@ static bool has_m(const struct ht__stream *s, enum ht__meaning m)
 	return s->mset & (1u << m);
 }
 
-static int64_t to_ns(const struct ht__stream *s, uint64_t cycles)
+static inline int64_t to_ns(const struct ht__stream *s, uint64_t cycles)
 {
-	const struct ht_ctf_clock *c = s->sc ? s->sc->pub.default_clock
-					     : NULL;
+	const struct ht__stream_class *sc = s->sc;
+	const struct ht_ctf_clock *c = sc ? sc->pub.default_clock : NULL;
+	uint64_t vns;
 	int64_t ns;
 
 	if (!c) {
 		return 0;
+	}
+	if (sc->base_ok) {
+		/* what ht_ctf_clock_cycles_to_ns() computes, inlined */
+		if (sc->clock_is_ns) {
+			vns = cycles;
+		} else {
+			double d = (1e9 * (double)cycles) / sc->freq_d;
+
+			vns = d >= (double)UINT64_MAX ? UINT64_MAX
+						      : (uint64_t)d;
+		}
+		if (vns < (uint64_t)INT64_MAX &&
+		    !(sc->base_ns > 0 &&
+		      (int64_t)vns > INT64_MAX - sc->base_ns)) {
+			return sc->base_ns + (int64_t)vns;
+		}
 	}
 	if (ht_ctf_clock_cycles_to_ns(c, cycles, &ns)) {
 		return cycles > INT64_MAX ? INT64_MAX : (int64_t)cycles;
@@ -718,13 +870,7 @@ static int read_event(struct ht__stream *s)
 	if (sc->pub.default_clock) {
 		s->msg.has_time = true;
 		s->msg.cycles = s->clock;
-		if (sc->clock_is_ns && !sc->pub.default_clock->offset_s &&
-		    !sc->pub.default_clock->offset_cycles &&
-		    s->clock <= INT64_MAX) {
-			s->msg.ns = s->clock;
-		} else {
-			s->msg.ns = to_ns(s, s->clock);
-		}
+		s->msg.ns = to_ns(s, s->clock);
 		s->key = s->msg.ns;
 	} else {
 		s->msg.has_time = false;

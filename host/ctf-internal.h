@@ -74,6 +74,8 @@ struct ht__op {
 	uint8_t bo;      /* enum ht_ctf_byte_order */
 	uint8_t meaning; /* enum ht__meaning */
 	uint8_t clock;   /* updates the stream's default clock */
+	uint8_t side;    /* INT: has a register, a meaning or a clock */
+	uint8_t flat;    /* STRUCT: every member is an INT */
 	uint16_t size_bits;
 	uint32_t align_bits;
 	int32_t reg;     /* saves its value in this register, or -1 */
@@ -81,6 +83,7 @@ struct ht__op {
 	uint32_t span;   /* ops in this subtree, itself included */
 	uint32_t nr;     /* STRUCT: members; ARRAY: length; VARIANT: options */
 	uint64_t min_bits; /* lower bound of the encoded size */
+	uint64_t flat_max_bits; /* STRUCT flat: upper bound with padding */
 	const struct ht_ctf_type *type;
 	const char *name;
 	const struct ht__variant_sel *sel; /* VARIANT */
@@ -107,6 +110,9 @@ struct ht__stream_class {
 	struct ht__event_class **by_id;
 	uint64_t nr_by_id;
 	bool clock_is_ns; /* default clock at 1 GHz: ns = base + cycles */
+	bool base_ok;     /* base_ns is valid */
+	int64_t base_ns;  /* the default clock's offset in ns */
+	double freq_d;    /* its frequency */
 };
 
 struct ht__trace {

@@ -183,6 +183,7 @@ found:
 				     "too many length and tag fields");
 		}
 		ops[idx].reg = cc->t->nr_regs++;
+		ops[idx].side = 1;
 	}
 	*target = &ops[idx];
 	return 0;
@@ -412,6 +413,25 @@ static int emit(struct compiler *cc, const struct ht_ctf_type *type,
 			cc->ops[idx].nr++; /* completed children */
 		}
 		cc->depth--;
+		{
+			/* all-integer structs decode in one tight loop */
+			uint32_t c = idx + 1;
+			bool flat = true;
+			uint64_t maxb = 0;
+
+			for (k = 0; k < type->nr_members; k++) {
+				const struct ht__op *m = &cc->ops[c];
+
+				if (m->kind != HT__OP_INT) {
+					flat = false;
+					break;
+				}
+				maxb += m->size_bits + m->align_bits - 1;
+				c += m->span;
+			}
+			cc->ops[idx].flat = flat;
+			cc->ops[idx].flat_max_bits = maxb;
+		}
 		break;
 	case HT_CTF_ARRAY:
 	case HT_CTF_SEQUENCE:
@@ -486,6 +506,13 @@ static int compile_scope(struct compiler *cc, int scope,
 	cc->depth = 0;
 	ret = emit(cc, root, NULL, &idx);
 	if (!ret) {
+		uint32_t i;
+
+		for (i = 0; i < cc->nr_ops; i++) {
+			struct ht__op *o = &cc->ops[i];
+
+			o->side = o->meaning || o->clock || o->reg >= 0;
+		}
 		plan->ops = ht__arena_alloc(&cc->t->arena,
 					    cc->nr_ops * sizeof(*plan->ops));
 		if (!plan->ops) {
@@ -569,6 +596,11 @@ int ht__plan_compile_trace(struct ht__trace *t, char *err, size_t err_len)
 		}
 		sc->clock_is_ns = sc->pub.default_clock &&
 				  sc->pub.default_clock->freq_hz == 1000000000;
+		if (sc->pub.default_clock) {
+			sc->base_ok = !ht_ctf_clock_cycles_to_ns(
+				sc->pub.default_clock, 0, &sc->base_ns);
+			sc->freq_d = (double)sc->pub.default_clock->freq_hz;
+		}
 		for (e = 0; e < sc->pub.nr_event_classes; e++) {
 			struct ht__event_class *ec =
 				(struct ht__event_class *)
