@@ -1318,15 +1318,6 @@ static void expand_field_types(struct loader *ld, struct ht_ynode *tt)
 		if (a->kind == HT_YNODE_MAP) {
 			ld->aliases = a;
 			check_dup_names(ld, a, "field type alias");
-			/* Members written `- name: alias` in aliases too. */
-			for (i = 0; i < a->nr; i++) {
-				long m = ht_ynode_find(a->items[i], "members");
-
-				if (m >= 0) {
-					resolve_members(ld,
-							a->items[i]->items[m]);
-				}
-			}
 		} else if (!ht_ynode_is_null(a)) {
 			expect_fail(ld, a, "$field-type-aliases",
 				    "a mapping of alias names to field types");
