@@ -43,11 +43,13 @@
 #else
 /*
  * An opaque call is a barrier for any compiler that does not see the
- * callee; the port provides ht_port_barrier() in a separate unit.
+ * callee: ht_port_barrier() is in runtime/port.c.
  */
-void ht_port_barrier(void);
 #define HT_COMPILER_BARRIER() ht_port_barrier()
 #endif
+
+/* Empty; defined out of line so that a call to it is a barrier. */
+void ht_port_barrier(void);
 
 /* Branch hint for the fast path. */
 #if defined(__GNUC__) || defined(__clang__)

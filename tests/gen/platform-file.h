@@ -10,12 +10,14 @@
  * discarded events. Only the barectf API is used, so the same driver
  * runs against both generators' output.
  */
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 struct file_platform {
-	FILE *f;
+	int fd; /* write(2): safe from a signal handler */
 	uint8_t *buf;
 	uint32_t size;
 	void *ctx;
@@ -28,6 +30,7 @@ struct file_platform {
 	uint64_t step;
 	unsigned packets;
 	unsigned max_packets; /* 0: never full */
+	volatile int full;    /* the test makes the back end full */
 };
 
 static inline uint64_t fp_clock_get_value(void *data)
@@ -47,13 +50,13 @@ static inline int fp_is_backend_full(void *data)
 {
 	struct file_platform *fp = data;
 
-	return fp->max_packets && fp->packets >= fp->max_packets;
+	return fp->full || (fp->max_packets && fp->packets >= fp->max_packets);
 }
 
 static inline void fp_write(struct file_platform *fp)
 {
-	if (fwrite(fp->buf, 1, fp->size, fp->f) != fp->size) {
-		perror("fwrite");
+	if (write(fp->fd, fp->buf, fp->size) != (ssize_t)fp->size) {
+		perror("write");
 		exit(1);
 	}
 	fp->packets++;
@@ -77,8 +80,8 @@ static inline void fp_close_packet(void *data)
 static inline void fp_start(struct file_platform *fp, const char *path, uint32_t size,
 		     uint64_t step)
 {
-	fp->f = fopen(path, "wb");
-	if (!fp->f) {
+	fp->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fp->fd < 0) {
 		perror(path);
 		exit(1);
 	}
@@ -95,7 +98,7 @@ static inline void fp_finish(struct file_platform *fp)
 		fp->close(fp->ctx);
 		fp_write(fp);
 	}
-	fclose(fp->f);
+	close(fp->fd);
 	free(fp->buf);
 }
 

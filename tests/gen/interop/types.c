@@ -1,4 +1,5 @@
 /* Traces known values of every field type (config types.yaml). */
+#define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
