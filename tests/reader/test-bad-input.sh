@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Damaged traces (corrupt.py on the "basic" trace): hetrace info exits
+# 1 with a message naming the file and byte offset (or metadata
+# line:column); the events before the damage are still read; with
+# --keep-going a damaged packet whose size is known is skipped.
+set -eu
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+"$TOP/tests/reader/mktrace.sh" basic "$tmp/good" 1000 >/dev/null
+
+# KIND | expected message | events in main (stop) | events in main (-k)
+cases=(
+	"truncated|trace/main offset=2560: packet_size 512 bytes goes past the end of the file (300 bytes left)|49|49"
+	"magic|trace/main offset=2560: wrong packet magic 0xdeadbeef (expected 0xc1fc1fc1)|49|49"
+	"packet-size|trace/main offset=2560: packet_size 137438953472 bytes goes past the end of the file (46592 bytes left)|49|49"
+	"content-size|trace/main offset=2560: content_size 8192 bits is larger than packet_size 4096 bits|49|941"
+	"event-id|trace/main offset=185: event id 0 is not declared|2|89"
+	"syntax|trace/metadata:38:12: expected ';', found a number||"
+	"wide-int|trace/metadata:58:11: integer size 128: only 1 to 64 bits are supported||"
+)
+for c in "${cases[@]}"; do
+	IFS='|' read -r kind msg stop_n keep_n <<<"$c"
+	rm -rf "$tmp/$kind"
+	mkdir -p "$tmp/$kind"
+	cp -r "$tmp/good/trace" "$tmp/$kind/trace"
+	"$TOP/tests/reader/corrupt.py" "$kind" "$tmp/$kind/trace"
+	cd "$tmp/$kind"
+	set +e
+	"$HETRACE" info trace >out 2>err
+	rc=$?
+	set -e
+	if [ "$rc" != 1 ]; then
+		echo "FAIL $kind: exit $rc, expected 1"
+		exit 1
+	fi
+	if ! grep -qF -- "$msg" err; then
+		echo "FAIL $kind: expected message: $msg"
+		cat err
+		exit 1
+	fi
+	if [ -n "$stop_n" ]; then
+		got=$(awk '/stream main:/ { m = 1 } m && /events:/ { print $2; exit }' out)
+		[ "$got" = "$stop_n" ] || { echo "FAIL $kind: main has $got events before the damage, expected $stop_n"; exit 1; }
+		set +e
+		"$HETRACE" info --keep-going trace >out-k 2>err-k
+		rc=$?
+		set -e
+		[ "$rc" = 1 ] || { echo "FAIL $kind -k: exit $rc"; exit 1; }
+		got=$(awk '/stream main:/ { m = 1 } m && /events:/ { print $2; exit }' out-k)
+		[ "$got" = "$keep_n" ] || { echo "FAIL $kind -k: main has $got events, expected $keep_n"; exit 1; }
+		grep -q "events: 250" out-k || { echo "FAIL $kind -k: the aux stream is not complete"; exit 1; }
+	fi
+	cd - >/dev/null
+	echo "ok $kind"
+done
