@@ -430,7 +430,7 @@ static bool want_uint(struct loader *ld, const struct ht_ynode *v,
 	bool neg, of;
 	uint64_t mag;
 
-	if (max == UINT64_MAX) {
+	if (max >= (uint64_t)INT64_MAX) {
 		snprintf(what, sizeof(what),
 			 "an integer greater than or equal to %llu",
 			 (unsigned long long)min);
@@ -1223,6 +1223,12 @@ static void resolve_ft(struct loader *ld, struct ht_ynode *parent, size_t i)
 			ld->fatal = HT_ENOMEM;
 			return;
 		}
+		/*
+		 * Problems with the field type as a whole (not a structure,
+		 * not unsigned) point at the use; problems inside it point
+		 * into the alias's definition.
+		 */
+		copy->loc = node->loc;
 		ht_ynode_replace(parent, i, copy);
 		return;
 	}
@@ -2462,7 +2468,12 @@ static void load_dst(struct loader *ld, const struct ht_ynode *name,
 		     name->str);
 		return;
 	}
-	if (v->kind != HT_YNODE_MAP || v->nr == 0) {
+	if (v->kind == HT_YNODE_MAP && v->nr == 0) {
+		diag(ld, &v->loc,
+		     "`event-record-types`: expected at least one event record type");
+		return;
+	}
+	if (v->kind != HT_YNODE_MAP) {
 		expect_fail(ld, v, "event-record-types",
 			    "a non-empty mapping of event record type names to event record types");
 		return;
@@ -2511,7 +2522,7 @@ static void load_dst(struct loader *ld, const struct ht_ynode *name,
 	if (st->ev_type_id.ft && st->ev_type_id.ft->size_bits < 64 &&
 	    st->nr_events > (UINT64_C(1) << st->ev_type_id.ft->size_bits)) {
 		diag(ld, &st->ev_type_id.loc,
-		     "`type-id-field-type`: %u bits cannot hold the ids of %zu event record types",
+		     "`type-id-field-type`: a %u-bit id cannot tell %zu event record types apart",
 		     st->ev_type_id.ft->size_bits, st->nr_events);
 	}
 }
@@ -2593,7 +2604,12 @@ static void load_trace_type(struct loader *ld, const struct ht_ynode *tt)
 		diag(ld, &tt->loc, "missing `data-stream-types` in trace type");
 		return;
 	}
-	if (dsts->kind != HT_YNODE_MAP || dsts->nr == 0) {
+	if (dsts->kind == HT_YNODE_MAP && dsts->nr == 0) {
+		diag(ld, &dsts->loc,
+		     "`data-stream-types`: expected at least one data stream type");
+		return;
+	}
+	if (dsts->kind != HT_YNODE_MAP) {
 		expect_fail(ld, dsts, "data-stream-types",
 			    "a non-empty mapping of data stream type names to data stream types");
 		return;
@@ -2636,7 +2652,7 @@ static void load_trace_type(struct loader *ld, const struct ht_ynode *tt)
 	    cfg->nr_streams >
 		    (UINT64_C(1) << cfg->stream_id_field.ft->size_bits)) {
 		diag(ld, &cfg->stream_id_field.loc,
-		     "`data-stream-type-id-field-type`: %u bits cannot hold the ids of %zu data stream types",
+		     "`data-stream-type-id-field-type`: a %u-bit id cannot tell %zu data stream types apart",
 		     cfg->stream_id_field.ft->size_bits, cfg->nr_streams);
 	}
 }
@@ -2800,6 +2816,7 @@ int ht_config_load(const char *path, const char *const *include_dirs,
 		goto check;
 	}
 	check_keys(&ld, root, root_keys, "configuration");
+	load_options(&ld, root);
 	k = ht_ynode_find(root, "trace");
 	if (k < 0) {
 		diag(&ld, &root->loc, "missing `trace` in configuration");
@@ -2810,7 +2827,6 @@ int ht_config_load(const char *path, const char *const *include_dirs,
 	if (ld.fatal) {
 		goto destroy_root;
 	}
-	load_options(&ld, root);
 	if (trace->kind != HT_YNODE_MAP) {
 		expect_fail(&ld, trace, "trace", "a trace object (a mapping)");
 		goto destroy_root;
