@@ -105,7 +105,7 @@ struct ht_clock_type {
 	uint64_t precision;     /* default 0 */
 	int64_t offset_seconds; /* default 0 */
 	uint64_t offset_cycles; /* default 0 */
-	bool origin_is_unix_epoch; /* default true */
+	bool origin_is_unix_epoch; /* default false, as barectf 3.1 */
 	bool has_uuid;
 	uint8_t uuid[16];
 	char *description;      /* NULL if none */
@@ -125,7 +125,7 @@ struct ht_feature {
 struct ht_event_type {
 	char *name;
 	struct ht_src_loc loc;
-	uint64_t id;          /* assigned in declaration order per stream */
+	uint64_t id;          /* index in name order (barectf) */
 	bool has_log_level;
 	int64_t log_level;
 	struct ht_ft *spec_ctx; /* structure or NULL */
@@ -135,7 +135,7 @@ struct ht_event_type {
 struct ht_stream_type {
 	char *name;
 	struct ht_src_loc loc;
-	uint64_t id;      /* assigned in declaration order */
+	uint64_t id;      /* index in name order (barectf) */
 	bool is_default;
 	struct ht_clock_type *default_clock; /* NULL if none */
 
@@ -163,7 +163,7 @@ struct ht_stream_type {
 	/* `event-record-common-context-field-type`: a structure or NULL. */
 	struct ht_ft *ev_common_ctx;
 
-	struct ht_event_type *events;
+	struct ht_event_type *events; /* sorted by name: events[i].id == i */
 	size_t nr_events;
 };
 
@@ -193,10 +193,10 @@ struct ht_config {
 	struct ht_feature uuid_field;
 	struct ht_feature stream_id_field;
 
-	struct ht_clock_type *clocks;
+	struct ht_clock_type *clocks; /* sorted by name */
 	size_t nr_clocks;
 
-	struct ht_stream_type *streams;
+	struct ht_stream_type *streams; /* sorted by name: streams[i].id == i */
 	size_t nr_streams;
 
 	/*
