@@ -2079,7 +2079,7 @@ static const char *const prefix_keys[] = {"identifier", "file-name", NULL};
 static const char *const header_keys[] = {
 	"identifier-prefix-definition",
 	"default-data-stream-type-name-definition", NULL};
-static const char *const hetrace_keys[] = {"event-header", NULL};
+static const char *const hetrace_keys[] = {"event-header", "core-id", NULL};
 static const char *const trace_keys[] = {"type", "environment", NULL};
 static const char *const tt_keys[] = {
 	"native-byte-order", "uuid",		  "$features",
@@ -2210,6 +2210,12 @@ static void load_options(struct loader *ld, const struct ht_ynode *root)
 				     "`event-header`: expected `compact` or `barectf`, got `%s`",
 				     s);
 			}
+		}
+		{
+			bool core_id = true;
+
+			get_bool(ld, ht, "core-id", &core_id, false);
+			cfg->no_core_id = !core_id;
 		}
 	}
 }
