@@ -19,31 +19,39 @@
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"usage: %s CONFIG.yaml -o DIR [-I DIR]... [--header-only]\n"
-		"       [--metadata-only] [--no-runtime]\n"
-		"\n"
-		"Reads a barectf 3 YAML configuration and writes into DIR:\n"
-		"  <prefix>.h, <prefix>.c  the tracing functions (barectf 3.1's API)\n"
-		"  metadata                the CTF 1.8 (TSDL) metadata of the trace\n"
-		"  hetrace/*.h             the runtime headers the C code includes\n"
-		"\n"
-		"options:\n"
-		"  -o, --output DIR     where to write (created if needed)\n"
-		"  -I, --include-dir DIR\n"
-		"                       search DIR for `$include` files (after the\n"
-		"                       including file's directory, before hetrace's\n"
-		"                       standard includes); may be repeated\n"
-		"      --header-only    one header holding everything, no .c file\n"
-		"      --no-core-id     no core_id in the packet context (barectf's\n"
-		"                       packet context exactly)\n"
-		"      --metadata-only  only the metadata\n"
-		"      --no-runtime     do not copy the runtime headers\n"
-		"  -h, --help           this text\n"
-		"\n"
-		"An invalid configuration writes nothing: every problem is printed\n"
-		"as file:line:column: message and the exit status is 1.\n",
-		ht_cli_prog);
+	fprintf(
+	    out,
+	    "usage: %s CONFIG.yaml -o DIR [-I DIR]... [--header-only]\n"
+	    "       [--metadata-only] [--no-runtime]\n"
+	    "\n"
+	    "Reads a barectf 3 YAML configuration and writes into DIR:\n"
+	    "  <prefix>.h, <prefix>.c  the tracing functions (barectf 3.1's "
+	    "API)\n"
+	    "  metadata                the CTF 1.8 (TSDL) metadata of the "
+	    "trace\n"
+	    "  hetrace/*.h             the runtime headers the C code "
+	    "includes\n"
+	    "\n"
+	    "options:\n"
+	    "  -o, --output DIR     where to write (created if needed)\n"
+	    "  -I, --include-dir DIR\n"
+	    "                       search DIR for `$include` files (after "
+	    "the\n"
+	    "                       including file's directory, before "
+	    "hetrace's\n"
+	    "                       standard includes); may be repeated\n"
+	    "      --header-only    one header holding everything, no .c file\n"
+	    "      --no-core-id     no core_id in the packet context "
+	    "(barectf's\n"
+	    "                       packet context exactly)\n"
+	    "      --metadata-only  only the metadata\n"
+	    "      --no-runtime     do not copy the runtime headers\n"
+	    "  -h, --help           this text\n"
+	    "\n"
+	    "An invalid configuration writes nothing: every problem is "
+	    "printed\n"
+	    "as file:line:column: message and the exit status is 1.\n",
+	    ht_cli_prog);
 }
 
 /* One output file, written under a temporary name until all succeed. */
@@ -241,14 +249,14 @@ static bool write_outputs(const struct ht_config *cfg, const char *dir,
 int cmd_gen(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"output", required_argument, NULL, 'o'},
-		{"include-dir", required_argument, NULL, 'I'},
-		{"header-only", no_argument, NULL, 'H'},
-		{"metadata-only", no_argument, NULL, 'M'},
-		{"no-runtime", no_argument, NULL, 'R'},
-		{"no-core-id", no_argument, NULL, 'C'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"output", required_argument, NULL, 'o'},
+	    {"include-dir", required_argument, NULL, 'I'},
+	    {"header-only", no_argument, NULL, 'H'},
+	    {"metadata-only", no_argument, NULL, 'M'},
+	    {"no-runtime", no_argument, NULL, 'R'},
+	    {"no-core-id", no_argument, NULL, 'C'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	bool header_only = false, metadata_only = false, runtime = true;
 	bool no_core_id = false;
@@ -261,7 +269,8 @@ int cmd_gen(int argc, char **argv)
 	optind = 1;
 	inc_dirs = calloc((size_t)argc + 1, sizeof(*inc_dirs));
 	if (!inc_dirs) {
-		fprintf(stderr, "%s: %s\n", ht_cli_prog, ht_strerror(HT_ENOMEM));
+		fprintf(stderr, "%s: %s\n", ht_cli_prog,
+			ht_strerror(HT_ENOMEM));
 		return HT_EXIT_FAIL;
 	}
 	while ((opt = getopt_long(argc, argv, "o:I:h", longopts, NULL)) != -1) {
@@ -295,8 +304,8 @@ int cmd_gen(int argc, char **argv)
 	}
 	if (optind != argc - 1) {
 		fprintf(stderr, "%s: %s\n", ht_cli_prog,
-			optind >= argc ? "missing CONFIG.yaml" :
-					 "expected exactly one CONFIG.yaml");
+			optind >= argc ? "missing CONFIG.yaml"
+				       : "expected exactly one CONFIG.yaml");
 		fprintf(stderr, "Try '%s --help'.\n", ht_cli_prog);
 		goto free_dirs;
 	}
@@ -307,7 +316,8 @@ int cmd_gen(int argc, char **argv)
 	}
 	if (header_only && metadata_only) {
 		fprintf(stderr,
-			"%s: --header-only and --metadata-only exclude each other\n",
+			"%s: --header-only and --metadata-only exclude each "
+			"other\n",
 			ht_cli_prog);
 		goto free_dirs;
 	}
@@ -320,8 +330,8 @@ int cmd_gen(int argc, char **argv)
 	ht_diags_fini(&diags);
 	if (ret) {
 		if (ret != HT_ECONFIG) {
-			fprintf(stderr, "%s: %s: %s\n", ht_cli_prog, argv[optind],
-				ht_strerror(ret));
+			fprintf(stderr, "%s: %s: %s\n", ht_cli_prog,
+				argv[optind], ht_strerror(ret));
 		}
 		goto free_dirs;
 	}

@@ -361,9 +361,9 @@ static void check_dup_names(struct loader *ld, const struct ht_ynode *map,
 }
 
 static const char *const tsdl_keywords[] = {
-	"align",    "callsite", "clock",  "enum",	   "env",
-	"event",    "floating_point",	  "integer", "stream", "string",
-	"struct",   "trace",	"typealias", "typedef", "variant", NULL,
+    "align",	      "callsite", "clock",   "enum",   "env",	 "event",
+    "floating_point", "integer",  "stream",  "string", "struct", "trace",
+    "typealias",      "typedef",  "variant", NULL,
 };
 
 static bool is_iden_syntax(const char *s)
@@ -391,7 +391,8 @@ static bool check_iden(struct loader *ld, const struct ht_ynode *node,
 
 	if (!is_iden_syntax(node->str)) {
 		diag(ld, &node->loc,
-		     "invalid %s `%s`: expected an identifier (letters, digits and `_`, not starting with a digit)",
+		     "invalid %s `%s`: expected an identifier (letters, digits "
+		     "and `_`, not starting with a digit)",
 		     what, node->str);
 		return false;
 	}
@@ -438,8 +439,8 @@ static bool want_uint(struct loader *ld, const struct ht_ynode *v,
 		snprintf(what, sizeof(what), "an integer between %llu and %llu",
 			 (unsigned long long)min, (unsigned long long)max);
 	}
-	if (!ht_yscalar_int(v, &neg, &mag, &of) ||
-	    (neg && mag != 0) || mag < min || mag > max) {
+	if (!ht_yscalar_int(v, &neg, &mag, &of) || (neg && mag != 0) ||
+	    mag < min || mag > max) {
 		if (of || ht_yscalar_type(v) == HT_YSCALAR_INT) {
 			diag(ld, &v->loc, "`%s`: expected %s, got %s", key,
 			     what, v->str);
@@ -453,8 +454,7 @@ static bool want_uint(struct loader *ld, const struct ht_ynode *v,
 }
 
 static bool get_uint(struct loader *ld, const struct ht_ynode *map,
-		     const char *key, uint64_t min, uint64_t max,
-		     uint64_t *out)
+		     const char *key, uint64_t min, uint64_t max, uint64_t *out)
 {
 	const struct ht_ynode *v = ht_ynode_get(map, key);
 
@@ -516,8 +516,7 @@ static bool parse_byte_order(const char *s, enum ht_byte_order *bo)
 		*bo = HT_BO_LE;
 		return true;
 	}
-	if (!strcmp(s, "be") || !strcmp(s, "big") ||
-	    !strcmp(s, "big-endian")) {
+	if (!strcmp(s, "be") || !strcmp(s, "big") || !strcmp(s, "big-endian")) {
 		*bo = HT_BO_BE;
 		return true;
 	}
@@ -590,8 +589,7 @@ static const char *add_file(struct loader *ld, const char *name)
 	return copy;
 }
 
-static int read_whole_file(const char *path, unsigned char **data,
-			   size_t *size)
+static int read_whole_file(const char *path, unsigned char **data, size_t *size)
 {
 	FILE *f = fopen(path, "rb");
 	unsigned char *buf = NULL, *nbuf;
@@ -762,7 +760,9 @@ static struct ht_ynode *load_include(struct loader *ld,
 	}
 	if (!found) {
 		diag(ld, &item->loc,
-		     "cannot find `$include` file `%s` (looked in the including file's directory, the -I directories and hetrace's standard includes)",
+		     "cannot find `$include` file `%s` (looked in the "
+		     "including file's directory, the -I directories and "
+		     "hetrace's standard includes)",
 		     item->str);
 		return NULL;
 	}
@@ -778,16 +778,15 @@ static struct ht_ynode *load_include(struct loader *ld,
 		len = 0;
 		chain[0] = '\0';
 		for (j = i; j < ld->depth; j++) {
-			len += (size_t)snprintf(chain + len,
-						len < sizeof(chain) ?
-							sizeof(chain) - len : 0,
-						"`%s` -> ", ld->stack[j].name);
+			len += (size_t)snprintf(
+			    chain + len,
+			    len < sizeof(chain) ? sizeof(chain) - len : 0,
+			    "`%s` -> ", ld->stack[j].name);
 			if (len >= sizeof(chain)) {
 				len = sizeof(chain) - 1;
 			}
 		}
-		diag(ld, &item->loc, "cyclic `$include`: %s`%s`", chain,
-		     found);
+		diag(ld, &item->loc, "cyclic `$include`: %s`%s`", chain, found);
 		goto free_id;
 	}
 	if (ld->depth == MAX_INCLUDE_DEPTH) {
@@ -804,8 +803,9 @@ static struct ht_ynode *load_include(struct loader *ld,
 	} else {
 		ret = read_whole_file(found, &text, &size);
 		if (ret) {
-			diag(ld, &item->loc, "cannot read `$include` file `%s`: %s",
-			     found, ht_strerror(ret));
+			diag(ld, &item->loc,
+			     "cannot read `$include` file `%s`: %s", found,
+			     ht_strerror(ret));
 			goto free_id;
 		}
 		root = parse_text(ld, name, text, size);
@@ -815,9 +815,10 @@ static struct ht_ynode *load_include(struct loader *ld,
 		goto free_id;
 	}
 	if (root->kind != HT_YNODE_MAP) {
-		diag(ld, &root->loc,
-		     "expected a mapping at the top of an included file, got %s",
-		     ht_ynode_describe(root));
+		diag(
+		    ld, &root->loc,
+		    "expected a mapping at the top of an included file, got %s",
+		    ht_ynode_describe(root));
 		ht_ynode_destroy(root);
 		root = NULL;
 		goto free_id;
@@ -897,9 +898,9 @@ static int update_node(struct loader *ld, struct ht_ynode *base,
 	for (i = 0; i < overlay->nr; i++) {
 		const struct ht_ynode *ok = overlay->keys[i];
 		const struct ht_ynode *ov = overlay->items[i];
-		long bi = ok->kind == HT_YNODE_SCALAR ?
-				  ht_ynode_find(base, ok->str) :
-				  -1;
+		long bi = ok->kind == HT_YNODE_SCALAR
+			      ? ht_ynode_find(base, ok->str)
+			      : -1;
 		struct ht_ynode *copy, *kcopy;
 
 		if (bi >= 0) {
@@ -948,9 +949,8 @@ static int update_node(struct loader *ld, struct ht_ynode *base,
 	return 0;
 }
 
-static struct ht_ynode *process_includes(struct loader *ld,
-					 struct ht_ynode *node,
-					 enum level level);
+static struct ht_ynode *
+process_includes(struct loader *ld, struct ht_ynode *node, enum level level);
 
 static void process_children_map(struct loader *ld, struct ht_ynode *parent,
 				 const char *key, enum level level)
@@ -971,9 +971,8 @@ static void process_children_map(struct loader *ld, struct ht_ynode *parent,
  * children first, then the files node's `$include` names, in order,
  * each updated by the next, and node's own properties last.
  */
-static struct ht_ynode *process_includes(struct loader *ld,
-					 struct ht_ynode *node,
-					 enum level level)
+static struct ht_ynode *
+process_includes(struct loader *ld, struct ht_ynode *node, enum level level)
 {
 	struct ht_ynode *inc, *base = NULL;
 	long at;
@@ -997,8 +996,7 @@ static struct ht_ynode *process_includes(struct loader *ld,
 		process_children_map(ld, node, "data-stream-types", LEVEL_DST);
 		break;
 	case LEVEL_DST:
-		process_children_map(ld, node, "event-record-types",
-				     LEVEL_ERT);
+		process_children_map(ld, node, "event-record-types", LEVEL_ERT);
 		break;
 	default:
 		break;
@@ -1013,7 +1011,8 @@ static struct ht_ynode *process_includes(struct loader *ld,
 		nr_paths = inc->nr;
 		if (nr_paths == 0) {
 			expect_fail(ld, inc, "$include",
-				    "a file name or a non-empty sequence of file names");
+				    "a file name or a non-empty sequence of "
+				    "file names");
 		}
 	} else if (inc->kind == HT_YNODE_SCALAR &&
 		   ht_yscalar_type(inc) == HT_YSCALAR_STR) {
@@ -1025,7 +1024,7 @@ static struct ht_ynode *process_includes(struct loader *ld,
 	}
 	for (i = 0; i < nr_paths && !ld->fatal; i++) {
 		const struct ht_ynode *item =
-			inc->kind == HT_YNODE_SEQ ? inc->items[i] : inc;
+		    inc->kind == HT_YNODE_SEQ ? inc->items[i] : inc;
 		struct ht_ynode *overlay = load_include(ld, item);
 
 		if (!overlay) {
@@ -1071,8 +1070,7 @@ static bool is_error(const struct ht_ynode *node)
 
 static void resolve_ft(struct loader *ld, struct ht_ynode *parent, size_t i);
 
-static void alias_names(const struct loader *ld, const char **names,
-			size_t *nr)
+static void alias_names(const struct loader *ld, const char **names, size_t *nr)
 {
 	size_t i;
 
@@ -1105,8 +1103,8 @@ static const struct ht_ynode *resolve_alias(struct loader *ld,
 			suggestion(sugg, sizeof(sugg), use->str, names, nr);
 			free(names);
 		}
-		diag(ld, &use->loc, "unknown field type alias `%s`%s",
-		     use->str, sugg);
+		diag(ld, &use->loc, "unknown field type alias `%s`%s", use->str,
+		     sugg);
 		return NULL;
 	}
 	switch (ld->alias_state[i]) {
@@ -1120,10 +1118,11 @@ static const struct ht_ynode *resolve_alias(struct loader *ld,
 			}
 		}
 		chain[0] = '\0';
-		for (j = from; j < ld->nr_resolving && len < sizeof(chain); j++) {
+		for (j = from; j < ld->nr_resolving && len < sizeof(chain);
+		     j++) {
 			len += (size_t)snprintf(
-				chain + len, sizeof(chain) - len, "`%s` -> ",
-				ld->aliases->keys[ld->resolving[j]]->str);
+			    chain + len, sizeof(chain) - len, "`%s` -> ",
+			    ld->aliases->keys[ld->resolving[j]]->str);
 		}
 		diag(ld, &use->loc, "field type alias cycle: %s`%s`", chain,
 		     use->str);
@@ -1192,8 +1191,7 @@ static void resolve_members(struct loader *ld, struct ht_ynode *members)
 	}
 }
 
-static void apply_inherit(struct loader *ld, struct ht_ynode *parent,
-			  size_t i);
+static void apply_inherit(struct loader *ld, struct ht_ynode *parent, size_t i);
 
 /*
  * Expands parent->items[i] as a field type: an alias name becomes a
@@ -1249,7 +1247,8 @@ static void resolve_ft(struct loader *ld, struct ht_ynode *parent, size_t i)
 
 		if (v->kind != HT_YNODE_SCALAR ||
 		    ht_yscalar_type(v) != HT_YSCALAR_STR) {
-			expect_fail(ld, v, "$inherit", "a field type alias name");
+			expect_fail(ld, v, "$inherit",
+				    "a field type alias name");
 			mark_error(ld, node);
 			return;
 		}
@@ -1305,13 +1304,13 @@ static void resolve_ft_at(struct loader *ld, struct ht_ynode *map,
 static void expand_field_types(struct loader *ld, struct ht_ynode *tt)
 {
 	static const char *const pkt_keys[] = {
-		"total-size-field-type",
-		"content-size-field-type",
-		"beginning-timestamp-field-type",
-		"end-timestamp-field-type",
-		"discarded-event-records-counter-snapshot-field-type",
-		"sequence-number-field-type",
-		NULL,
+	    "total-size-field-type",
+	    "content-size-field-type",
+	    "beginning-timestamp-field-type",
+	    "end-timestamp-field-type",
+	    "discarded-event-records-counter-snapshot-field-type",
+	    "sequence-number-field-type",
+	    NULL,
 	};
 	struct ht_ynode *features, *dsts;
 	size_t i, j;
@@ -1358,11 +1357,13 @@ static void expand_field_types(struct loader *ld, struct ht_ynode *tt)
 		x = ht_ynode_get(features, "event-record");
 		resolve_ft_at(ld, x, "type-id-field-type");
 		resolve_ft_at(ld, x, "timestamp-field-type");
-		x = ht_ynode_get(dst, "packet-context-field-type-extra-members");
+		x = ht_ynode_get(dst,
+				 "packet-context-field-type-extra-members");
 		if (x) {
 			resolve_members(ld, x);
 		}
-		resolve_ft_at(ld, dst, "event-record-common-context-field-type");
+		resolve_ft_at(ld, dst,
+			      "event-record-common-context-field-type");
 		erts = ht_ynode_get(dst, "event-record-types");
 		if (!erts || erts->kind != HT_YNODE_MAP) {
 			continue;
@@ -1378,9 +1379,9 @@ static void expand_field_types(struct loader *ld, struct ht_ynode *tt)
 /* Replaces `log-level: NAME` with the alias's value. */
 static void sub_log_levels(struct loader *ld, struct ht_ynode *tt)
 {
-	const struct ht_ynode *aliases = get_map(
-		ld, tt, "$log-level-aliases",
-		"a mapping of log level names to integers");
+	const struct ht_ynode *aliases =
+	    get_map(ld, tt, "$log-level-aliases",
+		    "a mapping of log level names to integers");
 	struct ht_ynode *dsts = ht_ynode_get(tt, "data-stream-types");
 	size_t i, j;
 	uint64_t v;
@@ -1390,8 +1391,8 @@ static void sub_log_levels(struct loader *ld, struct ht_ynode *tt)
 		for (i = 0; i < aliases->nr; i++) {
 			if (!is_absent(aliases->items[i])) {
 				want_uint(ld, aliases->items[i],
-					  aliases->keys[i]->str, 0,
-					  INT64_MAX, &v);
+					  aliases->keys[i]->str, 0, INT64_MAX,
+					  &v);
 			}
 		}
 	}
@@ -1399,8 +1400,8 @@ static void sub_log_levels(struct loader *ld, struct ht_ynode *tt)
 		return;
 	}
 	for (i = 0; i < dsts->nr; i++) {
-		struct ht_ynode *erts = ht_ynode_get(dsts->items[i],
-						     "event-record-types");
+		struct ht_ynode *erts =
+		    ht_ynode_get(dsts->items[i], "event-record-types");
 
 		if (!erts || erts->kind != HT_YNODE_MAP) {
 			continue;
@@ -1419,13 +1420,13 @@ static void sub_log_levels(struct loader *ld, struct ht_ynode *tt)
 				size_t nr = 0, a;
 				char sugg[128] = "";
 
-				for (a = 0; aliases && a < aliases->nr &&
-					    nr < 256;
+				for (a = 0;
+				     aliases && a < aliases->nr && nr < 256;
 				     a++) {
 					if (aliases->keys[a]->kind ==
 					    HT_YNODE_SCALAR) {
 						names[nr++] =
-							aliases->keys[a]->str;
+						    aliases->keys[a]->str;
 					}
 				}
 				suggestion(sugg, sizeof(sugg),
@@ -1450,37 +1451,48 @@ static void sub_log_levels(struct loader *ld, struct ht_ynode *tt)
 /* Field types                                                         */
 
 static const char *const class_names[] = {
-	"uint",		"unsigned-int",	 "unsigned-integer",
-	"sint",		"signed-int",	 "signed-integer",
-	"uenum",	"unsigned-enum", "unsigned-enumeration",
-	"senum",	"signed-enum",	 "signed-enumeration",
-	"real",		"str",		 "string",
-	"static-array", "dynamic-array", "struct",
-	"structure",	NULL,
+    "uint",
+    "unsigned-int",
+    "unsigned-integer",
+    "sint",
+    "signed-int",
+    "signed-integer",
+    "uenum",
+    "unsigned-enum",
+    "unsigned-enumeration",
+    "senum",
+    "signed-enum",
+    "signed-enumeration",
+    "real",
+    "str",
+    "string",
+    "static-array",
+    "dynamic-array",
+    "struct",
+    "structure",
+    NULL,
 };
 
 static const enum ht_ft_kind class_kinds[] = {
-	HT_FT_UINT,	    HT_FT_UINT,		 HT_FT_UINT,   HT_FT_SINT,
-	HT_FT_SINT,	    HT_FT_SINT,		 HT_FT_UENUM,  HT_FT_UENUM,
-	HT_FT_UENUM,	    HT_FT_SENUM,	 HT_FT_SENUM,  HT_FT_SENUM,
-	HT_FT_REAL,	    HT_FT_STRING,	 HT_FT_STRING, HT_FT_STATIC_ARRAY,
-	HT_FT_DYNAMIC_ARRAY, HT_FT_STRUCT,	 HT_FT_STRUCT,
+    HT_FT_UINT,		 HT_FT_UINT,   HT_FT_UINT,   HT_FT_SINT,
+    HT_FT_SINT,		 HT_FT_SINT,   HT_FT_UENUM,  HT_FT_UENUM,
+    HT_FT_UENUM,	 HT_FT_SENUM,  HT_FT_SENUM,  HT_FT_SENUM,
+    HT_FT_REAL,		 HT_FT_STRING, HT_FT_STRING, HT_FT_STATIC_ARRAY,
+    HT_FT_DYNAMIC_ARRAY, HT_FT_STRUCT, HT_FT_STRUCT,
 };
 
 static const char *const int_keys[] = {
-	"class", "size", "alignment", "preferred-display-base", "byte-order",
-	NULL,
+    "class", "size", "alignment", "preferred-display-base", "byte-order", NULL,
 };
 static const char *const enum_keys[] = {
-	"class",      "size",	  "alignment", "preferred-display-base",
-	"byte-order", "mappings", NULL,
+    "class",	  "size",     "alignment", "preferred-display-base",
+    "byte-order", "mappings", NULL,
 };
 static const char *const real_keys[] = {"class", "size", "alignment", NULL};
 static const char *const string_keys[] = {"class", NULL};
 static const char *const sarray_keys[] = {"class", "element-field-type",
 					  "length", NULL};
-static const char *const darray_keys[] = {"class", "element-field-type",
-					  NULL};
+static const char *const darray_keys[] = {"class", "element-field-type", NULL};
 static const char *const struct_keys[] = {"class", "minimum-alignment",
 					  "members", NULL};
 
@@ -1524,7 +1536,8 @@ static bool enum_value(struct loader *ld, const struct ht_ft *ft,
 	if (!ht_yscalar_int(v, &neg, &mag, &of)) {
 		if (of) {
 			diag(ld, &v->loc,
-			     "enumeration value %s is out of range: it does not fit %u bits (%s)",
+			     "enumeration value %s is out of range: it does "
+			     "not fit %u bits (%s)",
 			     v->str, ft->size_bits,
 			     is_signed ? "signed" : "unsigned");
 		} else {
@@ -1534,24 +1547,27 @@ static bool enum_value(struct loader *ld, const struct ht_ft *ft,
 		return false;
 	}
 	if (!is_signed) {
-		umax = ft->size_bits == 64 ? UINT64_MAX :
-					     (UINT64_C(1) << ft->size_bits) - 1;
+		umax = ft->size_bits == 64 ? UINT64_MAX
+					   : (UINT64_C(1) << ft->size_bits) - 1;
 		if ((neg && mag) || mag > umax) {
 			diag(ld, &v->loc,
-			     "enumeration value %s is out of range: %u-bit unsigned integers hold 0 to %llu",
+			     "enumeration value %s is out of range: %u-bit "
+			     "unsigned integers hold 0 to %llu",
 			     v->str, ft->size_bits, (unsigned long long)umax);
 			return false;
 		}
 		*u = mag;
 		return true;
 	}
-	smax = ft->size_bits == 64 ? INT64_MAX :
-				     (int64_t)((UINT64_C(1) << (ft->size_bits - 1)) - 1);
+	smax = ft->size_bits == 64
+		   ? INT64_MAX
+		   : (int64_t)((UINT64_C(1) << (ft->size_bits - 1)) - 1);
 	smin = -smax - 1;
 	if ((!neg && mag > (uint64_t)smax) ||
 	    (neg && mag > (uint64_t)smax + 1)) {
 		diag(ld, &v->loc,
-		     "enumeration value %s is out of range: %u-bit signed integers hold %lld to %lld",
+		     "enumeration value %s is out of range: %u-bit signed "
+		     "integers hold %lld to %lld",
 		     v->str, ft->size_bits, (long long)smin, (long long)smax);
 		return false;
 	}
@@ -1567,16 +1583,19 @@ static bool parse_mappings(struct loader *ld, struct ht_ft *ft,
 	size_t i, j;
 
 	if (!maps) {
-		diag(ld, &node->loc, "missing `mappings` in enumeration field type");
+		diag(ld, &node->loc,
+		     "missing `mappings` in enumeration field type");
 		return false;
 	}
 	if (maps->kind == HT_YNODE_MAP && maps->nr == 0) {
-		diag(ld, &maps->loc, "`mappings`: expected at least one mapping");
+		diag(ld, &maps->loc,
+		     "`mappings`: expected at least one mapping");
 		return false;
 	}
 	if (maps->kind != HT_YNODE_MAP) {
 		expect_fail(ld, maps, "mappings",
-			    "a non-empty mapping of labels to sequences of values and ranges");
+			    "a non-empty mapping of labels to sequences of "
+			    "values and ranges");
 		return false;
 	}
 	check_dup_names(ld, maps, "enumeration mapping");
@@ -1596,7 +1615,8 @@ static bool parse_mappings(struct loader *ld, struct ht_ft *ft,
 		}
 		if (vals->kind != HT_YNODE_SEQ || vals->nr == 0) {
 			expect_fail(ld, vals, label->str,
-				    "a non-empty sequence of values and [lower, upper] ranges");
+				    "a non-empty sequence of values and "
+				    "[lower, upper] ranges");
 			ok = false;
 			continue;
 		}
@@ -1616,22 +1636,23 @@ static bool parse_mappings(struct loader *ld, struct ht_ft *ft,
 			if (v->kind == HT_YNODE_SEQ) {
 				if (v->nr != 2) {
 					expect_fail(ld, v, NULL,
-						    "a [lower, upper] range of two integers");
+						    "a [lower, upper] range of "
+						    "two integers");
 					ok = false;
 					continue;
 				}
 				good = enum_value(ld, ft, v->items[0],
 						  &r->lower.s, &r->lower.u);
 				good = enum_value(ld, ft, v->items[1],
-						  &r->upper.s,
-						  &r->upper.u) &&
+						  &r->upper.s, &r->upper.u) &&
 				       good;
-				if (good &&
-				    (ft->kind == HT_FT_SENUM ?
-					     r->lower.s > r->upper.s :
-					     r->lower.u > r->upper.u)) {
+				if (good && (ft->kind == HT_FT_SENUM
+						 ? r->lower.s > r->upper.s
+						 : r->lower.u > r->upper.u)) {
 					diag(ld, &v->loc,
-					     "enumeration range [%s, %s]: the lower bound is greater than the upper bound",
+					     "enumeration range [%s, %s]: the "
+					     "lower bound is greater than the "
+					     "upper bound",
 					     v->items[0]->str,
 					     v->items[1]->str);
 					good = false;
@@ -1681,8 +1702,7 @@ static bool parse_int_props(struct loader *ld, struct ht_ft *ft,
 		ok = false;
 	}
 	ft->size_bits = (unsigned)bits;
-	ft->align_bits = ft->kind == HT_FT_REAL ? 8 :
-			 (bits % 8 == 0 ? 8 : 1);
+	ft->align_bits = ft->kind == HT_FT_REAL ? 8 : (bits % 8 == 0 ? 8 : 1);
 	ok = get_align(ld, node, "alignment", &ft->align_bits) && ok;
 	ft->display_base = 10;
 	if (ft->kind == HT_FT_REAL) {
@@ -1701,8 +1721,11 @@ static bool parse_int_props(struct loader *ld, struct ht_ft *ft,
 			   !strcmp(base, "hexadecimal")) {
 			ft->display_base = 16;
 		} else {
-			diag(ld, &ht_ynode_get(node, "preferred-display-base")->loc,
-			     "`preferred-display-base`: expected `bin`, `oct`, `dec` or `hex` (or `binary`, `octal`, `decimal`, `hexadecimal`), got `%s`",
+			diag(ld,
+			     &ht_ynode_get(node, "preferred-display-base")->loc,
+			     "`preferred-display-base`: expected `bin`, `oct`, "
+			     "`dec` or `hex` (or `binary`, `octal`, `decimal`, "
+			     "`hexadecimal`), got `%s`",
 			     base);
 			ok = false;
 		}
@@ -1711,7 +1734,8 @@ static bool parse_int_props(struct loader *ld, struct ht_ft *ft,
 		ok = false;
 	} else if (bo && !parse_byte_order(bo, &ft->byte_order)) {
 		diag(ld, &ht_ynode_get(node, "byte-order")->loc,
-		     "`byte-order`: expected `le`, `little`, `little-endian`, `be`, `big` or `big-endian`, got `%s`",
+		     "`byte-order`: expected `le`, `little`, `little-endian`, "
+		     "`be`, `big` or `big-endian`, got `%s`",
 		     bo);
 		ok = false;
 	}
@@ -1747,7 +1771,8 @@ static bool parse_members(struct loader *ld, struct ht_ft *ft,
 		if (m->kind != HT_YNODE_MAP || m->nr != 1 ||
 		    m->keys[0]->kind != HT_YNODE_SCALAR) {
 			expect_fail(ld, m, NULL,
-				    "a member (a mapping of one name to its field type)");
+				    "a member (a mapping of one name to its "
+				    "field type)");
 			ok = false;
 			continue;
 		}
@@ -1767,7 +1792,8 @@ static bool parse_members(struct loader *ld, struct ht_ft *ft,
 		if (v->kind != HT_YNODE_MAP) {
 			if (!is_error(v)) {
 				expect_fail(ld, v, name->str,
-					    "a field type alias name or a mapping with `field-type`");
+					    "a field type alias name or a "
+					    "mapping with `field-type`");
 			}
 			ok = false;
 			continue;
@@ -1798,7 +1824,9 @@ static bool parse_members(struct loader *ld, struct ht_ft *ft,
 				    o->keys[0]->kind == HT_YNODE_SCALAR &&
 				    !strcmp(o->keys[0]->str, len_name)) {
 					diag(ld, &o->keys[0]->loc,
-					     "member `%s` clashes with the length member of dynamic array `%s`",
+					     "member `%s` clashes with the "
+					     "length member of dynamic array "
+					     "`%s`",
 					     len_name, name->str);
 					ok = false;
 				}
@@ -1834,7 +1862,8 @@ static struct ht_ft *parse_ft(struct loader *ld, const struct ht_ynode *node,
 	}
 	if (node->kind != HT_YNODE_MAP) {
 		expect_fail(ld, node, key,
-			    "a field type (a mapping with `class`, or a field type alias name)");
+			    "a field type (a mapping with `class`, or a field "
+			    "type alias name)");
 		return NULL;
 	}
 	cls = ht_ynode_get(node, "class");
@@ -1915,7 +1944,8 @@ static struct ht_ft *parse_ft(struct loader *ld, const struct ht_ynode *node,
 			x = ht_ynode_get(node, "length");
 			if (!x) {
 				diag(ld, &node->loc,
-				     "missing `length` in static array field type");
+				     "missing `length` in static array field "
+				     "type");
 				ok = false;
 			} else if (!want_uint(ld, x, "length", 0, UINT32_MAX,
 					      &ft->length)) {
@@ -1924,8 +1954,9 @@ static struct ht_ft *parse_ft(struct loader *ld, const struct ht_ynode *node,
 		}
 		x = ht_ynode_get(node, "element-field-type");
 		if (!x) {
-			diag(ld, &node->loc,
-			     "missing `element-field-type` in array field type");
+			diag(
+			    ld, &node->loc,
+			    "missing `element-field-type` in array field type");
 			ok = false;
 			break;
 		}
@@ -1936,12 +1967,15 @@ static struct ht_ft *parse_ft(struct loader *ld, const struct ht_ynode *node,
 		}
 		if (ft->elem->kind == HT_FT_DYNAMIC_ARRAY) {
 			diag(ld, &x->loc,
-			     "`element-field-type`: arrays of dynamic arrays are not supported");
+			     "`element-field-type`: arrays of dynamic arrays "
+			     "are not supported");
 			ok = false;
 		} else if (ft->kind == HT_FT_DYNAMIC_ARRAY &&
 			   ft->elem->kind == HT_FT_STRUCT) {
 			diag(ld, &x->loc,
-			     "`element-field-type`: dynamic arrays of structures are not supported (static arrays of structures are)");
+			     "`element-field-type`: dynamic arrays of "
+			     "structures are not supported (static arrays of "
+			     "structures are)");
 			ok = false;
 		}
 		ft->align_bits = ht_ft_align(ft->elem);
@@ -1978,7 +2012,8 @@ static bool get_struct_ft(struct loader *ld, const struct ht_ynode *map,
 		return false;
 	}
 	if (ft->kind != HT_FT_STRUCT) {
-		diag(ld, &v->loc, "`%s`: expected a structure field type, got class `%s`",
+		diag(ld, &v->loc,
+		     "`%s`: expected a structure field type, got class `%s`",
 		     key, ht_ynode_get(v, "class")->str);
 		ht__ft_destroy(ft);
 		return false;
@@ -1991,10 +2026,10 @@ static bool get_struct_ft(struct loader *ld, const struct ht_ynode *map,
 /* Features                                                            */
 
 enum feature_rule {
-	FEATURE_UINT,	     /* an unsigned integer (or enum) field type */
+	FEATURE_UINT,	      /* an unsigned integer (or enum) field type */
 	FEATURE_UINT_NOFALSE, /* the same, but `false` is not allowed */
-	FEATURE_MAGIC,	     /* 32-bit unsigned integer */
-	FEATURE_UUID,	     /* static array of 16 uint8 */
+	FEATURE_MAGIC,	      /* 32-bit unsigned integer */
+	FEATURE_UUID,	      /* static array of 16 uint8 */
 };
 
 static bool is_uint_kind(const struct ht_ft *ft)
@@ -2018,7 +2053,8 @@ static bool get_feature(struct loader *ld, const struct ht_ynode *map,
 	if (ht_yscalar_bool(v, &b)) {
 		if (!b && rule == FEATURE_UINT_NOFALSE) {
 			diag(ld, &v->loc,
-			     "`%s`: this feature cannot be disabled (expected `true`, null or an unsigned integer field type)",
+			     "`%s`: this feature cannot be disabled (expected "
+			     "`true`, null or an unsigned integer field type)",
 			     key);
 			return false;
 		}
@@ -2026,10 +2062,11 @@ static bool get_feature(struct loader *ld, const struct ht_ynode *map,
 		return true;
 	}
 	if (v->kind != HT_YNODE_MAP) {
-		expect_fail(ld, v, key,
-			    rule == FEATURE_UUID ?
-				    "a boolean, null or a static array field type" :
-				    "a boolean, null or an unsigned integer field type");
+		expect_fail(
+		    ld, v, key,
+		    rule == FEATURE_UUID
+			? "a boolean, null or a static array field type"
+			: "a boolean, null or an unsigned integer field type");
 		return false;
 	}
 	f->ft = parse_ft(ld, v, key);
@@ -2044,7 +2081,8 @@ static bool get_feature(struct loader *ld, const struct ht_ynode *map,
 		    f->ft->elem->size_bits != 8 ||
 		    f->ft->elem->align_bits != 8) {
 			diag(ld, &v->loc,
-			     "`%s`: expected a static array of 16 8-bit, byte-aligned unsigned integers",
+			     "`%s`: expected a static array of 16 8-bit, "
+			     "byte-aligned unsigned integers",
 			     key);
 			return false;
 		}
@@ -2052,7 +2090,8 @@ static bool get_feature(struct loader *ld, const struct ht_ynode *map,
 	case FEATURE_MAGIC:
 		if (!is_uint_kind(f->ft) || f->ft->size_bits != 32) {
 			diag(ld, &v->loc,
-			     "`%s`: expected a 32-bit unsigned integer field type",
+			     "`%s`: expected a 32-bit unsigned integer field "
+			     "type",
 			     key);
 			return false;
 		}
@@ -2072,57 +2111,55 @@ static bool get_feature(struct loader *ld, const struct ht_ynode *map,
 /* Configuration objects                                               */
 
 static const char *const root_keys[] = {"options", "trace", NULL};
-static const char *const options_keys[] = {"code-generation", "hetrace",
-					   NULL};
+static const char *const options_keys[] = {"code-generation", "hetrace", NULL};
 static const char *const codegen_keys[] = {"prefix", "header", NULL};
 static const char *const prefix_keys[] = {"identifier", "file-name", NULL};
 static const char *const header_keys[] = {
-	"identifier-prefix-definition",
-	"default-data-stream-type-name-definition", NULL};
+    "identifier-prefix-definition", "default-data-stream-type-name-definition",
+    NULL};
 static const char *const hetrace_keys[] = {"event-header", "core-id", NULL};
 static const char *const trace_keys[] = {"type", "environment", NULL};
 static const char *const tt_keys[] = {
-	"native-byte-order", "uuid",		  "$features",
-	"clock-types",	     "data-stream-types", "$field-type-aliases",
-	"$log-level-aliases", NULL,
+    "native-byte-order",  "uuid",
+    "$features",	  "clock-types",
+    "data-stream-types",  "$field-type-aliases",
+    "$log-level-aliases", NULL,
 };
 static const char *const tt_features_keys[] = {
-	"magic-field-type", "uuid-field-type",
-	"data-stream-type-id-field-type", NULL};
+    "magic-field-type", "uuid-field-type", "data-stream-type-id-field-type",
+    NULL};
 static const char *const clock_keys[] = {
-	"uuid",	  "description",	  "frequency", "precision",
-	"offset", "origin-is-unix-epoch", "$c-type",   NULL,
+    "uuid",   "description",	      "frequency", "precision",
+    "offset", "origin-is-unix-epoch", "$c-type",   NULL,
 };
 static const char *const offset_keys[] = {"seconds", "cycles", NULL};
 static const char *const dst_keys[] = {
-	"$is-default",
-	"$default-clock-type-name",
-	"$features",
-	"packet-context-field-type-extra-members",
-	"event-record-common-context-field-type",
-	"event-record-types",
-	NULL,
+    "$is-default",
+    "$default-clock-type-name",
+    "$features",
+    "packet-context-field-type-extra-members",
+    "event-record-common-context-field-type",
+    "event-record-types",
+    NULL,
 };
-static const char *const dst_features_keys[] = {"packet", "event-record",
-						NULL};
+static const char *const dst_features_keys[] = {"packet", "event-record", NULL};
 static const char *const pkt_features_keys[] = {
-	"total-size-field-type",
-	"content-size-field-type",
-	"beginning-timestamp-field-type",
-	"end-timestamp-field-type",
-	"discarded-event-records-counter-snapshot-field-type",
-	"sequence-number-field-type",
-	NULL,
+    "total-size-field-type",
+    "content-size-field-type",
+    "beginning-timestamp-field-type",
+    "end-timestamp-field-type",
+    "discarded-event-records-counter-snapshot-field-type",
+    "sequence-number-field-type",
+    NULL,
 };
 static const char *const er_features_keys[] = {"type-id-field-type",
 					       "timestamp-field-type", NULL};
-static const char *const ert_keys[] = {"log-level",
-				       "specific-context-field-type",
-				       "payload-field-type", NULL};
+static const char *const ert_keys[] = {
+    "log-level", "specific-context-field-type", "payload-field-type", NULL};
 
 static const char *const reserved_pkt_ctx_names[] = {
-	"packet_size",	    "content_size",   "timestamp_begin", "timestamp_end",
-	"events_discarded", "packet_seq_num", "core_id",	 NULL,
+    "packet_size",	"content_size",	  "timestamp_begin", "timestamp_end",
+    "events_discarded", "packet_seq_num", "core_id",	     NULL,
 };
 
 static void load_options(struct loader *ld, const struct ht_ynode *root)
@@ -2187,7 +2224,8 @@ static void load_options(struct loader *ld, const struct ht_ynode *root)
 			}
 		} else {
 			expect_fail(ld, prefix, "prefix",
-				    "a string or a mapping with `identifier` and `file-name`");
+				    "a string or a mapping with `identifier` "
+				    "and `file-name`");
 		}
 		hdr = get_map(ld, cg, "header", "a mapping");
 		if (hdr) {
@@ -2207,7 +2245,8 @@ static void load_options(struct loader *ld, const struct ht_ynode *root)
 				ld->barectf_header = true;
 			} else if (strcmp(s, "compact")) {
 				diag(ld, &ht_ynode_get(ht, "event-header")->loc,
-				     "`event-header`: expected `compact` or `barectf`, got `%s`",
+				     "`event-header`: expected `compact` or "
+				     "`barectf`, got `%s`",
 				     s);
 			}
 		}
@@ -2246,7 +2285,9 @@ static void load_clock(struct loader *ld, const struct ht_ynode *name,
 	if (get_str(ld, node, "uuid", &s) && s) {
 		if (!parse_uuid(s, ct->uuid)) {
 			diag(ld, &ht_ynode_get(node, "uuid")->loc,
-			     "`uuid`: expected a UUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx, lowercase hexadecimal digits), got `%s`",
+			     "`uuid`: expected a UUID "
+			     "(xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx, lowercase "
+			     "hexadecimal digits), got `%s`",
 			     s);
 		} else {
 			ct->has_uuid = true;
@@ -2258,7 +2299,8 @@ static void load_clock(struct loader *ld, const struct ht_ynode *name,
 	}
 	get_uint(ld, node, "frequency", 1, UINT64_MAX, &ct->freq_hz);
 	get_uint(ld, node, "precision", 0, UINT64_MAX, &ct->precision);
-	off = get_map(ld, node, "offset", "a mapping with `seconds` and `cycles`");
+	off = get_map(ld, node, "offset",
+		      "a mapping with `seconds` and `cycles`");
 	if (off) {
 		check_keys(ld, off, offset_keys, "clock type offset");
 		u = 0;
@@ -2319,8 +2361,7 @@ static void load_ert(struct loader *ld, const struct ht_ynode *name,
 	get_struct_ft(ld, node, "payload-field-type", &et->payload);
 }
 
-static struct ht_clock_type *find_clock(struct ht_config *cfg,
-					const char *name)
+static struct ht_clock_type *find_clock(struct ht_config *cfg, const char *name)
 {
 	size_t i;
 
@@ -2395,8 +2436,8 @@ static void load_dst(struct loader *ld, const struct ht_ynode *name,
 		    FEATURE_UINT_NOFALSE);
 	get_feature(ld, pkt, "content-size-field-type", &st->pkt_content_size,
 		    true, FEATURE_UINT_NOFALSE);
-	get_feature(ld, pkt, "beginning-timestamp-field-type", &st->pkt_ts_begin,
-		    has_clock, FEATURE_UINT);
+	get_feature(ld, pkt, "beginning-timestamp-field-type",
+		    &st->pkt_ts_begin, has_clock, FEATURE_UINT);
 	get_feature(ld, pkt, "end-timestamp-field-type", &st->pkt_ts_end,
 		    has_clock, FEATURE_UINT);
 	get_feature(ld, pkt,
@@ -2413,13 +2454,14 @@ static void load_dst(struct loader *ld, const struct ht_ynode *name,
 		struct ht_feature *ts[] = {&st->pkt_ts_begin, &st->pkt_ts_end,
 					   &st->ev_timestamp};
 		static const char *const names[] = {
-			"beginning-timestamp-field-type",
-			"end-timestamp-field-type", "timestamp-field-type"};
+		    "beginning-timestamp-field-type",
+		    "end-timestamp-field-type", "timestamp-field-type"};
 
 		for (i = 0; i < 3; i++) {
 			if (ts[i]->enabled) {
 				diag(ld, &ts[i]->loc,
-				     "`%s`: a timestamp needs a default clock type (`$default-clock-type-name`)",
+				     "`%s`: a timestamp needs a default clock "
+				     "type (`$default-clock-type-name`)",
 				     names[i]);
 			}
 		}
@@ -2450,13 +2492,15 @@ static void load_dst(struct loader *ld, const struct ht_ynode *name,
 		} else {
 			for (i = 0; i < st->pkt_ctx_extra->nr_members; i++) {
 				const struct ht_struct_member *m =
-					&st->pkt_ctx_extra->members[i];
+				    &st->pkt_ctx_extra->members[i];
 
 				for (j = 0; reserved_pkt_ctx_names[j]; j++) {
-					if (!strcmp(m->name,
-						    reserved_pkt_ctx_names[j])) {
+					if (!strcmp(
+						m->name,
+						reserved_pkt_ctx_names[j])) {
 						diag(ld, &m->loc,
-						     "packet context member name `%s` is reserved",
+						     "packet context member "
+						     "name `%s` is reserved",
 						     m->name);
 					}
 				}
@@ -2476,12 +2520,14 @@ static void load_dst(struct loader *ld, const struct ht_ynode *name,
 	}
 	if (v->kind == HT_YNODE_MAP && v->nr == 0) {
 		diag(ld, &v->loc,
-		     "`event-record-types`: expected at least one event record type");
+		     "`event-record-types`: expected at least one event record "
+		     "type");
 		return;
 	}
 	if (v->kind != HT_YNODE_MAP) {
 		expect_fail(ld, v, "event-record-types",
-			    "a non-empty mapping of event record type names to event record types");
+			    "a non-empty mapping of event record type names to "
+			    "event record types");
 		return;
 	}
 	check_dup_names(ld, erts, "event record type");
@@ -2490,10 +2536,10 @@ static void load_dst(struct loader *ld, const struct ht_ynode *name,
 		ld->fatal = HT_ENOMEM;
 		return;
 	}
-	base_members = (st->ev_type_id.enabled ? 1 : 0) +
-		       (st->ev_timestamp.enabled ? 1 : 0) +
-		       nr_members_node(node,
-				       "event-record-common-context-field-type");
+	base_members =
+	    (st->ev_type_id.enabled ? 1 : 0) +
+	    (st->ev_timestamp.enabled ? 1 : 0) +
+	    nr_members_node(node, "event-record-common-context-field-type");
 	for (i = 0; i < erts->nr && !ld->fatal; i++) {
 		struct ht_event_type *et = &st->events[st->nr_events];
 
@@ -2504,11 +2550,11 @@ static void load_dst(struct loader *ld, const struct ht_ynode *name,
 		load_ert(ld, erts->keys[i], erts->items[i], et);
 		if (erts->items[i]->kind == HT_YNODE_MAP &&
 		    base_members +
-				    nr_members_node(erts->items[i],
-						    "specific-context-field-type") +
-				    nr_members_node(erts->items[i],
-						    "payload-field-type") ==
-			    0) {
+			    nr_members_node(erts->items[i],
+					    "specific-context-field-type") +
+			    nr_members_node(erts->items[i],
+					    "payload-field-type") ==
+			0) {
 			diag(ld, &erts->keys[i]->loc,
 			     "event record type `%s` is empty (no members)",
 			     erts->keys[i]->str);
@@ -2522,13 +2568,15 @@ static void load_dst(struct loader *ld, const struct ht_ynode *name,
 	}
 	if (!st->ev_type_id.enabled && st->nr_events > 1) {
 		diag(ld, &st->ev_type_id.loc,
-		     "`type-id-field-type`: the event record type id is needed: data stream type `%s` has %zu event record types",
+		     "`type-id-field-type`: the event record type id is "
+		     "needed: data stream type `%s` has %zu event record types",
 		     st->name, st->nr_events);
 	}
 	if (st->ev_type_id.ft && st->ev_type_id.ft->size_bits < 64 &&
 	    st->nr_events > (UINT64_C(1) << st->ev_type_id.ft->size_bits)) {
 		diag(ld, &st->ev_type_id.loc,
-		     "`type-id-field-type`: a %u-bit id cannot tell %zu event record types apart",
+		     "`type-id-field-type`: a %u-bit id cannot tell %zu event "
+		     "record types apart",
 		     st->ev_type_id.ft->size_bits, st->nr_events);
 	}
 }
@@ -2554,7 +2602,8 @@ static void load_trace_type(struct loader *ld, const struct ht_ynode *tt)
 	} else if (!ht_ynode_is_str(v) ||
 		   !parse_byte_order(v->str, &cfg->native_bo)) {
 		expect_fail(ld, v, "native-byte-order",
-			    "`le`, `little`, `little-endian`, `be`, `big` or `big-endian`");
+			    "`le`, `little`, `little-endian`, `be`, `big` or "
+			    "`big-endian`");
 	}
 	if (get_str(ld, tt, "uuid", &s) && s) {
 		if (!strcmp(s, "auto")) {
@@ -2562,7 +2611,9 @@ static void load_trace_type(struct loader *ld, const struct ht_ynode *tt)
 			cfg->has_uuid = true;
 		} else if (!parse_uuid(s, cfg->uuid)) {
 			diag(ld, &ht_ynode_get(tt, "uuid")->loc,
-			     "`uuid`: expected `auto` or a UUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx, lowercase hexadecimal digits), got `%s`",
+			     "`uuid`: expected `auto` or a UUID "
+			     "(xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx, lowercase "
+			     "hexadecimal digits), got `%s`",
 			     s);
 		} else {
 			cfg->has_uuid = true;
@@ -2581,8 +2632,9 @@ static void load_trace_type(struct loader *ld, const struct ht_ynode *tt)
 	get_feature(ld, features, "data-stream-type-id-field-type",
 		    &cfg->stream_id_field, true, FEATURE_UINT);
 	if (cfg->uuid_field.enabled && !cfg->has_uuid) {
-		diag(ld, &cfg->uuid_field.loc,
-		     "`uuid-field-type`: the trace type has no `uuid` to write");
+		diag(
+		    ld, &cfg->uuid_field.loc,
+		    "`uuid-field-type`: the trace type has no `uuid` to write");
 	}
 
 	clocks = get_map(ld, tt, "clock-types",
@@ -2612,12 +2664,14 @@ static void load_trace_type(struct loader *ld, const struct ht_ynode *tt)
 	}
 	if (dsts->kind == HT_YNODE_MAP && dsts->nr == 0) {
 		diag(ld, &dsts->loc,
-		     "`data-stream-types`: expected at least one data stream type");
+		     "`data-stream-types`: expected at least one data stream "
+		     "type");
 		return;
 	}
 	if (dsts->kind != HT_YNODE_MAP) {
 		expect_fail(ld, dsts, "data-stream-types",
-			    "a non-empty mapping of data stream type names to data stream types");
+			    "a non-empty mapping of data stream type names to "
+			    "data stream types");
 		return;
 	}
 	check_dup_names(ld, dsts, "data stream type");
@@ -2636,29 +2690,35 @@ static void load_trace_type(struct loader *ld, const struct ht_ynode *tt)
 		load_dst(ld, dsts->keys[i], dsts->items[i], st);
 		if (st->is_default) {
 			if (first_default) {
-				diag(ld, &ht_ynode_get(dsts->items[i], "$is-default")->loc,
-				     "more than one default data stream type (`%s` is already the default)",
-				     first_default->str);
+				diag(
+				    ld,
+				    &ht_ynode_get(dsts->items[i], "$is-default")
+					 ->loc,
+				    "more than one default data stream type "
+				    "(`%s` is already the default)",
+				    first_default->str);
 			} else {
 				first_default = dsts->keys[i];
 			}
 		}
 	}
-	qsort(cfg->streams, cfg->nr_streams, sizeof(*cfg->streams),
-	      cmp_stream);
+	qsort(cfg->streams, cfg->nr_streams, sizeof(*cfg->streams), cmp_stream);
 	for (i = 0; i < cfg->nr_streams; i++) {
 		cfg->streams[i].id = i;
 	}
 	if (!cfg->stream_id_field.enabled && cfg->nr_streams > 1) {
 		diag(ld, &cfg->stream_id_field.loc,
-		     "`data-stream-type-id-field-type`: the data stream type id is needed: the trace type has %zu data stream types",
+		     "`data-stream-type-id-field-type`: the data stream type "
+		     "id is needed: the trace type has %zu data stream types",
 		     cfg->nr_streams);
 	}
-	if (cfg->stream_id_field.ft && cfg->stream_id_field.ft->size_bits < 64 &&
+	if (cfg->stream_id_field.ft &&
+	    cfg->stream_id_field.ft->size_bits < 64 &&
 	    cfg->nr_streams >
-		    (UINT64_C(1) << cfg->stream_id_field.ft->size_bits)) {
+		(UINT64_C(1) << cfg->stream_id_field.ft->size_bits)) {
 		diag(ld, &cfg->stream_id_field.loc,
-		     "`data-stream-type-id-field-type`: a %u-bit id cannot tell %zu data stream types apart",
+		     "`data-stream-type-id-field-type`: a %u-bit id cannot "
+		     "tell %zu data stream types apart",
 		     cfg->stream_id_field.ft->size_bits, cfg->nr_streams);
 	}
 }
@@ -2734,8 +2794,8 @@ static struct ht_ynode *load_main(struct loader *ld, const char *path)
 			ld->fatal = ret;
 		} else {
 			diag(ld, &loc, "cannot read the configuration: %s",
-			     ret == HT_ENOENT ? "no such file" :
-						ht_strerror(ret));
+			     ret == HT_ENOENT ? "no such file"
+					      : ht_strerror(ret));
 		}
 		return NULL;
 	}
@@ -2747,7 +2807,8 @@ static struct ht_ynode *load_main(struct loader *ld, const char *path)
 	if (root->kind != HT_YNODE_MAP || !root->tag ||
 	    strcmp(root->tag, CONFIG_TAG)) {
 		diag(ld, &root->loc,
-		     "expected a barectf 3 configuration: a mapping tagged `--- !<" CONFIG_TAG ">`");
+		     "expected a barectf 3 configuration: a mapping tagged "
+		     "`--- !<" CONFIG_TAG ">`");
 		ht_ynode_destroy(root);
 		return NULL;
 	}
@@ -2791,10 +2852,10 @@ int ht_config_load(const char *path, const char *const *include_dirs,
 		   struct ht_diags *diags)
 {
 	struct loader ld = {
-		.diags = diags,
-		.inc_dirs = include_dirs,
-		.nr_inc_dirs = nr_include_dirs,
-		.hash = {0xcbf29ce484222325ULL, 0x84222325cbf29ce4ULL},
+	    .diags = diags,
+	    .inc_dirs = include_dirs,
+	    .nr_inc_dirs = nr_include_dirs,
+	    .hash = {0xcbf29ce484222325ULL, 0x84222325cbf29ce4ULL},
 	};
 	struct ht_ynode *root, *trace, *tt;
 	struct ht_config *cfg;
@@ -2857,15 +2918,15 @@ int ht_config_load(const char *path, const char *const *include_dirs,
 	}
 	if (!ld.fatal && cfg->header_default_dst_def &&
 	    !ht_config_default_stream(cfg)) {
-		const struct ht_ynode *cg =
-			ht_ynode_get(ht_ynode_get(root, "options"),
-				     "code-generation");
-		const struct ht_ynode *v = ht_ynode_get(
-			ht_ynode_get(cg, "header"),
-			"default-data-stream-type-name-definition");
+		const struct ht_ynode *cg = ht_ynode_get(
+		    ht_ynode_get(root, "options"), "code-generation");
+		const struct ht_ynode *v =
+		    ht_ynode_get(ht_ynode_get(cg, "header"),
+				 "default-data-stream-type-name-definition");
 
 		diag(&ld, &v->loc,
-		     "`default-data-stream-type-name-definition` needs a default data stream type (`$is-default: true`)");
+		     "`default-data-stream-type-name-definition` needs a "
+		     "default data stream type (`$is-default: true`)");
 	}
 	finish_uuid(&ld);
 

@@ -41,7 +41,8 @@ unsigned ht_ft_align(const struct ht_ft *ft)
 	}
 }
 
-const struct ht_stream_type *ht_config_default_stream(const struct ht_config *cfg)
+const struct ht_stream_type *
+ht_config_default_stream(const struct ht_config *cfg)
 {
 	size_t i;
 

@@ -193,13 +193,11 @@ static bool str_in(const char *s, const char *const *set)
 	return false;
 }
 
-static const char *const null_words[] = {"", "~", "null", "Null", "NULL",
-					 NULL};
+static const char *const null_words[] = {"", "~", "null", "Null", "NULL", NULL};
 static const char *const true_words[] = {"true", "True", "TRUE", "yes", "Yes",
-					 "YES", "on", "On", "ON", NULL};
-static const char *const false_words[] = {"false", "False", "FALSE", "no",
-					  "No", "NO", "off", "Off", "OFF",
-					  NULL};
+					 "YES",	 "on",	 "On",	 "ON",	NULL};
+static const char *const false_words[] = {
+    "false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF", NULL};
 
 /*
  * Parses an integer under YAML 1.1's rules. Returns false when s is no
@@ -376,9 +374,9 @@ static struct ht_ynode *convert_node(struct convert *cv, yaml_node_t *yn,
 				     unsigned depth)
 {
 	struct ht_src_loc loc = {
-		.file = cv->file,
-		.line = (unsigned)yn->start_mark.line + 1,
-		.col = (unsigned)yn->start_mark.column + 1,
+	    .file = cv->file,
+	    .line = (unsigned)yn->start_mark.line + 1,
+	    .col = (unsigned)yn->start_mark.column + 1,
 	};
 	struct ht_ynode *node = NULL;
 	yaml_node_item_t *it;
@@ -411,8 +409,8 @@ static struct ht_ynode *convert_node(struct convert *cv, yaml_node_t *yn,
 		for (it = yn->data.sequence.items.start;
 		     it < yn->data.sequence.items.top; it++) {
 			struct ht_ynode *item = convert_node(
-				cv, yaml_document_get_node(cv->doc, *it),
-				depth + 1);
+			    cv, yaml_document_get_node(cv->doc, *it),
+			    depth + 1);
 
 			if (!item) {
 				goto fail;
@@ -433,15 +431,14 @@ static struct ht_ynode *convert_node(struct convert *cv, yaml_node_t *yn,
 			struct ht_ynode *key, *value;
 
 			key = convert_node(
-				cv, yaml_document_get_node(cv->doc, pair->key),
-				depth + 1);
+			    cv, yaml_document_get_node(cv->doc, pair->key),
+			    depth + 1);
 			if (!key) {
 				goto fail;
 			}
 			value = convert_node(
-				cv,
-				yaml_document_get_node(cv->doc, pair->value),
-				depth + 1);
+			    cv, yaml_document_get_node(cv->doc, pair->value),
+			    depth + 1);
 			if (!value) {
 				ht_ynode_destroy(key);
 				goto fail;
@@ -483,8 +480,9 @@ static void set_parser_error(const yaml_parser_t *parser, char *msg,
 	*line = (unsigned)parser->problem_mark.line + 1;
 	*col = (unsigned)parser->problem_mark.column + 1;
 	if (parser->context) {
-		snprintf(msg, msg_size, "invalid YAML: %s (%s at line %u, column %u)",
-			 problem, parser->context,
+		snprintf(msg, msg_size,
+			 "invalid YAML: %s (%s at line %u, column %u)", problem,
+			 parser->context,
 			 (unsigned)parser->context_mark.line + 1,
 			 (unsigned)parser->context_mark.column + 1);
 	} else {
@@ -509,8 +507,8 @@ int ht_ydoc_parse(const char *file, const unsigned char *text, size_t size,
 	yaml_parser_set_input_string(&parser, text, size);
 	if (!yaml_parser_load(&parser, &doc)) {
 		set_parser_error(&parser, msg, msg_size, line, col);
-		ret = parser.error == YAML_MEMORY_ERROR ? HT_ENOMEM
-							: HT_ESYNTAX;
+		ret =
+		    parser.error == YAML_MEMORY_ERROR ? HT_ENOMEM : HT_ESYNTAX;
 		goto delete_parser;
 	}
 	yroot = yaml_document_get_root_node(&doc);
@@ -529,7 +527,8 @@ int ht_ydoc_parse(const char *file, const unsigned char *text, size_t size,
 			*line = (unsigned)yroot->start_mark.line + 1;
 			*col = (unsigned)yroot->start_mark.column + 1;
 			snprintf(msg, msg_size,
-				 "invalid YAML: the document is nested too deeply or expands to too many nodes");
+				 "invalid YAML: the document is nested too "
+				 "deeply or expands to too many nodes");
 			ret = HT_ESYNTAX;
 		}
 		goto delete_doc;
@@ -546,7 +545,8 @@ int ht_ydoc_parse(const char *file, const unsigned char *text, size_t size,
 		*line = (unsigned)yroot->start_mark.line + 1;
 		*col = (unsigned)yroot->start_mark.column + 1;
 		snprintf(msg, msg_size,
-			 "invalid YAML: expected a single document, found a second one");
+			 "invalid YAML: expected a single document, found a "
+			 "second one");
 		ret = HT_ESYNTAX;
 	}
 	yaml_document_delete(&extra);
