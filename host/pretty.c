@@ -20,11 +20,57 @@
 #include "error.h"
 #include "pretty.h"
 
+/*
+ * A compiled line: for an event class whose scopes all have a fixed
+ * shape (no sequence, no variant), the flat field arrays the reader
+ * gives always have the same layout, so the line is a list of ops, each
+ * a literal (names, braces, separators, all baked in) then one value.
+ */
+enum op_kind {
+	OP_UDEC,    /* unsigned decimal integer */
+	OP_SDEC,    /* signed decimal integer */
+	OP_INT,     /* integer in another base */
+	OP_ENUM,
+	OP_FLOAT,
+	OP_STRING,
+	OP_TEXT,    /* text array: children are the bytes */
+	OP_GENERIC, /* a whole scope of variable shape: the field walker */
+	OP_PCTX,    /* the packet context, variable shape */
+	OP_END,     /* only the literal */
+};
+
+/* Literals up to this long are copied with one fixed-size memcpy. */
+#define LIT_COPY 32
+
+/* Formatted enum values 0..ENUM_CACHED - 1, filled on first use. */
+#define ENUM_CACHED 64
+
+struct enum_text {
+	char *text;
+	size_t len;
+};
+
+struct op {
+	uint8_t kind;
+	uint8_t scope;
+	bool names;
+	uint32_t lit_off, lit_len;
+	uint32_t idx; /* the field's index in its scope's flat array */
+	const struct ht_ctf_type *type;
+	struct enum_text *enum_cache; /* OP_ENUM: ENUM_CACHED entries */
+};
+
 /* Per event class: the text between the delta and the first scope. */
 struct ec_cache {
 	const struct ht_ctf_event_class *cls;
 	char *prefix;
 	size_t prefix_len;
+	/* the compiled line (NULL: not compiled, use the walker) */
+	struct op *ops;
+	size_t nr_ops;
+	char *lits;
+	size_t fixed_max; /* bytes the ops need at most, but strings */
+	uint32_t scope_size[HT_CTF_NR_SCOPES]; /* fixed-shape scope sizes */
 	/* packet context members to print (bit i: member i); members past
 	 * 64 are always printed */
 	uint64_t pc_mask;
@@ -49,6 +95,8 @@ struct ht_pretty {
 	/* the broken-down time of the last second printed */
 	bool have_sec;
 	int64_t sec;
+	bool sec_fast;  /* sec_ns is valid */
+	int64_t sec_ns; /* the first ns of that second */
 	char sec_text[48];
 	size_t sec_len;
 
@@ -107,35 +155,48 @@ static inline void putc_(struct ht_pretty *p, char c)
 	p->buf[p->len++] = c;
 }
 
-/* Writes @v in decimal at @out; returns the length (at most 20). */
-static size_t fmt_u64(char *out, uint64_t v)
+static inline unsigned digits10(uint64_t v)
 {
-	char tmp[24];
-	char *e = tmp + sizeof(tmp);
-	char *s = e;
-	size_t n;
+	unsigned n = 1;
 
-	while (v >= 100) {
-		unsigned r = v % 100;
+	for (;;) {
+		if (v < 10) {
+			return n;
+		}
+		if (v < 100) {
+			return n + 1;
+		}
+		if (v < 1000) {
+			return n + 2;
+		}
+		if (v < 10000) {
+			return n + 3;
+		}
+		v /= 10000;
+		n += 4;
+	}
+}
 
+/* Writes the @n last digits of @v backwards, ending at @end. */
+static inline void put_digits(char *end, uint64_t v, unsigned n)
+{
+	while (n >= 2) {
+		end -= 2;
+		memcpy(end, digit_pairs + 2 * (v % 100), 2);
 		v /= 100;
-		s -= 2;
-		memcpy(s, digit_pairs + 2 * r, 2);
+		n -= 2;
 	}
-	if (v >= 10) {
-		s -= 2;
-		memcpy(s, digit_pairs + 2 * v, 2);
-	} else {
-		*--s = (char)('0' + v);
+	if (n) {
+		*--end = (char)('0' + v % 10);
 	}
-	n = (size_t)(e - s);
-	memcpy(out, s, n);
-	return n;
 }
 
 static inline void put_u64(struct ht_pretty *p, uint64_t v)
 {
-	p->len += fmt_u64(p->buf + p->len, v);
+	unsigned n = digits10(v);
+
+	put_digits(p->buf + p->len + n, v, n);
+	p->len += n;
 }
 
 static inline void put_s64(struct ht_pretty *p, int64_t v)
@@ -151,13 +212,7 @@ static inline void put_s64(struct ht_pretty *p, int64_t v)
 /* @v zero-padded to @width digits (@v must fit). */
 static inline void put_u64_pad(struct ht_pretty *p, uint64_t v, int width)
 {
-	char *out = p->buf + p->len;
-	int i;
-
-	for (i = width - 1; i >= 0; i--) {
-		out[i] = (char)('0' + v % 10);
-		v /= 10;
-	}
+	put_digits(p->buf + p->len + width, v, (unsigned)width);
 	p->len += (size_t)width;
 }
 
@@ -375,33 +430,44 @@ static bool is_text(const struct ht_ctf_type *t)
 static int put_field(struct ht_pretty *p, const struct ht_ctf_field *f,
 		     bool names);
 
+static inline void put_escaped_byte(struct ht_pretty *p, unsigned char c)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	if (!needs_escape[c]) {
+		putc_(p, (char)c);
+	} else if (escapes[c]) {
+		put(p, escapes[c], strlen(escapes[c]));
+	} else {
+		putc_(p, '\\');
+		putc_(p, 'x');
+		putc_(p, hex[c >> 4]);
+		putc_(p, hex[c & 0xf]);
+	}
+}
+
 /* A text array or sequence: its bytes up to the first NUL, as a string. */
 static int put_text(struct ht_pretty *p, const struct ht_ctf_field *f)
 {
 	const struct ht_ctf_field *c = ht_ctf_field_first_child(f);
-	char small[256];
-	char *tmp = small;
-	size_t n = 0;
 	uint32_t i;
 	int ret;
 
-	if (f->nr_children > sizeof(small)) {
-		tmp = malloc(f->nr_children);
-		if (!tmp) {
-			return HT_ENOMEM;
-		}
+	ret = reserve(p, 4 * (size_t)f->nr_children + 4);
+	if (ret) {
+		return ret;
 	}
+	putc_(p, '"');
 	for (i = 0; i < f->nr_children; i++, c = ht_ctf_field_next(c)) {
-		if (!(char)c->v.u) {
+		unsigned char b = (unsigned char)c->v.u;
+
+		if (!b) {
 			break;
 		}
-		tmp[n++] = (char)c->v.u;
+		put_escaped_byte(p, b);
 	}
-	ret = put_escaped(p, tmp, n);
-	if (tmp != small) {
-		free(tmp);
-	}
-	return ret;
+	putc_(p, '"');
+	return 0;
 }
 
 enum label { LABEL_NONE, LABEL_NAME, LABEL_INDEX };
@@ -526,6 +592,14 @@ static void cache_second(struct ht_pretty *p, int64_t sec)
  */
 static void put_time(struct ht_pretty *p, int64_t ns, bool seconds)
 {
+	/* most events fall in the second formatted last */
+	if (!seconds && p->sec_fast && ns >= p->sec_ns &&
+	    ns - p->sec_ns < 1000000000) {
+		put(p, p->sec_text, p->sec_len);
+		putc_(p, '.');
+		put_u64_pad(p, (uint64_t)(ns - p->sec_ns), 9);
+		return;
+	}
 	bool neg = ns < 0;
 	uint64_t abs_ns = neg ? -(uint64_t)ns : (uint64_t)ns;
 	uint64_t sec = abs_ns / 1000000000;
@@ -543,6 +617,9 @@ static void put_time(struct ht_pretty *p, int64_t ns, bool seconds)
 	} else {
 		cache_second(p, (int64_t)sec);
 		put(p, p->sec_text, p->sec_len);
+		/* the fast path above only for positive times */
+		p->sec_fast = !neg;
+		p->sec_ns = (int64_t)sec * 1000000000;
 	}
 	putc_(p, '.');
 	put_u64_pad(p, abs_ns % 1000000000, 9);
@@ -577,7 +654,14 @@ static void put_timestamp(struct ht_pretty *p, const struct ht_ctf_msg *m)
 	}
 	if (p->o.clock == HT_PRETTY_CLOCK_CYCLES) {
 		if (p->have_last) {
-			put_u64_pad(p, m->cycles - p->last_cycles, 12);
+			/* "%012" PRIu64 of the wrapped difference */
+			uint64_t d = m->cycles - p->last_cycles;
+
+			if (d < 1000000000000ull) {
+				put_u64_pad(p, d, 12);
+			} else {
+				put_u64(p, d);
+			}
 		} else {
 			PUT_LIT(p, "????????????");
 		}
@@ -586,9 +670,14 @@ static void put_timestamp(struct ht_pretty *p, const struct ht_ctf_msg *m)
 		uint64_t d = m->ns >= p->last_ns ? (uint64_t)(m->ns - p->last_ns)
 						 : 0;
 
-		put_u64(p, d / 1000000000);
+		if (d < 1000000000) {
+			putc_(p, '0');
+		} else {
+			put_u64(p, d / 1000000000);
+			d %= 1000000000;
+		}
 		putc_(p, '.');
-		put_u64_pad(p, d % 1000000000, 9);
+		put_u64_pad(p, d, 9);
 	} else {
 		PUT_LIT(p, "?.?????????");
 	}
@@ -798,6 +887,8 @@ static int ec_grow(struct ht_pretty *p)
 	return 0;
 }
 
+static void compile_line(struct ht_pretty *p, struct ec_cache *e);
+
 static struct ec_cache *ec_get(struct ht_pretty *p,
 			       const struct ht_ctf_event_class *cls)
 {
@@ -840,18 +931,12 @@ static struct ec_cache *ec_get(struct ht_pretty *p,
 			}
 		}
 	}
+	compile_line(p, e);
 	return e;
 }
 
 /* ------------------------------------------------------------------ */
 /* Events                                                              */
-
-static const char *const scope_names[HT_CTF_NR_SCOPES] = {
-	[HT_CTF_SCOPE_PACKET_CONTEXT] = "stream.packet.context = ",
-	[HT_CTF_SCOPE_EVENT_COMMON_CONTEXT] = "stream.event.context = ",
-	[HT_CTF_SCOPE_EVENT_SPECIFIC_CONTEXT] = "event.context = ",
-	[HT_CTF_SCOPE_EVENT_PAYLOAD] = "event.fields = ",
-};
 
 /* The packet context without the members babeltrace2 consumes. */
 static int put_packet_context(struct ht_pretty *p, const struct ec_cache *e,
@@ -891,6 +976,432 @@ static int put_packet_context(struct ht_pretty *p, const struct ec_cache *e,
 	return 0;
 }
 
+
+/* ------------------------------------------------------------------ */
+/* Compiled lines                                                      */
+
+struct compiler {
+	struct ht_pretty *p;
+	struct ec_cache *e;
+	struct op *ops;
+	size_t nr_ops, cap_ops;
+	struct sbuf lits;
+	size_t pending; /* start of the literal not attached to an op */
+	size_t fixed_max;
+	bool oom;
+};
+
+static bool fixed_shape(const struct ht_ctf_type *t)
+{
+	size_t i;
+
+	switch (t->kind) {
+	case HT_CTF_STRUCT:
+		for (i = 0; i < t->nr_members; i++) {
+			if (!fixed_shape(t->members[i].type)) {
+				return false;
+			}
+		}
+		return true;
+	case HT_CTF_ARRAY:
+		return fixed_shape(t->element);
+	case HT_CTF_SEQUENCE:
+	case HT_CTF_VARIANT:
+		return false;
+	default:
+		return true;
+	}
+}
+
+/* Entries of a fixed-shape field in the flat array. */
+static uint64_t flat_size(const struct ht_ctf_type *t)
+{
+	uint64_t n = 1;
+	size_t i;
+
+	switch (t->kind) {
+	case HT_CTF_STRUCT:
+		for (i = 0; i < t->nr_members; i++) {
+			n += flat_size(t->members[i].type);
+		}
+		return n;
+	case HT_CTF_ARRAY:
+		return 1 + t->length * flat_size(t->element);
+	default:
+		return 1;
+	}
+}
+
+static void lit(struct compiler *c, const char *text)
+{
+	sb_add(&c->lits, text);
+}
+
+static void emit(struct compiler *c, enum op_kind kind, int scope, bool names,
+		 uint32_t idx, const struct ht_ctf_type *t, size_t max)
+{
+	struct op *op;
+
+	if (c->nr_ops == c->cap_ops) {
+		size_t cap = c->cap_ops ? c->cap_ops * 2 : 16;
+		struct op *ops = realloc(c->ops, cap * sizeof(*ops));
+
+		if (!ops) {
+			c->oom = true;
+			return;
+		}
+		c->ops = ops;
+		c->cap_ops = cap;
+	}
+	op = &c->ops[c->nr_ops++];
+	memset(op, 0, sizeof(*op));
+	op->kind = (uint8_t)kind;
+	op->scope = (uint8_t)scope;
+	op->names = names;
+	op->idx = idx;
+	op->type = t;
+	op->lit_off = (uint32_t)c->pending;
+	op->lit_len = (uint32_t)(c->lits.len - c->pending);
+	c->fixed_max += op->lit_len + max;
+	c->pending = c->lits.len;
+	if (kind == OP_ENUM) {
+		op->enum_cache = calloc(ENUM_CACHED, sizeof(*op->enum_cache));
+		if (!op->enum_cache) {
+			c->oom = true;
+		}
+	}
+}
+
+static void lit_name(struct compiler *c, const char *name)
+{
+	lit(c, name[0] == '_' ? name + 1 : name);
+	lit(c, " = ");
+}
+
+static void compile_field(struct compiler *c, const struct ht_ctf_type *t,
+			  int scope, bool names, uint32_t *idx)
+{
+	uint32_t at = (*idx)++;
+	uint64_t i;
+
+	switch (t->kind) {
+	case HT_CTF_INT:
+		if (t->base == 16 || t->base == 8 || t->base == 2) {
+			emit(c, OP_INT, scope, names, at, t, 72);
+		} else {
+			emit(c, t->is_signed ? OP_SDEC : OP_UDEC, scope, names,
+			     at, t, 24);
+		}
+		return;
+	case HT_CTF_ENUM:
+		emit(c, OP_ENUM, scope, names, at, t, 0);
+		return;
+	case HT_CTF_FLOAT:
+		emit(c, OP_FLOAT, scope, names, at, t, 64);
+		return;
+	case HT_CTF_STRING:
+		emit(c, OP_STRING, scope, names, at, t, 0);
+		return;
+	case HT_CTF_STRUCT:
+		if (!t->nr_members) {
+			lit(c, "{ }");
+			return;
+		}
+		lit(c, "{ ");
+		for (i = 0; i < t->nr_members; i++) {
+			if (i) {
+				lit(c, ", ");
+			}
+			if (names) {
+				lit_name(c, t->members[i].name);
+			}
+			compile_field(c, t->members[i].type, scope, names, idx);
+		}
+		lit(c, " }");
+		return;
+	case HT_CTF_ARRAY:
+		if (is_text(t)) {
+			emit(c, OP_TEXT, scope, names, at, t, 0);
+			*idx += (uint32_t)t->length;
+			return;
+		}
+		if (!t->length) {
+			lit(c, "[ ]");
+			return;
+		}
+		lit(c, "[ ");
+		for (i = 0; i < t->length; i++) {
+			char num[32];
+
+			if (i) {
+				lit(c, ", ");
+			}
+			if (names) {
+				snprintf(num, sizeof(num), "[%llu] = ",
+					 (unsigned long long)i);
+				lit(c, num);
+			}
+			compile_field(c, t->element, scope, names, idx);
+		}
+		lit(c, " ]");
+		return;
+	default:
+		return;
+	}
+}
+
+/* The packet context without the members babeltrace2 keeps for itself. */
+static void compile_packet_context(struct compiler *c,
+				   const struct ht_ctf_type *t, bool names)
+{
+	uint32_t idx = 1;
+	bool first = true;
+	size_t i;
+
+	lit(c, "{ ");
+	for (i = 0; i < t->nr_members; i++) {
+		const struct ht_ctf_member *m = &t->members[i];
+
+		if (pc_special(m)) {
+			idx += (uint32_t)flat_size(m->type);
+			continue;
+		}
+		if (!first) {
+			lit(c, ", ");
+		}
+		first = false;
+		if (names) {
+			lit_name(c, m->name);
+		}
+		compile_field(c, m->type, HT_CTF_SCOPE_PACKET_CONTEXT, names,
+			      &idx);
+	}
+	lit(c, " }");
+}
+
+static const struct ht_ctf_type *scope_type(const struct ht_ctf_event_class *cls,
+					    int s)
+{
+	const struct ht_ctf_stream_class *sc = cls->stream_class;
+
+	switch (s) {
+	case HT_CTF_SCOPE_PACKET_CONTEXT:
+		return sc ? sc->packet_context : NULL;
+	case HT_CTF_SCOPE_EVENT_COMMON_CONTEXT:
+		return sc ? sc->event_context : NULL;
+	case HT_CTF_SCOPE_EVENT_SPECIFIC_CONTEXT:
+		return cls->context;
+	case HT_CTF_SCOPE_EVENT_PAYLOAD:
+		return cls->payload;
+	default:
+		return NULL;
+	}
+}
+
+static const char *const scope_names[HT_CTF_NR_SCOPES] = {
+	[HT_CTF_SCOPE_PACKET_CONTEXT] = "stream.packet.context = ",
+	[HT_CTF_SCOPE_EVENT_COMMON_CONTEXT] = "stream.event.context = ",
+	[HT_CTF_SCOPE_EVENT_SPECIFIC_CONTEXT] = "event.context = ",
+	[HT_CTF_SCOPE_EVENT_PAYLOAD] = "event.fields = ",
+};
+
+/* Compiles the line of @e's class; leaves e->ops NULL when it cannot. */
+static void compile_line(struct ht_pretty *p, struct ec_cache *e)
+{
+	bool hn = p->o.names & HT_PRETTY_NAME_HEADER;
+	struct compiler c = {.p = p, .e = e};
+	bool first = true;
+	int s;
+
+	lit(&c, "");
+	for (s = HT_CTF_SCOPE_PACKET_CONTEXT; s < HT_CTF_NR_SCOPES; s++) {
+		const struct ht_ctf_type *t = scope_type(e->cls, s);
+		bool names;
+
+		if (!t || s == HT_CTF_SCOPE_EVENT_HEADER ||
+		    (s == HT_CTF_SCOPE_PACKET_CONTEXT && !e->pc_print)) {
+			continue;
+		}
+		lit(&c, first && !hn ? " " : ", ");
+		first = false;
+		if (p->o.names & HT_PRETTY_NAME_SCOPE) {
+			lit(&c, scope_names[s]);
+		}
+		names = s == HT_CTF_SCOPE_EVENT_PAYLOAD
+				? p->o.names & HT_PRETTY_NAME_PAYLOAD
+				: p->o.names & HT_PRETTY_NAME_CONTEXT;
+		if (t->kind != HT_CTF_STRUCT || !fixed_shape(t)) {
+			emit(&c, s == HT_CTF_SCOPE_PACKET_CONTEXT ? OP_PCTX
+								  : OP_GENERIC,
+			     s, names, 0, t, 0);
+			e->scope_size[s] = 0;
+			continue;
+		}
+		e->scope_size[s] = (uint32_t)flat_size(t);
+		if (s == HT_CTF_SCOPE_PACKET_CONTEXT) {
+			compile_packet_context(&c, t, names);
+		} else {
+			uint32_t idx = 0;
+
+			compile_field(&c, t, s, names, &idx);
+		}
+	}
+	if (first) {
+		lit(&c, hn ? ", " : " ");
+	}
+	lit(&c, "\n");
+	emit(&c, OP_END, 0, false, 0, NULL, 0);
+	/* room for the fixed-size copies of short literals */
+	lit(&c, "                                ");
+	if (c.oom || c.lits.oom) {
+		size_t i;
+
+		for (i = 0; i < c.nr_ops; i++) {
+			free(c.ops[i].enum_cache);
+		}
+		free(c.ops);
+		free(c.lits.s);
+		return;
+	}
+	e->ops = c.ops;
+	e->nr_ops = c.nr_ops;
+	e->lits = c.lits.s;
+	e->fixed_max = c.fixed_max;
+}
+
+static void free_line(struct ec_cache *e)
+{
+	size_t i, j;
+
+	for (i = 0; i < e->nr_ops; i++) {
+		if (!e->ops[i].enum_cache) {
+			continue;
+		}
+		for (j = 0; j < ENUM_CACHED; j++) {
+			free(e->ops[i].enum_cache[j].text);
+		}
+		free(e->ops[i].enum_cache);
+	}
+	free(e->ops);
+	free(e->lits);
+}
+
+/* An enum value, from the per-op cache when it is small. */
+static int run_enum(struct ht_pretty *p, struct op *op, uint64_t v)
+{
+	size_t at = p->len;
+	struct enum_text *et;
+	int ret;
+
+	if (v < ENUM_CACHED && op->enum_cache[v].text) {
+		et = &op->enum_cache[v];
+		ret = reserve(p, et->len);
+		if (!ret) {
+			put(p, et->text, et->len);
+		}
+		return ret;
+	}
+	ret = put_enum(p, op->type, v);
+	if (ret || v >= ENUM_CACHED) {
+		return ret;
+	}
+	et = &op->enum_cache[v];
+	et->text = malloc(p->len - at + 1);
+	if (et->text) {
+		et->len = p->len - at;
+		memcpy(et->text, p->buf + at, et->len);
+		et->text[et->len] = '\0';
+	}
+	return 0;
+}
+
+/* Formats one event with its compiled line; 1: shape mismatch. */
+static int run_line(struct ht_pretty *p, struct ec_cache *e,
+		    const struct ht_ctf_event *ev)
+{
+	const char *lits = e->lits;
+	struct op *op = e->ops;
+	int s, ret;
+
+	for (s = HT_CTF_SCOPE_PACKET_CONTEXT; s < HT_CTF_NR_SCOPES; s++) {
+		/* a reader that lays fields out otherwise: use the walker */
+		if (e->scope_size[s] && ev->scope[s] &&
+		    ev->scope[s]->next != e->scope_size[s]) {
+			return 1;
+		}
+	}
+	ret = reserve(p, e->fixed_max + LIT_COPY);
+	if (ret) {
+		return ret;
+	}
+	for (;; op++) {
+		const struct ht_ctf_field *f;
+
+		if (op->lit_len <= LIT_COPY) {
+			/* one fixed-size copy: the buffer and the literals
+			 * both have LIT_COPY bytes of slack */
+			memcpy(p->buf + p->len, lits + op->lit_off, LIT_COPY);
+			p->len += op->lit_len;
+		} else {
+			put(p, lits + op->lit_off, op->lit_len);
+		}
+		if (op->kind == OP_END) {
+			return 0;
+		}
+		f = ev->scope[op->scope];
+		if (!f) {
+			return 1;
+		}
+		f += op->idx;
+		switch (op->kind) {
+		case OP_UDEC:
+			put_u64(p, f->v.u);
+			break;
+		case OP_SDEC:
+			put_s64(p, f->v.s);
+			break;
+		case OP_INT:
+			put_int(p, op->type, f->v.u);
+			break;
+		case OP_FLOAT:
+			p->len += (size_t)snprintf(p->buf + p->len, 64, "%g",
+						   f->v.d);
+			break;
+		case OP_ENUM:
+			ret = run_enum(p, op, f->v.u);
+			break;
+		case OP_STRING:
+			ret = put_escaped(p, f->v.str, f->nr_children);
+			break;
+		case OP_TEXT:
+			ret = put_text(p, f);
+			break;
+		case OP_GENERIC:
+			ret = reserve(p, 256);
+			if (!ret) {
+				ret = put_field(p, f, op->names);
+			}
+			break;
+		case OP_PCTX:
+			ret = reserve(p, 256);
+			if (!ret) {
+				ret = put_packet_context(p, e, f, op->names);
+			}
+			break;
+		}
+		if (ret) {
+			return ret;
+		}
+		/* the variable-length ops may have used the reserve */
+		if (op->kind >= OP_ENUM) {
+			ret = reserve(p, e->fixed_max + LIT_COPY);
+			if (ret) {
+				return ret;
+			}
+		}
+	}
+}
+
 int ht_pretty_event(struct ht_pretty *p, const struct ht_ctf_msg *msg)
 {
 	const struct ht_ctf_event *ev = msg->event;
@@ -912,6 +1423,15 @@ int ht_pretty_event(struct ht_pretty *p, const struct ht_ctf_msg *msg)
 		put_timestamp(p, msg);
 	}
 	put(p, e->prefix, e->prefix_len);
+	if (e->ops) {
+		size_t at = p->len;
+
+		ret = run_line(p, e, ev);
+		if (ret <= 0) {
+			return ret;
+		}
+		p->len = at;
+	}
 	for (s = HT_CTF_SCOPE_PACKET_CONTEXT; s < HT_CTF_NR_SCOPES; s++) {
 		const struct ht_ctf_field *f = ev->scope[s];
 		bool names;
@@ -1011,7 +1531,12 @@ size_t ht_pretty_discarded(struct ht_pretty *p, const struct ht_ctf_msg *msg,
 			p->len = at;
 		}
 	}
-	if (!msg->count) {
+	/*
+	 * In a stream's first packet the count before it is unknown:
+	 * babeltrace2 then says the tracer "may have discarded events".
+	 */
+	if (!msg->count ||
+	    (events && msg->packet && msg->packet->offset_bytes == 0)) {
 		snprintf(what, sizeof(what), "may have discarded %s",
 			 events ? "events" : "packets");
 	} else {
@@ -1089,6 +1614,7 @@ void ht_pretty_destroy(struct ht_pretty *p)
 	}
 	for (i = 0; i < p->ec_cap; i++) {
 		free(p->ecs[i].prefix);
+		free_line(&p->ecs[i]);
 	}
 	for (i = 0; i < p->nr_tnames; i++) {
 		free(p->tnames[i].name);

@@ -267,9 +267,11 @@ class Trace:
         return out
 
     def packet(self, events, ts_begin, ts_end, seq, discarded=0,
-               extra=None):
+               extra=None, pad_bits=64):
         """events: list of (event index, timestamp, fields value,
-        context value, event-context value)."""
+        context value, event-context value). The packet is padded to
+        a multiple of pad_bits (8: the next packet may start at any
+        byte, which CTF allows)."""
         w = Bits(self.bo)
         hdr = {'magic': 0xc1fc1fc1, 'stream_id': 0}
         htype = [('magic', Int(32))]
@@ -295,7 +297,8 @@ class Trace:
             if ftype:
                 encode(w, ftype, fields)
         content = w.pos
-        w.align(8)
+        # tracers pad packets (barectf: to its buffer, LTTng: to pages)
+        w.align(pad_bits)
         size = w.pos
         # patch the sizes in (they are byte-aligned 64-bit fields)
         pc['content_size'] = content

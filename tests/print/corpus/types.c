@@ -26,6 +26,8 @@ static const char *const strings[] = {
 	"bell\a bs\b ff\f cr\r vt\v esc\x1b",
 };
 
+#define STR(k) (i == 0 ? "" : strings[1 + (k) % 8])
+
 static const float floats[] = {
 	0.0f, -0.0f, 1.0f, -1.5f, 3.14159265f, 1e-10f, 1e10f, 123456789.0f,
 	0.1f, 1e38f, 1.17549435e-38f, 16777216.0f, 100000.0f, 1234567.0f,
@@ -94,11 +96,12 @@ int main(int argc, char **argv)
 					i == 3 ? INT32_MIN : (int32_t)-i,
 					i % 8, (int8_t)(i % 32) - 16);
 		p.clock += 1 + (seed >> 12) % 1000;
-		barectf_main_trace_strs(&ctx, cpu,
-					strings[i % (sizeof(strings) /
-						     sizeof(strings[0]))],
-					strings[(i + 3) % (sizeof(strings) /
-							   sizeof(strings[0]))]);
+		/*
+		 * babeltrace2 2.0 prints a stale value for an empty string
+		 * when its event object is recycled: empty strings only in
+		 * the first event of the class, where both print "".
+		 */
+		barectf_main_trace_strs(&ctx, cpu, STR(i), STR(i + 3));
 		p.clock += 1000000000ull * (i % 3);
 		barectf_main_trace_floats(
 			&ctx, cpu,
@@ -113,7 +116,7 @@ int main(int argc, char **argv)
 					 (int16_t)(i % 14) - 11);
 		for (n = 0; n < 3; n++) {
 			sa[n] = seed >> (n * 4);
-			dstr[n] = strings[(i + n) % 9];
+			dstr[n] = strings[1 + (i + n) % 8];
 		}
 		for (n = 0; n < 5; n++) {
 			da[n] = (int32_t)(seed << n);

@@ -31,7 +31,7 @@ LTTNG_UST_TRACEPOINT_EVENT(hetrace_test, ev,
 		lttng_ust_field_float(float, f, f)
 		lttng_ust_field_array(int, arr, arr, 3)
 		lttng_ust_field_sequence(int, seq, arr, size_t, n)
-		lttng_ust_field_sequence_text(char, seqtext, s, size_t, n)
+		lttng_ust_field_sequence_text(char, seqtext, s, size_t, n + 1)
 		lttng_ust_field_integer_hex(uint8_t, u8hex, (uint8_t)i)
 		lttng_ust_field_integer(int64_t, big, (int64_t)i * -123456789012LL)
 		lttng_ust_field_array_text(char, arrtext, s, 4)
