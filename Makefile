@@ -97,6 +97,31 @@ bench: all
 	@scripts/deps.sh bench
 	@bench/run.sh $(BUILD)
 
+# libFuzzer on the TSDL parser and the packet decoder (tests/fuzz/*.c),
+# each for FUZZ_SECONDS; any crash, hang or sanitizer report fails.
+FUZZ_SECONDS ?= 60
+FUZZ_CC      ?= clang
+FUZZ_LIB_SRC := $(wildcard host/ctf-*.c) host/tsdl-parser.c host/error.c
+FUZZ_BIN     := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(wildcard tests/fuzz/*.c))
+
+build/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_SRC) $(wildcard host/*.h tests/fuzz/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(HOST_STD) -O1 -g -Wall -Wextra -Werror -Ihost -Itests/fuzz \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+		-o $@ $< $(FUZZ_LIB_SRC)
+
+fuzz: $(FUZZ_BIN)
+	@for f in $(FUZZ_BIN); do \
+		n=$$(basename $$f); mkdir -p build/fuzz/$$n.corpus; \
+		echo "fuzz $$n for $(FUZZ_SECONDS) s"; \
+		$$f -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+			-artifact_prefix=build/fuzz/$$n- \
+			build/fuzz/$$n.corpus tests/fuzz/seeds/$$n \
+			>build/fuzz/$$n.log 2>&1 || { tail -n 60 build/fuzz/$$n.log; \
+			echo "fuzz $$n: FAILED"; exit 1; }; \
+		tail -n 1 build/fuzz/$$n.log; \
+	done
+
 clean:
 	rm -rf build
 

@@ -946,7 +946,8 @@ static int parse_enum(struct parser *ps, const struct ht_ctf_type **out)
 		size_t j;
 
 		if (lt->kind != T_IDENT && lt->kind != T_STR) {
-			return FAIL(ps, HT_ESYNTAX, "expected an enum label");
+			ret = FAIL(ps, HT_ESYNTAX, "expected an enum label");
+			goto fail;
 		}
 		advance(ps);
 		if (tok_is(cur(ps), "=")) {
