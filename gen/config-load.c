@@ -33,6 +33,7 @@
 #define STD_INCLUDE_PREFIX "include/3/"
 #define MAX_INCLUDE_DEPTH 64
 #define MAX_ALIAS_DEPTH 128
+#define MAX_EXPANDED_NODES 1000000
 
 /* Marks a node whose problem was already reported. */
 #define ERROR_TAG "!hetrace-error"
@@ -77,6 +78,8 @@ struct loader {
 	unsigned char *alias_state; /* 0 new, 1 resolving, 2 done, 3 bad */
 	size_t resolving[MAX_ALIAS_DEPTH]; /* aliases being resolved */
 	size_t nr_resolving;
+	size_t nr_expanded; /* nodes copied from aliases so far */
+	bool uuid_auto;
 
 	bool barectf_header; /* options: hetrace: event-header: barectf */
 };
@@ -1070,6 +1073,16 @@ static bool is_error(const struct ht_ynode *node)
 
 static void resolve_ft(struct loader *ld, struct ht_ynode *parent, size_t i);
 
+static size_t count_nodes(const struct ht_ynode *node)
+{
+	size_t n = 1, i;
+
+	for (i = 0; i < node->nr; i++) {
+		n += count_nodes(node->items[i]) + (node->keys ? 1 : 0);
+	}
+	return n;
+}
+
 static void alias_names(const struct loader *ld, const char **names, size_t *nr)
 {
 	size_t i;
@@ -1212,8 +1225,20 @@ static void resolve_ft(struct loader *ld, struct ht_ynode *parent, size_t i)
 		const struct ht_ynode *target = resolve_alias(ld, node);
 		struct ht_ynode *copy;
 
+		if (ld->fatal) {
+			return;
+		}
 		if (!target) {
 			mark_error(ld, node);
+			return;
+		}
+		/* Aliases of aliases can multiply nodes: bound the total. */
+		ld->nr_expanded += count_nodes(target);
+		if (ld->nr_expanded > MAX_EXPANDED_NODES) {
+			diag(ld, &node->loc,
+			     "field type aliases expand to more than %d nodes",
+			     MAX_EXPANDED_NODES);
+			ld->fatal = HT_ECONFIG;
 			return;
 		}
 		copy = ht_ynode_copy(target);
@@ -2609,6 +2634,7 @@ static void load_trace_type(struct loader *ld, const struct ht_ynode *tt)
 		if (!strcmp(s, "auto")) {
 			/* Filled from the content hash at the end. */
 			cfg->has_uuid = true;
+			ld->uuid_auto = true;
 		} else if (!parse_uuid(s, cfg->uuid)) {
 			diag(ld, &ht_ynode_get(tt, "uuid")->loc,
 			     "`uuid`: expected `auto` or a UUID "
@@ -2826,13 +2852,8 @@ static void finish_uuid(struct loader *ld)
 	struct ht_config *cfg = ld->cfg;
 	size_t i;
 
-	if (!cfg->has_uuid) {
+	if (!ld->uuid_auto) {
 		return;
-	}
-	for (i = 0; i < 16; i++) {
-		if (cfg->uuid[i]) {
-			return; /* given explicitly */
-		}
 	}
 	/*
 	 * `uuid: auto`: barectf draws a random UUID; hetrace derives it
