@@ -223,6 +223,19 @@ static inline int exec_int(struct ht__stream *s, const struct ht__op *op,
 	return 0;
 }
 
+/*
+ * Aligns a bit position: CTF alignment is relative to the beginning of
+ * the packet, which may start at any byte of the file.
+ */
+static inline uint64_t align_in_packet(const struct ht__stream *s,
+				       uint64_t pos, uint32_t align_bits)
+{
+	uint64_t base = s->pkt_off * 8;
+
+	return base + ((pos - base + align_bits - 1) &
+		       ~(uint64_t)(align_bits - 1));
+}
+
 /* Runs op @i of @ops at s->pos, appending fields to @fb. */
 static int exec(struct ht__stream *s, const struct ht__op *ops, uint32_t i,
 		const char *name, struct ht__fieldbuf *fb, unsigned depth)
@@ -235,8 +248,7 @@ static int exec(struct ht__stream *s, const struct ht__op *ops, uint32_t i,
 	int ret;
 
 	if (op->align_bits > 1) {
-		pos = (pos + op->align_bits - 1) & ~(uint64_t)(op->align_bits -
-							       1);
+		pos = align_in_packet(s, pos, op->align_bits);
 	}
 	if (fb->n >= fb->cap) {
 		ret = fb_grow(fb, (uint64_t)fb->n + 1);
@@ -324,8 +336,8 @@ static int exec(struct ht__stream *s, const struct ht__op *ops, uint32_t i,
 				uint64_t v;
 
 				if (co->align_bits > 1) {
-					pos = (pos + co->align_bits - 1) &
-					      ~(uint64_t)(co->align_bits - 1);
+					pos = align_in_packet(s, pos,
+							      co->align_bits);
 				}
 				switch (co->fast) {
 				case HT__FAST_U8:
@@ -393,8 +405,7 @@ static int exec(struct ht__stream *s, const struct ht__op *ops, uint32_t i,
 				struct ht_ctf_field *cf;
 
 				if (co->align_bits > 1) {
-					p = (p + co->align_bits - 1) &
-					    ~(uint64_t)(co->align_bits - 1);
+					p = align_in_packet(s, p, co->align_bits);
 				}
 				if (fb->n >= fb->cap) {
 					ret = fb_grow(fb, (uint64_t)fb->n + 1);
