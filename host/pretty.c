@@ -12,6 +12,8 @@
  * fields and their separators) were learnt by running babeltrace2 2.0
  * on generated traces; tests/print compares the two outputs.
  */
+#include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +37,7 @@ enum op_kind {
 	OP_STRING,
 	OP_TEXT,    /* text array: children are the bytes */
 	OP_GENERIC, /* a whole scope of variable shape: the field walker */
+	OP_VAR,     /* a sequence or variant inside a compiled scope */
 	OP_PCTX,    /* the packet context, variable shape */
 	OP_END,     /* only the literal */
 };
@@ -214,6 +217,199 @@ static inline void put_u64_pad(struct ht_pretty *p, uint64_t v, int width)
 {
 	put_digits(p->buf + p->len + width, v, (unsigned)width);
 	p->len += (size_t)width;
+}
+
+/* ------------------------------------------------------------------ */
+/* Floats                                                              */
+
+static const uint64_t pow10_u64[20] = {
+	1ull,
+	10ull,
+	100ull,
+	1000ull,
+	10000ull,
+	100000ull,
+	1000000ull,
+	10000000ull,
+	100000000ull,
+	1000000000ull,
+	10000000000ull,
+	100000000000ull,
+	1000000000000ull,
+	10000000000000ull,
+	100000000000000ull,
+	1000000000000000ull,
+	10000000000000000ull,
+	100000000000000000ull,
+	1000000000000000000ull,
+	10000000000000000000ull,
+};
+
+/*
+ * The 6 significant digits of @d > 0 rounded to nearest, and its
+ * decimal exponent, computed in long double (64-bit mantissa: the
+ * scaled value is off by less than 1e-12). False when the value is too
+ * close to a rounding tie to decide that way (snprintf decides).
+ */
+static bool approx_6(double d, uint64_t *digits, int *exp10)
+{
+#if LDBL_MANT_DIG >= 64
+	long double v, frac;
+	uint64_t q;
+	int x, s, tries;
+
+	if (!(d >= 1e-20 && d < 1e20)) {
+		return false;
+	}
+	/* floor(log2(d) * log10(2)), then corrected */
+	x = (ilogb(d) * 78913) >> 18;
+	for (tries = 0; tries < 3; tries++) {
+		s = 5 - x;
+		if (s >= 0) {
+			v = (long double)d * (long double)pow10_u64[s];
+		} else {
+			v = (long double)d / (long double)pow10_u64[-s];
+		}
+		if (v < 99999.5L) {
+			x--;
+		} else if (v >= 999999.5L && v < 1000000.0L) {
+			break; /* rounds up to 10^6: carried below */
+		} else if (v >= 1000000.0L) {
+			x++;
+		} else {
+			break;
+		}
+	}
+	if (tries == 3) {
+		return false;
+	}
+	q = (uint64_t)v;
+	frac = v - (long double)q;
+	if (frac > 0.5L - 1e-9L && frac < 0.5L + 1e-9L) {
+		return false;
+	}
+	if (frac > 0.5L) {
+		q++;
+	}
+	if (q >= 1000000) {
+		q /= 10;
+		x++;
+	}
+	*digits = q;
+	*exp10 = x;
+	return true;
+#else
+	(void)d;
+	(void)digits;
+	(void)exp10;
+	return false;
+#endif
+}
+
+/*
+ * printf("%g", d) (6 significant digits, trailing zeros removed), which
+ * is what babeltrace2 prints, without printf for the common values:
+ * those that are exactly M / 10^k with an integer M below 2^53 and k at
+ * most 6. Their decimal expansion is exact, so rounding M to 6 digits
+ * half-to-even is exactly what glibc does. Other values go to snprintf.
+ */
+size_t ht__fmt_g(char *out, double d)
+{
+	static const double p10[7] = {1, 10, 100, 1e3, 1e4, 1e5, 1e6};
+	char digits[24];
+	uint64_t m = 0, q;
+	unsigned nd, k, i, len;
+	int x, n = 0;
+	bool neg, found = false;
+
+	if (!(d > -9e15 && d < 9e15) || d == 0) {
+		return (size_t)snprintf(out, 64, "%g", d);
+	}
+	neg = d < 0;
+	if (neg) {
+		d = -d;
+	}
+	for (k = 0; k <= 6; k++) {
+		double t = d * p10[k];
+
+		/* the product is exact and an integer */
+		if (t < 9007199254740992.0 && fma(d, p10[k], -t) == 0 &&
+		    t == (double)(uint64_t)t) {
+			m = (uint64_t)t;
+			found = true;
+			break;
+		}
+	}
+	if (!found) {
+		if (!approx_6(d, &q, &x)) {
+			return (size_t)snprintf(out, 64, "%g", neg ? -d : d);
+		}
+		goto format;
+	}
+	nd = digits10(m);
+	x = (int)nd - 1 - (int)k; /* decimal exponent */
+	if (nd > 6) {
+		uint64_t div = pow10_u64[nd - 6], r;
+
+		q = m / div;
+		r = m % div;
+		if (r > div / 2 || (r == div / 2 && (q & 1))) {
+			q++;
+		}
+		if (q == 1000000) {
+			q = 100000;
+			x++;
+		}
+	} else {
+		q = m;
+	}
+format:
+	/* the significant digits, without trailing zeros */
+	len = digits10(q);
+	put_digits(digits + len, q, len);
+	while (len > 1 && digits[len - 1] == '0') {
+		len--;
+	}
+	if (neg) {
+		out[n++] = '-';
+	}
+	if (x >= -4 && x < 6) {
+		if (x < 0) {
+			out[n++] = '0';
+			out[n++] = '.';
+			for (i = 0; i < (unsigned)(-x - 1); i++) {
+				out[n++] = '0';
+			}
+			memcpy(out + n, digits, len);
+			n += (int)len;
+		} else {
+			for (i = 0; i < len || (int)i <= x; i++) {
+				if ((int)i == x + 1) {
+					out[n++] = '.';
+				}
+				out[n++] = i < len ? digits[i] : '0';
+			}
+		}
+	} else {
+		out[n++] = digits[0];
+		if (len > 1) {
+			out[n++] = '.';
+			memcpy(out + n, digits + 1, len - 1);
+			n += (int)len - 1;
+		}
+		out[n++] = 'e';
+		out[n++] = x < 0 ? '-' : '+';
+		if (x < 0) {
+			x = -x;
+		}
+		if (x < 10) {
+			out[n++] = '0';
+		}
+		i = digits10((uint64_t)x);
+		put_digits(out + n + i, (uint64_t)x, i);
+		n += (int)i;
+	}
+	return (size_t)n;
 }
 
 /* ------------------------------------------------------------------ */
@@ -530,9 +726,7 @@ static int put_field(struct ht_pretty *p, const struct ht_ctf_field *f,
 	case HT_CTF_ENUM:
 		return put_enum(p, t, f->v.u);
 	case HT_CTF_FLOAT: {
-		int n = snprintf(p->buf + p->len, 64, "%g", f->v.d);
-
-		p->len += (size_t)n;
+		p->len += ht__fmt_g(p->buf + p->len, f->v.d);
 		return 0;
 	}
 	case HT_CTF_STRING:
@@ -1119,10 +1313,15 @@ static void compile_field(struct compiler *c, const struct ht_ctf_type *t,
 		}
 		lit(c, " }");
 		return;
+	case HT_CTF_SEQUENCE:
+	case HT_CTF_VARIANT:
+		/* one entry here; run_line shifts what follows by the
+		 * field's actual size */
+		emit(c, is_text(t) ? OP_TEXT : OP_VAR, scope, names, at, t, 0);
+		return;
 	case HT_CTF_ARRAY:
 		if (is_text(t)) {
 			emit(c, OP_TEXT, scope, names, at, t, 0);
-			*idx += (uint32_t)t->length;
 			return;
 		}
 		if (!t->length) {
@@ -1230,14 +1429,15 @@ static void compile_line(struct ht_pretty *p, struct ec_cache *e)
 		names = s == HT_CTF_SCOPE_EVENT_PAYLOAD
 				? p->o.names & HT_PRETTY_NAME_PAYLOAD
 				: p->o.names & HT_PRETTY_NAME_CONTEXT;
-		if (t->kind != HT_CTF_STRUCT || !fixed_shape(t)) {
+		if (t->kind != HT_CTF_STRUCT ||
+		    (s == HT_CTF_SCOPE_PACKET_CONTEXT && !fixed_shape(t))) {
 			emit(&c, s == HT_CTF_SCOPE_PACKET_CONTEXT ? OP_PCTX
 								  : OP_GENERIC,
 			     s, names, 0, t, 0);
 			e->scope_size[s] = 0;
 			continue;
 		}
-		e->scope_size[s] = (uint32_t)flat_size(t);
+		e->scope_size[s] = fixed_shape(t) ? (uint32_t)flat_size(t) : 0;
 		if (s == HT_CTF_SCOPE_PACKET_CONTEXT) {
 			compile_packet_context(&c, t, names);
 		} else {
@@ -1321,6 +1521,8 @@ static int run_line(struct ht_pretty *p, struct ec_cache *e,
 {
 	const char *lits = e->lits;
 	struct op *op = e->ops;
+	uint32_t delta = 0; /* entries the variable fields added so far */
+	int scope = -1;
 	int s, ret;
 
 	for (s = HT_CTF_SCOPE_PACKET_CONTEXT; s < HT_CTF_NR_SCOPES; s++) {
@@ -1337,6 +1539,11 @@ static int run_line(struct ht_pretty *p, struct ec_cache *e,
 	for (;; op++) {
 		const struct ht_ctf_field *f;
 
+		if (op->scope != scope) {
+			scope = op->scope;
+			delta = 0;
+		}
+
 		if (op->lit_len <= LIT_COPY) {
 			/* one fixed-size copy: the buffer and the literals
 			 * both have LIT_COPY bytes of slack */
@@ -1352,7 +1559,7 @@ static int run_line(struct ht_pretty *p, struct ec_cache *e,
 		if (!f) {
 			return 1;
 		}
-		f += op->idx;
+		f += op->idx + delta;
 		switch (op->kind) {
 		case OP_UDEC:
 			put_u64(p, f->v.u);
@@ -1364,8 +1571,7 @@ static int run_line(struct ht_pretty *p, struct ec_cache *e,
 			put_int(p, op->type, f->v.u);
 			break;
 		case OP_FLOAT:
-			p->len += (size_t)snprintf(p->buf + p->len, 64, "%g",
-						   f->v.d);
+			p->len += ht__fmt_g(p->buf + p->len, f->v.d);
 			break;
 		case OP_ENUM:
 			ret = run_enum(p, op, f->v.u);
@@ -1375,6 +1581,14 @@ static int run_line(struct ht_pretty *p, struct ec_cache *e,
 			break;
 		case OP_TEXT:
 			ret = put_text(p, f);
+			delta += f->next - 1;
+			break;
+		case OP_VAR:
+			ret = reserve(p, 256);
+			if (!ret) {
+				ret = put_field(p, f, op->names);
+			}
+			delta += f->next - 1;
 			break;
 		case OP_GENERIC:
 			ret = reserve(p, 256);

@@ -111,4 +111,7 @@ const char *ht_pretty_data(const struct ht_pretty *pretty, size_t *len);
 /* Forgets the formatted bytes (after the caller wrote them). */
 void ht_pretty_consume(struct ht_pretty *pretty);
 
+/* Internal: printf("%g", @d) into @out (64 bytes), fast; the length. */
+size_t ht__fmt_g(char *out, double d);
+
 #endif

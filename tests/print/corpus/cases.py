@@ -67,7 +67,7 @@ def types_trace(bo, path):
     e_ectx = t.event('emptyctx', Struct([('a', Int(8))]),
                      context=Struct([]))
     evs = []
-    ts = [1000]
+    ts = [1000 if bo == 'le' else 1001]
 
     def ev(idx, fields=None, ctx=None):
         ts[0] += 1234567

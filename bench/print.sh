@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# hetrace print against babeltrace2 (the anchor): events per second of
+# text output to /dev/null on the same traces, in the same run:
+#   - a 2-million-event barectf 3.1 trace (bench/print/bench.yaml),
+#   - an LTTng-UST 2.13 trace of about 2 million events, recorded here
+#     with a private session daemon (tests/print/corpus/ust-record.sh).
+# The goal is a ratio of at least 10.
+# usage: bench/print.sh [N_EVENTS]   (HETRACE: the CLI to measure)
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+HETRACE=${HETRACE:-$top/build/hetrace}
+n=${1:-2000000}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# the best of N runs, in seconds
+best() {
+	local runs=$1 b= t0 t1 d
+	shift
+	for _ in $(seq "$runs"); do
+		t0=$(date +%s.%N)
+		"$@" >/dev/null 2>&1
+		t1=$(date +%s.%N)
+		d=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }')
+		if [ -z "$b" ] || awk -v a="$d" -v b="$b" 'BEGIN { exit !(a < b) }'; then
+			b=$d
+		fi
+	done
+	echo "$b"
+}
+
+measure() { # NAME TRACE
+	local events bt ht
+	events=$("$HETRACE" print "$2" 2>/dev/null | wc -l)
+	[ "$(babeltrace2 "$2" 2>/dev/null | wc -l)" = "$events" ] || {
+		echo "$1: babeltrace2 and hetrace print disagree on the event count"
+		return 1
+	}
+	bt=$(best 2 babeltrace2 "$2")
+	ht=$(best 5 "$HETRACE" print "$2")
+	awk -v name="$1" -v n="$events" -v bt="$bt" -v ht="$ht" 'BEGIN {
+		r = bt / ht
+		goal = "(goal >= 10x: NOT met)"
+		if (r >= 10)
+			goal = "(goal >= 10x: met)"
+		printf "print %-8s %8d events  babeltrace2 %6.2f M ev/s (%.2f s)  hetrace %6.2f M ev/s (%.3f s)  ratio %5.1fx  %s\n",
+			name, n, n / bt / 1e6, bt, n / ht / 1e6, ht, r, goal
+	}'
+}
+
+# barectf
+mkdir -p "$work/gen" "$work/barectf"
+(cd "$work/gen" && barectf generate "$here/print/bench.yaml" >/dev/null)
+cc -O2 -w -I"$work/gen" -I"$top/tests/print/corpus" -o "$work/gen/bench" \
+	"$here/print/bench.c" "$work/gen/barectf.c"
+"$work/gen/bench" "$work/barectf/stream" "$n"
+cp "$work/gen/metadata" "$work/barectf/"
+measure barectf "$work/barectf"
+
+# LTTng-UST: two threads, two events per iteration
+if command -v lttng-sessiond >/dev/null; then
+	timeout 300 "$top/tests/print/corpus/ust-record.sh" "$work/ust" \
+		$((n / 4)) bench >/dev/null
+	measure lttng "$work/ust/out/bench"
+else
+	echo "print lttng: lttng-tools missing (scripts/deps.sh lttng), skipped"
+fi
