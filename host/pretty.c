@@ -180,8 +180,7 @@ static inline unsigned digits10(uint64_t v)
 	}
 }
 
-/* Writes the @n last digits of @v backwards, ending at @end. */
-static inline void put_digits(char *end, uint64_t v, unsigned n)
+static inline void put_digits32(char *end, uint32_t v, unsigned n)
 {
 	while (n >= 2) {
 		end -= 2;
@@ -192,6 +191,21 @@ static inline void put_digits(char *end, uint64_t v, unsigned n)
 	if (n) {
 		*--end = (char)('0' + v % 10);
 	}
+}
+
+/*
+ * Writes the @n last digits of @v backwards, ending at @end; 32-bit
+ * arithmetic on 8-digit chunks, much cheaper than 64-bit divisions.
+ */
+static inline void put_digits(char *end, uint64_t v, unsigned n)
+{
+	while (n > 8) {
+		put_digits32(end, (uint32_t)(v % 100000000), 8);
+		v /= 100000000;
+		end -= 8;
+		n -= 8;
+	}
+	put_digits32(end, (uint32_t)v, n);
 }
 
 static inline void put_u64(struct ht_pretty *p, uint64_t v)
@@ -329,6 +343,10 @@ size_t ht__fmt_g(char *out, double d)
 	if (neg) {
 		d = -d;
 	}
+	/* nearly always decided here; exact ties go the exact way */
+	if (approx_6(d, &q, &x)) {
+		goto format;
+	}
 	for (k = 0; k <= 6; k++) {
 		double t = d * p10[k];
 
@@ -341,10 +359,7 @@ size_t ht__fmt_g(char *out, double d)
 		}
 	}
 	if (!found) {
-		if (!approx_6(d, &q, &x)) {
-			return (size_t)snprintf(out, 64, "%g", neg ? -d : d);
-		}
-		goto format;
+		return (size_t)snprintf(out, 64, "%g", neg ? -d : d);
 	}
 	nd = digits10(m);
 	x = (int)nd - 1 - (int)k; /* decimal exponent */
