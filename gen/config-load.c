@@ -502,6 +502,23 @@ static const struct ht_ynode *get_map(struct loader *ld,
 	return v;
 }
 
+/* Like get_map(), for properties barectf's schema does not let be null. */
+static const struct ht_ynode *get_map_strict(struct loader *ld,
+					     const struct ht_ynode *map,
+					     const char *key, const char *what)
+{
+	const struct ht_ynode *v = ht_ynode_get(map, key);
+
+	if (!v) {
+		return NULL;
+	}
+	if (v->kind != HT_YNODE_MAP) {
+		expect_fail(ld, v, key, what);
+		return NULL;
+	}
+	return v;
+}
+
 static char *xstrdup(struct loader *ld, const char *s)
 {
 	char *d = strdup(s);
@@ -1348,6 +1365,17 @@ static void expand_field_types(struct loader *ld, struct ht_ynode *tt)
 		if (a->kind == HT_YNODE_MAP) {
 			ld->aliases = a;
 			check_dup_names(ld, a, "field type alias");
+			for (i = 0; i < a->nr; i++) {
+				const struct ht_ynode *v = a->items[i];
+
+				if (v->kind != HT_YNODE_MAP &&
+				    !ht_ynode_is_str(v)) {
+					expect_fail(ld, v, a->keys[i]->str,
+						    "a field type (a mapping "
+						    "with `class`, or a field "
+						    "type alias name)");
+				}
+			}
 		} else if (!ht_ynode_is_null(a)) {
 			expect_fail(ld, a, "$field-type-aliases",
 				    "a mapping of alias names to field types");
@@ -2193,16 +2221,16 @@ static void load_options(struct loader *ld, const struct ht_ynode *root)
 	const struct ht_ynode *opts, *cg, *prefix, *hdr, *ht, *v;
 	const char *s = NULL;
 
-	opts = get_map(ld, root, "options", "a mapping");
+	opts = get_map_strict(ld, root, "options", "a mapping");
 	if (!opts) {
 		return;
 	}
 	check_keys(ld, opts, options_keys, "`options`");
-	cg = get_map(ld, opts, "code-generation", "a mapping");
+	cg = get_map_strict(ld, opts, "code-generation", "a mapping");
 	if (cg) {
 		check_keys(ld, cg, codegen_keys, "`code-generation` options");
 		prefix = ht_ynode_get(cg, "prefix");
-		if (is_absent(prefix)) {
+		if (!prefix) {
 			/* barectf's defaults stay */
 		} else if (ht_ynode_is_str(prefix)) {
 			if (check_iden(ld, prefix, "prefix")) {
@@ -2252,7 +2280,7 @@ static void load_options(struct loader *ld, const struct ht_ynode *root)
 				    "a string or a mapping with `identifier` "
 				    "and `file-name`");
 		}
-		hdr = get_map(ld, cg, "header", "a mapping");
+		hdr = get_map_strict(ld, cg, "header", "a mapping");
 		if (hdr) {
 			check_keys(ld, hdr, header_keys, "`header` options");
 			get_bool(ld, hdr, "identifier-prefix-definition",
@@ -2262,7 +2290,7 @@ static void load_options(struct loader *ld, const struct ht_ynode *root)
 				 &cfg->header_default_dst_def, false);
 		}
 	}
-	ht = get_map(ld, opts, "hetrace", "a mapping");
+	ht = get_map_strict(ld, opts, "hetrace", "a mapping");
 	if (ht) {
 		check_keys(ld, ht, hetrace_keys, "`hetrace` options");
 		if (get_str(ld, ht, "event-header", &s) && s) {
@@ -2663,8 +2691,8 @@ static void load_trace_type(struct loader *ld, const struct ht_ynode *tt)
 		    "`uuid-field-type`: the trace type has no `uuid` to write");
 	}
 
-	clocks = get_map(ld, tt, "clock-types",
-			 "a mapping of clock type names to clock types");
+	clocks = get_map_strict(ld, tt, "clock-types",
+				"a mapping of clock type names to clock types");
 	if (clocks) {
 		check_dup_names(ld, clocks, "clock type");
 		cfg->clocks = calloc(clocks->nr + 1, sizeof(*cfg->clocks));
