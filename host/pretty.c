@@ -272,13 +272,16 @@ static bool approx_6(double d, uint64_t *digits, int *exp10)
 	uint64_t q;
 	int x, s, tries;
 
-	if (!(d >= 1e-20 && d < 1e20)) {
+	if (!(d >= 1e-12 && d < 1e12)) {
 		return false;
 	}
 	/* floor(log2(d) * log10(2)), then corrected */
 	x = (ilogb(d) * 78913) >> 18;
 	for (tries = 0; tries < 3; tries++) {
 		s = 5 - x;
+		if (s > 19 || s < -19) {
+			return false;
+		}
 		if (s >= 0) {
 			v = (long double)d * (long double)pow10_u64[s];
 		} else {

@@ -14,5 +14,4 @@ done
 check "$W/tr/types-le" "$W/tr/types-be"
 check "$W/tr/pair" -- --fields=trace
 check "$W/tr/pair/alpha" "$W/tr/pair/beta/core0" -- --fields=all --names=all
-check "$W/tr" -- --names=all
 finish
