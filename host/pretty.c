@@ -180,17 +180,36 @@ static inline unsigned digits10(uint64_t v)
 	}
 }
 
+/* @v < 10^8 as 8 digits at @out: two independent 4-digit halves. */
+static inline void put8(char *out, uint32_t v)
+{
+	uint32_t hi = v / 10000, lo = v % 10000;
+
+	memcpy(out, digit_pairs + 2 * (hi / 100), 2);
+	memcpy(out + 2, digit_pairs + 2 * (hi % 100), 2);
+	memcpy(out + 4, digit_pairs + 2 * (lo / 100), 2);
+	memcpy(out + 6, digit_pairs + 2 * (lo % 100), 2);
+}
+
+/* The @n (at most 8) last digits of @v, ending at @end. */
 static inline void put_digits32(char *end, uint32_t v, unsigned n)
 {
-	while (n >= 2) {
-		end -= 2;
-		memcpy(end, digit_pairs + 2 * (v % 100), 2);
-		v /= 100;
-		n -= 2;
+	char tmp[8];
+
+	if (n == 8) {
+		put8(end - 8, v);
+		return;
 	}
-	if (n) {
-		*--end = (char)('0' + v % 10);
+	if (n <= 2) {
+		if (n == 2) {
+			memcpy(end - 2, digit_pairs + 2 * (v % 100), 2);
+		} else if (n == 1) {
+			end[-1] = (char)('0' + v % 10);
+		}
+		return;
 	}
+	put8(tmp, v);
+	memcpy(end - n, tmp + 8 - n, n);
 }
 
 /*
