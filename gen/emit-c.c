@@ -144,6 +144,17 @@ static unsigned low_bit(uint64_t v)
 	return a;
 }
 
+static void walk_init(struct walk *w, const struct ht_config *cfg,
+		      enum walk_mode mode, unsigned base_align, FILE *out)
+{
+	memset(w, 0, sizeof(*w));
+	w->cfg = cfg;
+	w->mode = mode;
+	w->base_align = base_align;
+	w->indent = 1;
+	w->out = out;
+}
+
 /* Enters dynamic mode: b (or nb) takes the static position. */
 static void go_dynamic(struct walk *w)
 {
@@ -736,12 +747,8 @@ static void emit_event_body(FILE *out, const struct ht_config *cfg,
 	fprintf(out, "\tuint8_t *q;\n");
 
 	/* Size walk into a buffer first to know the locals it needs. */
-	memset(&w, 0, sizeof(w));
-	w.cfg = cfg;
-	w.mode = WALK_SIZE;
-	w.base_align = sl->base_align;
+	walk_init(&w, cfg, WALK_SIZE, sl->base_align, NULL);
 	w.off = sl->off0;
-	w.indent = 1;
 	{
 		char *sz_text = NULL;
 		size_t sz_len = 0;
@@ -864,13 +871,8 @@ static void emit_event_body(FILE *out, const struct ht_config *cfg,
 	}
 
 	/* Write walk. */
-	memset(&w, 0, sizeof(w));
-	w.cfg = cfg;
-	w.mode = WALK_WRITE;
-	w.base_align = sl->base_align;
+	walk_init(&w, cfg, WALK_WRITE, sl->base_align, out);
 	w.off = sl->off0;
-	w.indent = 1;
-	w.out = out;
 	for (i = 0; i < 3; i++) {
 		if (fts[i]) {
 			walk_scope(&w, fts[i], scopes[i]);
@@ -991,6 +993,28 @@ static size_t packet_fields(const struct ht_config *cfg,
 	return n;
 }
 
+/*
+ * The start of the packet functions: when called by the platform with
+ * tracing off, or when there is nothing to do, they leave the packet
+ * alone (barectf's semantics); otherwise they take the guard and the
+ * time (the record's that forced the switch, or the clock's).
+ */
+static void emit_packet_prologue(FILE *out, const struct stream_layout *sl,
+				 const char *nothing_to_do)
+{
+	fprintf(out, "\n\tif ((s->off && !nested) || %s) {\n"
+		     "\t\treturn;\n"
+		     "\t}\n"
+		     "\ts->busy = 1;\n"
+		     "\tHT_COMPILER_BARRIER();\n",
+		nothing_to_do);
+	if (sl->has_clock) {
+		fprintf(out, "\tts = s->use_pending_ts ? s->pending_ts : ");
+		emit_clock_read(out, sl, "&sctx->parent");
+		fprintf(out, ";\n");
+	}
+}
+
 static void emit_open_close(FILE *out, const struct ht_config *cfg,
 			    const struct stream_layout *sl, const char *lead)
 {
@@ -1025,24 +1049,8 @@ static void emit_open_close(FILE *out, const struct ht_config *cfg,
 		}
 		fprintf(out, "};\n");
 	}
-	fprintf(out,
-		"\n\t/* Called by the platform with tracing off: keep the packet. */\n"
-		"\tif ((s->off && !nested) || s->packet_open) {\n"
-		"\t\treturn;\n"
-		"\t}\n"
-		"\ts->busy = 1;\n"
-		"\tHT_COMPILER_BARRIER();\n");
-	if (sl->has_clock) {
-		fprintf(out, "\tts = s->use_pending_ts ? s->pending_ts : ");
-		emit_clock_read(out, sl, "&sctx->parent");
-		fprintf(out, ";\n");
-	}
-	memset(&w, 0, sizeof(w));
-	w.cfg = cfg;
-	w.mode = WALK_WRITE;
-	w.base_align = 64;
-	w.indent = 1;
-	w.out = out;
+	emit_packet_prologue(out, sl, "s->packet_open");
+	walk_init(&w, cfg, WALK_WRITE, 64, out);
 	for (i = 0; i < n; i++) {
 		fprintf(out, "\t/* `%s` */\n", f[i].name);
 		if (!strcmp(f[i].name, "uuid")) {
@@ -1094,26 +1102,14 @@ static void emit_open_close(FILE *out, const struct ht_config *cfg,
 	if (sl->has_clock) {
 		fprintf(out, "\tuint64_t ts;\n");
 	}
-	fprintf(out, "\n\tif ((s->off && !nested) || !s->packet_open) {\n"
-		     "\t\treturn;\n"
-		     "\t}\n"
-		     "\ts->busy = 1;\n"
-		     "\tHT_COMPILER_BARRIER();\n");
+	emit_packet_prologue(out, sl, "!s->packet_open");
 	if (sl->has_clock) {
-		fprintf(out, "\tts = s->use_pending_ts ? s->pending_ts : ");
-		emit_clock_read(out, sl, "&sctx->parent");
-		fprintf(out, ";\n"
-			     "\tif (ts < s->last_ts) {\n"
+		fprintf(out, "\tif (ts < s->last_ts) {\n"
 			     "\t\t/* The end is never before the last record. */\n"
 			     "\t\tts = s->last_ts;\n"
 			     "\t}\n");
 	}
-	memset(&w, 0, sizeof(w));
-	w.cfg = cfg;
-	w.mode = WALK_WRITE;
-	w.base_align = 64;
-	w.indent = 1;
-	w.out = out;
+	walk_init(&w, cfg, WALK_WRITE, 64, out);
 	for (i = 0; i < n; i++) {
 		if (!f[i].patched) {
 			continue;
@@ -1236,12 +1232,7 @@ static void emit_barectf_header(FILE *out, const struct ht_config *cfg,
 	fprintf(out,
 		"static inline void %s_header(uint8_t *q, uint32_t id%s)\n{\n",
 		sl->sprefix, sl->has_clock ? ", uint64_t ts" : "");
-	memset(&w, 0, sizeof(w));
-	w.cfg = cfg;
-	w.mode = WALK_WRITE;
-	w.base_align = sl->hdr_align;
-	w.indent = 1;
-	w.out = out;
+	walk_init(&w, cfg, WALK_WRITE, sl->hdr_align, out);
 	if (sl->id_ft) {
 		walk_scalar(&w, sl->id_ft, "id");
 	} else {
