@@ -78,6 +78,24 @@ for cfg in interop/*.yaml; do
 			bad "$name: barectf and hetrace traces print differently (packets of $size bytes)"
 		fi
 	done
+	# barectf's record header layout, asked for by the configuration.
+	if ! grep -q '^options:' "$cfg"; then
+		bl="$w/$name-bl"
+		mkdir -p "$bl"
+		awk 'NR == 1 { print; print "options:\n  hetrace:\n    event-header: barectf\n    core-id: false"; next } { print }' \
+			"$cfg" >"$w/$name-bl.yaml"
+		"$HETRACE" gen "$w/$name-bl.yaml" -o "$bl"
+		grep -q 'variant' "$bl/metadata" && bad "$name: barectf layout still compact"
+		build "$name" "$bl" "$bl/barectf.c"
+		for size in 4096 256; do
+			run "$bl" $size "$w/$name-bl-$size.txt"
+			run "$b" $size "$w/$name-b-$size.txt"
+			diff -u "$w/$name-b-$size.txt" "$w/$name-bl-$size.txt" >/dev/null ||
+				bad "$name: barectf layout prints differently from barectf ($size-byte packets)"
+		done
+		cmp -s "$b/trace/stream" "$bl/trace/stream" && echo "$name: barectf layout: same bytes as barectf"
+	fi
+
 	# Smaller records: the compact header must make the stream smaller.
 	bs=$(stat -c %s "$b/trace/stream")
 	hs=$(stat -c %s "$hn/trace/stream")
