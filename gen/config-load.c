@@ -1287,6 +1287,14 @@ static void resolve_ft(struct loader *ld, struct ht_ynode *parent, size_t i)
 	if (k >= 0) {
 		struct ht_ynode *v = node->items[k];
 
+		if (ht_ynode_find(node, "class") >= 0) {
+			/* barectf: a field type inherits or has a class. */
+			diag(ld, &node->keys[ht_ynode_find(node, "class")]->loc,
+			     "`class` and `$inherit` exclude each other");
+			mark_error(ld, node);
+			return;
+		}
+
 		if (v->kind != HT_YNODE_SCALAR ||
 		    ht_yscalar_type(v) != HT_YSCALAR_STR) {
 			expect_fail(ld, v, "$inherit",
