@@ -103,6 +103,7 @@ __attribute__((format(printf, 3, 4))) static void
 diag(struct loader *ld, const struct ht_src_loc *loc, const char *fmt, ...)
 {
 	char text[1024], *msg, **msgs;
+	const char *file;
 	struct diag_key *keys;
 	va_list ap;
 	size_t i;
@@ -111,15 +112,15 @@ diag(struct loader *ld, const struct ht_src_loc *loc, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	n = snprintf(NULL, 0, "%s:%u:%u: %s", loc->file, loc->line, loc->col,
-		     text);
+	file = loc->file ? loc->file : "?";
+	n = snprintf(NULL, 0, "%s:%u:%u: %s", file, loc->line, loc->col, text);
 	msg = malloc((size_t)n + 1);
 	if (!msg) {
 		ld->fatal = HT_ENOMEM;
 		return;
 	}
-	snprintf(msg, (size_t)n + 1, "%s:%u:%u: %s", loc->file, loc->line,
-		 loc->col, text);
+	snprintf(msg, (size_t)n + 1, "%s:%u:%u: %s", file, loc->line, loc->col,
+		 text);
 
 	/* An alias used in many places reports its problems once. */
 	for (i = 0; i < ld->diags->nr; i++) {
