@@ -2938,7 +2938,7 @@ int ht_config_load(const char *path, const char *const *include_dirs,
 
 	root = load_main(&ld, path);
 	if (!root) {
-		goto check;
+		goto unwind_includes;
 	}
 	check_keys(&ld, root, root_keys, "configuration");
 	load_options(&ld, root);
@@ -2990,7 +2990,7 @@ int ht_config_load(const char *path, const char *const *include_dirs,
 
 destroy_root:
 	ht_ynode_destroy(root);
-check:
+unwind_includes:
 	while (ld.depth > 0) {
 		pop_include(&ld);
 	}
