@@ -17,41 +17,37 @@
 
 #define RUNTIME_PREFIX "hetrace/"
 
+/* clang-format off */
+static const char usage_text[] =
+	"usage: %s CONFIG.yaml -o DIR [-I DIR]... [--header-only]\n"
+	"       [--metadata-only] [--no-runtime] [--no-core-id]\n"
+	"\n"
+	"Reads a barectf 3 YAML configuration and writes into DIR:\n"
+	"  <prefix>.h, <prefix>.c  the tracing functions (barectf 3.1's API)\n"
+	"  metadata                the CTF 1.8 (TSDL) metadata of the trace\n"
+	"  hetrace/*.h             the runtime headers the C code includes\n"
+	"\n"
+	"options:\n"
+	"  -o, --output DIR     where to write (created if needed)\n"
+	"  -I, --include-dir DIR\n"
+	"                       search DIR for `$include` files: after the\n"
+	"                       including file's directory, before the current\n"
+	"                       directory and hetrace's standard includes;\n"
+	"                       may be repeated\n"
+	"      --header-only    one header holding everything, no .c file\n"
+	"      --metadata-only  only the metadata\n"
+	"      --no-runtime     do not copy the runtime headers\n"
+	"      --no-core-id     no core_id in the packet context (barectf's\n"
+	"                       packet context exactly)\n"
+	"  -h, --help           this text\n"
+	"\n"
+	"An invalid configuration writes nothing: every problem is printed\n"
+	"as file:line:column: message and the exit status is 1.\n";
+/* clang-format on */
+
 static void usage(FILE *out)
 {
-	fprintf(
-	    out,
-	    "usage: %s CONFIG.yaml -o DIR [-I DIR]... [--header-only]\n"
-	    "       [--metadata-only] [--no-runtime]\n"
-	    "\n"
-	    "Reads a barectf 3 YAML configuration and writes into DIR:\n"
-	    "  <prefix>.h, <prefix>.c  the tracing functions (barectf 3.1's "
-	    "API)\n"
-	    "  metadata                the CTF 1.8 (TSDL) metadata of the "
-	    "trace\n"
-	    "  hetrace/*.h             the runtime headers the C code "
-	    "includes\n"
-	    "\n"
-	    "options:\n"
-	    "  -o, --output DIR     where to write (created if needed)\n"
-	    "  -I, --include-dir DIR\n"
-	    "                       search DIR for `$include` files (after "
-	    "the\n"
-	    "                       including file's directory, before "
-	    "hetrace's\n"
-	    "                       standard includes); may be repeated\n"
-	    "      --header-only    one header holding everything, no .c file\n"
-	    "      --no-core-id     no core_id in the packet context "
-	    "(barectf's\n"
-	    "                       packet context exactly)\n"
-	    "      --metadata-only  only the metadata\n"
-	    "      --no-runtime     do not copy the runtime headers\n"
-	    "  -h, --help           this text\n"
-	    "\n"
-	    "An invalid configuration writes nothing: every problem is "
-	    "printed\n"
-	    "as file:line:column: message and the exit status is 1.\n",
-	    ht_cli_prog);
+	fprintf(out, usage_text, ht_cli_prog);
 }
 
 /* One output file, written under a temporary name until all succeed. */

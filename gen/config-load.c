@@ -763,6 +763,14 @@ static struct ht_ynode *load_include(struct loader *ld,
 			}
 		}
 	}
+	/* barectf also looks in the current directory, after -I. */
+	if (!found && is_regular_file(item->str)) {
+		found = strdup(item->str);
+		if (!found) {
+			ld->fatal = HT_ENOMEM;
+			return NULL;
+		}
+	}
 	if (found) {
 		id = realpath(found, NULL);
 		if (!id) {
@@ -782,8 +790,8 @@ static struct ht_ynode *load_include(struct loader *ld,
 	if (!found) {
 		diag(ld, &item->loc,
 		     "cannot find `$include` file `%s` (looked in the "
-		     "including file's directory, the -I directories and "
-		     "hetrace's standard includes)",
+		     "including file's directory, the -I directories, the "
+		     "current directory and hetrace's standard includes)",
 		     item->str);
 		return NULL;
 	}
