@@ -364,6 +364,36 @@ static void check_dup_names(struct loader *ld, const struct ht_ynode *map,
 	}
 }
 
+/*
+ * The non-empty mapping of named objects at `key` of `parent` (event
+ * record types, data stream types), every error reported; `where` says
+ * what holds it in the "missing" message; `item` names one object.
+ */
+static const struct ht_ynode *
+get_named_map(struct loader *ld, const struct ht_ynode *parent,
+	      const char *key, const char *where, const char *item)
+{
+	const struct ht_ynode *v = ht_ynode_get(parent, key);
+	char what[160];
+
+	if (!v) {
+		diag(ld, &parent->loc, "missing `%s` in %s", key, where);
+		return NULL;
+	}
+	if (v->kind == HT_YNODE_MAP && v->nr == 0) {
+		diag(ld, &v->loc, "`%s`: expected at least one %s", key, item);
+		return NULL;
+	}
+	if (v->kind != HT_YNODE_MAP) {
+		snprintf(what, sizeof(what),
+			 "a non-empty mapping of %s names to %ss", item, item);
+		expect_fail(ld, v, key, what);
+		return NULL;
+	}
+	check_dup_names(ld, v, item);
+	return v;
+}
+
 static const char *const tsdl_keywords[] = {
     "align",	      "callsite", "clock",   "enum",   "env",	 "event",
     "floating_point", "integer",  "stream",  "string", "struct", "trace",
@@ -2580,27 +2610,17 @@ static void load_dst(struct loader *ld, const struct ht_ynode *name,
 	get_struct_ft(ld, node, "event-record-common-context-field-type",
 		      &st->ev_common_ctx);
 
-	v = ht_ynode_get(node, "event-record-types");
-	erts = v;
-	if (!v) {
-		diag(ld, &node->loc,
-		     "missing `event-record-types` in data stream type `%s`",
-		     name->str);
+	{
+		char where[300];
+
+		snprintf(where, sizeof(where), "data stream type `%s`",
+			 name->str);
+		erts = get_named_map(ld, node, "event-record-types", where,
+				     "event record type");
+	}
+	if (!erts) {
 		return;
 	}
-	if (v->kind == HT_YNODE_MAP && v->nr == 0) {
-		diag(ld, &v->loc,
-		     "`event-record-types`: expected at least one event record "
-		     "type");
-		return;
-	}
-	if (v->kind != HT_YNODE_MAP) {
-		expect_fail(ld, v, "event-record-types",
-			    "a non-empty mapping of event record type names to "
-			    "event record types");
-		return;
-	}
-	check_dup_names(ld, erts, "event record type");
 	st->events = calloc(erts->nr, sizeof(*st->events));
 	if (!st->events) {
 		ld->fatal = HT_ENOMEM;
@@ -2728,24 +2748,11 @@ static void load_trace_type(struct loader *ld, const struct ht_ynode *tt)
 		      cmp_clock);
 	}
 
-	dsts = ht_ynode_get(tt, "data-stream-types");
+	dsts = get_named_map(ld, tt, "data-stream-types", "trace type",
+			     "data stream type");
 	if (!dsts) {
-		diag(ld, &tt->loc, "missing `data-stream-types` in trace type");
 		return;
 	}
-	if (dsts->kind == HT_YNODE_MAP && dsts->nr == 0) {
-		diag(ld, &dsts->loc,
-		     "`data-stream-types`: expected at least one data stream "
-		     "type");
-		return;
-	}
-	if (dsts->kind != HT_YNODE_MAP) {
-		expect_fail(ld, dsts, "data-stream-types",
-			    "a non-empty mapping of data stream type names to "
-			    "data stream types");
-		return;
-	}
-	check_dup_names(ld, dsts, "data stream type");
 	cfg->streams = calloc(dsts->nr, sizeof(*cfg->streams));
 	if (!cfg->streams) {
 		ld->fatal = HT_ENOMEM;
