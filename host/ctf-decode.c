@@ -165,6 +165,39 @@ static const char *op_name(const struct ht__op *op)
 	return op->name ? op->name : "(element)";
 }
 
+
+/*
+ * The raw bits of integer op at bit position pos (already aligned and
+ * bounds-checked): whole bytes in the host's order are one load.
+ */
+static inline uint64_t read_int(const struct ht__stream *s,
+				const struct ht__op *op, uint64_t pos)
+{
+	uint64_t v;
+
+	switch (op->fast) {
+	case HT__FAST_U8:
+		return s->map[pos >> 3];
+	case HT__FAST_U16: {
+		uint16_t x;
+
+		memcpy(&x, s->map + (pos >> 3), 2);
+		return x;
+	}
+	case HT__FAST_U32: {
+		uint32_t x;
+
+		memcpy(&x, s->map + (pos >> 3), 4);
+		return x;
+	}
+	case HT__FAST_U64:
+		memcpy(&v, s->map + (pos >> 3), 8);
+		return v;
+	default:
+		return read_bits(s->map, s->size, pos, op->size_bits, op->bo);
+	}
+}
+
 static inline int exec_int(struct ht__stream *s, const struct ht__op *op,
 			   struct ht_ctf_field *f, uint64_t pos)
 {
@@ -177,32 +210,7 @@ static inline int exec_int(struct ht__stream *s, const struct ht__op *op,
 			     op_name(op), op->size_bits,
 			     (unsigned long long)(s->content_end / 8));
 	}
-	switch (op->fast) {
-	case HT__FAST_U8:
-		v = s->map[pos >> 3];
-		break;
-	case HT__FAST_U16: {
-		uint16_t x;
-
-		memcpy(&x, s->map + (pos >> 3), 2);
-		v = x;
-		break;
-	}
-	case HT__FAST_U32: {
-		uint32_t x;
-
-		memcpy(&x, s->map + (pos >> 3), 4);
-		v = x;
-		break;
-	}
-	case HT__FAST_U64:
-		memcpy(&v, s->map + (pos >> 3), 8);
-		break;
-	default:
-		v = read_bits(s->map, s->size, pos, op->size_bits,
-			      op->bo);
-		break;
-	}
+	v = read_int(s, op, pos);
 	s->pos = pos + op->size_bits;
 	if (op->is_signed && op->size_bits < 64) {
 		uint64_t m = UINT64_C(1) << (op->size_bits - 1);
@@ -339,32 +347,7 @@ static int exec(struct ht__stream *s, const struct ht__op *ops, uint32_t i,
 					pos = align_in_packet(s, pos,
 							      co->align_bits);
 				}
-				switch (co->fast) {
-				case HT__FAST_U8:
-					v = s->map[pos >> 3];
-					break;
-				case HT__FAST_U16: {
-					uint16_t x;
-
-					memcpy(&x, s->map + (pos >> 3), 2);
-					v = x;
-					break;
-				}
-				case HT__FAST_U32: {
-					uint32_t x;
-
-					memcpy(&x, s->map + (pos >> 3), 4);
-					v = x;
-					break;
-				}
-				case HT__FAST_U64:
-					memcpy(&v, s->map + (pos >> 3), 8);
-					break;
-				default:
-					v = read_bits(s->map, s->size, pos,
-						      co->size_bits, co->bo);
-					break;
-				}
+				v = read_int(s, co, pos);
 				pos += co->size_bits;
 				if (co->is_signed && co->size_bits < 64) {
 					uint64_t m = UINT64_C(1)
