@@ -75,6 +75,14 @@ $(LIB_HOST): $(HOST_OBJ) $(GEN_OBJ) $(RT_OBJ) $(EMBED_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
+# The subcommand table, from the `hetrace-command:` line of each cli/*.c.
+$(BUILD)/cli-commands.h: $(CLI_SRC) scripts/cli-table.sh
+	@mkdir -p $(dir $@)
+	@scripts/cli-table.sh $@ $(CLI_SRC)
+
+$(CLI_OBJ): $(BUILD)/cli-commands.h
+$(CLI_OBJ): HOST_CFLAGS += -I$(BUILD)
+
 $(HETRACE): $(CLI_OBJ) $(LIB_HOST)
 	$(CC) $(LDFLAGS_ALL) -o $@ $(CLI_OBJ) $(LIB_HOST) $(LDLIBS)
 

@@ -3,16 +3,16 @@
 #define HT_CLI_H
 
 /*
- * Every subcommand is one file in cli/ exposing cmd_<name>().
+ * Every subcommand is one file in cli/ exposing cmd_<name>() and
+ * carrying one comment line `hetrace-command: RANK NAME: summary`
+ * (scripts/cli-table.sh builds the table from those lines).
  * Exit codes: 0 success, 1 a failure the user caused (the message says
  * what and where), 2 a usage error.
  */
 enum { HT_EXIT_OK = 0, HT_EXIT_FAIL = 1, HT_EXIT_USAGE = 2 };
 
-#define HT_CLI_COMMANDS(X)                                                     \
-	X(gen, "generate C tracepoints and CTF metadata from a barectf 3 config") \
-	X(print, "print CTF traces as text, exactly as babeltrace2 does")    \
-	X(info, "summarize CTF traces: clocks, streams, events, span, losses")
+/* HT_CLI_COMMANDS(X): generated from the files in cli/ (scripts/cli-table.sh). */
+#include "cli-commands.h"
 
 #define HT__CLI_DECLARE(name, help) int cmd_##name(int argc, char **argv);
 HT_CLI_COMMANDS(HT__CLI_DECLARE)

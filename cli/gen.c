@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* hetrace gen: barectf 3 configuration -> C tracepoints + CTF metadata. */
+/* hetrace-command: 10 gen: generate C tracepoints and CTF metadata from a barectf 3 config */
 #include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
