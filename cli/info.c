@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/*
 /* hetrace-command: 55 info: summarize CTF traces: clocks, streams, events, span, losses */
+/*
  * hetrace info TRACE...: per trace and stream (core): clock, event
  * count, time span, packets, discarded events, lost packets, event
  * counts by type, bytes. Decodes every event, formats nothing per event.

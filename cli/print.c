@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/*
 /* hetrace-command: 50 print: print CTF traces as text, exactly as babeltrace2 does */
+/*
  * hetrace print TRACE...: the events of CTF traces as text, the way
  * `babeltrace2 TRACE...` prints them (byte-identical), only faster.
  */
