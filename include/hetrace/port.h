@@ -51,6 +51,21 @@
 /* Empty; defined out of line so that a call to it is a barrier. */
 void ht_port_barrier(void);
 
+/*
+ * Memory barrier: orders this core's memory accesses as seen by another
+ * core or process (the packet ring and the sync mailbox in shared
+ * memory). A port for a compiler without the GCC/clang built-in defines
+ * HT_PORT_MEMORY_BARRIER(); the fallback, a compiler barrier, is only
+ * correct when producer and consumer share one core's view of memory.
+ */
+#if defined(HT_PORT_MEMORY_BARRIER)
+#define HT_MEMORY_BARRIER() HT_PORT_MEMORY_BARRIER()
+#elif defined(__GNUC__) || defined(__clang__)
+#define HT_MEMORY_BARRIER() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+#else
+#define HT_MEMORY_BARRIER() HT_COMPILER_BARRIER()
+#endif
+
 /* Branch hint for the fast path. */
 #if defined(__GNUC__) || defined(__clang__)
 #define HT_LIKELY(x) __builtin_expect(!!(x), 1)

@@ -30,10 +30,12 @@ for cfg in $configs; do
 			-c "$dir/barectf.c" -o "$w/out.o" 2>"$w/err"; then
 			bad "$name ($label): $(head -5 "$w/err")"
 		fi
-		if ! $cc $WARN -ffreestanding "$@" -I"$TOP/include" \
-			-c "$TOP/runtime/port.c" -o "$w/port.o" 2>"$w/err"; then
-			bad "runtime ($label): $(head -5 "$w/err")"
-		fi
+		for src in "$TOP"/runtime/*.c; do
+			if ! $cc $WARN -ffreestanding "$@" -I"$TOP/include" \
+				-c "$src" -o "$w/rt.o" 2>"$w/err"; then
+				bad "runtime $(basename "$src") ($label): $(head -5 "$w/err")"
+			fi
+		done
 	}
 	dir="$w/$name-le"
 	compile host cc
