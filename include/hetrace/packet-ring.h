@@ -33,6 +33,15 @@
  *   not started writing packet k + nr_slots over it).
  * - A slot holds exactly one CTF packet; the packet's own packet_size
  *   and content_size say how much of the slot is used.
+ * - `state` goes RUNNING -> STOPPED once, after the last commit; a
+ *   consumer that reads STOPPED (then head) has the final head.
+ *
+ * Barriers (HT_MEMORY_BARRIER, include/hetrace/port.h): each one is
+ * commented where it stands. Producer: packet bytes -> head (commit),
+ * head -> next slot's bytes (commit), tail load -> slot stores
+ * (is_full), last head -> state (stop). Consumer (host/
+ * packet-ring-reader.c): head load -> slot loads (acquire), slot loads
+ * -> tail store (release), slot copy -> head re-read (overwrite).
  *
  * The producer fills the slot of packet `head` in place (zero copy):
  * the stream's open-packet callback points the stream at
@@ -125,19 +134,35 @@ static inline uint8_t *ht_ring_slot(struct ht_ring *r)
  */
 static inline int ht_ring_is_full(const struct ht_ring *r)
 {
-	return r->mode == HT_RING_DISCARD &&
-	       (uint32_t)(r->head - r->tail) >= r->nr_slots;
+	int full;
+
+	if (r->mode != HT_RING_DISCARD) {
+		return 0;
+	}
+	full = (uint32_t)(r->head - r->tail) >= r->nr_slots;
+	/*
+	 * The tail load before any store into the slot it frees: the
+	 * consumer reads that slot until it stores tail (release), so
+	 * the producer's writes must not be seen before that load.
+	 */
+	HT_MEMORY_BARRIER();
+	return full;
 }
 
 /*
- * Producer: publishes the packet written in ht_ring_slot(). The barrier
- * orders the packet's bytes before the new head: a consumer that sees
- * the head sees the whole packet.
+ * Producer: publishes the packet written in ht_ring_slot(). The first
+ * barrier orders the packet's bytes before the new head: a consumer
+ * that sees the head sees the whole packet. The second orders the new
+ * head before any store into the next packet's slot: in overwrite mode
+ * that slot still holds packet head - nr_slots, and a consumer copying
+ * it live re-reads head afterwards; if it saw a byte of the new packet
+ * it must see the head that invalidates its copy.
  */
 static inline void ht_ring_commit(struct ht_ring *r)
 {
 	HT_MEMORY_BARRIER();
 	r->head = r->head + 1u;
+	HT_MEMORY_BARRIER();
 }
 
 /* Producer: counts a packet switch that found the ring full. */

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef HT_HOST_PACKET_RING_READER_H
+#define HT_HOST_PACKET_RING_READER_H
+
+/*
+ * The consumer side of a packet ring (include/hetrace/packet-ring.h):
+ * attaches to a region, validates its header once, then reads
+ * committed packets. The geometry (mode, slot size, number of slots,
+ * offsets) is copied at attach time and never read again from shared
+ * memory, so a producer that scribbles over its header cannot make the
+ * reader access memory outside the region.
+ *
+ * Discard rings: ht_ring_reader_avail() and ht_ring_reader_slot() give
+ * the committed packets in place (zero copy); ht_ring_reader_release()
+ * frees their slots for the producer once the caller is done with them.
+ *
+ * Overwrite rings: ht_ring_reader_copy() copies the oldest packet the
+ * ring still holds into a buffer and checks afterwards that the
+ * producer did not overwrite it meanwhile (the re-check rule); packets
+ * overwritten before they could be read are counted as lost.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct ht_ring_reader;
+
+/*
+ * Attaches to the ring in @path: an existing file (mapped shared), or
+ * else a POSIX shared memory object ("/NAME" or "NAME", no other
+ * slash). Returns 0 or a negative HT_E... code with a message naming
+ * the region and the offending header field in @err.
+ */
+int ht_ring_reader_open(struct ht_ring_reader **rr, const char *path,
+			char *err, size_t err_len);
+
+/*
+ * Attaches to the ring at @mem (@size bytes, mapped by the caller for
+ * the reader's lifetime). @what names the region in messages.
+ */
+int ht_ring_reader_attach(struct ht_ring_reader **rr, void *mem, size_t size,
+			  const char *what, char *err, size_t err_len);
+
+/* Unmaps (when the reader mapped it) and frees. NULL is allowed. */
+void ht_ring_reader_close(struct ht_ring_reader *rr);
+
+/* The validated geometry and identity, copied at attach time. */
+struct ht_ring_info {
+	uint32_t mode;       /* enum ht_ring_mode */
+	uint32_t slot_size;  /* bytes */
+	uint32_t nr_slots;
+	uint32_t core_id;
+	char core_name[32];  /* null-terminated (may be empty) */
+	const char *metadata; /* in the region; NULL when none */
+	uint32_t metadata_size;
+	const char *source;  /* the path or @what given at attach */
+};
+
+const struct ht_ring_info *ht_ring_reader_info(const struct ht_ring_reader *rr);
+
+/* The producer's state (enum ht_ring_state) and full_count, now. */
+uint32_t ht_ring_reader_state(const struct ht_ring_reader *rr);
+uint32_t ht_ring_reader_full_count(const struct ht_ring_reader *rr);
+
+/* Packets committed and not read yet (may exceed nr_slots in overwrite
+ * mode, where the oldest are gone). */
+uint32_t ht_ring_reader_pending(const struct ht_ring_reader *rr);
+
+/*
+ * Discard mode: the number of committed packets waiting, at most
+ * nr_slots (a head further ahead than that breaks the discard
+ * invariant: the excess is counted by ht_ring_reader_overrun()).
+ */
+uint32_t ht_ring_reader_avail(struct ht_ring_reader *rr);
+
+/*
+ * Discard mode: the slot (slot_size bytes) of the @i-th waiting packet
+ * (i < the last ht_ring_reader_avail()), valid until it is released;
+ * its packet index in *@k.
+ */
+const uint8_t *ht_ring_reader_slot(const struct ht_ring_reader *rr,
+				   uint32_t i, uint32_t *k);
+
+/* Discard mode: gives the slots of the @n oldest waiting packets back
+ * to the producer. */
+void ht_ring_reader_release(struct ht_ring_reader *rr, uint32_t n);
+
+/* Packets a discard-mode producer committed past a full ring. */
+uint64_t ht_ring_reader_overrun(const struct ht_ring_reader *rr);
+
+/*
+ * Overwrite mode (works on a discard ring too): copies the oldest
+ * packet still in the ring into @buf (slot_size bytes), stores its
+ * index in *@k, adds the packets that were overwritten before they
+ * could be read to *@lost, and returns true; false when nothing is
+ * left. The copy is known good: the producer had not started to
+ * overwrite the slot when the copy was done.
+ */
+bool ht_ring_reader_copy(struct ht_ring_reader *rr, uint8_t *buf, uint32_t *k,
+			 uint64_t *lost);
+
+#endif
