@@ -8,8 +8,8 @@
  *
  * Per core (docs/events.md, "how a tool finds the core of a stream"):
  * - task slices from `task_switch` (tid 0 is idle, and gets an IDLE
- *   slice); the task running before a core's first task_switch (its
- *   prev_tid) is taken to have run since the core's first message;
+ *   slice); before a core's first task_switch what runs is unknown
+ *   (no slice, time counted as unknown);
  * - interrupt slices from `isr_enter`/`isr_exit`, nested on the task
  *   (and on each other); a task_switch seen inside an interrupt takes
  *   effect when the outermost interrupt returns (that is when the CPU
@@ -91,6 +91,7 @@ struct ht_states_core {
 	uint64_t isr_enter_unclosed;  /* isr_enter closed by force */
 	uint64_t func_exit_unmatched;
 	uint64_t func_entry_unclosed;
+	uint64_t switch_prev_mismatch; /* prev_tid is not the running task */
 	uint64_t time_backwards;
 	uint64_t depth_overflow;      /* nesting deeper than the stack */
 };
@@ -107,8 +108,6 @@ struct ht_states_slice {
 	int64_t end_ns;           /* SLICE_END only */
 	bool forced_end;          /* SLICE_END: closed without its end
 				   * event (anomaly or end of trace) */
-	bool backfilled_begin;    /* begin is the core's first time (the
-				   * first task, before any task_switch) */
 };
 
 enum ht_states_item_kind {
@@ -123,9 +122,10 @@ enum ht_states_item_kind {
 };
 
 /*
- * One item. Slice items come in begin/end order per core and layer;
- * SLICE_BEGIN of a backfilled first task comes when it becomes known
- * (its time is earlier than items already delivered).
+ * One item. Items come in time order per core (SLICE_END of a slice
+ * comes after the SLICE_END of every slice nested in it). WINDOW items
+ * of a core come when that core's time passes the window's end (or at
+ * ht_states_finish()), so windows of different cores interleave.
  */
 struct ht_states_item {
 	enum ht_states_item_kind kind;
@@ -155,6 +155,10 @@ struct ht_states_opts {
 	unsigned max_depth;      /* open slices per core and layer; 0: 64 */
 	bool no_events;          /* do not deliver EVENT items for events
 				  * that are not msg_send/msg_recv */
+	/* function name of an address (func_entry without a name field),
+	 * a string that stays valid; NULL or returning NULL: "0x..." */
+	const char *(*symbolize)(void *arg, uint64_t addr);
+	void *symbolize_arg;
 };
 
 /* Creates a model; @cb (may be NULL) receives the items. @opts may be
