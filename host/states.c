@@ -329,6 +329,9 @@ static int core_of(struct ht_states *st, const struct ht_ctf_msg *msg,
 	if (msg->packet) {
 		ctx = msg->packet->context;
 	}
+	if (!ctx && msg->event) {
+		ctx = msg->event->scope[HT_CTF_SCOPE_PACKET_CONTEXT];
+	}
 	if (ctx && field_uint(ht_ctf_field_member(ctx, "core_id"), &pkt_id)) {
 		snprintf(key, sizeof(key), "core_%" PRIu64 "_name", pkt_id);
 		name = env_str(tr, key);

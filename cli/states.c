@@ -1,0 +1,313 @@
+/* SPDX-License-Identifier: MIT */
+/* hetrace-command: 60 states: per-core timeline summary (tasks, interrupts, idle) and utilization */
+/*
+ * hetrace states TRACE... [--window NS] [--core C]: the states model
+ * (host/states.h) as tables: per core the time split (task, interrupt,
+ * idle, unknown), utilization, per task and interrupt line the run
+ * time, share and slices; with --window, per window and core the same
+ * split and the tasks that ran (printed as the windows close).
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "ctf-reader.h"
+#include "error.h"
+#include "states.h"
+
+#define MAX_ANOMALIES_SHOWN 20
+
+struct ctx {
+	const char *core_sel; /* --core: a name or an id */
+	uint64_t anomalies;
+	bool window_header;
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: %s [OPTIONS] TRACE...\n\n"
+		"Per core of the CTF traces under TRACE... (a synchronized\n"
+		"trace or a capture): the timeline summary from task_switch,\n"
+		"isr_enter/isr_exit and func_entry/func_exit events: time in\n"
+		"tasks, interrupts and idle, utilization, per task and\n"
+		"interrupt line the run time and share; messages matched.\n"
+		"Unmatched begin/end events are reported and counted.\n\n"
+		"options:\n"
+		"  -w, --window NS    also per time window of NS ns\n"
+		"  -c, --core C       only core C (its name or core id)\n"
+		"  -k, --keep-going   skip damaged packets and go on\n"
+		"  -h, --help         this help\n",
+		ht_cli_prog);
+}
+
+static void warn_cb(void *arg, const char *msg)
+{
+	(void)arg;
+	fprintf(stderr, "%s: warning: %s\n", ht_cli_prog, msg);
+}
+
+static bool core_selected(const struct ctx *x, const struct ht_states_core *c)
+{
+	char id[16];
+
+	if (!x->core_sel || !strcmp(x->core_sel, c->name)) {
+		return true;
+	}
+	if (!c->has_core_id) {
+		return false;
+	}
+	snprintf(id, sizeof(id), "%" PRIu32, c->core_id);
+	return !strcmp(x->core_sel, id);
+}
+
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static const char *kind_name(enum ht_states_kind k)
+{
+	switch (k) {
+	case HT_STATES_IDLE:
+		return "idle";
+	case HT_STATES_TASK:
+		return "task";
+	case HT_STATES_ISR:
+		return "irq";
+	default:
+		return "?";
+	}
+}
+
+static void print_window(struct ctx *x, const struct ht_states_item *it)
+{
+	const struct ht_states_core *c = it->core;
+	uint64_t known = it->win_idle_ns + it->win_task_ns + it->win_isr_ns;
+	size_t i;
+
+	if (!x->window_header) {
+		x->window_header = true;
+		printf("%-20s %-20s %-12s %7s %7s %7s %7s %8s  %s\n",
+		       "window begin (ns)", "window end (ns)", "core", "util%",
+		       "task%", "isr%", "idle%", "unknown%", "tasks (share%)");
+	}
+	printf("%-20" PRId64 " %-20" PRId64 " %-12s", it->win_begin_ns,
+	       it->win_end_ns, c->name);
+	if (!c->has_tasks) {
+		printf(" %7s %7s", "-", "-");
+	} else {
+		printf(" %7.2f %7.2f", pct(it->win_task_ns + it->win_isr_ns, known),
+		       pct(it->win_task_ns, known));
+	}
+	printf(" %7.2f %7.2f %8.2f ", pct(it->win_isr_ns, known),
+	       pct(it->win_idle_ns, known),
+	       pct(it->win_unknown_ns, it->win_end_ns - it->win_begin_ns));
+	for (i = 0; i < c->nr_tasks; i++) {
+		const struct ht_states_task *t = &c->tasks[i];
+
+		if (t->window_ns && t->kind == HT_STATES_TASK) {
+			printf(" %s(%.2f)", t->name, pct(t->window_ns, known));
+		}
+	}
+	printf("\n");
+}
+
+static int on_item(void *arg, const struct ht_states_item *it)
+{
+	struct ctx *x = arg;
+
+	switch (it->kind) {
+	case HT_STATES_WINDOW:
+		if (core_selected(x, it->core)) {
+			print_window(x, it);
+		}
+		break;
+	case HT_STATES_ANOMALY:
+		if (x->anomalies++ < MAX_ANOMALIES_SHOWN) {
+			fprintf(stderr, "%s: warning: %s\n", ht_cli_prog,
+				it->text);
+		}
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+static void print_core(const struct ht_states_core *c)
+{
+	uint64_t known = c->idle_ns + c->task_ns + c->isr_ns;
+	uint64_t span = c->has_time ? (uint64_t)(c->last_ns - c->first_ns) : 0;
+	size_t i;
+
+	printf("core %s", c->name);
+	if (c->has_core_id) {
+		printf(" (id %" PRIu32 "%s%s)", c->core_id, c->role ? ", " : "",
+		       c->role ? c->role : "");
+	}
+	printf(": %" PRIu64 " events, %" PRId64 " .. %" PRId64 " ns (span %"
+	       PRIu64 " ns)\n",
+	       c->events, c->first_ns, c->last_ns, span);
+	if (!c->has_tasks) {
+		printf("  no task_switch events: no task timeline, no "
+		       "utilization\n");
+	} else {
+		printf("  utilization %.2f %% (task %.2f %%, isr %.2f %%, "
+		       "idle %.2f %%) over %" PRIu64 " ns known\n",
+		       pct(c->task_ns + c->isr_ns, known), pct(c->task_ns, known),
+		       pct(c->isr_ns, known), pct(c->idle_ns, known), known);
+	}
+	printf("  time: task %" PRIu64 " ns, isr %" PRIu64 " ns, idle %" PRIu64
+	       " ns, unknown %" PRIu64 " ns\n",
+	       c->task_ns, c->isr_ns, c->idle_ns, c->unknown_ns);
+	printf("  context switches %" PRIu64 ", interrupts %" PRIu64
+	       ", calls %" PRIu64 "\n",
+	       c->context_switches, c->interrupts, c->calls);
+	if (c->nr_tasks) {
+		printf("  %-5s %-10s %-20s %16s %8s %10s %14s\n", "kind", "id",
+		       "name", "run (ns)", "share%", "slices", "max (ns)");
+	}
+	for (i = 0; i < c->nr_tasks; i++) {
+		const struct ht_states_task *t = &c->tasks[i];
+
+		printf("  %-5s %-10" PRIu64 " %-20s %16" PRIu64 " %8.2f %10"
+		       PRIu64 " %14" PRIu64 "\n",
+		       kind_name(t->kind), t->id, t->name, t->run_ns,
+		       pct(t->run_ns, known), t->slices, t->max_slice_ns);
+	}
+	if (c->isr_exit_unmatched || c->isr_enter_unclosed ||
+	    c->func_exit_unmatched || c->func_entry_unclosed ||
+	    c->switch_prev_mismatch || c->time_backwards || c->depth_overflow) {
+		printf("  anomalies: isr_exit unmatched %" PRIu64
+		       ", isr_enter unclosed %" PRIu64
+		       ", func_exit unmatched %" PRIu64
+		       ", func_entry unclosed %" PRIu64
+		       ", prev_tid mismatch %" PRIu64 ", time backwards %"
+		       PRIu64 ", too deep %" PRIu64 "\n",
+		       c->isr_exit_unmatched, c->isr_enter_unclosed,
+		       c->func_exit_unmatched, c->func_entry_unclosed,
+		       c->switch_prev_mismatch, c->time_backwards,
+		       c->depth_overflow);
+	}
+}
+
+int cmd_states(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"window", required_argument, NULL, 'w'},
+		{"core", required_argument, NULL, 'c'},
+		{"keep-going", no_argument, NULL, 'k'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct ht_ctf_open_opts opts = {.warn = warn_cb};
+	struct ht_states_opts sopts = {.no_events = true};
+	struct ht_ctf_set *set = NULL;
+	struct ht_states *st = NULL;
+	struct ht_states_msgs m;
+	struct ctx x = {0};
+	uint64_t errors = 0;
+	char err[1024];
+	size_t i, shown = 0;
+	int c, ret, status = HT_EXIT_OK;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "w:c:kh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'w': {
+			char *end;
+			unsigned long long v = strtoull(optarg, &end, 10);
+
+			if (*end || !*optarg || !v || v > INT64_MAX ||
+			    optarg[0] == '-') {
+				fprintf(stderr, "%s: bad --window value '%s' "
+					"(ns, > 0)\n", ht_cli_prog, optarg);
+				return HT_EXIT_USAGE;
+			}
+			sopts.window_ns = (int64_t)v;
+			break;
+		}
+		case 'c':
+			x.core_sel = optarg;
+			break;
+		case 'k':
+			opts.flags |= HT_CTF_KEEP_GOING;
+			break;
+		case 'h':
+			usage(stdout);
+			return HT_EXIT_OK;
+		default:
+			usage(stderr);
+			return HT_EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return HT_EXIT_USAGE;
+	}
+	opts.flags |= HT_CTF_EVENTS_ONLY;
+	ret = ht_ctf_set_open(&set, (const char *const *)argv + optind,
+			      argc - optind, &opts, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
+		return HT_EXIT_FAIL;
+	}
+	ret = ht_states_create(&st, &sopts, on_item, &x);
+	if (ret) {
+		fprintf(stderr, "%s: %s\n", ht_cli_prog, ht_strerror(ret));
+		status = HT_EXIT_FAIL;
+		goto close_set;
+	}
+	ret = ht_states_run(st, set, &errors, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "%s: %s\n", ht_cli_prog, ht_strerror(ret));
+		status = HT_EXIT_FAIL;
+		goto destroy;
+	}
+	if (errors) {
+		fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
+		if (errors > 1) {
+			fprintf(stderr, "%s: %" PRIu64 " more errors\n",
+				ht_cli_prog, errors - 1);
+		}
+		status = HT_EXIT_FAIL;
+	}
+	if (x.window_header) {
+		printf("\n");
+	}
+	for (i = 0; i < ht_states_nr_cores(st); i++) {
+		const struct ht_states_core *core = ht_states_core(st, i);
+
+		if (core_selected(&x, core)) {
+			print_core(core);
+			shown++;
+		}
+	}
+	if (x.core_sel && !shown) {
+		fprintf(stderr, "%s: no core '%s' in the trace\n", ht_cli_prog,
+			x.core_sel);
+		status = HT_EXIT_FAIL;
+	}
+	if (!x.core_sel) {
+		ht_states_msgs(st, &m);
+		printf("messages: %" PRIu64 " sent, %" PRIu64 " received, %"
+		       PRIu64 " matched, %" PRIu64
+		       " received without a send, %" PRIu64
+		       " sent without a receive (%" PRIu64 " evicted)\n",
+		       m.sent, m.received, m.matched, m.recv_unmatched,
+		       m.send_unmatched, m.send_evicted);
+	}
+	if (x.anomalies > MAX_ANOMALIES_SHOWN) {
+		fprintf(stderr, "%s: %" PRIu64 " anomalies (%d shown)\n",
+			ht_cli_prog, x.anomalies, MAX_ANOMALIES_SHOWN);
+	}
+destroy:
+	ht_states_destroy(st);
+close_set:
+	ht_ctf_set_close(set);
+	return status;
+}

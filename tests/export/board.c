@@ -1,0 +1,283 @@
+/*
+ * A three-core board traced with code generated from board.yaml
+ * (the export and states tests, bench/export.sh): one stream
+ * file per core in OUTDIR, each with its core_id.
+ *
+ *   board OUTDIR < SCRIPT     one event per line: CORE TIME_NS EVENT ARGS
+ *   board OUTDIR bench N      about N events of a fixed pattern
+ *
+ * Script events (arguments in the order of hetrace-events.yaml):
+ *   task_switch PREV_TID PREV_NAME NEXT_TID NEXT_NAME PRIO
+ *   isr_enter IRQ | isr_exit IRQ
+ *   msg_send ID DST SIZE | msg_recv ID SRC SIZE
+ *   func_entry FN CALL_SITE | func_exit FN CALL_SITE
+ *   sample VALUE DELTA LABEL
+ *   sync_req SEQ SLAVE | sync_ack SEQ | sync_notify SEQ | sync_recv SEQ SLAVE
+ *   path_begin PATH INSTANCE | activity_begin PATH ACT INSTANCE |
+ *   activity_end PATH ACT INSTANCE
+ * The clock reads the line's time, so the trace holds exactly those.
+ * Prints "events N" (events written) at the end.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "barectf.h"
+
+#define NR_CORES 3
+#define PACKET_SIZE 4096
+
+struct core {
+	struct barectf_core_ctx ctx;
+	uint8_t buf[PACKET_SIZE];
+	int fd;
+	int used;
+};
+
+static struct core cores[NR_CORES];
+static uint64_t now;
+static const char *outdir;
+static uint64_t nr_events;
+
+static uint64_t clock_cb(void *data)
+{
+	(void)data;
+	return now;
+}
+
+static int full_cb(void *data)
+{
+	(void)data;
+	return 0;
+}
+
+static void open_cb(void *data)
+{
+	struct core *c = data;
+
+	barectf_core_open_packet(&c->ctx);
+}
+
+static void close_cb(void *data)
+{
+	struct core *c = data;
+
+	barectf_core_close_packet(&c->ctx);
+	if (write(c->fd, c->buf, PACKET_SIZE) != PACKET_SIZE) {
+		perror("write");
+		exit(1);
+	}
+}
+
+static struct barectf_core_ctx *core(unsigned id)
+{
+	struct core *c;
+	char path[4096];
+
+	if (id >= NR_CORES) {
+		fprintf(stderr, "board: no core %u\n", id);
+		exit(2);
+	}
+	c = &cores[id];
+	if (!c->used) {
+		struct barectf_platform_callbacks cbs = {
+			clock_cb, full_cb, open_cb, close_cb,
+		};
+
+		snprintf(path, sizeof(path), "%s/stream_%u", outdir, id);
+		c->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (c->fd < 0) {
+			perror(path);
+			exit(1);
+		}
+		barectf_init(&c->ctx, c->buf, PACKET_SIZE, cbs, c);
+		barectf_set_core_id(&c->ctx, id);
+		barectf_core_open_packet(&c->ctx);
+		c->used = 1;
+	}
+	nr_events++;
+	return &c->ctx;
+}
+
+static void finish(void)
+{
+	unsigned i;
+
+	for (i = 0; i < NR_CORES; i++) {
+		if (cores[i].used) {
+			if (barectf_packet_is_open(&cores[i].ctx) &&
+			    !barectf_packet_is_empty(&cores[i].ctx)) {
+				close_cb(&cores[i]);
+			}
+			close(cores[i].fd);
+		}
+	}
+	printf("events %" PRIu64 "\n", nr_events);
+}
+
+static void bad(unsigned line, const char *text)
+{
+	fprintf(stderr, "board: line %u: cannot parse: %s", line, text);
+	exit(2);
+}
+
+static void run_script(void)
+{
+	char line[1024], ev[64], s1[256], s2[256];
+	unsigned lineno = 0, c;
+	unsigned long long t, a, b, d;
+	long long sd;
+	int n;
+
+	while (fgets(line, sizeof(line), stdin)) {
+		lineno++;
+		if (line[0] == '#' || line[0] == '\n') {
+			continue;
+		}
+		if (sscanf(line, "%u %llu %63s %n", &c, &t, ev, &n) < 3) {
+			bad(lineno, line);
+		}
+		now = t;
+		const char *r = line + n;
+
+		if (!strcmp(ev, "task_switch")) {
+			if (sscanf(r, "%llu %255s %llu %255s %llu", &a, s1, &b,
+				   s2, &d) != 5) {
+				bad(lineno, line);
+			}
+			barectf_core_trace_task_switch(core(c), a, s1, b, s2, d);
+		} else if (!strcmp(ev, "isr_enter") || !strcmp(ev, "isr_exit")) {
+			if (sscanf(r, "%llu", &a) != 1) {
+				bad(lineno, line);
+			}
+			if (ev[4] == 'e' && ev[5] == 'n') {
+				barectf_core_trace_isr_enter(core(c), a);
+			} else {
+				barectf_core_trace_isr_exit(core(c), a);
+			}
+		} else if (!strcmp(ev, "msg_send") || !strcmp(ev, "msg_recv")) {
+			if (sscanf(r, "%llu %llu %llu", &a, &b, &d) != 3) {
+				bad(lineno, line);
+			}
+			if (ev[4] == 's') {
+				barectf_core_trace_msg_send(core(c), a, b, d);
+			} else {
+				barectf_core_trace_msg_recv(core(c), a, b, d);
+			}
+		} else if (!strcmp(ev, "func_entry") || !strcmp(ev, "func_exit")) {
+			if (sscanf(r, "%llx %llx", &a, &b) != 2) {
+				bad(lineno, line);
+			}
+			if (ev[5] == 'e' && ev[6] == 'n') {
+				barectf_core_trace_func_entry(core(c), a, b);
+			} else {
+				barectf_core_trace_func_exit(core(c), a, b);
+			}
+		} else if (!strcmp(ev, "sample")) {
+			if (sscanf(r, "%llu %lld %255s", &a, &sd, s1) != 3) {
+				bad(lineno, line);
+			}
+			barectf_core_trace_sample(core(c), a, (int32_t)sd, s1);
+		} else if (!strcmp(ev, "sync_req") || !strcmp(ev, "sync_recv")) {
+			if (sscanf(r, "%llu %llu", &a, &b) != 2) {
+				bad(lineno, line);
+			}
+			if (ev[5] == 'r' && ev[6] == 'e' && ev[7] == 'q') {
+				barectf_core_trace_sync_req(core(c), a, b);
+			} else {
+				barectf_core_trace_sync_recv(core(c), a, b);
+			}
+		} else if (!strcmp(ev, "sync_ack") || !strcmp(ev, "sync_notify")) {
+			if (sscanf(r, "%llu", &a) != 1) {
+				bad(lineno, line);
+			}
+			if (ev[5] == 'a') {
+				barectf_core_trace_sync_ack(core(c), a);
+			} else {
+				barectf_core_trace_sync_notify(core(c), a);
+			}
+		} else if (!strcmp(ev, "path_begin")) {
+			if (sscanf(r, "%255s %llu", s1, &a) != 2) {
+				bad(lineno, line);
+			}
+			barectf_core_trace_path_begin(core(c), s1, a);
+		} else if (!strcmp(ev, "activity_begin") ||
+			   !strcmp(ev, "activity_end")) {
+			if (sscanf(r, "%255s %255s %llu", s1, s2, &a) != 3) {
+				bad(lineno, line);
+			}
+			if (ev[9] == 'b') {
+				barectf_core_trace_activity_begin(core(c), s1, s2, a);
+			} else {
+				barectf_core_trace_activity_end(core(c), s1, s2, a);
+			}
+		} else {
+			bad(lineno, line);
+		}
+	}
+}
+
+/*
+ * The benchmark pattern, per round of 3 cores: a task switch, an
+ * interrupt (enter/exit), a function call (entry/exit), a sample, and
+ * a message from this core to the next one (send here, receive there):
+ * 9 events per core and round, every message matched.
+ */
+static void run_bench(uint64_t n)
+{
+	static const char *const names[4] = {"idle", "control", "filter",
+					     "comm"};
+	uint64_t round, rounds = n / (9 * NR_CORES) + 1, id = 1;
+	unsigned c;
+
+	now = 1000;
+	for (round = 0; round < rounds; round++) {
+		for (c = 0; c < NR_CORES; c++) {
+			unsigned prev = round % 4, next = (round + 1) % 4;
+			unsigned dst = (c + 1) % NR_CORES;
+
+			now += 100;
+			barectf_core_trace_task_switch(core(c), prev,
+						       names[prev], next,
+						       names[next], 5);
+			now += 50;
+			barectf_core_trace_isr_enter(core(c), 11);
+			now += 20;
+			barectf_core_trace_isr_exit(core(c), 11);
+			now += 10;
+			barectf_core_trace_func_entry(core(c), 0x4000 + c * 16,
+						      0x1000);
+			now += 30;
+			barectf_core_trace_sample(core(c), (uint32_t)round, -1,
+						  "s");
+			now += 10;
+			barectf_core_trace_func_exit(core(c), 0x4000 + c * 16,
+						     0x1000);
+			now += 10;
+			barectf_core_trace_msg_send(core(c), id, dst, 64);
+			now += 40;
+			barectf_core_trace_msg_recv(core(dst), id, c, 64);
+			id++;
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: board OUTDIR [bench N] < SCRIPT\n");
+		return 2;
+	}
+	outdir = argv[1];
+	if (argc == 4 && !strcmp(argv[2], "bench")) {
+		run_bench(strtoull(argv[3], NULL, 10));
+	} else {
+		run_script();
+	}
+	finish();
+	return 0;
+}
