@@ -164,6 +164,9 @@ int ht_sync_add_message(struct ht_sync_set *set, unsigned sender,
 			unsigned receiver, int64_t send_time,
 			int64_t recv_time);
 
+/* Number of nodes of the set. */
+unsigned ht_sync_nr_nodes(const struct ht_sync_set *set);
+
 /* Number of messages added so far. */
 size_t ht_sync_nr_messages(const struct ht_sync_set *set);
 

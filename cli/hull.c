@@ -1,0 +1,306 @@
+/* SPDX-License-Identifier: MIT */
+/* hetrace-command: 35 hull: convex-hull clock fit of raw message pairs (sender receiver send recv) */
+/*
+ * hetrace hull [FILE]: reads messages (host/sync-pairs.h), fits every
+ * node to its parent in the tree rooted at node 0 (host/clock-sync.h)
+ * and prints, per node: quality, the min- and max-slope lines, the
+ * estimate, the bound width, the pieces and the rejected pairs.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "clock-sync.h"
+#include "error.h"
+#include "sync-pairs.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: %s [OPTIONS] [FILE]\n\n"
+		"Fits clocks from message pairs by the convex-hull method.\n"
+		"Input (FILE or stdin): '#' comment lines, then the number of\n"
+		"nodes (node 0 is the reference), then one message per line:\n"
+		"  sender receiver send_time recv_time\n"
+		"each time in its own node's integer unit (ns, ticks...).\n"
+		"Prints per node its fit to its parent: quality, min- and\n"
+		"max-slope lines (exactly, through two points, and as slope\n"
+		"and offset), the estimate (mean of the two lines), the\n"
+		"largest bound width over the pairs, the linear pieces and\n"
+		"the rejected (too fast) pairs by input line.\n\n"
+		"options:\n"
+		"  -r, --reference N   reference node (default 0)\n"
+		"  -R, --rate N=HZ     nominal rate of node N (for drift in ppm)\n"
+		"  -w, --window N      pairs each side when judging a pair "
+		"too fast (8)\n"
+		"      --no-outliers   never exclude pairs\n"
+		"      --no-piecewise  never split into pieces\n"
+		"  -h, --help          this help\n\n"
+		"exit: 0 every node fitted, 1 bad input or a node absent /\n"
+		"failed, 2 usage error\n",
+		ht_cli_prog);
+}
+
+static void print_line(const char *what, const struct ht_sync_line *l)
+{
+	if (!l->valid) {
+		printf("  %s: none (no pair bounds it)\n", what);
+		return;
+	}
+	printf("  %s: slope %.12f offset %.3f through (%" PRId64 ", %" PRId64
+	       ") (%" PRId64 ", %" PRId64 ")\n",
+	       what, ht_sync_line_slope(l), ht_sync_line_offset(l), l->x0,
+	       l->y0, l->x1, l->y1);
+}
+
+static void print_width(int64_t w)
+{
+	if (w == INT64_MAX) {
+		printf("unbounded (one side only)");
+	} else {
+		printf("%" PRId64, w);
+	}
+}
+
+static void print_x(int64_t x)
+{
+	if (x == INT64_MIN) {
+		printf("-inf");
+	} else if (x == INT64_MAX) {
+		printf("+inf");
+	} else {
+		printf("%" PRId64, x);
+	}
+}
+
+static const char *status_of(const struct ht_sync_fit *f)
+{
+	switch (f->quality) {
+	case HT_SYNC_ACCURATE:
+		return "both directions, every pair consistent";
+	case HT_SYNC_APPROXIMATE:
+		return f->pairs_rejected
+			       ? "hulls crossed; consistent once the too-fast "
+				 "pairs were excluded"
+			       : "few pairs or a slope bounded on one side only";
+	case HT_SYNC_INCOMPLETE:
+		return f->pairs_up ? "only child->parent messages: upper bound only"
+				   : "only parent->child messages: lower bound "
+				     "only";
+	case HT_SYNC_ABSENT:
+		return "no messages link it to the reference";
+	case HT_SYNC_FAIL:
+		return "the hulls cross and no line fits, even piecewise";
+	default:
+		return "";
+	}
+}
+
+static void print_fit(const struct ht_sync_fit *f, const size_t *lines)
+{
+	size_t i;
+
+	if (f->parent < 0) {
+		printf("node %u: %s: %s\n", f->node,
+		       ht_sync_quality_name(f->quality), status_of(f));
+		return;
+	}
+	printf("node %u (parent %d): %s: %s\n", f->node, f->parent,
+	       ht_sync_quality_name(f->quality), status_of(f));
+	printf("  pairs: %zu child->parent, %zu parent->child, %zu used, %zu "
+	       "rejected\n",
+	       f->pairs_up, f->pairs_down, f->pairs_used, f->pairs_rejected);
+	if (f->pairs_rejected) {
+		printf("  rejected (receive before send under every fit of "
+		       "the others): line");
+		for (i = 0; i < f->pairs_rejected; i++) {
+			printf(" %zu", lines[f->rejected[i]]);
+		}
+		printf("\n");
+	}
+	if (f->nr_segments == 0) {
+		return;
+	}
+	print_line("min-slope line", &f->min_line);
+	print_line("max-slope line", &f->max_line);
+	printf("  estimate: slope %.12f offset %.3f drift %+.3f ppm\n",
+	       f->slope, f->offset, f->drift_ppm);
+	printf("  bound width: ");
+	print_width(f->width_max);
+	printf(" (largest over the pairs, parent units)\n");
+	if (f->nr_segments < 2) {
+		return;
+	}
+	printf("  pieces: %zu\n", f->nr_segments);
+	for (i = 0; i < f->nr_segments; i++) {
+		const struct ht_sync_segment *s = &f->segments[i];
+
+		printf("  piece %zu: from ", i);
+		print_x(s->begin_x);
+		printf(" to ");
+		print_x(s->end_x);
+		printf(", %zu pairs in [%" PRId64 ", %" PRId64 "]\n", s->pairs,
+		       s->first_x, s->last_x);
+		print_line("  min-slope line", &s->min_line);
+		print_line("  max-slope line", &s->max_line);
+		printf("    estimate: slope %.12f offset %.3f, bound width ",
+		       s->slope, s->offset);
+		print_width(s->width_max);
+		printf("\n");
+	}
+}
+
+static int parse_rate(const char *arg, unsigned *node, uint64_t *hz)
+{
+	char *end;
+	unsigned long n = strtoul(arg, &end, 10);
+	unsigned long long r;
+
+	if (end == arg || *end != '=') {
+		return -1;
+	}
+	arg = end + 1;
+	r = strtoull(arg, &end, 10);
+	if (end == arg || *end || r == 0) {
+		return -1;
+	}
+	*node = (unsigned)n;
+	*hz = r;
+	return 0;
+}
+
+int cmd_hull(int argc, char **argv)
+{
+	enum { OPT_NO_OUTLIERS = 256, OPT_NO_PIECEWISE };
+	static const struct option longopts[] = {
+		{"reference", required_argument, NULL, 'r'},
+		{"rate", required_argument, NULL, 'R'},
+		{"window", required_argument, NULL, 'w'},
+		{"no-outliers", no_argument, NULL, OPT_NO_OUTLIERS},
+		{"no-piecewise", no_argument, NULL, OPT_NO_PIECEWISE},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct ht_sync_options opts = {0};
+	struct {
+		unsigned node;
+		uint64_t hz;
+	} rates[64];
+	unsigned nr_rates = 0, reference = 0, i, nodes;
+	struct ht_sync_set *set = NULL;
+	const char *name = "<stdin>";
+	size_t *lines = NULL;
+	char err[512];
+	FILE *in = stdin;
+	int c, ret, status = HT_EXIT_OK;
+	char *end;
+
+	while ((c = getopt_long(argc, argv, "r:R:w:h", longopts, NULL)) !=
+	       -1) {
+		switch (c) {
+		case 'r':
+			reference = (unsigned)strtoul(optarg, &end, 10);
+			if (end == optarg || *end) {
+				fprintf(stderr, "%s: bad --reference '%s'\n",
+					ht_cli_prog, optarg);
+				return HT_EXIT_USAGE;
+			}
+			break;
+		case 'R':
+			if (nr_rates == 64 ||
+			    parse_rate(optarg, &rates[nr_rates].node,
+				       &rates[nr_rates].hz)) {
+				fprintf(stderr,
+					"%s: bad --rate '%s' (expected NODE=HZ)\n",
+					ht_cli_prog, optarg);
+				return HT_EXIT_USAGE;
+			}
+			nr_rates++;
+			break;
+		case 'w':
+			opts.outlier_window = (unsigned)strtoul(optarg, &end, 10);
+			if (end == optarg || *end || opts.outlier_window == 0 ||
+			    opts.outlier_window > 1000) {
+				fprintf(stderr, "%s: bad --window '%s' (1 to 1000)\n",
+					ht_cli_prog, optarg);
+				return HT_EXIT_USAGE;
+			}
+			break;
+		case OPT_NO_OUTLIERS:
+			opts.no_outliers = true;
+			break;
+		case OPT_NO_PIECEWISE:
+			opts.no_piecewise = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return HT_EXIT_OK;
+		default:
+			usage(stderr);
+			return HT_EXIT_USAGE;
+		}
+	}
+	if (argc - optind > 1) {
+		usage(stderr);
+		return HT_EXIT_USAGE;
+	}
+	if (optind < argc && strcmp(argv[optind], "-")) {
+		name = argv[optind];
+		in = fopen(name, "r");
+		if (!in) {
+			fprintf(stderr, "%s: cannot open %s: %m\n", ht_cli_prog,
+				name);
+			return HT_EXIT_FAIL;
+		}
+	}
+	ret = ht_sync_pairs_read(in, name, &set, &lines, err, sizeof(err));
+	if (in != stdin) {
+		fclose(in);
+	}
+	if (ret) {
+		fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
+		return HT_EXIT_FAIL;
+	}
+	nodes = ht_sync_nr_nodes(set);
+	if (reference >= nodes) {
+		fprintf(stderr, "%s: %s: reference %u is not a node (0 to %u)\n",
+			ht_cli_prog, name, reference, nodes - 1);
+		status = HT_EXIT_FAIL;
+		goto out;
+	}
+	for (i = 0; i < nr_rates; i++) {
+		if (ht_sync_set_rate(set, rates[i].node, rates[i].hz)) {
+			fprintf(stderr, "%s: --rate: %u is not a node (0 to %u)\n",
+				ht_cli_prog, rates[i].node, nodes - 1);
+			status = HT_EXIT_USAGE;
+			goto out;
+		}
+	}
+	ret = ht_sync_solve(set, reference, &opts);
+	if (ret) {
+		fprintf(stderr, "%s: %s: %s\n", ht_cli_prog, name,
+			ht_sync_last_error(set));
+		status = HT_EXIT_FAIL;
+		goto out;
+	}
+	printf("%u nodes, reference %u, %zu messages\n", nodes, reference,
+	       ht_sync_nr_messages(set));
+	for (i = 0; i < nodes; i++) {
+		const struct ht_sync_fit *f = ht_sync_get_fit(set, i);
+
+		if (i == reference) {
+			continue;
+		}
+		print_fit(f, lines);
+		if (f->quality == HT_SYNC_ABSENT || f->quality == HT_SYNC_FAIL) {
+			status = HT_EXIT_FAIL;
+		}
+	}
+out:
+	free(lines);
+	ht_sync_destroy(set);
+	return status;
+}

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef HT_HOST_CONVEX_HULL_H
+#define HT_HOST_CONVEX_HULL_H
+
+/*
+ * Exact integer geometry for the clock sync (internal to host/).
+ * Coordinates lie in (-2^62, 2^62) so that every difference fits in 64
+ * bits (plus one) and every product of two differences in a signed
+ * 128-bit integer: orientation and slope tests compare two products and
+ * never subtract them, so nothing can overflow.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef __int128 ht__i128;
+
+struct ht__xy {
+	int64_t x, y;
+};
+
+/* Builds the lower hull (lower = true) or the upper hull of the points
+ * p[0..n), sorted by x then y, into out (room for n points). Of points
+ * sharing an x only the lowest (lower hull) or highest is kept, so hull
+ * x values strictly increase. Collinear middle points are dropped.
+ * Returns the number of hull vertices. */
+size_t ht__hull_build(const struct ht__xy *p, size_t n, bool lower,
+		      struct ht__xy *out);
+
+/* Appends one point (x not below the last one's) to a hull under
+ * construction: the incremental step of ht__hull_build(). */
+size_t ht__hull_push(struct ht__xy *h, size_t n, struct ht__xy p,
+		     bool lower);
+
+/* sign of slope(a->b) - slope(c->d), with a.x < b.x and c.x < d.x */
+int ht__slope_cmp(struct ht__xy a, struct ht__xy b, struct ht__xy c,
+		  struct ht__xy d);
+
+/* The line through a and b (a.x < b.x) at x, floored (dir < 0) or
+ * ceiled (dir > 0), as a 128-bit value (never overflows for x in
+ * (-2^63, 2^63)). */
+ht__i128 ht__line_at(struct ht__xy a, struct ht__xy b, int64_t x, int dir);
+
+/* The hull h[lo..hi] (x strictly increasing) at x, h[lo].x <= x <=
+ * h[hi].x, floored or ceiled. */
+ht__i128 ht__hull_at(const struct ht__xy *h, size_t lo, size_t hi,
+		     int64_t x, int dir);
+
+/* Saturates a 128-bit value to int64 (INT64_MIN / INT64_MAX stand for
+ * minus / plus infinity in the bounds). */
+int64_t ht__sat64(ht__i128 v);
+
+#endif
