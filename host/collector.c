@@ -48,12 +48,14 @@ struct ctx_layout {
 	uint64_t id;
 	uint64_t end_bits; /* header + context, when fixed; else 0 */
 	struct loc packet_size, content_size, discarded, seq_num;
+	struct loc ts_begin, ts_end;
 };
 
 struct layout {
 	struct loc magic, stream_id;
 	struct ctx_layout *ctx;
 	size_t nr_ctx;
+	uint32_t hc_bytes; /* the largest fixed header + context, bytes */
 };
 
 struct ring {
@@ -70,6 +72,9 @@ struct ring {
 	struct ht_collector_stats st;
 	uint32_t warned;
 	uint64_t last_lost_warned;
+	/* The header and context of the last packet written. */
+	uint8_t *last_hc;
+	const struct ctx_layout *last_cl;
 };
 
 struct ht_collector {
@@ -302,13 +307,21 @@ static int layout_build(struct layout *lay, const struct ht__trace *t,
 		const struct ht_ctf_stream_class *sc = pt->stream_classes[i];
 		struct ctx_layout *cl = &lay->ctx[i];
 		const char *names[] = {"packet_size", "content_size",
-				       "events_discarded", "packet_seq_num"};
+				       "events_discarded", "packet_seq_num",
+				       "timestamp_begin", "timestamp_end"};
 		struct loc *locs[] = {&cl->packet_size, &cl->content_size,
-				      &cl->discarded, &cl->seq_num};
+				      &cl->discarded, &cl->seq_num,
+				      &cl->ts_begin, &cl->ts_end};
 
 		cl->id = sc->id;
 		cl->end_bits = walk_scope(sc->packet_context, hend, names, locs,
-					  4);
+					  6);
+		if (cl->end_bits > 8u * 4096u) {
+			cl->end_bits = 0; /* no final packet (below) */
+		}
+		if ((cl->end_bits + 7u) / 8u > lay->hc_bytes) {
+			lay->hc_bytes = (uint32_t)((cl->end_bits + 7u) / 8u);
+		}
 		if (!cl->packet_size.set) {
 			return fail(err, err_len, HT_EUNSUPPORTED,
 				    "%s: metadata: stream class %llu: no "
@@ -352,6 +365,27 @@ static uint64_t read_bits(const uint8_t *buf, const struct loc *l)
 	return v;
 }
 
+static void write_bits(uint8_t *buf, const struct loc *l, uint64_t v)
+{
+	unsigned i, n = l->size_bits;
+
+	for (i = 0; i < n; i++) {
+		uint32_t b = l->bit + i;
+		unsigned bit;
+
+		if (l->bo == HT_CTF_LE) {
+			bit = (unsigned)(v >> i) & 1u;
+			buf[b / 8u] = (uint8_t)((buf[b / 8u] & ~(1u << (b % 8u))) |
+						(bit << (b % 8u)));
+		} else {
+			bit = (unsigned)(v >> (n - 1u - i)) & 1u;
+			buf[b / 8u] =
+				(uint8_t)((buf[b / 8u] & ~(0x80u >> (b % 8u))) |
+					  (bit << (7u - b % 8u)));
+		}
+	}
+}
+
 static bool in_slot(const struct loc *l, uint32_t slot_size)
 {
 	return (uint64_t)l->bit + l->size_bits <= (uint64_t)slot_size * 8u;
@@ -362,7 +396,7 @@ static bool in_slot(const struct loc *l, uint32_t slot_size)
  * size in bytes, or 0 with a reason in @why.
  */
 static uint32_t packet_check(struct ring *r, const uint8_t *p, char *why,
-			     size_t why_len)
+			     size_t why_len, const struct ctx_layout **out_cl)
 {
 	const uint32_t slot = r->info->slot_size;
 	const struct layout *lay = &r->lay;
@@ -425,6 +459,7 @@ static uint32_t packet_check(struct ring *r, const uint8_t *p, char *why,
 	if (cl->discarded.set && in_slot(&cl->discarded, slot)) {
 		r->st.events_discarded = read_bits(p, &cl->discarded);
 	}
+	*out_cl = cl;
 	return (uint32_t)(size / 8u);
 }
 
@@ -648,6 +683,7 @@ static void ring_free(struct ring *r)
 	free(r->metadata);
 	free(r->lay.ctx);
 	free(r->copy);
+	free(r->last_hc);
 	free(r);
 }
 
@@ -808,6 +844,13 @@ static int ring_setup(struct ht_collector *c, struct ring *r,
 		close(fd);
 		r->metadata_owner = true;
 	}
+	if (r->lay.hc_bytes) {
+		r->last_hc = malloc(r->lay.hc_bytes);
+		if (!r->last_hc) {
+			ret = HT_ENOMEM;
+			goto free_trace;
+		}
+	}
 	if (r->info->mode == HT_RING_OVERWRITE) {
 		r->copy = malloc(r->info->slot_size);
 		if (!r->copy) {
@@ -910,11 +953,69 @@ static int write_fail(struct ht_collector *c, struct ring *r)
 	return HT_EIO;
 }
 
+/* Keeps the header and context of the packet being written. */
+static void keep_last(struct ring *r, const uint8_t *p,
+		      const struct ctx_layout *cl)
+{
+	if (r->last_hc && cl->end_bits) {
+		memcpy(r->last_hc, p, (cl->end_bits + 7u) / 8u);
+		r->last_cl = cl;
+	}
+}
+
+/*
+ * The producer stopped with drops that no packet carries (its ring was
+ * full at the stop): an empty packet after the last one, with the final
+ * events_discarded, so that readers report them. It copies the last
+ * packet's header and context: content and packet size are the header
+ * and context, both timestamps the last packet's end, the next
+ * sequence number.
+ */
+static int final_packet(struct ht_collector *c, struct ring *r,
+			uint64_t *bytes)
+{
+	uint32_t final = ht_ring_reader_final_discarded(r->rr);
+	const struct ctx_layout *cl = r->last_cl;
+	uint32_t size;
+
+	if (!cl || final <= r->st.events_discarded || !cl->discarded.set) {
+		return 0;
+	}
+	size = (uint32_t)((cl->end_bits + 7u) / 8u);
+	write_bits(r->last_hc, &cl->packet_size, (uint64_t)size * 8u);
+	if (cl->content_size.set) {
+		write_bits(r->last_hc, &cl->content_size, cl->end_bits);
+	}
+	if (cl->ts_begin.set && cl->ts_end.set) {
+		write_bits(r->last_hc, &cl->ts_begin,
+			   read_bits(r->last_hc, &cl->ts_end));
+	}
+	if (cl->seq_num.set) {
+		write_bits(r->last_hc, &cl->seq_num,
+			   read_bits(r->last_hc, &cl->seq_num) + 1u);
+	}
+	write_bits(r->last_hc, &cl->discarded, final);
+	if (write_all(r->fd, r->last_hc, size)) {
+		return write_fail(c, r);
+	}
+	warn(c,
+	     "%s (core %s): %llu events dropped after the last packet: "
+	     "written in an empty packet",
+	     r->info->source, r->core_name,
+	     (unsigned long long)(final - r->st.events_discarded));
+	r->st.events_discarded = final;
+	r->st.packets++;
+	r->st.bytes += size;
+	*bytes += size;
+	return 0;
+}
+
 /* Discard ring: every committed packet, written in place. */
 static int drain_discard(struct ht_collector *c, struct ring *r,
 			 uint64_t *bytes)
 {
 	uint32_t avail = ht_ring_reader_avail(r->rr), done = 0;
+	const struct ctx_layout *cl;
 	char why[256];
 
 	while (done < avail) {
@@ -924,10 +1025,13 @@ static int drain_discard(struct ht_collector *c, struct ring *r,
 		for (i = done; i < avail && n < BATCH; i++) {
 			const uint8_t *p = ht_ring_reader_slot(r->rr, i, &k);
 
-			size = packet_check(r, p, why, sizeof(why));
+			size = packet_check(r, p, why, sizeof(why), &cl);
 			if (!size) {
 				damaged(c, r, k, why);
 				continue;
+			}
+			if (i + 1u == avail || n + 1u == BATCH) {
+				keep_last(r, p, cl);
 			}
 			c->iov[n].iov_base = (void *)p;
 			c->iov[n].iov_len = size;
@@ -973,15 +1077,17 @@ static int drain_discard(struct ht_collector *c, struct ring *r,
 static int drain_overwrite(struct ht_collector *c, struct ring *r,
 			   uint64_t *bytes)
 {
+	const struct ctx_layout *cl;
 	uint32_t k, size;
 	char why[256];
 
 	while (ht_ring_reader_copy(r->rr, r->copy, &k, &r->st.lost_packets)) {
-		size = packet_check(r, r->copy, why, sizeof(why));
+		size = packet_check(r, r->copy, why, sizeof(why), &cl);
 		if (!size) {
 			damaged(c, r, k, why);
 			continue;
 		}
+		keep_last(r, r->copy, cl);
 		if (write_all(r->fd, r->copy, size)) {
 			return write_fail(c, r);
 		}
@@ -1102,6 +1208,10 @@ int ht_collector_finish(struct ht_collector *c, char *err, size_t err_len)
 	for (i = 0; i < c->nr_rings; i++) {
 		struct ring *r = c->rings[i];
 		int e = drain_ring(c, r, true, &total);
+
+		if (!e && !r->st.failed) {
+			e = final_packet(c, r, &total);
+		}
 
 		if (e && !ret) {
 			ret = fail(err, err_len, e, "%s: write error: %s",

@@ -331,6 +331,15 @@ uint32_t ht_ring_reader_full_count(const struct ht_ring_reader *rr)
 	return rr->ring->full_count;
 }
 
+uint32_t ht_ring_reader_final_discarded(const struct ht_ring_reader *rr)
+{
+	/* Written before the STOPPED state: read after it. */
+	if (ht_ring_reader_state(rr) != HT_RING_STOPPED) {
+		return 0;
+	}
+	return load_acquire(&rr->ring->events_discarded);
+}
+
 uint32_t ht_ring_reader_pending(const struct ht_ring_reader *rr)
 {
 	return load_acquire(&rr->ring->head) - rr->next;

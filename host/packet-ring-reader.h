@@ -62,6 +62,9 @@ const struct ht_ring_info *ht_ring_reader_info(const struct ht_ring_reader *rr);
 uint32_t ht_ring_reader_state(const struct ht_ring_reader *rr);
 uint32_t ht_ring_reader_full_count(const struct ht_ring_reader *rr);
 
+/* The producer's final events_discarded (ring header; 0 until it stops). */
+uint32_t ht_ring_reader_final_discarded(const struct ht_ring_reader *rr);
+
 /* Packets committed and not read yet (may exceed nr_slots in overwrite
  * mode, where the oldest are gone). */
 uint32_t ht_ring_reader_pending(const struct ht_ring_reader *rr);

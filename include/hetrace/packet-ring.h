@@ -96,7 +96,14 @@ struct ht_ring {
 	volatile uint32_t head;  /* packets committed */
 	volatile uint32_t state; /* enum ht_ring_state */
 	volatile uint32_t full_count; /* times a packet switch found no free slot */
-	uint32_t reserved1[13];
+	/*
+	 * The stream's events_discarded when it stopped (written before
+	 * state becomes STOPPED; 0 while running): when the ring was
+	 * full at the stop, the last drops reached no packet, and the
+	 * collector writes an empty packet that carries this count.
+	 */
+	volatile uint32_t events_discarded;
+	uint32_t reserved1[12];
 
 	/* Consumer's cache line. */
 	volatile uint32_t tail;  /* packets released */
@@ -171,9 +178,16 @@ static inline void ht_ring_note_full(struct ht_ring *r)
 	r->full_count = r->full_count + 1u;
 }
 
+/* Producer: the stream's final discarded-event count, before the stop. */
+static inline void ht_ring_set_discarded(struct ht_ring *r, uint32_t count)
+{
+	r->events_discarded = count;
+}
+
 /*
  * Producer: marks the end of tracing, after the last commit (the
- * barrier orders that commit before the state).
+ * barrier orders that commit, and the final discarded count, before
+ * the state).
  */
 static inline void ht_ring_stop(struct ht_ring *r)
 {

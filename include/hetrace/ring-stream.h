@@ -102,8 +102,9 @@ static inline void ht_ring_stream_start(struct ht_ring_stream *rs)
 /*
  * Ends tracing into the ring: commits the open packet when it holds
  * records, or, when records were dropped and a slot is free, an empty
- * packet whose events_discarded carries the final count; then marks the
- * ring stopped. Call it with no tracing call in progress on the stream.
+ * packet whose events_discarded carries the final count; stores that
+ * count in the ring header (for the collector, when no slot was free);
+ * then marks the ring stopped. Call it with no tracing call in progress on the stream.
  */
 static inline void ht_ring_stream_stop(struct ht_ring_stream *rs)
 {
@@ -118,6 +119,7 @@ static inline void ht_ring_stream_stop(struct ht_ring_stream *rs)
 		ht_ring_stream_open(rs);
 		ht_ring_stream_close(rs);
 	}
+	ht_ring_set_discarded(rs->ring, ht_stream_discarded(s));
 	ht_ring_stop(rs->ring);
 }
 

@@ -1,0 +1,356 @@
+/* SPDX-License-Identifier: MIT */
+/* hetrace-command: 20 record: drain the cores' packet rings (shared memory or files) into a capture */
+/*
+ * hetrace record -o CAPTURE RING...: attaches to the packet rings and
+ * writes every core's packets into CAPTURE/<core>/ until Ctrl-C
+ * (SIGINT, SIGTERM), until every ring is stopped, or for --duration
+ * seconds. The work is host/collector.c's; this file parses the
+ * command line, polls and prints.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "collector.h"
+#include "error.h"
+#include "hetrace/packet-ring.h"
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: %s -o CAPTURE [OPTIONS] [RING...]\n\n"
+		"Attaches to the packet rings RING... (files, or POSIX shared\n"
+		"memory objects named /NAME) and writes every core's packets\n"
+		"into CAPTURE/<core>/ (metadata + stream), until Ctrl-C, until\n"
+		"every ring's producer has stopped, or for --duration seconds.\n"
+		"Discard rings are drained live; overwrite rings (flight\n"
+		"recorder) are read once stopped, or at the end.\n\n"
+		"options:\n"
+		"  -o, --output DIR       the capture directory (required)\n"
+		"  -p, --shm-prefix P     also every /dev/shm/P* object\n"
+		"  -m, --metadata FILE    metadata for rings that carry none\n"
+		"  -d, --duration S       stop after S seconds (decimals allowed)\n"
+		"  -l, --live             read overwrite rings live too\n"
+		"  -i, --interval MS      poll period when the rings are empty "
+		"(default 1)\n"
+		"      --no-fsync         do not sync the files to disk at the "
+		"end\n"
+		"  -q, --quiet            no progress line, no summary\n"
+		"  -h, --help             this help\n\n"
+		"exit status: 0 done, 1 a ring could not be attached or "
+		"written\n(the others are collected), 2 usage error\n",
+		ht_cli_prog);
+}
+
+static void warn_cb(void *arg, const char *msg)
+{
+	(void)arg;
+	fprintf(stderr, "%s%s: warning: %s\n", isatty(2) ? "\r\033[K" : "",
+		ht_cli_prog, msg);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The names "/P..." of the shared memory objects whose name starts with P. */
+static int shm_list(const char *prefix, char ***names, size_t *nr)
+{
+	DIR *d = opendir("/dev/shm");
+	struct dirent *de;
+	size_t plen;
+	char **v = NULL, **nv;
+
+	if (prefix[0] == '/') {
+		prefix++;
+	}
+	plen = strlen(prefix);
+	*nr = 0;
+	if (!d) {
+		return HT_EIO;
+	}
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.' || strncmp(de->d_name, prefix, plen)) {
+			continue;
+		}
+		nv = realloc(v, (*nr + 1) * sizeof(*v));
+		if (!nv) {
+			break;
+		}
+		v = nv;
+		v[*nr] = malloc(strlen(de->d_name) + 2);
+		if (!v[*nr]) {
+			break;
+		}
+		sprintf(v[*nr], "/%s", de->d_name);
+		(*nr)++;
+	}
+	closedir(d);
+	if (*nr) {
+		qsort(v, *nr, sizeof(*v), cmp_str);
+	}
+	*names = v;
+	return 0;
+}
+
+static void progress(struct ht_collector *c, double secs)
+{
+	struct ht_collector_stats st;
+	uint64_t bytes = 0, packets = 0, disc = 0;
+	char line[1024];
+	size_t i, n = 0;
+
+	for (i = 0; i < ht_collector_nr_rings(c); i++) {
+		ht_collector_stats(c, i, &st);
+		bytes += st.bytes;
+		packets += st.packets;
+		disc += st.events_discarded;
+	}
+	n += (size_t)snprintf(line + n, sizeof(line) - n,
+			      "%6.1f s  %" PRIu64 " packets  %.1f MB  %" PRIu64
+			      " discarded",
+			      secs, packets, (double)bytes / 1e6, disc);
+	for (i = 0; i < ht_collector_nr_rings(c) && n < 200; i++) {
+		ht_collector_stats(c, i, &st);
+		n += (size_t)snprintf(line + n, sizeof(line) - n,
+				      " | %s %.1f MB d%" PRIu64, st.core_name,
+				      (double)st.bytes / 1e6,
+				      st.events_discarded);
+	}
+	fprintf(stderr, "\r%.*s\033[K", 200, line);
+}
+
+static void summary(struct ht_collector *c, const char *dir, double secs)
+{
+	static const char *const states[] = {"empty", "running", "stopped"};
+	struct ht_collector_stats st;
+	uint64_t bytes = 0;
+	size_t i;
+
+	printf("%-16s %-8s %-10s %10s %12s %10s %8s %8s %8s\n", "core",
+	       "state", "mode", "packets", "bytes", "discarded", "full",
+	       "lost", "damaged");
+	for (i = 0; i < ht_collector_nr_rings(c); i++) {
+		ht_collector_stats(c, i, &st);
+		bytes += st.bytes;
+		printf("%-16s %-8s %-10s %10" PRIu64 " %12" PRIu64
+		       " %10" PRIu64 " %8u %8" PRIu64 " %8" PRIu64 "%s\n",
+		       st.core_name, st.state < 3 ? states[st.state] : "?",
+		       st.mode == HT_RING_OVERWRITE ? "overwrite" : "discard",
+		       st.packets, st.bytes, st.events_discarded,
+		       st.full_count, st.lost_packets, st.damaged_packets,
+		       st.failed ? "  (failed)" : "");
+	}
+	printf("%zu rings, %.1f MB in %.2f s into %s\n",
+	       ht_collector_nr_rings(c), (double)bytes / 1e6, secs, dir);
+}
+
+int cmd_record(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"output", required_argument, NULL, 'o'},
+		{"shm-prefix", required_argument, NULL, 'p'},
+		{"metadata", required_argument, NULL, 'm'},
+		{"duration", required_argument, NULL, 'd'},
+		{"live", no_argument, NULL, 'l'},
+		{"interval", required_argument, NULL, 'i'},
+		{"no-fsync", no_argument, NULL, 'F'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct ht_collector_opts copts = {.warn = warn_cb};
+	struct ht_collector_ring_opts ropts = {0};
+	const char *out = NULL, *prefix = NULL;
+	double duration = 0, start, last_progress = 0;
+	long interval_ms = 1;
+	bool quiet = false, tty;
+	struct ht_collector *c = NULL;
+	char **shm = NULL, *end;
+	size_t nr_shm = 0, i;
+	char err[1024];
+	int opt, ret, status = HT_EXIT_OK;
+	struct sigaction sa;
+
+	while ((opt = getopt_long(argc, argv, "o:p:m:d:li:qh", longopts,
+				  NULL)) != -1) {
+		switch (opt) {
+		case 'o':
+			out = optarg;
+			break;
+		case 'p':
+			prefix = optarg;
+			break;
+		case 'm':
+			ropts.metadata_path = optarg;
+			break;
+		case 'd':
+			duration = strtod(optarg, &end);
+			if (*end || duration <= 0) {
+				fprintf(stderr,
+					"%s: --duration: `%s` is not a "
+					"positive number of seconds\n",
+					ht_cli_prog, optarg);
+				return HT_EXIT_USAGE;
+			}
+			break;
+		case 'l':
+			copts.overwrite_live = true;
+			break;
+		case 'i':
+			interval_ms = strtol(optarg, &end, 10);
+			if (*end || interval_ms < 0 || interval_ms > 10000) {
+				fprintf(stderr,
+					"%s: --interval: `%s`: expected 0 to "
+					"10000 ms\n",
+					ht_cli_prog, optarg);
+				return HT_EXIT_USAGE;
+			}
+			break;
+		case 'F':
+			copts.no_fsync = true;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return HT_EXIT_OK;
+		default:
+			usage(stderr);
+			return HT_EXIT_USAGE;
+		}
+	}
+	if (!out) {
+		fprintf(stderr, "%s: -o CAPTURE is required\n", ht_cli_prog);
+		usage(stderr);
+		return HT_EXIT_USAGE;
+	}
+	if (prefix && shm_list(prefix, &shm, &nr_shm)) {
+		fprintf(stderr, "%s: /dev/shm: %s\n", ht_cli_prog,
+			strerror(errno));
+		return HT_EXIT_FAIL;
+	}
+	if (optind == argc && !nr_shm) {
+		fprintf(stderr, "%s: no ring given%s\n", ht_cli_prog,
+			prefix ? " (no /dev/shm object matches the prefix)" :
+				 "");
+		if (!prefix) {
+			usage(stderr);
+		}
+		ret = prefix ? HT_EXIT_FAIL : HT_EXIT_USAGE;
+		goto free_shm;
+	}
+
+	ret = ht_collector_create(&c, out, &copts, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
+		ret = HT_EXIT_FAIL;
+		goto free_shm;
+	}
+	for (i = 0; i < (size_t)(argc - optind) + nr_shm; i++) {
+		const char *ring = i < (size_t)(argc - optind) ?
+					   argv[optind + (int)i] :
+					   shm[i - (size_t)(argc - optind)];
+
+		if (ht_collector_add_path(c, ring, &ropts, err, sizeof(err))) {
+			fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
+			status = HT_EXIT_FAIL;
+		}
+	}
+	if (!ht_collector_nr_rings(c)) {
+		fprintf(stderr, "%s: no ring attached\n", ht_cli_prog);
+		ret = HT_EXIT_FAIL;
+		goto destroy;
+	}
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	tty = !quiet && isatty(2);
+	start = now_s();
+	while (!stop_signal) {
+		uint64_t bytes = 0;
+		double t;
+
+		if (ht_collector_drain(c, &bytes)) {
+			status = HT_EXIT_FAIL;
+		}
+		t = now_s() - start;
+		if (tty && t - last_progress >= 0.25) {
+			progress(c, t);
+			last_progress = t;
+		}
+		if (ht_collector_all_stopped(c) ||
+		    (duration > 0 && t >= duration)) {
+			break;
+		}
+		if (!bytes && interval_ms) {
+			struct timespec ts = {interval_ms / 1000,
+					      (interval_ms % 1000) * 1000000L};
+
+			nanosleep(&ts, NULL);
+		}
+	}
+	ret = ht_collector_finish(c, err, sizeof(err));
+	if (tty) {
+		progress(c, now_s() - start);
+		fputc('\n', stderr);
+	}
+	if (ret) {
+		fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
+		status = HT_EXIT_FAIL;
+	}
+	for (i = 0; i < ht_collector_nr_rings(c); i++) {
+		struct ht_collector_stats st;
+
+		ht_collector_stats(c, i, &st);
+		if (st.failed) {
+			status = HT_EXIT_FAIL;
+		}
+	}
+	if (!quiet) {
+		if (stop_signal) {
+			fprintf(stderr, "%s: stopped by signal %d\n",
+				ht_cli_prog, (int)stop_signal);
+		}
+		summary(c, out, now_s() - start);
+	}
+	ret = status;
+
+destroy:
+	ht_collector_destroy(c);
+free_shm:
+	for (i = 0; i < nr_shm; i++) {
+		free(shm[i]);
+	}
+	free(shm);
+	return ret;
+}
