@@ -83,8 +83,39 @@ $(BUILD)/cli-commands.h: $(CLI_SRC) scripts/cli-table.sh
 $(CLI_OBJ): $(BUILD)/cli-commands.h
 $(CLI_OBJ): HOST_CFLAGS += -I$(BUILD)
 
-$(HETRACE): $(CLI_OBJ) $(LIB_HOST)
-	$(CC) $(LDFLAGS_ALL) -o $@ $(CLI_OBJ) $(LIB_HOST) $(LDLIBS)
+# The simulated board (platforms/sim, docs/sim.md) is part of hetrace.
+# Its configurations go through `hetrace gen` at build time, run as
+# gen-boot (hetrace's gen alone: hetrace itself needs the generated code).
+SIM_CFG   := $(wildcard platforms/sim/*.yaml)
+SIM_GEN   := $(BUILD)/platforms/sim/gen
+SIM_HDR   := $(SIM_CFG:platforms/sim/%.yaml=$(SIM_GEN)/%.h)
+SIM_OBJ   := $(patsubst %.c,$(BUILD)/%.o,$(wildcard platforms/sim/*.c)) \
+	$(SIM_CFG:platforms/sim/%.yaml=$(SIM_GEN)/%.o) \
+	$(SIM_CFG:platforms/sim/%.yaml=$(SIM_GEN)/%-metadata.o)
+GEN_BOOT  := $(BUILD)/gen-boot
+
+$(BUILD)/platforms/sim/boot/gen-boot.o: $(BUILD)/cli-commands.h
+$(BUILD)/platforms/sim/boot/gen-boot.o: private HOST_CFLAGS += -I$(BUILD) -Icli
+$(GEN_BOOT): $(BUILD)/platforms/sim/boot/gen-boot.o $(BUILD)/cli/gen.o $(LIB_HOST)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS)
+
+$(SIM_GEN)/%.c $(SIM_GEN)/%.h $(SIM_GEN)/%.metadata: platforms/sim/%.yaml $(GEN_BOOT)
+	@rm -rf $(SIM_GEN)/$*.out
+	$(GEN_BOOT) gen $< -o $(SIM_GEN)/$*.out --no-runtime
+	mv $(SIM_GEN)/$*.out/$*.c $(SIM_GEN)/$*.out/$*.h $(SIM_GEN)/
+	mv $(SIM_GEN)/$*.out/metadata $(SIM_GEN)/$*.metadata
+
+$(SIM_GEN)/%-metadata.c: $(SIM_GEN)/%.metadata platforms/sim/embed-text.sh
+	platforms/sim/embed-text.sh $< $@
+
+$(SIM_GEN)/%.o: $(SIM_GEN)/%.c
+	$(CC) $(RT_CFLAGS) -c $< -o $@
+
+$(filter $(BUILD)/platforms/sim/%,$(SIM_OBJ)): $(SIM_HDR)
+$(filter $(BUILD)/platforms/sim/%,$(SIM_OBJ)): private HOST_CFLAGS += -I$(SIM_GEN)
+
+$(HETRACE): $(CLI_OBJ) $(SIM_OBJ) $(LIB_HOST)
+	$(CC) $(LDFLAGS_ALL) -o $@ $(CLI_OBJ) $(SIM_OBJ) $(LIB_HOST) $(LDLIBS)
 
 $(BUILD)/tests/%: tests/%.c $(LIB_HOST)
 	@mkdir -p $(dir $@)
