@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: MIT */
+/* hetrace-command: 25 sim: run the simulated board and capture its traces */
+/*
+ * hetrace sim -o CAPTURE [--cores N] [--seconds S]: the simulated board
+ * (platforms/sim, docs/sim.md), a master and N slave processes with
+ * their own clocks, tracing the Sobel pipeline and the sync handshake
+ * into CAPTURE (one CTF trace per core, truth.json).
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../platforms/sim/sim.h"
+#include "cli.h"
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: hetrace sim -o CAPTURE [--cores N] [--seconds S]\n"
+		"\n"
+		"Runs the simulated board: a master (arm0) and N slave cores\n"
+		"(dsp0..), each a process with its own simulated clock\n"
+		"(32.768 kHz to 1 GHz, offsets, drift, 32-bit counters that wrap,\n"
+		"a frequency step), tracing the Sobel frame pipeline, messages,\n"
+		"task switches, interrupts and the sync handshake. The capture\n"
+		"holds one CTF trace per core and truth.json, the clocks' true\n"
+		"models (docs/sim.md). Ctrl-C stops early with a complete capture.\n"
+		"\n"
+		"options:\n"
+		"  -o, --output DIR       the capture directory (required)\n"
+		"  -n, --cores N          slave cores, 1 to 8 (default 8)\n"
+		"  -s, --seconds S        run time in seconds (default 3)\n"
+		"      --frame-ms MS      frame period (default 33)\n"
+		"      --deadline-ms MS   frame deadline (default 16)\n"
+		"      --sync-ms MS       sync handshake period (default 10)\n"
+		"      --preempt-every N  every Nth frame is preempted (default 10)\n"
+		"      --no-fsync         do not sync the capture to disk\n"
+		"  -q, --quiet            no summary\n"
+		"  -h, --help             this help\n");
+}
+
+/* A positive decimal number (fractions allowed when @frac) within [lo, hi]. */
+static int parse_num(const char *s, double lo, double hi, int frac, double *v)
+{
+	char *end;
+
+	*v = strtod(s, &end);
+	if (end == s || *end || *v < lo || *v > hi ||
+	    (!frac && *v != (double)(uint64_t)*v)) {
+		return -1;
+	}
+	return 0;
+}
+
+static void warn(void *arg, const char *msg)
+{
+	(void)arg;
+	fprintf(stderr, "%s: warning: %s\n", ht_cli_prog, msg);
+}
+
+static void summary(const char *dir, const struct ht_sim_result *r)
+{
+	unsigned i;
+
+	printf("hetrace sim: %u cores, %.2f s%s, %" PRIu64 " frames (%" PRIu64
+	       " late), capture in %s\n",
+	       r->nr_cores, (double)r->elapsed_ns / 1e9,
+	       r->interrupted ? " (interrupted)" : "", r->frames,
+	       r->late_frames, dir);
+	printf("%-5s %-6s %12s %9s %8s %9s %7s %8s %9s\n", "core", "role",
+	       "clock Hz", "events", "packets", "discarded", "rounds",
+	       "timeouts", "wrapped");
+	for (i = 0; i < r->nr_cores; i++) {
+		const struct ht_sim_core_stats *c = &r->core[i];
+
+		printf("%-5s %-6s %12" PRIu64 " %9" PRIu64 " %8" PRIu64
+		       " %9" PRIu64 " %7" PRIu64 " %8" PRIu64 " %9s\n",
+		       c->name, c->role, c->freq_hz, c->events, c->packets,
+		       c->discarded, c->sync_rounds, c->sync_timeouts,
+		       i == 0 ? "-" : c->wrapped ? "yes" : "no");
+	}
+}
+
+int cmd_sim(int argc, char **argv)
+{
+	enum { OPT_FRAME = 256, OPT_DEADLINE, OPT_SYNC, OPT_PREEMPT, OPT_NOFSYNC };
+	static const struct option longopts[] = {
+		{"output", required_argument, NULL, 'o'},
+		{"cores", required_argument, NULL, 'n'},
+		{"seconds", required_argument, NULL, 's'},
+		{"frame-ms", required_argument, NULL, OPT_FRAME},
+		{"deadline-ms", required_argument, NULL, OPT_DEADLINE},
+		{"sync-ms", required_argument, NULL, OPT_SYNC},
+		{"preempt-every", required_argument, NULL, OPT_PREEMPT},
+		{"no-fsync", no_argument, NULL, OPT_NOFSYNC},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct ht_sim_opts o = {0};
+	struct ht_sim_result res;
+	struct sigaction sa;
+	char err[1024];
+	int quiet = 0, c, ret;
+	double v;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:n:s:qh", longopts, NULL)) != -1) {
+		const char *bad = NULL;
+
+		switch (c) {
+		case 'o':
+			o.capture_dir = optarg;
+			break;
+		case 'n':
+			if (parse_num(optarg, 1, HT_SIM_MAX_SLAVES, 0, &v) < 0) {
+				bad = "--cores takes a number of slave cores from 1 to 8";
+			}
+			o.nr_slaves = (unsigned)v;
+			break;
+		case 's':
+			if (parse_num(optarg, 0.05, 3600, 1, &v) < 0) {
+				bad = "--seconds takes a duration from 0.05 to 3600";
+			}
+			o.duration_ns = (uint64_t)(v * 1e9);
+			break;
+		case OPT_FRAME:
+		case OPT_DEADLINE:
+		case OPT_SYNC:
+			if (parse_num(optarg, 0.1, 10000, 1, &v) < 0) {
+				bad = "a period takes milliseconds from 0.1 to 10000";
+			}
+			*(c == OPT_FRAME ? &o.frame_period_ns :
+			  c == OPT_DEADLINE ? &o.deadline_ns :
+					      &o.sync_period_ns) =
+				(uint64_t)(v * 1e6);
+			break;
+		case OPT_PREEMPT:
+			if (parse_num(optarg, 1, 1000000, 0, &v) < 0) {
+				bad = "--preempt-every takes a number of frames";
+			}
+			o.preempt_every = (unsigned)v;
+			break;
+		case OPT_NOFSYNC:
+			o.no_fsync = true;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return HT_EXIT_OK;
+		case ':':
+			fprintf(stderr, "%s: option '%s' needs a value\n",
+				ht_cli_prog, argv[optind - 1]);
+			usage(stderr);
+			return HT_EXIT_USAGE;
+		default:
+			fprintf(stderr, "%s: unknown option '%s'\n", ht_cli_prog,
+				argv[optind - 1]);
+			usage(stderr);
+			return HT_EXIT_USAGE;
+		}
+		if (bad) {
+			fprintf(stderr, "%s: %s, got '%s'\n", ht_cli_prog, bad,
+				optarg);
+			return HT_EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "%s: unexpected argument '%s'\n", ht_cli_prog,
+			argv[optind]);
+		usage(stderr);
+		return HT_EXIT_USAGE;
+	}
+	if (!o.capture_dir) {
+		fprintf(stderr, "%s: -o CAPTURE is required\n", ht_cli_prog);
+		usage(stderr);
+		return HT_EXIT_USAGE;
+	}
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	o.stop = &stop_flag;
+	o.warn = warn;
+
+	ret = ht_sim_run(&o, &res, err, sizeof(err));
+	if (ret < 0) {
+		fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
+		return HT_EXIT_FAIL;
+	}
+	if (!quiet) {
+		summary(o.capture_dir, &res);
+	}
+	return HT_EXIT_OK;
+}
