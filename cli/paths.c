@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: MIT */
+/* hetrace-command: 65 paths: execution paths: waiting/execution times, deadlines, interference */
+/*
+ * hetrace paths TRACE... --paths FILE.yaml: the path analysis of
+ * host/paths.h, as text or JSON (docs/paths.md).
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli.h"
+#include "error.h"
+#include "path-desc.h"
+#include "paths.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: %s --paths FILE.yaml [OPTIONS] TRACE...\n\n"
+		"Execution paths (macro-activities) in the CTF traces under\n"
+		"TRACE...: for every instance its start, end, response time\n"
+		"and deadline; for every activity its waiting time (from the\n"
+		"end of its predecessors to its begin) and execution time,\n"
+		"min/mean/max/p99; for the worst instances, what else ran on\n"
+		"their cores meanwhile. FILE.yaml describes the paths\n"
+		"(docs/paths.md); the trace carries path_begin,\n"
+		"activity_begin and activity_end events (docs/events.md).\n\n"
+		"options:\n"
+		"  -p, --paths FILE   the path description (required)\n"
+		"  -a, --all          list every instance (default: the\n"
+		"                     missed, incomplete and worst ones)\n"
+		"  -w, --worst N      explain the N worst instances per path "
+		"(default 3)\n"
+		"  -j, --json         write the whole result as JSON\n"
+		"  -o, --output FILE  write to FILE instead of stdout\n"
+		"  -c, --check        validate FILE.yaml only (no TRACE)\n"
+		"  -h, --help         this help\n\n"
+		"exit status: 0 done, 1 a bad path file or trace, 2 usage\n",
+		ht_cli_prog);
+}
+
+int cmd_paths(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"paths", required_argument, NULL, 'p'},
+	    {"all", no_argument, NULL, 'a'},
+	    {"worst", required_argument, NULL, 'w'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"check", no_argument, NULL, 'c'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	struct ht_paths_opts opts = {0};
+	struct ht_path_desc *desc = NULL;
+	struct ht_paths_result *res = NULL;
+	const char *file = NULL, *output = NULL;
+	bool all = false, json = false, check = false;
+	FILE *out = stdout;
+	char err[8192];
+	int c, ret, status = HT_EXIT_OK;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "p:aw:jo:ch", longopts, NULL)) !=
+	       -1) {
+		switch (c) {
+		case 'p':
+			file = optarg;
+			break;
+		case 'a':
+			all = true;
+			break;
+		case 'w': {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*end || !*optarg || !v || v > 100000) {
+				fprintf(stderr, "%s: bad --worst value '%s'\n",
+					ht_cli_prog, optarg);
+				return HT_EXIT_USAGE;
+			}
+			opts.nr_worst = v;
+			break;
+		}
+		case 'j':
+			json = true;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'c':
+			check = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return HT_EXIT_OK;
+		default:
+			usage(stderr);
+			return HT_EXIT_USAGE;
+		}
+	}
+	if (!file || (optind >= argc && !check)) {
+		usage(stderr);
+		return HT_EXIT_USAGE;
+	}
+	ret = ht_path_desc_load(&desc, file, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "%s\n", err[0] ? err : ht_strerror(ret));
+		return HT_EXIT_FAIL;
+	}
+	if (check) {
+		ht_path_desc_destroy(desc);
+		return HT_EXIT_OK;
+	}
+	ret = ht_paths_analyze(desc, (const char *const *)argv + optind,
+			       (size_t)(argc - optind), &opts, &res, err,
+			       sizeof(err));
+	if (ret) {
+		fprintf(stderr, "%s: %s\n", ht_cli_prog,
+			err[0] ? err : ht_strerror(ret));
+		status = HT_EXIT_FAIL;
+		goto out;
+	}
+	if (output) {
+		out = fopen(output, "w");
+		if (!out) {
+			perror(output);
+			status = HT_EXIT_FAIL;
+			goto out;
+		}
+	}
+	ret = json ? ht_paths_write_json(res, out)
+		   : ht_paths_write_text(res, out, all);
+	if (output && fclose(out)) {
+		ret = HT_EIO;
+	}
+	if (ret) {
+		fprintf(stderr, "%s: cannot write %s\n", ht_cli_prog,
+			output ? output : "the output");
+		status = HT_EXIT_FAIL;
+	}
+out:
+	ht_paths_result_destroy(res);
+	ht_path_desc_destroy(desc);
+	return status;
+}
