@@ -1,0 +1,538 @@
+/* SPDX-License-Identifier: MIT */
+/* hetrace-command: 70 profile: function profile and call graph from
+ * func_entry/func_exit, names from ELF */
+/*
+ * hetrace profile TRACE... [--elf [CORE=]FILE]... [-n N] [--sort KEY]
+ *                 [--core C] [--callgraph] [--slices]
+ * Per core and over all cores: the top-N functions with calls,
+ * inclusive, exclusive, mean and max time; the call tree; the
+ * on-target profile when the trace holds its dump (docs/instrument.md).
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "ctf-reader.h"
+#include "error.h"
+#include "functions.h"
+#include "profile.h"
+#include "symbols.h"
+
+struct elf_opt {
+	const char *core; /* NULL: every core */
+	const char *path;
+	struct ht_symbols *sy;
+};
+
+struct ctx {
+	struct ht_funcs_opts prof; /* the profile's callbacks */
+	struct ht_funcs *funcs;
+	const char *core; /* --core */
+	bool slices;
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: %s [OPTIONS] TRACE...\n\n"
+		"Function profile of the func_entry/func_exit records of the "
+		"CTF traces\nunder TRACE... (-finstrument-functions, "
+		"docs/instrument.md): per core\nand over all cores, calls, "
+		"inclusive, exclusive, mean and max time\nin ns; the on-target "
+		"profile when the trace holds its dump.\n\n"
+		"options:\n"
+		"  -e, --elf [CORE=]FILE  function names (and file:line) from "
+		"FILE, for\n"
+		"                         core CORE only or every core; "
+		"repeatable\n"
+		"  -n, --top N            N functions per table (default 20, "
+		"0: all)\n"
+		"  -s, --sort KEY         incl, excl, calls, avg or max "
+		"(default incl)\n"
+		"  -c, --core C           only core C\n"
+		"  -g, --callgraph        the call tree with times and counts\n"
+		"      --slices           every call: begin, core, depth, "
+		"function, ns\n"
+		"  -k, --keep-going       skip damaged packets and go on\n"
+		"  -h, --help             this help\n",
+		ht_cli_prog);
+}
+
+static void warn_cb(void *arg, const char *msg)
+{
+	(void)arg;
+	fprintf(stderr, "%s: warning: %s\n", ht_cli_prog, msg);
+}
+
+static bool core_selected(const char *want, const char *name)
+{
+	size_t n;
+
+	if (!want || !strcmp(want, name)) {
+		return true;
+	}
+	/* "main" selects the streams "main/<file>" of that core too. */
+	n = strlen(want);
+	return !strncmp(want, name, n) && name[n] == '/';
+}
+
+static void fmt_func(char *buf, size_t len, const char *name, uint64_t addr)
+{
+	if (name) {
+		snprintf(buf, len, "%s", name);
+	} else {
+		snprintf(buf, len, "0x%" PRIx64, addr);
+	}
+}
+
+static void on_enter(void *arg, const struct ht_funcs_slice *s, void **user)
+{
+	struct ctx *x = arg;
+
+	x->prof.enter(x->prof.arg, s, user);
+}
+
+static void on_slice(void *arg, const struct ht_funcs_slice *s, void *user)
+{
+	struct ctx *x = arg;
+	char name[256];
+
+	x->prof.slice(x->prof.arg, s, user);
+	if (!x->slices || !core_selected(x->core, s->core->name)) {
+		return;
+	}
+	fmt_func(name, sizeof(name), ht_funcs_name(x->funcs, s->core, s->addr),
+		 s->addr);
+	printf("[%" PRId64 "] %s tid=%" PRIu32 " depth=%u %s dur=%" PRId64
+	       " excl=%" PRIu64 "%s\n",
+	       s->begin_ns, s->core->name, s->tid, s->depth, name,
+	       s->end_ns - s->begin_ns, s->excl_ns,
+	       s->forced_end ? " (no exit)" : "");
+}
+
+/* The source location of @addr, for the function column. */
+static void fmt_where(char *buf, size_t len, const struct ht_funcs_core *core,
+		      uint64_t addr)
+{
+	struct ht_sym sym;
+
+	buf[0] = 0;
+	if (!core || !core->syms) {
+		return;
+	}
+	ht_symbols_set_bias(core->syms, core->bias);
+	if (ht_symbols_lookup(core->syms, addr, &sym) && sym.file) {
+		const char *base = strrchr(sym.file, '/');
+
+		snprintf(buf, len, "  %s:%d", base ? base + 1 : sym.file,
+			 sym.line);
+	}
+}
+
+static void print_table(const struct ht_profile_core *pc, unsigned top,
+			enum ht_profile_key key)
+{
+	struct ht_profile_func *f;
+	char name[256], where[300];
+	size_t i, n = pc->nr_funcs;
+
+	printf("== %s: %" PRIu64 " calls, %zu functions, total %" PRIu64
+	       " ns\n",
+	       pc->name, pc->calls, pc->nr_funcs, pc->total_ns);
+	if (!n) {
+		return;
+	}
+	f = malloc(n * sizeof(*f));
+	if (!f) {
+		return;
+	}
+	memcpy(f, pc->funcs, n * sizeof(*f));
+	ht_profile_sort(f, n, key);
+	if (top && n > top) {
+		n = top;
+	}
+	printf("%12s %14s %14s %12s %12s  %s\n", "calls", "incl_ns", "excl_ns",
+	       "avg_ns", "max_ns", "function");
+	for (i = 0; i < n; i++) {
+		fmt_func(name, sizeof(name), f[i].name, f[i].addr);
+		fmt_where(where, sizeof(where), pc->core, f[i].addr);
+		printf("%12" PRIu64 " %14" PRIu64 " %14" PRIu64 " %12" PRIu64
+		       " %12" PRIu64 "  %s%s\n",
+		       f[i].calls, f[i].incl_ns, f[i].excl_ns,
+		       f[i].calls ? f[i].incl_ns / f[i].calls : 0, f[i].max_ns,
+		       name, where);
+	}
+	free(f);
+}
+
+static const struct ht_profile_node *nodes_sorted;
+
+static int cmp_node(const void *x, const void *y)
+{
+	const struct ht_profile_node *a = &nodes_sorted[*(const uint32_t *)x];
+	const struct ht_profile_node *b = &nodes_sorted[*(const uint32_t *)y];
+
+	if (a->incl_ns != b->incl_ns) {
+		return a->incl_ns > b->incl_ns ? -1 : 1;
+	}
+	return a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
+/* The call tree, like uftrace graph: children by inclusive time. */
+static int print_graph(const struct ht_profile_core *pc)
+{
+	uint32_t *todo, *kids;
+	size_t sp = 0, i, nk;
+	char name[256];
+
+	printf("== %s: call graph\n%14s %12s %14s  %s\n", pc->name, "incl_ns",
+	       "calls", "excl_ns", "function");
+	todo = malloc(pc->nr_nodes * sizeof(*todo));
+	kids = malloc(pc->nr_nodes * sizeof(*kids));
+	if (!todo || !kids) {
+		free(todo);
+		free(kids);
+		return HT_ENOMEM;
+	}
+	nodes_sorted = pc->nodes;
+	todo[sp++] = 0;
+	while (sp) {
+		const struct ht_profile_node *n = &pc->nodes[todo[--sp]];
+		uint32_t k;
+
+		if (n->depth) {
+			unsigned indent = n->depth - 1;
+
+			fmt_func(name, sizeof(name), n->name, n->addr);
+			printf("%14" PRIu64 " %12" PRIu64 " %14" PRIu64 "  ",
+			       n->incl_ns, n->calls, n->excl_ns);
+			if (indent > 40) {
+				/* Deep recursion: say the depth instead. */
+				printf("%*s[%u] ", 80, "", n->depth);
+			} else {
+				printf("%*s", (int)(2 * indent), "");
+			}
+			printf("%s%s\n", indent ? "+- " : "", name);
+		}
+		nk = 0;
+		for (k = n->first_child; k; k = pc->nodes[k].next_sibling) {
+			kids[nk++] = k;
+		}
+		qsort(kids, nk, sizeof(*kids), cmp_node);
+		for (i = nk; i > 0; i--) {
+			todo[sp++] = kids[i - 1];
+		}
+	}
+	free(todo);
+	free(kids);
+	return 0;
+}
+
+static void print_dumped(struct ht_funcs *funcs, const struct ht_funcs_core *c,
+			 unsigned top, enum ht_profile_key key)
+{
+	struct ht_profile_core pc;
+	struct ht_profile_func *f;
+	uint64_t hz = c->clock_freq_hz ? c->clock_freq_hz : 1000000000u;
+	size_t i;
+
+	if (!c->nr_dumped && !c->has_dump_stats) {
+		return;
+	}
+	f = calloc(c->nr_dumped + 1, sizeof(*f));
+	if (!f) {
+		return;
+	}
+	memset(&pc, 0, sizeof(pc));
+	for (i = 0; i < c->nr_dumped; i++) {
+		const struct ht_funcs_dumped *d = &c->dumped[i];
+
+		/* cycles -> ns, without overflow for long runs */
+		f[i].addr = d->addr;
+		f[i].name = ht_funcs_name(funcs, c, d->addr);
+		f[i].calls = d->calls;
+		f[i].incl_ns =
+		    (uint64_t)((long double)d->incl_cycles * 1e9L / hz);
+		f[i].excl_ns =
+		    (uint64_t)((long double)d->excl_cycles * 1e9L / hz);
+		f[i].max_ns =
+		    (uint64_t)((long double)d->max_cycles * 1e9L / hz);
+		pc.calls += d->calls;
+		pc.total_ns += f[i].excl_ns;
+	}
+	pc.core = c;
+	pc.funcs = f;
+	pc.nr_funcs = c->nr_dumped;
+	printf("-- on-target profile (dumped by the target)\n");
+	pc.name = c->name;
+	print_table(&pc, top, key);
+	if (c->has_dump_stats) {
+		printf("   lost: %" PRIu64
+		       " calls (function table full), %" PRIu64
+		       " calls below the stack (counted, not timed), %" PRIu64
+		       " unbalanced, %" PRIu64 " nested\n",
+		       c->dump_lost_calls, c->dump_deep_calls,
+		       c->dump_unbalanced, c->dump_nested);
+	}
+	free(f);
+}
+
+/* Notes on the names and the anomalies of a core, on stderr. */
+static void check_core(struct ht_funcs *funcs, const struct ht_funcs_core *c)
+{
+	size_t named, total;
+
+	if (c->syms) {
+		ht_funcs_name_stats(funcs, c, &named, &total);
+		if (ht_symbols_stripped(c->syms)) {
+			fprintf(stderr,
+				"%s: note: %s is stripped (no .symtab): core "
+				"%s's functions are shown as addresses%s\n",
+				ht_cli_prog, ht_symbols_path(c->syms), c->name,
+				ht_symbols_count(c->syms)
+				    ? " (but for exported ones)"
+				    : "");
+		} else if (total && named < total) {
+			fprintf(stderr,
+				"%s: warning: core %s: %zu of %zu function "
+				"addresses are not functions of %s (%s): shown "
+				"as raw addresses\n",
+				ht_cli_prog, c->name, total - named, total,
+				ht_symbols_path(c->syms),
+				named ? "a different build?"
+				      : "the file does not match this trace");
+		}
+		if (c->bias_guessed) {
+			fprintf(stderr,
+				"%s: note: core %s: no func_base record; load "
+				"bias 0x%" PRIx64 " found from the addresses\n",
+				ht_cli_prog, c->name, c->bias);
+		}
+	}
+	if (c->unmatched_exits || c->missing_exits || c->unclosed ||
+	    c->time_backwards) {
+		fprintf(stderr,
+			"%s: note: core %s: unbalanced: %" PRIu64
+			" exits without entry (skipped), %" PRIu64
+			" calls without exit closed by an outer exit, %" PRIu64
+			" calls open at the end (closed at the last record), "
+			"%" PRIu64 " times going back\n",
+			ht_cli_prog, c->name, c->unmatched_exits,
+			c->missing_exits, c->unclosed, c->time_backwards);
+	}
+}
+
+static int parse_elf(struct elf_opt *e, char *arg)
+{
+	char *eq = strchr(arg, '=');
+
+	e->core = NULL;
+	e->path = arg;
+	if (eq && eq != arg) {
+		*eq = 0;
+		e->core = arg;
+		e->path = eq + 1;
+	}
+	return *e->path ? 0 : -1;
+}
+
+int cmd_profile(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"elf", required_argument, NULL, 'e'},
+	    {"top", required_argument, NULL, 'n'},
+	    {"sort", required_argument, NULL, 's'},
+	    {"core", required_argument, NULL, 'c'},
+	    {"callgraph", no_argument, NULL, 'g'},
+	    {"slices", no_argument, NULL, 'S'},
+	    {"keep-going", no_argument, NULL, 'k'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	struct ht_ctf_open_opts opts = {.warn = warn_cb};
+	struct ht_ctf_set *set = NULL;
+	struct ht_profile *prof = NULL;
+	struct ht_funcs_opts fopts;
+	struct ht_ctf_msg msg;
+	struct elf_opt *elfs = NULL;
+	struct ctx x;
+	size_t nr_elfs = 0, i;
+	unsigned top = 20;
+	int key = HT_PROFILE_INCL, c, ret, status = HT_EXIT_OK;
+	bool graph = false, any = false;
+	char err[1024];
+
+	memset(&x, 0, sizeof(x));
+	elfs = calloc((size_t)argc + 1, sizeof(*elfs));
+	if (!elfs) {
+		fprintf(stderr, "%s: out of memory\n", ht_cli_prog);
+		return HT_EXIT_FAIL;
+	}
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "e:n:s:c:gkh", longopts, NULL)) !=
+	       -1) {
+		switch (c) {
+		case 'e':
+			if (parse_elf(&elfs[nr_elfs], optarg)) {
+				fprintf(stderr, "%s: bad --elf value '%s'\n",
+					ht_cli_prog, optarg);
+				status = HT_EXIT_USAGE;
+				goto out;
+			}
+			nr_elfs++;
+			break;
+		case 'n': {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*end || !*optarg || v > 100000000) {
+				fprintf(stderr, "%s: bad --top value '%s'\n",
+					ht_cli_prog, optarg);
+				status = HT_EXIT_USAGE;
+				goto out;
+			}
+			top = (unsigned)v;
+			break;
+		}
+		case 's':
+			key = ht_profile_key_parse(optarg);
+			if (key < 0) {
+				fprintf(stderr,
+					"%s: bad --sort key '%s' (incl, excl, "
+					"calls, avg, max)\n",
+					ht_cli_prog, optarg);
+				status = HT_EXIT_USAGE;
+				goto out;
+			}
+			break;
+		case 'c':
+			x.core = optarg;
+			break;
+		case 'g':
+			graph = true;
+			break;
+		case 'S':
+			x.slices = true;
+			break;
+		case 'k':
+			opts.flags |= HT_CTF_KEEP_GOING;
+			break;
+		case 'h':
+			usage(stdout);
+			goto out;
+		default:
+			usage(stderr);
+			status = HT_EXIT_USAGE;
+			goto out;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		status = HT_EXIT_USAGE;
+		goto out;
+	}
+	if (ht_profile_create(&prof)) {
+		goto nomem;
+	}
+	ht_profile_funcs_opts(prof, &x.prof);
+	memset(&fopts, 0, sizeof(fopts));
+	fopts.enter = on_enter;
+	fopts.slice = on_slice;
+	fopts.arg = &x;
+	if (ht_funcs_create(&x.funcs, &fopts)) {
+		goto nomem;
+	}
+	for (i = 0; i < nr_elfs; i++) {
+		ret = ht_symbols_open(&elfs[i].sy, elfs[i].path, err,
+				      sizeof(err));
+		if (ret) {
+			fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
+			status = HT_EXIT_FAIL;
+			goto out;
+		}
+		if (ht_funcs_add_symbols(x.funcs, elfs[i].core, elfs[i].sy)) {
+			goto nomem;
+		}
+	}
+	ret = ht_ctf_set_open(&set, (const char *const *)argv + optind,
+			      (size_t)(argc - optind), &opts, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
+		status = HT_EXIT_FAIL;
+		goto out;
+	}
+	for (;;) {
+		ret = ht_ctf_set_next(set, &msg);
+		if (ret == HT_EEOF) {
+			break;
+		}
+		if (ret) {
+			/* The damaged stream ends; the others go on. */
+			fprintf(stderr, "%s: %s\n", ht_cli_prog,
+				ht_ctf_set_error(set));
+			status = HT_EXIT_FAIL;
+			continue;
+		}
+		ret = ht_funcs_feed(x.funcs, &msg, err, sizeof(err));
+		if (ret == HT_EFORMAT) {
+			fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
+			status = HT_EXIT_FAIL;
+		} else if (ret || ht_profile_status(prof)) {
+			goto nomem;
+		}
+	}
+	ht_funcs_finish(x.funcs);
+	if (ht_profile_status(prof) || ht_profile_resolve(prof, x.funcs)) {
+		goto nomem;
+	}
+	for (i = 0; i < ht_funcs_nr_cores(x.funcs); i++) {
+		const struct ht_funcs_core *fc = ht_funcs_core(x.funcs, i);
+		const struct ht_profile_core *pc = NULL;
+		size_t k;
+
+		if (!core_selected(x.core, fc->name)) {
+			continue;
+		}
+		any = true;
+		check_core(x.funcs, fc);
+		for (k = 0; k < ht_profile_nr_cores(prof); k++) {
+			if (ht_profile_core(prof, k)->core == fc) {
+				pc = ht_profile_core(prof, k);
+			}
+		}
+		if (pc) {
+			print_table(pc, top, (enum ht_profile_key)key);
+			if (graph && print_graph(pc)) {
+				goto nomem;
+			}
+		}
+		print_dumped(x.funcs, fc, top, (enum ht_profile_key)key);
+	}
+	if (!any) {
+		fprintf(stderr, "%s: %s\n", ht_cli_prog,
+			x.core ? "no function records on that core"
+			       : "no function records (func_entry, "
+				 "func_exit, func_profile) in the trace");
+		status = HT_EXIT_FAIL;
+	} else if (!x.core && ht_profile_nr_cores(prof) > 1) {
+		print_table(ht_profile_all(prof), top,
+			    (enum ht_profile_key)key);
+	}
+	goto out;
+
+nomem:
+	fprintf(stderr, "%s: out of memory\n", ht_cli_prog);
+	status = HT_EXIT_FAIL;
+out:
+	ht_ctf_set_close(set);
+	ht_funcs_destroy(x.funcs);
+	ht_profile_destroy(prof);
+	for (i = 0; i < nr_elfs; i++) {
+		ht_symbols_close(elfs[i].sy);
+	}
+	free(elfs);
+	return status;
+}

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef HT_HOST_SYMBOLS_H
+#define HT_HOST_SYMBOLS_H
+
+/*
+ * Function names, and file:line where DWARF is there, from an ELF file
+ * (elfutils: libelf for the symbol tables, libdw for the line tables).
+ *
+ * Addresses given to the lookups are run-time addresses, as the trace
+ * holds them. For a position-independent executable (or any image
+ * loaded elsewhere than linked) set the load bias first:
+ * ht_symbols_set_base() with the trace's func_base, or
+ * ht_symbols_guess_bias() from the traced function addresses.
+ *
+ * Never a wrong name: ht_symbols_func() names an address only when it
+ * is exactly a function's first byte (what -finstrument-functions
+ * hooks receive), so an ELF that is not the traced one gives NULL
+ * (raw addresses), not a neighbour's name.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct ht_symbols; /* opaque */
+
+/*
+ * Reads the function symbols of the ELF file @path (.symtab, else
+ * .dynsym). Returns 0, or a negative HT_E... code with a message naming
+ * the file in @err: HT_ENOENT (cannot open), HT_EFORMAT (not ELF).
+ * A stripped file opens: ht_symbols_stripped() says so.
+ */
+int ht_symbols_open(struct ht_symbols **sy, const char *path, char *err,
+		    size_t err_len);
+
+/* Releases. NULL is allowed. */
+void ht_symbols_close(struct ht_symbols *sy);
+
+/* The path given to ht_symbols_open(). */
+const char *ht_symbols_path(const struct ht_symbols *sy);
+
+/* True when the file has no .symtab (only exported names, or none). */
+bool ht_symbols_stripped(const struct ht_symbols *sy);
+
+/* The number of function symbols read. */
+size_t ht_symbols_count(const struct ht_symbols *sy);
+
+/* True when the file has DWARF line information. */
+bool ht_symbols_has_lines(const struct ht_symbols *sy);
+
+/* True for a position-independent image (ET_DYN). */
+bool ht_symbols_is_pie(const struct ht_symbols *sy);
+
+/*
+ * The image's first byte in the link-time address space: the lowest
+ * PT_LOAD address, rounded down to its alignment (0 for a PIE).
+ */
+uint64_t ht_symbols_link_base(const struct ht_symbols *sy);
+
+/* Run-time address = link-time address + @bias. Default 0. */
+void ht_symbols_set_bias(struct ht_symbols *sy, uint64_t bias);
+uint64_t ht_symbols_bias(const struct ht_symbols *sy);
+
+/* The bias from the image's run-time first byte (a func_base value). */
+void ht_symbols_set_base(struct ht_symbols *sy, uint64_t run_base);
+
+/*
+ * Finds the load bias that makes most of @addrs (traced function entry
+ * addresses, run time) function starts: tries bias 0, then page-aligned
+ * biases that map @addrs[0..] onto a symbol. Stores it in *@bias and
+ * returns how many of the @n addresses it explains (0: none; the bias
+ * is then 0).
+ */
+size_t ht_symbols_guess_bias(const struct ht_symbols *sy, const uint64_t *addrs,
+			     size_t n, uint64_t *bias);
+
+/* The name of the function starting exactly at @addr, or NULL. */
+const char *ht_symbols_func(const struct ht_symbols *sy, uint64_t addr);
+
+/* What is known of an address. */
+struct ht_sym {
+	const char *name; /* the function containing it, NULL if none */
+	uint64_t start;	  /* its run-time start */
+	uint64_t offset;  /* addr - start */
+	const char *file; /* source file, NULL without DWARF */
+	int line;	  /* 0 without DWARF */
+};
+
+/*
+ * The function containing @addr (start <= addr < start + size) and,
+ * with DWARF, the source line of @addr. Returns false when no function
+ * contains it (out->name NULL).
+ */
+bool ht_symbols_lookup(struct ht_symbols *sy, uint64_t addr,
+		       struct ht_sym *out);
+
+#endif

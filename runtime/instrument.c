@@ -1,0 +1,414 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The -finstrument-functions hooks and the on-target profile
+ * (include/hetrace/instrument.h, docs/instrument.md).
+ *
+ * Nothing in this file is instrumented: every function carries
+ * HT_NO_INSTRUMENT, and a compiler without the attribute must build
+ * this file without -finstrument-functions. The hooks take the `busy`
+ * guard before anything else, so a hook never runs inside a hook of the
+ * same ht_instr: no recursion through an instrumented callback.
+ *
+ * Shadow stack rules:
+ * - `depth` counts the calls entered and not exited; frames below
+ *   `stack_depth` are kept, deeper calls only move `depth`.
+ * - An exit whose function is not the top frame's: when the function is
+ *   further down, the frames above it lost their exits (an exit done
+ *   while disabled, a longjmp): they are closed now and counted in
+ *   `unbalanced`. When it is nowhere on the stack (it was entered
+ *   before start), the exit is recorded but changes nothing, counted.
+ *
+ * Profile rules (docs/instrument.md, "On-target profile"):
+ * - A call is timed when it enters while the window is open and its
+ *   frame fits the shadow stack. Calls deeper than the stack are
+ *   counted (`calls`, and `deep_calls`) but not timed: their time stays
+ *   in the exclusive time of the deepest timed frame.
+ * - Inclusive time is added when the outermost timed instance of a
+ *   function exits (`active` drops to 0), so recursion does not count
+ *   the same time twice; exclusive time is added for every instance.
+ *   Exclusive times then sum to the time spent in timed calls.
+ * - The function table is open-addressed: a function takes the first
+ *   free slot among HT__PROBES from its hash. When there is none, its
+ *   calls are counted in `lost_calls` and its time stays in its
+ *   caller's exclusive time.
+ */
+#include <string.h>
+
+#include "hetrace/instrument.h"
+
+#define HT__PROBES 8u
+
+#ifndef HT_PORT_INSTR_TLS
+#define HT_PORT_INSTR_TLS
+#endif
+
+/* The instrumentation the hooks feed (per thread with HT_PORT_INSTR_TLS). */
+static HT_PORT_INSTR_TLS struct ht_instr *current;
+
+HT_NO_INSTRUMENT static uint32_t hash(uintptr_t fn)
+{
+	/* Fibonacci hashing; functions are at least 2-byte aligned. */
+	return (uint32_t)(fn >> 1) * 2654435761u;
+}
+
+/* The table slot of @fn, taken if needed; 0 when the table is full. */
+HT_NO_INSTRUMENT static uint32_t func_slot(struct ht_instr *in, uintptr_t fn)
+{
+	uint32_t h = hash(fn) >> 8;
+	uint32_t k;
+
+	for (k = 0; k < HT__PROBES; k++) {
+		struct ht_instr_func *f = &in->funcs[(h + k) & in->funcs_mask];
+
+		if (f->addr == fn) {
+			return ((h + k) & in->funcs_mask) + 1u;
+		}
+		if (f->addr == 0u) {
+			f->addr = fn;
+			return ((h + k) & in->funcs_mask) + 1u;
+		}
+	}
+	return 0;
+}
+
+int ht_instr_init(struct ht_instr *in, const struct ht_instr_config *cfg)
+{
+	if ((cfg->flags & HT_INSTR_PROFILE) &&
+	    (!cfg->clock || !cfg->funcs || !cfg->stack || !cfg->stack_depth ||
+	     !cfg->nr_funcs || (cfg->nr_funcs & (cfg->nr_funcs - 1u)))) {
+		return -1;
+	}
+	if (cfg->stack_depth && !cfg->stack) {
+		return -1;
+	}
+	memset(in, 0, sizeof(*in));
+	in->off = 1;
+	in->stopped = 1;
+	in->flags = cfg->flags;
+	in->ops = cfg->ops;
+	in->ctx = cfg->ctx;
+	in->clock = cfg->clock;
+	in->stack = cfg->stack;
+	in->stack_depth = cfg->stack ? cfg->stack_depth : 0u;
+	if (cfg->flags & HT_INSTR_PROFILE) {
+		in->funcs = cfg->funcs;
+		in->funcs_mask = cfg->nr_funcs - 1u;
+		memset(in->funcs, 0,
+		       (size_t)cfg->nr_funcs * sizeof(*in->funcs));
+	}
+	in->image_base = cfg->image_base;
+	ht_instr_set_trigger(in, cfg->trigger, cfg->trigger_nth,
+			     cfg->trigger_caller);
+	ht_instr_set_stopper(in, cfg->stopper);
+	return 0;
+}
+
+HT_NO_INSTRUMENT static void update_watch(struct ht_instr *in)
+{
+	in->watch = in->trigger != 0u || in->stopper != 0u;
+	in->on = in->trigger == 0u && !in->window_done;
+}
+
+void ht_instr_set_trigger(struct ht_instr *in, uintptr_t fn, uint32_t nth,
+			  uintptr_t caller)
+{
+	in->trigger = fn;
+	in->trigger_nth = nth;
+	in->trigger_caller = caller;
+	in->trigger_seen = 0;
+	in->window_done = 0;
+	update_watch(in);
+}
+
+void ht_instr_set_stopper(struct ht_instr *in, uintptr_t fn)
+{
+	in->stopper = fn;
+	update_watch(in);
+}
+
+void ht_instr_start(struct ht_instr *in)
+{
+	in->busy = 1;
+	HT_COMPILER_BARRIER();
+	in->depth = 0;
+	current = in;
+	if (in->ops && in->ops->base && (in->flags & HT_INSTR_TRACE)) {
+		in->ops->base(in->ctx, in->image_base);
+	}
+	in->stopped = 0;
+	in->off = in->disabled;
+	HT_COMPILER_BARRIER();
+	in->busy = 0;
+}
+
+void ht_instr_stop(struct ht_instr *in)
+{
+	in->stopped = 1;
+	in->off = 1;
+	HT_COMPILER_BARRIER();
+	if (current == in) {
+		current = NULL;
+	}
+}
+
+/* The window opens at this call of the trigger? */
+HT_NO_INSTRUMENT static void watch_enter(struct ht_instr *in, uintptr_t fn,
+					 uint32_t d)
+{
+	if (in->on || fn != in->trigger) {
+		return;
+	}
+	if (in->trigger_caller) {
+		if (d == 0u || d - 1u >= in->stack_depth ||
+		    in->stack[d - 1u].fn != in->trigger_caller) {
+			return;
+		}
+	}
+	in->trigger_seen++;
+	if (in->trigger_nth && in->trigger_seen != in->trigger_nth) {
+		return;
+	}
+	in->on = 1;
+	in->window_depth = d;
+}
+
+/* The window closes after this exit (@d: the exiting call's depth)? */
+HT_NO_INSTRUMENT static void watch_exit(struct ht_instr *in, uintptr_t fn,
+					uint32_t d)
+{
+	if (!in->on || fn != in->stopper) {
+		return;
+	}
+	if (fn == in->trigger && d != in->window_depth) {
+		return;
+	}
+	in->on = 0;
+	if (!in->trigger) {
+		in->window_done = 1;
+	}
+}
+
+HT_NO_INSTRUMENT static void prof_enter(struct ht_instr *in, uint32_t d,
+					uintptr_t fn)
+{
+	uint32_t slot = func_slot(in, fn);
+
+	if (slot) {
+		in->funcs[slot - 1u].calls++;
+	} else {
+		in->stats.lost_calls++;
+	}
+	if (d < in->stack_depth) {
+		struct ht_instr_frame *fr = &in->stack[d];
+
+		fr->func = slot;
+		fr->child = 0;
+		fr->timed = 1;
+		if (slot) {
+			in->funcs[slot - 1u].active++;
+		}
+		fr->t0 = in->clock(in->ctx);
+	} else {
+		in->stats.deep_calls++;
+	}
+}
+
+/* Closes the timed frame @d at time @now. */
+HT_NO_INSTRUMENT static void prof_close(struct ht_instr *in, uint32_t d,
+					uint64_t now)
+{
+	struct ht_instr_frame *fr = &in->stack[d];
+	uint64_t dt;
+
+	if (!fr->timed) {
+		return;
+	}
+	fr->timed = 0;
+	/* A clock that went back (another core's counter) counts as 0. */
+	dt = now > fr->t0 ? now - fr->t0 : 0u;
+	if (d > 0u && in->stack[d - 1u].timed) {
+		in->stack[d - 1u].child += dt;
+	}
+	if (fr->func) {
+		struct ht_instr_func *f = &in->funcs[fr->func - 1u];
+
+		/* Children never outlast their parent; guard all the same. */
+		f->excl += dt > fr->child ? dt - fr->child : 0u;
+		if (f->max < dt) {
+			f->max = dt;
+		}
+		if (f->active && --f->active == 0u) {
+			f->incl += dt;
+		}
+	}
+}
+
+HT_NO_INSTRUMENT static void do_enter(struct ht_instr *in, uintptr_t fn,
+				      uintptr_t site)
+{
+	uint32_t d = in->depth++;
+
+	if (d < in->stack_depth) {
+		in->stack[d].fn = fn;
+		in->stack[d].timed = 0;
+	}
+	if (HT_UNLIKELY(in->watch)) {
+		watch_enter(in, fn, d);
+	}
+	if (!in->on) {
+		return;
+	}
+	if (in->flags & HT_INSTR_TRACE) {
+		in->ops->entry(in->ctx, fn, site, in->task);
+	}
+	if (in->funcs) {
+		prof_enter(in, d, fn);
+	}
+}
+
+HT_NO_INSTRUMENT static void do_exit(struct ht_instr *in, uintptr_t fn)
+{
+	uint32_t d, top;
+	uint64_t now = 0;
+	int timed = 0;
+
+	if (in->depth == 0u) {
+		/* Entered before start: no frame to close. */
+		in->stats.unbalanced++;
+		goto record;
+	}
+	top = in->depth - 1u;
+	d = top;
+	if (top < in->stack_depth && in->stack[top].fn != fn) {
+		/* Find the frame; the ones above it lost their exits. */
+		while (d > 0u && in->stack[d].fn != fn) {
+			d--;
+		}
+		if (in->stack[d].fn != fn) {
+			in->stats.unbalanced++;
+			goto record;
+		}
+		in->stats.unbalanced += top - d;
+	}
+	if (in->funcs) {
+		uint32_t k;
+
+		for (k = top < in->stack_depth ? top + 1u : in->stack_depth;
+		     k > d; k--) {
+			timed |= (int)in->stack[k - 1u].timed;
+		}
+		if (timed) {
+			now = in->clock(in->ctx);
+			for (k = top < in->stack_depth ? top + 1u
+						       : in->stack_depth;
+			     k > d; k--) {
+				prof_close(in, k - 1u, now);
+			}
+		}
+	}
+	in->depth = d;
+	if (in->on && (in->flags & HT_INSTR_TRACE)) {
+		in->ops->exit(in->ctx, fn, in->task);
+	}
+	if (HT_UNLIKELY(in->watch)) {
+		watch_exit(in, fn, d);
+	}
+	return;
+
+record:
+	if (in->on && (in->flags & HT_INSTR_TRACE)) {
+		in->ops->exit(in->ctx, fn, in->task);
+	}
+}
+
+void __cyg_profile_func_enter(void *fn, void *call_site)
+{
+	struct ht_instr *in = current;
+
+	if (!in) {
+		return;
+	}
+	if (in->busy | in->off) {
+		if (!in->off) {
+			in->stats.nested++;
+		}
+		return;
+	}
+	in->busy = 1;
+	/* The guard is taken before the state is touched. */
+	HT_COMPILER_BARRIER();
+	do_enter(in, (uintptr_t)fn, (uintptr_t)call_site);
+	/* The state is complete before the guard is free. */
+	HT_COMPILER_BARRIER();
+	in->busy = 0;
+}
+
+void __cyg_profile_func_exit(void *fn, void *call_site)
+{
+	struct ht_instr *in = current;
+
+	(void)call_site;
+	if (!in) {
+		return;
+	}
+	if (in->busy | in->off) {
+		if (!in->off) {
+			in->stats.nested++;
+		}
+		return;
+	}
+	in->busy = 1;
+	HT_COMPILER_BARRIER();
+	do_exit(in, (uintptr_t)fn);
+	HT_COMPILER_BARRIER();
+	in->busy = 0;
+}
+
+const struct ht_instr_func *ht_instr_profile_find(const struct ht_instr *in,
+						  uintptr_t fn)
+{
+	uint32_t h = hash(fn) >> 8;
+	uint32_t k;
+
+	if (!in->funcs || !fn) {
+		return NULL;
+	}
+	for (k = 0; k < HT__PROBES; k++) {
+		const struct ht_instr_func *f =
+		    &in->funcs[(h + k) & in->funcs_mask];
+
+		if (f->addr == fn) {
+			return f;
+		}
+		if (f->addr == 0u) {
+			break;
+		}
+	}
+	return NULL;
+}
+
+void ht_instr_profile_dump(struct ht_instr *in)
+{
+	int busy = in->busy;
+	uint32_t i;
+
+	/* The records written here must not re-enter the hooks. */
+	in->busy = 1;
+	HT_COMPILER_BARRIER();
+	if (in->ops && in->ops->profile && in->funcs) {
+		for (i = 0; i <= in->funcs_mask; i++) {
+			if (in->funcs[i].addr && in->funcs[i].calls) {
+				in->ops->profile(in->ctx, &in->funcs[i]);
+			}
+		}
+	}
+	if (in->ops && in->ops->stats) {
+		struct ht_instr_stats st = in->stats;
+
+		/* Calls still on the stack never exited. */
+		st.unbalanced += in->depth;
+		in->ops->stats(in->ctx, &st);
+	}
+	HT_COMPILER_BARRIER();
+	in->busy = busy;
+}
