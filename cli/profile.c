@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* hetrace-command: 70 profile: function profile and call graph from
- * func_entry/func_exit, names from ELF */
+/* hetrace-command: 70 profile: function profile and call graph, names from ELF */
 /*
  * hetrace profile TRACE... [--elf [CORE=]FILE]... [-n N] [--sort KEY]
  *                 [--core C] [--callgraph] [--slices]
