@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: MIT */
+/* hetrace-command: 75 export: write a trace for Perfetto (protobuf) or as Chrome trace JSON */
+/*
+ * hetrace export TRACE... --format FORMAT -o FILE: the exporters of
+ * host/export.h; prints what was written (tracks, slices, instants,
+ * flows, counters) on stderr.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "ctf-reader.h"
+#include "error.h"
+#include "export.h"
+
+#define MAX_WARNINGS_SHOWN 20
+
+static uint64_t nr_warnings;
+
+static void usage(FILE *out)
+{
+	size_t i;
+
+	fprintf(out,
+		"usage: %s [OPTIONS] TRACE... -o FILE\n\n"
+		"Writes the CTF traces under TRACE... (a synchronized trace or\n"
+		"a capture) for a trace viewer: one track per core, grouped by\n"
+		"core type; task, interrupt and function slices; the other\n"
+		"events as instants with their fields; message flows; a CPU\n"
+		"utilization counter per core.\n\n"
+		"options:\n"
+		"  -f, --format F     output format (default perfetto):\n",
+		ht_cli_prog);
+	for (i = 0; ht_export_formats[i]; i++) {
+		fprintf(out, "                       %-12s %s\n",
+			ht_export_formats[i]->name,
+			ht_export_formats[i]->description);
+	}
+	fprintf(out,
+		"  -o, --output FILE  the file to write ('-': stdout)\n"
+		"  -w, --window NS    utilization counter period (default "
+		"1000000)\n"
+		"  -q, --quiet        no summary on stderr\n"
+		"  -h, --help         this help\n");
+}
+
+static void warn_cb(void *arg, const char *msg)
+{
+	(void)arg;
+	if (nr_warnings++ < MAX_WARNINGS_SHOWN) {
+		fprintf(stderr, "%s: warning: %s\n", ht_cli_prog, msg);
+	}
+}
+
+int cmd_export(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"format", required_argument, NULL, 'f'},
+		{"output", required_argument, NULL, 'o'},
+		{"window", required_argument, NULL, 'w'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct ht_ctf_open_opts opts = {
+		.flags = HT_CTF_KEEP_GOING | HT_CTF_EVENTS_ONLY,
+		.warn = warn_cb,
+	};
+	struct ht_export_opts eopts = {.warn = warn_cb};
+	const struct ht_export_ops *ops = ht_export_find("perfetto");
+	struct ht_export_stats stats;
+	struct ht_ctf_set *set = NULL;
+	const char *output = NULL;
+	bool quiet = false;
+	FILE *out;
+	char err[1024];
+	int c, ret, status = HT_EXIT_OK;
+
+	optind = 1;
+	nr_warnings = 0;
+	while ((c = getopt_long(argc, argv, "f:o:w:qh", longopts, NULL)) !=
+	       -1) {
+		switch (c) {
+		case 'f':
+			ops = ht_export_find(optarg);
+			if (!ops) {
+				fprintf(stderr, "%s: unknown format '%s'\n",
+					ht_cli_prog, optarg);
+				usage(stderr);
+				return HT_EXIT_USAGE;
+			}
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'w': {
+			char *end;
+			unsigned long long v = strtoull(optarg, &end, 10);
+
+			if (*end || !*optarg || optarg[0] == '-' || !v ||
+			    v > INT64_MAX) {
+				fprintf(stderr, "%s: bad --window value '%s' "
+					"(ns, > 0)\n", ht_cli_prog, optarg);
+				return HT_EXIT_USAGE;
+			}
+			eopts.counter_window_ns = (int64_t)v;
+			break;
+		}
+		case 'q':
+			quiet = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return HT_EXIT_OK;
+		default:
+			usage(stderr);
+			return HT_EXIT_USAGE;
+		}
+	}
+	if (optind >= argc || !output) {
+		if (!output) {
+			fprintf(stderr, "%s: -o FILE is required\n",
+				ht_cli_prog);
+		}
+		usage(stderr);
+		return HT_EXIT_USAGE;
+	}
+	ret = ht_ctf_set_open(&set, (const char *const *)argv + optind,
+			      argc - optind, &opts, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
+		return HT_EXIT_FAIL;
+	}
+	out = strcmp(output, "-") ? fopen(output, "wb") : stdout;
+	if (!out) {
+		fprintf(stderr, "%s: cannot create '%s': %m\n", ht_cli_prog,
+			output);
+		status = HT_EXIT_FAIL;
+		goto close_set;
+	}
+	ret = ht_export_run(ops, set, out, &eopts, &stats, err, sizeof(err));
+	if (out != stdout && fclose(out) && !ret) {
+		ret = HT_EIO;
+		snprintf(err, sizeof(err), "cannot write the output");
+	}
+	if (ret) {
+		fprintf(stderr, "%s: %s: %s\n", ht_cli_prog, output, err);
+		status = HT_EXIT_FAIL;
+		goto close_set;
+	}
+	if (nr_warnings > MAX_WARNINGS_SHOWN) {
+		fprintf(stderr, "%s: %" PRIu64 " warnings (%d shown)\n",
+			ht_cli_prog, nr_warnings, MAX_WARNINGS_SHOWN);
+	}
+	if (stats.reader_errors) {
+		fprintf(stderr, "%s: %" PRIu64 " damaged parts of the input "
+			"skipped\n", ht_cli_prog, stats.reader_errors);
+		status = HT_EXIT_FAIL;
+	}
+	if (!quiet) {
+		fprintf(stderr,
+			"%s: %s: %" PRIu64 " events: %" PRIu64 " groups, %"
+			PRIu64 " cores, %" PRIu64 " slices, %" PRIu64
+			" instants, %" PRIu64 " flows, %" PRIu64
+			" counter samples, %" PRIu64 " anomalies, %" PRIu64
+			" bytes\n",
+			ht_cli_prog, ops->name, stats.events, stats.groups,
+			stats.cores, stats.slices, stats.instants, stats.flows,
+			stats.counters, stats.anomalies, stats.bytes);
+	}
+close_set:
+	ht_ctf_set_close(set);
+	return status;
+}
