@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* hetrace-command: 70 profile: function profile and call graph, names from ELF */
+/* hetrace-command: 70 profile: function profile and call graph, ELF names */
 /*
  * hetrace profile TRACE... [--elf [CORE=]FILE]... [-n N] [--sort KEY]
  *                 [--core C] [--callgraph] [--slices]
