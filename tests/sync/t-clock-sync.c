@@ -1,0 +1,615 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * host/clock-sync.c against synthetic clocks with exact truth
+ * (synth.h): truth inside [lo, hi] at every sample, |est - truth| <=
+ * half the width, monotone maps, widths, qualities, the frequency step
+ * located within one sync period, too-fast pairs found, input order
+ * and large delays changing nothing, 64-bit hours-long times, the tree.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock-sync.h"
+#include "error.h"
+#include "synth.h"
+
+static int failures;
+
+#define CHECK(cond, ...)                                                       \
+	do {                                                                   \
+		if (!(cond)) {                                                 \
+			failures++;                                            \
+			fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, \
+				__LINE__, #cond);                              \
+			fprintf(stderr, __VA_ARGS__);                          \
+			fprintf(stderr, "\n");                                 \
+		}                                                              \
+	} while (0)
+
+#define NS_PER_S 1000000000LL
+
+/*
+ * Maps nr samples of node's time over [t0, t1] (plus 10% each side):
+ * truth in [lo, hi], est within half the width, all three monotone;
+ * returns the largest width seen inside [t0, t1].
+ */
+static int64_t check_node(const struct ht_sync_set *set, unsigned node,
+			  const struct sclock *c, int64_t t0, int64_t t1,
+			  const char *what)
+{
+	int64_t span = t1 - t0, from = t0 - span / 10, to = t1 + span / 10;
+	int64_t plo = INT64_MIN, pest = INT64_MIN, phi = INT64_MIN, wmax = 0;
+	int bad = 0;
+	int i, nr = 3000;
+
+	for (i = 0; i <= nr && bad < 5; i++) {
+		int64_t t = from + (int64_t)((s_i128)(to - from) * i / nr);
+		int64_t est, lo, hi;
+		int ret = ht_sync_map(set, node, t, &est, &lo, &hi);
+
+		if (ret) {
+			CHECK(ret == 0, "%s: map(%u, %" PRId64 ") = %s", what,
+			      node, t, ht_err_name(ret));
+			bad++;
+			continue;
+		}
+		if (s_cmp_truth(c, t, lo) > 0 || s_cmp_truth(c, t, hi) < 0) {
+			CHECK(0, "%s: node %u t=%" PRId64 ": truth %" PRId64
+				 " not in [%" PRId64 ", %" PRId64 "]",
+			      what, node, t, s_truth(c, t), lo, hi);
+			bad++;
+		}
+		if (lo != INT64_MIN && hi != INT64_MAX &&
+		    !s_within_half(c, t, est, hi - lo + 1)) {
+			CHECK(0, "%s: node %u t=%" PRId64 ": est %" PRId64
+				 " truth %" PRId64 " width %" PRId64,
+			      what, node, t, est, s_truth(c, t), hi - lo);
+			bad++;
+		}
+		if (lo < plo || est < pest || hi < phi) {
+			CHECK(0, "%s: node %u t=%" PRId64 ": not monotone",
+			      what, node, t);
+			bad++;
+		}
+		plo = lo;
+		pest = est;
+		phi = hi;
+		if (t >= t0 && t <= t1 && lo != INT64_MIN && hi != INT64_MAX &&
+		    hi - lo > wmax) {
+			wmax = hi - lo;
+		}
+	}
+	return wmax;
+}
+
+static const struct s_round handshake = {
+	.min_ns = 400, .mean_ns = 1500, .isr_ns = 2000,
+};
+
+/* the simulated board's kind of clocks, 1000 rounds of 10 ms */
+static void test_board(void)
+{
+	static const uint64_t freq[] = {32768,     1000000,   24000000,
+					100000000, 600000000, 1000000000};
+	const unsigned n = 1 + sizeof(freq) / sizeof(freq[0]);
+	struct sclock c[8];
+	struct ht_sync_set *set = ht_sync_create(n);
+	int64_t T0 = 5 * NS_PER_S, period = 10000000, T;
+	unsigned v;
+	int k;
+
+	for (v = 1; v < n; v++) {
+		int64_t ppm = (int64_t)s_below(400001) - 200000;
+
+		c[v] = s_clock(freq[v - 1], ppm, 0,
+			       (int64_t)s_below(1ull << 40));
+	}
+	for (k = 0; k < 1000; k++) {
+		for (v = 1; v < n; v++) {
+			T = T0 + k * period + (int64_t)v * 100000;
+			CHECK(s_round(set, 0, NULL, v, &c[v], T, &handshake) ==
+				      0,
+			      "add");
+		}
+	}
+	CHECK(ht_sync_solve(set, 0, NULL) == 0, "solve");
+	for (v = 1; v < n; v++) {
+		const struct ht_sync_fit *f = ht_sync_get_fit(set, v);
+		int64_t t0 = s_read(&c[v], T0), t1 = s_read(&c[v], T);
+		int64_t w = check_node(set, v, &c[v], t0, t1, "board");
+		int64_t tick = NS_PER_S / (int64_t)freq[v - 1];
+
+		CHECK(f->quality == HT_SYNC_ACCURATE, "node %u: %s", v,
+		      ht_sync_quality_name(f->quality));
+		CHECK(f->parent == 0 && f->nr_segments == 1 &&
+			      f->pairs_used == 2000 && f->pairs_rejected == 0,
+		      "node %u: parent %d, %zu pieces, %zu used", v, f->parent,
+		      f->nr_segments, f->pairs_used);
+		/* half-width <= 2 us, or <= 1 tick for a slower clock */
+		CHECK(w <= 2 * (tick > 2000 ? tick : 2000),
+		      "node %u (%" PRIu64 " Hz): width %" PRId64, v,
+		      freq[v - 1], w);
+		printf("board node %u %10" PRIu64 " Hz: width %" PRId64
+		       " ns, width_max %" PRId64 "\n",
+		       v, freq[v - 1], w, f->width_max);
+	}
+	ht_sync_destroy(set);
+}
+
+/* the reference's rate steps: located within one sync period */
+static void test_frequency_step(void)
+{
+	struct sclock c = s_clock(200000000, 150000, 0, 12345);
+	struct ht_sync_set *set = ht_sync_create(2);
+	int64_t T0 = NS_PER_S, period = 1000000, Tstep, T = 0, step_x;
+	const struct ht_sync_fit *f;
+	int k;
+
+	Tstep = T0 + 700 * period + 123457;
+	s_clock_step(&c, Tstep, 100000000, -80000);
+	for (k = 0; k < 1500; k++) {
+		T = T0 + k * period;
+		s_round(set, 0, NULL, 1, &c, T, &handshake);
+	}
+	CHECK(ht_sync_solve(set, 0, NULL) == 0, "solve");
+	f = ht_sync_get_fit(set, 1);
+	CHECK(f->quality == HT_SYNC_ACCURATE, "%s",
+	      ht_sync_quality_name(f->quality));
+	CHECK(f->nr_segments == 2, "%zu pieces", f->nr_segments);
+	if (f->nr_segments == 2) {
+		/* the true step in node time; one period in node ticks */
+		step_x = s_read(&c, Tstep);
+		CHECK(llabs(f->segments[1].begin_x - step_x) <= 200000,
+		      "break at %" PRId64 ", true %" PRId64,
+		      f->segments[1].begin_x, step_x);
+		printf("frequency step: break at %" PRId64 ", true %" PRId64
+		       " (period 200000 ticks)\n",
+		       f->segments[1].begin_x, step_x);
+	}
+	check_node(set, 1, &c, s_read(&c, T0), s_read(&c, T), "step");
+	ht_sync_destroy(set);
+}
+
+/* a few corrupted receives: found, excluded, reported */
+static void test_too_fast(void)
+{
+	struct sclock c = s_clock(1000000000, -120000, 0, 1ll << 40);
+	struct ht_sync_set *set = ht_sync_create(2);
+	int64_t T0 = NS_PER_S, period = 1000000, T = 0;
+	size_t bad[3], nb = 0;
+	const struct ht_sync_fit *f;
+	int k;
+
+	for (k = 0; k < 600; k++) {
+		T = T0 + k * period;
+		if (k == 100 || k == 333 || k == 590) {
+			/* a receive 30 us before its send */
+			bad[nb++] = ht_sync_nr_messages(set);
+			ht_sync_add_message(set, 0, 1, T,
+					    s_read(&c, T - 30000));
+			ht_sync_add_message(set, 1, 0, s_read(&c, T + 5000),
+					    T + 6000);
+			continue;
+		}
+		s_round(set, 0, NULL, 1, &c, T, &handshake);
+	}
+	CHECK(ht_sync_solve(set, 0, NULL) == 0, "solve");
+	f = ht_sync_get_fit(set, 1);
+	CHECK(f->quality == HT_SYNC_APPROXIMATE, "%s",
+	      ht_sync_quality_name(f->quality));
+	CHECK(f->pairs_rejected == 3 && f->nr_segments == 1,
+	      "%zu rejected, %zu pieces", f->pairs_rejected, f->nr_segments);
+	if (f->pairs_rejected == 3) {
+		CHECK(!memcmp(f->rejected, bad, sizeof(bad)),
+		      "rejected %zu %zu %zu", f->rejected[0], f->rejected[1],
+		      f->rejected[2]);
+	}
+	check_node(set, 1, &c, s_read(&c, T0), s_read(&c, T), "too fast");
+	ht_sync_destroy(set);
+
+	/* with exclusion off, the same set fails */
+	set = ht_sync_create(2);
+	ht_sync_add_message(set, 0, 1, T0, s_read(&c, T0 - 30000));
+	for (k = 1; k < 50; k++) {
+		s_round(set, 0, NULL, 1, &c, T0 + k * period, &handshake);
+	}
+	ht_sync_solve(set, 0,
+		      &(struct ht_sync_options){.no_outliers = true,
+						.no_piecewise = true});
+	f = ht_sync_get_fit(set, 1);
+	CHECK(f->quality == HT_SYNC_FAIL, "%s",
+	      ht_sync_quality_name(f->quality));
+	CHECK(ht_sync_map(set, 1, s_read(&c, T0), NULL, NULL, NULL) ==
+		      HT_ENOTFOUND,
+	      "map of a failed node");
+	ht_sync_destroy(set);
+}
+
+/* one direction only: bounded on one side */
+static void test_one_direction(void)
+{
+	struct sclock c = s_clock(24000000, 90000, 0, 777);
+	struct s_round r = handshake;
+	int dir;
+
+	for (dir = 0; dir < 2; dir++) {
+		struct ht_sync_set *set = ht_sync_create(2);
+		const struct ht_sync_fit *f;
+		int64_t T0 = NS_PER_S, T = 0, lo, hi, est;
+		int k;
+
+		r.no_ab = dir == 0;
+		r.no_ba = dir == 1;
+		for (k = 0; k < 300; k++) {
+			T = T0 + k * 1000000;
+			s_round(set, 0, NULL, 1, &c, T, &r);
+		}
+		ht_sync_solve(set, 0, NULL);
+		f = ht_sync_get_fit(set, 1);
+		CHECK(f->quality == HT_SYNC_INCOMPLETE, "%s",
+		      ht_sync_quality_name(f->quality));
+		check_node(set, 1, &c, s_read(&c, T0), s_read(&c, T),
+			   "one direction");
+		ht_sync_map(set, 1, s_read(&c, T0 + 150 * 1000000), &est, &lo,
+			    &hi);
+		/* dir 0: only node->reference messages: upper bound */
+		CHECK(dir == 0 ? lo == INT64_MIN && hi != INT64_MAX
+			       : hi == INT64_MAX && lo != INT64_MIN,
+		      "dir %d: [%" PRId64 ", %" PRId64 "]", dir, lo, hi);
+		/* the minimal-delay estimate is close to the truth */
+		CHECK(llabs(est - (T0 + 150 * 1000000)) < 5000,
+		      "dir %d: est %" PRId64, dir, est);
+		ht_sync_destroy(set);
+	}
+}
+
+/* clocks that jitter far more than the delays: no fit, even piecewise */
+static void test_crossing(void)
+{
+	struct sclock c = s_clock(1000000000, 0, 0, 5000);
+	struct ht_sync_set *set = ht_sync_create(2);
+	const struct ht_sync_fit *f;
+	int k;
+
+	c.noise = 200000;
+	for (k = 0; k < 500; k++) {
+		s_round(set, 0, NULL, 1, &c, NS_PER_S + k * 1000000,
+			&handshake);
+	}
+	ht_sync_solve(set, 0, NULL);
+	f = ht_sync_get_fit(set, 1);
+	CHECK(f->quality == HT_SYNC_FAIL, "%s",
+	      ht_sync_quality_name(f->quality));
+	ht_sync_destroy(set);
+}
+
+/* hours of 64-bit ns times and a GHz counter near 2^61 */
+static void test_hours(void)
+{
+	int64_t T0 = 1700000000000000000ll, period = NS_PER_S, T = 0;
+	struct sclock c = s_clock(1000000000, 199000, 0,
+				  (1ll << 61) + 123456789);
+	struct ht_sync_set *set = ht_sync_create(2);
+	const struct ht_sync_fit *f;
+	int64_t w;
+	int k;
+
+	c.T[0] = T0;
+	for (k = 0; k < 4 * 3600; k++) {
+		T = T0 + k * period;
+		s_round(set, 0, NULL, 1, &c, T, &handshake);
+	}
+	CHECK(ht_sync_solve(set, 0, NULL) == 0, "solve");
+	f = ht_sync_get_fit(set, 1);
+	CHECK(f->quality == HT_SYNC_ACCURATE, "%s",
+	      ht_sync_quality_name(f->quality));
+	CHECK(f->drift_ppm < -198.0 && f->drift_ppm > -200.0,
+	      "drift %f ppm (clock +199 ppm: the map's slope is -199)",
+	      f->drift_ppm);
+	w = check_node(set, 1, &c, s_read(&c, T0), s_read(&c, T), "hours");
+	CHECK(w <= 4000, "width %" PRId64, w);
+	printf("hours: drift %.3f ppm, width %" PRId64 " ns\n", f->drift_ppm,
+	       w);
+	ht_sync_destroy(set);
+}
+
+static bool same_line(const struct ht_sync_line *a,
+		      const struct ht_sync_line *b)
+{
+	return a->valid == b->valid && (!a->valid || (a->x0 == b->x0 &&
+			a->y0 == b->y0 && a->x1 == b->x1 && a->y1 == b->y1));
+}
+
+/* fits and maps of a and b equal (b's messages may be a permutation
+ * of a's plus extra slow ones: rejections compared by message) */
+static void compare_sets(const struct ht_sync_set *a,
+			 const struct ht_sync_set *b, const struct s_msg *la,
+			 const struct s_msg *lb, const struct sclock *c,
+			 unsigned n, const char *what)
+{
+	unsigned v;
+	size_t i;
+
+	for (v = 1; v < n; v++) {
+		const struct ht_sync_fit *fa = ht_sync_get_fit(a, v);
+		const struct ht_sync_fit *fb = ht_sync_get_fit(b, v);
+		int64_t t0 = s_read(&c[v], NS_PER_S);
+		int k;
+
+		CHECK(fa->quality == fb->quality &&
+			      fa->nr_segments == fb->nr_segments &&
+			      fa->pairs_rejected == fb->pairs_rejected,
+		      "%s: node %u: %s/%s", what, v,
+		      ht_sync_quality_name(fa->quality),
+		      ht_sync_quality_name(fb->quality));
+		CHECK(same_line(&fa->min_line, &fb->min_line) &&
+			      same_line(&fa->max_line, &fb->max_line),
+		      "%s: node %u: lines differ", what, v);
+		for (i = 0; i < fa->pairs_rejected && i < fb->pairs_rejected;
+		     i++) {
+			const struct s_msg *x = &la[fa->rejected[i]];
+			const struct s_msg *y = &lb[fb->rejected[i]];
+
+			CHECK(x->s == y->s && x->r == y->r,
+			      "%s: rejected pairs differ", what);
+		}
+		for (k = 0; k < 500; k++) {
+			int64_t t = t0 + k * (s_read(&c[v], 3 * NS_PER_S) -
+					      t0) / 500;
+			int64_t e1, l1, h1, e2, l2, h2;
+
+			ht_sync_map(a, v, t, &e1, &l1, &h1);
+			ht_sync_map(b, v, t, &e2, &l2, &h2);
+			CHECK(e1 == e2 && l1 == l2 && h1 == h2,
+			      "%s: node %u: map(%" PRId64 ") differs", what, v,
+			      t);
+		}
+	}
+}
+
+/* the same messages in another order, plus slow messages: same fits */
+static void test_order_and_delays(void)
+{
+	struct sclock c[3] = {{0}};
+	struct ht_sync_set *a = ht_sync_create(3), *b = ht_sync_create(3);
+	struct s_msg *la, *lb;
+	size_t n, i;
+	unsigned v;
+	int k;
+
+	c[1] = s_clock(32768, 50000, 0, 99);
+	c[2] = s_clock(600000000, -170000, 0, 1ll << 50);
+	s_log_cap = 10000;
+	s_log = la = calloc(s_log_cap, sizeof(*la));
+	s_nlog = 0;
+	for (k = 0; k < 400; k++) {
+		for (v = 1; v < 3; v++) {
+			s_round(a, 0, NULL, v, &c[v],
+				NS_PER_S + k * 5000000 + v * 1000, &handshake);
+		}
+	}
+	/* one too-fast pair, to compare the rejections too */
+	s_add(a, 0, 2, 2 * NS_PER_S, s_read(&c[2], 2 * NS_PER_S - 40000));
+	n = s_nlog;
+	s_log = NULL;
+	lb = malloc(n * sizeof(*lb));
+	memcpy(lb, la, n * sizeof(*lb));
+	for (i = n - 1; i > 0; i--) {
+		size_t j = s_below(i + 1);
+		struct s_msg t = lb[i];
+
+		lb[i] = lb[j];
+		lb[j] = t;
+	}
+	for (i = 0; i < n; i++) {
+		ht_sync_add_message(b, lb[i].from, lb[i].to, lb[i].s, lb[i].r);
+	}
+	ht_sync_solve(a, 0, NULL);
+	ht_sync_solve(b, 0, NULL);
+	CHECK(ht_sync_get_fit(a, 2)->pairs_rejected == 1, "%zu rejected",
+	      ht_sync_get_fit(a, 2)->pairs_rejected);
+	compare_sets(a, b, la, lb, c, 3, "shuffled");
+
+	/* slow messages (up to 5 ms late) are inside the hulls */
+	for (k = 0; k < 400; k++) {
+		for (v = 1; v < 3; v++) {
+			int64_t T = NS_PER_S + k * 5000000 + 2500000;
+			int64_t d = 100000 + (int64_t)s_below(5000000);
+
+			ht_sync_add_message(b, 0, v, T, s_read(&c[v], T + d));
+			ht_sync_add_message(b, v, 0, s_read(&c[v], T), T + d);
+		}
+	}
+	lb = realloc(lb, ht_sync_nr_messages(b) * sizeof(*lb));
+	ht_sync_solve(b, 0, NULL);
+	compare_sets(a, b, la, lb, c, 3, "slow messages");
+	check_node(a, 1, &c[1], s_read(&c[1], NS_PER_S),
+		   s_read(&c[1], 3 * NS_PER_S), "32 kHz");
+	free(la);
+	free(lb);
+	ht_sync_destroy(a);
+	ht_sync_destroy(b);
+}
+
+/* node 2 talks only with node 1; node 3 with nobody */
+static void test_tree(void)
+{
+	struct sclock c[4] = {{0}};
+	struct ht_sync_set *set = ht_sync_create(4);
+	const struct ht_sync_fit *f;
+	int64_t T = 0;
+	int k;
+
+	c[1] = s_clock(1000000000, 40000, 0, 1000);
+	c[2] = s_clock(32768, -190000, 0, 77777);
+	for (k = 0; k < 500; k++) {
+		T = NS_PER_S + k * 2000000;
+		s_round(set, 0, NULL, 1, &c[1], T, &handshake);
+		s_round(set, 1, &c[1], 2, &c[2], T + 500000, &handshake);
+	}
+	CHECK(ht_sync_solve(set, 0, NULL) == 0, "solve");
+	f = ht_sync_get_fit(set, 2);
+	CHECK(f->parent == 1 && f->depth == 2 &&
+		      f->quality == HT_SYNC_ACCURATE,
+	      "node 2: parent %d depth %u %s", f->parent, f->depth,
+	      ht_sync_quality_name(f->quality));
+	check_node(set, 2, &c[2], s_read(&c[2], NS_PER_S), s_read(&c[2], T),
+		   "tree");
+	f = ht_sync_get_fit(set, 3);
+	CHECK(f->quality == HT_SYNC_ABSENT && f->parent == -1, "node 3: %s",
+	      ht_sync_quality_name(f->quality));
+	CHECK(ht_sync_map(set, 3, 0, NULL, NULL, NULL) == HT_ENOTFOUND,
+	      "map absent");
+	CHECK(ht_sync_get_fit(set, 0)->quality == HT_SYNC_REFERENCE, "ref");
+	ht_sync_destroy(set);
+}
+
+/*
+ * Exactness: on small random sets, [lo, hi] equals the range of the
+ * feasible lines at x, found by brute force over every line through
+ * two points (the vertices of the feasible set are such lines).
+ */
+static s_i128 bf_at(const int64_t *a, const int64_t *b, int64_t x, int dir)
+{
+	s_i128 num = (s_i128)(b[1] - a[1]) * (x - a[0]), den = b[0] - a[0];
+	s_i128 q = s_floordiv(num, den);
+
+	if (dir > 0 && q * den != num) {
+		q++;
+	}
+	return a[1] + q;
+}
+
+static void test_exact(void)
+{
+	int round, compared = 0;
+
+	for (round = 0; round < 300; round++) {
+		struct sclock c = s_clock(1000000 + s_below(1000000000),
+					  (int64_t)s_below(400001) - 200000,
+					  0, (int64_t)s_below(1000000));
+		struct ht_sync_set *set = ht_sync_create(2);
+		struct s_round r = {.min_ns = 100, .mean_ns = 20000,
+				    .isr_ns = 1000};
+		int64_t p[64][2], T = NS_PER_S;
+		bool up[64];
+		size_t n = 0, i, j, k, nr = 2 + s_below(8);
+		struct s_msg log[64];
+		const struct ht_sync_fit *f;
+
+		s_log = log;
+		s_log_cap = 64;
+		s_nlog = 0;
+		for (i = 0; i < nr; i++) {
+			T += 50000 + (int64_t)s_below(200000);
+			s_round(set, 0, NULL, 1, &c, T, &r);
+		}
+		s_log = NULL;
+		for (i = 0; i < s_nlog; i++, n++) {
+			up[n] = log[i].from == 1;
+			p[n][0] = up[n] ? log[i].s : log[i].r + 1;
+			p[n][1] = up[n] ? log[i].r + 1 : log[i].s;
+		}
+		ht_sync_solve(set, 0, NULL);
+		f = ht_sync_get_fit(set, 1);
+		/* exact when both lines exist and slopes are positive (else
+		 * the bounds use a >= 0 and are not the plain LP's) */
+		if (!f->min_line.valid || !f->max_line.valid ||
+		    f->min_line.y1 <= f->min_line.y0) {
+			ht_sync_destroy(set);
+			continue;
+		}
+		for (k = 0; k < 40; k++) {
+			int64_t x = p[0][0] - 300000 +
+				    (int64_t)s_below(T - NS_PER_S + 600000);
+			int64_t lo, hi, blo = INT64_MAX, bhi = INT64_MIN;
+
+			x = s_read(&c, x);
+			ht_sync_map(set, 1, x, NULL, &lo, &hi);
+			for (i = 0; i < n; i++) {
+				for (j = 0; j < n; j++) {
+					size_t q;
+					bool ok = p[i][0] < p[j][0];
+
+					for (q = 0; ok && q < n; q++) {
+						s_i128 y;
+
+						if (q == i || q == j) {
+							continue;
+						}
+						y = (s_i128)(p[j][1] - p[i][1]) *
+							    (p[q][0] - p[i][0]) +
+						    (s_i128)p[i][1] *
+							    (p[j][0] - p[i][0]);
+						/* line(q.x) * dx vs q.y * dx */
+						ok = up[q] ? y <= (s_i128)p[q][1] * (p[j][0] - p[i][0])
+							   : y >= (s_i128)p[q][1] * (p[j][0] - p[i][0]);
+					}
+					if (!(p[i][0] < p[j][0]) || !ok) {
+						continue;
+					}
+					if (bf_at(p[i], p[j], x, -1) < blo) {
+						blo = (int64_t)bf_at(p[i], p[j], x, -1);
+					}
+					if (bf_at(p[i], p[j], x, 1) > bhi) {
+						bhi = (int64_t)bf_at(p[i], p[j], x, 1);
+					}
+				}
+			}
+			CHECK(lo == blo && hi == bhi,
+			      "round %d x=%" PRId64 ": [%" PRId64 ", %" PRId64
+			      "] brute force [%" PRId64 ", %" PRId64 "]",
+			      round, x, lo, hi, blo, bhi);
+		}
+		compared++;
+		ht_sync_destroy(set);
+	}
+	CHECK(compared > 100, "only %d sets compared", compared);
+	printf("exact: %d sets compared with brute force\n", compared);
+}
+
+static void test_errors(void)
+{
+	struct ht_sync_set *set = ht_sync_create(2);
+
+	CHECK(ht_sync_create(0) == NULL, "0 nodes");
+	CHECK(ht_sync_add_message(set, 0, 2, 1, 2) == HT_EINVAL, "node");
+	CHECK(strstr(ht_sync_last_error(set), "node 2") != NULL, "%s",
+	      ht_sync_last_error(set));
+	CHECK(ht_sync_add_message(set, 1, 1, 1, 2) == HT_EINVAL, "self");
+	CHECK(ht_sync_add_message(set, 0, 1, HT_SYNC_TIME_LIMIT, 2) ==
+		      HT_ERANGE,
+	      "range");
+	CHECK(ht_sync_map(set, 1, 0, NULL, NULL, NULL) == HT_EINVAL,
+	      "not solved");
+	CHECK(ht_sync_solve(set, 2, NULL) == HT_EINVAL, "reference");
+	CHECK(ht_sync_solve(set, 0, NULL) == 0, "solve empty");
+	CHECK(ht_sync_get_fit(set, 1)->quality == HT_SYNC_ABSENT, "absent");
+	CHECK(ht_sync_map(set, 0, 5, NULL, NULL, NULL) == 0, "reference");
+	CHECK(ht_sync_map(set, 0, -HT_SYNC_TIME_LIMIT, NULL, NULL, NULL) ==
+		      HT_ERANGE,
+	      "map range");
+	ht_sync_destroy(set);
+}
+
+int main(void)
+{
+	test_board();
+	test_frequency_step();
+	test_too_fast();
+	test_one_direction();
+	test_crossing();
+	test_hours();
+	test_order_and_delays();
+	test_tree();
+	test_exact();
+	test_errors();
+	if (failures) {
+		fprintf(stderr, "%d checks failed\n", failures);
+		return 1;
+	}
+	printf("all checks passed\n");
+	return 0;
+}
