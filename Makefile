@@ -34,7 +34,8 @@ GEN_OBJ  := $(GEN_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:%.c=$(BUILD)/%)
 
-EMBED_SRC := $(wildcard include/hetrace/*.h) $(wildcard gen/include/*.yaml)
+EMBED_SRC := $(wildcard include/hetrace/*.h) $(wildcard gen/include/*.yaml) \
+	$(wildcard host/report/*.js host/report/*.css host/report/*.html)
 EMBED_OBJ := $(BUILD)/embedded-files.o
 
 LIB_RT   := $(BUILD)/libhetrace-rt.a
