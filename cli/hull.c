@@ -80,7 +80,10 @@ static const char *status_of(const struct ht_sync_fit *f)
 {
 	switch (f->quality) {
 	case HT_SYNC_ACCURATE:
-		return "both directions, every pair consistent";
+		return f->nr_segments > 1
+			       ? "both directions; the rate changes: linear "
+				 "pieces, continuous at the breaks"
+			       : "both directions, every pair consistent";
 	case HT_SYNC_APPROXIMATE:
 		return f->pairs_rejected
 			       ? "hulls crossed; consistent once the too-fast "

@@ -31,6 +31,7 @@
 #define MAX_NODES 4096
 #define DEFAULT_WINDOW 8
 #define DEFAULT_MAX_SEGMENTS 16
+#define MIN_PIECE_PAIRS 3
 
 struct msg {
 	uint32_t from, to;
@@ -723,6 +724,17 @@ static int64_t break_at(const struct ht_sync_segment *a,
 	return (int64_t)x;
 }
 
+/* a piece of a piecewise fit needs MIN_PIECE_PAIRS each way */
+static bool enough_pairs(const struct pt *p, size_t n)
+{
+	size_t i, up = 0;
+
+	for (i = 0; i < n; i++) {
+		up += p[i].up;
+	}
+	return up >= MIN_PIECE_PAIRS && n - up >= MIN_PIECE_PAIRS;
+}
+
 static int solve_edge(struct ht_sync_set *set, struct node_fit *nf,
 		      struct pt *p, size_t n,
 		      const struct ht_sync_options *opt)
@@ -858,8 +870,11 @@ static int solve_edge(struct ht_sync_set *set, struct node_fit *nf,
 		if (ret) {
 			goto free_scratch;
 		}
-		if (nr_chunks > 1 && !sg->two_sided) {
-			/* a piece bounded on one side cannot be joined */
+		if (nr_chunks > 1 &&
+		    (!sg->two_sided ||
+		     !enough_pairs(p + begin[k], end[k] - begin[k]))) {
+			/* a piece bounded on one side cannot be joined, and
+			 * tiny pieces would explain any noise */
 			f->quality = HT_SYNC_FAIL;
 		}
 		seg_publish(sg, &nf->psegs[k], end[k] - begin[k]);
@@ -882,6 +897,9 @@ static int solve_edge(struct ht_sync_set *set, struct node_fit *nf,
 	f->offset = nf->psegs[0].offset;
 
 free_scratch:
+	if (f->quality == HT_SYNC_FAIL) {
+		f->pairs_used = 0;
+	}
 	free(begin);
 	free(end);
 	free(rej);

@@ -140,7 +140,7 @@ struct ht_sync_options {
 	 * (0: default 8) */
 	unsigned outlier_window;
 	/* most pieces in a piecewise fit before it is a failure
-	 * (0: default 16) */
+	 * (0: default 16); each piece also needs 3 pairs each way */
 	unsigned max_segments;
 	/* never exclude pairs / never split: a crossing is then a fail */
 	bool no_outliers;
