@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: MIT */
+/* hetrace-command: 30 sync: synchronize a capture's clocks and merge it into one CTF trace */
+/*
+ * hetrace sync CAPTURE -o TRACE: messages from the handshake and the
+ * application, the convex-hull fit per core, one merged trace on the
+ * reference clock (host/sync-run.h). docs/merge.md.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "error.h"
+#include "sync-run.h"
+
+/* notes shown on stderr before "... more" */
+#define MAX_SHOWN_NOTES 20
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: %s [OPTIONS] CAPTURE -o TRACE\n\n"
+		"Synchronizes the clocks of the cores of CAPTURE (one CTF\n"
+		"trace per core) from the sync handshake and the matched\n"
+		"application messages (convex-hull method), prints per core\n"
+		"the quality, drift, offset, bound half-width and pairs, and\n"
+		"writes one CTF trace on the reference core's clock (in ns)\n"
+		"with one stream per core.\n\n"
+		"options:\n"
+		"  -o, --output TRACE     the merged trace directory\n"
+		"  -r, --report FILE      write the fit as JSON (the sync plot)\n"
+		"      --reference CORE   the reference core (default: the\n"
+		"                         master that has no master)\n"
+		"      --allow-unsynced   merge cores without a fit (absent\n"
+		"                         or failed) on their own clock,\n"
+		"                         marked in the env and on stdout\n"
+		"      --max-pairs N      pairs per direction in the report\n"
+		"                         (default 2000, 0: all)\n"
+		"  -f, --force            overwrite an existing TRACE\n"
+		"  -n, --no-merge         fit and report only\n"
+		"  -h, --help             this help\n\n"
+		"Exit status: 0 success; 1 when the merged trace is missing\n"
+		"or wrong (a core absent without --allow-unsynced, a failed\n"
+		"fit, damaged streams skipped); 2 usage error.\n",
+		ht_cli_prog);
+}
+
+struct notes {
+	unsigned shown;
+	unsigned more;
+};
+
+static void note_cb(void *arg, const char *msg)
+{
+	struct notes *n = arg;
+
+	if (n->shown < MAX_SHOWN_NOTES) {
+		fprintf(stderr, "%s: %s\n", ht_cli_prog, msg);
+		n->shown++;
+	} else {
+		n->more++;
+	}
+}
+
+static void fmt_ns(char *buf, size_t len, double ns)
+{
+	double a = fabs(ns);
+
+	if (isnan(ns)) {
+		snprintf(buf, len, "-");
+	} else if (a < 1e3) {
+		snprintf(buf, len, "%.1f ns", ns);
+	} else if (a < 1e6) {
+		snprintf(buf, len, "%.3f us", ns / 1e3);
+	} else if (a < 1e9) {
+		snprintf(buf, len, "%.3f ms", ns / 1e6);
+	} else {
+		snprintf(buf, len, "%.3f s", ns / 1e9);
+	}
+}
+
+static void print_cores(const struct ht_sync_run *run)
+{
+	size_t i, p;
+
+	printf("%-12s %-12s %12s %14s %12s %8s %8s\n", "core", "quality",
+	       "drift ppm", "offset", "half-width", "pairs", "rejected");
+	for (i = 0; i < run->nr_cores; i++) {
+		const struct ht_sync_run_core *r = &run->cores[i];
+		char off[32], w[32], drift[32];
+
+		fmt_ns(off, sizeof(off), r->offset_ns);
+		if (r->half_width_ns < 0) {
+			snprintf(w, sizeof(w), "%s",
+				 r->unsynced ? "-" : "unbounded");
+		} else {
+			fmt_ns(w, sizeof(w), r->half_width_ns);
+		}
+		if (r->unsynced || r->quality == HT_SYNC_REFERENCE) {
+			snprintf(drift, sizeof(drift), "-");
+		} else {
+			snprintf(drift, sizeof(drift), "%+.3f", r->drift_ppm);
+		}
+		printf("%-12s %-12s %12s %14s %12s %8zu %8zu%s\n",
+		       r->core->name, ht_sync_quality_name(r->quality), drift,
+		       r->quality == HT_SYNC_REFERENCE ? "0" : off, w,
+		       r->pairs_used, r->pairs_rejected,
+		       r->unsynced ? "  UNSYNCHRONIZED" : "");
+	}
+	for (i = 0; i < run->nr_cores; i++) {
+		const struct ht_sync_run_core *r = &run->cores[i];
+		const struct ht_capture_core *c = r->core;
+
+		for (p = 0; p < HT_CAPTURE_NR_PROBLEMS; p++) {
+			if (c->problems[p]) {
+				printf("%s: %" PRIu64 " x %s\n", c->name,
+				       c->problems[p],
+				       ht_capture_problem_name(p));
+			}
+		}
+		if (r->order_violations) {
+			printf("%s: %" PRIu64 " message(s) still received "
+			       "before sent after sync (\"too fast\")\n",
+			       c->name, r->order_violations);
+		}
+		if (c->discarded_events || c->lost_packets) {
+			printf("%s: %" PRIu64 " discarded event(s), %" PRIu64
+			       " lost packet(s) (carried into the trace)\n",
+			       c->name, c->discarded_events, c->lost_packets);
+		}
+	}
+}
+
+int cmd_sync(int argc, char **argv)
+{
+	enum { OPT_REFERENCE = 256, OPT_ALLOW, OPT_MAX_PAIRS };
+	static const struct option longopts[] = {
+		{"output", required_argument, NULL, 'o'},
+		{"report", required_argument, NULL, 'r'},
+		{"reference", required_argument, NULL, OPT_REFERENCE},
+		{"allow-unsynced", no_argument, NULL, OPT_ALLOW},
+		{"max-pairs", required_argument, NULL, OPT_MAX_PAIRS},
+		{"force", no_argument, NULL, 'f'},
+		{"no-merge", no_argument, NULL, 'n'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct ht_sync_run_opts o = {0};
+	struct notes notes = {0};
+	struct ht_sync_run *run;
+	const char *report = NULL;
+	unsigned long max_pairs = 2000;
+	bool no_merge = false;
+	int c, ret, status = HT_EXIT_OK;
+	char err[1024] = "";
+	char *end;
+	size_t i;
+
+	while ((c = getopt_long(argc, argv, "o:r:fnh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o.out_dir = optarg;
+			break;
+		case 'r':
+			report = optarg;
+			break;
+		case OPT_REFERENCE:
+			o.reference = optarg;
+			break;
+		case OPT_ALLOW:
+			o.allow_unsynced = true;
+			break;
+		case OPT_MAX_PAIRS:
+			max_pairs = strtoul(optarg, &end, 10);
+			if (*end || !*optarg) {
+				fprintf(stderr, "%s: --max-pairs %s: not a number\n",
+					ht_cli_prog, optarg);
+				return HT_EXIT_USAGE;
+			}
+			break;
+		case 'f':
+			o.overwrite = true;
+			break;
+		case 'n':
+			no_merge = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return HT_EXIT_OK;
+		default:
+			usage(stderr);
+			return HT_EXIT_USAGE;
+		}
+	}
+	if (optind + 1 != argc || (!o.out_dir && !no_merge)) {
+		fprintf(stderr, "%s: %s\n", ht_cli_prog,
+			optind + 1 != argc ? "one CAPTURE directory expected"
+					   : "-o TRACE is required (or --no-merge)");
+		usage(stderr);
+		return HT_EXIT_USAGE;
+	}
+	if (no_merge) {
+		o.out_dir = NULL;
+	}
+	o.capture = argv[optind];
+	o.note = note_cb;
+	o.note_arg = &notes;
+	ret = ht_sync_run(&o, &run, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "%s: %s\n", ht_cli_prog,
+			err[0] ? err : ht_strerror(ret));
+		return ret == HT_ENOMEM ? HT_EXIT_FAIL : HT_EXIT_FAIL;
+	}
+	for (i = 0; i < ht_capture_nr_notes(run->cap); i++) {
+		note_cb(&notes, ht_capture_note(run->cap, i));
+	}
+	if (notes.more || ht_capture_nr_notes_dropped(run->cap)) {
+		fprintf(stderr, "%s: ... and %" PRIu64 " more\n", ht_cli_prog,
+			notes.more + ht_capture_nr_notes_dropped(run->cap));
+	}
+	printf("reference: %s (clock %s, %" PRIu64 " Hz)\n",
+	       run->cores[run->reference].core->name,
+	       run->cores[run->reference].core->clock->name,
+	       run->cores[run->reference].core->clock->freq_hz);
+	print_cores(run);
+	if (report) {
+		FILE *f = fopen(report, "w");
+
+		if (!f || ht_sync_run_write_json(run, f, max_pairs) ||
+		    fclose(f)) {
+			fprintf(stderr, "%s: cannot write the report %s\n",
+				ht_cli_prog, report);
+			status = HT_EXIT_FAIL;
+		}
+	}
+	for (i = 0; i < run->nr_cores; i++) {
+		const struct ht_sync_run_core *r = &run->cores[i];
+
+		if (r->quality == HT_SYNC_FAIL) {
+			fprintf(stderr,
+				"%s: core %s: no clock transform fits its "
+				"messages (fail)%s\n",
+				ht_cli_prog, r->core->name,
+				run->merged ? "; merged on its own clock" : "");
+			status = HT_EXIT_FAIL;
+		} else if (r->unsynced) {
+			fprintf(stderr,
+				"%s: core %s: %s (no sync messages link it to "
+				"%s)%s\n",
+				ht_cli_prog, r->core->name,
+				ht_sync_quality_name(r->quality),
+				run->cores[run->reference].core->name,
+				run->merged ? "; merged UNSYNCHRONIZED on its "
+					      "own clock"
+					    : "");
+			if (!o.allow_unsynced && o.out_dir) {
+				status = HT_EXIT_FAIL;
+			}
+		}
+	}
+	if (o.out_dir && !run->merged) {
+		fprintf(stderr,
+			"%s: no trace written: %zu core(s) cannot be "
+			"synchronized; --allow-unsynced merges them on their "
+			"own clock\n",
+			ht_cli_prog, run->nr_unsynced);
+		status = HT_EXIT_FAIL;
+	}
+	if (run->merged) {
+		printf("merged: %" PRIu64 " events, %zu streams -> %s\n",
+		       run->merge.events, run->merge.streams, o.out_dir);
+	}
+	if (run->damaged) {
+		fprintf(stderr,
+			"%s: %" PRIu64 " damaged packet(s) skipped: the "
+			"result is incomplete\n",
+			ht_cli_prog, run->damaged);
+		status = HT_EXIT_FAIL;
+	}
+	ht_sync_run_free(run);
+	return status;
+}

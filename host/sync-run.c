@@ -1,0 +1,758 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `hetrace sync` as a library call (sync-run.h).
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "sync-run.h"
+
+#define NS_PER_S 1000000000ll
+/* pairs examined per core for its bound width */
+#define WIDTH_SAMPLES 4096
+/* points of the bounds over time in the report */
+#define BOUND_SAMPLES 256
+
+/* A receive to place no earlier than its send (reference units). */
+struct fix {
+	uint64_t cycles;     /* the receive's time on its core */
+	int64_t need;        /* the send's mapped time */
+};
+
+struct core_map {
+	const struct ht_sync_run *run;
+	size_t node;
+	bool own_clock;      /* unsynced: the core's own clock */
+	const struct ht_ctf_clock *clock; /* own or reference clock */
+	const struct fix *fixes; /* sorted by cycles */
+	size_t nr_fixes, next;
+};
+
+/* floor(a / b), b > 0 */
+static __int128 floor_div(__int128 a, __int128 b)
+{
+	__int128 q = a / b;
+
+	return (a % b && a < 0) ? q - 1 : q;
+}
+
+static int64_t sat(__int128 v)
+{
+	if (v > INT64_MAX) {
+		return INT64_MAX;
+	}
+	if (v < INT64_MIN) {
+		return INT64_MIN;
+	}
+	return (int64_t)v;
+}
+
+/* A value of clock @k (cycles, may be negative) in ns from its origin. */
+static int64_t clock_ns(const struct ht_ctf_clock *k, int64_t cycles)
+{
+	__int128 c = (__int128)cycles + k->offset_cycles;
+	uint64_t f = k->freq_hz ? k->freq_hz : 1;
+
+	return sat((__int128)k->offset_s * NS_PER_S +
+		   floor_div(c * NS_PER_S, (__int128)f));
+}
+
+static const struct ht_ctf_clock *ref_clock(const struct ht_sync_run *run)
+{
+	return ht_capture_core(run->cap, run->reference)->clock;
+}
+
+static int64_t to_time(uint64_t cycles)
+{
+	return cycles >= (uint64_t)HT_SYNC_TIME_LIMIT
+		       ? HT_SYNC_TIME_LIMIT - 1
+		       : (int64_t)cycles;
+}
+
+static int64_t map_cycles(void *arg, uint64_t cycles)
+{
+	const struct core_map *m = arg;
+	int64_t est = 0;
+
+	if (m->own_clock) {
+		return clock_ns(m->clock, to_time(cycles));
+	}
+	if (ht_sync_map(m->run->sync, (unsigned)m->node, to_time(cycles),
+			&est, NULL, NULL)) {
+		return INT64_MIN;
+	}
+	return clock_ns(m->clock, est);
+}
+
+static bool is_receive(const char *name)
+{
+	const char *s = strrchr(name, ':');
+
+	if (s) {
+		name = s + 1;
+	}
+	return !strcmp(name, "msg_recv") || !strcmp(name, "sync_ack") ||
+	       !strcmp(name, "sync_recv");
+}
+
+/*
+ * A receive stamped with tick r happened in [r, r + 1) of its clock,
+ * after its send: when the mapping of r puts it before the send, the
+ * event is placed at the send's time, still inside its tick (the fix
+ * list only holds receives for which that is possible).
+ */
+static int64_t event_time(void *arg, const struct ht_ctf_msg *msg, int64_t ns)
+{
+	struct core_map *m = arg;
+	const struct fix *f;
+
+	while (m->next < m->nr_fixes && m->fixes[m->next].cycles < msg->cycles) {
+		m->next++;
+	}
+	if (m->next == m->nr_fixes) {
+		return ns;
+	}
+	f = &m->fixes[m->next];
+	if (f->cycles == msg->cycles && is_receive(msg->event->cls->name)) {
+		int64_t need = clock_ns(m->clock, f->need);
+
+		if (need > ns) {
+			ns = need;
+		}
+	}
+	return ns;
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\') {
+			fprintf(f, "\\%c", c);
+		} else if (c < 0x20) {
+			fprintf(f, "\\u%04x", c);
+		} else {
+			fputc(c, f);
+		}
+	}
+	fputc('"', f);
+}
+
+static void json_num(FILE *f, double d)
+{
+	if (isfinite(d)) {
+		fprintf(f, "%.17g", d);
+	} else {
+		fputs("null", f);
+	}
+}
+
+/* The (hi - lo) / 2 of @node at time @t in ns; -1 when unbounded. */
+static double half_width(const struct ht_sync_run *run, size_t node,
+			 int64_t t)
+{
+	int64_t lo, hi;
+
+	if (ht_sync_map(run->sync, (unsigned)node, t, NULL, &lo, &hi) ||
+	    lo == INT64_MIN || hi == INT64_MAX) {
+		return -1;
+	}
+	return (double)(hi - lo) / 2 * 1e9 / (double)ref_clock(run)->freq_hz;
+}
+
+static void widen(double *w, double x)
+{
+	if (*w < 0) {
+		return;
+	}
+	if (x < 0) {
+		*w = -1;
+	} else if (x > *w) {
+		*w = x;
+	}
+}
+
+static void core_figures(struct ht_sync_run *run, size_t i)
+{
+	struct ht_sync_run_core *r = &run->cores[i];
+	const struct ht_capture_core *c = r->core;
+	const struct ht_sync_fit *fit = ht_sync_get_fit(run->sync, (unsigned)i);
+	size_t k, j;
+
+	r->quality = fit ? fit->quality : HT_SYNC_ABSENT;
+	r->parent = fit ? fit->parent : -1;
+	if (fit) {
+		r->drift_ppm = fit->drift_ppm;
+		r->pairs_up = fit->pairs_up;
+		r->pairs_down = fit->pairs_down;
+		r->pairs_used = fit->pairs_used;
+		r->pairs_rejected = fit->pairs_rejected;
+		r->nr_segments = fit->nr_segments;
+	}
+	if (r->quality == HT_SYNC_ABSENT || r->quality == HT_SYNC_FAIL) {
+		r->unsynced = true;
+		r->half_width_ns = -1;
+		r->offset_ns = NAN;
+		run->nr_unsynced++;
+		return;
+	}
+	if (c->has_time) {
+		struct core_map m = {run, i, false, ref_clock(run), NULL, 0, 0};
+		int64_t t = to_time(c->first_cycles);
+
+		r->offset_ns = (double)map_cycles(&m, c->first_cycles) -
+			       (double)clock_ns(c->clock, t);
+	}
+	/* the bound width at the times of the core's messages */
+	r->half_width_ns = 0;
+	for (k = 0; k < ht_capture_nr_links(run->cap); k++) {
+		const struct ht_capture_link *l =
+			ht_capture_link_at(run->cap, k);
+		size_t step;
+
+		if (l->from != i && l->to != i) {
+			continue;
+		}
+		step = l->nr_pairs / WIDTH_SAMPLES + 1;
+		for (j = 0; j < l->nr_pairs; j += step) {
+			const struct ht_capture_pair *p = &l->pairs[j];
+
+			widen(&r->half_width_ns,
+			      half_width(run, i,
+					 to_time(l->from == i ? p->send
+							      : p->recv)));
+		}
+	}
+}
+
+static int cmp_fix(const void *a, const void *b)
+{
+	const struct fix *x = a, *y = b;
+
+	if (x->cycles != y->cycles) {
+		return x->cycles < y->cycles ? -1 : 1;
+	}
+	return (x->need < y->need) - (x->need > y->need);
+}
+
+static int add_fix(struct ht_sync_run *run, size_t core, uint64_t cycles,
+		   int64_t need)
+{
+	struct ht_sync_run_core *r = &run->cores[core];
+
+	if (r->nr_fixes == r->cap_fixes) {
+		size_t n = r->cap_fixes ? 2 * r->cap_fixes : 64;
+		void *p = realloc(r->fixes, n * sizeof(struct fix));
+
+		if (!p) {
+			return HT_ENOMEM;
+		}
+		r->fixes = p;
+		r->cap_fixes = n;
+	}
+	((struct fix *)r->fixes)[r->nr_fixes].cycles = cycles;
+	((struct fix *)r->fixes)[r->nr_fixes].need = need;
+	r->nr_fixes++;
+	return 0;
+}
+
+/*
+ * Messages that the mapping puts before their send: moved within the
+ * receive's tick when possible (a coarse clock), else counted.
+ */
+static int order_check(struct ht_sync_run *run)
+{
+	size_t k, j;
+	int ret;
+
+	for (k = 0; k < ht_capture_nr_links(run->cap); k++) {
+		const struct ht_capture_link *l = ht_capture_link_at(run->cap, k);
+
+		if (run->cores[l->from].unsynced || run->cores[l->to].unsynced) {
+			continue;
+		}
+		for (j = 0; j < l->nr_pairs; j++) {
+			int64_t s, r, r_next;
+			uint64_t rc = l->pairs[j].recv;
+
+			if (ht_sync_map(run->sync, (unsigned)l->from,
+					to_time(l->pairs[j].send), &s, NULL,
+					NULL) ||
+			    ht_sync_map(run->sync, (unsigned)l->to, to_time(rc),
+					&r, NULL, NULL)) {
+				continue;
+			}
+			if (r >= s) {
+				continue;
+			}
+			if (!ht_sync_map(run->sync, (unsigned)l->to,
+					 to_time(rc + 1), &r_next, NULL, NULL) &&
+			    s < r_next) {
+				ret = add_fix(run, l->to, rc, s);
+				if (ret) {
+					return ret;
+				}
+				run->cores[l->to].order_fixed++;
+				continue;
+			}
+			run->cores[l->from].order_violations++;
+			run->cores[l->to].order_violations++;
+		}
+	}
+	for (k = 0; k < run->nr_cores; k++) {
+		struct ht_sync_run_core *r = &run->cores[k];
+		struct fix *f = r->fixes;
+		size_t n = 0;
+
+		if (!r->nr_fixes) {
+			continue;
+		}
+		/* sorted by cycles, the largest need first: keep that one */
+		qsort(f, r->nr_fixes, sizeof(*f), cmp_fix);
+		for (j = 0; j < r->nr_fixes; j++) {
+			if (!n || f[n - 1].cycles != f[j].cycles) {
+				f[n++] = f[j];
+			}
+		}
+		r->nr_fixes = n;
+	}
+	return 0;
+}
+
+static long pick_reference(const struct ht_capture *cap, const char *name,
+			   char *err, size_t err_len)
+{
+	size_t i, n = ht_capture_nr_cores(cap);
+	long r;
+
+	if (name) {
+		r = ht_capture_find_core(cap, name);
+		if (r < 0) {
+			snprintf(err, err_len,
+				 "--reference %s: no core of that name in "
+				 "the capture",
+				 name);
+		}
+		return r;
+	}
+	/* the root master: a master with no master of its own */
+	for (i = 0; i < n; i++) {
+		const struct ht_capture_core *c = ht_capture_core(cap, i);
+
+		if (c->is_master && !c->master_name) {
+			return (long)i;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		if (!ht_capture_core(cap, i)->master_name) {
+			return (long)i;
+		}
+	}
+	return 0;
+}
+
+static int merge(struct ht_sync_run *run, const struct ht_sync_run_opts *o,
+		 char *err, size_t err_len)
+{
+	size_t n = run->nr_cores, i;
+	struct ht_merge_core *mc = calloc(n, sizeof(*mc));
+	struct core_map *maps = calloc(n, sizeof(*maps));
+	char **quality = calloc(n, sizeof(*quality));
+	struct ht_merge_opts mo = {0};
+	struct ht_merge_env env[3];
+	char *unsynced = NULL;
+	size_t nr_env = 0, len = 0;
+	int64_t first = INT64_MAX;
+	int ret = HT_ENOMEM;
+
+	if (!mc || !maps || !quality) {
+		goto free_all;
+	}
+	for (i = 0; i < n; i++) {
+		const struct ht_capture_core *c = run->cores[i].core;
+		const char *q = ht_sync_quality_name(run->cores[i].quality);
+
+		maps[i].run = run;
+		maps[i].node = i;
+		maps[i].own_clock = run->cores[i].unsynced;
+		maps[i].clock = maps[i].own_clock ? c->clock : ref_clock(run);
+		mc[i].path = c->trace->path;
+		mc[i].name = c->name;
+		mc[i].id = c->id;
+		mc[i].role = c->is_master ? "master"
+			     : c->master_name ? "slave"
+					      : NULL;
+		mc[i].master = c->master_name;
+		maps[i].fixes = run->cores[i].fixes;
+		maps[i].nr_fixes = run->cores[i].nr_fixes;
+		mc[i].map = map_cycles;
+		mc[i].event_time = event_time;
+		mc[i].map_arg = &maps[i];
+		quality[i] = malloc(strlen(q) + 32);
+		if (!quality[i]) {
+			goto free_all;
+		}
+		sprintf(quality[i], "%s%s", q,
+			run->cores[i].unsynced ? " (unsynchronized: own clock)"
+					       : "");
+		mc[i].sync = quality[i];
+		if (run->cores[i].unsynced) {
+			char *u = realloc(unsynced, len + strlen(c->name) + 2);
+
+			if (!u) {
+				goto free_all;
+			}
+			unsynced = u;
+			len += (size_t)sprintf(unsynced + len, "%s%s",
+					       len ? "," : "", c->name);
+		}
+		if (c->has_time) {
+			int64_t t = map_cycles(&maps[i], c->first_cycles);
+
+			if (t < first) {
+				first = t;
+			}
+		}
+	}
+	env[nr_env].name = "sync_method";
+	env[nr_env].str = "convex hull (hetrace sync): estimate = mean of the "
+			  "min- and max-slope lines";
+	nr_env++;
+	if (unsynced) {
+		env[nr_env].name = "sync_unsynced_cores";
+		env[nr_env].str = unsynced;
+		nr_env++;
+	}
+	mo.out_dir = o->out_dir;
+	mo.overwrite = o->overwrite;
+	mo.packet_bytes = o->packet_bytes;
+	mo.reference = run->cores[run->reference].core->name;
+	mo.ref_clock = ref_clock(run);
+	mo.origin_s = first == INT64_MAX ? 0
+					 : (int64_t)floor_div(first, NS_PER_S);
+	mo.env = env;
+	mo.nr_env = nr_env;
+	mo.note = o->note;
+	mo.note_arg = o->note_arg;
+	ret = ht_merge_run(mc, n, &mo, &run->merge, err, err_len);
+	if (!ret) {
+		run->merged = true;
+		run->damaged += run->merge.damaged;
+	}
+free_all:
+	if (quality) {
+		for (i = 0; i < n; i++) {
+			free(quality[i]);
+		}
+	}
+	free(quality);
+	free(unsynced);
+	free(maps);
+	free(mc);
+	return ret;
+}
+
+int ht_sync_run(const struct ht_sync_run_opts *o, struct ht_sync_run **out,
+		char *err, size_t err_len)
+{
+	struct ht_sync_run *run;
+	size_t i, j, k;
+	long ref;
+	int ret;
+
+	*out = NULL;
+	run = calloc(1, sizeof(*run));
+	if (!run) {
+		return HT_ENOMEM;
+	}
+	ret = ht_capture_open(&run->cap, o->capture, err, err_len);
+	if (ret) {
+		goto free_run;
+	}
+	ref = pick_reference(run->cap, o->reference, err, err_len);
+	if (ref < 0) {
+		ret = HT_ENOTFOUND;
+		goto free_run;
+	}
+	run->reference = (size_t)ref;
+	ret = ht_capture_scan(run->cap);
+	if (ret) {
+		snprintf(err, err_len, "%s: %s", o->capture, ht_strerror(ret));
+		goto free_run;
+	}
+	run->nr_cores = ht_capture_nr_cores(run->cap);
+	run->cores = calloc(run->nr_cores, sizeof(*run->cores));
+	run->sync = ht_sync_create((unsigned)run->nr_cores);
+	if (!run->cores || !run->sync) {
+		ret = HT_ENOMEM;
+		goto free_run;
+	}
+	for (i = 0; i < run->nr_cores; i++) {
+		const struct ht_capture_core *c = ht_capture_core(run->cap, i);
+
+		run->cores[i].core = c;
+		run->damaged += c->problems[HT_CAPTURE_DAMAGED];
+		ht_sync_set_rate(run->sync, (unsigned)i, c->clock->freq_hz);
+	}
+	for (k = 0; k < ht_capture_nr_links(run->cap); k++) {
+		const struct ht_capture_link *l = ht_capture_link_at(run->cap, k);
+
+		for (j = 0; j < l->nr_pairs; j++) {
+			ret = ht_sync_add_message(run->sync, (unsigned)l->from,
+						  (unsigned)l->to,
+						  to_time(l->pairs[j].send),
+						  to_time(l->pairs[j].recv));
+			if (ret) {
+				snprintf(err, err_len, "%s: %s",
+					 o->capture,
+					 ht_sync_last_error(run->sync));
+				goto free_run;
+			}
+		}
+	}
+	ret = ht_sync_solve(run->sync, (unsigned)run->reference, NULL);
+	if (ret) {
+		snprintf(err, err_len, "%s: %s", o->capture,
+			 ht_sync_last_error(run->sync));
+		goto free_run;
+	}
+	for (i = 0; i < run->nr_cores; i++) {
+		core_figures(run, i);
+	}
+	ret = order_check(run);
+	if (ret) {
+		goto free_run;
+	}
+	if (o->out_dir && (!run->nr_unsynced || o->allow_unsynced)) {
+		ret = merge(run, o, err, err_len);
+		if (ret) {
+			goto free_run;
+		}
+	}
+	*out = run;
+	return 0;
+free_run:
+	ht_sync_run_free(run);
+	return ret;
+}
+
+void ht_sync_run_free(struct ht_sync_run *run)
+{
+	if (!run) {
+		return;
+	}
+	ht_sync_destroy(run->sync);
+	ht_capture_close(run->cap);
+	if (run->cores) {
+		size_t i;
+
+		for (i = 0; i < run->nr_cores; i++) {
+			free(run->cores[i].fixes);
+		}
+	}
+	free(run->cores);
+	free(run);
+}
+
+/* ------------------------------------------------------------------ */
+/* JSON report                                                         */
+
+static void json_line(FILE *f, const struct ht_sync_line *l)
+{
+	if (!l->valid) {
+		fputs("null", f);
+		return;
+	}
+	fprintf(f,
+		"{\"x0\": %" PRId64 ", \"y0\": %" PRId64 ", \"x1\": %" PRId64
+		", \"y1\": %" PRId64 ", \"slope\": ",
+		l->x0, l->y0, l->x1, l->y1);
+	json_num(f, ht_sync_line_slope(l));
+	fputs(", \"offset\": ", f);
+	json_num(f, ht_sync_line_offset(l));
+	fputs("}", f);
+}
+
+static void json_x(FILE *f, int64_t x)
+{
+	if (x == INT64_MIN || x == INT64_MAX) {
+		fputs("null", f);
+	} else {
+		fprintf(f, "%" PRId64, x);
+	}
+}
+
+/* Pairs as [child time, parent time] points, at most @max. */
+static void json_pairs(FILE *f, const struct ht_capture_link *l, bool up,
+		       size_t max)
+{
+	size_t j, step, n = 0;
+
+	fputs("[", f);
+	if (l && l->nr_pairs) {
+		step = max && l->nr_pairs > max ? (l->nr_pairs + max - 1) / max
+						: 1;
+		for (j = 0; j < l->nr_pairs; j += step) {
+			const struct ht_capture_pair *p = &l->pairs[j];
+
+			/* up: child sends, parent receives; down: reverse */
+			fprintf(f, "%s[%" PRIu64 ", %" PRIu64 "]",
+				n++ ? ", " : "", up ? p->send : p->recv,
+				up ? p->recv : p->send);
+		}
+	}
+	fputs("]", f);
+}
+
+static void json_core(const struct ht_sync_run *run, FILE *f, size_t i,
+		      size_t max_pairs)
+{
+	const struct ht_sync_run_core *r = &run->cores[i];
+	const struct ht_capture_core *c = r->core;
+	const struct ht_sync_fit *fit = ht_sync_get_fit(run->sync, (unsigned)i);
+	size_t p, s;
+
+	fputs("    {\"name\": ", f);
+	json_str(f, c->name);
+	fprintf(f, ", \"id\": %" PRIu32 ", \"role\": ", c->id);
+	json_str(f, c->is_master ? "master" : c->master_name ? "slave" : "");
+	fprintf(f, ",\n     \"clock\": {\"name\": ");
+	json_str(f, c->clock->name);
+	fprintf(f, ", \"freq_hz\": %" PRIu64 "}", c->clock->freq_hz);
+	fputs(",\n     \"quality\": ", f);
+	json_str(f, ht_sync_quality_name(r->quality));
+	fprintf(f, ", \"unsynced\": %s, \"parent\": ",
+		r->unsynced ? "true" : "false");
+	if (r->parent >= 0) {
+		json_str(f, run->cores[r->parent].core->name);
+	} else {
+		fputs("null", f);
+	}
+	fputs(", \"drift_ppm\": ", f);
+	json_num(f, r->drift_ppm);
+	fputs(", \"offset_ns\": ", f);
+	json_num(f, r->offset_ns);
+	fputs(", \"half_width_ns\": ", f);
+	json_num(f, r->half_width_ns < 0 ? NAN : r->half_width_ns);
+	fprintf(f,
+		",\n     \"pairs_up\": %zu, \"pairs_down\": %zu, "
+		"\"pairs_used\": %zu, \"pairs_rejected\": %zu, "
+		"\"order_violations\": %" PRIu64 ", \"order_fixed\": %" PRIu64,
+		r->pairs_up, r->pairs_down, r->pairs_used, r->pairs_rejected,
+		r->order_violations, r->order_fixed);
+	fprintf(f,
+		",\n     \"events\": %" PRIu64 ", \"sync_events\": %" PRIu64
+		", \"discarded_events\": %" PRIu64 ", \"lost_packets\": %" PRIu64
+		", \"problems\": {",
+		c->nr_events, c->nr_sync_events, c->discarded_events,
+		c->lost_packets);
+	for (p = 0; p < HT_CAPTURE_NR_PROBLEMS; p++) {
+		fprintf(f, "%s", p ? ", " : "");
+		json_str(f, ht_capture_problem_name(p));
+		fprintf(f, ": %" PRIu64, c->problems[p]);
+	}
+	fputs("}", f);
+	if (fit && r->parent >= 0 && !r->unsynced) {
+		size_t pa = (size_t)r->parent;
+
+		fprintf(f,
+			",\n     \"fit\": {\"x\": \"%s clock (cycles)\", "
+			"\"y\": \"%s clock (cycles)\", "
+			"\"estimate\": \"mean of the min- and max-slope "
+			"lines\",\n      \"min_line\": ",
+			c->name, run->cores[pa].core->name);
+		json_line(f, &fit->min_line);
+		fputs(",\n      \"max_line\": ", f);
+		json_line(f, &fit->max_line);
+		fputs(",\n      \"slope\": ", f);
+		json_num(f, fit->slope);
+		fputs(", \"offset\": ", f);
+		json_num(f, fit->offset);
+		fprintf(f, ", \"width_max\": %" PRId64 ",\n      \"segments\": [",
+			fit->width_max);
+		for (s = 0; s < fit->nr_segments; s++) {
+			const struct ht_sync_segment *g = &fit->segments[s];
+
+			fprintf(f, "%s\n       {\"begin_x\": ", s ? "," : "");
+			json_x(f, g->begin_x);
+			fputs(", \"end_x\": ", f);
+			json_x(f, g->end_x);
+			fprintf(f,
+				", \"first_x\": %" PRId64 ", \"last_x\": %" PRId64
+				", \"pairs\": %zu, \"width_max\": %" PRId64
+				",\n        \"min_line\": ",
+				g->first_x, g->last_x, g->pairs, g->width_max);
+			json_line(f, &g->min_line);
+			fputs(",\n        \"max_line\": ", f);
+			json_line(f, &g->max_line);
+			fputs(", \"slope\": ", f);
+			json_num(f, g->slope);
+			fputs(", \"offset\": ", f);
+			json_num(f, g->offset);
+			fputs("}", f);
+		}
+		fputs("],\n      \"lower\": ", f);
+		json_pairs(f, ht_capture_link(run->cap, pa, i), false,
+			   max_pairs);
+		fputs(",\n      \"upper\": ", f);
+		json_pairs(f, ht_capture_link(run->cap, i, pa), true, max_pairs);
+		fputs("}", f);
+	}
+	if (!r->unsynced && c->has_time) {
+		/* the bounds over the core's trace, in reference ns */
+		const struct ht_ctf_clock *rk = ref_clock(run);
+		uint64_t a = c->first_cycles, b = c->last_cycles;
+		size_t n = b > a ? BOUND_SAMPLES : 1;
+
+		fputs(",\n     \"bounds\": [", f);
+		for (s = 0; s < n; s++) {
+			uint64_t t = a + (uint64_t)((double)(b - a) * s /
+						    (n > 1 ? n - 1 : 1));
+			int64_t est, lo, hi;
+
+			if (s == n - 1) {
+				t = b;
+			}
+			if (ht_sync_map(run->sync, (unsigned)i, to_time(t),
+					&est, &lo, &hi)) {
+				continue;
+			}
+			fprintf(f, "%s[%" PRIu64 ", ", s ? ", " : "", t);
+			json_x(f, lo == INT64_MIN ? lo : clock_ns(rk, lo));
+			fprintf(f, ", %" PRId64 ", ", clock_ns(rk, est));
+			json_x(f, hi == INT64_MAX ? hi : clock_ns(rk, hi));
+			fputs("]", f);
+		}
+		fputs("]", f);
+	}
+	fputs("}", f);
+}
+
+int ht_sync_run_write_json(const struct ht_sync_run *run, FILE *f,
+			   size_t max_pairs)
+{
+	size_t i;
+
+	fputs("{\n  \"version\": 1,\n  \"reference\": ", f);
+	json_str(f, run->cores[run->reference].core->name);
+	fputs(",\n  \"bounds\": \"[core cycles, lo ns, estimate ns, hi ns] "
+	      "on the reference clock\",\n",
+	      f);
+	fprintf(f,
+		"  \"merged\": %s, \"events\": %" PRIu64
+		", \"damaged_packets\": %" PRIu64 ",\n  \"cores\": [\n",
+		run->merged ? "true" : "false", run->merge.events,
+		run->damaged);
+	for (i = 0; i < run->nr_cores; i++) {
+		json_core(run, f, i, max_pairs);
+		fputs(i + 1 < run->nr_cores ? ",\n" : "\n", f);
+	}
+	fputs("  ]\n}\n", f);
+	return ferror(f) ? HT_EIO : 0;
+}

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef HT_HOST_SYNC_RUN_H
+#define HT_HOST_SYNC_RUN_H
+
+/*
+ * `hetrace sync` as a library call: capture -> messages (capture.h) ->
+ * convex-hull fit (clock-sync.h) -> one merged CTF trace on the
+ * reference clock (merge.h), plus the figures per core and the JSON
+ * report the sync plot is drawn from. docs/merge.md.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "capture.h"
+#include "clock-sync.h"
+#include "merge.h"
+
+struct ht_sync_run_opts {
+	const char *capture;     /* the capture directory */
+	const char *out_dir;     /* the merged trace; NULL: fit only */
+	bool overwrite;
+	const char *reference;   /* core name; NULL: the root master */
+	/* merge absent/failed cores on their own clock (marked) */
+	bool allow_unsynced;
+	size_t packet_bytes;     /* 0: the writer's default */
+	/* called for each problem found while merging; may be NULL */
+	void (*note)(void *arg, const char *msg);
+	void *note_arg;
+};
+
+/* The result for one core. */
+struct ht_sync_run_core {
+	const struct ht_capture_core *core;
+	enum ht_sync_quality quality;
+	long parent;               /* core index, -1 for none */
+	bool unsynced;             /* merged on its own clock */
+	double drift_ppm;
+	/* mapped minus own time at the core's first event, ns */
+	double offset_ns;
+	/* largest (hi - lo) / 2 at the times of the core's messages, ns;
+	 * -1 when unbounded */
+	double half_width_ns;
+	size_t pairs_up, pairs_down, pairs_used, pairs_rejected;
+	size_t nr_segments;
+	/* messages to or from this core that would still be received
+	 * before they were sent after the mapping ("too fast") */
+	uint64_t order_violations;
+	/* receives on this core moved later within their clock tick so
+	 * that they follow their send (coarse clocks) */
+	uint64_t order_fixed;
+	void *fixes;               /* internal */
+	size_t nr_fixes, cap_fixes;
+};
+
+struct ht_sync_run {
+	struct ht_capture *cap;
+	struct ht_sync_set *sync;
+	size_t reference;          /* core index */
+	struct ht_sync_run_core *cores;
+	size_t nr_cores;
+	bool merged;               /* the trace was written */
+	struct ht_merge_stats merge;
+	/* the outcome: what made it fail, if anything */
+	size_t nr_unsynced;        /* absent or failed cores */
+	uint64_t damaged;          /* damaged packets skipped */
+};
+
+/*
+ * Runs the whole pipeline. On success *@run holds the result (free it
+ * with ht_sync_run_free()), also when some cores are absent (then the
+ * trace is written only with allow_unsynced; run->merged says). Returns
+ * a negative HT_E... code with a message in @err when the capture
+ * cannot be used or the output cannot be written.
+ */
+int ht_sync_run(const struct ht_sync_run_opts *opts, struct ht_sync_run **run,
+		char *err, size_t err_len);
+
+void ht_sync_run_free(struct ht_sync_run *run);
+
+/*
+ * Writes the JSON report (docs/merge.md): per core its figures, and
+ * per non-reference core the fit: pairs (at most @max_pairs per
+ * direction, evenly downsampled), the min/max lines, the estimate, the
+ * segments and the bounds sampled over the trace.
+ */
+int ht_sync_run_write_json(const struct ht_sync_run *run, FILE *f,
+			   size_t max_pairs);
+
+#endif
