@@ -292,7 +292,7 @@ static void check_core(struct ht_funcs *funcs, const struct ht_funcs_core *c)
 				"%s's functions are shown as addresses%s\n",
 				ht_cli_prog, ht_symbols_path(c->syms), c->name,
 				ht_symbols_count(c->syms)
-				    ? " (but for exported ones)"
+				    ? " (exported ones excepted)"
 				    : "");
 		} else if (total && named < total) {
 			fprintf(stderr,

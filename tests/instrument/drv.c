@@ -128,6 +128,7 @@ int main(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	o.path = argv[2];
 	o.flags = HT_INSTR_TRACE | HT_INSTR_PROFILE;
+	o.nr_slots = 1024; /* 4 MiB: every mode fits but the buffer modes */
 	addrs();
 	if (!strcmp(mode, "fib")) {
 		g = glue_start(&o);
