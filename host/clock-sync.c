@@ -581,6 +581,63 @@ static int cmp_pt(const void *pa, const void *pb)
 	return (a->msg > b->msg) - (a->msg < b->msg);
 }
 
+/* sorts by (x, y, up, msg): LSD radix on x (skipping the digits all
+ * keys share), then the runs of equal x by cmp_pt */
+static int sort_pts(struct pt *p, size_t n)
+{
+	struct pt *tmp = malloc(n * sizeof(*tmp)), *src = p, *dst = tmp;
+	uint64_t first, diff = 0;
+	size_t i, j, shift;
+
+	if (!tmp) {
+		return HT_ENOMEM;
+	}
+	first = (uint64_t)p[0].x ^ (1ull << 63);
+	for (i = 1; i < n; i++) {
+		diff |= ((uint64_t)p[i].x ^ (1ull << 63)) ^ first;
+	}
+	for (shift = 0; shift < 64; shift += 11) {
+		size_t count[2048] = {0}, sum = 0;
+
+		if (!((diff >> shift) & 2047)) {
+			continue;
+		}
+		for (i = 0; i < n; i++) {
+			count[(((uint64_t)src[i].x ^ (1ull << 63)) >> shift) &
+			      2047]++;
+		}
+		for (i = 0; i < 2048; i++) {
+			size_t c = count[i];
+
+			count[i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++) {
+			dst[count[(((uint64_t)src[i].x ^ (1ull << 63)) >>
+				   shift) &
+				  2047]++] = src[i];
+		}
+		tmp = src;
+		src = dst;
+		dst = tmp;
+	}
+	if (src != p) {
+		memcpy(p, src, n * sizeof(*p));
+		tmp = src;
+	} else {
+		tmp = dst;
+	}
+	free(tmp);
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && p[j].x == p[i].x; j++) {
+		}
+		if (j - i > 1) {
+			qsort(p + i, j - i, sizeof(*p), cmp_pt);
+		}
+	}
+	return 0;
+}
+
 static int cmp_size(const void *pa, const void *pb)
 {
 	size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
@@ -742,8 +799,8 @@ static int solve_edge(struct ht_sync_set *set, struct node_fit *nf,
 	struct ht_sync_fit *f = &nf->pub;
 	struct hsol h = {0};
 	size_t i, k, nr_rej = 0, window, max_segs, nr_chunks, *begin = NULL;
-	size_t *end = NULL;
-	bool *rej = NULL, whole_ok = false;
+	size_t *end = NULL, i0 = 0;
+	bool *rej = NULL, whole_ok = false, prev_ok = false, cur_ok = false;
 	int ret = 0;
 
 	(void)set;
@@ -767,7 +824,10 @@ static int solve_edge(struct ht_sync_set *set, struct node_fit *nf,
 	for (i = 1; i < n && cmp_pt(&p[i - 1], &p[i]) <= 0; i++) {
 	}
 	if (i < n) {
-		qsort(p, n, sizeof(*p), cmp_pt);
+		ret = sort_pts(p, n);
+		if (ret) {
+			return ret;
+		}
 	}
 	h.uh = malloc(n * sizeof(*h.uh));
 	h.lh = malloc(n * sizeof(*h.lh));
@@ -788,6 +848,21 @@ static int solve_edge(struct ht_sync_set *set, struct node_fit *nf,
 			size_t a = i > window ? i - window : 0;
 			size_t b = i + window + 1 < n ? i + window + 1 : n;
 
+			/* Blocks of 4 half-windows at a stride of 2: the
+			 * window of a point in the first half of the stride
+			 * lies in the previous block, in the second half in
+			 * this one; a consistent block clears them. */
+			if (i % (2 * window) == 0) {
+				size_t bb = i + 4 * window < n ? i + 4 * window
+							       : n;
+
+				prev_ok = i > 0 && cur_ok;
+				cur_ok = hsol_run(&h, p + i, bb - i, SIZE_MAX);
+				i0 = i;
+			}
+			if (i - i0 < window && i0 > 0 ? prev_ok : cur_ok) {
+				continue;
+			}
 			if (!hsol_run(&h, p + a, b - a, SIZE_MAX) &&
 			    hsol_run(&h, p + a, b - a, i - a)) {
 				rej[i] = true;

@@ -25,7 +25,7 @@ struct sclock {
 
 static uint64_t s_rng = 0x9e3779b97f4a7c15ull;
 
-static uint64_t s_rand(void)
+static inline uint64_t s_rand(void)
 {
 	/* splitmix64 */
 	uint64_t z = (s_rng += 0x9e3779b97f4a7c15ull);
@@ -36,13 +36,13 @@ static uint64_t s_rand(void)
 }
 
 /* uniform in [0, n) */
-static uint64_t s_below(uint64_t n)
+static inline uint64_t s_below(uint64_t n)
 {
 	return n ? s_rand() % n : 0;
 }
 
 /* a delay: min_ns plus an exponential-ish tail of mean mean_ns */
-static int64_t s_delay(int64_t min_ns, int64_t mean_ns)
+static inline int64_t s_delay(int64_t min_ns, int64_t mean_ns)
 {
 	/* -ln(u) * mean by a cheap integer approximation: sum of halvings */
 	uint64_t u = s_rand();
@@ -55,7 +55,7 @@ static int64_t s_delay(int64_t min_ns, int64_t mean_ns)
 	return min_ns + d + (int64_t)s_below((uint64_t)mean_ns + 1);
 }
 
-static s_i128 s_floordiv(s_i128 a, s_i128 b)
+static inline s_i128 s_floordiv(s_i128 a, s_i128 b)
 {
 	s_i128 q = a / b;
 
@@ -69,7 +69,7 @@ static s_i128 s_floordiv(s_i128 a, s_i128 b)
  * A clock of freq_hz with a drift of ppm_milli thousandths of a ppm and
  * value `offset` at T = T0.
  */
-static struct sclock s_clock(uint64_t freq_hz, int64_t ppm_milli, int64_t T0,
+static inline struct sclock s_clock(uint64_t freq_hz, int64_t ppm_milli, int64_t T0,
 			     int64_t offset)
 {
 	struct sclock c = {0};
@@ -83,7 +83,7 @@ static struct sclock s_clock(uint64_t freq_hz, int64_t ppm_milli, int64_t T0,
 }
 
 /* from T_step on, the clock runs at a new frequency (DVFS) */
-static void s_clock_step(struct sclock *c, int64_t T_step, uint64_t freq_hz,
+static inline void s_clock_step(struct sclock *c, int64_t T_step, uint64_t freq_hz,
 			 int64_t ppm_milli)
 {
 	c->np = 2;
@@ -93,7 +93,7 @@ static void s_clock_step(struct sclock *c, int64_t T_step, uint64_t freq_hz,
 }
 
 /* the reading of the clock at true time T */
-static int64_t s_read(const struct sclock *c, int64_t T)
+static inline int64_t s_read(const struct sclock *c, int64_t T)
 {
 	int k = c->np == 2 && T >= c->T[1] ? 1 : 0;
 	int64_t v = (int64_t)s_floordiv(c->cn[k] + (s_i128)(T - c->T[k]) *
@@ -110,7 +110,7 @@ static int64_t s_read(const struct sclock *c, int64_t T)
  * sign of (ref - truth(t)), truth(t) being the true time when the
  * continuous clock reads t (exact)
  */
-static int s_cmp_truth(const struct sclock *c, int64_t t, int64_t ref)
+static inline int s_cmp_truth(const struct sclock *c, int64_t t, int64_t ref)
 {
 	s_i128 td = (s_i128)t * c->den;
 	int k = c->np == 2 && td >= c->cn[1] ? 1 : 0;
@@ -120,7 +120,7 @@ static int s_cmp_truth(const struct sclock *c, int64_t t, int64_t ref)
 }
 
 /* 2 * |est - truth(t)| <= width, exactly */
-static bool s_within_half(const struct sclock *c, int64_t t, int64_t est,
+static inline bool s_within_half(const struct sclock *c, int64_t t, int64_t est,
 			  int64_t width)
 {
 	s_i128 td = (s_i128)t * c->den;
@@ -134,7 +134,7 @@ static bool s_within_half(const struct sclock *c, int64_t t, int64_t est,
 }
 
 /* the true time when the continuous clock reads t, rounded down */
-static int64_t s_truth(const struct sclock *c, int64_t t)
+static inline int64_t s_truth(const struct sclock *c, int64_t t)
 {
 	s_i128 td = (s_i128)t * c->den;
 	int k = c->np == 2 && td >= c->cn[1] ? 1 : 0;
@@ -160,7 +160,7 @@ struct s_msg {
 static struct s_msg *s_log;
 static size_t s_nlog, s_log_cap;
 
-static int s_add(struct ht_sync_set *set, unsigned from, unsigned to,
+static inline int s_add(struct ht_sync_set *set, unsigned from, unsigned to,
 		 int64_t s, int64_t r)
 {
 	if (s_log && s_nlog < s_log_cap) {
@@ -173,12 +173,12 @@ static int s_add(struct ht_sync_set *set, unsigned from, unsigned to,
 	return ht_sync_add_message(set, from, to, s, r);
 }
 
-static int64_t s_at(const struct sclock *c, int64_t T)
+static inline int64_t s_at(const struct sclock *c, int64_t T)
 {
 	return c ? s_read(c, T) : T;
 }
 
-static int s_round(struct ht_sync_set *set, unsigned a, const struct sclock *ca,
+static inline int s_round(struct ht_sync_set *set, unsigned a, const struct sclock *ca,
 		   unsigned b, const struct sclock *cb, int64_t T,
 		   const struct s_round *r)
 {
