@@ -109,15 +109,15 @@ static uint64_t read_bits_slow(const uint8_t *map, uint64_t pos,
 	return v;
 }
 
-/* The same with one 8-byte load when the window fits in it and in the
- * file (@limit: the file size in bytes). */
-static inline uint64_t read_bits(const uint8_t *map, uint64_t limit,
-				 uint64_t pos, unsigned size, int bo)
+/* The same with one 8-byte load when the window fits in it (the file
+ * mapping is followed by readable padding: see add_stream()). */
+static inline uint64_t read_bits(const uint8_t *map, uint64_t pos,
+				 unsigned size, int bo)
 {
 	unsigned shift = pos & 7;
 	uint64_t w;
 
-	if (shift + size > 64 || (pos >> 3) + 8 > limit) {
+	if (shift + size > 64) {
 		return read_bits_slow(map, pos, size, bo);
 	}
 	memcpy(&w, map + (pos >> 3), 8);
@@ -194,7 +194,7 @@ static inline uint64_t read_int(const struct ht__stream *s,
 		memcpy(&v, s->map + (pos >> 3), 8);
 		return v;
 	default:
-		return read_bits(s->map, s->size, pos, op->size_bits, op->bo);
+		return read_bits(s->map, pos, op->size_bits, op->bo);
 	}
 }
 
@@ -244,6 +244,138 @@ static inline uint64_t align_in_packet(const struct ht__stream *s,
 		       ~(uint64_t)(align_bits - 1));
 }
 
+static int exec(struct ht__stream *s, const struct ht__op *ops, uint32_t i,
+		const char *name, struct ht__fieldbuf *fb, unsigned depth);
+
+/* Loads the leaves of a run starting at @pos into fields @f. */
+static inline void load_leaves(struct ht__stream *s, const struct ht__run *r,
+			       uint64_t pos, struct ht_ctf_field *f)
+{
+	const struct ht__leaf *l = r->leaves, *end = l + r->nr_leaves;
+	const uint8_t *map = s->map;
+
+	for (; l < end; l++) {
+		uint64_t p = pos + l->off_bits, v, w;
+
+		memcpy(&w, map + (p >> 3), 8);
+		if (l->load == HT__LOAD_LE) {
+			v = (htole64_(w) >> (p & 7)) & l->mask;
+		} else if (l->load == HT__LOAD_BE) {
+			v = (htobe64_(w) << (p & 7)) >> (64 - l->size_bits);
+		} else if (l->load == HT__LOAD_F64) {
+			memcpy(&f[l->field].v.d, &w, 8);
+			continue;
+		} else if (l->load == HT__LOAD_F32) {
+			float x;
+
+			memcpy(&x, map + (p >> 3), 4);
+			f[l->field].v.d = x;
+			continue;
+		} else if (l->load == HT__LOAD_FSLOW) {
+			v = read_bits_slow(map, p, l->size_bits, l->bo);
+			if (l->size_bits == 32) {
+				uint32_t x = v;
+				float fl;
+
+				memcpy(&fl, &x, 4);
+				f[l->field].v.d = fl;
+			} else {
+				memcpy(&f[l->field].v.d, &v, 8);
+			}
+			continue;
+		} else {
+			v = read_bits_slow(map, p, l->size_bits, l->bo);
+		}
+		v = (v ^ l->sign) - l->sign;
+		f[l->field].v.u = v;
+		if (l->side) {
+			if (l->reg >= 0) {
+				s->regs[l->reg] = v;
+			}
+			if (l->meaning) {
+				s->mval[l->meaning] = v;
+				s->mset |= 1u << l->meaning;
+			}
+			if (l->clock) {
+				clock_update(s, v, l->size_bits);
+			}
+		}
+	}
+}
+
+/*
+ * Runs run @r of op @parent at s->pos: one alignment, one bounds check
+ * and one capacity check, then the leaves at their constant offsets.
+ * When the run does not fit in the packet content, its members go
+ * through the general interpreter, which says which field is cut.
+ */
+static int exec_run(struct ht__stream *s, const struct ht__op *ops,
+		    uint32_t parent, const struct ht__run *r,
+		    struct ht__fieldbuf *fb, unsigned depth)
+{
+	uint32_t c = parent + r->member_op, k;
+	uint64_t pos = s->pos;
+	int ret;
+
+	if (!r->tmpl) {
+		return exec(s, ops, c, ops[c].name, fb, depth + 1);
+	}
+	if (r->align_bits > 1) {
+		pos = align_in_packet(s, pos, r->align_bits);
+	}
+	if (pos + r->size_bits <= s->content_end) {
+		struct ht_ctf_field *f;
+
+		if (fb->n + r->nr_fields > fb->cap) {
+			ret = fb_grow(fb, (uint64_t)fb->n + r->nr_fields);
+			if (ret) {
+				return dfail(s, ret, pos, "out of memory");
+			}
+		}
+		f = &fb->f[fb->n];
+		memcpy(f, r->tmpl, r->nr_fields * sizeof(*f));
+		load_leaves(s, r, pos, f);
+		fb->n += r->nr_fields;
+		s->pos = pos + r->size_bits;
+		return 0;
+	}
+	for (k = 0; k < r->nr_members; k++) {
+		ret = exec(s, ops, c, ops[c].name, fb, depth + 1);
+		if (ret) {
+			return ret;
+		}
+		c += ops[c].span;
+	}
+	return 0;
+}
+
+/*
+ * The first null byte of p[0..avail), or NULL. Most strings in traces
+ * are short: the first 32 bytes are searched 8 at a time (the file
+ * mapping has padding for the last load).
+ */
+static inline const uint8_t *find_nul(const uint8_t *p, uint64_t avail)
+{
+	uint64_t i;
+
+	for (i = 0; i < 32 && i < avail; i += 8) {
+		uint64_t w, z;
+
+		memcpy(&w, p + i, 8);
+		w = htole64_(w);
+		z = (w - UINT64_C(0x0101010101010101)) & ~w &
+		    UINT64_C(0x8080808080808080);
+		if (z) {
+			i += (unsigned)__builtin_ctzll(z) / 8;
+			return i < avail ? p + i : NULL;
+		}
+	}
+	if (i >= avail) {
+		return NULL;
+	}
+	return memchr(p + i, 0, avail - i);
+}
+
 /* Runs op @i of @ops at s->pos, appending fields to @fb. */
 static int exec(struct ht__stream *s, const struct ht__op *ops, uint32_t i,
 		const char *name, struct ht__fieldbuf *fb, unsigned depth)
@@ -290,8 +422,7 @@ static int exec(struct ht__stream *s, const struct ht__op *ops, uint32_t i,
 				v = bswap_n(v, op->size_bits);
 			}
 		} else {
-			v = read_bits(s->map, s->size, pos, op->size_bits,
-				      op->bo);
+			v = read_bits(s->map, pos, op->size_bits, op->bo);
 		}
 		if (op->size_bits == 32) {
 			uint32_t x = v;
@@ -316,7 +447,7 @@ static int exec(struct ht__stream *s, const struct ht__op *ops, uint32_t i,
 				     op_name(op));
 		}
 		avail = (s->content_end - pos) / 8;
-		z = memchr(p, 0, avail);
+		z = find_nul(p, avail);
 		if (!z) {
 			return dfail(s, HT_ETRUNC, pos,
 				     "string '%s' is not terminated before "
@@ -329,87 +460,24 @@ static int exec(struct ht__stream *s, const struct ht__op *ops, uint32_t i,
 		return 0;
 	}
 	case HT__OP_STRUCT: {
-		uint32_t c = i + 1, k;
+		uint32_t k;
 
 		s->pos = pos;
 		f->nr_children = op->nr;
-		if (op->flat && pos + op->flat_max_bits <= s->content_end &&
-		    fb->n + op->nr <= fb->cap) {
-			/* every member is an integer and fits for sure: no
-			 * bounds or capacity checks, no recursion */
-			struct ht_ctf_field *cf = &fb->f[fb->n];
-			const struct ht__op *co = &ops[i + 1];
+		for (k = 0; k < op->nr_runs; k++) {
+			const struct ht__run *r = &op->runs[k];
 
-			for (k = 0; k < op->nr; k++, co++, cf++) {
-				uint64_t v;
-
-				if (co->align_bits > 1) {
-					pos = align_in_packet(s, pos,
-							      co->align_bits);
-				}
-				v = read_int(s, co, pos);
-				pos += co->size_bits;
-				if (co->is_signed && co->size_bits < 64) {
-					uint64_t m = UINT64_C(1)
-						     << (co->size_bits - 1);
-
-					v = (v ^ m) - m;
-				}
-				cf->type = co->type;
-				cf->name = co->name;
-				cf->next = 1;
-				cf->nr_children = 0;
-				cf->v.u = v;
-				if (co->side) {
-					if (co->reg >= 0) {
-						s->regs[co->reg] = v;
-					}
-					if (co->meaning) {
-						s->mval[co->meaning] = v;
-						s->mset |= 1u << co->meaning;
-					}
-					if (co->clock) {
-						clock_update(s, v,
-							     co->size_bits);
-					}
-				}
-			}
-			s->pos = pos;
-			fb->n += op->nr;
-			fb->f[fi].next = op->nr + 1;
-			return 0;
-		}
-		for (k = 0; k < op->nr; k++) {
-			const struct ht__op *co = &ops[c];
-
-			if (co->kind == HT__OP_INT) {
-				/* scalar members: no recursion */
-				uint64_t p = s->pos;
-				struct ht_ctf_field *cf;
-
-				if (co->align_bits > 1) {
-					p = align_in_packet(s, p, co->align_bits);
-				}
-				if (fb->n >= fb->cap) {
-					ret = fb_grow(fb, (uint64_t)fb->n + 1);
-					if (ret) {
-						return dfail(s, ret, p,
-							     "out of memory");
-					}
-				}
-				cf = &fb->f[fb->n++];
-				cf->type = co->type;
-				cf->name = co->name;
-				cf->next = 1;
-				cf->nr_children = 0;
-				ret = exec_int(s, co, cf, p);
+			if (r->tmpl) {
+				ret = exec_run(s, ops, i, r, fb, depth);
 			} else {
-				ret = exec(s, ops, c, co->name, fb, depth + 1);
+				uint32_t c = i + r->member_op;
+
+				ret = exec(s, ops, c, ops[c].name, fb,
+					   depth + 1);
 			}
 			if (ret) {
 				return ret;
 			}
-			c += co->span;
 		}
 		fb->f[fi].next = fb->n - fi;
 		return 0;
@@ -467,6 +535,13 @@ static int exec(struct ht__stream *s, const struct ht__op *ops, uint32_t i,
 			}
 			fb->n += len;
 			s->pos = pos + len * 8;
+		} else if (op->elem_run) {
+			for (k = 0; k < len; k++) {
+				ret = exec_run(s, ops, i, op->elem_run, fb, depth);
+				if (ret) {
+					return ret;
+				}
+			}
 		} else {
 			for (k = 0; k < len; k++) {
 				ret = exec(s, ops, i + 1, NULL, fb, depth + 1);
@@ -515,16 +590,61 @@ static int exec(struct ht__stream *s, const struct ht__op *ops, uint32_t i,
 	return dfail(s, HT_EFORMAT, pos, "bad decode plan");
 }
 
-/* Decodes a scope; *root is its index in @fb, or -1 when absent. */
-static int run_plan(struct ht__stream *s, const struct ht__plan *p,
-		    struct ht__fieldbuf *fb, int64_t *root)
+/*
+ * Decodes scope @p at s->pos. A fixed scope that fits in the packet
+ * content goes into the stream's kept fields *@keep (made from the
+ * template on first use) and *@root points to them; anything else is
+ * appended to @fb and *@idx is its root's index there. Both stay NULL
+ * and -1 when the scope is absent.
+ */
+static inline int run_scope(struct ht__stream *s, const struct ht__plan *p,
+			    struct ht_ctf_field **keep,
+			    struct ht__fieldbuf *fb,
+			    const struct ht_ctf_field **root, int64_t *idx)
 {
-	*root = -1;
+	const struct ht__run *r = p->root_run;
+
+	*root = NULL;
+	*idx = -1;
 	if (!p->nr_ops) {
 		return 0;
 	}
-	*root = fb->n;
+	if (r) {
+		uint64_t pos = s->pos;
+
+		if (r->align_bits > 1) {
+			pos = align_in_packet(s, pos, r->align_bits);
+		}
+		if (pos + r->size_bits <= s->content_end) {
+			struct ht_ctf_field *f = *keep;
+
+			if (!f) {
+				f = malloc(r->nr_fields * sizeof(*f));
+				if (!f) {
+					return dfail(s, HT_ENOMEM, pos,
+						     "out of memory");
+				}
+				memcpy(f, r->tmpl, r->nr_fields * sizeof(*f));
+				*keep = f;
+			}
+			load_leaves(s, r, pos, f);
+			s->pos = pos + r->size_bits;
+			*root = f;
+			return 0;
+		}
+	}
+	*idx = fb->n;
 	return exec(s, p->ops, 0, NULL, fb, 0);
+}
+
+static inline const struct ht_ctf_field *
+scope_root(const struct ht__fieldbuf *fb, const struct ht_ctf_field *root,
+	   int64_t idx)
+{
+	if (root) {
+		return root;
+	}
+	return idx >= 0 ? &fb->f[idx] : NULL;
 }
 
 static bool has_m(const struct ht__stream *s, enum ht__meaning m)
@@ -567,11 +687,17 @@ static inline int64_t to_ns(const struct ht__stream *s, uint64_t cycles)
 /* Releases the pages before byte @upto (keeps the resident size flat). */
 static void release(struct ht__stream *s, uint64_t upto)
 {
-	long pg = sysconf(_SC_PAGESIZE);
+	static long pg;
 	uint64_t from = s->released, to;
 
-	if (pg <= 0) {
-		pg = 4096;
+	if (upto < from + (1u << 20)) {
+		return;
+	}
+	if (!pg) {
+		pg = sysconf(_SC_PAGESIZE);
+		if (pg <= 0) {
+			pg = 4096;
+		}
 	}
 	to = upto & ~(uint64_t)(pg - 1);
 	if (to > from + (1u << 20)) {
@@ -633,9 +759,38 @@ static int find_stream_class(struct ht__stream *s, uint64_t at)
 			     (unsigned long long)sc->pub.id,
 			     (unsigned long long)s->sc->pub.id);
 	}
-	s->sc = sc;
-	s->pub.stream_class = &sc->pub;
+	if (!s->sc) {
+		s->keep_ec = calloc(sc->pub.nr_event_classes * 2 + 1,
+				    sizeof(*s->keep_ec));
+		if (!s->keep_ec) {
+			return dfail(s, HT_ENOMEM, at, "out of memory");
+		}
+		s->nr_keep_ec = sc->pub.nr_event_classes * 2;
+		s->sc = sc;
+		s->pub.stream_class = &sc->pub;
+		memset(&s->ev_msg, 0, sizeof(s->ev_msg));
+		s->ev_msg.kind = HT_CTF_MSG_EVENT;
+		s->ev_msg.stream = &s->pub;
+		s->ev_msg.packet = &s->pkt;
+		s->ev_msg.event = &s->ev;
+		s->ev_msg.has_time = sc->pub.default_clock != NULL;
+	}
 	return 0;
+}
+
+void ht__stream_fini(struct ht__stream *s)
+{
+	size_t i;
+
+	for (i = 0; i < HT__NR_KEEP; i++) {
+		free(s->keep[i]);
+	}
+	for (i = 0; i < s->nr_keep_ec; i++) {
+		free(s->keep_ec[i]);
+	}
+	free(s->keep_ec);
+	free(s->pf.f);
+	free(s->ef.f);
 }
 
 /* Reads the header and context of the packet at s->pkt_off. */
@@ -643,6 +798,7 @@ static int read_packet(struct ht__stream *s)
 {
 	uint64_t start = s->pkt_off * 8, end = s->size * 8;
 	uint64_t psize, csize;
+	const struct ht_ctf_field *hf, *cf;
 	int64_t hroot, croot;
 	int ret;
 
@@ -651,7 +807,8 @@ static int read_packet(struct ht__stream *s)
 	s->content_end = end;
 	s->mset = 0;
 	s->pf.n = 0;
-	ret = run_plan(s, &s->trace->packet_header, &s->pf, &hroot);
+	ret = run_scope(s, &s->trace->packet_header,
+			&s->keep[HT__KEEP_PKT_HEADER], &s->pf, &hf, &hroot);
 	if (ret) {
 		return ret;
 	}
@@ -670,7 +827,8 @@ static int read_packet(struct ht__stream *s)
 		s->pub.has_instance_id = true;
 		s->pub.instance_id = s->mval[HT__M_STREAM_INSTANCE_ID];
 	}
-	ret = run_plan(s, &s->sc->packet_context, &s->pf, &croot);
+	ret = run_scope(s, &s->sc->packet_context,
+			&s->keep[HT__KEEP_PKT_CONTEXT], &s->pf, &cf, &croot);
 	if (ret) {
 		return ret;
 	}
@@ -725,8 +883,10 @@ static int read_packet(struct ht__stream *s)
 	s->pkt.seq_num = s->mval[HT__M_SEQ_NUM];
 	s->pkt.has_discarded = has_m(s, HT__M_DISCARDED);
 	s->pkt.discarded_snapshot = s->mval[HT__M_DISCARDED];
-	s->pkt.header = hroot >= 0 ? &s->pf.f[hroot] : NULL;
-	s->pkt.context = croot >= 0 ? &s->pf.f[croot] : NULL;
+	s->pkt.header = scope_root(&s->pf, hf, hroot);
+	s->pkt.context = scope_root(&s->pf, cf, croot);
+	s->ev.scope[HT_CTF_SCOPE_PACKET_HEADER] = s->pkt.header;
+	s->ev.scope[HT_CTF_SCOPE_PACKET_CONTEXT] = s->pkt.context;
 	if (s->pkt.has_begin) {
 		/* timestamp_begin set the clock if it is mapped; else */
 		s->clock = s->pkt.begin_cycles;
@@ -790,19 +950,22 @@ static void queue_packet_msgs(struct ht__stream *s)
 	s->prev_disc = p->discarded_snapshot;
 }
 
-/* Decodes the event record at s->pos into s->ev / s->msg. */
-static int read_event(struct ht__stream *s)
+/* Decodes the event record at s->pos into s->ev / s->ev_msg. */
+static inline int read_event(struct ht__stream *s)
 {
 	struct ht__stream_class *sc = s->sc;
 	struct ht__event_class *ec = NULL;
-	int64_t r[4];
+	const struct ht_ctf_field *root[4];
+	struct ht_ctf_field **kec;
+	int64_t idx[4];
 	uint64_t id;
 	int ret;
 
 	s->ev_start = s->pos;
 	s->ef.n = 0;
 	s->mset &= ~(1u << HT__M_EVENT_ID);
-	ret = run_plan(s, &sc->event_header, &s->ef, &r[0]);
+	ret = run_scope(s, &sc->event_header, &s->keep[HT__KEEP_EV_HEADER],
+			&s->ef, &root[0], &idx[0]);
 	if (ret) {
 		return ret;
 	}
@@ -834,12 +997,16 @@ static int read_event(struct ht__stream *s)
 			     "event id %llu is not declared",
 			     (unsigned long long)id);
 	}
-	ret = run_plan(s, &sc->event_context, &s->ef, &r[1]);
+	kec = &s->keep_ec[2 * ec->index];
+	ret = run_scope(s, &sc->event_context, &s->keep[HT__KEEP_EV_CONTEXT],
+			&s->ef, &root[1], &idx[1]);
 	if (!ret) {
-		ret = run_plan(s, &ec->context, &s->ef, &r[2]);
+		ret = run_scope(s, &ec->context, &kec[0], &s->ef, &root[2],
+				&idx[2]);
 	}
 	if (!ret) {
-		ret = run_plan(s, &ec->payload, &s->ef, &r[3]);
+		ret = run_scope(s, &ec->payload, &kec[1], &s->ef, &root[3],
+				&idx[3]);
 	}
 	if (ret) {
 		return ret;
@@ -849,25 +1016,19 @@ static int read_event(struct ht__stream *s)
 			     "event '%s' has a size of zero bits",
 			     ec->pub.name);
 	}
+	/* the field arrays are final now: scope roots in s->ef are safe
+	 * to point to */
 	s->ev.cls = &ec->pub;
 	s->ev.offset_bits = s->ev_start;
-	s->ev.scope[HT_CTF_SCOPE_PACKET_HEADER] = s->pkt.header;
-	s->ev.scope[HT_CTF_SCOPE_PACKET_CONTEXT] = s->pkt.context;
-	s->ev.scope[2] = r[0] >= 0 ? &s->ef.f[r[0]] : NULL;
-	s->ev.scope[3] = r[1] >= 0 ? &s->ef.f[r[1]] : NULL;
-	s->ev.scope[4] = r[2] >= 0 ? &s->ef.f[r[2]] : NULL;
-	s->ev.scope[5] = r[3] >= 0 ? &s->ef.f[r[3]] : NULL;
-	s->msg.kind = HT_CTF_MSG_EVENT;
-	s->msg.stream = &s->pub;
-	s->msg.packet = &s->pkt;
-	s->msg.event = &s->ev;
-	if (sc->pub.default_clock) {
-		s->msg.has_time = true;
-		s->msg.cycles = s->clock;
-		s->msg.ns = to_ns(s, s->clock);
-		s->key = s->msg.ns;
-	} else {
-		s->msg.has_time = false;
+	s->ev.scope[2] = scope_root(&s->ef, root[0], idx[0]);
+	s->ev.scope[3] = scope_root(&s->ef, root[1], idx[1]);
+	s->ev.scope[4] = scope_root(&s->ef, root[2], idx[2]);
+	s->ev.scope[5] = scope_root(&s->ef, root[3], idx[3]);
+	s->cur = &s->ev_msg;
+	if (s->ev_msg.has_time) {
+		s->ev_msg.cycles = s->clock;
+		s->ev_msg.ns = to_ns(s, s->clock);
+		s->key = s->ev_msg.ns;
 	}
 	return 0;
 }
@@ -885,9 +1046,9 @@ void ht__stream_rewind(struct ht__stream *s)
 
 static int deliver_queued(struct ht__stream *s)
 {
-	s->msg = s->q[s->qi++];
-	if (s->msg.has_time) {
-		s->key = s->msg.ns;
+	s->cur = &s->q[s->qi++];
+	if (s->cur->has_time) {
+		s->key = s->cur->ns;
 	}
 	if (s->qi == s->qn) {
 		s->state = HT__S_EVENTS;
@@ -901,7 +1062,33 @@ static void end_packet_state(struct ht__stream *s)
 	s->state = HT__S_PACKET;
 }
 
+static int stream_damaged(struct ht__stream *s, int ret)
+{
+	/* with keep-going the stream resumes at the next packet when
+	 * its position is known; else it ends here */
+	if ((s->flags & HT_CTF_KEEP_GOING) && s->next_known) {
+		end_packet_state(s);
+	} else {
+		s->state = HT__S_END;
+	}
+	return ret;
+}
+
+static int stream_advance_slow(struct ht__stream *s);
+
 int ht__stream_advance(struct ht__stream *s)
+{
+	/* the usual case: the next event of the current packet */
+	if (s->state == HT__S_EVENTS && s->pos < s->content_end &&
+	    !s->seeking) {
+		int ret = read_event(s);
+
+		return ret ? stream_damaged(s, ret) : 0;
+	}
+	return stream_advance_slow(s);
+}
+
+static int stream_advance_slow(struct ht__stream *s)
 {
 	int ret;
 
@@ -914,6 +1101,7 @@ int ht__stream_advance(struct ht__stream *s)
 			}
 			msg_init(s, &s->msg, HT_CTF_MSG_STREAM_BEGIN);
 			s->msg.packet = NULL;
+			s->cur = &s->msg;
 			s->key = INT64_MIN;
 			return 0;
 		case HT__S_PACKET:
@@ -956,6 +1144,7 @@ int ht__stream_advance(struct ht__stream *s)
 					continue;
 				}
 				msg_init(s, &s->msg, HT_CTF_MSG_PACKET_END);
+				s->cur = &s->msg;
 				if (s->pkt.has_end) {
 					msg_time(s, &s->msg,
 						 s->pkt.end_cycles);
@@ -968,7 +1157,8 @@ int ht__stream_advance(struct ht__stream *s)
 				goto damaged;
 			}
 			if (s->seeking) {
-				if (s->msg.has_time && s->msg.ns < s->seek_ns) {
+				if (s->ev_msg.has_time &&
+				    s->ev_msg.ns < s->seek_ns) {
 					continue;
 				}
 				s->seeking = false;
@@ -981,6 +1171,7 @@ int ht__stream_advance(struct ht__stream *s)
 			}
 			msg_init(s, &s->msg, HT_CTF_MSG_STREAM_END);
 			s->msg.packet = NULL;
+			s->cur = &s->msg;
 			return 0;
 		case HT__S_DONE:
 			s->seeking = false;
@@ -988,12 +1179,5 @@ int ht__stream_advance(struct ht__stream *s)
 		}
 	}
 damaged:
-	/* with keep-going the stream resumes at the next packet when
-	 * its position is known; else it ends here */
-	if ((s->flags & HT_CTF_KEEP_GOING) && s->next_known) {
-		end_packet_state(s);
-	} else {
-		s->state = HT__S_END;
-	}
-	return ret;
+	return stream_damaged(s, ret);
 }

@@ -62,6 +62,54 @@ enum ht__fast {
 	HT__FAST_U64,
 };
 
+/*
+ * How one leaf (integer or float) of a fixed run is loaded: whole bytes
+ * in the host's order are one load; anything else goes through shifts.
+ */
+enum ht__load {
+	HT__LOAD_LE,    /* integer: one 8-byte load, shift, mask */
+	HT__LOAD_BE,    /* the same, byte-swapped */
+	HT__LOAD_F32,   /* byte-aligned floats in the host's order */
+	HT__LOAD_F64,
+	HT__LOAD_SLOW,  /* a wide integer that may span 9 bytes */
+	HT__LOAD_FSLOW, /* other floats */
+};
+
+struct ht__op;
+
+struct ht__leaf {
+	uint32_t off_bits; /* from the run's aligned start */
+	uint32_t field;    /* its field's index in the run's template */
+	uint8_t load;      /* enum ht__load */
+	uint8_t size_bits;
+	uint8_t bo;        /* enum ht_ctf_byte_order */
+	uint8_t side;      /* it saves a register, a meaning or a clock */
+	uint8_t meaning;   /* enum ht__meaning */
+	uint8_t clock;     /* updates the stream's default clock */
+	int32_t reg;       /* saves its value in this register, or -1 */
+	uint64_t mask;     /* HT__LOAD_LE: the value's bits */
+	uint64_t sign;     /* sign-extension mask (1 << (size - 1)), or 0 */
+};
+
+/*
+ * A run: consecutive members of a structure (or one element of an array
+ * or a sequence, or a whole scope) whose layout is fixed once the run's
+ * start is aligned to .align_bits: every field is at a constant offset
+ * from there. One bounds check and one capacity check cover the run;
+ * its fields are a copy of .tmpl with the values filled in. A run with
+ * no template is one member decoded by the general interpreter.
+ */
+struct ht__run {
+	uint32_t member_op;  /* first member: op index from the parent op */
+	uint32_t nr_members;
+	uint32_t align_bits;
+	uint32_t size_bits;
+	uint32_t nr_fields;
+	uint32_t nr_leaves;
+	const struct ht_ctf_field *tmpl; /* NULL: general member */
+	const struct ht__leaf *leaves;
+};
+
 struct ht__variant_sel {
 	int64_t lo, hi;  /* tag value range (compared as the tag's sign) */
 	uint32_t option; /* index of the option */
@@ -75,7 +123,7 @@ struct ht__op {
 	uint8_t meaning; /* enum ht__meaning */
 	uint8_t clock;   /* updates the stream's default clock */
 	uint8_t side;    /* INT: has a register, a meaning or a clock */
-	uint8_t flat;    /* STRUCT: every member is an INT */
+	uint8_t fixed;   /* the subtree's layout and shape are constant */
 	uint16_t size_bits;
 	uint32_t align_bits;
 	int32_t reg;     /* saves its value in this register, or -1 */
@@ -83,7 +131,11 @@ struct ht__op {
 	uint32_t span;   /* ops in this subtree, itself included */
 	uint32_t nr;     /* STRUCT: members; ARRAY: length; VARIANT: options */
 	uint64_t min_bits; /* lower bound of the encoded size */
-	uint64_t flat_max_bits; /* STRUCT flat: upper bound with padding */
+	uint64_t fx_bits;  /* fixed: size from its aligned start */
+	uint32_t fx_fields, fx_leaves; /* fixed: fields and leaves */
+	const struct ht__run *runs; /* STRUCT: its members as runs */
+	uint32_t nr_runs;
+	const struct ht__run *elem_run; /* ARRAY/SEQ: a fixed element */
 	const struct ht_ctf_type *type;
 	const char *name;
 	const struct ht__variant_sel *sel; /* VARIANT */
@@ -95,12 +147,14 @@ struct ht__op {
 struct ht__plan {
 	struct ht__op *ops;
 	uint32_t nr_ops;
+	const struct ht__run *root_run; /* the whole scope is fixed */
 };
 
 /* ---- metadata model (private parts) ---- */
 struct ht__event_class {
 	struct ht_ctf_event_class pub;
 	struct ht__plan context, payload;
+	uint32_t index; /* in its stream class's event_classes */
 };
 
 struct ht__stream_class {
@@ -157,12 +211,26 @@ enum ht__stream_state {
 	HT__S_DONE,
 };
 
+/*
+ * Fields of the scopes whose layout is fixed (a plan with a root run),
+ * kept per stream: the template is copied once, then every record only
+ * overwrites the values.
+ */
+enum ht__keep {
+	HT__KEEP_PKT_HEADER,
+	HT__KEEP_PKT_CONTEXT,
+	HT__KEEP_EV_HEADER,
+	HT__KEEP_EV_CONTEXT,
+	HT__NR_KEEP,
+};
+
 struct ht__stream {
 	struct ht_ctf_stream pub;
 	struct ht__trace *trace;
 	unsigned flags; /* enum ht_ctf_open_flags */
 	int fd;
-	const uint8_t *map;
+	const uint8_t *map;  /* the file, then at least 8 readable bytes */
+	size_t map_len;      /* the whole mapping */
 	uint64_t size;       /* file size in bytes */
 	uint64_t released;   /* bytes given back to the kernel so far */
 	uint64_t *regs;
@@ -192,7 +260,15 @@ struct ht__stream {
 	struct ht_ctf_msg q[3];
 	unsigned qn, qi;
 
-	struct ht_ctf_msg msg; /* the pending message */
+	/* kept fields: stream scopes, then per event class of s->sc its
+	 * context and payload at [2 * index] and [2 * index + 1] */
+	struct ht_ctf_field *keep[HT__NR_KEEP];
+	struct ht_ctf_field **keep_ec;
+	size_t nr_keep_ec;
+
+	struct ht_ctf_msg msg;    /* the pending message, unless EVENT */
+	struct ht_ctf_msg ev_msg; /* the pending EVENT message */
+	const struct ht_ctf_msg *cur; /* &msg or &ev_msg */
 	int64_t key;           /* its time for merging */
 	bool seeking;
 	int64_t seek_ns;
@@ -210,6 +286,9 @@ int ht__stream_advance(struct ht__stream *s);
 
 /* Back to the start of the stream (for seeking). */
 void ht__stream_rewind(struct ht__stream *s);
+
+/* Frees what the decoder allocated for @s (not @s itself). */
+void ht__stream_fini(struct ht__stream *s);
 
 /* Compiles the decode plans of a parsed trace; called by the parser. */
 int ht__plan_compile_trace(struct ht__trace *trace, char *err,

@@ -413,25 +413,6 @@ static int emit(struct compiler *cc, const struct ht_ctf_type *type,
 			cc->ops[idx].nr++; /* completed children */
 		}
 		cc->depth--;
-		{
-			/* all-integer structs decode in one tight loop */
-			uint32_t c = idx + 1;
-			bool flat = true;
-			uint64_t maxb = 0;
-
-			for (k = 0; k < type->nr_members; k++) {
-				const struct ht__op *m = &cc->ops[c];
-
-				if (m->kind != HT__OP_INT) {
-					flat = false;
-					break;
-				}
-				maxb += m->size_bits + m->align_bits - 1;
-				c += m->span;
-			}
-			cc->ops[idx].flat = flat;
-			cc->ops[idx].flat_max_bits = maxb;
-		}
 		break;
 	case HT_CTF_ARRAY:
 	case HT_CTF_SEQUENCE:
@@ -528,6 +509,314 @@ static int compile_scope(struct compiler *cc, int scope,
 	return ret;
 }
 
+/* ---- fixed runs (see struct ht__run) ---- */
+
+/* Fixed runs bigger than this go through the general interpreter. */
+#define FX_MAX_FIELDS 4096
+#define FX_MAX_BITS (UINT64_C(1) << 30)
+
+static uint64_t align_up(uint64_t v, uint64_t a)
+{
+	return (v + a - 1) & ~(a - 1);
+}
+
+/*
+ * Marks the ops whose subtree has a constant layout and shape: integers,
+ * floats, and structures and static arrays of them whose members are
+ * not more aligned than they are. Children come after their parent in
+ * pre-order, so a backward pass sees them first.
+ */
+static void mark_fixed(struct ht__op *ops, uint32_t nr_ops)
+{
+	uint32_t i = nr_ops;
+
+	while (i-- > 0) {
+		struct ht__op *op = &ops[i];
+		uint64_t off = 0, fields = 1, leaves = 0;
+
+		op->fixed = 0;
+		switch (op->kind) {
+		case HT__OP_INT:
+		case HT__OP_FLOAT:
+			if (op->size_bits < 1 || op->size_bits > 64) {
+				continue;
+			}
+			op->fixed = 1;
+			op->fx_bits = op->size_bits;
+			op->fx_fields = op->fx_leaves = 1;
+			continue;
+		case HT__OP_STRUCT: {
+			uint32_t c = i + 1, k;
+
+			for (k = 0; k < op->nr; k++) {
+				const struct ht__op *m = &ops[c];
+
+				if (!m->fixed || m->align_bits > op->align_bits) {
+					break;
+				}
+				off = align_up(off, m->align_bits) + m->fx_bits;
+				fields += m->fx_fields;
+				leaves += m->fx_leaves;
+				c += m->span;
+			}
+			if (k < op->nr) {
+				continue;
+			}
+			break;
+		}
+		case HT__OP_ARRAY: {
+			const struct ht__op *e = &ops[i + 1];
+			uint64_t stride;
+
+			if (!e->fixed || e->align_bits > op->align_bits ||
+			    op->nr > FX_MAX_FIELDS) {
+				continue;
+			}
+			stride = align_up(e->fx_bits, e->align_bits);
+			off = op->nr ? (op->nr - 1) * stride + e->fx_bits : 0;
+			fields += (uint64_t)op->nr * e->fx_fields;
+			leaves += (uint64_t)op->nr * e->fx_leaves;
+			break;
+		}
+		default:
+			continue;
+		}
+		if (fields > FX_MAX_FIELDS || off > FX_MAX_BITS) {
+			continue;
+		}
+		op->fixed = 1;
+		op->fx_bits = off;
+		op->fx_fields = fields;
+		op->fx_leaves = leaves;
+	}
+}
+
+struct run_builder {
+	const struct ht__op *ops;
+	struct ht_ctf_field *tmpl;
+	struct ht__leaf *leaves;
+	uint32_t nf, nl;
+	bool byte_aligned; /* the run's start is on a byte */
+};
+
+/* Adds the fields and leaves of fixed op @i at offset @off of the run. */
+static void walk_fixed(struct run_builder *rb, uint32_t i, uint64_t off)
+{
+	const struct ht__op *op = &rb->ops[i];
+	uint32_t fi = rb->nf++;
+	struct ht_ctf_field *f = &rb->tmpl[fi];
+	bool host_le = true;
+	uint16_t probe = 1;
+
+	memcpy(&host_le, &probe, 1);
+	f->type = op->type;
+	f->name = op->name;
+	f->next = 1;
+	f->nr_children = 0;
+	f->v.u = 0;
+	switch (op->kind) {
+	case HT__OP_INT:
+	case HT__OP_FLOAT: {
+		struct ht__leaf *l = &rb->leaves[rb->nl++];
+		bool bytes = rb->byte_aligned && off % 8 == 0;
+		bool host = (op->bo == HT_CTF_LE) == host_le;
+
+		l->off_bits = off;
+		l->field = fi;
+		l->size_bits = op->size_bits;
+		l->bo = op->bo;
+		l->side = op->kind == HT__OP_INT &&
+			  (op->meaning || op->clock || op->reg >= 0);
+		l->meaning = op->meaning;
+		l->clock = op->clock;
+		l->reg = op->reg;
+		l->mask = op->size_bits < 64
+				  ? (UINT64_C(1) << op->size_bits) - 1
+				  : ~UINT64_C(0);
+		l->sign = op->kind == HT__OP_INT && op->is_signed &&
+					  op->size_bits < 64
+				  ? UINT64_C(1) << (op->size_bits - 1)
+				  : 0;
+		if (op->kind == HT__OP_FLOAT) {
+			l->load = HT__LOAD_FSLOW;
+			if (bytes && host && op->size_bits == 32) {
+				l->load = HT__LOAD_F32;
+			} else if (bytes && host && op->size_bits == 64) {
+				l->load = HT__LOAD_F64;
+			}
+			break;
+		}
+		/* one 8-byte load holds the value when it starts on a byte
+		 * or spans at most 57 bits (the shift is at most 7) */
+		if (!bytes && op->size_bits > 57) {
+			l->load = HT__LOAD_SLOW;
+		} else {
+			l->load = op->bo == HT_CTF_LE ? HT__LOAD_LE
+						      : HT__LOAD_BE;
+		}
+		break;
+	}
+	case HT__OP_STRUCT: {
+		uint32_t c = i + 1, k;
+
+		for (k = 0; k < op->nr; k++) {
+			off = align_up(off, rb->ops[c].align_bits);
+			walk_fixed(rb, c, off);
+			off += rb->ops[c].fx_bits;
+			c += rb->ops[c].span;
+		}
+		f->nr_children = op->nr;
+		f->next = rb->nf - fi;
+		break;
+	}
+	case HT__OP_ARRAY: {
+		uint32_t k;
+
+		for (k = 0; k < op->nr; k++) {
+			off = align_up(off, rb->ops[i + 1].align_bits);
+			walk_fixed(rb, i + 1, off);
+			off += rb->ops[i + 1].fx_bits;
+		}
+		/* the element walk left its name (NULL) in place */
+		f->nr_children = op->nr;
+		f->next = rb->nf - fi;
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+/*
+ * Fills run @r: @n fixed members of @parent starting at op @first,
+ * their start aligned to @align_bits. Returns 0 or HT_ENOMEM.
+ */
+static int make_run(struct ht__trace *t, const struct ht__op *ops,
+		    uint32_t parent, uint32_t first, uint32_t n,
+		    uint32_t align_bits, struct ht__run *r)
+{
+	struct run_builder rb = {.ops = ops};
+	uint64_t fields = 0, leaves = 0, off = 0;
+	uint32_t c = first, k;
+
+	for (k = 0; k < n; k++) {
+		off = align_up(off, ops[c].align_bits) + ops[c].fx_bits;
+		fields += ops[c].fx_fields;
+		leaves += ops[c].fx_leaves;
+		c += ops[c].span;
+	}
+	rb.tmpl = ht__arena_alloc(&t->arena, fields * sizeof(*rb.tmpl));
+	rb.leaves = ht__arena_alloc(&t->arena,
+				    (leaves + 1) * sizeof(*rb.leaves));
+	if (!rb.tmpl || !rb.leaves) {
+		return HT_ENOMEM;
+	}
+	rb.byte_aligned = align_bits % 8 == 0;
+	off = 0;
+	c = first;
+	for (k = 0; k < n; k++) {
+		off = align_up(off, ops[c].align_bits);
+		walk_fixed(&rb, c, off);
+		off += ops[c].fx_bits;
+		c += ops[c].span;
+	}
+	r->member_op = first - parent;
+	r->nr_members = n;
+	r->align_bits = align_bits;
+	r->size_bits = off;
+	r->nr_fields = rb.nf;
+	r->nr_leaves = rb.nl;
+	r->tmpl = rb.tmpl;
+	r->leaves = rb.leaves;
+	return 0;
+}
+
+/*
+ * Splits each structure's members into runs: a run starts at a fixed
+ * member (aligned to the structure's alignment for the first member,
+ * else to its own) and takes the following fixed members that are not
+ * more aligned than its start; every other member is a run of its own.
+ */
+static int build_runs(struct ht__trace *t, struct ht__plan *p)
+{
+	struct ht__op *ops = p->ops;
+	uint32_t i;
+	int ret;
+
+	if (!p->nr_ops) {
+		return 0;
+	}
+	mark_fixed(ops, p->nr_ops);
+	for (i = 0; i < p->nr_ops; i++) {
+		struct ht__op *op = &ops[i];
+
+		if (op->kind == HT__OP_STRUCT && op->nr) {
+			struct ht__run *runs;
+			uint32_t c = i + 1, k = 0, nr = 0;
+
+			runs = ht__arena_alloc(&t->arena,
+					       op->nr * sizeof(*runs));
+			if (!runs) {
+				return HT_ENOMEM;
+			}
+			while (k < op->nr) {
+				struct ht__run *r = &runs[nr++];
+				uint32_t a, first = c, n = 0;
+
+				if (!ops[c].fixed) {
+					memset(r, 0, sizeof(*r));
+					r->member_op = c - i;
+					r->nr_members = 1;
+					c += ops[c].span;
+					k++;
+					continue;
+				}
+				a = k == 0 ? op->align_bits : ops[c].align_bits;
+				while (k < op->nr && ops[c].fixed &&
+				       ops[c].align_bits <= a) {
+					c += ops[c].span;
+					k++;
+					n++;
+				}
+				ret = make_run(t, ops, i, first, n, a, r);
+				if (ret) {
+					return ret;
+				}
+			}
+			op->runs = runs;
+			op->nr_runs = nr;
+		} else if ((op->kind == HT__OP_ARRAY ||
+			    op->kind == HT__OP_SEQ) &&
+			   ops[i + 1].fixed) {
+			struct ht__run *r;
+
+			r = ht__arena_alloc(&t->arena, sizeof(*r));
+			if (!r) {
+				return HT_ENOMEM;
+			}
+			ret = make_run(t, ops, i, i + 1, 1,
+				       ops[i + 1].align_bits, r);
+			if (ret) {
+				return ret;
+			}
+			op->elem_run = r;
+		}
+	}
+	if (ops[0].fixed) {
+		struct ht__run *r = ht__arena_alloc(&t->arena, sizeof(*r));
+
+		if (!r) {
+			return HT_ENOMEM;
+		}
+		ret = make_run(t, ops, 0, 0, 1, ops[0].align_bits, r);
+		if (ret) {
+			return ret;
+		}
+		p->root_run = r;
+	}
+	return 0;
+}
+
 static const struct ht_ctf_clock *plan_clock(const struct ht__trace *t,
 					     const struct ht__plan *p)
 {
@@ -607,6 +896,7 @@ int ht__plan_compile_trace(struct ht__trace *t, char *err, size_t err_len)
 					sc->pub.event_classes[e];
 			char ewhere[200];
 
+			ec->index = e;
 			snprintf(ewhere, sizeof(ewhere), "event '%s'",
 				 ec->pub.name);
 			cc.where = ewhere;
@@ -643,5 +933,30 @@ int ht__plan_compile_trace(struct ht__trace *t, char *err, size_t err_len)
 			}
 		}
 	}
-	return 0;
+	/* registers may be added to earlier plans until the end: the runs
+	 * (which copy the side-effect flags) come last */
+	ret = build_runs(t, &t->packet_header);
+	for (s = 0; !ret && s < t->pub.nr_stream_classes; s++) {
+		struct ht__stream_class *sc =
+			(struct ht__stream_class *)t->pub.stream_classes[s];
+
+		ret = build_runs(t, &sc->packet_context);
+		if (!ret) {
+			ret = build_runs(t, &sc->event_header);
+		}
+		if (!ret) {
+			ret = build_runs(t, &sc->event_context);
+		}
+		for (e = 0; !ret && e < sc->pub.nr_event_classes; e++) {
+			struct ht__event_class *ec =
+				(struct ht__event_class *)
+					sc->pub.event_classes[e];
+
+			ret = build_runs(t, &ec->context);
+			if (!ret) {
+				ret = build_runs(t, &ec->payload);
+			}
+		}
+	}
+	return ret;
 }

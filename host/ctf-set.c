@@ -416,14 +416,13 @@ static void stream_free(struct ht__stream *s)
 		return;
 	}
 	if (s->map) {
-		munmap((void *)s->map, s->size);
+		munmap((void *)s->map, s->map_len);
 	}
 	if (s->fd >= 0) {
 		close(s->fd);
 	}
 	free(s->regs);
-	free(s->pf.f);
-	free(s->ef.f);
+	ht__stream_fini(s);
 	free((char *)s->pub.path);
 	free(s);
 }
@@ -433,6 +432,9 @@ static int add_stream(struct ht_ctf_set *set, struct ht__trace *t,
 		      char *err, size_t err_len)
 {
 	struct ht__stream *s, **n;
+	void *base;
+	uint64_t len;
+	long pg;
 	int ret;
 
 	s = calloc(1, sizeof(*s));
@@ -461,14 +463,33 @@ static int add_stream(struct ht_ctf_set *set, struct ht__trace *t,
 		ret = HT_EIO;
 		goto fail;
 	}
-	s->map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, s->fd, 0);
-	if (s->map == MAP_FAILED) {
-		s->map = NULL;
-		snprintf(err, err_len, "%s: cannot map: %s", path,
-			 strerror(errno));
+	/* the file, then at least one page of zeros: the decoder loads 8
+	 * bytes at a time and may read up to 7 bytes past the end */
+	pg = sysconf(_SC_PAGESIZE);
+	if (pg <= 0) {
+		pg = 4096;
+	}
+	len = ((size + pg - 1) & ~(uint64_t)(pg - 1)) + pg;
+	if (len != (size_t)len) {
+		snprintf(err, err_len, "%s: too large to map", path);
 		ret = HT_EIO;
 		goto fail;
 	}
+	base = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+		    0);
+	if (base == MAP_FAILED ||
+	    mmap(base, size, PROT_READ, MAP_PRIVATE | MAP_FIXED, s->fd, 0) ==
+		    MAP_FAILED) {
+		snprintf(err, err_len, "%s: cannot map: %s", path,
+			 strerror(errno));
+		if (base != MAP_FAILED) {
+			munmap(base, len);
+		}
+		ret = HT_EIO;
+		goto fail;
+	}
+	s->map = base;
+	s->map_len = len;
 	madvise((void *)s->map, size, MADV_SEQUENTIAL);
 	ht__stream_rewind(s);
 	n = realloc(set->streams, (set->nr_streams + 1) * sizeof(*n));
@@ -755,6 +776,32 @@ static void heap_pop(struct ht_ctf_set *set)
 	}
 }
 
+/*
+ * Copies the pending message of @s. An event's time was just stored
+ * field by field: copying those fields one by one (not as a block of
+ * wide loads) lets the loads take the values from the stores.
+ */
+static inline void msg_copy(struct ht_ctf_msg *dst, const struct ht__stream *s)
+{
+	const struct ht_ctf_msg *m = s->cur;
+
+	if (m->kind == HT_CTF_MSG_EVENT) {
+		dst->kind = m->kind;
+		dst->stream = m->stream;
+		dst->has_time = m->has_time;
+		dst->cycles = m->cycles;
+		dst->ns = m->ns;
+		dst->packet = m->packet;
+		dst->event = m->event;
+		dst->count = 0;
+		dst->has_range = false;
+		dst->begin_cycles = dst->end_cycles = 0;
+		dst->begin_ns = dst->end_ns = 0;
+		return;
+	}
+	*dst = *m;
+}
+
 /* Advances stream heap[0]; on error keeps the heap consistent. */
 static int advance_top(struct ht_ctf_set *set)
 {
@@ -778,6 +825,30 @@ int ht_ctf_set_next(struct ht_ctf_set *set, struct ht_ctf_msg *msg)
 {
 	int ret;
 
+	if (set->started && set->nr_heap) {
+		/* the usual case: the top stream goes on, and most often
+		 * stays before both its children (no sift) */
+		struct ht__stream **h = set->heap, *s = h[0];
+
+		ret = ht__stream_advance(s);
+		if (!ret) {
+			if ((set->nr_heap > 1 && before(h[1], s)) ||
+			    (set->nr_heap > 2 && before(h[2], s))) {
+				sift_down(set, 0);
+			}
+			msg_copy(msg, h[0]);
+			return 0;
+		}
+		if (ret != HT_EEOF) {
+			return ret;
+		}
+		heap_pop(set);
+		if (!set->nr_heap) {
+			return HT_EEOF;
+		}
+		msg_copy(msg, set->heap[0]);
+		return 0;
+	}
 	if (!set->started) {
 		/* first call (or after a seek): every stream gets its
 		 * first message */
@@ -813,7 +884,7 @@ int ht_ctf_set_next(struct ht_ctf_set *set, struct ht_ctf_msg *msg)
 	if (!set->nr_heap) {
 		return HT_EEOF;
 	}
-	*msg = set->heap[0]->msg;
+	msg_copy(msg, set->heap[0]);
 	return 0;
 }
 
