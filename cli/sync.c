@@ -206,8 +206,6 @@ int cmd_sync(int argc, char **argv)
 		o.out_dir = NULL;
 	}
 	o.capture = argv[optind];
-	o.note = note_cb;
-	o.note_arg = &notes;
 	ret = ht_sync_run(&o, &run, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "%s: %s\n", ht_cli_prog,

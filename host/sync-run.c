@@ -438,12 +438,14 @@ static int merge(struct ht_sync_run *run, const struct ht_sync_run_opts *o,
 					 : (int64_t)floor_div(first, NS_PER_S);
 	mo.env = env;
 	mo.nr_env = nr_env;
-	mo.note = o->note;
-	mo.note_arg = o->note_arg;
+	/* the scan read the same files and noted the same damage */
+	mo.note = NULL;
 	ret = ht_merge_run(mc, n, &mo, &run->merge, err, err_len);
 	if (!ret) {
 		run->merged = true;
-		run->damaged += run->merge.damaged;
+		if (run->merge.damaged > run->damaged) {
+			run->damaged = run->merge.damaged;
+		}
 	}
 free_all:
 	if (quality) {

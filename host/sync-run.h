@@ -25,9 +25,6 @@ struct ht_sync_run_opts {
 	/* merge absent/failed cores on their own clock (marked) */
 	bool allow_unsynced;
 	size_t packet_bytes;     /* 0: the writer's default */
-	/* called for each problem found while merging; may be NULL */
-	void (*note)(void *arg, const char *msg);
-	void *note_arg;
 };
 
 /* The result for one core. */

@@ -12,7 +12,8 @@
 # a specific context.
 # Usage: mkcapture.py OUT_CAPTURE TRUTH_JSON [OPTIONS]
 #   --ms N           duration (default 50)
-#   --no-sync CORE   CORE writes no sync events (and gets none)
+#   --no-sync CORE   CORE writes no sync events (and gets none); for
+#                    mcu0, no application messages either
 #   --dup-ack        one sync_ack of dsp0 is written twice
 #   --back-recv      one sync_recv of arm0 has a seq going backwards
 #   --seed N
@@ -102,7 +103,7 @@ while t < span - 100000:
     ev("arm0", t, "msg_send", {"id": mid, "dst": 1, "size": 64})
     ev("dsp0", d, "msg_recv", {"id": mid, "src": 0, "size": 64})
     mid += 1
-    if mid % 3 == 0:
+    if mid % 3 == 0 and opts["no_sync"] != "mcu0":
         d2 = d + rnd.uniform(40000, 90000)
         ev("dsp0", d + 1000, "msg_send", {"id": mid, "dst": 2, "size": 8})
         ev("mcu0", d2, "msg_recv", {"id": mid, "src": 1, "size": 8})
