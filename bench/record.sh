@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Collector throughput (issue 4: at least 1 GB/s from rings to files).
+# 8 rings in POSIX shared memory (/dev/shm, tmpfs), filled by the
+# tests/record producer (generated tracepoints) and stopped, then
+# drained by `hetrace record` into a capture on tmpfs (a directory in
+# /dev/shm: /tmp is a disk here, whose write-back throttling measures
+# the disk, not the collector); the anchor is `cat` and `dd` copying the
+# ring regions from /dev/shm to the same place (the machine's copy
+# speed). Best of 3 runs each. Then a live
+# run: a producer tracing at full speed (waiting for free slots) while
+# record drains; that one is bound by the producer.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+HETRACE=${HETRACE:-$top/build/hetrace}
+work=$(mktemp -d)
+dest=$(mktemp -d /dev/shm/ht-bench-record.XXXXXX)
+shm="/ht-bench-rec-$$-"
+trap 'rm -rf "$work" "$dest"; rm -f /dev/shm/"${shm#/}"*' EXIT
+
+CORES=8
+SLOT=65536
+SLOTS=1024 # 64 MiB per ring
+EVENTS=6000000 # 12 bytes each: more than a ring holds
+
+"$HETRACE" gen "$top/tests/record/producer.yaml" -o "$work/g" >/dev/null
+cc -std=c99 -O2 -Wall -Wextra -Werror -I"$work/g" \
+	-DMETADATA_PATH="\"$work/g/metadata\"" -o "$work/producer" \
+	"$top/tests/record/producer.c" "$work/g/barectf.c" \
+	"$top/runtime/packet-ring.c" "$top/runtime/port.c"
+
+now() { date +%s.%N; }
+fill() { "$work/producer" -s $SLOT -n $SLOTS discard "$shm" $CORES $EVENTS >/dev/null; }
+gbps() { awk -v b="$1" -v s="$2" 'BEGIN { printf "%.2f", b / s / 1e9 }'; }
+min() { awk -v a="$1" -v b="$2" 'BEGIN { print (a == "" || b < a) ? b : a }'; }
+
+best_rec= best_cat= best_dd= rec_bytes=0 reg_bytes=0
+for run in 1 2 3; do
+	fill
+	reg_bytes=$(cat /dev/shm/"${shm#/}"* | wc -c)
+	rm -rf "$dest/cap"
+	t0=$(now)
+	"$HETRACE" record -q --no-fsync -o "$dest/cap" --shm-prefix "$shm" 2>"$work/rec.err"
+	t1=$(now)
+	rec_bytes=$(cat "$dest"/cap/*/stream | wc -c)
+	best_rec=$(min "$best_rec" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')")
+	rm -rf "$dest/cap"
+
+	t0=$(now)
+	cat /dev/shm/"${shm#/}"* >"$dest/cat.out"
+	t1=$(now)
+	best_cat=$(min "$best_cat" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')")
+	rm -f "$dest/cat.out"
+
+	t0=$(now)
+	for f in /dev/shm/"${shm#/}"*; do
+		dd if="$f" of="$dest/$(basename "$f")" bs=1M status=none
+	done
+	t1=$(now)
+	best_dd=$(min "$best_dd" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')")
+	rm -f "$dest"/"${shm#/}"*
+	rm -f /dev/shm/"${shm#/}"*
+done
+
+# Live: 2 cores tracing at full speed, each waiting for a free slot.
+rm -f "$work/ready"
+"$work/producer" -s $SLOT -n 64 -r "$work/ready" wait "$shm" 2 40000000 >/dev/null &
+pid=$!
+while [ ! -e "$work/ready" ]; do sleep 0.01; done
+t0=$(now)
+"$HETRACE" record -q --no-fsync -o "$dest/live" --shm-prefix "$shm"
+t1=$(now)
+wait $pid
+live_bytes=$(cat "$dest"/live/*/stream | wc -c)
+live_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
+
+rec=$(gbps "$rec_bytes" "$best_rec")
+cat_r=$(gbps "$reg_bytes" "$best_cat")
+dd_r=$(gbps "$reg_bytes" "$best_dd")
+fs=$(stat -f -c %T "$dest")
+printf '%-52s %10s %10s %8s %8s\n' "collector, $CORES rings x 64 MiB, /dev/shm -> $fs" "anchor" "hetrace" "ratio" "target"
+printf '%-52s %10s %10s %8s %8s\n' "GB/s, record vs cat (same bytes, same place)" "$cat_r" "$rec" "$(awk -v a="$rec" -v b="$cat_r" 'BEGIN { printf "%.2f", a / b }')" ">=1 GB/s"
+printf '%-52s %10s %10s %8s %8s\n' "GB/s, record vs dd bs=1M" "$dd_r" "$rec" "$(awk -v a="$rec" -v b="$dd_r" 'BEGIN { printf "%.2f", a / b }')" ""
+printf '%-52s %10s %10s %8s %8s\n' "GB/s live, 2 producer cores at full speed" "" "$(gbps "$live_bytes" "$live_s")" "" "(producer-bound)"
+echo "($(awk -v b="$rec_bytes" 'BEGIN { printf "%.0f", b / 1048576 }') MiB of packets per run, no fsync)"
