@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# hetrace export on traces made here by generated tracing code (the
+# three-core board, board.c): the Perfetto file decoded by hand from
+# the protobuf wire format and the Chrome JSON parsed, both checked
+# against what babeltrace2 reads from the same trace (check-export.py);
+# scenario.script's exact slices, fields, flows and counters; a larger
+# trace (interning, many packets); damaged and missing input; usage.
+set -u
+cd "$(dirname "$0")"
+. ./lib.sh
+w=$(mktemp -d)
+trap 'rm -rf "$w"' EXIT
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+
+board_build "$w" || exit 1
+board_trace "$w" sc <scenario.script || exit 1
+mkdir -p "$w/big"
+cp "$w/g/metadata" "$w/big/"
+"$w/board" "$w/big" bench 30000 >/dev/null || exit 1
+
+check() { # NAME TRACE [--scenario]
+	local name=$1 trace=$2
+	shift 2
+	"$HETRACE" export "$trace" --window 2500 -o "$w/$name.pftrace" 2>"$w/$name.perr" ||
+		bad "$name: perfetto export failed: $(head -3 "$w/$name.perr")"
+	"$HETRACE" export "$trace" -f chrome-json --window 2500 -o "$w/$name.json" 2>"$w/$name.jerr" ||
+		bad "$name: json export failed: $(head -3 "$w/$name.jerr")"
+	babeltrace2 --clock-cycles "$trace" >"$w/$name.bt2" || bad "$name: babeltrace2 failed"
+	python3 check-export.py "$w/$name.pftrace" "$w/$name.json" "$w/$name.bt2" "$@" ||
+		bad "$name: check-export.py"
+}
+check scenario "$w/sc" --scenario
+check big "$w/big"
+
+# the summary counts what was written
+grep -q 'perfetto: 26 events: 2 groups, 3 cores, 11 slices, 10 instants, 2 flows, 8 counter samples, 2 anomalies' \
+	"$w/scenario.perr" || bad "summary: $(cat "$w/scenario.perr")"
+grep -q 'msg_recv id 99 from core 2 without its msg_send' "$w/scenario.perr" ||
+	bad "unmatched receive not reported"
+
+# unmatched begin/end: every slice ends, none is negative (checked by
+# check-export.py through the same path as above)
+board_trace "$w" bad <bad.script || exit 1
+"$HETRACE" export "$w/bad" -o "$w/bad.pftrace" 2>"$w/bad.err" || bad "bad: export failed"
+grep -q '6 slices, 1 instants, 0 flows, 1 counter samples, 6 anomalies' "$w/bad.err" || bad "bad: anomalies: $(tail -1 "$w/bad.err")"
+
+# damaged input: reported with the file, exit 1, the rest still written
+mkdir -p "$w/cut"
+cp "$w/sc/metadata" "$w/sc/stream_1" "$w/sc/stream_2" "$w/cut/"
+head -c 100 "$w/sc/stream_0" >"$w/cut/stream_0"
+"$HETRACE" export "$w/cut" -o "$w/cut.pftrace" 2>"$w/cut.err"
+rc=$?
+[ "$rc" = 1 ] || bad "cut: exit $rc, want 1"
+grep -q 'file=.*stream_0 offset=0' "$w/cut.err" || bad "cut: message: $(cat "$w/cut.err")"
+[ -s "$w/cut.pftrace" ] || bad "cut: nothing written"
+
+# missing input, unwritable output, usage
+"$HETRACE" export "$w/nothing" -o "$w/x.pftrace" 2>"$w/none.err"
+[ $? = 1 ] || bad "missing trace: exit status"
+grep -q nothing "$w/none.err" || bad "missing trace: message"
+"$HETRACE" export "$w/sc" -o "$w/no/such/dir/x" 2>"$w/out.err"
+[ $? = 1 ] || bad "unwritable output: exit status"
+grep -q 'no/such/dir' "$w/out.err" || bad "unwritable output: message"
+for args in "$w/sc" "-f svg -o $w/x $w/sc" "-o $w/x --window 0 $w/sc" "-o $w/x"; do
+	# shellcheck disable=SC2086
+	"$HETRACE" export $args >/dev/null 2>&1
+	[ $? = 2 ] || bad "usage '$args': exit status, want 2"
+done
+"$HETRACE" export --help | grep -q chrome-json || bad "--help lists no formats"
+exit $fail
