@@ -402,7 +402,8 @@ static int seg_fit(struct seg *sg, struct hsol *h, const struct pt *p,
 			if (e + 1 >= nh) {
 				e = nh - 2;
 			}
-			sg->has_est = true;
+			/* a clock runs forward: a falling line is no estimate */
+			sg->has_est = hh[e + 1].y > hh[e].y;
 			sg->est_a = hh[e];
 			sg->est_b = hh[e + 1];
 		}
@@ -553,14 +554,21 @@ static void edge_bounds(const struct node_fit *nf, int64_t x, int64_t *lo,
 		*lo = max64(*lo, s[a].gap_lo_before);
 		*hi = min64(*hi, s[a].gap_hi_after);
 	}
-	if (*lo != INT64_MIN && *hi != INT64_MAX) {
+	if (s[a].two_sided) {
+		/* pieces are two-sided too: lo and hi are finite */
 		*est = (int64_t)(*lo + ((ht__i128)*hi - *lo) / 2);
-	} else if (s[a].has_est) {
-		*est = ht__sat64(ht__line_at(s[a].est_a, s[a].est_b, x, -1));
-		*est = min64(max64(*est, *lo), *hi);
-	} else {
-		*est = *lo != INT64_MIN ? *lo : *hi;
+		return;
 	}
+	/* bounded on one side somewhere: the estimate line clamped into
+	 * [lo, hi] (or a step from -inf to +inf at the middle of the
+	 * pairs), which stays non-decreasing where a bound opens */
+	if (s[a].has_est) {
+		*est = ht__sat64(ht__line_at(s[a].est_a, s[a].est_b, x, -1));
+	} else {
+		*est = x < s[a].first_x / 2 + s[a].last_x / 2 ? INT64_MIN
+							      : INT64_MAX;
+	}
+	*est = min64(max64(*est, *lo), *hi);
 }
 
 /* ---- per-edge solve ---- */
@@ -1152,6 +1160,7 @@ int ht_sync_map(const struct ht_sync_set *set, unsigned node, int64_t t,
 {
 	const int64_t top = HT_SYNC_TIME_LIMIT - 1;
 	int64_t l = t, h = t, e = t, tmp, dummy;
+	bool two_sided = true;
 	unsigned v;
 
 	if (!set->solved || node >= set->nr_nodes) {
@@ -1180,7 +1189,8 @@ int ht_sync_map(const struct ht_sync_set *set, unsigned node, int64_t t,
 			edge_bounds(nf, max64(h, -top), &dummy, &h, &tmp);
 		}
 		edge_bounds(nf, min64(max64(e, -top), top), &tmp, &dummy, &e);
-		if (l != INT64_MIN && h != INT64_MAX) {
+		two_sided = two_sided && nf->segs[0].two_sided;
+		if (two_sided) {
 			e = (int64_t)(l + ((ht__i128)h - l) / 2);
 		} else {
 			e = min64(max64(e, l), h);

@@ -194,11 +194,13 @@ const struct ht_sync_fit *ht_sync_get_fit(const struct ht_sync_set *set,
 /*
  * Maps time t of `node` (its continuous clock value t) to the
  * reference's unit, composing along the tree. *lo <= true value <= *hi
- * whenever the model holds (lo is floored, hi ceiled); *est is the
- * middle of [lo, hi], so |est - truth| <= (hi - lo + 1) / 2. lo, est,
- * hi are non-decreasing in t. A one-sided (incomplete) fit gives
- * INT64_MIN or INT64_MAX on its open side. Values saturate at the
- * int64 limits. Any of est, lo, hi may be NULL.
+ * whenever the model holds (lo is floored, hi ceiled). When every fit
+ * on the way is bounded on both sides (accurate, and approximate with
+ * both lines), *est is the middle of [lo, hi], so |est - truth| <=
+ * (hi - lo + 1) / 2; otherwise (incomplete fits) it is the estimate
+ * line clamped into [lo, hi], and lo or hi may be INT64_MIN / INT64_MAX
+ * on the open side. lo, est, hi are non-decreasing in t. Values
+ * saturate at the int64 limits. Any of est, lo, hi may be NULL.
  * Returns 0, HT_ERANGE (t outside (-2^62, 2^62)), HT_EINVAL (node out
  * of range, set not solved), HT_ENOTFOUND (node absent or failed).
  * O(depth * log(hull size)).

@@ -570,6 +570,92 @@ static void test_exact(void)
 	printf("exact: %d sets compared with brute force\n", compared);
 }
 
+/* two rate steps: three pieces, bounds hold through both gaps */
+static void test_two_steps(void)
+{
+	struct sclock c = s_clock(50000000, 30000, 0, 4242);
+	struct ht_sync_set *set = ht_sync_create(2);
+	int64_t T0 = NS_PER_S, period = 1000000, T = 0;
+	const struct ht_sync_fit *f;
+	struct sclock c2;
+	int k;
+
+	/* the synthetic clock has two pieces: chain two clocks by hand */
+	s_clock_step(&c, T0 + 400 * period + 5000, 100000000, -50000);
+	c2 = c;
+	for (k = 0; k < 1200; k++) {
+		T = T0 + k * period;
+		if (k == 800) {
+			/* second step: restart the model from here */
+			c2.cn[0] = c.cn[1] + (s_i128)(T - 1 - c.T[1]) * c.num[1];
+			c2.T[0] = T - 1;
+			c2.num[0] = c.num[1];
+			c2.np = 1;
+			s_clock_step(&c2, T - 1, 25000000, 10000);
+		}
+		s_round(set, 0, NULL, 1, k < 800 ? &c : &c2, T, &handshake);
+	}
+	CHECK(ht_sync_solve(set, 0, NULL) == 0, "solve");
+	f = ht_sync_get_fit(set, 1);
+	CHECK(f->quality == HT_SYNC_ACCURATE && f->nr_segments == 3,
+	      "%s, %zu pieces", ht_sync_quality_name(f->quality),
+	      f->nr_segments);
+	/* (check_node also samples 10% beyond each end) */
+	check_node(set, 1, &c, s_read(&c, T0), s_read(&c, T0 + 700 * period),
+		   "two steps, first part");
+	check_node(set, 1, &c2, s_read(&c2, T0 + 850 * period), s_read(&c2, T),
+		   "two steps, last part");
+	ht_sync_destroy(set);
+}
+
+/* random messages with times near +-2^62: no overflow (UBSan), no
+ * crash, monotone maps whatever the fit */
+static void test_extremes(void)
+{
+	const int64_t big = HT_SYNC_TIME_LIMIT - 1;
+	int round;
+
+	for (round = 0; round < 200; round++) {
+		unsigned n = 2 + (unsigned)s_below(4), v;
+		struct ht_sync_set *set = ht_sync_create(n);
+		size_t i, nr = s_below(60);
+
+		for (i = 0; i < nr; i++) {
+			unsigned a = (unsigned)s_below(n), b = (unsigned)s_below(n);
+			int64_t t1 = (int64_t)(s_rand() % (2 * (uint64_t)big + 1)) - big;
+			int64_t t2 = s_below(2) ? t1 + (int64_t)s_below(1000) - 500
+						: (int64_t)(s_rand() % (2 * (uint64_t)big + 1)) - big;
+
+			if (t2 > big || t2 < -big) {
+				t2 = t1;
+			}
+			ht_sync_add_message(set, a, b == a ? (a + 1) % n : b, t1, t2);
+		}
+		CHECK(ht_sync_solve(set, (unsigned)s_below(n), NULL) == 0,
+		      "solve");
+		for (v = 0; v < n; v++) {
+			int64_t pe = INT64_MIN, pl = INT64_MIN, ph = INT64_MIN;
+			int k;
+
+			for (k = -50; k <= 50; k++) {
+				int64_t t = (int64_t)((s_i128)big * k / 50), e, l, h;
+
+				if (ht_sync_map(set, v, t, &e, &l, &h)) {
+					continue;
+				}
+				CHECK(l <= e && e <= h, "node %u: %" PRId64
+				      " <= %" PRId64 " <= %" PRId64, v, l, e, h);
+				CHECK(e >= pe && l >= pl && h >= ph,
+				      "node %u: not monotone at %" PRId64, v, t);
+				pe = e;
+				pl = l;
+				ph = h;
+			}
+		}
+		ht_sync_destroy(set);
+	}
+}
+
 static void test_errors(void)
 {
 	struct ht_sync_set *set = ht_sync_create(2);
@@ -605,6 +691,8 @@ int main(void)
 	test_order_and_delays();
 	test_tree();
 	test_exact();
+	test_two_steps();
+	test_extremes();
 	test_errors();
 	if (failures) {
 		fprintf(stderr, "%d checks failed\n", failures);
