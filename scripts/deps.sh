@@ -6,13 +6,17 @@ set -eu
 pkgs_build="gcc make pkg-config libyaml-dev libelf-dev libdw-dev"
 pkgs_check="babeltrace2 python3-bt2 python3-barectf gcc-arm-none-eabi libnewlib-arm-none-eabi
   gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf clang valgrind
-  lttng-tools liblttng-ust-dev"
+  lttng-tools liblttng-ust-dev chromium"
 pkgs_bench="babeltrace2 python3-barectf valgrind uftrace"
 pkgs_lttng="lttng-tools liblttng-ust-dev"
 pkgs_qemu="qemu-system-arm qemu-system-misc gcc-arm-none-eabi libnewlib-arm-none-eabi
   gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf"
 pkgs_fuzz="clang"
-pkgs_report="chromium nodejs npm"
+pkgs_report="chromium"
+# npm packages (groups check and report): installed into build/npm
+# (tests/report/test-report.sh finds them there); node and npm come
+# from Debian's nodejs and npm when there is no node at all.
+npm_pkgs="playwright-core@1.65.1"
 
 want=""
 for group in "$@"; do
@@ -22,7 +26,26 @@ for group in "$@"; do
 		exit 2
 	fi
 	want="$want ${!var}"
+	case "$group" in check | report) need_npm=1 ;; esac
 done
+
+install_npm() {
+	local top
+	top=$(cd "$(dirname "$0")/.." && pwd)
+	[ -d "$top/build/npm/node_modules/playwright-core" ] && return 0
+	if ! command -v npm >/dev/null; then
+		missing_node="nodejs npm"
+		return 0
+	fi
+	echo "hetrace: installing npm packages into build/npm: $npm_pkgs"
+	mkdir -p "$top/build/npm"
+	# shellcheck disable=SC2086
+	npm install --prefix "$top/build/npm" --no-audit --no-fund --no-save \
+		--loglevel=error $npm_pkgs >/dev/null
+}
+missing_node=""
+[ -n "${need_npm:-}" ] && install_npm
+want="$want $missing_node"
 
 missing=""
 for p in $want; do
@@ -34,7 +57,9 @@ for p in $want; do
 	esac
 done
 
-[ -z "$missing" ] && exit 0
+if [ -z "$missing" ]; then
+	exit 0
+fi
 
 echo "hetrace: missing Debian packages:$missing"
 if [ "$(id -u)" != 0 ]; then
@@ -47,3 +72,5 @@ apt-get update -qq >/dev/null
 # shellcheck disable=SC2086
 apt-get install -y -qq --no-install-recommends $missing >/dev/null
 echo "hetrace: installed:$missing"
+[ -n "$missing_node" ] && install_npm
+exit 0
