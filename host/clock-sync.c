@@ -263,6 +263,56 @@ const char *ht_sync_last_error(const struct ht_sync_set *set)
 
 /* ---- hulls and feasibility ---- */
 
+/* the Fourier-Motzkin constraint of one (U vertex, L vertex) pair */
+static void fm_pair(struct hsol *h, size_t i, size_t j, bool *eq_ok)
+{
+	struct ht__xy u = h->uh[i], q = h->lh[j];
+
+	if (u.x < q.x) {
+		/* a >= slope(u, q): keep the largest */
+		if (!h->has_min || ht__slope_cmp(u, q, h->uh[h->min_u],
+						 h->lh[h->min_q]) > 0) {
+			h->has_min = true;
+			h->min_u = i;
+			h->min_q = j;
+		}
+	} else if (q.x < u.x) {
+		/* a <= slope(q, u): keep the smallest */
+		if (!h->has_max || ht__slope_cmp(q, u, h->lh[h->max_q],
+						 h->uh[h->max_u]) < 0) {
+			h->has_max = true;
+			h->max_q = j;
+			h->max_u = i;
+		}
+	} else if (u.y < q.y) {
+		*eq_ok = false;
+	}
+}
+
+/* true when the line through a and b (a.x < b.x) is on or below every
+ * U vertex and on or above every L vertex */
+static bool line_separates(const struct hsol *h, struct ht__xy a,
+			   struct ht__xy b)
+{
+	ht__i128 dx = (ht__i128)b.x - a.x, dy = (ht__i128)b.y - a.y;
+	size_t i;
+
+	/* line(p.x) <= p.y  <=>  dy * (p.x - a.x) <= (p.y - a.y) * dx */
+	for (i = 0; i < h->nu; i++) {
+		if (dy * ((ht__i128)h->uh[i].x - a.x) >
+		    ((ht__i128)h->uh[i].y - a.y) * dx) {
+			return false;
+		}
+	}
+	for (i = 0; i < h->nl; i++) {
+		if (dy * ((ht__i128)h->lh[i].x - a.x) <
+		    ((ht__i128)h->lh[i].y - a.y) * dx) {
+			return false;
+		}
+	}
+	return true;
+}
+
 /* Builds both half hulls of p[0..n) but p[except] into h->uh/h->lh
  * (room for n each) and runs the Fourier-Motzkin test on them. */
 static bool hsol_run(struct hsol *h, const struct pt *p, size_t n,
@@ -285,32 +335,44 @@ static bool hsol_run(struct hsol *h, const struct pt *p, size_t n,
 		}
 	}
 	h->has_min = h->has_max = false;
-	for (i = 0; i < h->nu; i++) {
-		struct ht__xy u = h->uh[i];
+	/*
+	 * The extreme lines touch U and L at vertices whose ranges of
+	 * supporting slopes overlap; sweeping both ranges in slope order
+	 * visits O(nu + nl) such pairs. If the set is feasible the optimal
+	 * pairs are among them; a candidate line that passes the check
+	 * against every vertex proves it is.
+	 */
+	i = 0;
+	j = h->nl ? h->nl - 1 : 0;
+	while (h->nu && h->nl) {
+		fm_pair(h, i, j, &eq_ok);
+		if (i + 1 < h->nu && j > 0) {
+			int c = ht__slope_cmp(h->uh[i], h->uh[i + 1],
+					      h->lh[j - 1], h->lh[j]);
 
-		for (j = 0; j < h->nl; j++) {
-			struct ht__xy q = h->lh[j];
-
-			if (u.x < q.x) {
-				/* a >= slope(u, q): keep the largest */
-				if (!h->has_min ||
-				    ht__slope_cmp(u, q, h->uh[h->min_u],
-						  h->lh[h->min_q]) > 0) {
-					h->has_min = true;
-					h->min_u = i;
-					h->min_q = j;
-				}
-			} else if (q.x < u.x) {
-				/* a <= slope(q, u): keep the smallest */
-				if (!h->has_max ||
-				    ht__slope_cmp(q, u, h->lh[h->max_q],
-						  h->uh[h->max_u]) < 0) {
-					h->has_max = true;
-					h->max_q = j;
-					h->max_u = i;
-				}
-			} else if (u.y < q.y) {
-				eq_ok = false;
+			if (c == 0) {
+				fm_pair(h, i + 1, j, &eq_ok);
+				fm_pair(h, i, j - 1, &eq_ok);
+			}
+			if (c <= 0) {
+				i++;
+			}
+			if (c >= 0) {
+				j--;
+			}
+		} else if (i + 1 < h->nu) {
+			i++;
+		} else if (j > 0) {
+			j--;
+		} else {
+			break;
+		}
+	}
+	if (!h->has_min && !h->has_max && h->nu > 1 && h->nl > 1) {
+		/* no candidate at all: settle it on every pair */
+		for (i = 0; i < h->nu; i++) {
+			for (j = 0; j < h->nl; j++) {
+				fm_pair(h, i, j, &eq_ok);
 			}
 		}
 	}
@@ -319,6 +381,13 @@ static bool hsol_run(struct hsol *h, const struct pt *p, size_t n,
 	    ht__slope_cmp(h->uh[h->min_u], h->lh[h->min_q], h->lh[h->max_q],
 			  h->uh[h->max_u]) > 0) {
 		h->feasible = false;
+	}
+	if (h->feasible && h->has_min) {
+		h->feasible = line_separates(h, h->uh[h->min_u],
+					     h->lh[h->min_q]);
+	} else if (h->feasible && h->has_max) {
+		h->feasible = line_separates(h, h->lh[h->max_q],
+					     h->uh[h->max_u]);
 	}
 	/* clocks run forward: some feasible slope must be positive */
 	if (h->has_max && h->uh[h->max_u].y <= h->lh[h->max_q].y) {
