@@ -247,44 +247,81 @@ static inline uint64_t align_in_packet(const struct ht__stream *s,
 static int exec(struct ht__stream *s, const struct ht__op *ops, uint32_t i,
 		const char *name, struct ht__fieldbuf *fb, unsigned depth);
 
-/* Loads the leaves of a run starting at @pos into fields @f. */
-static inline void load_leaves(struct ht__stream *s, const struct ht__run *r,
-			       uint64_t pos, struct ht_ctf_field *f)
+/* A float leaf, or an integer that may span 9 bytes. */
+static void load_leaf_other(struct ht__stream *s, const struct ht__leaf *l,
+			    uint64_t p, uint64_t w, struct ht_ctf_field *f)
 {
-	const struct ht__leaf *l = r->leaves, *end = l + r->nr_leaves;
-	const uint8_t *map = s->map;
+	uint64_t v;
+
+	switch (l->load) {
+	case HT__LOAD_F64:
+		memcpy(&f->v.d, &w, 8);
+		return;
+	case HT__LOAD_F32: {
+		float x;
+
+		memcpy(&x, s->map + (p >> 3), 4);
+		f->v.d = x;
+		return;
+	}
+	case HT__LOAD_FSLOW:
+		v = read_bits_slow(s->map, p, l->size_bits, l->bo);
+		if (l->size_bits == 32) {
+			uint32_t x = v;
+			float fl;
+
+			memcpy(&fl, &x, 4);
+			f->v.d = fl;
+		} else {
+			memcpy(&f->v.d, &v, 8);
+		}
+		return;
+	default:
+		v = read_bits_slow(s->map, p, l->size_bits, l->bo);
+		v = (v ^ l->sign) - l->sign;
+		f->v.u = v;
+		if (l->side) {
+			if (l->reg >= 0) {
+				s->regs[l->reg] = v;
+			}
+			if (l->meaning) {
+				s->mval[l->meaning] = v;
+				s->mset |= 1u << l->meaning;
+			}
+			if (l->clock) {
+				clock_update(s, v, l->size_bits);
+			}
+		}
+		return;
+	}
+}
+
+/*
+ * Loads the leaves of a run starting at @pos into fields @f: integers
+ * are one 8-byte load, a shift and a mask (the file mapping has
+ * padding for the last load).
+ */
+static inline void load_leaves(struct ht__stream *restrict s,
+			       const struct ht__run *r, uint64_t pos,
+			       struct ht_ctf_field *restrict f)
+{
+	const struct ht__leaf *restrict l = r->leaves;
+	const struct ht__leaf *end = l + r->nr_leaves;
+	const uint8_t *restrict map = s->map;
 
 	for (; l < end; l++) {
-		uint64_t p = pos + l->off_bits, v, w;
+		const uint64_t p = pos + l->off_bits;
+		const unsigned load = l->load;
+		uint64_t v, w;
 
 		memcpy(&w, map + (p >> 3), 8);
-		if (l->load == HT__LOAD_LE) {
+		if (load == HT__LOAD_LE) {
 			v = (htole64_(w) >> (p & 7)) & l->mask;
-		} else if (l->load == HT__LOAD_BE) {
+		} else if (load == HT__LOAD_BE) {
 			v = (htobe64_(w) << (p & 7)) >> (64 - l->size_bits);
-		} else if (l->load == HT__LOAD_F64) {
-			memcpy(&f[l->field].v.d, &w, 8);
-			continue;
-		} else if (l->load == HT__LOAD_F32) {
-			float x;
-
-			memcpy(&x, map + (p >> 3), 4);
-			f[l->field].v.d = x;
-			continue;
-		} else if (l->load == HT__LOAD_FSLOW) {
-			v = read_bits_slow(map, p, l->size_bits, l->bo);
-			if (l->size_bits == 32) {
-				uint32_t x = v;
-				float fl;
-
-				memcpy(&fl, &x, 4);
-				f[l->field].v.d = fl;
-			} else {
-				memcpy(&f[l->field].v.d, &v, 8);
-			}
-			continue;
 		} else {
-			v = read_bits_slow(map, p, l->size_bits, l->bo);
+			load_leaf_other(s, l, p, w, &f[l->field]);
+			continue;
 		}
 		v = (v ^ l->sign) - l->sign;
 		f[l->field].v.u = v;
@@ -469,6 +506,34 @@ static int exec(struct ht__stream *s, const struct ht__op *ops, uint32_t i,
 
 			if (r->tmpl) {
 				ret = exec_run(s, ops, i, r, fb, depth);
+			} else if (ops[i + r->member_op].kind ==
+					   HT__OP_STRING &&
+				   fb->n < fb->cap) {
+				/* strings are common members: no call */
+				const struct ht__op *so = &ops[i + r->member_op];
+				uint64_t sp = (s->pos + 7) & ~(uint64_t)7;
+				const uint8_t *p = s->map + (sp >> 3);
+				const uint8_t *z = NULL;
+				struct ht_ctf_field *sf;
+
+				if (sp < s->content_end) {
+					z = find_nul(p, (s->content_end - sp) /
+								8);
+				}
+				if (!z) {
+					/* the general path says what is wrong */
+					ret = exec(s, ops, i + r->member_op,
+						   so->name, fb, depth + 1);
+				} else {
+					sf = &fb->f[fb->n++];
+					sf->type = so->type;
+					sf->name = so->name;
+					sf->next = 1;
+					sf->nr_children = z - p;
+					sf->v.str = (const char *)p;
+					s->pos = sp + (uint64_t)(z - p + 1) * 8;
+					ret = 0;
+				}
 			} else {
 				uint32_t c = i + r->member_op;
 
