@@ -470,11 +470,12 @@ static void damaged(struct ht_collector *c, struct ring *r, uint32_t k,
 	if (r->warned < WARN_PER_RING) {
 		r->warned++;
 		warn(c,
-		     "%s (core %s): packet %u (slot %u, offset %llu): %s: "
+		     "%s (core %s): packet %u (slot %u at offset %llu): %s: "
 		     "skipped%s",
 		     r->info->source, r->core_name, k, k % r->info->nr_slots,
-		     (unsigned long long)((uint64_t)(k % r->info->nr_slots) *
-					  r->info->slot_size),
+		     (unsigned long long)(r->info->slots_off +
+					  (uint64_t)(k % r->info->nr_slots) *
+						  r->info->slot_size),
 		     why,
 		     r->warned == WARN_PER_RING ?
 			     " (further damaged packets of this ring are "

@@ -178,6 +178,7 @@ static int validate(struct ht_ring_reader *rr, size_t size, char *err,
 	rr->info.mode = mode;
 	rr->info.slot_size = slot;
 	rr->info.nr_slots = nr;
+	rr->info.slots_off = soff;
 	rr->info.core_id = r->core_id;
 	memcpy(rr->info.core_name, (const char *)r->core_name,
 	       sizeof(rr->info.core_name) - 1u);

@@ -49,6 +49,7 @@ struct ht_ring_info {
 	uint32_t mode;       /* enum ht_ring_mode */
 	uint32_t slot_size;  /* bytes */
 	uint32_t nr_slots;
+	uint32_t slots_off;  /* offset of slot 0 in the region */
 	uint32_t core_id;
 	char core_name[32];  /* null-terminated (may be empty) */
 	const char *metadata; /* in the region; NULL when none */

@@ -61,7 +61,8 @@ seq_check() { # T C FIRST LAST LABEL
 
 # Events babeltrace2 says were discarded in trace "CORE" of stderr file E.
 bt_discarded() { # E CORE
-	sed -n "s/.*Tracer discarded \([0-9]*\) events.* in trace \"$2\".*/\1/p" "$1" |
+	# "1 event" or "N events"
+	sed -n "s/.*Tracer discarded \([0-9]*\) events* between .* in trace \"$2\".*/\1/p" "$1" |
 		awk '{ s += $1 } END { print s + 0 }'
 }
 
@@ -94,7 +95,7 @@ babeltrace2 -c sink.text.details "$w/cap1" 2>/dev/null | grep -q 'core_name: cor
 
 # 2. discard: POSIX shared memory, found by --shm-prefix, small rings:
 #    the producer drops; written + discarded == traced, per core.
-start -s 1024 -n 4 discard "$shm" 2 1000000
+start -s 1024 -n 4 -p 100 discard "$shm" 2 1000000
 "$HETRACE" record -o "$w/cap2" --shm-prefix "$shm" >"$w/rec2.out" 2>&1 ||
 	bad "discard: record failed: $(cat "$w/rec2.out")"
 wait "$prod_pid"; prod_pid=
