@@ -73,6 +73,104 @@ static int64_t to_time(uint64_t cycles)
 		       : (int64_t)cycles;
 }
 
+/* The line through l's points at x, in exact arithmetic (floored). */
+static __int128 line_at(const struct ht_sync_line *l, int64_t x)
+{
+	__int128 dx = (__int128)l->x1 - l->x0;
+
+	return l->y0 + floor_div(((__int128)x - l->x0) * ((__int128)l->y1 - l->y0),
+				 dx);
+}
+
+/* The estimate line of @node's fit at its time @t, in its parent's unit,
+ * composed up to the reference. false when there is none. */
+static bool line_est(const struct ht_sync_set *sync, unsigned node, int64_t t,
+		     unsigned depth, int64_t *out)
+{
+	const struct ht_sync_fit *fit = ht_sync_get_fit(sync, node);
+	const struct ht_sync_segment *g;
+	size_t k;
+
+	if (!fit || depth > 64) {
+		return false;
+	}
+	if (fit->quality == HT_SYNC_REFERENCE) {
+		*out = t;
+		return true;
+	}
+	if (fit->parent < 0 || !fit->nr_segments) {
+		return false;
+	}
+	g = &fit->segments[0];
+	for (k = 1; k < fit->nr_segments; k++) {
+		if (t >= fit->segments[k].begin_x) {
+			g = &fit->segments[k];
+		}
+	}
+	if (!g->min_line.valid || !g->max_line.valid) {
+		return false;
+	}
+	/* the mean of the min- and max-slope lines */
+	t = sat(floor_div(line_at(&g->min_line, t) + line_at(&g->max_line, t),
+			  2));
+	if (t <= -HT_SYNC_TIME_LIMIT || t >= HT_SYNC_TIME_LIMIT) {
+		return false;
+	}
+	return line_est(sync, (unsigned)fit->parent, t, depth + 1, out);
+}
+
+/* Whether @t lies between the first and the last message of one piece
+ * of @node's fit (where the bounds are tight). */
+static bool within_piece(const struct ht_sync_set *sync, unsigned node,
+			 int64_t t)
+{
+	const struct ht_sync_fit *fit = ht_sync_get_fit(sync, node);
+	size_t k;
+
+	if (!fit || fit->quality == HT_SYNC_REFERENCE) {
+		return true;
+	}
+	for (k = 0; k < fit->nr_segments; k++) {
+		if (t >= fit->segments[k].first_x &&
+		    t <= fit->segments[k].last_x) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * The time of @node's clock value @t on the reference (its unit).
+ * Within a piece of the fit (between its first and last message): the
+ * middle of the guaranteed bounds [lo, hi], so |est - truth| is at most
+ * half their width. Outside (before the first message, after the last,
+ * between two pieces where the clock rate stepped), the bounds only say
+ * "between the neighbouring messages" and their middle jumps away from
+ * the clock: there the fit's estimate line (piecewise, continuous at
+ * the breaks), kept inside [lo, hi]. docs/merge.md.
+ */
+static int est_at(const struct ht_sync_set *sync, unsigned node, int64_t t,
+		  int64_t *est, int64_t *lo, int64_t *hi)
+{
+	int64_t l, h, mid, e;
+	int ret = ht_sync_map(sync, node, t, &mid, &l, &h);
+
+	if (ret) {
+		return ret;
+	}
+	if (!within_piece(sync, node, t) && line_est(sync, node, t, 0, &e)) {
+		mid = e < l ? l : e > h ? h : e;
+	}
+	*est = mid;
+	if (lo) {
+		*lo = l;
+	}
+	if (hi) {
+		*hi = h;
+	}
+	return 0;
+}
+
 static int64_t map_cycles(void *arg, uint64_t cycles)
 {
 	const struct core_map *m = arg;
@@ -81,8 +179,8 @@ static int64_t map_cycles(void *arg, uint64_t cycles)
 	if (m->own_clock) {
 		return clock_ns(m->clock, to_time(cycles));
 	}
-	if (ht_sync_map(m->run->sync, (unsigned)m->node, to_time(cycles),
-			&est, NULL, NULL)) {
+	if (est_at(m->run->sync, (unsigned)m->node, to_time(cycles), &est,
+		   NULL, NULL)) {
 		return INT64_MIN;
 	}
 	return clock_ns(m->clock, est);
@@ -281,18 +379,17 @@ static int order_check(struct ht_sync_run *run)
 			int64_t s, r, r_next;
 			uint64_t rc = l->pairs[j].recv;
 
-			if (ht_sync_map(run->sync, (unsigned)l->from,
-					to_time(l->pairs[j].send), &s, NULL,
-					NULL) ||
-			    ht_sync_map(run->sync, (unsigned)l->to, to_time(rc),
-					&r, NULL, NULL)) {
+			if (est_at(run->sync, (unsigned)l->from,
+				   to_time(l->pairs[j].send), &s, NULL, NULL) ||
+			    est_at(run->sync, (unsigned)l->to, to_time(rc), &r,
+				   NULL, NULL)) {
 				continue;
 			}
 			if (r >= s) {
 				continue;
 			}
-			if (!ht_sync_map(run->sync, (unsigned)l->to,
-					 to_time(rc + 1), &r_next, NULL, NULL) &&
+			if (!est_at(run->sync, (unsigned)l->to, to_time(rc + 1),
+				    &r_next, NULL, NULL) &&
 			    s < r_next) {
 				ret = add_fix(run, l->to, rc, s);
 				if (ret) {
@@ -612,6 +709,80 @@ static void json_pairs(FILE *f, const struct ht_capture_link *l, bool up,
 	fputs("]", f);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Adds the child-side times of a link's pairs (every step-th) to @t. */
+static size_t pair_times(const struct ht_capture_link *l, bool child_sends,
+			 size_t max, uint64_t *t)
+{
+	size_t j, n = 0, step;
+
+	if (!l || !l->nr_pairs) {
+		return 0;
+	}
+	step = max && l->nr_pairs > max ? (l->nr_pairs + max - 1) / max : 1;
+	for (j = 0; j < l->nr_pairs; j += step) {
+		t[n++] = child_sends ? l->pairs[j].send : l->pairs[j].recv;
+	}
+	return n;
+}
+
+/*
+ * The bounds over the core's trace, in reference ns: evenly spaced
+ * times from its first to its last event, and the times of its
+ * messages with its parent (where lo and hi have their corners).
+ */
+static void json_bounds(const struct ht_sync_run *run, FILE *f, size_t i,
+			size_t max_pairs)
+{
+	const struct ht_sync_run_core *r = &run->cores[i];
+	const struct ht_capture_core *c = r->core;
+	const struct ht_ctf_clock *rk = ref_clock(run);
+	const struct ht_capture_link *down = NULL, *up = NULL;
+	uint64_t a = c->first_cycles, b = c->last_cycles, *t;
+	size_t n = 0, cap = BOUND_SAMPLES + 2, s, k = 0;
+
+	if (r->parent >= 0) {
+		down = ht_capture_link(run->cap, (size_t)r->parent, i);
+		up = ht_capture_link(run->cap, i, (size_t)r->parent);
+		cap += (down ? down->nr_pairs : 0) + (up ? up->nr_pairs : 0);
+	}
+	t = malloc(cap * sizeof(*t));
+	if (!t) {
+		fputs(",\n     \"bounds\": null", f);
+		return;
+	}
+	for (s = 0; s < BOUND_SAMPLES; s++) {
+		t[n++] = a + (uint64_t)((double)(b - a) * s / (BOUND_SAMPLES - 1));
+	}
+	t[n++] = b;
+	n += pair_times(down, false, max_pairs, t + n);
+	n += pair_times(up, true, max_pairs, t + n);
+	qsort(t, n, sizeof(*t), cmp_u64);
+	fputs(",\n     \"bounds\": [", f);
+	for (s = 0; s < n; s++) {
+		int64_t est, lo, hi;
+
+		if ((s && t[s] == t[s - 1]) ||
+		    est_at(run->sync, (unsigned)i, to_time(t[s]), &est, &lo,
+			   &hi)) {
+			continue;
+		}
+		fprintf(f, "%s[%" PRIu64 ", ", k++ ? ", " : "", t[s]);
+		json_x(f, lo == INT64_MIN ? lo : clock_ns(rk, lo));
+		fprintf(f, ", %" PRId64 ", ", clock_ns(rk, est));
+		json_x(f, hi == INT64_MAX ? hi : clock_ns(rk, hi));
+		fputs("]", f);
+	}
+	fputs("]", f);
+	free(t);
+}
+
 static void json_core(const struct ht_sync_run *run, FILE *f, size_t i,
 		      size_t max_pairs)
 {
@@ -707,31 +878,7 @@ static void json_core(const struct ht_sync_run *run, FILE *f, size_t i,
 		fputs("}", f);
 	}
 	if (!r->unsynced && c->has_time) {
-		/* the bounds over the core's trace, in reference ns */
-		const struct ht_ctf_clock *rk = ref_clock(run);
-		uint64_t a = c->first_cycles, b = c->last_cycles;
-		size_t n = b > a ? BOUND_SAMPLES : 1;
-
-		fputs(",\n     \"bounds\": [", f);
-		for (s = 0; s < n; s++) {
-			uint64_t t = a + (uint64_t)((double)(b - a) * s /
-						    (n > 1 ? n - 1 : 1));
-			int64_t est, lo, hi;
-
-			if (s == n - 1) {
-				t = b;
-			}
-			if (ht_sync_map(run->sync, (unsigned)i, to_time(t),
-					&est, &lo, &hi)) {
-				continue;
-			}
-			fprintf(f, "%s[%" PRIu64 ", ", s ? ", " : "", t);
-			json_x(f, lo == INT64_MIN ? lo : clock_ns(rk, lo));
-			fprintf(f, ", %" PRId64 ", ", clock_ns(rk, est));
-			json_x(f, hi == INT64_MAX ? hi : clock_ns(rk, hi));
-			fputs("]", f);
-		}
-		fputs("]", f);
+		json_bounds(run, f, i, max_pairs);
 	}
 	fputs("}", f);
 }
