@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* hetrace-command: 35 hull: convex-hull clock fit of raw message pairs (sender receiver send recv) */
+/* hetrace-command: 35 hull: convex-hull clock fit of raw message pairs (sender
+ * receiver send recv) */
 /*
  * hetrace hull [FILE]: reads messages (host/sync-pairs.h), fits every
  * node to its parent in the tree rooted at node 0 (host/clock-sync.h)
@@ -19,29 +20,30 @@
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"usage: %s [OPTIONS] [FILE]\n\n"
-		"Fits clocks from message pairs by the convex-hull method.\n"
-		"Input (FILE or stdin): '#' comment lines, then the number of\n"
-		"nodes (node 0 is the reference), then one message per line:\n"
-		"  sender receiver send_time recv_time\n"
-		"each time in its own node's integer unit (ns, ticks...).\n"
-		"Prints per node its fit to its parent: quality, min- and\n"
-		"max-slope lines (exactly, through two points, and as slope\n"
-		"and offset), the estimate (mean of the two lines), the\n"
-		"largest bound width over the pairs, the linear pieces and\n"
-		"the rejected (too fast) pairs by input line.\n\n"
-		"options:\n"
-		"  -r, --reference N   reference node (default 0)\n"
-		"  -R, --rate N=HZ     nominal rate of node N (for drift in ppm)\n"
-		"  -w, --window N      pairs each side when judging a pair "
-		"too fast (8)\n"
-		"      --no-outliers   never exclude pairs\n"
-		"      --no-piecewise  never split into pieces\n"
-		"  -h, --help          this help\n\n"
-		"exit: 0 every node fitted, 1 bad input or a node absent /\n"
-		"failed, 2 usage error\n",
-		ht_cli_prog);
+	fprintf(
+	    out,
+	    "usage: %s [OPTIONS] [FILE]\n\n"
+	    "Fits clocks from message pairs by the convex-hull method.\n"
+	    "Input (FILE or stdin): '#' comment lines, then the number of\n"
+	    "nodes (node 0 is the reference), then one message per line:\n"
+	    "  sender receiver send_time recv_time\n"
+	    "each time in its own node's integer unit (ns, ticks...).\n"
+	    "Prints per node its fit to its parent: quality, min- and\n"
+	    "max-slope lines (exactly, through two points, and as slope\n"
+	    "and offset), the estimate (mean of the two lines), the\n"
+	    "largest bound width over the pairs, the linear pieces and\n"
+	    "the rejected (too fast) pairs by input line.\n\n"
+	    "options:\n"
+	    "  -r, --reference N   reference node (default 0)\n"
+	    "  -R, --rate N=HZ     nominal rate of node N (for drift in ppm)\n"
+	    "  -w, --window N      pairs each side when judging a pair "
+	    "too fast (8)\n"
+	    "      --no-outliers   never exclude pairs\n"
+	    "      --no-piecewise  never split into pieces\n"
+	    "  -h, --help          this help\n\n"
+	    "exit: 0 every node fitted, 1 bad input or a node absent /\n"
+	    "failed, 2 usage error\n",
+	    ht_cli_prog);
 }
 
 static void print_line(const char *what, const struct ht_sync_line *l)
@@ -81,18 +83,19 @@ static const char *status_of(const struct ht_sync_fit *f)
 	switch (f->quality) {
 	case HT_SYNC_ACCURATE:
 		return f->nr_segments > 1
-			       ? "both directions; the rate changes: linear "
-				 "pieces, continuous at the breaks"
-			       : "both directions, every pair consistent";
+			   ? "both directions; the rate changes: linear "
+			     "pieces, continuous at the breaks"
+			   : "both directions, every pair consistent";
 	case HT_SYNC_APPROXIMATE:
 		return f->pairs_rejected
-			       ? "hulls crossed; consistent once the too-fast "
-				 "pairs were excluded"
-			       : "few pairs or a slope bounded on one side only";
+			   ? "hulls crossed; consistent once the too-fast "
+			     "pairs were excluded"
+			   : "few pairs or a slope bounded on one side only";
 	case HT_SYNC_INCOMPLETE:
-		return f->pairs_up ? "only child->parent messages: upper bound only"
-				   : "only parent->child messages: lower bound "
-				     "only";
+		return f->pairs_up
+			   ? "only child->parent messages: upper bound only"
+			   : "only parent->child messages: lower bound "
+			     "only";
 	case HT_SYNC_ABSENT:
 		return "no messages link it to the reference";
 	case HT_SYNC_FAIL:
@@ -179,13 +182,13 @@ int cmd_hull(int argc, char **argv)
 {
 	enum { OPT_NO_OUTLIERS = 256, OPT_NO_PIECEWISE };
 	static const struct option longopts[] = {
-		{"reference", required_argument, NULL, 'r'},
-		{"rate", required_argument, NULL, 'R'},
-		{"window", required_argument, NULL, 'w'},
-		{"no-outliers", no_argument, NULL, OPT_NO_OUTLIERS},
-		{"no-piecewise", no_argument, NULL, OPT_NO_PIECEWISE},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"reference", required_argument, NULL, 'r'},
+	    {"rate", required_argument, NULL, 'R'},
+	    {"window", required_argument, NULL, 'w'},
+	    {"no-outliers", no_argument, NULL, OPT_NO_OUTLIERS},
+	    {"no-piecewise", no_argument, NULL, OPT_NO_PIECEWISE},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct ht_sync_options opts = {0};
 	struct {
@@ -201,8 +204,7 @@ int cmd_hull(int argc, char **argv)
 	int c, ret, status = HT_EXIT_OK;
 	char *end;
 
-	while ((c = getopt_long(argc, argv, "r:R:w:h", longopts, NULL)) !=
-	       -1) {
+	while ((c = getopt_long(argc, argv, "r:R:w:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
 			reference = (unsigned)strtoul(optarg, &end, 10);
@@ -216,18 +218,21 @@ int cmd_hull(int argc, char **argv)
 			if (nr_rates == 64 ||
 			    parse_rate(optarg, &rates[nr_rates].node,
 				       &rates[nr_rates].hz)) {
-				fprintf(stderr,
-					"%s: bad --rate '%s' (expected NODE=HZ)\n",
-					ht_cli_prog, optarg);
+				fprintf(
+				    stderr,
+				    "%s: bad --rate '%s' (expected NODE=HZ)\n",
+				    ht_cli_prog, optarg);
 				return HT_EXIT_USAGE;
 			}
 			nr_rates++;
 			break;
 		case 'w':
-			opts.outlier_window = (unsigned)strtoul(optarg, &end, 10);
+			opts.outlier_window =
+			    (unsigned)strtoul(optarg, &end, 10);
 			if (end == optarg || *end || opts.outlier_window == 0 ||
 			    opts.outlier_window > 1000) {
-				fprintf(stderr, "%s: bad --window '%s' (1 to 1000)\n",
+				fprintf(stderr,
+					"%s: bad --window '%s' (1 to 1000)\n",
 					ht_cli_prog, optarg);
 				return HT_EXIT_USAGE;
 			}
@@ -269,14 +274,16 @@ int cmd_hull(int argc, char **argv)
 	}
 	nodes = ht_sync_nr_nodes(set);
 	if (reference >= nodes) {
-		fprintf(stderr, "%s: %s: reference %u is not a node (0 to %u)\n",
+		fprintf(stderr,
+			"%s: %s: reference %u is not a node (0 to %u)\n",
 			ht_cli_prog, name, reference, nodes - 1);
 		status = HT_EXIT_FAIL;
 		goto out;
 	}
 	for (i = 0; i < nr_rates; i++) {
 		if (ht_sync_set_rate(set, rates[i].node, rates[i].hz)) {
-			fprintf(stderr, "%s: --rate: %u is not a node (0 to %u)\n",
+			fprintf(stderr,
+				"%s: --rate: %u is not a node (0 to %u)\n",
 				ht_cli_prog, rates[i].node, nodes - 1);
 			status = HT_EXIT_USAGE;
 			goto out;
@@ -298,7 +305,8 @@ int cmd_hull(int argc, char **argv)
 			continue;
 		}
 		print_fit(f, lines);
-		if (f->quality == HT_SYNC_ABSENT || f->quality == HT_SYNC_FAIL) {
+		if (f->quality == HT_SYNC_ABSENT ||
+		    f->quality == HT_SYNC_FAIL) {
 			status = HT_EXIT_FAIL;
 		}
 	}

@@ -48,12 +48,12 @@ struct pt {
 struct seg {
 	struct ht__xy *uh, *lh; /* lower hull of U, upper hull of L */
 	size_t nu, nl;
-	bool has_min, has_max;  /* the min/max-slope lines exist */
-	bool two_sided;         /* both exist and a_min > 0 */
-	size_t min_u, min_q;    /* min-slope line: uh[min_u] -> lh[min_q] */
-	size_t max_q, max_u;    /* max-slope line: lh[max_q] -> uh[max_u] */
-	size_t u_low, l_high;   /* lowest U vertex, highest L vertex */
-	bool has_est;           /* one-sided estimate: est_a -> est_b */
+	bool has_min, has_max; /* the min/max-slope lines exist */
+	bool two_sided;	       /* both exist and a_min > 0 */
+	size_t min_u, min_q;   /* min-slope line: uh[min_u] -> lh[min_q] */
+	size_t max_q, max_u;   /* max-slope line: lh[max_q] -> uh[max_u] */
+	size_t u_low, l_high;  /* lowest U vertex, highest L vertex */
+	bool has_est;	       /* one-sided estimate: est_a -> est_b */
 	struct ht__xy est_a, est_b;
 	int64_t first_x, last_x;
 	/* running bounds from the regions before / after (monotonicity) */
@@ -89,10 +89,9 @@ struct hsol {
 };
 
 static const char *const quality_names[] = {
-	[HT_SYNC_REFERENCE] = "reference", [HT_SYNC_ACCURATE] = "accurate",
-	[HT_SYNC_APPROXIMATE] = "approximate",
-	[HT_SYNC_INCOMPLETE] = "incomplete", [HT_SYNC_ABSENT] = "absent",
-	[HT_SYNC_FAIL] = "fail",
+    [HT_SYNC_REFERENCE] = "reference",	   [HT_SYNC_ACCURATE] = "accurate",
+    [HT_SYNC_APPROXIMATE] = "approximate", [HT_SYNC_INCOMPLETE] = "incomplete",
+    [HT_SYNC_ABSENT] = "absent",	   [HT_SYNC_FAIL] = "fail",
 };
 
 const char *ht_sync_quality_name(enum ht_sync_quality q)
@@ -190,8 +189,7 @@ static bool time_ok(int64_t t)
 }
 
 int ht_sync_add_message(struct ht_sync_set *set, unsigned sender,
-			unsigned receiver, int64_t send_time,
-			int64_t recv_time)
+			unsigned receiver, int64_t send_time, int64_t recv_time)
 {
 	struct msg *m;
 
@@ -209,10 +207,10 @@ int ht_sync_add_message(struct ht_sync_set *set, unsigned sender,
 		return HT_EINVAL;
 	}
 	if (!time_ok(send_time) || !time_ok(recv_time)) {
-		snprintf(set->err, sizeof(set->err),
-			 "time %lld out of range (-2^62, 2^62)",
-			 (long long)(time_ok(send_time) ? recv_time
-							: send_time));
+		snprintf(
+		    set->err, sizeof(set->err),
+		    "time %lld out of range (-2^62, 2^62)",
+		    (long long)(time_ok(send_time) ? recv_time : send_time));
 		return HT_ERANGE;
 	}
 	if (set->nr_msgs == set->cap_msgs) {
@@ -270,16 +268,16 @@ static void fm_pair(struct hsol *h, size_t i, size_t j, bool *eq_ok)
 
 	if (u.x < q.x) {
 		/* a >= slope(u, q): keep the largest */
-		if (!h->has_min || ht__slope_cmp(u, q, h->uh[h->min_u],
-						 h->lh[h->min_q]) > 0) {
+		if (!h->has_min ||
+		    ht__slope_cmp(u, q, h->uh[h->min_u], h->lh[h->min_q]) > 0) {
 			h->has_min = true;
 			h->min_u = i;
 			h->min_q = j;
 		}
 	} else if (q.x < u.x) {
 		/* a <= slope(q, u): keep the smallest */
-		if (!h->has_max || ht__slope_cmp(q, u, h->lh[h->max_q],
-						 h->uh[h->max_u]) < 0) {
+		if (!h->has_max ||
+		    ht__slope_cmp(q, u, h->lh[h->max_q], h->uh[h->max_u]) < 0) {
 			h->has_max = true;
 			h->max_q = j;
 			h->max_u = i;
@@ -383,11 +381,11 @@ static bool hsol_run(struct hsol *h, const struct pt *p, size_t n,
 		h->feasible = false;
 	}
 	if (h->feasible && h->has_min) {
-		h->feasible = line_separates(h, h->uh[h->min_u],
-					     h->lh[h->min_q]);
+		h->feasible =
+		    line_separates(h, h->uh[h->min_u], h->lh[h->min_q]);
 	} else if (h->feasible && h->has_max) {
-		h->feasible = line_separates(h, h->lh[h->max_q],
-					     h->uh[h->max_u]);
+		h->feasible =
+		    line_separates(h, h->lh[h->max_q], h->uh[h->max_u]);
 	}
 	/* clocks run forward: some feasible slope must be positive */
 	if (h->has_max && h->uh[h->max_u].y <= h->lh[h->max_q].y) {
@@ -424,8 +422,7 @@ static size_t hull_edge_at(const struct ht__xy *h, size_t n, int64_t x)
 	return lo;
 }
 
-static int seg_fit(struct seg *sg, struct hsol *h, const struct pt *p,
-		   size_t n)
+static int seg_fit(struct seg *sg, struct hsol *h, const struct pt *p, size_t n)
 {
 	size_t i;
 
@@ -471,7 +468,8 @@ static int seg_fit(struct seg *sg, struct hsol *h, const struct pt *p,
 			if (e + 1 >= nh) {
 				e = nh - 2;
 			}
-			/* a clock runs forward: a falling line is no estimate */
+			/* a clock runs forward: a falling line is no estimate
+			 */
 			sg->has_est = hh[e + 1].y > hh[e].y;
 			sg->est_a = hh[e];
 			sg->est_b = hh[e + 1];
@@ -495,7 +493,7 @@ static void seg_bounds(const struct seg *sg, int64_t x, int64_t *lo,
 			*hi = ht__sat64(ht__line_at(q2, u2, x, 1));
 		} else {
 			*hi = ht__sat64(
-				ht__hull_at(sg->uh, sg->min_u, sg->max_u, x, 1));
+			    ht__hull_at(sg->uh, sg->min_u, sg->max_u, x, 1));
 		}
 		if (x >= q1.x) {
 			*lo = ht__sat64(ht__line_at(u1, q1, x, -1));
@@ -503,7 +501,7 @@ static void seg_bounds(const struct seg *sg, int64_t x, int64_t *lo,
 			*lo = ht__sat64(ht__line_at(q2, u2, x, -1));
 		} else {
 			*lo = ht__sat64(
-				ht__hull_at(sg->lh, sg->max_q, sg->min_q, x, -1));
+			    ht__hull_at(sg->lh, sg->max_q, sg->min_q, x, -1));
 		}
 		return;
 	}
@@ -517,8 +515,8 @@ static void seg_bounds(const struct seg *sg, int64_t x, int64_t *lo,
 		if (x <= low.x) {
 			*hi = low.y;
 		} else if (x <= sg->uh[sg->nu - 1].x) {
-			*hi = ht__sat64(ht__hull_at(sg->uh, sg->u_low,
-						    sg->nu - 1, x, 1));
+			*hi = ht__sat64(
+			    ht__hull_at(sg->uh, sg->u_low, sg->nu - 1, x, 1));
 		}
 	}
 	*lo = INT64_MIN;
@@ -529,7 +527,7 @@ static void seg_bounds(const struct seg *sg, int64_t x, int64_t *lo,
 			*lo = high.y;
 		} else if (x >= sg->lh[0].x) {
 			*lo = ht__sat64(
-				ht__hull_at(sg->lh, 0, sg->l_high, x, -1));
+			    ht__hull_at(sg->lh, 0, sg->l_high, x, -1));
 		}
 	}
 }
@@ -723,8 +721,7 @@ static int cmp_size(const void *pa, const void *pb)
 }
 
 /* largest e with p[b..e) feasible (p[b..b+1) always is) */
-static size_t max_prefix(struct hsol *h, const struct pt *p, size_t n,
-			 size_t b)
+static size_t max_prefix(struct hsol *h, const struct pt *p, size_t n, size_t b)
 {
 	size_t good = 1, bad, step = 2;
 
@@ -808,9 +805,11 @@ static void seg_publish(const struct seg *sg, struct ht_sync_segment *ps,
 	}
 	if (ps->min_line.valid && ps->max_line.valid) {
 		ps->slope = (ht_sync_line_slope(&ps->min_line) +
-			     ht_sync_line_slope(&ps->max_line)) / 2;
+			     ht_sync_line_slope(&ps->max_line)) /
+			    2;
 		ps->offset = (ht_sync_line_offset(&ps->min_line) +
-			      ht_sync_line_offset(&ps->max_line)) / 2;
+			      ht_sync_line_offset(&ps->max_line)) /
+			     2;
 	} else if (sg->has_est) {
 		struct ht_sync_line l;
 
@@ -819,7 +818,7 @@ static void seg_publish(const struct seg *sg, struct ht_sync_segment *ps,
 		ps->offset = ht_sync_line_offset(&l);
 	} else {
 		const struct ht_sync_line *l =
-			ps->min_line.valid ? &ps->min_line : &ps->max_line;
+		    ps->min_line.valid ? &ps->min_line : &ps->max_line;
 
 		ps->slope = ht_sync_line_slope(l);
 		ps->offset = ht_sync_line_offset(l);
@@ -828,12 +827,12 @@ static void seg_publish(const struct seg *sg, struct ht_sync_segment *ps,
 	 * at one end */
 	seg_bounds(sg, sg->first_x, &lo, &hi);
 	w1 = (lo == INT64_MIN || hi == INT64_MAX)
-		     ? INT64_MAX
-		     : ht__sat64((ht__i128)hi - lo);
+		 ? INT64_MAX
+		 : ht__sat64((ht__i128)hi - lo);
 	seg_bounds(sg, sg->last_x, &lo, &hi);
 	w2 = (lo == INT64_MIN || hi == INT64_MAX)
-		     ? INT64_MAX
-		     : ht__sat64((ht__i128)hi - lo);
+		 ? INT64_MAX
+		 : ht__sat64((ht__i128)hi - lo);
 	ps->width_max = max64(w1, w2);
 }
 
@@ -870,8 +869,7 @@ static bool enough_pairs(const struct pt *p, size_t n)
 }
 
 static int solve_edge(struct ht_sync_set *set, struct node_fit *nf,
-		      struct pt *p, size_t n,
-		      const struct ht_sync_options *opt)
+		      struct pt *p, size_t n, const struct ht_sync_options *opt)
 {
 	struct ht_sync_fit *f = &nf->pub;
 	struct hsol h = {0};
@@ -881,10 +879,10 @@ static int solve_edge(struct ht_sync_set *set, struct node_fit *nf,
 	int ret = 0;
 
 	(void)set;
-	window = opt && opt->outlier_window ? opt->outlier_window
-					    : DEFAULT_WINDOW;
-	max_segs = opt && opt->max_segments ? opt->max_segments
-					    : DEFAULT_MAX_SEGMENTS;
+	window =
+	    opt && opt->outlier_window ? opt->outlier_window : DEFAULT_WINDOW;
+	max_segs =
+	    opt && opt->max_segments ? opt->max_segments : DEFAULT_MAX_SEGMENTS;
 	f->pairs_up = f->pairs_down = 0;
 	for (i = 0; i < n; i++) {
 		if (p[i].up) {
@@ -930,8 +928,8 @@ static int solve_edge(struct ht_sync_set *set, struct node_fit *nf,
 			 * lies in the previous block, in the second half in
 			 * this one; a consistent block clears them. */
 			if (i % (2 * window) == 0) {
-				size_t bb = i + 4 * window < n ? i + 4 * window
-							       : n;
+				size_t bb =
+				    i + 4 * window < n ? i + 4 * window : n;
 
 				prev_ok = i > 0 && cur_ok;
 				cur_ok = hsol_run(&h, p + i, bb - i, SIZE_MAX);
@@ -975,10 +973,9 @@ static int solve_edge(struct ht_sync_set *set, struct node_fit *nf,
 		goto free_scratch;
 	} else if ((whole_ok = hsol_run(&h, p, n, SIZE_MAX))) {
 		f->quality = nr_rej || !h.has_min || !h.has_max ||
-					     f->pairs_up < 2 ||
-					     f->pairs_down < 2
-				     ? HT_SYNC_APPROXIMATE
-				     : HT_SYNC_ACCURATE;
+				     f->pairs_up < 2 || f->pairs_down < 2
+				 ? HT_SYNC_APPROXIMATE
+				 : HT_SYNC_ACCURATE;
 	} else if (opt && opt->no_piecewise) {
 		f->quality = HT_SYNC_FAIL;
 		goto free_scratch;
@@ -1033,8 +1030,8 @@ static int solve_edge(struct ht_sync_set *set, struct node_fit *nf,
 	}
 	for (k = 0; k < nr_chunks; k++) {
 		nf->psegs[k].begin_x =
-			k == 0 ? INT64_MIN
-			       : break_at(&nf->psegs[k - 1], &nf->psegs[k]);
+		    k == 0 ? INT64_MIN
+			   : break_at(&nf->psegs[k - 1], &nf->psegs[k]);
 		nf->psegs[k].end_x = INT64_MAX;
 		if (k > 0) {
 			nf->psegs[k - 1].end_x = nf->psegs[k].begin_x;
@@ -1098,7 +1095,7 @@ static int build_tree(struct ht_sync_set *set, unsigned ref)
 				}
 				set->fits[v].pub.parent = (int)u;
 				set->fits[v].pub.depth =
-					set->fits[u].pub.depth + 1;
+				    set->fits[u].pub.depth + 1;
 				queue[tail++] = v;
 			}
 		}

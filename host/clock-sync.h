@@ -95,8 +95,8 @@ double ht_sync_line_offset(const struct ht_sync_line *l);
  * to either side.
  */
 struct ht_sync_segment {
-	int64_t begin_x, end_x;     /* child time range of the piece */
-	int64_t first_x, last_x;    /* child times of its first/last pair */
+	int64_t begin_x, end_x;	      /* child time range of the piece */
+	int64_t first_x, last_x;      /* child times of its first/last pair */
 	struct ht_sync_line min_line; /* min-slope separating line */
 	struct ht_sync_line max_line; /* max-slope separating line */
 	/* the estimate line: the mean of min_line and max_line (for
@@ -105,7 +105,7 @@ struct ht_sync_segment {
 	double slope, offset;
 	/* largest hi - lo over [first_x, last_x], parent units */
 	int64_t width_max;
-	size_t pairs;               /* pairs that define this piece */
+	size_t pairs; /* pairs that define this piece */
 };
 
 /*
@@ -114,20 +114,20 @@ struct ht_sync_segment {
  */
 struct ht_sync_fit {
 	unsigned node;
-	int parent;                 /* -1 for the reference and unlinked nodes */
-	unsigned depth;             /* edges to the reference */
+	int parent;	/* -1 for the reference and unlinked nodes */
+	unsigned depth; /* edges to the reference */
 	enum ht_sync_quality quality;
-	size_t pairs_up;            /* messages child -> parent */
-	size_t pairs_down;          /* messages parent -> child */
+	size_t pairs_up;   /* messages child -> parent */
+	size_t pairs_down; /* messages parent -> child */
 	size_t pairs_used;
-	size_t pairs_rejected;      /* "too fast" pairs, excluded */
+	size_t pairs_rejected; /* "too fast" pairs, excluded */
 	/* the first segment's lines (the only ones when nr_segments == 1) */
 	struct ht_sync_line min_line, max_line;
-	double slope, offset;       /* estimate of the first segment */
+	double slope, offset; /* estimate of the first segment */
 	/* (slope / nominal slope - 1) * 1e6, nominal from
 	 * ht_sync_set_rate() (1.0 when rates are not set) */
 	double drift_ppm;
-	int64_t width_max;          /* largest bound width over the pairs */
+	int64_t width_max; /* largest bound width over the pairs */
 	size_t nr_segments;
 	const struct ht_sync_segment *segments;
 	/* message indices (in add order, 0-based) of the rejected pairs,

@@ -23,8 +23,7 @@ static bool turns_right(struct ht__xy o, struct ht__xy a, struct ht__xy b)
 	return l < r;
 }
 
-size_t ht__hull_push(struct ht__xy *h, size_t n, struct ht__xy p,
-		     bool lower)
+size_t ht__hull_push(struct ht__xy *h, size_t n, struct ht__xy p, bool lower)
 {
 	if (n > 0 && h[n - 1].x == p.x) {
 		/* same x: keep the lower (lower hull) or higher point */
@@ -90,8 +89,8 @@ ht__i128 ht__line_at(struct ht__xy a, struct ht__xy b, int64_t x, int dir)
 	return (ht__i128)a.y + div_round(num, (ht__i128)b.x - a.x, dir);
 }
 
-ht__i128 ht__hull_at(const struct ht__xy *h, size_t lo, size_t hi,
-		     int64_t x, int dir)
+ht__i128 ht__hull_at(const struct ht__xy *h, size_t lo, size_t hi, int64_t x,
+		     int dir)
 {
 	/* find the edge h[lo] .. h[lo + 1] holding x */
 	while (hi - lo > 1) {

@@ -29,8 +29,7 @@ size_t ht__hull_build(const struct ht__xy *p, size_t n, bool lower,
 
 /* Appends one point (x not below the last one's) to a hull under
  * construction: the incremental step of ht__hull_build(). */
-size_t ht__hull_push(struct ht__xy *h, size_t n, struct ht__xy p,
-		     bool lower);
+size_t ht__hull_push(struct ht__xy *h, size_t n, struct ht__xy p, bool lower);
 
 /* sign of slope(a->b) - slope(c->d), with a.x < b.x and c.x < d.x */
 int ht__slope_cmp(struct ht__xy a, struct ht__xy b, struct ht__xy c,
@@ -43,8 +42,8 @@ ht__i128 ht__line_at(struct ht__xy a, struct ht__xy b, int64_t x, int dir);
 
 /* The hull h[lo..hi] (x strictly increasing) at x, h[lo].x <= x <=
  * h[hi].x, floored or ceiled. */
-ht__i128 ht__hull_at(const struct ht__xy *h, size_t lo, size_t hi,
-		     int64_t x, int dir);
+ht__i128 ht__hull_at(const struct ht__xy *h, size_t lo, size_t hi, int64_t x,
+		     int dir);
 
 /* Saturates a 128-bit value to int64 (INT64_MIN / INT64_MAX stand for
  * minus / plus infinity in the bounds). */

@@ -35,8 +35,8 @@ static bool next_int(char **pp, long long *v, const char **why)
 	return true;
 }
 
-static const char *const field_names[] = {"sender", "receiver",
-					  "send_time", "recv_time"};
+static const char *const field_names[] = {"sender", "receiver", "send_time",
+					  "recv_time"};
 
 int ht_sync_pairs_read(FILE *in, const char *name, struct ht_sync_set **out,
 		       size_t **lines, char *err, size_t errlen)
@@ -80,7 +80,8 @@ int ht_sync_pairs_read(FILE *in, const char *name, struct ht_sync_set **out,
 			set = ht_sync_create((unsigned)nodes);
 			if (!set) {
 				ret = HT_ENOMEM;
-				snprintf(err, errlen, "%s: out of memory", name);
+				snprintf(err, errlen, "%s: out of memory",
+					 name);
 				goto fail;
 			}
 			continue;
@@ -129,7 +130,8 @@ int ht_sync_pairs_read(FILE *in, const char *name, struct ht_sync_set **out,
 
 			if (!nl) {
 				ret = HT_ENOMEM;
-				snprintf(err, errlen, "%s: out of memory", name);
+				snprintf(err, errlen, "%s: out of memory",
+					 name);
 				goto fail;
 			}
 			ln = nl;

@@ -23,7 +23,9 @@ static double now(void)
 }
 
 static const struct s_round handshake = {
-	.min_ns = 400, .mean_ns = 1500, .isr_ns = 2000,
+    .min_ns = 400,
+    .mean_ns = 1500,
+    .isr_ns = 2000,
 };
 
 /* pairs per second of ht_sync_add_message + ht_sync_solve */
@@ -90,8 +92,9 @@ static void throughput(const char *what, size_t rounds, int shuffle,
 	t2 = now();
 	printf("%-44s %10.2f %10.2f %8.2f %8s\n", what, n / (t1 - t0) / 1e6,
 	       1.0, n / (t1 - t0) / 1e6, ">=1");
-	printf("%-44s %10.2f %10s %8s %8s\n", "  maps (est, lo, hi) per second, millions",
-	       n / (t2 - t1) / 1e6, "", "", "");
+	printf("%-44s %10.2f %10s %8s %8s\n",
+	       "  maps (est, lo, hi) per second, millions", n / (t2 - t1) / 1e6,
+	       "", "", "");
 	if (sum == 42) {
 		printf("\n");
 	}

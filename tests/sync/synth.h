@@ -17,10 +17,10 @@
 typedef __int128 s_i128;
 
 struct sclock {
-	int np;          /* pieces: 1, or 2 for a rate step at T[1] */
+	int np; /* pieces: 1, or 2 for a rate step at T[1] */
 	int64_t T[2];
 	s_i128 cn[2], num[2], den;
-	int64_t noise;   /* +-noise ticks on every reading (breaks the model) */
+	int64_t noise; /* +-noise ticks on every reading (breaks the model) */
 };
 
 static uint64_t s_rng = 0x9e3779b97f4a7c15ull;
@@ -69,8 +69,8 @@ static inline s_i128 s_floordiv(s_i128 a, s_i128 b)
  * A clock of freq_hz with a drift of ppm_milli thousandths of a ppm and
  * value `offset` at T = T0.
  */
-static inline struct sclock s_clock(uint64_t freq_hz, int64_t ppm_milli, int64_t T0,
-			     int64_t offset)
+static inline struct sclock s_clock(uint64_t freq_hz, int64_t ppm_milli,
+				    int64_t T0, int64_t offset)
 {
 	struct sclock c = {0};
 
@@ -83,8 +83,8 @@ static inline struct sclock s_clock(uint64_t freq_hz, int64_t ppm_milli, int64_t
 }
 
 /* from T_step on, the clock runs at a new frequency (DVFS) */
-static inline void s_clock_step(struct sclock *c, int64_t T_step, uint64_t freq_hz,
-			 int64_t ppm_milli)
+static inline void s_clock_step(struct sclock *c, int64_t T_step,
+				uint64_t freq_hz, int64_t ppm_milli)
 {
 	c->np = 2;
 	c->T[1] = T_step;
@@ -96,9 +96,8 @@ static inline void s_clock_step(struct sclock *c, int64_t T_step, uint64_t freq_
 static inline int64_t s_read(const struct sclock *c, int64_t T)
 {
 	int k = c->np == 2 && T >= c->T[1] ? 1 : 0;
-	int64_t v = (int64_t)s_floordiv(c->cn[k] + (s_i128)(T - c->T[k]) *
-							   c->num[k],
-					c->den);
+	int64_t v = (int64_t)s_floordiv(
+	    c->cn[k] + (s_i128)(T - c->T[k]) * c->num[k], c->den);
 
 	if (c->noise) {
 		v += (int64_t)s_below(2 * (uint64_t)c->noise + 1) - c->noise;
@@ -121,7 +120,7 @@ static inline int s_cmp_truth(const struct sclock *c, int64_t t, int64_t ref)
 
 /* 2 * |est - truth(t)| <= width, exactly */
 static inline bool s_within_half(const struct sclock *c, int64_t t, int64_t est,
-			  int64_t width)
+				 int64_t width)
 {
 	s_i128 td = (s_i128)t * c->den;
 	int k = c->np == 2 && td >= c->cn[1] ? 1 : 0;
@@ -161,7 +160,7 @@ static struct s_msg *s_log;
 static size_t s_nlog, s_log_cap;
 
 static inline int s_add(struct ht_sync_set *set, unsigned from, unsigned to,
-		 int64_t s, int64_t r)
+			int64_t s, int64_t r)
 {
 	if (s_log && s_nlog < s_log_cap) {
 		s_log[s_nlog].from = from;
@@ -178,9 +177,10 @@ static inline int64_t s_at(const struct sclock *c, int64_t T)
 	return c ? s_read(c, T) : T;
 }
 
-static inline int s_round(struct ht_sync_set *set, unsigned a, const struct sclock *ca,
-		   unsigned b, const struct sclock *cb, int64_t T,
-		   const struct s_round *r)
+static inline int s_round(struct ht_sync_set *set, unsigned a,
+			  const struct sclock *ca, unsigned b,
+			  const struct sclock *cb, int64_t T,
+			  const struct s_round *r)
 {
 	int64_t d1 = s_delay(r->min_ns, r->mean_ns);
 	int64_t d2 = s_delay(r->min_ns, r->mean_ns);
@@ -188,12 +188,10 @@ static inline int s_round(struct ht_sync_set *set, unsigned a, const struct sclo
 	int ret = 0;
 
 	if (!r->no_ab) {
-		ret = s_add(set, a, b, s_at(ca, T),
-					  s_at(cb, T + d1));
+		ret = s_add(set, a, b, s_at(ca, T), s_at(cb, T + d1));
 	}
 	if (!ret && !r->no_ba) {
-		ret = s_add(set, b, a, s_at(cb, T2),
-					  s_at(ca, T2 + d2));
+		ret = s_add(set, b, a, s_at(cb, T2), s_at(ca, T2 + d2));
 	}
 	return ret;
 }

@@ -56,15 +56,17 @@ static int64_t check_node(const struct ht_sync_set *set, unsigned node,
 			continue;
 		}
 		if (s_cmp_truth(c, t, lo) > 0 || s_cmp_truth(c, t, hi) < 0) {
-			CHECK(0, "%s: node %u t=%" PRId64 ": truth %" PRId64
-				 " not in [%" PRId64 ", %" PRId64 "]",
+			CHECK(0,
+			      "%s: node %u t=%" PRId64 ": truth %" PRId64
+			      " not in [%" PRId64 ", %" PRId64 "]",
 			      what, node, t, s_truth(c, t), lo, hi);
 			bad++;
 		}
 		if (lo != INT64_MIN && hi != INT64_MAX &&
 		    !s_within_half(c, t, est, hi - lo + 1)) {
-			CHECK(0, "%s: node %u t=%" PRId64 ": est %" PRId64
-				 " truth %" PRId64 " width %" PRId64,
+			CHECK(0,
+			      "%s: node %u t=%" PRId64 ": est %" PRId64
+			      " truth %" PRId64 " width %" PRId64,
 			      what, node, t, est, s_truth(c, t), hi - lo);
 			bad++;
 		}
@@ -85,13 +87,15 @@ static int64_t check_node(const struct ht_sync_set *set, unsigned node,
 }
 
 static const struct s_round handshake = {
-	.min_ns = 400, .mean_ns = 1500, .isr_ns = 2000,
+    .min_ns = 400,
+    .mean_ns = 1500,
+    .isr_ns = 2000,
 };
 
 /* the simulated board's kind of clocks, 1000 rounds of 10 ms */
 static void test_board(void)
 {
-	static const uint64_t freq[] = {32768,     1000000,   24000000,
+	static const uint64_t freq[] = {32768,	   1000000,   24000000,
 					100000000, 600000000, 1000000000};
 	const unsigned n = 1 + sizeof(freq) / sizeof(freq[0]);
 	struct sclock c[8];
@@ -103,14 +107,14 @@ static void test_board(void)
 	for (v = 1; v < n; v++) {
 		int64_t ppm = (int64_t)s_below(400001) - 200000;
 
-		c[v] = s_clock(freq[v - 1], ppm, 0,
-			       (int64_t)s_below(1ull << 40));
+		c[v] =
+		    s_clock(freq[v - 1], ppm, 0, (int64_t)s_below(1ull << 40));
 	}
 	for (k = 0; k < 1000; k++) {
 		for (v = 1; v < n; v++) {
 			T = T0 + k * period + (int64_t)v * 100000;
 			CHECK(s_round(set, 0, NULL, v, &c[v], T, &handshake) ==
-				      0,
+				  0,
 			      "add");
 		}
 	}
@@ -124,7 +128,7 @@ static void test_board(void)
 		CHECK(f->quality == HT_SYNC_ACCURATE, "node %u: %s", v,
 		      ht_sync_quality_name(f->quality));
 		CHECK(f->parent == 0 && f->nr_segments == 1 &&
-			      f->pairs_used == 2000 && f->pairs_rejected == 0,
+			  f->pairs_used == 2000 && f->pairs_rejected == 0,
 		      "node %u: parent %d, %zu pieces, %zu used", v, f->parent,
 		      f->nr_segments, f->pairs_used);
 		/* half-width <= 2 us, or <= 1 tick for a slower clock */
@@ -222,7 +226,7 @@ static void test_too_fast(void)
 	CHECK(f->quality == HT_SYNC_FAIL, "%s",
 	      ht_sync_quality_name(f->quality));
 	CHECK(ht_sync_map(set, 1, s_read(&c, T0), NULL, NULL, NULL) ==
-		      HT_ENOTFOUND,
+		  HT_ENOTFOUND,
 	      "map of a failed node");
 	ht_sync_destroy(set);
 }
@@ -289,8 +293,8 @@ static void test_crossing(void)
 static void test_hours(void)
 {
 	int64_t T0 = 1700000000000000000ll, period = NS_PER_S, T = 0;
-	struct sclock c = s_clock(1000000000, 199000, 0,
-				  (1ll << 61) + 123456789);
+	struct sclock c =
+	    s_clock(1000000000, 199000, 0, (1ll << 61) + 123456789);
 	struct ht_sync_set *set = ht_sync_create(2);
 	const struct ht_sync_fit *f;
 	int64_t w;
@@ -318,8 +322,9 @@ static void test_hours(void)
 static bool same_line(const struct ht_sync_line *a,
 		      const struct ht_sync_line *b)
 {
-	return a->valid == b->valid && (!a->valid || (a->x0 == b->x0 &&
-			a->y0 == b->y0 && a->x1 == b->x1 && a->y1 == b->y1));
+	return a->valid == b->valid &&
+	       (!a->valid || (a->x0 == b->x0 && a->y0 == b->y0 &&
+			      a->x1 == b->x1 && a->y1 == b->y1));
 }
 
 /* fits and maps of a and b equal (b's messages may be a permutation
@@ -339,13 +344,13 @@ static void compare_sets(const struct ht_sync_set *a,
 		int k;
 
 		CHECK(fa->quality == fb->quality &&
-			      fa->nr_segments == fb->nr_segments &&
-			      fa->pairs_rejected == fb->pairs_rejected,
+			  fa->nr_segments == fb->nr_segments &&
+			  fa->pairs_rejected == fb->pairs_rejected,
 		      "%s: node %u: %s/%s", what, v,
 		      ht_sync_quality_name(fa->quality),
 		      ht_sync_quality_name(fb->quality));
 		CHECK(same_line(&fa->min_line, &fb->min_line) &&
-			      same_line(&fa->max_line, &fb->max_line),
+			  same_line(&fa->max_line, &fb->max_line),
 		      "%s: node %u: lines differ", what, v);
 		for (i = 0; i < fa->pairs_rejected && i < fb->pairs_rejected;
 		     i++) {
@@ -356,8 +361,8 @@ static void compare_sets(const struct ht_sync_set *a,
 			      "%s: rejected pairs differ", what);
 		}
 		for (k = 0; k < 500; k++) {
-			int64_t t = t0 + k * (s_read(&c[v], 3 * NS_PER_S) -
-					      t0) / 500;
+			int64_t t =
+			    t0 + k * (s_read(&c[v], 3 * NS_PER_S) - t0) / 500;
 			int64_t e1, l1, h1, e2, l2, h2;
 
 			ht_sync_map(a, v, t, &e1, &l1, &h1);
@@ -451,8 +456,7 @@ static void test_tree(void)
 	}
 	CHECK(ht_sync_solve(set, 0, NULL) == 0, "solve");
 	f = ht_sync_get_fit(set, 2);
-	CHECK(f->parent == 1 && f->depth == 2 &&
-		      f->quality == HT_SYNC_ACCURATE,
+	CHECK(f->parent == 1 && f->depth == 2 && f->quality == HT_SYNC_ACCURATE,
 	      "node 2: parent %d depth %u %s", f->parent, f->depth,
 	      ht_sync_quality_name(f->quality));
 	check_node(set, 2, &c[2], s_read(&c[2], NS_PER_S), s_read(&c[2], T),
@@ -488,11 +492,11 @@ static void test_exact(void)
 
 	for (round = 0; round < 300; round++) {
 		struct sclock c = s_clock(1000000 + s_below(1000000000),
-					  (int64_t)s_below(400001) - 200000,
-					  0, (int64_t)s_below(1000000));
+					  (int64_t)s_below(400001) - 200000, 0,
+					  (int64_t)s_below(1000000));
 		struct ht_sync_set *set = ht_sync_create(2);
-		struct s_round r = {.min_ns = 100, .mean_ns = 20000,
-				    .isr_ns = 1000};
+		struct s_round r = {
+		    .min_ns = 100, .mean_ns = 20000, .isr_ns = 1000};
 		int64_t p[64][2], T = NS_PER_S;
 		bool up[64];
 		size_t n = 0, i, j, k, nr = 2 + s_below(8);
@@ -539,22 +543,31 @@ static void test_exact(void)
 						if (q == i || q == j) {
 							continue;
 						}
-						y = (s_i128)(p[j][1] - p[i][1]) *
-							    (p[q][0] - p[i][0]) +
+						y = (s_i128)(p[j][1] -
+							     p[i][1]) *
+							(p[q][0] - p[i][0]) +
 						    (s_i128)p[i][1] *
-							    (p[j][0] - p[i][0]);
+							(p[j][0] - p[i][0]);
 						/* line(q.x) * dx vs q.y * dx */
-						ok = up[q] ? y <= (s_i128)p[q][1] * (p[j][0] - p[i][0])
-							   : y >= (s_i128)p[q][1] * (p[j][0] - p[i][0]);
+						ok =
+						    up[q]
+							? y <= (s_i128)p[q][1] *
+								   (p[j][0] -
+								    p[i][0])
+							: y >= (s_i128)p[q][1] *
+								   (p[j][0] -
+								    p[i][0]);
 					}
 					if (!(p[i][0] < p[j][0]) || !ok) {
 						continue;
 					}
 					if (bf_at(p[i], p[j], x, -1) < blo) {
-						blo = (int64_t)bf_at(p[i], p[j], x, -1);
+						blo = (int64_t)bf_at(p[i], p[j],
+								     x, -1);
 					}
 					if (bf_at(p[i], p[j], x, 1) > bhi) {
-						bhi = (int64_t)bf_at(p[i], p[j], x, 1);
+						bhi = (int64_t)bf_at(p[i], p[j],
+								     x, 1);
 					}
 				}
 			}
@@ -587,7 +600,8 @@ static void test_two_steps(void)
 		T = T0 + k * period;
 		if (k == 800) {
 			/* second step: restart the model from here */
-			c2.cn[0] = c.cn[1] + (s_i128)(T - 1 - c.T[1]) * c.num[1];
+			c2.cn[0] =
+			    c.cn[1] + (s_i128)(T - 1 - c.T[1]) * c.num[1];
 			c2.T[0] = T - 1;
 			c2.num[0] = c.num[1];
 			c2.np = 1;
@@ -621,15 +635,21 @@ static void test_extremes(void)
 		size_t i, nr = s_below(60);
 
 		for (i = 0; i < nr; i++) {
-			unsigned a = (unsigned)s_below(n), b = (unsigned)s_below(n);
-			int64_t t1 = (int64_t)(s_rand() % (2 * (uint64_t)big + 1)) - big;
-			int64_t t2 = s_below(2) ? t1 + (int64_t)s_below(1000) - 500
-						: (int64_t)(s_rand() % (2 * (uint64_t)big + 1)) - big;
+			unsigned a = (unsigned)s_below(n),
+				 b = (unsigned)s_below(n);
+			int64_t t1 =
+			    (int64_t)(s_rand() % (2 * (uint64_t)big + 1)) - big;
+			int64_t t2 = s_below(2)
+					 ? t1 + (int64_t)s_below(1000) - 500
+					 : (int64_t)(s_rand() %
+						     (2 * (uint64_t)big + 1)) -
+					       big;
 
 			if (t2 > big || t2 < -big) {
 				t2 = t1;
 			}
-			ht_sync_add_message(set, a, b == a ? (a + 1) % n : b, t1, t2);
+			ht_sync_add_message(set, a, b == a ? (a + 1) % n : b,
+					    t1, t2);
 		}
 		CHECK(ht_sync_solve(set, (unsigned)s_below(n), NULL) == 0,
 		      "solve");
@@ -638,15 +658,19 @@ static void test_extremes(void)
 			int k;
 
 			for (k = -50; k <= 50; k++) {
-				int64_t t = (int64_t)((s_i128)big * k / 50), e, l, h;
+				int64_t t = (int64_t)((s_i128)big * k / 50), e,
+					l, h;
 
 				if (ht_sync_map(set, v, t, &e, &l, &h)) {
 					continue;
 				}
-				CHECK(l <= e && e <= h, "node %u: %" PRId64
-				      " <= %" PRId64 " <= %" PRId64, v, l, e, h);
+				CHECK(l <= e && e <= h,
+				      "node %u: %" PRId64 " <= %" PRId64
+				      " <= %" PRId64,
+				      v, l, e, h);
 				CHECK(e >= pe && l >= pl && h >= ph,
-				      "node %u: not monotone at %" PRId64, v, t);
+				      "node %u: not monotone at %" PRId64, v,
+				      t);
 				pe = e;
 				pl = l;
 				ph = h;
@@ -666,7 +690,7 @@ static void test_errors(void)
 	      ht_sync_last_error(set));
 	CHECK(ht_sync_add_message(set, 1, 1, 1, 2) == HT_EINVAL, "self");
 	CHECK(ht_sync_add_message(set, 0, 1, HT_SYNC_TIME_LIMIT, 2) ==
-		      HT_ERANGE,
+		  HT_ERANGE,
 	      "range");
 	CHECK(ht_sync_map(set, 1, 0, NULL, NULL, NULL) == HT_EINVAL,
 	      "not solved");
@@ -675,7 +699,7 @@ static void test_errors(void)
 	CHECK(ht_sync_get_fit(set, 1)->quality == HT_SYNC_ABSENT, "absent");
 	CHECK(ht_sync_map(set, 0, 5, NULL, NULL, NULL) == 0, "reference");
 	CHECK(ht_sync_map(set, 0, -HT_SYNC_TIME_LIMIT, NULL, NULL, NULL) ==
-		      HT_ERANGE,
+		  HT_ERANGE,
 	      "map range");
 	ht_sync_destroy(set);
 }
