@@ -384,6 +384,12 @@ static void json_instance(FILE *out, const struct ht_paths_path_result *pr,
 
 int ht_paths_write_json(const struct ht_paths_result *res, FILE *out)
 {
+	return ht_paths_write_json_max(res, out, SIZE_MAX);
+}
+
+int ht_paths_write_json_max(const struct ht_paths_result *res, FILE *out,
+			    size_t max_instances)
+{
 	size_t i, k, j, c;
 
 	fprintf(out, "{\"file\":");
@@ -460,11 +466,9 @@ int ht_paths_write_json(const struct ht_paths_result *res, FILE *out)
 		for (k = 0; k < pr->nr_worst; k++) {
 			const struct ht_paths_worst *w = &pr->worst[k];
 
-			fprintf(out,
-				"%s\n{\"instance\":%" PRIu64
-				",\"index\":%zu,\"blame\":[",
-				k ? "," : "", pr->instances[w->instance].number,
-				w->instance);
+			fprintf(
+			    out, "%s\n{\"instance\":%" PRIu64 ",\"blame\":[",
+			    k ? "," : "", pr->instances[w->instance].number);
 			for (j = 0; j < w->nr_blame; j++) {
 				const struct ht_paths_blame *b = &w->blame[j];
 				bool first = true;
@@ -503,12 +507,25 @@ int ht_paths_write_json(const struct ht_paths_result *res, FILE *out)
 			}
 			fprintf(out, "]}");
 		}
-		fprintf(out, "],\"instances\":[");
-		for (j = 0; j < pr->nr_instances; j++) {
-			fprintf(out, "%s\n", j ? "," : "");
-			json_instance(out, pr, &pr->instances[j]);
+		{
+			size_t stride = 1, shown = 0;
+
+			if (max_instances && pr->nr_instances > max_instances) {
+				stride =
+				    (pr->nr_instances + max_instances - 1) /
+				    max_instances;
+			}
+			fprintf(out, "],\"instances\":[");
+			for (j = 0; j < pr->nr_instances; j++) {
+				if (j % stride && !is_worst(pr, j)) {
+					continue;
+				}
+				fprintf(out, "%s\n", shown++ ? "," : "");
+				json_instance(out, pr, &pr->instances[j]);
+			}
+			fprintf(out, "],\"instances_shown\":%zu", shown);
 		}
-		fprintf(out, "]}");
+		fputc('}', out);
 	}
 	fprintf(out, "]}\n");
 	return ferror(out) ? HT_EIO : 0;

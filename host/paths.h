@@ -146,6 +146,11 @@ int ht_paths_write_text(const struct ht_paths_result *res, FILE *out,
  * HT_EIO. */
 int ht_paths_write_json(const struct ht_paths_result *res, FILE *out);
 
+/* The same with at most about @max_instances instances per path (evenly
+ * thinned; the worst ones always kept). */
+int ht_paths_write_json_max(const struct ht_paths_result *res, FILE *out,
+			    size_t max_instances);
+
 /* "204.000 ms", "12.500 us", "850 ns" into @buf. */
 const char *ht_paths_format_ns(char *buf, size_t len, uint64_t ns);
 

@@ -14,7 +14,7 @@
  *	  send ID DST SIZE / recv ID SRC SIZE                 msg_send/recv
  *
  *   mktrace OUTDIR --synthetic EVENTS CORES [SEED]
- *	a busy system of CORES cores (at most 64) and about EVENTS events:
+ *	a busy system of CORES cores (at most 128) and about EVENTS events:
  *	per core tasks switching, interrupts, messages to and from core 0,
  *	and a "frame" path (path_begin on core 0 every 10 ms, activities
  *	alloc on core 0, work_<k> on the other cores, gather on core 0).
@@ -29,7 +29,7 @@
 
 #include "barectf.h"
 
-#define MAX_CORES 64
+#define MAX_CORES 128
 #define PACKET_SIZE 16384
 
 struct core {

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: MIT */
+/* hetrace-command: 80 report: one self-contained HTML page: timelines, utilization, paths, sync */
+/*
+ * hetrace report TRACE... -o report.html [--paths FILE.yaml]
+ * [--sync sync.json]: host/report.h into a file (docs/report.md).
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "error.h"
+#include "report.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: %s -o REPORT.html [OPTIONS] TRACE...\n\n"
+		"Writes one self-contained HTML file (no network needed) for\n"
+		"the CTF traces under TRACE...: per-core Gantt of tasks,\n"
+		"interrupts and idle with zoom and pan, message arrows,\n"
+		"utilization charts and heat map, the macro-activity Gantt\n"
+		"and path view (--paths), the sync plots (--sync).\n\n"
+		"options:\n"
+		"  -o, --output FILE     the HTML file to write (required)\n"
+		"  -p, --paths FILE      path description (docs/paths.md)\n"
+		"  -s, --sync FILE       `hetrace sync --report` JSON\n"
+		"  -b, --budget MB       size budget of the timeline data "
+		"(default 14)\n"
+		"  -t, --title TEXT      the report's title\n"
+		"  -h, --help            this help\n\n"
+		"exit status: 0 done, 1 a bad trace or input file, 2 usage\n",
+		ht_cli_prog);
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"output", required_argument, NULL, 'o'},
+	    {"paths", required_argument, NULL, 'p'},
+	    {"sync", required_argument, NULL, 's'},
+	    {"budget", required_argument, NULL, 'b'},
+	    {"title", required_argument, NULL, 't'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	struct ht_report_opts opts = {0};
+	struct ht_report_stats stats = {0};
+	const char *output = NULL;
+	char tmp[4096], err[4096];
+	FILE *out;
+	int c, ret;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:p:s:b:t:h", longopts, NULL)) !=
+	       -1) {
+		switch (c) {
+		case 'o':
+			output = optarg;
+			break;
+		case 'p':
+			opts.paths_file = optarg;
+			break;
+		case 's':
+			opts.sync_file = optarg;
+			break;
+		case 'b': {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*end || !*optarg || !v || v > 4096) {
+				fprintf(stderr, "%s: bad --budget value '%s'\n",
+					ht_cli_prog, optarg);
+				return HT_EXIT_USAGE;
+			}
+			opts.budget_bytes = (size_t)v << 20;
+			break;
+		}
+		case 't':
+			opts.title = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return HT_EXIT_OK;
+		default:
+			usage(stderr);
+			return HT_EXIT_USAGE;
+		}
+	}
+	if (!output || optind >= argc) {
+		usage(stderr);
+		return HT_EXIT_USAGE;
+	}
+	/* write under a temporary name: no half report on a failure */
+	snprintf(tmp, sizeof(tmp), "%s.tmp", output);
+	out = fopen(tmp, "w");
+	if (!out) {
+		perror(tmp);
+		return HT_EXIT_FAIL;
+	}
+	ret = ht_report_write((const char *const *)argv + optind,
+			      (size_t)(argc - optind), &opts, out, &stats, err,
+			      sizeof(err));
+	if (fclose(out) && !ret) {
+		snprintf(err, sizeof(err), "%s: cannot write", output);
+		ret = HT_EIO;
+	}
+	if (ret) {
+		fprintf(stderr, "%s: %s\n", ht_cli_prog,
+			err[0] ? err : ht_strerror(ret));
+		remove(tmp);
+		return HT_EXIT_FAIL;
+	}
+	if (rename(tmp, output)) {
+		perror(output);
+		remove(tmp);
+		return HT_EXIT_FAIL;
+	}
+	{
+		struct stat sb;
+
+		if (!stat(output, &sb)) {
+			fprintf(stdout,
+				"%s: %s: %.1f MB, %" PRIu64
+				" events, %zu cores, "
+				"%u levels, finest %s%" PRId64 " ns, %" PRIu64
+				" of %" PRIu64 " message arrows\n",
+				ht_cli_prog, output, (double)sb.st_size / 1e6,
+				stats.events, stats.nr_cores, stats.nr_levels,
+				stats.exact ? "exact, " : "", stats.finest_ns,
+				stats.flows_kept, stats.flows);
+		}
+	}
+	return HT_EXIT_OK;
+}
