@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* hetrace-command: 35 hull: convex-hull clock fit of raw message pairs (sender
- * receiver send recv) */
+/* hetrace-command: 35 hull: convex-hull clock fit of raw message pairs */
 /*
  * hetrace hull [FILE]: reads messages (host/sync-pairs.h), fits every
  * node to its parent in the tree rooted at node 0 (host/clock-sync.h)
