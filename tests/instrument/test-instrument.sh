@@ -65,6 +65,10 @@ want=21891 # fib(n) makes 2 fib(n+1) - 1 calls
 [ "$(count func_entry "$fa" "$w/fib.txt")" = $want ] || bad "fib: $(count func_entry "$fa" "$w/fib.txt") func_entry, want $want"
 [ "$(count func_exit "$fa" "$w/fib.txt")" = $want ] || bad "fib: func_exit count"
 grep -q "func_base: .*base = 0x" "$w/fib.txt" || bad "fib: no func_base record"
+grep -q "func_profile: .*{ addr = $fa, calls = $want, incl = [0-9]*, excl = [0-9]*, max = [0-9]* }" "$w/fib.txt" ||
+	bad "fib: the dumped profile as babeltrace2 reads it"
+grep -q "func_profile_stats: .*{ lost_calls = 0, deep_calls = 0, unbalanced = 0, nested = 0 }" "$w/fib.txt" ||
+	bad "fib: the dumped stats as babeltrace2 reads them"
 "$HETRACE" profile "$w/fib" --elf "$w/drv" -g >"$w/fib.prof" 2>"$w/fib.perr" || bad "fib: profile failed"
 [ "$(col fib 1 "$w/fib.prof")" = $want ] || bad "fib: profile calls $(col fib 1 "$w/fib.prof")"
 [ "$(dcol fib 1 "$w/fib.prof")" = $want ] || bad "fib: on-target calls $(dcol fib 1 "$w/fib.prof")"
@@ -223,5 +227,19 @@ cp "$w/g/metadata" "$w/np/"
 grep -q ' quicksort  demo.c' "$w/ex.prof" || bad "example: quicksort not traced"
 grep -qE ' (swap|util_rand|util_checksum)( |$)' "$w/ex.prof" && bad "example: an excluded function was traced"
 babeltrace2 "$w/ex/trace" >/dev/null || bad "example: babeltrace2"
+
+# 10. 32-bit addresses (hetrace-addr32.yaml): 12 bytes per entry, 8 per
+# exit; the generated code and the runtime build for Cortex-M3.
+sed 's/hetrace-addr64.yaml/hetrace-addr32.yaml/' "$TOP/examples/instrument/config.yaml" |
+	grep -v -e 'event-record-common-context-field-type' -e '- tid: uint32' \
+		-e '^          class: structure$' -e '^          members:$' >"$w/c32.yaml"
+"$HETRACE" gen "$w/c32.yaml" -o "$w/g32" >/dev/null || bad "addr32: gen failed"
+grep -q 's->at + 4 + 8u <= s->end' "$w/g32/hti-trace.h" || bad "addr32: func_entry is not 12 bytes"
+grep -q 's->at + 4 + 4u <= s->end' "$w/g32/hti-trace.h" || bad "addr32: func_exit is not 8 bytes"
+for src in "$w/g32/hti-trace.c" "$TOP/runtime/instrument.c"; do
+	arm-none-eabi-gcc -std=c99 -pedantic -Wall -Wextra -Werror -O2 -ffreestanding \
+		-mcpu=cortex-m3 -mthumb -I"$TOP/include" -I"$w/g32" -c "$src" -o "$w/m3.o" ||
+		bad "addr32: $(basename "$src") does not build for Cortex-M3"
+done
 
 exit $fail
