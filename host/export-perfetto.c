@@ -64,11 +64,8 @@ struct buf {
 	bool nomem;
 };
 
-static bool buf_room(struct buf *b, size_t n)
+static bool buf_grow(struct buf *b, size_t n)
 {
-	if (b->len + n <= b->cap) {
-		return true;
-	}
 	{
 		size_t ncap = b->cap ? b->cap : 4096;
 		uint8_t *np;
@@ -85,6 +82,11 @@ static bool buf_room(struct buf *b, size_t n)
 		b->cap = ncap;
 	}
 	return true;
+}
+
+static inline bool buf_room(struct buf *b, size_t n)
+{
+	return b->len + n <= b->cap || buf_grow(b, n);
 }
 
 static inline void put_varint(struct buf *b, uint64_t v)
@@ -153,7 +155,7 @@ static void put_str(struct buf *b, unsigned field, const char *s)
 
 /* A nested message: one byte is reserved for its length; when the
  * length needs more, the content moves (lengths are minimal varints). */
-static size_t nest_begin(struct buf *b, unsigned field)
+static inline size_t nest_begin(struct buf *b, unsigned field)
 {
 	put_tag(b, field, WT_LEN);
 	if (buf_room(b, 1)) {
@@ -162,7 +164,7 @@ static size_t nest_begin(struct buf *b, unsigned field)
 	return b->len;
 }
 
-static void nest_end(struct buf *b, size_t start)
+static inline void nest_end(struct buf *b, size_t start)
 {
 	size_t n = b->len - start, k = 1;
 	uint64_t v = n;
@@ -203,9 +205,19 @@ struct intern_entry {
 	size_t len;
 };
 
+#define PTR_CACHE 1024
+
 struct intern {
 	struct intern_entry *v;
 	size_t cap, used;
+	/* iids of strings whose address stays valid with that content
+	 * (metadata names, the states model's task names), by address */
+	struct {
+		const char *s;
+		uint64_t iid;
+		unsigned gen;
+	} ptr_cache[PTR_CACHE];
+	unsigned gen; /* bumped at each clear */
 	/* entries new in the packet being built (interned data to write) */
 	size_t *fresh;
 	size_t nr_fresh, cap_fresh;
@@ -291,6 +303,7 @@ static void intern_clear(struct intern *t)
 	}
 	t->used = 0;
 	t->nr_fresh = 0;
+	t->gen++;
 }
 
 /* The iid of @s in @t (0 when out of memory). */
@@ -360,6 +373,26 @@ static uint64_t intern(struct pf *pf, struct intern *t, const char *s)
 	return e->iid;
 }
 
+/* intern() for a string whose address keeps its content for the whole
+ * export: a hit costs one compare of addresses. */
+static uint64_t intern_stable(struct pf *pf, struct intern *t, const char *s)
+{
+	size_t h = (size_t)(((uintptr_t)s >> 3) * 0x9e3779b97f4a7c15ull >> 54) &
+		   (PTR_CACHE - 1);
+
+	if (t->ptr_cache[h].s != s || t->ptr_cache[h].gen != t->gen) {
+		uint64_t iid = intern(pf, t, s);
+
+		if (!iid) {
+			return 0;
+		}
+		t->ptr_cache[h].s = s;
+		t->ptr_cache[h].iid = iid;
+		t->ptr_cache[h].gen = t->gen;
+	}
+	return t->ptr_cache[h].iid;
+}
+
 static void put_fresh(struct buf *b, struct intern *t, unsigned field)
 {
 	size_t k, m;
@@ -426,8 +459,16 @@ static int event_begin(struct ht_export *ex, struct pf *pf, int64_t ns,
 		}
 	}
 	put_uint(&pf->pkt, 8, ns < 0 ? 0 : (uint64_t)ns);
-	put_uint(&pf->pkt, 10, SEQ_ID);
-	put_uint(&pf->pkt, 13, SEQ_NEEDS_INCREMENTAL_STATE);
+	/* trusted_packet_sequence_id and sequence_flags: constant bytes */
+	if (buf_room(&pf->pkt, 4)) {
+		uint8_t *q = pf->pkt.p + pf->pkt.len;
+
+		q[0] = (10 << 3) | WT_VARINT;
+		q[1] = SEQ_ID;
+		q[2] = (13 << 3) | WT_VARINT;
+		q[3] = SEQ_NEEDS_INCREMENTAL_STATE;
+		pf->pkt.len += 4;
+	}
 	*mark = nest_begin(&pf->pkt, 11);
 	return 0;
 }
@@ -501,7 +542,7 @@ static void annot_named(struct pf *pf, unsigned field,
 		const char *n = f->name[0] == '_' ? f->name + 1 : f->name;
 
 		if (interned_name) {
-			put_uint(b, 1, intern(pf, &pf->annots, n));
+			put_uint(b, 1, intern_stable(pf, &pf->annots, n));
 		} else {
 			put_str(b, 10, n);
 		}
@@ -676,19 +717,22 @@ static int on_slice(struct ht_export *ex, struct pf *pf,
 	put_uint(b, 11, track);
 	if (it->kind == HT_STATES_SLICE_BEGIN) {
 		put_uint(b, 9, TYPE_SLICE_BEGIN);
-		put_uint(b, 10, intern(pf, &pf->names, s->name));
+		/* function names without a symbol live in a reused buffer */
+		put_uint(b, 10, s->kind == HT_STATES_FUNC
+					? intern(pf, &pf->names, s->name)
+					: intern_stable(pf, &pf->names, s->name));
 		m = nest_begin(b, 4);
 		switch (s->kind) {
 		case HT_STATES_ISR:
-			put_uint(b, 1, intern(pf, &pf->annots, "irq"));
+			put_uint(b, 1, intern_stable(pf, &pf->annots, "irq"));
 			put_uint(b, 3, s->id);
 			break;
 		case HT_STATES_FUNC:
-			put_uint(b, 1, intern(pf, &pf->annots, "addr"));
+			put_uint(b, 1, intern_stable(pf, &pf->annots, "addr"));
 			put_uint(b, 7, s->id);
 			break;
 		default:
-			put_uint(b, 1, intern(pf, &pf->annots, "tid"));
+			put_uint(b, 1, intern_stable(pf, &pf->annots, "tid"));
 			put_uint(b, 3, s->id);
 			break;
 		}
@@ -697,7 +741,7 @@ static int on_slice(struct ht_export *ex, struct pf *pf,
 		put_uint(b, 9, TYPE_SLICE_END);
 		if (s->forced_end) {
 			m = nest_begin(b, 4);
-			put_uint(b, 1, intern(pf, &pf->annots, "no_end_event"));
+			put_uint(b, 1, intern_stable(pf, &pf->annots, "no_end_event"));
 			put_uint(b, 2, 1);
 			nest_end(b, m);
 		}
@@ -725,7 +769,7 @@ static int on_event(struct ht_export *ex, struct pf *pf,
 	}
 	put_uint(b, 11, t->uuid);
 	put_uint(b, 9, TYPE_INSTANT);
-	put_uint(b, 10, intern(pf, &pf->names, ev->cls->name));
+	put_uint(b, 10, intern_stable(pf, &pf->names, ev->cls->name));
 	if (p && p->type->kind == HT_CTF_STRUCT) {
 		const struct ht_ctf_field *c = ht_ctf_field_first_child(p);
 		uint32_t i;

@@ -71,8 +71,17 @@ struct pending_msg {
 	struct core *core;
 };
 
+#define MEMBER_CACHE 256
+
+struct member_cache {
+	const struct ht_ctf_type *type;
+	const char *name;
+	int index;
+};
+
 struct ht_states {
 	struct ht_states_opts opts;
+	struct member_cache mcache[MEMBER_CACHE];
 	ht_states_cb cb;
 	void *arg;
 
@@ -161,12 +170,56 @@ static const char *base_name(const char *name)
 	return p ? p + 1 : name;
 }
 
-static const struct ht_ctf_field *payload_member(const struct ht_ctf_msg *msg,
+static bool member_name_eq(const char *member, const char *name)
+{
+	/* babeltrace2 shows TSDL names without one leading '_' */
+	return !strcmp(member, name) ||
+	       (member[0] == '_' && !strcmp(member + 1, name));
+}
+
+/* The payload member @name (a string literal: the cache keys on its
+ * address) of @msg's event, or NULL. The member's position in its
+ * structure type is cached, so a lookup is a short sibling walk. */
+static const struct ht_ctf_field *payload_member(struct ht_states *st,
+						 const struct ht_ctf_msg *msg,
 						 const char *name)
 {
 	const struct ht_ctf_field *p = msg->event->scope[HT_CTF_SCOPE_EVENT_PAYLOAD];
+	const struct ht_ctf_type *t;
+	struct member_cache *e;
+	const struct ht_ctf_field *c;
+	size_t h;
+	int k;
 
-	return p ? ht_ctf_field_member(p, name) : NULL;
+	if (!p || p->type->kind != HT_CTF_STRUCT) {
+		return NULL;
+	}
+	t = p->type;
+	h = (size_t)mix64((uint64_t)(uintptr_t)t ^
+			  ((uint64_t)(uintptr_t)name << 7)) &
+	    (MEMBER_CACHE - 1);
+	e = &st->mcache[h];
+	if (e->type != t || e->name != name) {
+		size_t i;
+
+		e->type = t;
+		e->name = name;
+		e->index = -1;
+		for (i = 0; i < t->nr_members; i++) {
+			if (member_name_eq(t->members[i].name, name)) {
+				e->index = (int)i;
+				break;
+			}
+		}
+	}
+	if (e->index < 0 || (uint32_t)e->index >= p->nr_children) {
+		return NULL;
+	}
+	c = ht_ctf_field_first_child(p);
+	for (k = 0; k < e->index; k++) {
+		c = ht_ctf_field_next(c);
+	}
+	return c;
 }
 
 static bool field_uint(const struct ht_ctf_field *f, uint64_t *v)
@@ -178,15 +231,16 @@ static bool field_uint(const struct ht_ctf_field *f, uint64_t *v)
 	return true;
 }
 
-static bool member_uint(const struct ht_ctf_msg *msg, const char *name,
-			uint64_t *v)
+static bool member_uint(struct ht_states *st, const struct ht_ctf_msg *msg,
+			const char *name, uint64_t *v)
 {
-	return field_uint(payload_member(msg, name), v);
+	return field_uint(payload_member(st, msg, name), v);
 }
 
-static const char *member_str(const struct ht_ctf_msg *msg, const char *name)
+static const char *member_str(struct ht_states *st,
+			      const struct ht_ctf_msg *msg, const char *name)
 {
-	const struct ht_ctf_field *f = payload_member(msg, name);
+	const struct ht_ctf_field *f = payload_member(st, msg, name);
 
 	return f && f->type->kind == HT_CTF_STRING ? f->v.str : NULL;
 }
@@ -647,15 +701,15 @@ static int on_task_switch(struct ht_states *st, struct core *c,
 			  const struct ht_ctf_msg *msg, int64_t t)
 {
 	uint64_t prev = 0, next = 0;
-	const char *next_name = member_str(msg, "next_name");
+	const char *next_name = member_str(st, msg, "next_name");
 	size_t task;
 	int ret;
 
-	if (!member_uint(msg, "next_tid", &next)) {
+	if (!member_uint(st, msg, "next_tid", &next)) {
 		return anomaly(st, c, t, msg,
 			       "task_switch without an integer next_tid");
 	}
-	if (member_uint(msg, "prev_tid", &prev) && c->task_open &&
+	if (member_uint(st, msg, "prev_tid", &prev) && c->task_open &&
 	    !c->pending_switch && c->task.s.id != prev) {
 		c->pub.switch_prev_mismatch++;
 		ret = anomaly(st, c, t, msg,
@@ -749,7 +803,7 @@ static int on_isr(struct ht_states *st, struct core *c,
 		  const struct ht_ctf_msg *msg, int64_t t, bool enter)
 {
 	uint64_t irq = 0;
-	bool has_irq = member_uint(msg, "irq", &irq), found;
+	bool has_irq = member_uint(st, msg, "irq", &irq), found;
 	struct open_slice o;
 	size_t task;
 	int ret;
@@ -789,8 +843,8 @@ static int on_isr(struct ht_states *st, struct core *c,
 }
 
 /* The function of a func_entry/func_exit: address and name fields. */
-static bool func_ident(const struct ht_ctf_msg *msg, uint64_t *addr,
-		       const char **name)
+static bool func_ident(struct ht_states *st, const struct ht_ctf_msg *msg,
+		       uint64_t *addr, const char **name)
 {
 	static const char *const addr_names[] = {"addr", "func", "fn",
 						 "address", "this_fn"};
@@ -800,13 +854,13 @@ static bool func_ident(const struct ht_ctf_msg *msg, uint64_t *addr,
 
 	*name = NULL;
 	for (i = 0; i < sizeof(name_names) / sizeof(name_names[0]); i++) {
-		*name = member_str(msg, name_names[i]);
+		*name = member_str(st, msg, name_names[i]);
 		if (*name) {
 			break;
 		}
 	}
 	for (i = 0; i < sizeof(addr_names) / sizeof(addr_names[0]); i++) {
-		if (member_uint(msg, addr_names[i], addr)) {
+		if (member_uint(st, msg, addr_names[i], addr)) {
 			return true;
 		}
 	}
@@ -819,7 +873,7 @@ static int on_func(struct ht_states *st, struct core *c,
 {
 	uint64_t addr;
 	const char *name;
-	bool has_addr = func_ident(msg, &addr, &name), found;
+	bool has_addr = func_ident(st, msg, &addr, &name), found;
 	struct open_slice o;
 	int ret;
 
@@ -951,7 +1005,7 @@ static int on_send(struct ht_states *st, struct core *c,
 	size_t pos, mask, i;
 	int ret;
 
-	if (!member_uint(msg, "id", &id)) {
+	if (!member_uint(st, msg, "id", &id)) {
 		return anomaly(st, c, t, msg, "msg_send without an integer id");
 	}
 	st->msgs.sent++;
@@ -1006,7 +1060,7 @@ static int on_recv(struct ht_states *st, struct core *c,
 	int32_t *slot;
 	struct pending_msg *p;
 
-	if (!member_uint(msg, "id", &id) || !member_uint(msg, "src", &src)) {
+	if (!member_uint(st, msg, "id", &id) || !member_uint(st, msg, "src", &src)) {
 		return anomaly(st, c, t, msg,
 			       "msg_recv without integer id and src");
 	}

@@ -225,13 +225,13 @@ static void run_script(void)
  * The benchmark pattern, per round of 3 cores: a task switch, an
  * interrupt (enter/exit), a function call (entry/exit), a sample, and
  * a message from this core to the next one (send here, receive there):
- * 9 events per core and round, every message matched.
+ * 8 events per core and round, every message matched.
  */
 static void run_bench(uint64_t n)
 {
 	static const char *const names[4] = {"idle", "control", "filter",
 					     "comm"};
-	uint64_t round, rounds = n / (9 * NR_CORES) + 1, id = 1;
+	uint64_t round, rounds = n / (8 * NR_CORES) + 1, id = 1;
 	unsigned c;
 
 	now = 1000;
