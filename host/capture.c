@@ -23,22 +23,36 @@ enum ev_kind {
 	EV_MSG_RECV,
 };
 
-/* Which half of a message an entry of the pending table holds. */
+/* What kind of message a half belongs to. */
 enum chan {
 	CHAN_DOWN = 1, /* handshake, master -> slave (req / ack) */
 	CHAN_UP,       /* handshake, slave -> master (notify / recv) */
 	CHAN_MSG,      /* application message (send / recv) */
 };
 
-struct pending {
-	uint64_t key_num;  /* seq or id; */
-	uint32_t from;     /* sender core index + 1 (0: empty slot) */
-	uint32_t to;       /* receiver core index (for CHAN_MSG: from the
-			    * half that came first) */
-	uint8_t chan;
-	bool is_send;      /* which half is here */
+/* One half of a message: its number (seq or id) and time. */
+struct half {
+	uint64_t num;
 	uint64_t cycles;
-	uint32_t core;     /* core whose event this is (for notes) */
+	uint32_t peer;     /* messages: the other core (dst / receiver) */
+	uint32_t pad;
+};
+
+struct halves {
+	struct half *v;
+	size_t n, cap;
+};
+
+/*
+ * The halves of the messages from one core to another (handshake) or
+ * from one core to any (application messages), kept until the scan
+ * ends and joined then: handshake numbers grow on each side (the order
+ * checks drop the others), so the join is a linear merge; application
+ * ids are sorted first.
+ */
+struct side {
+	uint8_t chan;      /* CHAN_DOWN or CHAN_UP for a handshake link */
+	struct halves send, recv;
 };
 
 /* Last sequence number seen per (core, kind, peer), for order checks. */
@@ -64,9 +78,10 @@ struct ht_capture {
 	struct ht_capture_link **links;
 	struct ht_capture_link **used; /* the non-empty ones, sorted */
 	size_t nr_used;
-	/* the pending halves: open addressing, linear probing */
-	struct pending *tab;
-	size_t tab_cap, tab_len;
+	/* handshake halves by from * nr_cores + to; message halves by
+	 * sender */
+	struct side *sync;
+	struct side *msg;
 	/* per (core, kind index 0..5, peer): sequence order */
 	struct seq_state *seqs;
 	/* event class -> kind cache, open addressing on the pointer */
@@ -334,8 +349,11 @@ int ht_capture_open(struct ht_capture **out, const char *dir, char *err,
 	cap->links = calloc(cap->nr_cores * cap->nr_cores, sizeof(*cap->links));
 	cap->seqs = calloc(cap->nr_cores * 6 * cap->nr_cores,
 			   sizeof(*cap->seqs));
+	cap->sync = calloc(cap->nr_cores * cap->nr_cores, sizeof(*cap->sync));
+	cap->msg = calloc(cap->nr_cores, sizeof(*cap->msg));
 	cap->dir = strdup(dir);
-	if (!cap->core_of_stream || !cap->links || !cap->seqs || !cap->dir) {
+	if (!cap->core_of_stream || !cap->links || !cap->seqs || !cap->dir ||
+	    !cap->sync || !cap->msg) {
 		ret = HT_ENOMEM;
 		goto close_cap;
 	}
@@ -380,7 +398,20 @@ void ht_capture_close(struct ht_capture *cap)
 	free(cap->notes);
 	free(cap->links);
 	free(cap->used);
-	free(cap->tab);
+	if (cap->sync) {
+		for (i = 0; i < cap->nr_cores * cap->nr_cores; i++) {
+			free(cap->sync[i].send.v);
+			free(cap->sync[i].recv.v);
+		}
+	}
+	if (cap->msg) {
+		for (i = 0; i < cap->nr_cores; i++) {
+			free(cap->msg[i].send.v);
+			free(cap->msg[i].recv.v);
+		}
+	}
+	free(cap->sync);
+	free(cap->msg);
 	free(cap->seqs);
 	free(cap->kinds);
 	free(cap->core_of_stream);
@@ -474,81 +505,46 @@ static int class_kind(struct ht_capture *cap,
 }
 
 /* ------------------------------------------------------------------ */
-/* Pending halves                                                      */
+/* Halves and their join                                               */
 
-static size_t hash_key(uint8_t chan, uint32_t from, uint32_t to, uint64_t n)
+static int push_half(struct halves *h, uint64_t num, uint64_t cycles,
+		     size_t peer)
 {
-	uint64_t x = n * 0x9e3779b97f4a7c15ull;
+	if (h->n == h->cap) {
+		size_t n = h->cap ? 2 * h->cap : 256;
+		struct half *v = realloc(h->v, n * sizeof(*v));
 
-	x ^= ((uint64_t)from << 40) ^ ((uint64_t)to << 20) ^ chan;
-	x ^= x >> 31;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 29;
-	return (size_t)x;
-}
-
-static bool same_key(const struct pending *p, uint8_t chan, uint32_t from,
-		     uint32_t to, uint64_t n)
-{
-	/* application messages match on (sender, id) only */
-	return p->from == from && p->chan == chan && p->key_num == n &&
-	       (chan == CHAN_MSG || p->to == to);
-}
-
-static int tab_grow(struct ht_capture *cap)
-{
-	size_t n = cap->tab_cap ? 2 * cap->tab_cap : 1024;
-	struct pending *t = calloc(n, sizeof(*t));
-	size_t i;
-
-	if (!t) {
-		return HT_ENOMEM;
-	}
-	for (i = 0; i < cap->tab_cap; i++) {
-		const struct pending *p = &cap->tab[i];
-
-		if (p->from) {
-			size_t h = hash_key(p->chan, p->from,
-					    p->chan == CHAN_MSG ? 0 : p->to,
-					    p->key_num) &
-				   (n - 1);
-
-			while (t[h].from) {
-				h = (h + 1) & (n - 1);
-			}
-			t[h] = *p;
+		if (!v) {
+			return HT_ENOMEM;
 		}
+		h->v = v;
+		h->cap = n;
 	}
-	free(cap->tab);
-	cap->tab = t;
-	cap->tab_cap = n;
+	h->v[h->n].num = num;
+	h->v[h->n].cycles = cycles;
+	h->v[h->n].peer = (uint32_t)peer;
+	h->v[h->n].pad = 0;
+	h->n++;
 	return 0;
 }
 
-/* Removes slot @i, shifting back the entries of its probe run. */
-static void tab_delete(struct ht_capture *cap, size_t i)
+/* One half of a handshake message from @from to @to. */
+static int sync_half(struct ht_capture *cap, uint8_t chan, size_t from,
+		     size_t to, uint64_t seq, bool is_send, uint64_t cycles)
 {
-	size_t mask = cap->tab_cap - 1, j = i;
+	struct side *sd = &cap->sync[from * cap->nr_cores + to];
 
-	for (;;) {
-		size_t k;
+	sd->chan = chan;
+	return push_half(is_send ? &sd->send : &sd->recv, seq, cycles, 0);
+}
 
-		j = (j + 1) & mask;
-		if (!cap->tab[j].from) {
-			break;
-		}
-		k = hash_key(cap->tab[j].chan, cap->tab[j].from,
-			     cap->tab[j].chan == CHAN_MSG ? 0 : cap->tab[j].to,
-			     cap->tab[j].key_num) &
-		    mask;
-		/* move j to i when its home k is not in (i, j] */
-		if ((i <= j) ? (k <= i || k > j) : (k <= i && k > j)) {
-			cap->tab[i] = cap->tab[j];
-			i = j;
-		}
-	}
-	cap->tab[i].from = 0;
-	cap->tab_len--;
+/* One half of application message @id sent by @from to @to. */
+static int msg_half(struct ht_capture *cap, size_t from, size_t to,
+		    uint64_t id, bool is_send, uint64_t cycles)
+{
+	struct side *sd = &cap->msg[from];
+
+	return push_half(is_send ? &sd->send : &sd->recv, id, cycles, to);
 }
 
 static int add_pair(struct ht_capture *cap, size_t from, size_t to,
@@ -585,70 +581,6 @@ static int add_pair(struct ht_capture *cap, size_t from, size_t to,
 	} else {
 		l->nr_sync++;
 	}
-	return 0;
-}
-
-/*
- * One half of a message: the send (on @from) or the receive (on @to).
- * Matches it with the other half, or keeps it until that comes.
- */
-static int half(struct ht_capture *cap, uint8_t chan, size_t from, size_t to,
-		uint64_t num, bool is_send, uint64_t cycles, size_t core)
-{
-	uint32_t f = (uint32_t)from + 1;
-	uint32_t t = (uint32_t)to;
-	size_t mask, i;
-	int ret;
-
-	if (2 * (cap->tab_len + 1) > cap->tab_cap) {
-		ret = tab_grow(cap);
-		if (ret) {
-			return ret;
-		}
-	}
-	mask = cap->tab_cap - 1;
-	i = hash_key(chan, f, chan == CHAN_MSG ? 0 : t, num) & mask;
-	for (; cap->tab[i].from; i = (i + 1) & mask) {
-		struct pending *p = &cap->tab[i];
-
-		if (!same_key(p, chan, f, t, num)) {
-			continue;
-		}
-		if (p->is_send == is_send) {
-			/* the same half twice: the order checks let only
-			 * a reordered duplicate through */
-			cap->cores[core].problems[HT_CAPTURE_DUP_SEQ]++;
-			note(cap, "core %s: %s %" PRIu64 " seen twice",
-			     cap->cores[core].name,
-			     chan == CHAN_MSG ? "message id" : "sequence number",
-			     num);
-			return 0;
-		}
-		if (chan == CHAN_MSG && p->to != t) {
-			cap->cores[core].problems[HT_CAPTURE_BAD_FIELD]++;
-			note(cap,
-			     "core %s: message %" PRIu64 " from %s: sent to "
-			     "core %s, received by core %s",
-			     cap->cores[core].name, num,
-			     cap->cores[from].name,
-			     cap->cores[is_send ? to : p->to].name,
-			     cap->cores[is_send ? p->to : to].name);
-			tab_delete(cap, i);
-			return 0;
-		}
-		ret = add_pair(cap, from, to, is_send ? cycles : p->cycles,
-			       is_send ? p->cycles : cycles, chan);
-		tab_delete(cap, i);
-		return ret;
-	}
-	cap->tab[i].from = f;
-	cap->tab[i].to = t;
-	cap->tab[i].chan = chan;
-	cap->tab[i].key_num = num;
-	cap->tab[i].is_send = is_send;
-	cap->tab[i].cycles = cycles;
-	cap->tab[i].core = (uint32_t)core;
-	cap->tab_len++;
 	return 0;
 }
 
@@ -819,11 +751,11 @@ static int on_event(struct ht_capture *cap, size_t core,
 			return 0;
 		}
 		if (kind == EV_SYNC_REQ) {
-			return half(cap, CHAN_DOWN, core, (size_t)peer, seq,
-				    true, msg->cycles, core);
+			return sync_half(cap, CHAN_DOWN, core, (size_t)peer,
+					 seq, true, msg->cycles);
 		}
-		return half(cap, CHAN_UP, (size_t)peer, core, seq, false,
-			    msg->cycles, core);
+		return sync_half(cap, CHAN_UP, (size_t)peer, core, seq, false,
+				 msg->cycles);
 	case EV_SYNC_ACK:
 	case EV_SYNC_NOTIFY:
 		c->nr_sync_events++;
@@ -833,28 +765,27 @@ static int on_event(struct ht_capture *cap, size_t core,
 			return 0;
 		}
 		if (kind == EV_SYNC_ACK) {
-			return half(cap, CHAN_DOWN, (size_t)peer, core, seq,
-				    false, msg->cycles, core);
+			return sync_half(cap, CHAN_DOWN, (size_t)peer, core,
+					 seq, false, msg->cycles);
 		}
-		return half(cap, CHAN_UP, core, (size_t)peer, seq, true,
-			    msg->cycles, core);
+		return sync_half(cap, CHAN_UP, core, (size_t)peer, seq, true,
+				 msg->cycles);
 	case EV_MSG_SEND:
 		peer = peer_of(cap, core, msg, "dst");
 		/* ids are unique per sender, not ordered: duplicates
-		 * are found when both copies are pending */
+		 * are found at the join */
 		if (peer < 0 || !get_uint(cap, core, msg, "id", &id)) {
 			return 0;
 		}
-		return half(cap, CHAN_MSG, core, (size_t)peer, id, true,
-			    msg->cycles, core);
+		return msg_half(cap, core, (size_t)peer, id, true, msg->cycles);
 	case EV_MSG_RECV:
 		peer = peer_of(cap, core, msg, "src");
 		if (peer < 0 || !get_uint(cap, core, msg, "id", &id)) {
 			return 0;
 		}
 		/* receives from one sender may come in any order */
-		return half(cap, CHAN_MSG, (size_t)peer, core, id, false,
-			    msg->cycles, core);
+		return msg_half(cap, (size_t)peer, core, id, false,
+				msg->cycles);
 	default:
 		return 0;
 	}
@@ -871,33 +802,138 @@ static int cmp_link(const void *a, const void *b)
 	return x->to < y->to ? -1 : x->to > y->to;
 }
 
-static void count_unmatched(struct ht_capture *cap)
+/* Joins the handshake halves of link @from -> @to (both sorted). */
+static int join_sync(struct ht_capture *cap, size_t from, size_t to)
 {
-	size_t i;
+	struct side *sd = &cap->sync[from * cap->nr_cores + to];
+	const struct half *s = sd->send.v, *r = sd->recv.v;
+	size_t i = 0, j = 0;
+	bool down = sd->chan == CHAN_DOWN;
+	int ret;
 
-	for (i = 0; i < cap->tab_cap; i++) {
-		const struct pending *p = &cap->tab[i];
-		enum ht_capture_problem pr;
+	while (i < sd->send.n || j < sd->recv.n) {
+		if (j == sd->recv.n ||
+		    (i < sd->send.n && s[i].num < r[j].num)) {
+			cap->cores[from].problems[down ? HT_CAPTURE_UNMATCHED_REQ
+						       : HT_CAPTURE_UNMATCHED_NOTIFY]++;
+			i++;
+		} else if (i == sd->send.n || r[j].num < s[i].num) {
+			cap->cores[to].problems[down ? HT_CAPTURE_UNMATCHED_ACK
+						     : HT_CAPTURE_UNMATCHED_RECV]++;
+			j++;
+		} else {
+			ret = add_pair(cap, from, to, s[i].cycles, r[j].cycles,
+				       sd->chan);
+			if (ret) {
+				return ret;
+			}
+			i++;
+			j++;
+		}
+	}
+	return 0;
+}
 
-		if (!p->from) {
+static int cmp_half(const void *a, const void *b)
+{
+	const struct half *x = a, *y = b;
+
+	if (x->num != y->num) {
+		return x->num < y->num ? -1 : 1;
+	}
+	return x->cycles < y->cycles ? -1 : x->cycles > y->cycles;
+}
+
+/* Drops every half whose number appears more than once; counts them. */
+static size_t drop_dups(struct ht_capture *cap, struct halves *h,
+			size_t sender, bool is_send)
+{
+	size_t i, n = 0, k;
+
+	for (i = 0; i < h->n; i = k) {
+		for (k = i + 1; k < h->n && h->v[k].num == h->v[i].num; k++) {
+		}
+		if (k - i == 1) {
+			h->v[n++] = h->v[i];
 			continue;
 		}
-		switch (p->chan) {
-		case CHAN_DOWN:
-			pr = p->is_send ? HT_CAPTURE_UNMATCHED_REQ
-					: HT_CAPTURE_UNMATCHED_ACK;
-			break;
-		case CHAN_UP:
-			pr = p->is_send ? HT_CAPTURE_UNMATCHED_NOTIFY
-					: HT_CAPTURE_UNMATCHED_RECV;
-			break;
-		default:
-			pr = p->is_send ? HT_CAPTURE_UNMATCHED_SEND
-					: HT_CAPTURE_UNMATCHED_MRECV;
-			break;
-		}
-		cap->cores[p->core].problems[pr]++;
+		/* which copy belongs to the other half is unknown */
+		cap->cores[is_send ? sender : h->v[i].peer]
+			.problems[HT_CAPTURE_DUP_SEQ] += k - i;
+		note(cap, "core %s: message id %" PRIu64 " from %s %s %zu times "
+			  "(not used)",
+		     cap->cores[is_send ? sender : h->v[i].peer].name,
+		     h->v[i].num, cap->cores[sender].name,
+		     is_send ? "sent" : "received", k - i);
 	}
+	return n;
+}
+
+/* Joins the application messages sent by @from. */
+static int join_msg(struct ht_capture *cap, size_t from)
+{
+	struct side *sd = &cap->msg[from];
+	const struct half *s, *r;
+	size_t i = 0, j = 0;
+	int ret;
+
+	qsort(sd->send.v, sd->send.n, sizeof(struct half), cmp_half);
+	qsort(sd->recv.v, sd->recv.n, sizeof(struct half), cmp_half);
+	sd->send.n = drop_dups(cap, &sd->send, from, true);
+	sd->recv.n = drop_dups(cap, &sd->recv, from, false);
+	s = sd->send.v;
+	r = sd->recv.v;
+	while (i < sd->send.n || j < sd->recv.n) {
+		if (j == sd->recv.n ||
+		    (i < sd->send.n && s[i].num < r[j].num)) {
+			cap->cores[from].problems[HT_CAPTURE_UNMATCHED_SEND]++;
+			i++;
+		} else if (i == sd->send.n || r[j].num < s[i].num) {
+			cap->cores[r[j].peer].problems[HT_CAPTURE_UNMATCHED_MRECV]++;
+			j++;
+		} else if (s[i].peer != r[j].peer) {
+			cap->cores[r[j].peer].problems[HT_CAPTURE_BAD_FIELD]++;
+			note(cap,
+			     "core %s: message %" PRIu64 " from %s: sent to "
+			     "core %s, received by core %s (not used)",
+			     cap->cores[r[j].peer].name, s[i].num,
+			     cap->cores[from].name, cap->cores[s[i].peer].name,
+			     cap->cores[r[j].peer].name);
+			i++;
+			j++;
+		} else {
+			ret = add_pair(cap, from, s[i].peer, s[i].cycles,
+				       r[j].cycles, CHAN_MSG);
+			if (ret) {
+				return ret;
+			}
+			i++;
+			j++;
+		}
+	}
+	return 0;
+}
+
+static int join_all(struct ht_capture *cap)
+{
+	size_t a, b;
+	int ret;
+
+	for (a = 0; a < cap->nr_cores; a++) {
+		for (b = 0; b < cap->nr_cores; b++) {
+			ret = join_sync(cap, a, b);
+			if (ret) {
+				return ret;
+			}
+		}
+	}
+	for (a = 0; a < cap->nr_cores; a++) {
+		ret = join_msg(cap, a);
+		if (ret) {
+			return ret;
+		}
+	}
+	return 0;
 }
 
 int ht_capture_scan(struct ht_capture *cap)
@@ -956,7 +992,10 @@ int ht_capture_scan(struct ht_capture *cap)
 			break;
 		}
 	}
-	count_unmatched(cap);
+	ret = join_all(cap);
+	if (ret) {
+		return ret;
+	}
 	for (i = 0; i < cap->nr_cores * cap->nr_cores; i++) {
 		if (cap->links[i]) {
 			cap->nr_used++;
