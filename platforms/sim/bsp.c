@@ -74,10 +74,14 @@ void sim_bsp_wait_for_irq(void)
 
 int sim_bsp_raise_msg_irq(uint32_t core_id)
 {
+	pid_t pid;
+
 	if (core_id == 0) {
 		return sem_post(&bsp_sh->master_irq);
 	}
-	return kill(bsp_sh->pid[core_id], SIGUSR2);
+	pid = core_id < bsp_sh->nr_cores ? bsp_sh->pid[core_id] : 0;
+	/* Never kill(0): that would signal the whole board. */
+	return pid > 0 ? kill(pid, SIGUSR2) : -1;
 }
 
 void sim_bsp_delay_us(uint32_t us)

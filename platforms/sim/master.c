@@ -91,6 +91,7 @@ struct master {
 	uint32_t alloc_buf;
 	unsigned alloc_done;
 	unsigned stripes_done;
+	uint32_t replied; /* bit k: slave k sent its stripe's result */
 	uint32_t edges;
 
 	uint64_t t0, t_end;
@@ -409,28 +410,76 @@ static void master_receive(struct master *m)
 				m->alloc_done = 1;
 			} else if (msg.type == SIM_MSG_STRIPE_DONE) {
 				m->stripes_done++;
+				m->replied |= 1u << src;
 				m->edges += msg.edges;
 			}
 		}
 	}
 }
 
-/* Waits until *@done reaches @want; HT_EIO after a long silence. */
+/*
+ * HT_EIO when a slave process has ended (it never should on its own).
+ * The zombie is left for stop_slaves(): its pid cannot be reused while
+ * the daemon may still signal it.
+ */
+static int check_slaves(struct master *m)
+{
+	siginfo_t si;
+	unsigned i;
+
+	for (i = 1; i < m->nr; i++) {
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_PID, (id_t)m->sh->pid[i], &si,
+			   WEXITED | WNOHANG | WNOWAIT) != 0 ||
+		    si.si_pid != m->sh->pid[i]) {
+			continue;
+		}
+		if (si.si_code == CLD_EXITED) {
+			set_err(m, "slave %s exited with status %d",
+				m->desc[i].name, si.si_status);
+		} else {
+			set_err(m, "slave %s died: %s", m->desc[i].name,
+				strsignal(si.si_status));
+		}
+		return HT_EIO;
+	}
+	return 0;
+}
+
+/*
+ * Waits until *@done reaches @want; HT_EIO when a slave died or after a
+ * long silence (naming the slaves that did not answer).
+ */
 static int master_wait(struct master *m, const volatile unsigned *done,
 		       unsigned want, uint32_t frame, const char *what)
 {
 	uint64_t deadline = sim_ref_now_ns() + 5000000000ull;
 	struct timespec ts;
+	char missing[128];
+	size_t at = 0;
+	unsigned i;
 
 	for (;;) {
 		master_receive(m);
 		if (*done >= want) {
 			return 0;
 		}
+		if (check_slaves(m) < 0) {
+			return HT_EIO;
+		}
 		if (sim_ref_now_ns() > deadline) {
-			set_err(m, "frame %" PRIu32 ": no %s from the slaves "
-				   "after 5 s (%u of %u)",
-				frame, what, *done, want);
+			missing[0] = 0;
+			for (i = 1; i < m->nr && at + 8 < sizeof(missing); i++) {
+				if (done == &m->alloc_done ? i == 1 :
+				    !(m->replied & (1u << i))) {
+					at += (size_t)snprintf(missing + at,
+							       sizeof(missing) - at,
+							       " %s",
+							       m->desc[i].name);
+				}
+			}
+			set_err(m, "frame %" PRIu32 ": no %s after 5 s from:%s",
+				frame, what, missing);
 			return HT_EIO;
 		}
 		clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -480,7 +529,7 @@ static int run_frame(struct master *m, uint32_t f, uint64_t release)
 	m->alloc_done = 0;
 	master_send(m, 1, &msg);
 	ret = master_wait(m, &m->alloc_done, 1, f,
-			  "buffer from dsp0");
+			  "buffers");
 	if (ret < 0) {
 		return ret;
 	}
@@ -488,6 +537,7 @@ static int run_frame(struct master *m, uint32_t f, uint64_t release)
 	MT(m, sim_master_trace_activity_begin(&m->ctx, "frame", "split", f));
 	fill_image(m, m->alloc_buf, f);
 	m->stripes_done = 0;
+	m->replied = 0;
 	m->edges = 0;
 	for (k = 0; k < nr_slaves; k++) {
 		memset(&msg, 0, sizeof(msg));
@@ -574,6 +624,12 @@ static int run_pipeline(struct master *m)
 
 static void stop_slaves(struct master *m)
 {
+	/*
+	 * The pids stay in the shared memory: a slave still running may
+	 * signal a peer that already exited (a zombie until reaped here, so
+	 * its pid is not reused meanwhile).
+	 */
+	int reaped[SIM_MAX_CORES] = {0};
 	uint64_t deadline;
 	int i, left;
 
@@ -589,13 +645,13 @@ static void stop_slaves(struct master *m)
 	do {
 		left = 0;
 		for (i = 1; i <= m->forked; i++) {
-			if (m->sh->pid[i] > 0) {
-				if (waitpid(m->sh->pid[i], NULL, WNOHANG) ==
-				    m->sh->pid[i]) {
-					m->sh->pid[i] = 0;
-				} else {
-					left++;
-				}
+			if (reaped[i]) {
+				continue;
+			}
+			if (waitpid(m->sh->pid[i], NULL, WNOHANG) == m->sh->pid[i]) {
+				reaped[i] = 1;
+			} else {
+				left++;
 			}
 		}
 		if (left) {
@@ -603,10 +659,9 @@ static void stop_slaves(struct master *m)
 		}
 	} while (left && sim_ref_now_ns() < deadline);
 	for (i = 1; i <= m->forked; i++) {
-		if (m->sh->pid[i] > 0) {
+		if (!reaped[i]) {
 			kill(m->sh->pid[i], SIGKILL);
 			waitpid(m->sh->pid[i], NULL, 0);
-			m->sh->pid[i] = 0;
 		}
 	}
 	m->forked = 0;

@@ -214,6 +214,10 @@ static void run_hiprio(const struct sim_msg *stripe)
 		wait_count(&S.pongs);
 	} else {
 		wait_count(&S.pings);
+		if (S.sh->stop) {
+			/* The board stops: the initiator may be gone. */
+			return;
+		}
 		sim_bsp_delay_us(stripe->hiprio_us);
 		m.type = SIM_MSG_PONG;
 		send(stripe->peer, &m);

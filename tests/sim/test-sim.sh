@@ -79,4 +79,27 @@ done
 ls /dev/shm 2>/dev/null | grep -q hetrace && bad "SIGINT: shared memory left in /dev/shm"
 python3 ./check-capture.py "$w/int" 3 --partial || bad "SIGINT: capture check"
 
+# A slave that dies: exit 1 naming it, nothing left behind, every core's
+# trace still readable (the dead core's open packet is lost).
+setsid "$HETRACE" sim -o "$w/kill" --cores 3 --seconds 60 --no-fsync >"$w/out" 2>"$w/err" &
+pid=$!
+for _ in $(seq 100); do
+	[ -d "$w/kill/dsp2" ] && break
+	sleep 0.05
+done
+sleep 0.5
+victim=$(pgrep -g "$pid" -x sim-dsp1 || true)
+[ -n "$victim" ] || bad "no process sim-dsp1 in the group: $(pgrep -a -g "$pid")"
+[ -n "$victim" ] && kill -KILL "$victim"
+wait "$pid"
+rc=$?
+[ "$rc" = 1 ] || bad "dead slave: exit $rc, expected 1"
+grep -q "slave dsp1 died" "$w/err" || bad "dead slave: message: $(cat "$w/err")"
+left=$(pgrep -g "$pid" || true)
+[ -z "$left" ] || bad "dead slave: processes left: $left"
+for c in arm0 dsp0 dsp1 dsp2; do
+	babeltrace2 "$w/kill/$c" >/dev/null 2>"$w/bt" || bad "dead slave: $c unreadable: $(head -3 "$w/bt")"
+done
+[ -f "$w/kill/truth.json" ] || bad "dead slave: no truth.json"
+
 exit $fail
