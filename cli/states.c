@@ -39,6 +39,9 @@ static void usage(FILE *out)
 		"options:\n"
 		"  -w, --window NS    also per time window of NS ns\n"
 		"  -c, --core C       only core C (its name or core id)\n"
+		"  -p, --pending N    sends kept waiting for their receive "
+		"(default 65536;\n"
+		"                     older ones are reported unmatched)\n"
 		"  -k, --keep-going   skip damaged packets and go on\n"
 		"  -h, --help         this help\n",
 		ht_cli_prog);
@@ -200,6 +203,7 @@ int cmd_states(int argc, char **argv)
 	static const struct option longopts[] = {
 		{"window", required_argument, NULL, 'w'},
 		{"core", required_argument, NULL, 'c'},
+		{"pending", required_argument, NULL, 'p'},
 		{"keep-going", no_argument, NULL, 'k'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -216,7 +220,7 @@ int cmd_states(int argc, char **argv)
 	int c, ret, status = HT_EXIT_OK;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "w:c:kh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "w:c:p:kh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'w': {
 			char *end;
@@ -234,6 +238,19 @@ int cmd_states(int argc, char **argv)
 		case 'c':
 			x.core_sel = optarg;
 			break;
+		case 'p': {
+			char *end;
+			unsigned long long v = strtoull(optarg, &end, 10);
+
+			if (*end || !*optarg || optarg[0] == '-' || !v ||
+			    v > (1u << 30)) {
+				fprintf(stderr, "%s: bad --pending value '%s' "
+					"(1 .. 2^30)\n", ht_cli_prog, optarg);
+				return HT_EXIT_USAGE;
+			}
+			sopts.max_pending_msgs = (size_t)v;
+			break;
+		}
 		case 'k':
 			opts.flags |= HT_CTF_KEEP_GOING;
 			break;

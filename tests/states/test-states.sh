@@ -44,6 +44,15 @@ grep -qF 'stream_1 offset=134: core dsp1 at 6500 ns: msg_recv id 99 from core 2 
 grep -qF 'core dsp2 at 9500 ns: msg_send id 3 to no receive' "$w/scenario.err" ||
 	bad "scenario: unmatched send not reported"
 
+# the pending-send table is bounded: the oldest send is evicted
+board_trace "$w" evict <../export/evict.script || exit 1
+"$HETRACE" states --pending 2 "$w/evict" >"$w/evict.out" 2>"$w/evict.err" || bad "evict: exit status"
+grep -qx 'messages: 3 sent, 3 received, 2 matched, 1 received without a send, 1 sent without a receive (1 evicted)' \
+	"$w/evict.out" || bad "evict: $(tail -1 "$w/evict.out")"
+grep -q 'msg_send id 1 to no receive (evicted from the pending table)' "$w/evict.err" || bad "evict: not reported"
+"$HETRACE" states "$w/evict" | grep -qx 'messages: 3 sent, 3 received, 3 matched, 0 received without a send, 0 sent without a receive (0 evicted)' ||
+	bad "evict: default table"
+
 # damaged input: a stream cut in the middle of a packet
 mkdir -p "$w/cut"
 cp "$w/sc/metadata" "$w/cut/"
@@ -62,7 +71,7 @@ grep -q nothing "$w/none.err" || bad "missing trace: message: $(cat "$w/none.err
 "$HETRACE" states --core dsp9 "$w/sc" >/dev/null 2>"$w/core.err"
 [ $? = 1 ] || bad "unknown core: exit status"
 grep -q "no core 'dsp9'" "$w/core.err" || bad "unknown core: message"
-for args in "--window 0 $w/sc" "--window -5 $w/sc" "--window x $w/sc" "" "--bogus $w/sc"; do
+for args in "--pending 0 $w/sc" "--window 0 $w/sc" "--window -5 $w/sc" "--window x $w/sc" "" "--bogus $w/sc"; do
 	# shellcheck disable=SC2086
 	"$HETRACE" states $args >/dev/null 2>&1
 	[ $? = 2 ] || bad "usage '$args': exit status, want 2"
