@@ -26,28 +26,31 @@ static void on_stop(int sig)
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"usage: hetrace sim -o CAPTURE [--cores N] [--seconds S]\n"
-		"\n"
-		"Runs the simulated board: a master (arm0) and N slave cores\n"
-		"(dsp0..), each a process with its own simulated clock\n"
-		"(32.768 kHz to 1 GHz, offsets, drift, 32-bit counters that wrap,\n"
-		"a frequency step), tracing the Sobel frame pipeline, messages,\n"
-		"task switches, interrupts and the sync handshake. The capture\n"
-		"holds one CTF trace per core and truth.json, the clocks' true\n"
-		"models (docs/sim.md). Ctrl-C stops early with a complete capture.\n"
-		"\n"
-		"options:\n"
-		"  -o, --output DIR       the capture directory (required)\n"
-		"  -n, --cores N          slave cores, 1 to 8 (default 8)\n"
-		"  -s, --seconds S        run time in seconds (default 3)\n"
-		"      --frame-ms MS      frame period (default 33)\n"
-		"      --deadline-ms MS   frame deadline (default 16)\n"
-		"      --sync-ms MS       sync handshake period (default 10)\n"
-		"      --preempt-every N  every Nth frame is preempted (default 10)\n"
-		"      --no-fsync         do not sync the capture to disk\n"
-		"  -q, --quiet            no summary\n"
-		"  -h, --help             this help\n");
+	fprintf(
+	    out,
+	    "usage: hetrace sim -o CAPTURE [--cores N] [--seconds S]\n"
+	    "\n"
+	    "Runs the simulated board: a master (arm0) and N slave cores\n"
+	    "(dsp0..), each a process with its own simulated clock\n"
+	    "(32.768 kHz to 1 GHz, offsets, drift, 32-bit counters that wrap,\n"
+	    "a frequency step), tracing the Sobel frame pipeline, messages,\n"
+	    "task switches, interrupts and the sync handshake. The capture\n"
+	    "holds one CTF trace per core and truth.json, the clocks' true\n"
+	    "models (docs/sim.md). Ctrl-C stops early with a complete "
+	    "capture.\n"
+	    "\n"
+	    "options:\n"
+	    "  -o, --output DIR       the capture directory (required)\n"
+	    "  -n, --cores N          slave cores, 1 to 8 (default 8)\n"
+	    "  -s, --seconds S        run time in seconds (default 3)\n"
+	    "      --frame-ms MS      frame period (default 33)\n"
+	    "      --deadline-ms MS   frame deadline (default 16)\n"
+	    "      --sync-ms MS       sync handshake period (default 10)\n"
+	    "      --preempt-every N  every Nth frame is preempted (default "
+	    "10)\n"
+	    "      --no-fsync         do not sync the capture to disk\n"
+	    "  -q, --quiet            no summary\n"
+	    "  -h, --help             this help\n");
 }
 
 /* A positive decimal number (fractions allowed when @frac) within [lo, hi]. */
@@ -88,25 +91,33 @@ static void summary(const char *dir, const struct ht_sim_result *r)
 		       " %9" PRIu64 " %7" PRIu64 " %8" PRIu64 " %9s\n",
 		       c->name, c->role, c->freq_hz, c->events, c->packets,
 		       c->discarded, c->sync_rounds, c->sync_timeouts,
-		       i == 0 ? "-" : c->wrapped ? "yes" : "no");
+		       i == 0	    ? "-"
+		       : c->wrapped ? "yes"
+				    : "no");
 	}
 }
 
 int cmd_sim(int argc, char **argv)
 {
-	enum { OPT_FRAME = 256, OPT_DEADLINE, OPT_SYNC, OPT_PREEMPT, OPT_NOFSYNC };
+	enum {
+		OPT_FRAME = 256,
+		OPT_DEADLINE,
+		OPT_SYNC,
+		OPT_PREEMPT,
+		OPT_NOFSYNC
+	};
 	static const struct option longopts[] = {
-		{"output", required_argument, NULL, 'o'},
-		{"cores", required_argument, NULL, 'n'},
-		{"seconds", required_argument, NULL, 's'},
-		{"frame-ms", required_argument, NULL, OPT_FRAME},
-		{"deadline-ms", required_argument, NULL, OPT_DEADLINE},
-		{"sync-ms", required_argument, NULL, OPT_SYNC},
-		{"preempt-every", required_argument, NULL, OPT_PREEMPT},
-		{"no-fsync", no_argument, NULL, OPT_NOFSYNC},
-		{"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"output", required_argument, NULL, 'o'},
+	    {"cores", required_argument, NULL, 'n'},
+	    {"seconds", required_argument, NULL, 's'},
+	    {"frame-ms", required_argument, NULL, OPT_FRAME},
+	    {"deadline-ms", required_argument, NULL, OPT_DEADLINE},
+	    {"sync-ms", required_argument, NULL, OPT_SYNC},
+	    {"preempt-every", required_argument, NULL, OPT_PREEMPT},
+	    {"no-fsync", no_argument, NULL, OPT_NOFSYNC},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct ht_sim_opts o = {0};
 	struct ht_sim_result res;
@@ -117,7 +128,8 @@ int cmd_sim(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:n:s:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:n:s:qh", longopts, NULL)) !=
+	       -1) {
 		const char *bad = NULL;
 
 		switch (c) {
@@ -125,14 +137,17 @@ int cmd_sim(int argc, char **argv)
 			o.capture_dir = optarg;
 			break;
 		case 'n':
-			if (parse_num(optarg, 1, HT_SIM_MAX_SLAVES, 0, &v) < 0) {
-				bad = "--cores takes a number of slave cores from 1 to 8";
+			if (parse_num(optarg, 1, HT_SIM_MAX_SLAVES, 0, &v) <
+			    0) {
+				bad = "--cores takes a number of slave cores "
+				      "from 1 to 8";
 			}
 			o.nr_slaves = (unsigned)v;
 			break;
 		case 's':
 			if (parse_num(optarg, 0.05, 3600, 1, &v) < 0) {
-				bad = "--seconds takes a duration from 0.05 to 3600";
+				bad = "--seconds takes a duration from 0.05 to "
+				      "3600";
 			}
 			o.duration_ns = (uint64_t)(v * 1e9);
 			break;
@@ -140,16 +155,18 @@ int cmd_sim(int argc, char **argv)
 		case OPT_DEADLINE:
 		case OPT_SYNC:
 			if (parse_num(optarg, 0.1, 10000, 1, &v) < 0) {
-				bad = "a period takes milliseconds from 0.1 to 10000";
+				bad = "a period takes milliseconds from 0.1 to "
+				      "10000";
 			}
-			*(c == OPT_FRAME ? &o.frame_period_ns :
-			  c == OPT_DEADLINE ? &o.deadline_ns :
-					      &o.sync_period_ns) =
-				(uint64_t)(v * 1e6);
+			*(c == OPT_FRAME      ? &o.frame_period_ns
+			  : c == OPT_DEADLINE ? &o.deadline_ns
+					      : &o.sync_period_ns) =
+			    (uint64_t)(v * 1e6);
 			break;
 		case OPT_PREEMPT:
 			if (parse_num(optarg, 1, 1000000, 0, &v) < 0) {
-				bad = "--preempt-every takes a number of frames";
+				bad =
+				    "--preempt-every takes a number of frames";
 			}
 			o.preempt_every = (unsigned)v;
 			break;
@@ -168,8 +185,8 @@ int cmd_sim(int argc, char **argv)
 			usage(stderr);
 			return HT_EXIT_USAGE;
 		default:
-			fprintf(stderr, "%s: unknown option '%s'\n", ht_cli_prog,
-				argv[optind - 1]);
+			fprintf(stderr, "%s: unknown option '%s'\n",
+				ht_cli_prog, argv[optind - 1]);
 			usage(stderr);
 			return HT_EXIT_USAGE;
 		}

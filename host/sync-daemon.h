@@ -30,7 +30,7 @@ struct ht_sync_daemon;
 
 struct ht_sync_slave {
 	struct ht_sync_mbox *mbox; /* in memory shared with the slave */
-	uint32_t core_id;          /* the `slave` field of the events */
+	uint32_t core_id;	   /* the `slave` field of the events */
 	/*
 	 * Raises the slave's interrupt (hetrace sim: a signal to the slave
 	 * process; QEMU: a byte on a socket). Returns 0 or a negative

@@ -12,7 +12,8 @@ void ht_sync_mbox_init(struct ht_sync_mbox *m, uint32_t slave_id)
 {
 	m->magic = 0u;
 	HT_MEMORY_BARRIER();
-	memset((uint8_t *)m + sizeof(m->magic), 0, sizeof(*m) - sizeof(m->magic));
+	memset((uint8_t *)m + sizeof(m->magic), 0,
+	       sizeof(*m) - sizeof(m->magic));
 	m->version = HT_SYNC_VERSION;
 	m->size = (uint32_t)sizeof(*m);
 	m->slave_id = slave_id;

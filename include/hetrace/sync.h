@@ -40,9 +40,9 @@
  * on their own cache lines. New fields only at the end.
  */
 struct ht_sync_mbox {
-	uint32_t magic;    /* HT_SYNC_MAGIC once initialized */
+	uint32_t magic;	   /* HT_SYNC_MAGIC once initialized */
 	uint32_t version;  /* HT_SYNC_VERSION */
-	uint32_t size;     /* sizeof(struct ht_sync_mbox) of the initializer */
+	uint32_t size;	   /* sizeof(struct ht_sync_mbox) of the initializer */
 	uint32_t slave_id; /* the slave's core_id */
 	uint32_t reserved0[12];
 
@@ -51,7 +51,7 @@ struct ht_sync_mbox {
 	uint32_t reserved1[15];
 
 	/* Slave's cache line. */
-	volatile uint32_t ack;     /* n + 1 once request n is answered */
+	volatile uint32_t ack;	   /* n + 1 once request n is answered */
 	volatile uint32_t answers; /* rounds answered by the slave */
 	uint32_t reserved2[14];
 };

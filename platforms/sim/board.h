@@ -50,11 +50,11 @@ enum { SIM_PRIO_SOBEL = 5, SIM_PRIO_BUFMGR = 7, SIM_PRIO_HIPRIO = 10 };
 enum sim_msg_type {
 	SIM_MSG_ALLOC_REQ = 1, /* master -> dsp0: buffers for `frame` */
 	SIM_MSG_ALLOC_REPLY,   /* dsp0 -> master: `buf` */
-	SIM_MSG_STRIPE,        /* master -> slave: rows [row0, row0 + rows) of `buf` */
-	SIM_MSG_STRIPE_DONE,   /* slave -> master: `edges` */
-	SIM_MSG_FREE,          /* master -> dsp0: `buf` is free again */
-	SIM_MSG_PING,          /* high-priority task of the initiator -> its peer */
-	SIM_MSG_PONG,          /* the peer's answer */
+	SIM_MSG_STRIPE, /* master -> slave: rows [row0, row0 + rows) of `buf` */
+	SIM_MSG_STRIPE_DONE, /* slave -> master: `edges` */
+	SIM_MSG_FREE,	     /* master -> dsp0: `buf` is free again */
+	SIM_MSG_PING, /* high-priority task of the initiator -> its peer */
+	SIM_MSG_PONG, /* the peer's answer */
 };
 
 /* A stripe's high-priority event (SIM_MSG_STRIPE `hiprio`). */
@@ -125,13 +125,15 @@ struct sim_shared {
 	uint32_t magic;
 	uint32_t version;
 	uint32_t size;
-	uint32_t nr_cores; /* master + slaves */
-	volatile uint32_t go;   /* master: the slaves may start */
+	uint32_t nr_cores;	/* master + slaves */
+	volatile uint32_t go;	/* master: the slaves may start */
 	volatile uint32_t stop; /* master: the slaves must stop */
 	volatile pid_t pid[SIM_MAX_CORES];
 	volatile uint64_t events[SIM_MAX_CORES]; /* tracing calls per core */
-	sem_t master_irq; /* a slave posts it after queueing a message for the master */
-	struct ht_sync_mbox mbox[SIM_MAX_CORES]; /* [slave core_id]; [0] unused */
+	sem_t master_irq; /* a slave posts it after queueing a message for the
+			     master */
+	struct ht_sync_mbox
+	    mbox[SIM_MAX_CORES]; /* [slave core_id]; [0] unused */
 	struct sim_clock_model clock[SIM_MAX_CORES];
 	struct sim_msgq q[SIM_MAX_CORES][SIM_MAX_CORES]; /* [src][dst] */
 	uint8_t image[SIM_NBUF][SIM_HEIGHT][SIM_WIDTH];
@@ -148,6 +150,6 @@ static inline void *sim_ring_mem(struct sim_shared *sh, uint32_t core_id)
 
 /* Runs slave @core_id in this (forked) process; never returns. */
 void ht__sim_slave_main(struct sim_shared *sh, uint32_t core_id)
-	__attribute__((noreturn));
+    __attribute__((noreturn));
 
 #endif

@@ -11,7 +11,7 @@ static struct sim_shared *bsp_sh;
 static const struct sim_clock_model *bsp_clock;
 static void (*bsp_sync_isr)(void);
 static void (*bsp_msg_isr)(void);
-static sigset_t bsp_irqs;    /* SIGUSR1 and SIGUSR2 */
+static sigset_t bsp_irqs;     /* SIGUSR1 and SIGUSR2 */
 static sigset_t bsp_unmasked; /* the mask while waiting for an interrupt */
 
 static void on_signal(int sig)

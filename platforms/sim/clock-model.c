@@ -16,8 +16,8 @@ static uint64_t seg_ticks(const struct sim_clock_seg *s, uint64_t t_ns)
 
 void sim_clock_model_init(struct sim_clock_model *m, uint64_t t0_ns,
 			  uint64_t freq_hz, int64_t drift_ppb,
-			  uint64_t start_ticks, uint32_t bits,
-			  uint64_t step_ns, uint64_t step_hz)
+			  uint64_t start_ticks, uint32_t bits, uint64_t step_ns,
+			  uint64_t step_hz)
 {
 	uint64_t ppb = (uint64_t)(1000000000 + drift_ppb);
 

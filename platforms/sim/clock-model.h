@@ -22,14 +22,14 @@
 
 struct sim_clock_seg {
 	uint64_t from_ns;  /* reference time the segment starts at */
-	uint64_t ticks;    /* unwrapped counter at from_ns */
+	uint64_t ticks;	   /* unwrapped counter at from_ns */
 	uint64_t rate_num; /* ticks per ns = rate_num / rate_den */
 	uint64_t rate_den;
-	uint64_t freq_hz;  /* nominal frequency in this segment */
+	uint64_t freq_hz; /* nominal frequency in this segment */
 };
 
 struct sim_clock_model {
-	uint32_t bits;    /* counter width: 32 (64 for the reference) */
+	uint32_t bits;	  /* counter width: 32 (64 for the reference) */
 	uint32_t nr_segs; /* 1, or 2 for the core whose frequency steps */
 	int64_t drift_ppb;
 	struct sim_clock_seg seg[SIM_CLOCK_MAX_SEGS];
@@ -42,8 +42,8 @@ struct sim_clock_model {
  */
 void sim_clock_model_init(struct sim_clock_model *m, uint64_t t0_ns,
 			  uint64_t freq_hz, int64_t drift_ppb,
-			  uint64_t start_ticks, uint32_t bits,
-			  uint64_t step_ns, uint64_t step_hz);
+			  uint64_t start_ticks, uint32_t bits, uint64_t step_ns,
+			  uint64_t step_hz);
 
 /* The unwrapped counter at reference time @t_ns (>= seg[0].from_ns). */
 uint64_t sim_clock_ticks(const struct sim_clock_model *m, uint64_t t_ns);

@@ -49,14 +49,14 @@ struct core_spec {
 #define WRAP_SOON(hz, ms) ((1ull << 32) - (uint64_t)(hz) / 1000u * (ms))
 
 static const struct core_spec slave_specs[HT_SIM_MAX_SLAVES] = {
-	{"dsp0", 1000000000u, 35200, WRAP_SOON(1000000000u, 500), 0},
-	{"dsp1", 32768u, -173500, 123456789u, 0},
-	{"dsp2", 600000000u, 12000, 0x80000000u, 1000000000u},
-	{"dsp3", 200000000u, 199000, 3000000000u, 0},
-	{"dsp4", 19200000u, -88000, 77777u, 0},
-	{"dsp5", 100000000u, -200000, 4000000000u, 0},
-	{"dsp6", 750000000u, 57000, 1000u, 0},
-	{"dsp7", 48000000u, -9500, 0xdeadbeefu, 0},
+    {"dsp0", 1000000000u, 35200, WRAP_SOON(1000000000u, 500), 0},
+    {"dsp1", 32768u, -173500, 123456789u, 0},
+    {"dsp2", 600000000u, 12000, 0x80000000u, 1000000000u},
+    {"dsp3", 200000000u, 199000, 3000000000u, 0},
+    {"dsp4", 19200000u, -88000, 77777u, 0},
+    {"dsp5", 100000000u, -200000, 4000000000u, 0},
+    {"dsp6", 750000000u, 57000, 1000u, 0},
+    {"dsp7", 48000000u, -9500, 0xdeadbeefu, 0},
 };
 
 struct master {
@@ -98,7 +98,7 @@ struct master {
 };
 
 static void set_err(struct master *m, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 static void set_err(struct master *m, const char *fmt, ...)
 {
@@ -195,7 +195,8 @@ static int setup_shared(struct master *m)
 	m->shm_size = SIM_RINGS_OFF + (size_t)m->nr * SIM_RING_SIZE;
 	m->memfd = memfd_create("hetrace-sim", MFD_CLOEXEC);
 	if (m->memfd < 0) {
-		set_err(m, "cannot create the shared memory: %s", strerror(errno));
+		set_err(m, "cannot create the shared memory: %s",
+			strerror(errno));
 		return HT_EIO;
 	}
 	if (ftruncate(m->memfd, (off_t)m->shm_size) != 0) {
@@ -242,9 +243,9 @@ static int setup_shared(struct master *m)
 
 	for (i = 0; i < m->nr; i++) {
 		const struct sim_core_desc *d = &m->desc[i];
-		const char *tmpl = (const char *)(i == 0 ?
-			ht_sim_board_master_metadata :
-			ht_sim_board_slave_metadata);
+		const char *tmpl =
+		    (const char *)(i == 0 ? ht_sim_board_master_metadata
+					  : ht_sim_board_slave_metadata);
 		char *meta;
 		size_t len;
 		int ret;
@@ -469,13 +470,14 @@ static int master_wait(struct master *m, const volatile unsigned *done,
 		}
 		if (sim_ref_now_ns() > deadline) {
 			missing[0] = 0;
-			for (i = 1; i < m->nr && at + 8 < sizeof(missing); i++) {
-				if (done == &m->alloc_done ? i == 1 :
-				    !(m->replied & (1u << i))) {
-					at += (size_t)snprintf(missing + at,
-							       sizeof(missing) - at,
-							       " %s",
-							       m->desc[i].name);
+			for (i = 1; i < m->nr && at + 8 < sizeof(missing);
+			     i++) {
+				if (done == &m->alloc_done
+					? i == 1
+					: !(m->replied & (1u << i))) {
+					at += (size_t)snprintf(
+					    missing + at, sizeof(missing) - at,
+					    " %s", m->desc[i].name);
 				}
 			}
 			set_err(m, "frame %" PRIu32 ": no %s after 5 s from:%s",
@@ -500,8 +502,9 @@ static void fill_image(struct master *m, uint32_t buf, uint32_t frame)
 	for (y = 0; y < SIM_HEIGHT; y++) {
 		for (x = 0; x < SIM_WIDTH; x++) {
 			m->sh->image[buf][y][x] =
-				(uint8_t)(((x + frame * 7u) / 16u + y / 16u) % 2u ?
-						  200 : 30);
+			    (uint8_t)(((x + frame * 7u) / 16u + y / 16u) % 2u
+					  ? 200
+					  : 30);
 		}
 	}
 }
@@ -528,8 +531,7 @@ static int run_frame(struct master *m, uint32_t f, uint64_t release)
 	msg.size = 16;
 	m->alloc_done = 0;
 	master_send(m, 1, &msg);
-	ret = master_wait(m, &m->alloc_done, 1, f,
-			  "buffers");
+	ret = master_wait(m, &m->alloc_done, 1, f, "buffers");
 	if (ret < 0) {
 		return ret;
 	}
@@ -545,13 +547,14 @@ static int run_frame(struct master *m, uint32_t f, uint64_t release)
 		msg.frame = f;
 		msg.buf = m->alloc_buf;
 		msg.row0 = k * rows;
-		msg.rows = msg.row0 >= SIM_HEIGHT ? 0 :
-			   msg.row0 + rows > SIM_HEIGHT ? SIM_HEIGHT - msg.row0 :
-							  rows;
+		msg.rows = msg.row0 >= SIM_HEIGHT ? 0
+			   : msg.row0 + rows > SIM_HEIGHT
+			       ? SIM_HEIGHT - msg.row0
+			       : rows;
 		msg.size = msg.rows * SIM_WIDTH;
 		if (preempt && (k + 1 == a || k + 1 == b)) {
-			msg.hiprio = k + 1 == a ? SIM_HIPRIO_INITIATOR :
-						  SIM_HIPRIO_RESPONDER;
+			msg.hiprio = k + 1 == a ? SIM_HIPRIO_INITIATOR
+						: SIM_HIPRIO_RESPONDER;
 			msg.peer = k + 1 == a ? b : a;
 			msg.hiprio_us = (uint32_t)(m->o->preempt_ns / 1000u);
 		}
@@ -578,10 +581,9 @@ static int run_frame(struct master *m, uint32_t f, uint64_t release)
 	if (latency > m->o->deadline_ns) {
 		m->res->late_frames++;
 	}
-	MT(m, sim_master_trace_frame_end(&m->ctx, f, latency,
-					 m->o->deadline_ns, m->edges,
-					 latency > m->o->deadline_ns ? "late" :
-								       "ok"));
+	MT(m, sim_master_trace_frame_end(
+		  &m->ctx, f, latency, m->o->deadline_ns, m->edges,
+		  latency > m->o->deadline_ns ? "late" : "ok"));
 	return 0;
 }
 
@@ -603,8 +605,8 @@ static int run_pipeline(struct master *m)
 		/* Sleeps until the frame's release, in steps (Ctrl-C). */
 		while ((now = sim_ref_now_ns()) < release &&
 		       !stop_requested(m)) {
-			sleep_ns(release - now < 10000000u ? release - now :
-							     10000000u);
+			sleep_ns(release - now < 10000000u ? release - now
+							   : 10000000u);
 		}
 		if (stop_requested(m)) {
 			m->res->interrupted = true;
@@ -648,7 +650,8 @@ static void stop_slaves(struct master *m)
 			if (reaped[i]) {
 				continue;
 			}
-			if (waitpid(m->sh->pid[i], NULL, WNOHANG) == m->sh->pid[i]) {
+			if (waitpid(m->sh->pid[i], NULL, WNOHANG) ==
+			    m->sh->pid[i]) {
 				reaped[i] = 1;
 			} else {
 				left++;
@@ -685,8 +688,8 @@ static void fill_result(struct master *m)
 			cs->events = m->sh->events[i];
 		}
 		if (d->clock) {
-			cs->wrapped = (sim_clock_ticks(d->clock, m->t_end) >> 32) !=
-				      (d->clock->seg[0].ticks >> 32);
+			cs->wrapped = (sim_clock_ticks(d->clock, m->t_end) >>
+				       32) != (d->clock->seg[0].ticks >> 32);
 		}
 		if (m->col && i < ht_collector_nr_rings(m->col)) {
 			struct ht_collector_stats st;
@@ -744,10 +747,12 @@ static int teardown(struct master *m, int ret)
 			set_err(m, "%s", cerr);
 			ret = r;
 		}
-		snprintf(path, sizeof(path), "%s/truth.json", m->o->capture_dir);
+		snprintf(path, sizeof(path), "%s/truth.json",
+			 m->o->capture_dir);
 		r = ht__sim_write_truth(path, m->desc, m->nr, m->t0, m->t_end);
 		if (r < 0 && ret == 0) {
-			set_err(m, "cannot write %s: %s", path, strerror(errno));
+			set_err(m, "cannot write %s: %s", path,
+				strerror(errno));
 			ret = r;
 		}
 	}
@@ -779,8 +784,8 @@ int ht_sim_run(const struct ht_sim_opts *opts, struct ht_sim_result *res,
 	struct ht_sync_slave slaves[HT_SIM_MAX_SLAVES];
 	struct ht_sync_daemon_opts so = {0};
 	struct sim_master_platform_callbacks cbs = {
-		master_clock, master_ring_full, master_open_packet,
-		master_close_packet};
+	    master_clock, master_ring_full, master_open_packet,
+	    master_close_packet};
 	unsigned i;
 	int ret;
 
@@ -846,8 +851,8 @@ int ht_sim_run(const struct ht_sim_opts *opts, struct ht_sim_result *res,
 
 	pthread_mutex_init(&m->trace_lock, NULL);
 	m->ring = (struct ht_ring *)sim_ring_mem(m->sh, 0);
-	sim_master_init(&m->ctx, ht_ring_slot(m->ring), m->ring->slot_size,
-			cbs, m);
+	sim_master_init(&m->ctx, ht_ring_slot(m->ring), m->ring->slot_size, cbs,
+			m);
 	sim_master_set_core_id(&m->ctx, 0);
 	m->tracing = 1;
 	pthread_mutex_lock(&m->trace_lock);
@@ -866,7 +871,8 @@ int ht_sim_run(const struct ht_sim_opts *opts, struct ht_sim_result *res,
 	so.trace_arg = m;
 	ret = ht_sync_daemon_create(&m->sd, &so, slaves, m->nr - 1u);
 	if (ret < 0) {
-		set_err(m, "cannot create the sync daemon: %s", ht_strerror(ret));
+		set_err(m, "cannot create the sync daemon: %s",
+			ht_strerror(ret));
 		goto out;
 	}
 
@@ -878,7 +884,8 @@ int ht_sim_run(const struct ht_sim_opts *opts, struct ht_sim_result *res,
 	}
 	ret = ht_sync_daemon_start(m->sd);
 	if (ret < 0) {
-		set_err(m, "cannot start the sync daemon: %s", ht_strerror(ret));
+		set_err(m, "cannot start the sync daemon: %s",
+			ht_strerror(ret));
 		goto out;
 	}
 	ret = run_pipeline(m);

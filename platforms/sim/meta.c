@@ -52,7 +52,8 @@ int ht__sim_core_metadata(const char *tmpl, const struct sim_core_desc *c,
 	fwrite(tmpl, 1, (size_t)(env - tmpl), f);
 	fprintf(f, "\tcore_name = \"%s\";\n", c->name);
 	fprintf(f, "\tcore_id = %" PRIu32 ";\n", c->core_id);
-	fprintf(f, "\tcore_role = \"%s\";\n", c->is_master ? "master" : "slave");
+	fprintf(f, "\tcore_role = \"%s\";\n",
+		c->is_master ? "master" : "slave");
 	if (!c->is_master) {
 		fprintf(f, "\tcore_master = \"%s\";\n", master_name);
 	}
@@ -89,12 +90,13 @@ static void put_clock(FILE *f, const struct sim_core_desc *c)
 		fprintf(f, "\"\n      }\n");
 		return;
 	}
-	fprintf(f, "        \"name\": \"cnt\",\n"
-		   "        \"reference\": false,\n"
-		   "        \"freq_hz\": %" PRIu64 ",\n"
-		   "        \"bits\": %" PRIu32 ",\n"
-		   "        \"drift_ppb\": %" PRId64 ",\n"
-		   "        \"uuid\": \"",
+	fprintf(f,
+		"        \"name\": \"cnt\",\n"
+		"        \"reference\": false,\n"
+		"        \"freq_hz\": %" PRIu64 ",\n"
+		"        \"bits\": %" PRIu32 ",\n"
+		"        \"drift_ppb\": %" PRId64 ",\n"
+		"        \"uuid\": \"",
 		c->freq_hz, m->bits, m->drift_ppb);
 	put_uuid(f, c->uuid);
 	fprintf(f, "\",\n        \"segments\": [\n");
@@ -102,9 +104,10 @@ static void put_clock(FILE *f, const struct sim_core_desc *c)
 		const struct sim_clock_seg *s = &m->seg[i];
 
 		fprintf(f,
-			"          {\"from_ns\": %" PRIu64 ", \"ticks\": %" PRIu64
-			", \"rate_num\": %" PRIu64 ", \"rate_den\": %" PRIu64
-			", \"freq_hz\": %" PRIu64 "}%s\n",
+			"          {\"from_ns\": %" PRIu64
+			", \"ticks\": %" PRIu64 ", \"rate_num\": %" PRIu64
+			", \"rate_den\": %" PRIu64 ", \"freq_hz\": %" PRIu64
+			"}%s\n",
 			s->from_ns, s->ticks, s->rate_num, s->rate_den,
 			s->freq_hz, i + 1 < m->nr_segs ? "," : "");
 	}
@@ -142,8 +145,8 @@ int ht__sim_write_truth(const char *path, const struct sim_core_desc *cores,
 		const struct sim_core_desc *c = &cores[i];
 
 		fprintf(f,
-			"    {\n      \"name\": \"%s\",\n      \"core_id\": %" PRIu32
-			",\n      \"role\": \"%s\",\n",
+			"    {\n      \"name\": \"%s\",\n      \"core_id\": "
+			"%" PRIu32 ",\n      \"role\": \"%s\",\n",
 			c->name, c->core_id, c->is_master ? "master" : "slave");
 		if (!c->is_master) {
 			fprintf(f, "      \"master\": \"%s\",\n", ref);

@@ -9,11 +9,11 @@
 #include "clock-model.h"
 
 struct sim_core_desc {
-	char name[16];     /* core_name: "arm0", "dsp0".. */
+	char name[16]; /* core_name: "arm0", "dsp0".. */
 	uint32_t core_id;
 	int is_master;
-	uint64_t freq_hz;  /* nominal frequency declared in the metadata */
-	uint8_t uuid[16];  /* the clock's UUID */
+	uint64_t freq_hz; /* nominal frequency declared in the metadata */
+	uint8_t uuid[16]; /* the clock's UUID */
 	const struct sim_clock_model *clock; /* NULL: the reference */
 };
 

@@ -16,16 +16,17 @@
 #define HT_SIM_MAX_SLAVES 8u
 
 struct ht_sim_opts {
-	const char *capture_dir;   /* required */
-	unsigned nr_slaves;        /* 1..8; 0: 8 */
-	uint64_t duration_ns;      /* 0: 3 s */
-	uint64_t frame_period_ns;  /* 0: 33 ms */
-	uint64_t deadline_ns;      /* 0: 16 ms */
-	uint64_t sync_period_ns;   /* 0: 10 ms */
-	unsigned preempt_every;    /* every Nth frame is preempted; 0: 10 */
-	uint64_t preempt_ns;       /* busy time of the preempting task; 0: 20 ms */
-	bool no_fsync;             /* do not fsync the capture */
-	/* Set (by a signal handler) to stop early; the capture stays complete. */
+	const char *capture_dir;  /* required */
+	unsigned nr_slaves;	  /* 1..8; 0: 8 */
+	uint64_t duration_ns;	  /* 0: 3 s */
+	uint64_t frame_period_ns; /* 0: 33 ms */
+	uint64_t deadline_ns;	  /* 0: 16 ms */
+	uint64_t sync_period_ns;  /* 0: 10 ms */
+	unsigned preempt_every;	  /* every Nth frame is preempted; 0: 10 */
+	uint64_t preempt_ns; /* busy time of the preempting task; 0: 20 ms */
+	bool no_fsync;	     /* do not fsync the capture */
+	/* Set (by a signal handler) to stop early; the capture stays complete.
+	 */
 	volatile sig_atomic_t *stop;
 	/* Collector warnings (damaged packets...); may be NULL. */
 	void (*warn)(void *arg, const char *msg);
@@ -34,17 +35,17 @@ struct ht_sim_opts {
 
 struct ht_sim_core_stats {
 	char name[16];
-	const char *role;       /* "master" or "slave" */
+	const char *role; /* "master" or "slave" */
 	uint32_t core_id;
-	uint64_t freq_hz;       /* nominal, at the start */
-	uint64_t events;        /* tracing calls */
-	uint64_t packets;       /* packets written to the capture */
+	uint64_t freq_hz; /* nominal, at the start */
+	uint64_t events;  /* tracing calls */
+	uint64_t packets; /* packets written to the capture */
 	uint64_t bytes;
-	uint64_t discarded;     /* events_discarded of the last packet */
-	uint64_t sync_rounds;   /* slaves: handshake rounds */
+	uint64_t discarded;   /* events_discarded of the last packet */
+	uint64_t sync_rounds; /* slaves: handshake rounds */
 	uint64_t sync_timeouts;
 	uint64_t sync_min_rtt_ns;
-	bool wrapped;           /* the 32-bit counter wrapped during the run */
+	bool wrapped; /* the 32-bit counter wrapped during the run */
 };
 
 struct ht_sim_result {

@@ -35,13 +35,14 @@ struct job {
 
 static struct {
 	struct sim_shared *sh;
-	uint32_t id;        /* core_id */
+	uint32_t id;	     /* core_id */
 	char sobel_name[16]; /* activity "sobel_<k>" */
 	struct ht_ring *ring;
 	struct sim_slave_core_ctx ctx;
 	uint64_t next_msg_id;
 
-	/* Written by the mailbox handler, read by tasks with interrupts masked. */
+	/* Written by the mailbox handler, read by tasks with interrupts masked.
+	 */
 	struct job jobs[MAX_JOBS];
 	volatile uint32_t job_head, job_tail;
 	volatile uint32_t pings; /* PING messages received */
@@ -180,7 +181,8 @@ static void task_switch(uint32_t prev, const char *prev_name, uint32_t next,
 					       next_name, prio));
 }
 
-/* Task context: sleeps until *@count (set by the mailbox handler) is non-zero, then takes one. */
+/* Task context: sleeps until *@count (set by the mailbox handler) is non-zero,
+ * then takes one. */
 static void wait_count(volatile uint32_t *count)
 {
 	sim_bsp_irq_disable();
@@ -273,8 +275,8 @@ static void run_sobel(const struct job *j)
 	}
 	TASK_TRACE(sim_slave_trace_activity_end(&S.ctx, "frame", S.sobel_name,
 						in->frame));
-	TASK_TRACE(sim_slave_trace_stripe_done(&S.ctx, in->frame, in->rows,
-					       edges));
+	TASK_TRACE(
+	    sim_slave_trace_stripe_done(&S.ctx, in->frame, in->rows, edges));
 	memset(&m, 0, sizeof(m));
 	m.type = SIM_MSG_STRIPE_DONE;
 	m.frame = in->frame;
@@ -330,8 +332,7 @@ static void stop(void)
 void ht__sim_slave_main(struct sim_shared *sh, uint32_t core_id)
 {
 	struct sim_slave_platform_callbacks cbs = {
-		sim_bsp_counter, ring_is_full, ring_open_packet,
-		ring_close_packet};
+	    sim_bsp_counter, ring_is_full, ring_open_packet, ring_close_packet};
 	struct job j;
 	uint32_t k = core_id - 1u;
 

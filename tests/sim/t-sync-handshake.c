@@ -27,7 +27,7 @@ struct shared {
 	volatile int stop;
 	/* Timestamps by seq, 0 when the event never happened. */
 	volatile uint64_t req[MAX_SEQ], ack[MAX_SEQ], notify[MAX_SEQ],
-		recv[MAX_SEQ];
+	    recv[MAX_SEQ];
 	volatile unsigned acks, notifies; /* slave's calls */
 };
 
@@ -88,7 +88,8 @@ static void slave_main(void)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = slave_irq;
 	sigaction(SIGUSR1, &sa, NULL);
-	/* The handler is in place: SIGUSR1 may come (sigsuspend unblocks it). */
+	/* The handler is in place: SIGUSR1 may come (sigsuspend unblocks it).
+	 */
 	sigemptyset(&none);
 	while (!sh->stop) {
 		sigsuspend(&none);
@@ -130,8 +131,10 @@ static void check_round(uint32_t n)
 {
 	CHECK(sh->req[n] && sh->ack[n] && sh->notify[n + 1] && sh->recv[n + 1],
 	      "round %u incomplete", n);
-	CHECK(sh->req[n] <= sh->ack[n], "round %u: sync_ack before sync_req", n);
-	CHECK(sh->ack[n] <= sh->notify[n + 1], "round %u: notify before ack", n);
+	CHECK(sh->req[n] <= sh->ack[n], "round %u: sync_ack before sync_req",
+	      n);
+	CHECK(sh->ack[n] <= sh->notify[n + 1], "round %u: notify before ack",
+	      n);
 	CHECK(sh->notify[n + 1] <= sh->recv[n + 1],
 	      "round %u: sync_recv before sync_notify", n);
 }
@@ -156,12 +159,13 @@ int main(void)
 	}
 	ht_sync_mbox_init(&sh->mbox, 7);
 	CHECK(ht_sync_mbox_is_valid(&sh->mbox), "fresh mailbox invalid");
-	CHECK(sh->mbox.req == HT_SYNC_IDLE && sh->mbox.ack == 0, "initial words");
+	CHECK(sh->mbox.req == HT_SYNC_IDLE && sh->mbox.ack == 0,
+	      "initial words");
 
 	/* A spurious interrupt before any request answers nothing. */
 	{
-		static const struct ht_sync_slave_ops ops = {slave_ack,
-							     slave_notify, NULL};
+		static const struct ht_sync_slave_ops ops = {
+		    slave_ack, slave_notify, NULL};
 
 		CHECK(ht_sync_slave_handle(&sh->mbox, &ops) == 0,
 		      "answered without a request");
