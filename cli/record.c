@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* hetrace-command: 20 record: drain the cores' packet rings (shared memory or files) into a capture */
+/* hetrace-command: 20 record: drain the cores' packet rings into a capture */
 /*
  * hetrace record -o CAPTURE RING...: attaches to the packet rings and
  * writes every core's packets into CAPTURE/<core>/ until Ctrl-C
@@ -32,29 +32,30 @@ static void on_signal(int sig)
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"usage: %s -o CAPTURE [OPTIONS] [RING...]\n\n"
-		"Attaches to the packet rings RING... (files, or POSIX shared\n"
-		"memory objects named /NAME) and writes every core's packets\n"
-		"into CAPTURE/<core>/ (metadata + stream), until Ctrl-C, until\n"
-		"every ring's producer has stopped, or for --duration seconds.\n"
-		"Discard rings are drained live; overwrite rings (flight\n"
-		"recorder) are read once stopped, or at the end.\n\n"
-		"options:\n"
-		"  -o, --output DIR       the capture directory (required)\n"
-		"  -p, --shm-prefix P     also every /dev/shm/P* object\n"
-		"  -m, --metadata FILE    metadata for rings that carry none\n"
-		"  -d, --duration S       stop after S seconds (decimals allowed)\n"
-		"  -l, --live             read overwrite rings live too\n"
-		"  -i, --interval MS      poll period when the rings are empty "
-		"(default 1)\n"
-		"      --no-fsync         do not sync the files to disk at the "
-		"end\n"
-		"  -q, --quiet            no progress line, no summary\n"
-		"  -h, --help             this help\n\n"
-		"exit status: 0 done, 1 a ring could not be attached or "
-		"written\n(the others are collected), 2 usage error\n",
-		ht_cli_prog);
+	fprintf(
+	    out,
+	    "usage: %s -o CAPTURE [OPTIONS] [RING...]\n\n"
+	    "Attaches to the packet rings RING... (files, or POSIX shared\n"
+	    "memory objects named /NAME) and writes every core's packets\n"
+	    "into CAPTURE/<core>/ (metadata + stream), until Ctrl-C, until\n"
+	    "every ring's producer has stopped, or for --duration seconds.\n"
+	    "Discard rings are drained live; overwrite rings (flight\n"
+	    "recorder) are read once stopped, or at the end.\n\n"
+	    "options:\n"
+	    "  -o, --output DIR       the capture directory (required)\n"
+	    "  -p, --shm-prefix P     also every /dev/shm/P* object\n"
+	    "  -m, --metadata FILE    metadata for rings that carry none\n"
+	    "  -d, --duration S       stop after S seconds (decimals allowed)\n"
+	    "  -l, --live             read overwrite rings live too\n"
+	    "  -i, --interval MS      poll period when the rings are empty "
+	    "(default 1)\n"
+	    "      --no-fsync         do not sync the files to disk at the "
+	    "end\n"
+	    "  -q, --quiet            no progress line, no summary\n"
+	    "  -h, --help             this help\n\n"
+	    "exit status: 0 done, 1 a ring could not be attached or "
+	    "written\n(the others are collected), 2 usage error\n",
+	    ht_cli_prog);
 }
 
 static void warn_cb(void *arg, const char *msg)
@@ -136,10 +137,9 @@ static void progress(struct ht_collector *c, double secs)
 			      secs, packets, (double)bytes / 1e6, disc);
 	for (i = 0; i < ht_collector_nr_rings(c) && n < 200; i++) {
 		ht_collector_stats(c, i, &st);
-		n += (size_t)snprintf(line + n, sizeof(line) - n,
-				      " | %s %.1f MB d%" PRIu64, st.core_name,
-				      (double)st.bytes / 1e6,
-				      st.events_discarded);
+		n += (size_t)snprintf(
+		    line + n, sizeof(line) - n, " | %s %.1f MB d%" PRIu64,
+		    st.core_name, (double)st.bytes / 1e6, st.events_discarded);
 	}
 	fprintf(stderr, "\r%.*s\033[K", 200, line);
 }
@@ -151,18 +151,18 @@ static void summary(struct ht_collector *c, const char *dir, double secs)
 	uint64_t bytes = 0;
 	size_t i;
 
-	printf("%-16s %-8s %-10s %10s %12s %10s %8s %8s %8s\n", "core",
-	       "state", "mode", "packets", "bytes", "discarded", "full",
-	       "lost", "damaged");
+	printf("%-16s %-8s %-10s %10s %12s %10s %8s %8s %8s\n", "core", "state",
+	       "mode", "packets", "bytes", "discarded", "full", "lost",
+	       "damaged");
 	for (i = 0; i < ht_collector_nr_rings(c); i++) {
 		ht_collector_stats(c, i, &st);
 		bytes += st.bytes;
-		printf("%-16s %-8s %-10s %10" PRIu64 " %12" PRIu64
-		       " %10" PRIu64 " %8u %8" PRIu64 " %8" PRIu64 "%s\n",
+		printf("%-16s %-8s %-10s %10" PRIu64 " %12" PRIu64 " %10" PRIu64
+		       " %8u %8" PRIu64 " %8" PRIu64 "%s\n",
 		       st.core_name, st.state < 3 ? states[st.state] : "?",
 		       st.mode == HT_RING_OVERWRITE ? "overwrite" : "discard",
-		       st.packets, st.bytes, st.events_discarded,
-		       st.full_count, st.lost_packets, st.damaged_packets,
+		       st.packets, st.bytes, st.events_discarded, st.full_count,
+		       st.lost_packets, st.damaged_packets,
 		       st.failed ? "  (failed)" : "");
 	}
 	printf("%zu rings, %.1f MB in %.2f s into %s\n",
@@ -172,16 +172,16 @@ static void summary(struct ht_collector *c, const char *dir, double secs)
 int cmd_record(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"output", required_argument, NULL, 'o'},
-		{"shm-prefix", required_argument, NULL, 'p'},
-		{"metadata", required_argument, NULL, 'm'},
-		{"duration", required_argument, NULL, 'd'},
-		{"live", no_argument, NULL, 'l'},
-		{"interval", required_argument, NULL, 'i'},
-		{"no-fsync", no_argument, NULL, 'F'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"output", required_argument, NULL, 'o'},
+	    {"shm-prefix", required_argument, NULL, 'p'},
+	    {"metadata", required_argument, NULL, 'm'},
+	    {"duration", required_argument, NULL, 'd'},
+	    {"live", no_argument, NULL, 'l'},
+	    {"interval", required_argument, NULL, 'i'},
+	    {"no-fsync", no_argument, NULL, 'F'},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct ht_collector_opts copts = {.warn = warn_cb};
 	struct ht_collector_ring_opts ropts = {0};
@@ -257,8 +257,8 @@ int cmd_record(int argc, char **argv)
 	}
 	if (optind == argc && !nr_shm) {
 		fprintf(stderr, "%s: no ring given%s\n", ht_cli_prog,
-			prefix ? " (no /dev/shm object matches the prefix)" :
-				 "");
+			prefix ? " (no /dev/shm object matches the prefix)"
+			       : "");
 		if (!prefix) {
 			usage(stderr);
 		}
@@ -273,9 +273,9 @@ int cmd_record(int argc, char **argv)
 		goto free_shm;
 	}
 	for (i = 0; i < (size_t)(argc - optind) + nr_shm; i++) {
-		const char *ring = i < (size_t)(argc - optind) ?
-					   argv[optind + (int)i] :
-					   shm[i - (size_t)(argc - optind)];
+		const char *ring = i < (size_t)(argc - optind)
+				       ? argv[optind + (int)i]
+				       : shm[i - (size_t)(argc - optind)];
 
 		if (ht_collector_add_path(c, ring, &ropts, err, sizeof(err))) {
 			fprintf(stderr, "%s: %s\n", ht_cli_prog, err);

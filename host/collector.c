@@ -32,8 +32,8 @@
 #include "packet-ring-reader.h"
 
 #define CTF_MAGIC 0xc1fc1fc1u
-#define BATCH 256u          /* packets per writev() */
-#define WARN_PER_RING 10u   /* damaged-packet messages per ring, then a count */
+#define BATCH 256u	  /* packets per writev() */
+#define WARN_PER_RING 10u /* damaged-packet messages per ring, then a count */
 
 /* Where an integer field sits in the packet, in bits from its start. */
 struct loc {
@@ -65,7 +65,7 @@ struct ring {
 	char *core_name, *stream_name, *core_dir, *stream_path;
 	int fd;
 	bool metadata_owner; /* wrote <core>/metadata */
-	char *metadata;      /* as written (for a second ring of the core) */
+	char *metadata;	     /* as written (for a second ring of the core) */
 	size_t metadata_len;
 	struct layout lay;
 	uint8_t *copy; /* overwrite: one slot */
@@ -87,7 +87,7 @@ struct ht_collector {
 };
 
 static int fail(char *err, size_t err_len, int ret, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 
 static int fail(char *err, size_t err_len, int ret, const char *fmt, ...)
 {
@@ -102,7 +102,7 @@ static int fail(char *err, size_t err_len, int ret, const char *fmt, ...)
 }
 
 static void warn(struct ht_collector *c, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 static void warn(struct ht_collector *c, const char *fmt, ...)
 {
@@ -227,7 +227,8 @@ static bool advance(const struct ht_ctf_type *t, uint64_t *pos, int depth)
 
 static void locate(struct loc *l, const struct ht_ctf_type *t, uint64_t pos)
 {
-	const struct ht_ctf_type *it = t->kind == HT_CTF_ENUM ? t->container : t;
+	const struct ht_ctf_type *it =
+	    t->kind == HT_CTF_ENUM ? t->container : t;
 
 	if (it->kind != HT_CTF_INT || pos > UINT32_MAX) {
 		return;
@@ -306,16 +307,16 @@ static int layout_build(struct layout *lay, const struct ht__trace *t,
 	for (i = 0; i < lay->nr_ctx; i++) {
 		const struct ht_ctf_stream_class *sc = pt->stream_classes[i];
 		struct ctx_layout *cl = &lay->ctx[i];
-		const char *names[] = {"packet_size", "content_size",
+		const char *names[] = {"packet_size",	   "content_size",
 				       "events_discarded", "packet_seq_num",
-				       "timestamp_begin", "timestamp_end"};
+				       "timestamp_begin",  "timestamp_end"};
 		struct loc *locs[] = {&cl->packet_size, &cl->content_size,
-				      &cl->discarded, &cl->seq_num,
-				      &cl->ts_begin, &cl->ts_end};
+				      &cl->discarded,	&cl->seq_num,
+				      &cl->ts_begin,	&cl->ts_end};
 
 		cl->id = sc->id;
-		cl->end_bits = walk_scope(sc->packet_context, hend, names, locs,
-					  6);
+		cl->end_bits =
+		    walk_scope(sc->packet_context, hend, names, locs, 6);
 		if (cl->end_bits > 8u * 4096u) {
 			cl->end_bits = 0; /* no final packet (below) */
 		}
@@ -323,11 +324,12 @@ static int layout_build(struct layout *lay, const struct ht__trace *t,
 			lay->hc_bytes = (uint32_t)((cl->end_bits + 7u) / 8u);
 		}
 		if (!cl->packet_size.set) {
-			return fail(err, err_len, HT_EUNSUPPORTED,
-				    "%s: metadata: stream class %llu: no "
-				    "packet_size at a fixed place in the packet "
-				    "context: packets cannot be delimited",
-				    what, (unsigned long long)sc->id);
+			return fail(
+			    err, err_len, HT_EUNSUPPORTED,
+			    "%s: metadata: stream class %llu: no "
+			    "packet_size at a fixed place in the packet "
+			    "context: packets cannot be delimited",
+			    what, (unsigned long long)sc->id);
 		}
 	}
 	return 0;
@@ -375,13 +377,14 @@ static void write_bits(uint8_t *buf, const struct loc *l, uint64_t v)
 
 		if (l->bo == HT_CTF_LE) {
 			bit = (unsigned)(v >> i) & 1u;
-			buf[b / 8u] = (uint8_t)((buf[b / 8u] & ~(1u << (b % 8u))) |
-						(bit << (b % 8u)));
+			buf[b / 8u] =
+			    (uint8_t)((buf[b / 8u] & ~(1u << (b % 8u))) |
+				      (bit << (b % 8u)));
 		} else {
 			bit = (unsigned)(v >> (n - 1u - i)) & 1u;
 			buf[b / 8u] =
-				(uint8_t)((buf[b / 8u] & ~(0x80u >> (b % 8u))) |
-					  (bit << (7u - b % 8u)));
+			    (uint8_t)((buf[b / 8u] & ~(0x80u >> (b % 8u))) |
+				      (bit << (7u - b % 8u)));
 		}
 	}
 }
@@ -446,7 +449,8 @@ static uint32_t packet_check(struct ring *r, const uint8_t *p, char *why,
 	}
 	if (cl->content_size.set && in_slot(&cl->content_size, slot)) {
 		content = read_bits(p, &cl->content_size);
-		if (content > size || (cl->end_bits && content < cl->end_bits)) {
+		if (content > size ||
+		    (cl->end_bits && content < cl->end_bits)) {
 			snprintf(why, why_len,
 				 "content_size %llu bits outside %llu..%llu "
 				 "(packet_size)",
@@ -475,12 +479,12 @@ static void damaged(struct ht_collector *c, struct ring *r, uint32_t k,
 		     r->info->source, r->core_name, k, k % r->info->nr_slots,
 		     (unsigned long long)(r->info->slots_off +
 					  (uint64_t)(k % r->info->nr_slots) *
-						  r->info->slot_size),
+					      r->info->slot_size),
 		     why,
-		     r->warned == WARN_PER_RING ?
-			     " (further damaged packets of this ring are "
-			     "only counted)" :
-			     "");
+		     r->warned == WARN_PER_RING
+			 ? " (further damaged packets of this ring are "
+			   "only counted)"
+			 : "");
 	}
 }
 
@@ -520,14 +524,14 @@ static size_t env_block(const char *text, size_t len)
 			depth--;
 			i++;
 		} else if (depth == 0 && !strncmp(text + i, "env", 3) &&
-			   (i == 0 || !(text[i - 1] == '_' ||
-					(text[i - 1] >= 'a' && text[i - 1] <= 'z') ||
-					(text[i - 1] >= 'A' && text[i - 1] <= 'Z') ||
-					(text[i - 1] >= '0' && text[i - 1] <= '9')))) {
-			for (j = i + 3; j < len && (text[j] == ' ' ||
-						   text[j] == '\t' ||
-						   text[j] == '\n' ||
-						   text[j] == '\r');
+			   (i == 0 ||
+			    !(text[i - 1] == '_' ||
+			      (text[i - 1] >= 'a' && text[i - 1] <= 'z') ||
+			      (text[i - 1] >= 'A' && text[i - 1] <= 'Z') ||
+			      (text[i - 1] >= '0' && text[i - 1] <= '9')))) {
+			for (j = i + 3;
+			     j < len && (text[j] == ' ' || text[j] == '\t' ||
+					 text[j] == '\n' || text[j] == '\r');
 			     j++) {
 			}
 			if (j < len && text[j] == '{') {
@@ -573,8 +577,8 @@ static void trace_free(struct ht__trace *t)
  * Adds to @text the env entries the core's identity needs and the
  * producer did not write. Returns the new text (malloc'ed) in *@out.
  */
-static int env_complete(const struct ht__trace *t, const char *text,
-			size_t len, const struct ring *r, const char *role,
+static int env_complete(const struct ht__trace *t, const char *text, size_t len,
+			const struct ring *r, const char *role,
 			const char *master, char **out, size_t *out_len)
 {
 	char add[512];
@@ -794,8 +798,8 @@ static int ring_setup(struct ht_collector *c, struct ring *r,
 	}
 	if (r->metadata_len != len) {
 		/* What is written must still parse. */
-		ret = parse(src, r->metadata, r->metadata_len, &t2, err,
-			    err_len);
+		ret =
+		    parse(src, r->metadata, r->metadata_len, &t2, err, err_len);
 		trace_free(t2);
 		if (ret) {
 			goto free_trace;
@@ -816,14 +820,14 @@ static int ring_setup(struct ht_collector *c, struct ring *r,
 			   r->core_dir, strerror(errno));
 		goto free_trace;
 	}
-	r->fd = open(r->stream_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
-		     0666);
+	r->fd =
+	    open(r->stream_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 	if (r->fd < 0) {
 		ret = fail(err, err_len, errno == EEXIST ? HT_EEXIST : HT_EIO,
 			   "%s: cannot create the stream file: %s%s",
 			   r->stream_path, strerror(errno),
-			   errno == EEXIST ? " (a capture is already there)" :
-					     "");
+			   errno == EEXIST ? " (a capture is already there)"
+					   : "");
 		goto free_trace;
 	}
 	if (!first) {
@@ -832,8 +836,8 @@ static int ring_setup(struct ht_collector *c, struct ring *r,
 			ret = HT_ENOMEM;
 			goto free_trace;
 		}
-		fd = open(mpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-			  0666);
+		fd =
+		    open(mpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 		if (fd < 0 || write_all(fd, r->metadata, r->metadata_len)) {
 			ret = fail(err, err_len, HT_EIO, "%s: cannot write: %s",
 				   mpath, strerror(errno));
@@ -932,8 +936,8 @@ int ht_collector_add_path(struct ht_collector *c, const char *path,
 }
 
 int ht_collector_add_memory(struct ht_collector *c, void *mem, size_t size,
-			    const struct ht_collector_ring_opts *opts, char *err,
-			    size_t err_len)
+			    const struct ht_collector_ring_opts *opts,
+			    char *err, size_t err_len)
 {
 	struct ht_ring_reader *rr;
 	const char *what = opts && opts->core_name ? opts->core_name : "memory";
@@ -972,8 +976,7 @@ static void keep_last(struct ring *r, const uint8_t *p,
  * and context, both timestamps the last packet's end, the next
  * sequence number.
  */
-static int final_packet(struct ht_collector *c, struct ring *r,
-			uint64_t *bytes)
+static int final_packet(struct ht_collector *c, struct ring *r, uint64_t *bytes)
 {
 	uint32_t final = ht_ring_reader_final_discarded(r->rr);
 	const struct ctx_layout *cl = r->last_cl;
@@ -1044,7 +1047,9 @@ static int drain_discard(struct ht_collector *c, struct ring *r,
 			size_t left = total;
 
 			while (left) {
-				ssize_t w = writev(r->fd, v, (int)(n - (uint32_t)(v - c->iov)));
+				ssize_t w =
+				    writev(r->fd, v,
+					   (int)(n - (uint32_t)(v - c->iov)));
 
 				if (w < 0) {
 					if (errno == EINTR) {
@@ -1059,7 +1064,8 @@ static int drain_discard(struct ht_collector *c, struct ring *r,
 					v++;
 				}
 				if (w > 0) {
-					v->iov_base = (uint8_t *)v->iov_base + w;
+					v->iov_base =
+					    (uint8_t *)v->iov_base + w;
 					v->iov_len -= (size_t)w;
 				}
 			}
@@ -1119,8 +1125,9 @@ static int drain_ring(struct ht_collector *c, struct ring *r, bool final,
 	ret = drain_overwrite(c, r, bytes);
 	if (r->st.lost_packets > r->last_lost_warned &&
 	    c->opts.overwrite_live) {
-		warn(c, "%s (core %s): %llu packets overwritten before they "
-			"could be read",
+		warn(c,
+		     "%s (core %s): %llu packets overwritten before they "
+		     "could be read",
 		     r->info->source, r->core_name,
 		     (unsigned long long)(r->st.lost_packets -
 					  r->last_lost_warned));
@@ -1225,8 +1232,9 @@ int ht_collector_finish(struct ht_collector *c, char *err, size_t err_len)
 
 		if (!c->opts.no_fsync) {
 			if (fsync(r->fd) < 0 && !ret) {
-				ret = fail(err, err_len, HT_EIO, "%s: fsync: %s",
-					   r->stream_path, strerror(errno));
+				ret =
+				    fail(err, err_len, HT_EIO, "%s: fsync: %s",
+					 r->stream_path, strerror(errno));
 			}
 			if (r->metadata_owner) {
 				mpath = path_join(r->core_dir, "metadata");

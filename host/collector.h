@@ -57,10 +57,10 @@ struct ht_collector_opts {
 
 /* Per-ring options of ht_collector_add_*(); NULL means all defaults. */
 struct ht_collector_ring_opts {
-	const char *core_name;     /* NULL: the ring header's core_name */
+	const char *core_name;	   /* NULL: the ring header's core_name */
 	const char *metadata_path; /* NULL: the ring's metadata area */
 	const char *stream_name;   /* NULL: "stream" */
-	const char *core_role;     /* "master"/"slave" for the env, or NULL */
+	const char *core_role;	   /* "master"/"slave" for the env, or NULL */
 	const char *core_master;   /* the master's core_name, or NULL */
 };
 
@@ -68,17 +68,17 @@ struct ht_collector_ring_opts {
 struct ht_collector_stats {
 	const char *core_name;
 	const char *stream_name;
-	const char *source;      /* the region: path, shm name or "memory" */
-	uint32_t core_id;        /* from the ring header */
-	uint32_t mode;           /* enum ht_ring_mode */
-	uint32_t state;          /* enum ht_ring_state, as last seen */
-	uint32_t full_count;     /* producer's packet switches on a full ring */
-	uint64_t packets;        /* packets written to the stream file */
-	uint64_t bytes;          /* bytes written to the stream file */
+	const char *source;  /* the region: path, shm name or "memory" */
+	uint32_t core_id;    /* from the ring header */
+	uint32_t mode;	     /* enum ht_ring_mode */
+	uint32_t state;	     /* enum ht_ring_state, as last seen */
+	uint32_t full_count; /* producer's packet switches on a full ring */
+	uint64_t packets;    /* packets written to the stream file */
+	uint64_t bytes;	     /* bytes written to the stream file */
 	uint64_t events_discarded; /* last events_discarded written */
-	uint64_t lost_packets;   /* committed but overwritten before read */
-	uint64_t damaged_packets; /* skipped: failed validation */
-	bool failed;             /* the ring is no longer read (fatal error) */
+	uint64_t lost_packets;	   /* committed but overwritten before read */
+	uint64_t damaged_packets;  /* skipped: failed validation */
+	bool failed; /* the ring is no longer read (fatal error) */
 };
 
 /*
@@ -108,8 +108,8 @@ int ht_collector_add_path(struct ht_collector *c, const char *path,
  * keeps it mapped until ht_collector_destroy()).
  */
 int ht_collector_add_memory(struct ht_collector *c, void *mem, size_t size,
-			    const struct ht_collector_ring_opts *opts, char *err,
-			    size_t err_len);
+			    const struct ht_collector_ring_opts *opts,
+			    char *err, size_t err_len);
 
 /*
  * Writes every committed packet of every ring (see the modes above)

@@ -34,11 +34,11 @@
 
 struct ht_ring_reader {
 	struct ht_ring *ring;
-	void *map;       /* what we mapped, or NULL */
+	void *map; /* what we mapped, or NULL */
 	size_t map_size;
 	struct ht_ring_info info;
 	uint32_t slots_off;
-	uint32_t next;   /* the next packet to read; the consumer's tail */
+	uint32_t next;	  /* the next packet to read; the consumer's tail */
 	uint64_t overrun; /* discard mode: packets past a full ring */
 	char *source;
 };
@@ -49,7 +49,7 @@ static uint32_t load_acquire(const volatile uint32_t *p)
 }
 
 static int fail(char *err, size_t err_len, int ret, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 
 static int fail(char *err, size_t err_len, int ret, const char *fmt, ...)
 {
@@ -75,7 +75,8 @@ static int validate(struct ht_ring_reader *rr, size_t size, char *err,
 {
 	const char *what = rr->source;
 	struct ht_ring *r = rr->ring;
-	uint32_t magic, version, hsize, total, mode, slot, nr, soff, moff, msize;
+	uint32_t magic, version, hsize, total, mode, slot, nr, soff, moff,
+	    msize;
 	uint64_t end;
 
 	if (size < sizeof(struct ht_ring)) {
@@ -192,15 +193,14 @@ static int validate(struct ht_ring_reader *rr, size_t size, char *err,
 	return 0;
 }
 
-static int reader_new(struct ht_ring_reader **out, const char *what,
-		      char *err, size_t err_len)
+static int reader_new(struct ht_ring_reader **out, const char *what, char *err,
+		      size_t err_len)
 {
 	struct ht_ring_reader *rr = calloc(1, sizeof(*rr));
 
 	if (!rr || !(rr->source = strdup(what))) {
 		free(rr);
-		return fail(err, err_len, HT_ENOMEM, "%s: out of memory",
-			    what);
+		return fail(err, err_len, HT_ENOMEM, "%s: out of memory", what);
 	}
 	*out = rr;
 	return 0;
@@ -259,8 +259,8 @@ int ht_ring_reader_open(struct ht_ring_reader **out, const char *path,
 			    path, strerror(errno));
 	}
 	if (fstat(fd, &st) < 0) {
-		ret = fail(err, err_len, HT_EIO, "%s: %s", path,
-			   strerror(errno));
+		ret =
+		    fail(err, err_len, HT_EIO, "%s: %s", path, strerror(errno));
 		goto close_fd;
 	}
 	if (!S_ISREG(st.st_mode)) {
@@ -281,8 +281,8 @@ int ht_ring_reader_open(struct ht_ring_reader **out, const char *path,
 		goto close_fd;
 	}
 	rr->map_size = (size_t)st.st_size;
-	rr->map = mmap(NULL, rr->map_size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		       fd, 0);
+	rr->map =
+	    mmap(NULL, rr->map_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (rr->map == MAP_FAILED) {
 		rr->map = NULL;
 		ret = fail(err, err_len, HT_EIO, "%s: mmap: %s", path,
@@ -367,8 +367,8 @@ uint32_t ht_ring_reader_avail(struct ht_ring_reader *rr)
 	return n;
 }
 
-const uint8_t *ht_ring_reader_slot(const struct ht_ring_reader *rr,
-				   uint32_t i, uint32_t *k)
+const uint8_t *ht_ring_reader_slot(const struct ht_ring_reader *rr, uint32_t i,
+				   uint32_t *k)
 {
 	*k = rr->next + i;
 	return slot_of(rr, rr->next + i);

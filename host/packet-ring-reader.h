@@ -31,8 +31,8 @@ struct ht_ring_reader;
  * slash). Returns 0 or a negative HT_E... code with a message naming
  * the region and the offending header field in @err.
  */
-int ht_ring_reader_open(struct ht_ring_reader **rr, const char *path,
-			char *err, size_t err_len);
+int ht_ring_reader_open(struct ht_ring_reader **rr, const char *path, char *err,
+			size_t err_len);
 
 /*
  * Attaches to the ring at @mem (@size bytes, mapped by the caller for
@@ -46,15 +46,15 @@ void ht_ring_reader_close(struct ht_ring_reader *rr);
 
 /* The validated geometry and identity, copied at attach time. */
 struct ht_ring_info {
-	uint32_t mode;       /* enum ht_ring_mode */
-	uint32_t slot_size;  /* bytes */
+	uint32_t mode;	    /* enum ht_ring_mode */
+	uint32_t slot_size; /* bytes */
 	uint32_t nr_slots;
-	uint32_t slots_off;  /* offset of slot 0 in the region */
+	uint32_t slots_off; /* offset of slot 0 in the region */
 	uint32_t core_id;
-	char core_name[32];  /* null-terminated (may be empty) */
+	char core_name[32];   /* null-terminated (may be empty) */
 	const char *metadata; /* in the region; NULL when none */
 	uint32_t metadata_size;
-	const char *source;  /* the path or @what given at attach */
+	const char *source; /* the path or @what given at attach */
 };
 
 const struct ht_ring_info *ht_ring_reader_info(const struct ht_ring_reader *rr);
@@ -82,8 +82,8 @@ uint32_t ht_ring_reader_avail(struct ht_ring_reader *rr);
  * (i < the last ht_ring_reader_avail()), valid until it is released;
  * its packet index in *@k.
  */
-const uint8_t *ht_ring_reader_slot(const struct ht_ring_reader *rr,
-				   uint32_t i, uint32_t *k);
+const uint8_t *ht_ring_reader_slot(const struct ht_ring_reader *rr, uint32_t i,
+				   uint32_t *k);
 
 /* Discard mode: gives the slots of the @n oldest waiting packets back
  * to the producer. */

@@ -16,10 +16,10 @@ static uint32_t align_up(uint32_t v, uint32_t a)
 	return (v + a - 1u) & ~(a - 1u);
 }
 
-struct ht_ring *ht_ring_init(void *mem, uint32_t total_size,
-			     uint32_t slot_size, enum ht_ring_mode mode,
-			     uint32_t core_id, const char *core_name,
-			     const char *metadata, uint32_t metadata_size)
+struct ht_ring *ht_ring_init(void *mem, uint32_t total_size, uint32_t slot_size,
+			     enum ht_ring_mode mode, uint32_t core_id,
+			     const char *core_name, const char *metadata,
+			     uint32_t metadata_size)
 {
 	struct ht_ring *r = (struct ht_ring *)mem;
 	uint32_t meta_off = (uint32_t)sizeof(*r);
@@ -50,7 +50,8 @@ struct ht_ring *ht_ring_init(void *mem, uint32_t total_size,
 	/* A consumer polling the region must not see a half-written header. */
 	r->magic = 0u;
 	HT_MEMORY_BARRIER();
-	memset((uint8_t *)r + sizeof(r->magic), 0, sizeof(*r) - sizeof(r->magic));
+	memset((uint8_t *)r + sizeof(r->magic), 0,
+	       sizeof(*r) - sizeof(r->magic));
 	r->version = HT_RING_VERSION;
 	r->size = (uint32_t)sizeof(*r);
 	r->total_size = total_size;

@@ -78,24 +78,25 @@ enum ht_ring_state {
  * bytes of header the producer knows.
  */
 struct ht_ring {
-	uint32_t magic;      /* HT_RING_MAGIC once initialized */
-	uint32_t version;    /* HT_RING_VERSION */
-	uint32_t size;       /* sizeof(struct ht_ring) of the producer */
-	uint32_t total_size; /* bytes of the whole region */
-	uint32_t mode;       /* enum ht_ring_mode */
-	uint32_t slot_size;  /* bytes per slot: the packet size */
-	uint32_t nr_slots;   /* >= 2 */
-	uint32_t slots_off;  /* offset of slot 0 from the header */
-	uint32_t metadata_off;  /* offset of the metadata text; 0: none */
+	uint32_t magic;		/* HT_RING_MAGIC once initialized */
+	uint32_t version;	/* HT_RING_VERSION */
+	uint32_t size;		/* sizeof(struct ht_ring) of the producer */
+	uint32_t total_size;	/* bytes of the whole region */
+	uint32_t mode;		/* enum ht_ring_mode */
+	uint32_t slot_size;	/* bytes per slot: the packet size */
+	uint32_t nr_slots;	/* >= 2 */
+	uint32_t slots_off;	/* offset of slot 0 from the header */
+	uint32_t metadata_off;	/* offset of the metadata text; 0: none */
 	uint32_t metadata_size; /* its length in bytes */
 	uint32_t core_id;
 	char core_name[HT_RING_NAME_MAX]; /* null-terminated */
 	uint32_t reserved0[5];
 
 	/* Producer's cache line. */
-	volatile uint32_t head;  /* packets committed */
+	volatile uint32_t head;	 /* packets committed */
 	volatile uint32_t state; /* enum ht_ring_state */
-	volatile uint32_t full_count; /* times a packet switch found no free slot */
+	volatile uint32_t
+	    full_count; /* times a packet switch found no free slot */
 	/*
 	 * The stream's events_discarded when it stopped (written before
 	 * state becomes STOPPED; 0 while running): when the ring was
@@ -106,7 +107,7 @@ struct ht_ring {
 	uint32_t reserved1[12];
 
 	/* Consumer's cache line. */
-	volatile uint32_t tail;  /* packets released */
+	volatile uint32_t tail; /* packets released */
 	uint32_t reserved2[15];
 };
 
@@ -117,10 +118,10 @@ struct ht_ring {
  * Takes as many slots as fit. Returns the ring, or NULL when fewer than
  * two slots fit or an argument is invalid.
  */
-struct ht_ring *ht_ring_init(void *mem, uint32_t total_size,
-			     uint32_t slot_size, enum ht_ring_mode mode,
-			     uint32_t core_id, const char *core_name,
-			     const char *metadata, uint32_t metadata_size);
+struct ht_ring *ht_ring_init(void *mem, uint32_t total_size, uint32_t slot_size,
+			     enum ht_ring_mode mode, uint32_t core_id,
+			     const char *core_name, const char *metadata,
+			     uint32_t metadata_size);
 
 /* The first byte of the slot of packet @k. */
 static inline uint8_t *ht_ring_slot_of(struct ht_ring *r, uint32_t k)

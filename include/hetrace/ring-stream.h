@@ -104,7 +104,8 @@ static inline void ht_ring_stream_start(struct ht_ring_stream *rs)
  * records, or, when records were dropped and a slot is free, an empty
  * packet whose events_discarded carries the final count; stores that
  * count in the ring header (for the collector, when no slot was free);
- * then marks the ring stopped. Call it with no tracing call in progress on the stream.
+ * then marks the ring stopped. Call it with no tracing call in progress on the
+ * stream.
  */
 static inline void ht_ring_stream_stop(struct ht_ring_stream *rs)
 {
@@ -114,8 +115,7 @@ static inline void ht_ring_stream_stop(struct ht_ring_stream *rs)
 		if (!rs->is_empty(rs->ctx) || ht_stream_discarded(s) != 0u) {
 			ht_ring_stream_close(rs);
 		}
-	} else if (ht_stream_discarded(s) != 0u &&
-		   !ht_ring_is_full(rs->ring)) {
+	} else if (ht_stream_discarded(s) != 0u && !ht_ring_is_full(rs->ring)) {
 		ht_ring_stream_open(rs);
 		ht_ring_stream_close(rs);
 	}

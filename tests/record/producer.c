@@ -132,34 +132,50 @@ int main(int argc, char **argv)
 
 	while ((opt = getopt(argc, argv, "s:n:r:p:Mk")) != -1) {
 		switch (opt) {
-		case 's': slot = (uint32_t)strtoul(optarg, NULL, 0); break;
-		case 'n': nr = (uint32_t)strtoul(optarg, NULL, 0); break;
-		case 'r': ready = optarg; break;
-		case 'p': pace_us = strtol(optarg, NULL, 0); break;
-		case 'M': no_meta = 1; break;
-		case 'k': keep = 1; break;
-		default: return 2;
+		case 's':
+			slot = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		case 'n':
+			nr = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		case 'r':
+			ready = optarg;
+			break;
+		case 'p':
+			pace_us = strtol(optarg, NULL, 0);
+			break;
+		case 'M':
+			no_meta = 1;
+			break;
+		case 'k':
+			keep = 1;
+			break;
+		default:
+			return 2;
 		}
 	}
 	if (argc - optind != 4) {
-		fprintf(stderr, "usage: producer [OPTIONS] MODE PREFIX CORES EVENTS\n");
+		fprintf(stderr,
+			"usage: producer [OPTIONS] MODE PREFIX CORES EVENTS\n");
 		return 2;
 	}
 	mode_s = argv[optind];
 	prefix = argv[optind + 1];
 	cores = (unsigned)strtoul(argv[optind + 2], NULL, 0);
 	events = strtoul(argv[optind + 3], NULL, 0);
-	mode = strcmp(mode_s, "overwrite") ? HT_RING_DISCARD : HT_RING_OVERWRITE;
+	mode =
+	    strcmp(mode_s, "overwrite") ? HT_RING_DISCARD : HT_RING_OVERWRITE;
 	meta = read_file(METADATA_PATH, &meta_len);
 	cs = calloc(cores, sizeof(*cs));
 	for (i = 0; i < cores; i++) {
 		struct core *c = &cs[i];
-		size_t size = ((sizeof(struct ht_ring) +
-				(no_meta ? 0 : meta_len) + 63) & ~(size_t)63) +
-			      (size_t)slot * nr;
+		size_t size =
+		    ((sizeof(struct ht_ring) + (no_meta ? 0 : meta_len) + 63) &
+		     ~(size_t)63) +
+		    (size_t)slot * nr;
 		struct barectf_platform_callbacks cbs = {
-			clock_read, full_or_wait, ht_ring_stream_open,
-			ht_ring_stream_close};
+		    clock_read, full_or_wait, ht_ring_stream_open,
+		    ht_ring_stream_close};
 		char name[16];
 
 		snprintf(name, sizeof(name), "core%u", i);
