@@ -31,7 +31,7 @@ struct cj {
 	struct cj_core {
 		unsigned pid;
 		bool has_func; /* its functions thread is named */
-	} *cores;
+	} * cores;
 	size_t nr_cores;
 };
 
@@ -343,8 +343,8 @@ static int on_slice(struct ht_export *ex, struct cj *cj,
 	record_begin(ex, cj);
 	if (it->kind == HT_STATES_SLICE_BEGIN) {
 		put(ex, s->kind == HT_STATES_ISR
-				? "{\"ph\":\"B\",\"cat\":\"irq\",\"name\":"
-				: "{\"ph\":\"B\",\"cat\":\"task\",\"name\":");
+			    ? "{\"ph\":\"B\",\"cat\":\"irq\",\"name\":"
+			    : "{\"ph\":\"B\",\"cat\":\"task\",\"name\":");
 		put_name(ex, s->name);
 		put_pid_tid(ex, pid, task_tid(c));
 		put(ex, ",\"ts\":");
@@ -358,8 +358,8 @@ static int on_slice(struct ht_export *ex, struct cj *cj,
 		put_pid_tid(ex, pid, task_tid(c));
 		put(ex, ",\"ts\":");
 		put_ts(ex, s->end_ns);
-		put(ex, s->forced_end ? ",\"args\":{\"no_end_event\":true}}"
-				      : "}");
+		put(ex,
+		    s->forced_end ? ",\"args\":{\"no_end_event\":true}}" : "}");
 		ex->stats->slices++;
 	}
 	return ht__export_maybe_flush(&ex->out);
@@ -396,7 +396,8 @@ static int on_event(struct ht_export *ex, struct cj *cj,
 	if (it->flow_in && it->peer) {
 		/* the flow, now that both ends are known */
 		record_begin(ex, cj);
-		put(ex, "{\"ph\":\"s\",\"cat\":\"msg\",\"name\":\"msg\",\"id\":");
+		put(ex,
+		    "{\"ph\":\"s\",\"cat\":\"msg\",\"name\":\"msg\",\"id\":");
 		put_flow_id(ex, it->flow_in);
 		put_pid_tid(ex, cj->cores[it->peer->index].pid,
 			    task_tid(it->peer));
@@ -436,7 +437,7 @@ static int on_window(struct ht_export *ex, struct cj *cj,
 	put_ts(ex, it->win_begin_ns);
 	put(ex, ",\"args\":{\"util\":");
 	put_double(ex, 100.0 * (double)(it->win_task_ns + it->win_isr_ns) /
-			       (double)known);
+			   (double)known);
 	put(ex, "}}");
 	ex->stats->counters++;
 	return ht__export_maybe_flush(&ex->out);
@@ -483,9 +484,9 @@ static int cj_end(struct ht_export *ex, bool ok)
 }
 
 const struct ht_export_ops ht__export_chrome_json = {
-	.name = "chrome-json",
-	.description = "Chrome trace event JSON (chrome://tracing, Perfetto UI)",
-	.begin = cj_begin,
-	.event = cj_event,
-	.end = cj_end,
+    .name = "chrome-json",
+    .description = "Chrome trace event JSON (chrome://tracing, Perfetto UI)",
+    .begin = cj_begin,
+    .event = cj_event,
+    .end = cj_end,
 };

@@ -230,8 +230,8 @@ struct arena_block {
 };
 
 struct pf {
-	struct buf pkt;      /* the packet being built */
-	struct intern names; /* EventName */
+	struct buf pkt;	      /* the packet being built */
+	struct intern names;  /* EventName */
 	struct intern annots; /* DebugAnnotationName */
 	struct arena_block *arena;
 	size_t arena_bytes;
@@ -240,12 +240,12 @@ struct pf {
 	struct group {
 		char *name;
 		uint64_t uuid;
-	} *groups;
+	} * groups;
 	size_t nr_groups;
 	struct core_tracks {
 		uint64_t uuid, group_uuid;
 		bool has_func, has_counter;
-	} *cores;
+	} * cores;
 	size_t nr_cores;
 };
 
@@ -489,8 +489,8 @@ static int event_end(struct ht_export *ex, struct pf *pf, size_t mark)
 }
 
 static int track_descriptor(struct ht_export *ex, struct pf *pf, uint64_t uuid,
-			    uint64_t parent, const char *name, const char *name2,
-			    bool counter)
+			    uint64_t parent, const char *name,
+			    const char *name2, bool counter)
 {
 	struct buf *b = &pf->pkt;
 	size_t m = nest_begin(b, 60);
@@ -644,8 +644,8 @@ static int on_core(struct ht_export *ex, struct pf *pf,
 		}
 	}
 	if (!g) {
-		struct group *ng = realloc(pf->groups,
-					   (pf->nr_groups + 1) * sizeof(*ng));
+		struct group *ng =
+		    realloc(pf->groups, (pf->nr_groups + 1) * sizeof(*ng));
 
 		if (!ng) {
 			return HT_ENOMEM;
@@ -659,7 +659,8 @@ static int on_core(struct ht_export *ex, struct pf *pf,
 		strcpy(g->name, c->group);
 		g->uuid = 0x6000000000000000ull + ++pf->nr_groups;
 		ex->stats->groups++;
-		ret = track_descriptor(ex, pf, g->uuid, 0, g->name, NULL, false);
+		ret =
+		    track_descriptor(ex, pf, g->uuid, 0, g->name, NULL, false);
 		if (ret) {
 			return ret;
 		}
@@ -671,13 +672,12 @@ static int on_core(struct ht_export *ex, struct pf *pf,
 		if (!nc) {
 			return HT_ENOMEM;
 		}
-		memset(nc + pf->nr_cores, 0,
-		       (n - pf->nr_cores) * sizeof(*nc));
+		memset(nc + pf->nr_cores, 0, (n - pf->nr_cores) * sizeof(*nc));
 		pf->cores = nc;
 		pf->nr_cores = n;
 	}
-	pf->cores[c->index].uuid = 0x7000000000000000ull +
-				   ((uint64_t)c->index << 2);
+	pf->cores[c->index].uuid =
+	    0x7000000000000000ull + ((uint64_t)c->index << 2);
 	pf->cores[c->index].group_uuid = g->uuid;
 	ex->stats->cores++;
 	return track_descriptor(ex, pf, pf->cores[c->index].uuid, g->uuid,
@@ -718,9 +718,10 @@ static int on_slice(struct ht_export *ex, struct pf *pf,
 	if (it->kind == HT_STATES_SLICE_BEGIN) {
 		put_uint(b, 9, TYPE_SLICE_BEGIN);
 		/* function names without a symbol live in a reused buffer */
-		put_uint(b, 10, s->kind == HT_STATES_FUNC
-					? intern(pf, &pf->names, s->name)
-					: intern_stable(pf, &pf->names, s->name));
+		put_uint(b, 10,
+			 s->kind == HT_STATES_FUNC
+			     ? intern(pf, &pf->names, s->name)
+			     : intern_stable(pf, &pf->names, s->name));
 		m = nest_begin(b, 4);
 		switch (s->kind) {
 		case HT_STATES_ISR:
@@ -741,7 +742,9 @@ static int on_slice(struct ht_export *ex, struct pf *pf,
 		put_uint(b, 9, TYPE_SLICE_END);
 		if (s->forced_end) {
 			m = nest_begin(b, 4);
-			put_uint(b, 1, intern_stable(pf, &pf->annots, "no_end_event"));
+			put_uint(
+			    b, 1,
+			    intern_stable(pf, &pf->annots, "no_end_event"));
 			put_uint(b, 2, 1);
 			nest_end(b, m);
 		}
@@ -820,7 +823,7 @@ static int on_window(struct ht_export *ex, struct pf *pf,
 	put_uint(b, 9, TYPE_COUNTER);
 	put_double(b, 44,
 		   100.0 * (double)(it->win_task_ns + it->win_isr_ns) /
-			   (double)known);
+		       (double)known);
 	ex->stats->counters++;
 	return event_end(ex, pf, mark);
 }
@@ -874,9 +877,9 @@ static int pf_end(struct ht_export *ex, bool ok)
 }
 
 const struct ht_export_ops ht__export_perfetto = {
-	.name = "perfetto",
-	.description = "Perfetto protobuf trace (ui.perfetto.dev, trace_processor)",
-	.begin = pf_begin,
-	.event = pf_event,
-	.end = pf_end,
+    .name = "perfetto",
+    .description = "Perfetto protobuf trace (ui.perfetto.dev, trace_processor)",
+    .begin = pf_begin,
+    .event = pf_event,
+    .end = pf_end,
 };

@@ -14,9 +14,9 @@ extern const struct ht_export_ops ht__export_perfetto;
 extern const struct ht_export_ops ht__export_chrome_json;
 
 const struct ht_export_ops *const ht_export_formats[] = {
-	&ht__export_perfetto,
-	&ht__export_chrome_json,
-	NULL,
+    &ht__export_perfetto,
+    &ht__export_chrome_json,
+    NULL,
 };
 
 const struct ht_export_ops *ht_export_find(const char *name)
@@ -35,8 +35,7 @@ const struct ht_export_ops *ht_export_find(const char *name)
 
 static int flush(struct ht__export_out *o)
 {
-	if (o->len && !o->failed &&
-	    fwrite(o->buf, 1, o->len, o->f) != o->len) {
+	if (o->len && !o->failed && fwrite(o->buf, 1, o->len, o->f) != o->len) {
 		o->failed = true;
 	}
 	o->bytes += o->len;

@@ -19,15 +19,15 @@
 
 /* What an export wrote (for the summary and the tests). */
 struct ht_export_stats {
-	uint64_t events;     /* trace events read */
-	uint64_t cores;      /* core tracks */
-	uint64_t groups;     /* core type groups */
-	uint64_t slices;     /* task, interrupt and function slices */
-	uint64_t instants;   /* other events, with their fields */
-	uint64_t flows;      /* matched messages (send -> receive) */
-	uint64_t counters;   /* utilization samples */
-	uint64_t anomalies;  /* reported by the states model */
-	uint64_t bytes;      /* bytes written */
+	uint64_t events;    /* trace events read */
+	uint64_t cores;	    /* core tracks */
+	uint64_t groups;    /* core type groups */
+	uint64_t slices;    /* task, interrupt and function slices */
+	uint64_t instants;  /* other events, with their fields */
+	uint64_t flows;	    /* matched messages (send -> receive) */
+	uint64_t counters;  /* utilization samples */
+	uint64_t anomalies; /* reported by the states model */
+	uint64_t bytes;	    /* bytes written */
 	uint64_t reader_errors;
 };
 
@@ -59,7 +59,7 @@ struct ht_export {
 };
 
 struct ht_export_ops {
-	const char *name;        /* the --format value */
+	const char *name;	 /* the --format value */
 	const char *description; /* one line */
 	int (*begin)(struct ht_export *ex);
 	/* one states item (states.h): cores, slices, events, windows */

@@ -28,7 +28,7 @@ enum ev_role {
 
 struct open_slice {
 	struct ht_states_slice s;
-	size_t task;       /* index in core->tasks (ISR, task) */
+	size_t task;	    /* index in core->tasks (ISR, task) */
 	char addr_name[24]; /* FUNC without a symbol: "0x..." */
 };
 
@@ -133,8 +133,8 @@ static int anomaly(struct ht_states *st, struct core *c, int64_t ns,
 	if (n >= sizeof(st->text)) {
 		n = 0;
 	}
-	n += snprintf(st->text + n, sizeof(st->text) - n, "core %s at %" PRId64
-		      " ns: ", c->pub.name, ns);
+	n += snprintf(st->text + n, sizeof(st->text) - n,
+		      "core %s at %" PRId64 " ns: ", c->pub.name, ns);
 	if (n < sizeof(st->text)) {
 		va_start(ap, fmt);
 		vsnprintf(st->text + n, sizeof(st->text) - n, fmt, ap);
@@ -184,7 +184,8 @@ static const struct ht_ctf_field *payload_member(struct ht_states *st,
 						 const struct ht_ctf_msg *msg,
 						 const char *name)
 {
-	const struct ht_ctf_field *p = msg->event->scope[HT_CTF_SCOPE_EVENT_PAYLOAD];
+	const struct ht_ctf_field *p =
+	    msg->event->scope[HT_CTF_SCOPE_EVENT_PAYLOAD];
 	const struct ht_ctf_type *t;
 	struct member_cache *e;
 	const struct ht_ctf_field *c;
@@ -224,7 +225,8 @@ static const struct ht_ctf_field *payload_member(struct ht_states *st,
 
 static bool field_uint(const struct ht_ctf_field *f, uint64_t *v)
 {
-	if (!f || (f->type->kind != HT_CTF_INT && f->type->kind != HT_CTF_ENUM)) {
+	if (!f ||
+	    (f->type->kind != HT_CTF_INT && f->type->kind != HT_CTF_ENUM)) {
 		return false;
 	}
 	*v = f->v.u;
@@ -254,10 +256,10 @@ static enum ev_role role_of_name(const char *full)
 		const char *name;
 		enum ev_role role;
 	} names[] = {
-		{"task_switch", EV_TASK_SWITCH}, {"isr_enter", EV_ISR_ENTER},
-		{"isr_exit", EV_ISR_EXIT},       {"func_entry", EV_FUNC_ENTRY},
-		{"func_exit", EV_FUNC_EXIT},     {"msg_send", EV_MSG_SEND},
-		{"msg_recv", EV_MSG_RECV},
+	    {"task_switch", EV_TASK_SWITCH}, {"isr_enter", EV_ISR_ENTER},
+	    {"isr_exit", EV_ISR_EXIT},	     {"func_entry", EV_FUNC_ENTRY},
+	    {"func_exit", EV_FUNC_EXIT},     {"msg_send", EV_MSG_SEND},
+	    {"msg_recv", EV_MSG_RECV},
 	};
 	const char *n = base_name(full);
 	size_t i;
@@ -404,8 +406,9 @@ static int core_of(struct ht_states *st, const struct ht_ctf_msg *msg,
 		if (e && !e->is_string) {
 			has_id = true;
 			id = (uint64_t)e->i;
-		} else if (ctx && field_uint(ht_ctf_field_member(ctx, "core_id"),
-					     &pkt_id)) {
+		} else if (ctx &&
+			   field_uint(ht_ctf_field_member(ctx, "core_id"),
+				      &pkt_id)) {
 			has_id = true;
 			id = pkt_id;
 		}
@@ -433,7 +436,8 @@ static int core_of(struct ht_states *st, const struct ht_ctf_msg *msg,
 
 		if (st->nr_cores == st->cap_cores) {
 			size_t ncap = st->cap_cores ? st->cap_cores * 2 : 8;
-			struct core **nc = realloc(st->cores, ncap * sizeof(*nc));
+			struct core **nc =
+			    realloc(st->cores, ncap * sizeof(*nc));
 
 			if (!nc) {
 				return HT_ENOMEM;
@@ -450,7 +454,8 @@ static int core_of(struct ht_states *st, const struct ht_ctf_msg *msg,
 		/* core type: the role, else the name without trailing
 		 * digits ("dsp3" -> "dsp") */
 		glen = strlen(name);
-		while (glen > 1 && name[glen - 1] >= '0' && name[glen - 1] <= '9') {
+		while (glen > 1 && name[glen - 1] >= '0' &&
+		       name[glen - 1] <= '9') {
 			glen--;
 		}
 		c->group = role ? dup_str(role) : malloc(glen + 1);
@@ -515,7 +520,7 @@ static int task_of(struct core *c, enum ht_states_kind kind, uint64_t id,
 	if (c->pub.nr_tasks == c->cap_tasks) {
 		size_t ncap = c->cap_tasks ? c->cap_tasks * 2 : 16;
 		struct ht_states_task *nt =
-			realloc(c->tasks, ncap * sizeof(*nt));
+		    realloc(c->tasks, ncap * sizeof(*nt));
 
 		if (!nt) {
 			return HT_ENOMEM;
@@ -604,8 +609,8 @@ static int charge(struct ht_states *st, struct core *c, int64_t t)
 		c->acc_started = true;
 		c->acc_ns = t;
 		if (w) {
-			c->win_begin = st->origin_ns +
-				       (t - st->origin_ns) / w * w;
+			c->win_begin =
+			    st->origin_ns + (t - st->origin_ns) / w * w;
 		}
 		return 0;
 	}
@@ -642,8 +647,8 @@ static int slice_begin(struct ht_states *st, struct core *c,
 	return emit(st, &it);
 }
 
-static int slice_end(struct ht_states *st, struct core *c,
-		     struct open_slice *o, int64_t t, bool forced)
+static int slice_end(struct ht_states *st, struct core *c, struct open_slice *o,
+		     int64_t t, bool forced)
 {
 	struct ht_states_item it = {.kind = HT_STATES_SLICE_END};
 	uint64_t d;
@@ -1060,7 +1065,8 @@ static int on_recv(struct ht_states *st, struct core *c,
 	int32_t *slot;
 	struct pending_msg *p;
 
-	if (!member_uint(st, msg, "id", &id) || !member_uint(st, msg, "src", &src)) {
+	if (!member_uint(st, msg, "id", &id) ||
+	    !member_uint(st, msg, "src", &src)) {
 		return anomaly(st, c, t, msg,
 			       "msg_recv without integer id and src");
 	}

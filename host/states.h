@@ -49,69 +49,69 @@ struct ht_states; /* opaque */
 /* What a core does at a time. */
 enum ht_states_kind {
 	HT_STATES_UNKNOWN = 0, /* before the core's first task_switch */
-	HT_STATES_IDLE,        /* the idle task (tid 0) */
-	HT_STATES_TASK,        /* a task (tid != 0) */
-	HT_STATES_ISR,         /* an interrupt handler */
-	HT_STATES_FUNC,        /* a function (func_entry/func_exit) */
+	HT_STATES_IDLE,	       /* the idle task (tid 0) */
+	HT_STATES_TASK,	       /* a task (tid != 0) */
+	HT_STATES_ISR,	       /* an interrupt handler */
+	HT_STATES_FUNC,	       /* a function (func_entry/func_exit) */
 };
 
 /* Per task (or per interrupt line) totals on one core. */
 struct ht_states_task {
 	enum ht_states_kind kind; /* IDLE, TASK or ISR */
-	uint64_t id;              /* tid, or irq number */
-	const char *name;         /* the last name seen ("irq N" for ISR) */
-	uint64_t run_ns;          /* time running (task: minus interrupts) */
-	uint64_t slices;          /* number of slices */
-	uint64_t max_slice_ns;    /* longest slice (wall time) */
-	uint64_t window_ns;       /* run time in the current window */
+	uint64_t id;		  /* tid, or irq number */
+	const char *name;	  /* the last name seen ("irq N" for ISR) */
+	uint64_t run_ns;	  /* time running (task: minus interrupts) */
+	uint64_t slices;	  /* number of slices */
+	uint64_t max_slice_ns;	  /* longest slice (wall time) */
+	uint64_t window_ns;	  /* run time in the current window */
 };
 
 /* One core and its totals (valid until ht_states_destroy()). */
 struct ht_states_core {
-	unsigned index;        /* 0.. in order of first appearance */
+	unsigned index; /* 0.. in order of first appearance */
 	bool has_core_id;
-	uint32_t core_id;      /* packet context core_id or env core_id */
-	const char *name;      /* core_<id>_name, core_name or file name */
-	const char *role;      /* core_<id>_role / core_role, or NULL */
-	const char *group;     /* core type: the role, else the name
-				* without its trailing digits */
-	bool has_tasks;        /* a task_switch was seen on this core */
+	uint32_t core_id;  /* packet context core_id or env core_id */
+	const char *name;  /* core_<id>_name, core_name or file name */
+	const char *role;  /* core_<id>_role / core_role, or NULL */
+	const char *group; /* core type: the role, else the name
+			    * without its trailing digits */
+	bool has_tasks;	   /* a task_switch was seen on this core */
 	bool has_time;
 	int64_t first_ns, last_ns; /* first and last time on this core */
 	/* time split over [first_ns, last_ns] (interrupts on top of the
 	 * idle task count as ISR, not idle) */
 	uint64_t unknown_ns, idle_ns, task_ns, isr_ns;
-	uint64_t events;       /* events of this core */
+	uint64_t events; /* events of this core */
 	uint64_t context_switches, interrupts, calls;
 	/* per task and per interrupt line, in order of appearance */
 	const struct ht_states_task *tasks;
 	size_t nr_tasks;
 	/* anomalies (also reported one by one as ANOMALY items) */
-	uint64_t isr_exit_unmatched;  /* isr_exit with no open isr_enter */
-	uint64_t isr_enter_unclosed;  /* isr_enter closed by force */
+	uint64_t isr_exit_unmatched; /* isr_exit with no open isr_enter */
+	uint64_t isr_enter_unclosed; /* isr_enter closed by force */
 	uint64_t func_exit_unmatched;
 	uint64_t func_entry_unclosed;
 	uint64_t switch_prev_mismatch; /* prev_tid is not the running task */
 	uint64_t time_backwards;
-	uint64_t depth_overflow;      /* nesting deeper than the stack */
+	uint64_t depth_overflow; /* nesting deeper than the stack */
 };
 
 /* A slice on a core. */
 struct ht_states_slice {
 	enum ht_states_kind kind; /* IDLE, TASK, ISR or FUNC */
-	uint64_t id;              /* tid, irq number or function address */
-	const char *name;         /* task name, "irq N", function name or
+	uint64_t id;		  /* tid, irq number or function address */
+	const char *name;	  /* task name, "irq N", function name or
 				   * "0x..." (valid during the callback) */
-	unsigned depth;           /* 0 task/idle, 1.. interrupts; FUNC:
+	unsigned depth;		  /* 0 task/idle, 1.. interrupts; FUNC:
 				   * its own depth from 0 */
 	int64_t begin_ns;
-	int64_t end_ns;           /* SLICE_END only */
-	bool forced_end;          /* SLICE_END: closed without its end
-				   * event (anomaly or end of trace) */
+	int64_t end_ns;	 /* SLICE_END only */
+	bool forced_end; /* SLICE_END: closed without its end
+			  * event (anomaly or end of trace) */
 };
 
 enum ht_states_item_kind {
-	HT_STATES_CORE,        /* .core seen for the first time */
+	HT_STATES_CORE,	       /* .core seen for the first time */
 	HT_STATES_SLICE_BEGIN, /* .slice begins (at .slice->begin_ns) */
 	HT_STATES_SLICE_END,   /* .slice ends; begin and end are set */
 	HT_STATES_EVENT,       /* any other event (.msg); .flow_* set for
@@ -130,19 +130,19 @@ enum ht_states_item_kind {
 struct ht_states_item {
 	enum ht_states_item_kind kind;
 	const struct ht_states_core *core;
-	int64_t ns;                          /* when (the item's time) */
+	int64_t ns;			     /* when (the item's time) */
 	const struct ht_states_slice *slice; /* SLICE_BEGIN / SLICE_END */
-	const struct ht_ctf_msg *msg;        /* EVENT (the reader's) */
+	const struct ht_ctf_msg *msg;	     /* EVENT (the reader's) */
 	/* EVENT msg_send: flow_out = the flow id (sender core, id);
 	 * msg_recv: flow_in = that id when matched, else 0 (a receive
 	 * without a send). Ids are never 0. */
 	uint64_t flow_out, flow_in;
-	const struct ht_states_core *peer;   /* msg_recv matched: sender */
-	int64_t peer_ns;                     /* ... and its send time */
+	const struct ht_states_core *peer; /* msg_recv matched: sender */
+	int64_t peer_ns;		   /* ... and its send time */
 	/* WINDOW: [win_begin_ns, win_end_ns) for .core */
 	int64_t win_begin_ns, win_end_ns;
 	uint64_t win_unknown_ns, win_idle_ns, win_task_ns, win_isr_ns;
-	const char *text;                    /* ANOMALY */
+	const char *text; /* ANOMALY */
 };
 
 /* Returns 0 to go on, or a negative HT_E... code to stop: the feeding
@@ -150,10 +150,10 @@ struct ht_states_item {
 typedef int (*ht_states_cb)(void *arg, const struct ht_states_item *item);
 
 struct ht_states_opts {
-	int64_t window_ns;       /* 0: no WINDOW items */
+	int64_t window_ns;	 /* 0: no WINDOW items */
 	size_t max_pending_msgs; /* pending sends kept; 0: 65536 */
-	unsigned max_depth;      /* open slices per core and layer; 0: 64 */
-	bool no_events;          /* do not deliver EVENT items for events
+	unsigned max_depth;	 /* open slices per core and layer; 0: 64 */
+	bool no_events;		 /* do not deliver EVENT items for events
 				  * that are not msg_send/msg_recv */
 	/* function name of an address (func_entry without a name field),
 	 * a string that stays valid; NULL or returning NULL: "0x..." */
@@ -198,9 +198,9 @@ const struct ht_states_core *ht_states_core(const struct ht_states *st,
 /* Message totals over the trace. */
 struct ht_states_msgs {
 	uint64_t sent, received, matched;
-	uint64_t recv_unmatched;  /* receives with no pending send */
-	uint64_t send_unmatched;  /* sends never received (at finish) */
-	uint64_t send_evicted;    /* of those, pushed out of the table */
+	uint64_t recv_unmatched; /* receives with no pending send */
+	uint64_t send_unmatched; /* sends never received (at finish) */
+	uint64_t send_evicted;	 /* of those, pushed out of the table */
 };
 void ht_states_msgs(const struct ht_states *st, struct ht_states_msgs *out);
 
