@@ -749,24 +749,27 @@ static inline int64_t to_ns(const struct ht__stream *s, uint64_t cycles)
 	return ns;
 }
 
-/* Releases the pages before byte @upto (keeps the resident size flat). */
+/*
+ * Releases the mapped pages well before byte @upto (keeps the resident
+ * size flat). The margin matters: a page fault maps the pages around
+ * the faulting address that are in the page cache (fault-around, large
+ * folios), so pages just behind the current packet would be mapped
+ * again after their release and never released again.
+ */
+#define RELEASE_MARGIN (UINT64_C(4) << 20)
+#define RELEASE_ALIGN (UINT64_C(2) << 20)
+
 static void release(struct ht__stream *s, uint64_t upto)
 {
-	static long pg;
-	uint64_t from = s->released, to;
+	uint64_t to;
 
-	if (upto < from + (1u << 20)) {
+	if (upto < s->released + RELEASE_MARGIN + RELEASE_ALIGN) {
 		return;
 	}
-	if (!pg) {
-		pg = sysconf(_SC_PAGESIZE);
-		if (pg <= 0) {
-			pg = 4096;
-		}
-	}
-	to = upto & ~(uint64_t)(pg - 1);
-	if (to > from + (1u << 20)) {
-		madvise((void *)(s->map + from), to - from, MADV_DONTNEED);
+	to = (upto - RELEASE_MARGIN) & ~(RELEASE_ALIGN - 1);
+	if (to > s->released) {
+		madvise((void *)(s->map + s->released), to - s->released,
+			MADV_DONTNEED);
 		s->released = to;
 	}
 }

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The reader's memory does not grow with the trace: `hetrace info` and
+# `hetrace print` peak at about the same resident size on a 16 MiB and
+# a 192 MiB trace (tests/reader/bigtrace.c). The optimized build is
+# measured (AddressSanitizer's own memory would blur the figure). The
+# generator's output is checked against babeltrace2 first.
+set -eu
+H=${HETRACE_OPT:-$HETRACE}
+w=$(mktemp -d "${TMPDIR:-/tmp}/ht-mem.XXXXXX")
+trap 'rm -rf "$w"' EXIT
+cc -O2 -Wall -Wextra -Werror -o "$w/bigtrace" "$TOP/tests/reader/bigtrace.c"
+cc -O2 -Wall -Wextra -Werror -o "$w/maxrss" "$TOP/tests/reader/maxrss.c"
+
+"$w/bigtrace" "$w/t1" 1 >/dev/null
+babeltrace2 "$w/t1" >"$w/bt.txt"
+"$H" print "$w/t1" >"$w/ht.txt"
+cmp "$w/bt.txt" "$w/ht.txt"
+[ "$(wc -l <"$w/ht.txt")" -gt 30000 ]
+rm -rf "$w/t1" "$w/bt.txt" "$w/ht.txt"
+
+fail=0
+for mb in 16 192; do
+	ev=$("$w/bigtrace" "$w/t$mb" "$mb" | sed -n 's/.*, \([0-9]*\) events$/\1/p')
+	got=$("$H" info "$w/t$mb" | sed -n 's/^total: .* \([0-9]*\) events$/\1/p')
+	[ "$ev" = "$got" ] || { echo "info: $got events, expected $ev"; fail=1; }
+	for cmd in info print; do
+		kb=$("$w/maxrss" "$H" "$cmd" "$w/t$mb")
+		echo "$cmd ${mb} MiB: peak $kb KiB"
+		eval "rss_${cmd}_$mb=$kb"
+	done
+	rm -rf "$w/t$mb"
+done
+# flat: at most 3 MiB more on 12 times the data, and small in absolute
+for cmd in info print; do
+	small=$(eval echo "\$rss_${cmd}_16")
+	big=$(eval echo "\$rss_${cmd}_192")
+	if [ "$big" -gt $((small + 3072)) ] || [ "$big" -gt 32768 ]; then
+		echo "FAIL: $cmd grows: $small KiB on 16 MiB, $big KiB on 192 MiB"
+		fail=1
+	fi
+done
+exit $fail
