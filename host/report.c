@@ -406,6 +406,8 @@ struct report {
 	unsigned nr_levels;
 	int64_t level_n[MAX_LEVELS]; /* buckets per level */
 	bool exact;
+	unsigned nr_kept; /* levels written */
+	bool exact_kept;
 	uint64_t flows, flows_kept, flow_stride;
 	struct buf flow_json;
 	bool nomem;
@@ -712,8 +714,26 @@ static int run_pass(struct report *r, const char *const *traces,
 	return ret;
 }
 
-/* Chooses the levels: 4 times finer each, while the worst-case size
- * (one run per bucket or per segment, ~5 bytes in base64) fits. */
+/* The worst-case size of a level of @n buckets: one run per bucket or
+ * per segment, whichever is fewer, ~4 bytes each in base64. */
+static uint64_t level_bound(const struct report *r, int64_t n)
+{
+	uint64_t bound = 0;
+	size_t i;
+
+	for (i = 0; i < r->nr_cores; i++) {
+		uint64_t s = r->cores[i].segs + 2;
+
+		bound += ((uint64_t)n < s ? (uint64_t)n : s) * 4;
+	}
+	return bound;
+}
+
+/*
+ * Chooses the levels: 4 times finer each while the worst case fits the
+ * budget; then one last level as fine as the rest of the budget allows
+ * (at least twice the previous one); then the exact slices if they fit.
+ */
 static void choose_levels(struct report *r, size_t budget)
 {
 	uint64_t total_segs = 0, used = 0;
@@ -725,14 +745,26 @@ static void choose_levels(struct report *r, size_t budget)
 	}
 	r->nr_levels = 0;
 	while (r->nr_levels < MAX_LEVELS) {
-		uint64_t bound = 0;
+		uint64_t bound = level_bound(r, n);
 
-		for (i = 0; i < r->nr_cores; i++) {
-			uint64_t s = r->cores[i].segs + 2;
-
-			bound += ((uint64_t)n < s ? (uint64_t)n : s) * 5;
-		}
 		if (r->nr_levels && used + bound > budget) {
+			/* the finest level that still fits */
+			int64_t lo = 2 * r->level_n[r->nr_levels - 1], hi = n;
+
+			if (used + level_bound(r, lo) > budget) {
+				break;
+			}
+			while (hi - lo > 1) {
+				int64_t mid = lo + (hi - lo) / 2;
+
+				if (used + level_bound(r, mid) <= budget) {
+					lo = mid;
+				} else {
+					hi = mid;
+				}
+			}
+			r->level_n[r->nr_levels++] = lo;
+			used += level_bound(r, lo);
 			break;
 		}
 		r->level_n[r->nr_levels++] = n;
@@ -745,6 +777,39 @@ static void choose_levels(struct report *r, size_t budget)
 		n *= 4;
 	}
 	r->exact = used + (total_segs + 2 * r->nr_cores) * 8 <= budget;
+}
+
+static uint64_t level_size(const struct report *r, unsigned l, bool exact)
+{
+	uint64_t size = 0;
+	size_t i;
+
+	for (i = 0; i < r->nr_cores; i++) {
+		const struct enc *e =
+		    exact ? &r->cores[i].exact : &r->cores[i].lv[l];
+
+		size += (e->out.len + 2) / 3 * 4 + 3;
+	}
+	return size;
+}
+
+/* Keeps the coarse levels, then the exact slices, while they fit. */
+static void keep_levels(struct report *r, size_t budget)
+{
+	uint64_t used = 0;
+	unsigned l;
+
+	for (l = 0; l < r->nr_levels; l++) {
+		uint64_t size = level_size(r, l, false);
+
+		if (l && used + size > budget) {
+			break;
+		}
+		used += size;
+	}
+	r->nr_kept = l;
+	r->exact_kept = r->exact && r->nr_kept == r->nr_levels &&
+			used + level_size(r, 0, true) <= budget;
 }
 
 static void write_core_json(FILE *out, const struct report *r,
@@ -948,7 +1013,9 @@ int ht_report_write(const char *const *traces, size_t nr_traces,
 	ht_states_destroy(st);
 	st = NULL;
 
-	choose_levels(&r, budget);
+	/* the bounds are pessimistic: encode for 3 times the budget, then
+	 * keep what fits once the sizes are known */
+	choose_levels(&r, 3 * budget);
 	for (i = 0; i < r.nr_cores; i++) {
 		struct core *c = &r.cores[i];
 
@@ -989,6 +1056,7 @@ int ht_report_write(const char *const *traces, size_t nr_traces,
 		ret = HT_ENOMEM;
 		goto out;
 	}
+	keep_levels(&r, budget);
 
 	if (desc) {
 		FILE *ms;
@@ -1044,8 +1112,8 @@ int ht_report_write(const char *const *traces, size_t nr_traces,
 		fprintf(out, ",\"k\":\"%s\"}", kind_name(r.states[i].kind));
 	}
 	fprintf(out, "],\n\"levels\":[");
-	for (l = 0; l < r.nr_levels + (r.exact ? 1 : 0); l++) {
-		bool ex = l == r.nr_levels;
+	for (l = 0; l < r.nr_kept + (r.exact_kept ? 1 : 0); l++) {
+		bool ex = l == r.nr_kept;
 
 		fprintf(out, "%s\n{\"n\":%" PRId64 ",\"rows\":[", l ? "," : "",
 			ex ? 0 : r.level_n[l]);
@@ -1112,10 +1180,10 @@ int ht_report_write(const char *const *traces, size_t nr_traces,
 	if (stats) {
 		stats->events = events;
 		stats->nr_cores = nr_cores;
-		stats->nr_levels = r.nr_levels;
-		stats->exact = r.exact;
+		stats->nr_levels = r.nr_kept;
+		stats->exact = r.exact_kept;
 		stats->finest_ns =
-		    r.exact ? 1 : (r.t1 - r.t0) / r.level_n[r.nr_levels - 1];
+		    r.exact_kept ? 1 : (r.t1 - r.t0) / r.level_n[r.nr_kept - 1];
 		stats->flows = msgs.matched;
 		stats->flows_kept = r.flows_kept;
 	}

@@ -146,8 +146,8 @@ static int script(void)
 			}
 			continue;
 		}
+		now_ns = t; /* a first packet opens at its first event */
 		c = core_get(core);
-		now_ns = t;
 		if (!strcmp(ev, "switch") &&
 		    sscanf(line, "%*u %*u %*s %llu %255s %llu %255s %llu", &x,
 			   a, &y, b, &z) == 5) {
@@ -225,11 +225,14 @@ static int synthetic(unsigned long long nr_events, unsigned nr_cores)
 	unsigned k;
 
 	for (k = 0; k < nr_cores; k++) {
-		struct core *c = core_get(k);
+		struct core *c;
 		uint64_t step = per_core ? span_ns / per_core : span_ns;
 		unsigned long long n = 0;
 		unsigned cur = 0, f = 0, j;
 		uint64_t t = 1000, last = 0;
+
+		now_ns = 1000; /* the first packet's beginning */
+		c = core_get(k);
 
 		if (!step) {
 			step = 1;
