@@ -15,6 +15,7 @@
 #include "ctf-reader.h"
 #include "error.h"
 #include "export.h"
+#include "symbols.h"
 
 #define MAX_WARNINGS_SHOWN 20
 
@@ -43,8 +44,17 @@ static void usage(FILE *out)
 		"  -o, --output FILE  the file to write ('-': stdout)\n"
 		"  -w, --window NS    utilization counter period (default "
 		"1000000)\n"
+		"  -e, --elf FILE     name functions from this ELF file's "
+		"symbols\n"
+		"                     (traced addresses taken as link-time "
+		"addresses)\n"
 		"  -q, --quiet        no summary on stderr\n"
 		"  -h, --help         this help\n");
+}
+
+static const char *symbolize(void *arg, uint64_t addr)
+{
+	return ht_symbols_func(arg, addr);
 }
 
 static void warn_cb(void *arg, const char *msg)
@@ -61,6 +71,7 @@ int cmd_export(int argc, char **argv)
 		{"format", required_argument, NULL, 'f'},
 		{"output", required_argument, NULL, 'o'},
 		{"window", required_argument, NULL, 'w'},
+		{"elf", required_argument, NULL, 'e'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -73,7 +84,8 @@ int cmd_export(int argc, char **argv)
 	const struct ht_export_ops *ops = ht_export_find("perfetto");
 	struct ht_export_stats stats;
 	struct ht_ctf_set *set = NULL;
-	const char *output = NULL;
+	const char *output = NULL, *elf = NULL;
+	struct ht_symbols *syms = NULL;
 	bool quiet = false;
 	FILE *out;
 	char err[1024];
@@ -81,7 +93,7 @@ int cmd_export(int argc, char **argv)
 
 	optind = 1;
 	nr_warnings = 0;
-	while ((c = getopt_long(argc, argv, "f:o:w:qh", longopts, NULL)) !=
+	while ((c = getopt_long(argc, argv, "f:o:w:e:qh", longopts, NULL)) !=
 	       -1) {
 		switch (c) {
 		case 'f':
@@ -109,6 +121,9 @@ int cmd_export(int argc, char **argv)
 			eopts.counter_window_ns = (int64_t)v;
 			break;
 		}
+		case 'e':
+			elf = optarg;
+			break;
 		case 'q':
 			quiet = true;
 			break;
@@ -128,10 +143,20 @@ int cmd_export(int argc, char **argv)
 		usage(stderr);
 		return HT_EXIT_USAGE;
 	}
+	if (elf) {
+		ret = ht_symbols_open(&syms, elf, err, sizeof(err));
+		if (ret) {
+			fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
+			return HT_EXIT_FAIL;
+		}
+		eopts.symbolize = symbolize;
+		eopts.symbolize_arg = syms;
+	}
 	ret = ht_ctf_set_open(&set, (const char *const *)argv + optind,
 			      argc - optind, &opts, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
+		ht_symbols_close(syms);
 		return HT_EXIT_FAIL;
 	}
 	out = strcmp(output, "-") ? fopen(output, "wb") : stdout;
@@ -173,5 +198,6 @@ int cmd_export(int argc, char **argv)
 	}
 close_set:
 	ht_ctf_set_close(set);
+	ht_symbols_close(syms);
 	return status;
 }

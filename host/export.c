@@ -129,6 +129,8 @@ int ht_export_run(const struct ht_export_ops *ops, struct ht_ctf_set *set,
 	}
 	so.window_ns = o.counter_window_ns;
 	so.max_pending_msgs = o.max_pending_msgs;
+	so.symbolize = o.symbolize;
+	so.symbolize_arg = o.symbolize_arg;
 	ret = ht_states_create(&st, &so, on_item, &r);
 	if (ret) {
 		snprintf(err, err_len, "out of memory");

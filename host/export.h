@@ -34,6 +34,9 @@ struct ht_export_stats {
 struct ht_export_opts {
 	int64_t counter_window_ns; /* utilization sample period; 0: 1 ms */
 	size_t max_pending_msgs;   /* states.h; 0: its default */
+	/* function names (states.h: opts.symbolize); may be NULL */
+	const char *(*symbolize)(void *arg, uint64_t addr);
+	void *symbolize_arg;
 	/* called with each anomaly text and each reader error; may be NULL */
 	void (*warn)(void *arg, const char *msg);
 	void *warn_arg;

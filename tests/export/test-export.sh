@@ -45,6 +45,35 @@ board_trace "$w" bad <bad.script || exit 1
 "$HETRACE" export "$w/bad" -o "$w/bad.pftrace" 2>"$w/bad.err" || bad "bad: export failed"
 grep -q '6 slices, 1 instants, 0 flows, 1 counter samples, 6 anomalies' "$w/bad.err" || bad "bad: anomalies: $(tail -1 "$w/bad.err")"
 
+# function names from an ELF file's symbols (--elf)
+cat >"$w/prog.c" <<'C'
+int alpha(int x) { return x + 1; }
+int beta(int x) { return alpha(x) * 2; }
+int main(void) { return beta(1) == 4 ? 0 : 1; }
+C
+cc -O0 -g -fno-pie -no-pie -o "$w/prog" "$w/prog.c" || exit 1
+a=$(nm "$w/prog" | awk '$3 == "alpha" { print $1 }')
+b=$(nm "$w/prog" | awk '$3 == "beta" { print $1 }')
+board_trace "$w" fn <<EOF2 || exit 1
+1 1000 task_switch 0 idle 3 worker 1
+1 1100 func_entry $b 0
+1 1200 func_entry $a $b
+1 1300 func_exit $a $b
+1 1400 func_exit $b 0
+1 1500 func_entry 123456 0
+1 1600 func_exit 123456 0
+EOF2
+"$HETRACE" export -q -f chrome-json --elf "$w/prog" "$w/fn" -o "$w/fn.json" || bad "elf: export failed"
+got=$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(" ".join("%s@%s" % (e["name"], e["ts"]) for e in sorted(d["traceEvents"], key=lambda e: e.get("ts", 0)) if e["ph"] == "X"))' "$w/fn.json")
+[ "$got" = "beta@1.1 alpha@1.2 0x123456@1.5" ] || bad "elf: function slices: $got"
+"$HETRACE" export -q --elf "$w/prog" "$w/fn" -o "$w/fn.pftrace" || bad "elf: perfetto export failed"
+grep -qa beta "$w/fn.pftrace" || bad "elf: perfetto: no name beta"
+"$HETRACE" export --elf "$w/nothing.elf" "$w/fn" -o "$w/fn2.pftrace" 2>"$w/elf.err"
+[ $? = 1 ] || bad "missing elf: exit status"
+grep -q nothing.elf "$w/elf.err" || bad "missing elf: message: $(cat "$w/elf.err")"
+
 # damaged input: reported with the file, exit 1, the rest still written
 mkdir -p "$w/cut"
 cp "$w/sc/metadata" "$w/sc/stream_1" "$w/sc/stream_2" "$w/cut/"
