@@ -87,7 +87,7 @@ $(CLI_OBJ): HOST_CFLAGS += -I$(BUILD)
 # The simulated board (platforms/sim, docs/sim.md) is part of hetrace.
 # Its configurations go through `hetrace gen` at build time, run as
 # gen-boot (hetrace's gen alone: hetrace itself needs the generated code).
-SIM_CFG   := $(wildcard platforms/sim/*.yaml)
+SIM_CFG   := $(wildcard platforms/sim/board-*.yaml)
 SIM_GEN   := $(BUILD)/platforms/sim/gen
 SIM_HDR   := $(SIM_CFG:platforms/sim/%.yaml=$(SIM_GEN)/%.h)
 SIM_OBJ   := $(patsubst %.c,$(BUILD)/%.o,$(wildcard platforms/sim/*.c)) \
