@@ -85,7 +85,7 @@ $(CLI_OBJ): $(BUILD)/cli-commands.h
 $(CLI_OBJ): HOST_CFLAGS += -I$(BUILD)
 
 # The simulated board (platforms/sim, docs/sim.md) is part of hetrace.
-# Its configurations go through `hetrace gen` at build time, run as
+# Its configurations (board-*.yaml) go through `hetrace gen` at build time, run as
 # gen-boot (hetrace's gen alone: hetrace itself needs the generated code).
 SIM_CFG   := $(wildcard platforms/sim/board-*.yaml)
 SIM_GEN   := $(BUILD)/platforms/sim/gen
