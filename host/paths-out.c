@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The path analysis as text and as JSON (docs/paths.md). */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
@@ -74,13 +75,21 @@ static void write_during(FILE *out, const struct ht_path *path, uint64_t during)
 	}
 }
 
+static const struct ht_paths_result *sort_res;
+
+static int core_name_cmp(const void *a, const void *b)
+{
+	return strverscmp(sort_res->cores[*(const size_t *)a],
+			  sort_res->cores[*(const size_t *)b]);
+}
+
 static void write_worst(FILE *out, const struct ht_paths_result *res,
 			const struct ht_paths_path_result *pr,
 			const struct ht_paths_worst *w)
 {
 	const struct ht_paths_instance *in = &pr->instances[w->instance];
 	char b[8][32];
-	size_t i, c;
+	size_t i, c, ci, *order;
 
 	fprintf(out, "  %s %" PRIu64 ": response %s", pr->path->name,
 		in->number, F(0, in->response_ns));
@@ -101,6 +110,16 @@ static void write_worst(FILE *out, const struct ht_paths_result *res,
 		fprintf(out, "    nothing else ran on its cores meanwhile\n");
 		return;
 	}
+	/* cores in name order (dsp1 before dsp2 before dsp10) */
+	order = malloc((res->nr_cores + 1) * sizeof(*order));
+	if (!order) {
+		return;
+	}
+	for (c = 0; c < res->nr_cores; c++) {
+		order[c] = c;
+	}
+	sort_res = res;
+	qsort(order, res->nr_cores, sizeof(*order), core_name_cmp);
 	for (i = 0; i < w->nr_blame; i++) {
 		const struct ht_paths_blame *bl = &w->blame[i];
 		size_t nc = 0, k = 0;
@@ -110,7 +129,8 @@ static void write_worst(FILE *out, const struct ht_paths_result *res,
 		}
 		fprintf(out, "    %s %s ", bl->who,
 			bl->is_isr ? "interrupted" : "preempted");
-		for (c = 0; c < res->nr_cores; c++) {
+		for (ci = 0; ci < res->nr_cores; ci++) {
+			c = order[ci];
 			if (!bl->core_ns[c]) {
 				continue;
 			}
@@ -122,9 +142,22 @@ static void write_worst(FILE *out, const struct ht_paths_result *res,
 				res->cores[c]);
 		}
 		fprintf(out, " for %s", F(0, bl->total_ns));
+		if (nc > 1 && nc <= 4) {
+			k = 0;
+			for (ci = 0; ci < res->nr_cores; ci++) {
+				c = order[ci];
+				if (bl->core_ns[c]) {
+					fprintf(out, "%s%s %s",
+						k++ ? ", " : ": ",
+						res->cores[c],
+						F(1, bl->core_ns[c]));
+				}
+			}
+		}
 		write_during(out, pr->path, bl->during);
 		fputc('\n', out);
 	}
+	free(order);
 }
 
 static const char *dl_text(const struct ht_paths_instance *in, char *buf,

@@ -736,7 +736,16 @@
 		for (const c of S.cores) {
 			if (!c.fit) continue;
 			const f = c.fit;
-			const est = function (x) { return f.slope * x + f.offset; };
+			/* the estimate: the piece holding x when the fit is
+			 * piecewise (a clock rate step), else the one line */
+			const segs = Array.isArray(f.segments) ? f.segments : [];
+			const est = function (x) {
+				for (const g of segs) {
+					if ((g.begin_x === null || g.begin_x <= x) && (g.end_x === null || x < g.end_x) &&
+						g.slope !== null && g.offset !== null) return g.slope * x + g.offset;
+				}
+				return f.slope * x + f.offset;
+			};
 			const res = function (p) { return [p[0], p[1] - est(p[0])]; };
 			const lower = (f.lower || []).map(res), upper = (f.upper || []).map(res);
 			const xs = lower.concat(upper).map(function (p) { return p[0]; });
