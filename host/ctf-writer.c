@@ -1193,11 +1193,8 @@ int ht_ctf_writer_close(struct ht_ctf_writer *w, char *err, size_t err_len)
 	for (i = 0; !ret && i < w->nr_streams; i++) {
 		struct ht_ctf_wstream *s = w->streams[i];
 
+		/* no fsync: a merged trace is made again from its capture */
 		ret = flush_packet(s, s->last_ts);
-		if (!ret && fsync(s->fd) && errno != EINVAL) {
-			ret = fail(w, HT_EIO, "cannot sync %s: %s", s->path,
-				   strerror(errno));
-		}
 		if (!ret && close(s->fd)) {
 			ret = fail(w, HT_EIO, "cannot write %s: %s", s->path,
 				   strerror(errno));
