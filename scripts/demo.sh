@@ -35,3 +35,12 @@ if command -v babeltrace2 >/dev/null; then
 		exit 1
 	fi
 fi
+
+echo "== the simulated board: hetrace sim, sync, paths, report"
+"$BUILD/hetrace" sim -o "$out/capture" -s 2 -q
+"$BUILD/hetrace" sync "$out/capture" -o "$out/synced" --report "$out/sync.json" >/dev/null
+"$BUILD/hetrace" paths --paths platforms/sim/frame-paths.yaml "$out/synced" |
+	sed -n '/worst instances/,$p' | head -8
+"$BUILD/hetrace" report -o "$out/report.html" --paths platforms/sim/frame-paths.yaml \
+	--sync "$out/sync.json" "$out/synced"
+echo "== open $out/report.html in a browser"
