@@ -393,25 +393,27 @@ static int on_event(struct ht_export *ex, struct cj *cj,
 	}
 	put(ex, "}");
 	ex->stats->instants++;
-	if (it->flow_in && it->peer) {
-		/* the flow, now that both ends are known */
-		record_begin(ex, cj);
-		put(ex,
-		    "{\"ph\":\"s\",\"cat\":\"msg\",\"name\":\"msg\",\"id\":");
-		put_flow_id(ex, it->flow_in);
-		put_pid_tid(ex, cj->cores[it->peer->index].pid,
-			    task_tid(it->peer));
-		put(ex, ",\"ts\":");
-		put_ts(ex, it->peer_ns);
-		put(ex, "},\n{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"msg\","
-			"\"name\":\"msg\",\"id\":");
-		put_flow_id(ex, it->flow_in);
-		put_pid_tid(ex, pid, task_tid(c));
-		put(ex, ",\"ts\":");
-		put_ts(ex, it->ns);
-		put(ex, "}");
-		ex->stats->flows++;
-	}
+	return ht__export_maybe_flush(&ex->out);
+}
+
+/* A matched message: `s` on the sender, `f` on the receiver. */
+static int on_flow(struct ht_export *ex, struct cj *cj,
+		   const struct ht_states_item *it)
+{
+	record_begin(ex, cj);
+	put(ex, "{\"ph\":\"s\",\"cat\":\"msg\",\"name\":\"msg\",\"id\":");
+	put_flow_id(ex, it->flow_id);
+	put_pid_tid(ex, cj->cores[it->core->index].pid, task_tid(it->core));
+	put(ex, ",\"ts\":");
+	put_ts(ex, it->ns);
+	put(ex, "},\n{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"msg\","
+		"\"name\":\"msg\",\"id\":");
+	put_flow_id(ex, it->flow_id);
+	put_pid_tid(ex, cj->cores[it->peer->index].pid, task_tid(it->peer));
+	put(ex, ",\"ts\":");
+	put_ts(ex, it->peer_ns);
+	put(ex, "}");
+	ex->stats->flows++;
 	return ht__export_maybe_flush(&ex->out);
 }
 
@@ -457,6 +459,8 @@ static int cj_event(struct ht_export *ex, const struct ht_states_item *it)
 		return on_event(ex, cj, it);
 	case HT_STATES_WINDOW:
 		return on_window(ex, cj, it);
+	case HT_STATES_FLOW:
+		return on_flow(ex, cj, it);
 	default:
 		return 0;
 	}

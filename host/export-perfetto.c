@@ -9,9 +9,9 @@
  *   "utilization %" counter track (children of the core's track);
  * - TrackEvents: SLICE_BEGIN/SLICE_END for tasks, idle and interrupts
  *   (nested on the core track) and functions; INSTANT for every other
- *   event with its payload fields as debug annotations; flow ids on
- *   msg_send (flow_ids) and on the matched msg_recv
- *   (terminating_flow_ids); COUNTER samples per utilization window;
+ *   event with its payload fields as debug annotations; the message's
+ *   flow id in flow_ids on msg_send and msg_recv (Perfetto links the
+ *   events of one id); COUNTER samples per utilization window;
  * - event names and annotation names interned (InternedData in the
  *   packet that first uses them), on one packet sequence whose
  *   incremental state is cleared at the start and whenever the intern
@@ -781,12 +781,11 @@ static int on_event(struct ht_export *ex, struct pf *pf,
 			annot_named(pf, 4, c, true, 1);
 		}
 	}
-	if (it->flow_out) {
-		put_fixed64(b, 47, it->flow_out);
-	}
-	if (it->flow_in) {
-		put_fixed64(b, 48, it->flow_in);
-		ex->stats->flows++;
+	/* both ends carry the message's flow id: Perfetto links the
+	 * events of one id in time order (a receive stamped before its
+	 * send, within the sync error, still gets its arrow) */
+	if (it->flow_id) {
+		put_fixed64(b, 47, it->flow_id);
 	}
 	ex->stats->instants++;
 	return event_end(ex, pf, mark);
@@ -842,6 +841,9 @@ static int pf_event(struct ht_export *ex, const struct ht_states_item *it)
 		return on_event(ex, pf, it);
 	case HT_STATES_WINDOW:
 		return on_window(ex, pf, it);
+	case HT_STATES_FLOW:
+		ex->stats->flows++;
+		return 0;
 	default:
 		return 0;
 	}

@@ -65,10 +65,21 @@ struct cls_map_entry {
 
 struct pending_msg {
 	bool live;
-	uint32_t core_id;
+	uint32_t core_id; /* the sender's core id (key, with id) */
 	uint64_t id;
 	int64_t ns;
-	struct core *core;
+	struct core *core; /* where it was seen */
+	const char *path;  /* its stream file (for messages) */
+	uint64_t offset;   /* its byte offset there */
+};
+
+/* A ring (insertion order) indexed by a hash of (core id, id) with
+ * linear probing. */
+struct pend {
+	struct pending_msg *ring;
+	size_t ring_cap, ring_head, ring_len;
+	int32_t *hash; /* ring slot, or -1 */
+	size_t hash_cap;
 };
 
 #define MEMBER_CACHE 256
@@ -93,12 +104,7 @@ struct ht_states {
 	struct cls_map_entry *cls_map; /* open addressing, power of two */
 	size_t cls_cap, cls_used;
 
-	/* pending sends: a ring (insertion order) indexed by a hash of
-	 * (core id, id) with linear probing */
-	struct pending_msg *ring;
-	size_t ring_cap, ring_head, ring_len;
-	int32_t *hash; /* ring slot, or -1 */
-	size_t hash_cap;
+	struct pend sends, recvs; /* messages waiting for their other end */
 	struct ht_states_msgs msgs;
 
 	bool has_origin;
@@ -115,20 +121,19 @@ static int emit(struct ht_states *st, const struct ht_states_item *it)
 	return st->cb ? st->cb(st->arg, it) : 0;
 }
 
-static int anomaly(struct ht_states *st, struct core *c, int64_t ns,
-		   const struct ht_ctf_msg *msg, const char *fmt, ...)
+static int anomaly_v(struct ht_states *st, struct core *c, int64_t ns,
+		     const char *path, uint64_t offset, const char *fmt,
+		     va_list ap)
 {
 	struct ht_states_item it = {.kind = HT_STATES_ANOMALY};
 	size_t n = 0;
-	va_list ap;
 
 	if (!st->cb) {
 		return 0;
 	}
-	if (msg && msg->stream && msg->event) {
+	if (path) {
 		n = snprintf(st->text, sizeof(st->text),
-			     "file=%s offset=%" PRIu64 ": ", msg->stream->path,
-			     msg->event->offset_bits / 8);
+			     "file=%s offset=%" PRIu64 ": ", path, offset);
 	}
 	if (n >= sizeof(st->text)) {
 		n = 0;
@@ -136,14 +141,40 @@ static int anomaly(struct ht_states *st, struct core *c, int64_t ns,
 	n += snprintf(st->text + n, sizeof(st->text) - n,
 		      "core %s at %" PRId64 " ns: ", c->pub.name, ns);
 	if (n < sizeof(st->text)) {
-		va_start(ap, fmt);
 		vsnprintf(st->text + n, sizeof(st->text) - n, fmt, ap);
-		va_end(ap);
 	}
 	it.core = &c->pub;
 	it.ns = ns;
 	it.text = st->text;
 	return emit(st, &it);
+}
+
+/* An anomaly at (@path, @offset) when @path is not NULL. */
+static int anomaly_at(struct ht_states *st, struct core *c, int64_t ns,
+		      const char *path, uint64_t offset, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = anomaly_v(st, c, ns, path, offset, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+/* An anomaly at @msg's event (when @msg is not NULL). */
+static int anomaly(struct ht_states *st, struct core *c, int64_t ns,
+		   const struct ht_ctf_msg *msg, const char *fmt, ...)
+{
+	bool at = msg && msg->stream && msg->event;
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = anomaly_v(st, c, ns, at ? msg->stream->path : NULL,
+			at ? msg->event->offset_bits / 8 : 0, fmt, ap);
+	va_end(ap);
+	return ret;
 }
 
 static uint64_t mix64(uint64_t x)
@@ -915,155 +946,224 @@ static int on_func(struct ht_states *st, struct core *c,
 }
 
 /* ------------------------------------------------------------------ */
-/* messages */
+/* messages: two bounded tables, sends waiting for their receive and
+ * receives waiting for their send (in a synchronized trace a receive
+ * can come at the same time as its send, or a little before it, within
+ * the synchronization's error) */
 
 static size_t msg_hash(uint32_t core_id, uint64_t id)
 {
 	return (size_t)mix64(id * 31 + core_id);
 }
 
-static int32_t *msg_find(struct ht_states *st, uint32_t core_id, uint64_t id)
+static int32_t *msg_find(struct pend *t, uint32_t core_id, uint64_t id)
 {
-	size_t mask = st->hash_cap - 1, i;
+	size_t mask = t->hash_cap - 1, i;
 
-	for (i = msg_hash(core_id, id) & mask; st->hash[i] >= 0;
+	for (i = msg_hash(core_id, id) & mask; t->hash[i] >= 0;
 	     i = (i + 1) & mask) {
-		const struct pending_msg *p = &st->ring[st->hash[i]];
+		const struct pending_msg *p = &t->ring[t->hash[i]];
 
 		if (p->core_id == core_id && p->id == id) {
-			return &st->hash[i];
+			return &t->hash[i];
 		}
 	}
 	return NULL;
 }
 
 /* Linear probing deletion by backward shift: no tombstones. */
-static void msg_unhash(struct ht_states *st, int32_t *slot)
+static void msg_unhash(struct pend *t, int32_t *slot)
 {
-	size_t mask = st->hash_cap - 1;
-	size_t i = (size_t)(slot - st->hash), j = i, k;
+	size_t mask = t->hash_cap - 1;
+	size_t i = (size_t)(slot - t->hash), j = i, k;
 
-	st->hash[i] = -1;
+	t->hash[i] = -1;
 	for (;;) {
 		const struct pending_msg *p;
 
 		j = (j + 1) & mask;
-		if (st->hash[j] < 0) {
+		if (t->hash[j] < 0) {
 			return;
 		}
-		p = &st->ring[st->hash[j]];
+		p = &t->ring[t->hash[j]];
 		k = msg_hash(p->core_id, p->id) & mask;
 		/* move j to i when k is not cyclically in (i, j] */
 		if ((i <= j) ? (i < k && k <= j) : (i < k || k <= j)) {
 			continue;
 		}
-		st->hash[i] = st->hash[j];
-		st->hash[j] = -1;
+		t->hash[i] = t->hash[j];
+		t->hash[j] = -1;
 		i = j;
 	}
 }
 
-static int msg_tables(struct ht_states *st)
+static int pend_init(struct pend *t, size_t n)
 {
-	size_t n = st->opts.max_pending_msgs;
-
-	st->ring_cap = n;
-	st->hash_cap = 1;
-	while (st->hash_cap < 2 * n) {
-		st->hash_cap *= 2;
+	t->ring_cap = n;
+	t->hash_cap = 1;
+	while (t->hash_cap < 2 * n) {
+		t->hash_cap *= 2;
 	}
-	st->ring = calloc(n, sizeof(*st->ring));
-	st->hash = malloc(st->hash_cap * sizeof(*st->hash));
-	if (!st->ring || !st->hash) {
+	t->ring = calloc(n, sizeof(*t->ring));
+	t->hash = malloc(t->hash_cap * sizeof(*t->hash));
+	if (!t->ring || !t->hash) {
 		return HT_ENOMEM;
 	}
-	memset(st->hash, 0xff, st->hash_cap * sizeof(*st->hash));
+	memset(t->hash, 0xff, t->hash_cap * sizeof(*t->hash));
 	return 0;
 }
 
-static int unmatched_send(struct ht_states *st, struct pending_msg *p,
-			  const char *why)
+static void pend_fini(struct pend *t)
 {
-	struct core *c = p->core;
-
-	return anomaly(st, c, p->ns, NULL,
-		       "msg_send id %" PRIu64 " to no receive (%s)", p->id,
-		       why);
+	free(t->ring);
+	free(t->hash);
 }
 
-/* Drops the oldest ring slot when it is no longer pending. */
-static void ring_trim(struct ht_states *st)
+static int msg_tables(struct ht_states *st)
 {
-	while (st->ring_len && !st->ring[st->ring_head].live) {
-		st->ring_head = (st->ring_head + 1) % st->ring_cap;
-		st->ring_len--;
+	int ret = pend_init(&st->sends, st->opts.max_pending_msgs);
+
+	return ret ? ret : pend_init(&st->recvs, st->opts.max_pending_msgs);
+}
+
+/* Reports a pending entry that found no partner. */
+static int unmatched(struct ht_states *st, struct pend *t,
+		     struct pending_msg *p, const char *why)
+{
+	if (t == &st->sends) {
+		st->msgs.send_unmatched++;
+		return anomaly_at(st, p->core, p->ns, p->path, p->offset,
+				  "msg_send id %" PRIu64 " to no receive (%s)",
+				  p->id, why);
 	}
+	st->msgs.recv_unmatched++;
+	return anomaly_at(st, p->core, p->ns, p->path, p->offset,
+			  "msg_recv id %" PRIu64 " from core %" PRIu32
+			  " without its msg_send (%s)",
+			  p->id, p->core_id, why);
+}
+
+/* Drops the oldest ring slots that are no longer pending. */
+static void ring_trim(struct pend *t)
+{
+	while (t->ring_len && !t->ring[t->ring_head].live) {
+		t->ring_head = (t->ring_head + 1) % t->ring_cap;
+		t->ring_len--;
+	}
+}
+
+/* Adds (@key_core, @id) to @t, evicting the oldest when full. */
+static int pend_add(struct ht_states *st, struct pend *t, struct core *c,
+		    uint32_t key_core, uint64_t id, int64_t ns,
+		    const struct ht_ctf_msg *msg)
+{
+	int32_t *slot = msg_find(t, key_core, id);
+	struct pending_msg *p;
+	size_t pos, mask, i;
+	int ret;
+
+	if (slot) {
+		/* the same (sender, id) again: the older one is lost */
+		p = &t->ring[*slot];
+		p->live = false;
+		ret = unmatched(st, t, p, "its id came again");
+		msg_unhash(t, slot);
+		if (ret) {
+			return ret;
+		}
+	}
+	ring_trim(t);
+	if (t->ring_len == t->ring_cap) {
+		p = &t->ring[t->ring_head];
+		if (t == &st->sends) {
+			st->msgs.send_evicted++;
+		}
+		ret = unmatched(st, t, p, "evicted from the pending table");
+		msg_unhash(t, msg_find(t, p->core_id, p->id));
+		p->live = false;
+		t->ring_head = (t->ring_head + 1) % t->ring_cap;
+		t->ring_len--;
+		if (ret) {
+			return ret;
+		}
+	}
+	pos = (t->ring_head + t->ring_len) % t->ring_cap;
+	t->ring_len++;
+	p = &t->ring[pos];
+	p->live = true;
+	p->core_id = key_core;
+	p->id = id;
+	p->ns = ns;
+	p->core = c;
+	p->path = msg->stream ? msg->stream->path : NULL;
+	p->offset = msg->event ? msg->event->offset_bits / 8 : 0;
+	mask = t->hash_cap - 1;
+	for (i = msg_hash(key_core, id) & mask; t->hash[i] >= 0;
+	     i = (i + 1) & mask) {
+	}
+	t->hash[i] = (int32_t)pos;
+	return 0;
+}
+
+/* Takes (@key_core, @id) out of @t: its entry (valid until the next
+ * add), or NULL. */
+static struct pending_msg *pend_take(struct pend *t, uint32_t key_core,
+				     uint64_t id)
+{
+	int32_t *slot = msg_find(t, key_core, id);
+	struct pending_msg *p;
+
+	if (!slot) {
+		return NULL;
+	}
+	p = &t->ring[*slot];
+	p->live = false;
+	msg_unhash(t, slot);
+	ring_trim(t);
+	return p;
+}
+
+static int emit_flow(struct ht_states *st, struct core *sender, int64_t send_ns,
+		     struct core *receiver, int64_t recv_ns, uint64_t flow)
+{
+	struct ht_states_item it = {.kind = HT_STATES_FLOW};
+
+	st->msgs.matched++;
+	it.core = &sender->pub;
+	it.ns = send_ns;
+	it.peer = &receiver->pub;
+	it.peer_ns = recv_ns;
+	it.flow_id = flow;
+	return emit(st, &it);
 }
 
 static int on_send(struct ht_states *st, struct core *c,
 		   const struct ht_ctf_msg *msg, int64_t t,
 		   struct ht_states_item *it)
 {
-	uint64_t id;
-	int32_t *slot;
 	struct pending_msg *p;
-	size_t pos, mask, i;
-	int ret;
+	uint64_t id;
 
 	if (!member_uint(st, msg, "id", &id)) {
 		return anomaly(st, c, t, msg, "msg_send without an integer id");
 	}
 	st->msgs.sent++;
-	it->flow_out = ht_states_flow_id(c->pub.core_id, id);
-	slot = msg_find(st, c->pub.core_id, id);
-	if (slot) {
-		/* the same (sender, id) again: the older one is lost */
-		p = &st->ring[*slot];
-		p->live = false;
-		st->msgs.send_unmatched++;
-		ret = unmatched_send(st, p, "its id was sent again");
-		msg_unhash(st, slot);
-		if (ret) {
-			return ret;
-		}
+	it->flow_out = it->flow_id = ht_states_flow_id(c->pub.core_id, id);
+	p = pend_take(&st->recvs, c->pub.core_id, id);
+	if (p) {
+		/* its receive came first (at the same time, or earlier
+		 * within the synchronization's error) */
+		return emit_flow(st, c, t, p->core, p->ns, it->flow_id);
 	}
-	ring_trim(st);
-	if (st->ring_len == st->ring_cap) {
-		p = &st->ring[st->ring_head];
-		st->msgs.send_unmatched++;
-		st->msgs.send_evicted++;
-		ret = unmatched_send(st, p, "evicted from the pending table");
-		msg_unhash(st, msg_find(st, p->core_id, p->id));
-		p->live = false;
-		st->ring_head = (st->ring_head + 1) % st->ring_cap;
-		st->ring_len--;
-		if (ret) {
-			return ret;
-		}
-	}
-	pos = (st->ring_head + st->ring_len) % st->ring_cap;
-	st->ring_len++;
-	p = &st->ring[pos];
-	p->live = true;
-	p->core_id = c->pub.core_id;
-	p->id = id;
-	p->ns = t;
-	p->core = c;
-	mask = st->hash_cap - 1;
-	for (i = msg_hash(p->core_id, id) & mask; st->hash[i] >= 0;
-	     i = (i + 1) & mask) {
-	}
-	st->hash[i] = (int32_t)pos;
-	return 0;
+	return pend_add(st, &st->sends, c, c->pub.core_id, id, t, msg);
 }
 
 static int on_recv(struct ht_states *st, struct core *c,
 		   const struct ht_ctf_msg *msg, int64_t t,
 		   struct ht_states_item *it)
 {
-	uint64_t id, src;
-	int32_t *slot;
 	struct pending_msg *p;
+	uint64_t id, src;
 
 	if (!member_uint(st, msg, "id", &id) ||
 	    !member_uint(st, msg, "src", &src)) {
@@ -1071,22 +1171,35 @@ static int on_recv(struct ht_states *st, struct core *c,
 			       "msg_recv without integer id and src");
 	}
 	st->msgs.received++;
-	slot = msg_find(st, (uint32_t)src, id);
-	if (!slot) {
-		st->msgs.recv_unmatched++;
-		return anomaly(st, c, t, msg,
-			       "msg_recv id %" PRIu64 " from core %" PRIu64
-			       " without its msg_send",
-			       id, src);
+	it->flow_id = ht_states_flow_id((uint32_t)src, id);
+	p = pend_take(&st->sends, (uint32_t)src, id);
+	if (!p) {
+		return pend_add(st, &st->recvs, c, (uint32_t)src, id, t, msg);
 	}
-	p = &st->ring[*slot];
-	st->msgs.matched++;
-	it->flow_in = ht_states_flow_id((uint32_t)src, id);
+	it->flow_in = it->flow_id;
 	it->peer = &p->core->pub;
 	it->peer_ns = p->ns;
-	p->live = false;
-	msg_unhash(st, slot);
-	ring_trim(st);
+	return emit_flow(st, p->core, p->ns, c, t, it->flow_id);
+}
+
+/* Reports what is left in @t at the end. */
+static int pend_drain(struct ht_states *st, struct pend *t)
+{
+	int ret;
+
+	while (t->ring_len) {
+		struct pending_msg *p = &t->ring[t->ring_head];
+
+		if (p->live) {
+			p->live = false;
+			ret = unmatched(st, t, p, "end of trace");
+			if (ret) {
+				return ret;
+			}
+		}
+		t->ring_head = (t->ring_head + 1) % t->ring_cap;
+		t->ring_len--;
+	}
 	return 0;
 }
 
@@ -1140,8 +1253,8 @@ void ht_states_destroy(struct ht_states *st)
 	free(st->cores);
 	free(st->by_stream);
 	free(st->cls_map);
-	free(st->ring);
-	free(st->hash);
+	pend_fini(&st->sends);
+	pend_fini(&st->recvs);
 	free(st);
 }
 
@@ -1271,21 +1384,11 @@ int ht_states_finish(struct ht_states *st)
 			return ret;
 		}
 	}
-	while (st->ring_len) {
-		struct pending_msg *p = &st->ring[st->ring_head];
-
-		if (p->live) {
-			p->live = false;
-			st->msgs.send_unmatched++;
-			ret = unmatched_send(st, p, "end of trace");
-			if (ret) {
-				return ret;
-			}
-		}
-		st->ring_head = (st->ring_head + 1) % st->ring_cap;
-		st->ring_len--;
+	ret = pend_drain(st, &st->sends);
+	if (!ret) {
+		ret = pend_drain(st, &st->recvs);
 	}
-	return 0;
+	return ret;
 }
 
 int ht_states_run(struct ht_states *st, struct ht_ctf_set *set,

@@ -16,7 +16,9 @@
  *   switches), so slices always nest;
  * - function slices from `func_entry`/`func_exit` (their own layer);
  * - message flows: `msg_send` (sender core, id) matched with
- *   `msg_recv` (src, id) through a bounded table of pending sends;
+ *   `msg_recv` (src, id) through bounded tables of pending sends and
+ *   pending receives (in a synchronized trace a receive may come at
+ *   the time of its send or a little before, within the sync error);
  * - utilization: time split into idle / task / interrupt / unknown
  *   (before any task_switch), per core and per task, over the whole
  *   trace and over fixed time windows.
@@ -28,8 +30,8 @@
  * clamped to the core's last time.
  *
  * Memory is flat in trace size: per core a stack of open slices
- * (bounded depth), a table of tasks and interrupts seen; one table of
- * pending sends (bounded, oldest evicted and reported).
+ * (bounded depth), a table of tasks and interrupts seen; two tables of
+ * pending messages (bounded, oldest evicted and reported).
  *
  * Use: ht_states_create(), ht_states_feed() each message (the caller
  * reads the set, so other analyses can see the same messages in the
@@ -119,6 +121,10 @@ enum ht_states_item_kind {
 	HT_STATES_WINDOW,      /* a window closed: .core's tasks[] hold
 				* .window_ns; .win_* below */
 	HT_STATES_ANOMALY,     /* .text says what and where */
+	HT_STATES_FLOW,	       /* a matched message, once both ends are
+				* known: .core/.ns the sender and its send
+				* time, .peer/.peer_ns the receiver and its
+				* receive time, .flow_id */
 };
 
 /*
@@ -134,15 +140,20 @@ struct ht_states_item {
 	const struct ht_states_slice *slice; /* SLICE_BEGIN / SLICE_END */
 	const struct ht_ctf_msg *msg;	     /* EVENT (the reader's) */
 	/* EVENT msg_send: flow_out = the flow id (sender core, id);
-	 * msg_recv: flow_in = that id when matched, else 0 (a receive
-	 * without a send). Ids are never 0. */
+	 * msg_recv: flow_in = that id when its send came before it, else
+	 * 0 (the send may still come: draw arrows from FLOW items, which
+	 * cover every matched message). Ids are never 0. */
 	uint64_t flow_out, flow_in;
-	const struct ht_states_core *peer; /* msg_recv matched: sender */
-	int64_t peer_ns;		   /* ... and its send time */
+	const struct ht_states_core *peer; /* msg_recv matched: sender;
+					    * FLOW: the receiver */
+	int64_t peer_ns;		   /* ... and its time */
 	/* WINDOW: [win_begin_ns, win_end_ns) for .core */
 	int64_t win_begin_ns, win_end_ns;
 	uint64_t win_unknown_ns, win_idle_ns, win_task_ns, win_isr_ns;
 	const char *text; /* ANOMALY */
+	/* EVENT msg_send and msg_recv (matched or not) and FLOW: the
+	 * message's flow id, ht_states_flow_id(sender core id, id) */
+	uint64_t flow_id;
 };
 
 /* Returns 0 to go on, or a negative HT_E... code to stop: the feeding
@@ -198,7 +209,7 @@ const struct ht_states_core *ht_states_core(const struct ht_states *st,
 /* Message totals over the trace. */
 struct ht_states_msgs {
 	uint64_t sent, received, matched;
-	uint64_t recv_unmatched; /* receives with no pending send */
+	uint64_t recv_unmatched; /* receives whose send never came */
 	uint64_t send_unmatched; /* sends never received (at finish) */
 	uint64_t send_evicted;	 /* of those, pushed out of the table */
 };

@@ -32,6 +32,9 @@ check() { # NAME TRACE [--scenario]
 }
 check scenario "$w/sc" --scenario
 check big "$w/big"
+board_trace "$w" early <early.script || exit 1
+check early "$w/early"
+grep -q ' 2 flows, .* 0 anomalies' "$w/early.perr" || bad "early: $(cat "$w/early.perr")"
 
 # the summary counts what was written
 grep -q 'perfetto: 26 events: 2 groups, 3 cores, 11 slices, 10 instants, 2 flows, 8 counter samples, 2 anomalies' \

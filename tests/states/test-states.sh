@@ -53,6 +53,12 @@ grep -q 'msg_send id 1 to no receive (evicted from the pending table)' "$w/evict
 "$HETRACE" states "$w/evict" | grep -qx 'messages: 3 sent, 3 received, 3 matched, 0 received without a send, 0 sent without a receive (0 evicted)' ||
 	bad "evict: default table"
 
+# receives at or before their send time (sync error) still match
+board_trace "$w" early <../export/early.script || exit 1
+"$HETRACE" states "$w/early" 2>"$w/early.err" | grep -qx 'messages: 2 sent, 2 received, 2 matched, 0 received without a send, 0 sent without a receive (0 evicted)' ||
+	bad "early: messages not matched"
+[ -s "$w/early.err" ] && bad "early: warnings: $(cat "$w/early.err")"
+
 # damaged input: a stream cut in the middle of a packet
 mkdir -p "$w/cut"
 cp "$w/sc/metadata" "$w/cut/"
