@@ -1199,18 +1199,30 @@ static int stream_advance_slow(struct ht__stream *s)
 			s->state = s->qn ? HT__S_QUEUE : HT__S_EVENTS;
 			continue;
 		case HT__S_QUEUE:
+			/* a seek ends at the first message at or after its
+			 * time, whatever its type: then the messages after
+			 * it come in the same order as without the seek */
 			deliver_queued(s);
 			if (s->seeking) {
-				continue;
+				if (!s->cur->has_time ||
+				    s->cur->ns < s->seek_ns) {
+					continue;
+				}
+				s->seeking = false;
 			}
 			return 0;
 		case HT__S_EVENTS:
 			if (s->pos >= s->content_end) {
 				end_packet_state(s);
-				if (s->flags & HT_CTF_EVENTS_ONLY ||
-				    s->seeking) {
+				if (s->flags & HT_CTF_EVENTS_ONLY) {
 					continue;
 				}
+				if (s->seeking &&
+				    (!s->pkt.has_end ||
+				     to_ns(s, s->pkt.end_cycles) < s->seek_ns)) {
+					continue;
+				}
+				s->seeking = false;
 				msg_init(s, &s->msg, HT_CTF_MSG_PACKET_END);
 				s->cur = &s->msg;
 				if (s->pkt.has_end) {

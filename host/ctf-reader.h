@@ -394,13 +394,19 @@ const char *ht_ctf_set_error(const struct ht_ctf_set *set);
 
 /*
  * Positions the set so that the next EVENT message is the first one at
- * or after @ns (ns from origin). Returns 0 or a negative HT_E... code.
+ * or after @ns (ns from origin). Other messages at or after @ns (packet
+ * boundaries, discarded events) may come before it: from there on, the
+ * messages are the ones a reading from the start would deliver, in the
+ * same order. Returns 0 or a negative HT_E... code.
  */
 int ht_ctf_set_seek_ns(struct ht_ctf_set *set, int64_t ns);
 
 /*
  * Change log:
  * - 1: first version.
+ * - 1 (same API): equal times are ordered as babeltrace2 2.0's muxer
+ *   orders them; after a seek, packet and discarded-data messages at or
+ *   after the time are delivered too (ht_ctf_set_seek_ns()).
  */
 #define HT_CTF_READER_API 1
 

@@ -736,13 +736,127 @@ const char *ht_ctf_set_error(const struct ht_ctf_set *set)
 /* ---------------------------------------------------------------- */
 /* Merging                                                           */
 
+/* babeltrace2's muxer puts message types in this order on a tie */
+static int kind_weight(enum ht_ctf_msg_kind k)
+{
+	switch (k) {
+	case HT_CTF_MSG_STREAM_BEGIN:
+		return 7;
+	case HT_CTF_MSG_PACKET_BEGIN:
+		return 6;
+	case HT_CTF_MSG_EVENT:
+		return 5;
+	case HT_CTF_MSG_DISCARDED_EVENTS:
+		return 4;
+	case HT_CTF_MSG_PACKET_END:
+		return 3;
+	case HT_CTF_MSG_DISCARDED_PACKETS:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* strcmp with NULL first */
+static int cmp_opt_str(const char *a, const char *b)
+{
+	if (!a || !b) {
+		return !a && b ? -1 : a && !b ? 1 : 0;
+	}
+	return strcmp(a, b);
+}
+
+/*
+ * The order of two pending messages at the same time, as babeltrace2
+ * 2.0's muxer decides it (plugins/common/muxing): trace UUID (with one
+ * first), trace name, stream class id, stream id, message type, then
+ * per type the event class (id, name, log level, EMF URI) or the
+ * discarded range and count. Where it finds no difference, the order
+ * of its input ports decides: the order of the streams in the set.
+ * babeltrace2 takes some differences as an int, truncated: so here.
+ */
+static bool tie_before(const struct ht__stream *a, const struct ht__stream *b)
+{
+	const struct ht_ctf_trace *ta = a->pub.trace, *tb = b->pub.trace;
+	const struct ht_ctf_stream_class *sa = a->pub.stream_class;
+	const struct ht_ctf_stream_class *sb = b->pub.stream_class;
+	const struct ht_ctf_msg *ma = a->cur, *mb = b->cur;
+	int c;
+
+	if (ta != tb) {
+		if (ta->has_uuid != tb->has_uuid) {
+			return ta->has_uuid;
+		}
+		if (ta->has_uuid) {
+			c = memcmp(ta->uuid, tb->uuid, 16);
+			if (c) {
+				return c < 0;
+			}
+		}
+		c = cmp_opt_str(ta->name, tb->name);
+		if (c) {
+			return c < 0;
+		}
+	}
+	if (sa && sb && sa->id != sb->id) {
+		return sa->id < sb->id;
+	}
+	if (a->pub.has_instance_id && b->pub.has_instance_id &&
+	    a->pub.instance_id != b->pub.instance_id) {
+		return a->pub.instance_id < b->pub.instance_id;
+	}
+	if (ma && mb && ma->kind != mb->kind) {
+		return kind_weight(ma->kind) > kind_weight(mb->kind);
+	}
+	if (ma && mb && ma->kind == HT_CTF_MSG_EVENT) {
+		const struct ht_ctf_event_class *ea = ma->event->cls;
+		const struct ht_ctf_event_class *eb = mb->event->cls;
+
+		if (ea->id != eb->id) {
+			return ea->id < eb->id;
+		}
+		c = cmp_opt_str(ea->name, eb->name);
+		if (c) {
+			return c < 0;
+		}
+		if (ea->has_loglevel != eb->has_loglevel) {
+			return ea->has_loglevel;
+		}
+		if (ea->has_loglevel && ea->loglevel != eb->loglevel) {
+			return (int)(ea->loglevel - eb->loglevel) < 0;
+		}
+		c = cmp_opt_str(ea->emf_uri, eb->emf_uri);
+		if (c) {
+			return c < 0;
+		}
+	} else if (ma && mb &&
+		   (ma->kind == HT_CTF_MSG_DISCARDED_EVENTS ||
+		    ma->kind == HT_CTF_MSG_DISCARDED_PACKETS)) {
+		if (ma->has_range && mb->has_range) {
+			c = (int)(ma->begin_cycles - mb->begin_cycles);
+			if (c) {
+				return c < 0;
+			}
+			c = (int)(ma->end_cycles - mb->end_cycles);
+			if (c) {
+				return c < 0;
+			}
+		}
+		c = (int)(ma->count - mb->count);
+		if (c) {
+			return c < 0;
+		}
+	}
+	return a->pub.index < b->pub.index;
+}
+
 static inline bool before(const struct ht__stream *a,
 			  const struct ht__stream *b)
 {
 	if (a->key != b->key) {
 		return a->key < b->key;
 	}
-	return a->pub.index < b->pub.index;
+	return tie_before(a, b);
 }
 
 static void sift_down(struct ht_ctf_set *set, size_t i)
