@@ -42,7 +42,7 @@ LIB_RT   := $(BUILD)/libhetrace-rt.a
 LIB_HOST := $(BUILD)/libhetrace.a
 HETRACE  := $(BUILD)/hetrace
 
-.PHONY: all deps demo check check-build bench fuzz clean format
+.PHONY: all deps demo demo-qemu check check-build bench fuzz clean format
 
 all: deps
 	@$(MAKE) --no-print-directory build-all
@@ -115,8 +115,14 @@ $(SIM_GEN)/%.o: $(SIM_GEN)/%.c
 $(filter $(BUILD)/platforms/sim/%,$(SIM_OBJ)): $(SIM_HDR)
 $(filter $(BUILD)/platforms/sim/%,$(SIM_OBJ)): private HOST_CFLAGS += -I$(SIM_GEN)
 
-$(HETRACE): $(CLI_OBJ) $(SIM_OBJ) $(LIB_HOST)
-	$(CC) $(LDFLAGS_ALL) -o $@ $(CLI_OBJ) $(SIM_OBJ) $(LIB_HOST) $(LDLIBS)
+# The QEMU board's host side (platforms/qemu/host, docs/qemu.md) traces
+# the master with the simulated board's master tracer.
+QEMU_OBJ  := $(patsubst %.c,$(BUILD)/%.o,$(wildcard platforms/qemu/host/*.c))
+$(QEMU_OBJ): $(SIM_HDR)
+$(QEMU_OBJ): private HOST_CFLAGS += -I$(SIM_GEN) -Iplatforms/sim -Iplatforms/qemu
+
+$(HETRACE): $(CLI_OBJ) $(SIM_OBJ) $(QEMU_OBJ) $(LIB_HOST)
+	$(CC) $(LDFLAGS_ALL) -o $@ $(CLI_OBJ) $(SIM_OBJ) $(QEMU_OBJ) $(LIB_HOST) $(LDLIBS)
 
 $(BUILD)/tests/%: tests/%.c $(LIB_HOST)
 	@mkdir -p $(dir $@)
@@ -124,6 +130,11 @@ $(BUILD)/tests/%: tests/%.c $(LIB_HOST)
 
 demo: all
 	@scripts/demo.sh $(BUILD)
+
+# Firmware on QEMU Cortex-M3 and RISC-V with the Linux master (docs/qemu.md).
+demo-qemu: all
+	@scripts/deps.sh qemu
+	@scripts/demo-qemu.sh $(BUILD)
 
 # The tests run against a build with AddressSanitizer and UBSan.
 check:
