@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* hetrace-command: 30 sync: synchronize a capture's clocks and merge it into one CTF trace */
+/* hetrace-command: 30 sync: synchronize the clocks, merge into one CTF trace */
 /*
  * hetrace sync CAPTURE -o TRACE: messages from the handshake and the
  * application, the convex-hull fit per core, one merged trace on the
@@ -21,31 +21,32 @@
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"usage: %s [OPTIONS] CAPTURE -o TRACE\n\n"
-		"Synchronizes the clocks of the cores of CAPTURE (one CTF\n"
-		"trace per core) from the sync handshake and the matched\n"
-		"application messages (convex-hull method), prints per core\n"
-		"the quality, drift, offset, bound half-width and pairs, and\n"
-		"writes one CTF trace on the reference core's clock (in ns)\n"
-		"with one stream per core.\n\n"
-		"options:\n"
-		"  -o, --output TRACE     the merged trace directory\n"
-		"  -r, --report FILE      write the fit as JSON (the sync plot)\n"
-		"      --reference CORE   the reference core (default: the\n"
-		"                         master that has no master)\n"
-		"      --allow-unsynced   merge cores without a fit (absent\n"
-		"                         or failed) on their own clock,\n"
-		"                         marked in the env and on stdout\n"
-		"      --max-pairs N      pairs per direction in the report\n"
-		"                         (default 2000, 0: all)\n"
-		"  -f, --force            overwrite an existing TRACE\n"
-		"  -n, --no-merge         fit and report only\n"
-		"  -h, --help             this help\n\n"
-		"Exit status: 0 success; 1 when the merged trace is missing\n"
-		"or wrong (a core absent without --allow-unsynced, a failed\n"
-		"fit, damaged streams skipped); 2 usage error.\n",
-		ht_cli_prog);
+	fprintf(
+	    out,
+	    "usage: %s [OPTIONS] CAPTURE -o TRACE\n\n"
+	    "Synchronizes the clocks of the cores of CAPTURE (one CTF\n"
+	    "trace per core) from the sync handshake and the matched\n"
+	    "application messages (convex-hull method), prints per core\n"
+	    "the quality, drift, offset, bound half-width and pairs, and\n"
+	    "writes one CTF trace on the reference core's clock (in ns)\n"
+	    "with one stream per core.\n\n"
+	    "options:\n"
+	    "  -o, --output TRACE     the merged trace directory\n"
+	    "  -r, --report FILE      write the fit as JSON (the sync plot)\n"
+	    "      --reference CORE   the reference core (default: the\n"
+	    "                         master that has no master)\n"
+	    "      --allow-unsynced   merge cores without a fit (absent\n"
+	    "                         or failed) on their own clock,\n"
+	    "                         marked in the env and on stdout\n"
+	    "      --max-pairs N      pairs per direction in the report\n"
+	    "                         (default 2000, 0: all)\n"
+	    "  -f, --force            overwrite an existing TRACE\n"
+	    "  -n, --no-merge         fit and report only\n"
+	    "  -h, --help             this help\n\n"
+	    "Exit status: 0 success; 1 when the merged trace is missing\n"
+	    "or wrong (a core absent without --allow-unsynced, a failed\n"
+	    "fit, damaged streams skipped); 2 usage error.\n",
+	    ht_cli_prog);
 }
 
 struct notes {
@@ -138,15 +139,15 @@ int cmd_sync(int argc, char **argv)
 {
 	enum { OPT_REFERENCE = 256, OPT_ALLOW, OPT_MAX_PAIRS };
 	static const struct option longopts[] = {
-		{"output", required_argument, NULL, 'o'},
-		{"report", required_argument, NULL, 'r'},
-		{"reference", required_argument, NULL, OPT_REFERENCE},
-		{"allow-unsynced", no_argument, NULL, OPT_ALLOW},
-		{"max-pairs", required_argument, NULL, OPT_MAX_PAIRS},
-		{"force", no_argument, NULL, 'f'},
-		{"no-merge", no_argument, NULL, 'n'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"output", required_argument, NULL, 'o'},
+	    {"report", required_argument, NULL, 'r'},
+	    {"reference", required_argument, NULL, OPT_REFERENCE},
+	    {"allow-unsynced", no_argument, NULL, OPT_ALLOW},
+	    {"max-pairs", required_argument, NULL, OPT_MAX_PAIRS},
+	    {"force", no_argument, NULL, 'f'},
+	    {"no-merge", no_argument, NULL, 'n'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct ht_sync_run_opts o = {0};
 	struct notes notes = {0};
@@ -176,7 +177,8 @@ int cmd_sync(int argc, char **argv)
 		case OPT_MAX_PAIRS:
 			max_pairs = strtoul(optarg, &end, 10);
 			if (*end || !*optarg) {
-				fprintf(stderr, "%s: --max-pairs %s: not a number\n",
+				fprintf(stderr,
+					"%s: --max-pairs %s: not a number\n",
 					ht_cli_prog, optarg);
 				return HT_EXIT_USAGE;
 			}
@@ -197,8 +199,9 @@ int cmd_sync(int argc, char **argv)
 	}
 	if (optind + 1 != argc || (!o.out_dir && !no_merge)) {
 		fprintf(stderr, "%s: %s\n", ht_cli_prog,
-			optind + 1 != argc ? "one CAPTURE directory expected"
-					   : "-o TRACE is required (or --no-merge)");
+			optind + 1 != argc
+			    ? "one CAPTURE directory expected"
+			    : "-o TRACE is required (or --no-merge)");
 		usage(stderr);
 		return HT_EXIT_USAGE;
 	}

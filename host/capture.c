@@ -34,7 +34,7 @@ enum chan {
 struct half {
 	uint64_t num;
 	uint64_t cycles;
-	uint32_t peer;     /* messages: the other core (dst / receiver) */
+	uint32_t peer; /* messages: the other core (dst / receiver) */
 	uint32_t pad;
 };
 
@@ -51,7 +51,7 @@ struct halves {
  * ids are sorted first.
  */
 struct side {
-	uint8_t chan;      /* CHAN_DOWN or CHAN_UP for a handshake link */
+	uint8_t chan; /* CHAN_DOWN or CHAN_UP for a handshake link */
 	struct halves send, recv;
 };
 
@@ -93,16 +93,16 @@ struct ht_capture {
 };
 
 static const char *const problem_names[HT_CAPTURE_NR_PROBLEMS] = {
-	[HT_CAPTURE_UNMATCHED_REQ] = "sync_req without sync_ack",
-	[HT_CAPTURE_UNMATCHED_ACK] = "sync_ack without sync_req",
-	[HT_CAPTURE_UNMATCHED_NOTIFY] = "sync_notify without sync_recv",
-	[HT_CAPTURE_UNMATCHED_RECV] = "sync_recv without sync_notify",
-	[HT_CAPTURE_UNMATCHED_SEND] = "msg_send without msg_recv",
-	[HT_CAPTURE_UNMATCHED_MRECV] = "msg_recv without msg_send",
-	[HT_CAPTURE_DUP_SEQ] = "duplicated sequence number or id",
-	[HT_CAPTURE_BAD_SEQ] = "inconsistent sequence number",
-	[HT_CAPTURE_BAD_FIELD] = "bad field",
-	[HT_CAPTURE_DAMAGED] = "damaged packet",
+    [HT_CAPTURE_UNMATCHED_REQ] = "sync_req without sync_ack",
+    [HT_CAPTURE_UNMATCHED_ACK] = "sync_ack without sync_req",
+    [HT_CAPTURE_UNMATCHED_NOTIFY] = "sync_notify without sync_recv",
+    [HT_CAPTURE_UNMATCHED_RECV] = "sync_recv without sync_notify",
+    [HT_CAPTURE_UNMATCHED_SEND] = "msg_send without msg_recv",
+    [HT_CAPTURE_UNMATCHED_MRECV] = "msg_recv without msg_send",
+    [HT_CAPTURE_DUP_SEQ] = "duplicated sequence number or id",
+    [HT_CAPTURE_BAD_SEQ] = "inconsistent sequence number",
+    [HT_CAPTURE_BAD_FIELD] = "bad field",
+    [HT_CAPTURE_DAMAGED] = "damaged packet",
 };
 
 const char *ht_capture_problem_name(enum ht_capture_problem p)
@@ -269,7 +269,7 @@ int ht_capture_open(struct ht_capture **out, const char *dir, char *err,
 		c->master = -1;
 		for (j = 0; j < t->nr_stream_classes; j++) {
 			const struct ht_ctf_clock *k =
-				t->stream_classes[j]->default_clock;
+			    t->stream_classes[j]->default_clock;
 
 			if (!k) {
 				continue;
@@ -347,8 +347,8 @@ int ht_capture_open(struct ht_capture **out, const char *dir, char *err,
 	cap->nr_streams = nr_streams;
 	cap->core_of_stream = malloc((nr_streams + 1) * sizeof(long));
 	cap->links = calloc(cap->nr_cores * cap->nr_cores, sizeof(*cap->links));
-	cap->seqs = calloc(cap->nr_cores * 6 * cap->nr_cores,
-			   sizeof(*cap->seqs));
+	cap->seqs =
+	    calloc(cap->nr_cores * 6 * cap->nr_cores, sizeof(*cap->seqs));
 	cap->sync = calloc(cap->nr_cores * cap->nr_cores, sizeof(*cap->sync));
 	cap->msg = calloc(cap->nr_cores, sizeof(*cap->msg));
 	cap->dir = strdup(dir);
@@ -366,7 +366,7 @@ int ht_capture_open(struct ht_capture **out, const char *dir, char *err,
 		for (j = 0; j < t->nr_streams; j++) {
 			if (t->streams[j]->index < nr_streams) {
 				cap->core_of_stream[t->streams[j]->index] =
-					(long)i;
+				    (long)i;
 			}
 		}
 	}
@@ -477,7 +477,8 @@ static int class_kind(struct ht_capture *cap,
 		}
 		for (i = 0; i < cap->kinds_cap; i++) {
 			if (cap->kinds[i].cls) {
-				size_t h = hash_ptr(cap->kinds[i].cls) & (n - 1);
+				size_t h =
+				    hash_ptr(cap->kinds[i].cls) & (n - 1);
 
 				while (k[h].cls) {
 					h = (h + 1) & (n - 1);
@@ -539,8 +540,8 @@ static int sync_half(struct ht_capture *cap, uint8_t chan, size_t from,
 }
 
 /* One half of application message @id sent by @from to @to. */
-static int msg_half(struct ht_capture *cap, size_t from, size_t to,
-		    uint64_t id, bool is_send, uint64_t cycles)
+static int msg_half(struct ht_capture *cap, size_t from, size_t to, uint64_t id,
+		    bool is_send, uint64_t cycles)
 {
 	struct side *sd = &cap->msg[from];
 
@@ -593,7 +594,7 @@ static bool seq_ok(struct ht_capture *cap, size_t core, enum ev_kind kind,
 		   size_t peer, uint64_t seq, const struct ht_ctf_msg *msg)
 {
 	struct seq_state *s =
-		&cap->seqs[(core * 6 + (kind - 1)) * cap->nr_cores + peer];
+	    &cap->seqs[(core * 6 + (kind - 1)) * cap->nr_cores + peer];
 	struct ht_capture_core *c = &cap->cores[core];
 	enum ht_capture_problem p;
 
@@ -619,7 +620,7 @@ static const struct ht_ctf_field *payload_member(const struct ht_ctf_msg *msg,
 						 const char *name)
 {
 	const struct ht_ctf_field *p =
-		msg->event->scope[HT_CTF_SCOPE_EVENT_PAYLOAD];
+	    msg->event->scope[HT_CTF_SCOPE_EVENT_PAYLOAD];
 	const struct ht_ctf_field *f;
 	char alt[32];
 
@@ -793,8 +794,10 @@ static int on_event(struct ht_capture *cap, size_t core,
 
 static int cmp_link(const void *a, const void *b)
 {
-	const struct ht_capture_link *x = *(const struct ht_capture_link *const *)a;
-	const struct ht_capture_link *y = *(const struct ht_capture_link *const *)b;
+	const struct ht_capture_link *x =
+	    *(const struct ht_capture_link *const *)a;
+	const struct ht_capture_link *y =
+	    *(const struct ht_capture_link *const *)b;
 
 	if (x->from != y->from) {
 		return x->from < y->from ? -1 : 1;
@@ -814,12 +817,14 @@ static int join_sync(struct ht_capture *cap, size_t from, size_t to)
 	while (i < sd->send.n || j < sd->recv.n) {
 		if (j == sd->recv.n ||
 		    (i < sd->send.n && s[i].num < r[j].num)) {
-			cap->cores[from].problems[down ? HT_CAPTURE_UNMATCHED_REQ
-						       : HT_CAPTURE_UNMATCHED_NOTIFY]++;
+			cap->cores[from]
+			    .problems[down ? HT_CAPTURE_UNMATCHED_REQ
+					   : HT_CAPTURE_UNMATCHED_NOTIFY]++;
 			i++;
 		} else if (i == sd->send.n || r[j].num < s[i].num) {
-			cap->cores[to].problems[down ? HT_CAPTURE_UNMATCHED_ACK
-						     : HT_CAPTURE_UNMATCHED_RECV]++;
+			cap->cores[to]
+			    .problems[down ? HT_CAPTURE_UNMATCHED_ACK
+					   : HT_CAPTURE_UNMATCHED_RECV]++;
 			j++;
 		} else {
 			ret = add_pair(cap, from, to, s[i].cycles, r[j].cycles,
@@ -845,8 +850,8 @@ static int cmp_half(const void *a, const void *b)
 }
 
 /* Drops every half whose number appears more than once; counts them. */
-static size_t drop_dups(struct ht_capture *cap, struct halves *h,
-			size_t sender, bool is_send)
+static size_t drop_dups(struct ht_capture *cap, struct halves *h, size_t sender,
+			bool is_send)
 {
 	size_t i, n = 0, k;
 
@@ -859,9 +864,10 @@ static size_t drop_dups(struct ht_capture *cap, struct halves *h,
 		}
 		/* which copy belongs to the other half is unknown */
 		cap->cores[is_send ? sender : h->v[i].peer]
-			.problems[HT_CAPTURE_DUP_SEQ] += k - i;
-		note(cap, "core %s: message id %" PRIu64 " from %s %s %zu times "
-			  "(not used)",
+		    .problems[HT_CAPTURE_DUP_SEQ] += k - i;
+		note(cap,
+		     "core %s: message id %" PRIu64 " from %s %s %zu times "
+		     "(not used)",
 		     cap->cores[is_send ? sender : h->v[i].peer].name,
 		     h->v[i].num, cap->cores[sender].name,
 		     is_send ? "sent" : "received", k - i);
@@ -889,7 +895,8 @@ static int join_msg(struct ht_capture *cap, size_t from)
 			cap->cores[from].problems[HT_CAPTURE_UNMATCHED_SEND]++;
 			i++;
 		} else if (i == sd->send.n || r[j].num < s[i].num) {
-			cap->cores[r[j].peer].problems[HT_CAPTURE_UNMATCHED_MRECV]++;
+			cap->cores[r[j].peer]
+			    .problems[HT_CAPTURE_UNMATCHED_MRECV]++;
 			j++;
 		} else if (s[i].peer != r[j].peer) {
 			cap->cores[r[j].peer].problems[HT_CAPTURE_BAD_FIELD]++;
@@ -961,17 +968,18 @@ int ht_capture_scan(struct ht_capture *cap)
 				const char *p = cap->cores[i].trace->path;
 				size_t n = strlen(p);
 
-				if (strstr(e, p) && e[strstr(e, p) - e + n] == '/') {
+				if (strstr(e, p) &&
+				    e[strstr(e, p) - e + n] == '/') {
 					cap->cores[i]
-						.problems[HT_CAPTURE_DAMAGED]++;
+					    .problems[HT_CAPTURE_DAMAGED]++;
 					break;
 				}
 			}
 			continue;
 		}
 		core = msg.stream->index < cap->nr_streams
-			       ? cap->core_of_stream[msg.stream->index]
-			       : -1;
+			   ? cap->core_of_stream[msg.stream->index]
+			   : -1;
 		if (core < 0) {
 			continue;
 		}

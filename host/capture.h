@@ -32,11 +32,11 @@ struct ht_capture_pair {
 
 /* The messages from one core to another, in the sender's time order. */
 struct ht_capture_link {
-	size_t from, to;           /* core indexes */
+	size_t from, to; /* core indexes */
 	struct ht_capture_pair *pairs;
 	size_t nr_pairs;
-	size_t nr_sync;            /* of which handshake messages */
-	size_t nr_msg;             /* of which application messages */
+	size_t nr_sync; /* of which handshake messages */
+	size_t nr_msg;	/* of which application messages */
 };
 
 enum ht_capture_problem {
@@ -46,27 +46,27 @@ enum ht_capture_problem {
 	HT_CAPTURE_UNMATCHED_RECV,   /* sync_recv without its sync_notify */
 	HT_CAPTURE_UNMATCHED_SEND,   /* msg_send without its msg_recv */
 	HT_CAPTURE_UNMATCHED_MRECV,  /* msg_recv without its msg_send */
-	HT_CAPTURE_DUP_SEQ,          /* a sequence number or id seen again */
-	HT_CAPTURE_BAD_SEQ,          /* a sequence number going backwards,
+	HT_CAPTURE_DUP_SEQ,	     /* a sequence number or id seen again */
+	HT_CAPTURE_BAD_SEQ,	     /* a sequence number going backwards,
 				      * or not following the round's rule */
-	HT_CAPTURE_BAD_FIELD,        /* missing field, unknown core id,
+	HT_CAPTURE_BAD_FIELD,	     /* missing field, unknown core id,
 				      * dst/src not matching */
-	HT_CAPTURE_DAMAGED,          /* damaged packets skipped */
+	HT_CAPTURE_DAMAGED,	     /* damaged packets skipped */
 	HT_CAPTURE_NR_PROBLEMS,
 };
 
 struct ht_capture_core {
-	const char *name;          /* env core_name, else the directory */
-	uint32_t id;               /* env core_id, else its index */
+	const char *name; /* env core_name, else the directory */
+	uint32_t id;	  /* env core_id, else its index */
 	bool has_id;
-	bool is_master;            /* env core_role == "master" */
-	const char *master_name;   /* env core_master, NULL when none */
-	long master;               /* index of its master core, -1: none */
+	bool is_master;		 /* env core_role == "master" */
+	const char *master_name; /* env core_master, NULL when none */
+	long master;		 /* index of its master core, -1: none */
 	const struct ht_ctf_trace *trace;
 	const struct ht_ctf_clock *clock; /* the default clock, or NULL */
 	/* the scan */
 	uint64_t nr_events;
-	uint64_t nr_sync_events;   /* sync_* events on this core */
+	uint64_t nr_sync_events; /* sync_* events on this core */
 	bool has_time;
 	uint64_t first_cycles, last_cycles;
 	uint64_t discarded_events;

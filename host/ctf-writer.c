@@ -61,14 +61,14 @@ struct ht_ctf_wstream {
 	uint32_t core_id;
 	uint8_t *buf;
 	size_t cap_bytes;
-	uint64_t pos_bits;    /* write position in the packet */
+	uint64_t pos_bits; /* write position in the packet */
 	uint64_t nr_in_packet;
 	uint64_t ts_begin, ts_end, last_ts;
-	uint64_t discarded;   /* cumulative, as written */
-	uint64_t seq_num;     /* of the open packet */
+	uint64_t discarded; /* cumulative, as written */
+	uint64_t seq_num;   /* of the open packet */
 	uint64_t nr_events;
 	uint64_t nr_packets;
-	bool pending_empty;   /* a packet must be written even if empty */
+	bool pending_empty; /* a packet must be written even if empty */
 };
 
 struct env_entry {
@@ -203,8 +203,9 @@ static void emit_type(struct sbuf *b, const struct ht_ctf_type *t,
 
 static void emit_int(struct sbuf *b, const struct ht_ctf_type *t)
 {
-	sb_printf(b, "integer { size = %u; align = %u; signed = %s; "
-		     "byte_order = %s;",
+	sb_printf(b,
+		  "integer { size = %u; align = %u; signed = %s; "
+		  "byte_order = %s;",
 		  t->size_bits, t->align_bits, t->is_signed ? "true" : "false",
 		  t->byte_order == HT_CTF_BE ? "be" : "le");
 	if (t->base && t->base != 10) {
@@ -238,12 +239,14 @@ static void emit_enum(struct sbuf *b, const struct ht_ctf_type *t,
 			if (s) {
 				sb_printf(b, " = %" PRId64, r->lower.s);
 				if (r->upper.s != r->lower.s) {
-					sb_printf(b, " ... %" PRId64, r->upper.s);
+					sb_printf(b, " ... %" PRId64,
+						  r->upper.s);
 				}
 			} else {
 				sb_printf(b, " = %" PRIu64, r->lower.u);
 				if (r->upper.u != r->lower.u) {
-					sb_printf(b, " ... %" PRIu64, r->upper.u);
+					sb_printf(b, " ... %" PRIu64,
+						  r->upper.u);
 				}
 			}
 			sb_printf(b, ",\n");
@@ -288,8 +291,9 @@ static void emit_type(struct sbuf *b, const struct ht_ctf_type *t,
 		emit_enum(b, t, depth);
 		break;
 	case HT_CTF_FLOAT:
-		sb_printf(b, "floating_point { exp_dig = %u; mant_dig = %u; "
-			     "byte_order = %s; align = %u; }",
+		sb_printf(b,
+			  "floating_point { exp_dig = %u; mant_dig = %u; "
+			  "byte_order = %s; align = %u; }",
 			  t->exp_dig, t->mant_dig,
 			  t->byte_order == HT_CTF_BE ? "be" : "le",
 			  t->align_bits);
@@ -379,7 +383,7 @@ static int mkdir_p(const char *dir)
 	if (!s) {
 		return HT_ENOMEM;
 	}
-	for (p = s + 1; ; p++) {
+	for (p = s + 1;; p++) {
 		if (*p == '/' || !*p) {
 			char c = *p;
 
@@ -430,8 +434,8 @@ int ht_ctf_writer_create(struct ht_ctf_writer **out,
 		return HT_ENOMEM;
 	}
 	w->dir = strdup(o->dir);
-	w->packet_bytes = o->packet_bytes ? o->packet_bytes
-					  : DEFAULT_PACKET_BYTES;
+	w->packet_bytes =
+	    o->packet_bytes ? o->packet_bytes : DEFAULT_PACKET_BYTES;
 	if (w->packet_bytes < 256) {
 		w->packet_bytes = 256;
 	}
@@ -442,7 +446,8 @@ int ht_ctf_writer_create(struct ht_ctf_writer **out,
 		for (i = 0; w->clock_name[i]; i++) {
 			char c = w->clock_name[i];
 
-			if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			if (!((c >= 'a' && c <= 'z') ||
+			      (c >= 'A' && c <= 'Z') ||
 			      (c >= '0' && c <= '9'))) {
 				w->clock_name[i] = '_';
 			}
@@ -462,8 +467,8 @@ int ht_ctf_writer_create(struct ht_ctf_writer **out,
 		memcpy(w->trace_uuid, o->trace_uuid, 16);
 	} else {
 		/* derived, so the same input gives the same bytes */
-		const uint8_t *src = o->clock_uuid ? o->clock_uuid
-						   : (const uint8_t *)"";
+		const uint8_t *src =
+		    o->clock_uuid ? o->clock_uuid : (const uint8_t *)"";
 		size_t n = o->clock_uuid ? 16 : 0;
 
 		for (i = 0; i < 16; i++) {
@@ -486,8 +491,8 @@ int ht_ctf_writer_create(struct ht_ctf_writer **out,
 	}
 	ret = mkdir_p(w->dir);
 	if (ret) {
-		snprintf(err, err_len, "cannot create directory %s: %s",
-			 w->dir, strerror(errno));
+		snprintf(err, err_len, "cannot create directory %s: %s", w->dir,
+			 strerror(errno));
 		goto free_writer;
 	}
 	snprintf(path, sizeof(path), "%s/metadata", w->dir);
@@ -1056,22 +1061,23 @@ static void emit_metadata(struct ht_ctf_writer *w, struct sbuf *b)
 	size_t i, j;
 
 	uuid_str(w->trace_uuid, u);
-	sb_printf(b, "/* CTF 1.8 */\n\n"
-		     "/* Written by hetrace (docs/merge.md). */\n\n"
-		     "trace {\n"
-		     "\tmajor = 1;\n"
-		     "\tminor = 8;\n"
-		     "\tuuid = \"%s\";\n"
-		     "\tbyte_order = le;\n"
-		     "\tpacket.header := struct {\n"
-		     "\t\tinteger { size = 32; align = 8; signed = false; "
-		     "byte_order = le; base = 16; } magic;\n"
-		     "\t\tinteger { size = 8; align = 8; signed = false; "
-		     "byte_order = le; } uuid[16];\n"
-		     "\t\tinteger { size = 32; align = 8; signed = false; "
-		     "byte_order = le; } stream_id;\n"
-		     "\t} align(8);\n"
-		     "};\n\n",
+	sb_printf(b,
+		  "/* CTF 1.8 */\n\n"
+		  "/* Written by hetrace (docs/merge.md). */\n\n"
+		  "trace {\n"
+		  "\tmajor = 1;\n"
+		  "\tminor = 8;\n"
+		  "\tuuid = \"%s\";\n"
+		  "\tbyte_order = le;\n"
+		  "\tpacket.header := struct {\n"
+		  "\t\tinteger { size = 32; align = 8; signed = false; "
+		  "byte_order = le; base = 16; } magic;\n"
+		  "\t\tinteger { size = 8; align = 8; signed = false; "
+		  "byte_order = le; } uuid[16];\n"
+		  "\t\tinteger { size = 32; align = 8; signed = false; "
+		  "byte_order = le; } stream_id;\n"
+		  "\t} align(8);\n"
+		  "};\n\n",
 		  u);
 	sb_printf(b, "env {\n");
 	for (i = 0; i < w->nr_env; i++) {
@@ -1105,31 +1111,32 @@ static void emit_metadata(struct ht_ctf_writer *w, struct sbuf *b)
 	for (i = 0; i < w->nr_scs; i++) {
 		const struct wstream_class *sc = w->scs[i];
 
-		sb_printf(b,
-			  "stream {\n"
-			  "\tid = %" PRIu64 ";\n"
-			  "\tpacket.context := struct {\n"
-			  "\t\t%s packet_size;\n"
-			  "\t\t%s content_size;\n"
-			  "\t\tinteger { size = 64; align = 8; signed = false; "
-			  "byte_order = le; map = clock.%s.value; } "
-			  "timestamp_begin;\n"
-			  "\t\tinteger { size = 64; align = 8; signed = false; "
-			  "byte_order = le; map = clock.%s.value; } "
-			  "timestamp_end;\n"
-			  "\t\t%s events_discarded;\n"
-			  "\t\t%s packet_seq_num;\n"
-			  "\t\tinteger { size = 32; align = 8; signed = false; "
-			  "byte_order = le; } core_id;\n"
-			  "\t} align(8);\n"
-			  "\tevent.header := struct {\n"
-			  "\t\tinteger { size = 32; align = 8; signed = false; "
-			  "byte_order = le; } id;\n"
-			  "\t\tinteger { size = 64; align = 8; signed = false; "
-			  "byte_order = le; map = clock.%s.value; } timestamp;\n"
-			  "\t} align(8);\n",
-			  sc->id, u64, u64, w->clock_name, w->clock_name, u64,
-			  u64, w->clock_name);
+		sb_printf(
+		    b,
+		    "stream {\n"
+		    "\tid = %" PRIu64 ";\n"
+		    "\tpacket.context := struct {\n"
+		    "\t\t%s packet_size;\n"
+		    "\t\t%s content_size;\n"
+		    "\t\tinteger { size = 64; align = 8; signed = false; "
+		    "byte_order = le; map = clock.%s.value; } "
+		    "timestamp_begin;\n"
+		    "\t\tinteger { size = 64; align = 8; signed = false; "
+		    "byte_order = le; map = clock.%s.value; } "
+		    "timestamp_end;\n"
+		    "\t\t%s events_discarded;\n"
+		    "\t\t%s packet_seq_num;\n"
+		    "\t\tinteger { size = 32; align = 8; signed = false; "
+		    "byte_order = le; } core_id;\n"
+		    "\t} align(8);\n"
+		    "\tevent.header := struct {\n"
+		    "\t\tinteger { size = 32; align = 8; signed = false; "
+		    "byte_order = le; } id;\n"
+		    "\t\tinteger { size = 64; align = 8; signed = false; "
+		    "byte_order = le; map = clock.%s.value; } timestamp;\n"
+		    "\t} align(8);\n",
+		    sc->id, u64, u64, w->clock_name, w->clock_name, u64, u64,
+		    w->clock_name);
 		if (sc->event_context) {
 			sb_printf(b, "\tevent.context := ");
 			emit_type(b, sc->event_context, 1);
@@ -1226,8 +1233,8 @@ int ht_ctf_writer_close(struct ht_ctf_writer *w, char *err, size_t err_len)
 	}
 out:
 	if (ret && err_len) {
-		snprintf(err, err_len, "%s", w->err[0] ? w->err
-						       : ht_strerror(ret));
+		snprintf(err, err_len, "%s",
+			 w->err[0] ? w->err : ht_strerror(ret));
 	}
 	free(b.s);
 	free_writer(w);

@@ -38,15 +38,15 @@ struct ht_ctf_writer;
 struct ht_ctf_wstream;
 
 struct ht_ctf_writer_opts {
-	const char *dir;           /* created if missing; must not hold a
-				    * `metadata` file unless .overwrite */
+	const char *dir; /* created if missing; must not hold a
+			  * `metadata` file unless .overwrite */
 	bool overwrite;
-	size_t packet_bytes;       /* packet size target; 0: 64 KiB */
+	size_t packet_bytes; /* packet size target; 0: 64 KiB */
 	/* the clock (frequency 1 GHz: timestamps are ns) */
-	const char *clock_name;    /* NULL: "monotonic" */
+	const char *clock_name;	       /* NULL: "monotonic" */
 	const char *clock_description; /* NULL: none */
-	const uint8_t *clock_uuid; /* 16 bytes, NULL: none */
-	int64_t clock_offset_s;    /* origin of the timestamps */
+	const uint8_t *clock_uuid;     /* 16 bytes, NULL: none */
+	int64_t clock_offset_s;	       /* origin of the timestamps */
 	bool clock_absolute;
 	const uint8_t *trace_uuid; /* 16 bytes, NULL: derived from the
 				    * clock UUID, else all zero */

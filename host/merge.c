@@ -20,11 +20,11 @@ struct input {
 	const struct ht_merge_core *core;
 	struct ht_ctf_set *set;
 	const struct ht_ctf_trace *trace;
-	uint64_t *sc_out;               /* output class of each input class */
-	struct ht_ctf_wstream **out;    /* by input stream index */
+	uint64_t *sc_out;	     /* output class of each input class */
+	struct ht_ctf_wstream **out; /* by input stream index */
 	size_t nr_out;
-	struct ht_ctf_msg msg;          /* the next event */
-	int64_t key;                    /* its mapped time */
+	struct ht_ctf_msg msg; /* the next event */
+	int64_t key;	       /* its mapped time */
 	int64_t last_key;
 	bool done;
 };
@@ -159,8 +159,8 @@ static int stream_of(struct merge *m, struct input *in,
 		snprintf(name, sizeof(name), "%s", in->core->name);
 	}
 	sanitize(name);
-	ret = ht_ctf_writer_add_stream(m->w, in->sc_out[i], name,
-				       in->core->id, ws);
+	ret = ht_ctf_writer_add_stream(m->w, in->sc_out[i], name, in->core->id,
+				       ws);
 	if (ret) {
 		snprintf(m->err, m->err_len, "%s", ht_ctf_writer_error(m->w));
 		return ret;
@@ -198,11 +198,11 @@ static int advance(struct merge *m, struct input *in)
 					 in->msg.stream->path);
 				return HT_EFORMAT;
 			}
-			in->key = in->core->map(in->core->map_arg,
-						in->msg.cycles);
+			in->key =
+			    in->core->map(in->core->map_arg, in->msg.cycles);
 			if (in->core->event_time) {
 				in->key = in->core->event_time(
-					in->core->map_arg, &in->msg, in->key);
+				    in->core->map_arg, &in->msg, in->key);
 			}
 			/* a stream's events stay in their order */
 			if (in->key < in->last_key) {
@@ -220,20 +220,20 @@ static int advance(struct merge *m, struct input *in)
 			return ret;
 		}
 		{
-			uint64_t ts = in->msg.has_range
-					      ? out_ts(m, in->core->map(
-								  in->core->map_arg,
-								  in->msg.end_cycles))
-					      : 0;
+			uint64_t ts =
+			    in->msg.has_range
+				? out_ts(m, in->core->map(in->core->map_arg,
+							  in->msg.end_cycles))
+				: 0;
 
 			if (in->msg.kind == HT_CTF_MSG_DISCARDED_EVENTS) {
 				m->st->discarded_events += in->msg.count;
 				ret = ht_ctf_wstream_discarded(
-					ws, in->msg.count, ts);
+				    ws, in->msg.count, ts);
 			} else {
 				m->st->lost_packets += in->msg.count;
 				ret = ht_ctf_wstream_lost_packets(
-					ws, in->msg.count, ts);
+				    ws, in->msg.count, ts);
 			}
 		}
 		if (ret) {
@@ -254,10 +254,11 @@ static int emit(struct merge *m, struct input *in)
 	if (ret) {
 		return ret;
 	}
-	ret = ht_ctf_wstream_event(ws, ev->cls->id, out_ts(m, in->key),
-				   ev->scope[HT_CTF_SCOPE_EVENT_COMMON_CONTEXT],
-				   ev->scope[HT_CTF_SCOPE_EVENT_SPECIFIC_CONTEXT],
-				   ev->scope[HT_CTF_SCOPE_EVENT_PAYLOAD]);
+	ret =
+	    ht_ctf_wstream_event(ws, ev->cls->id, out_ts(m, in->key),
+				 ev->scope[HT_CTF_SCOPE_EVENT_COMMON_CONTEXT],
+				 ev->scope[HT_CTF_SCOPE_EVENT_SPECIFIC_CONTEXT],
+				 ev->scope[HT_CTF_SCOPE_EVENT_PAYLOAD]);
 	if (ret) {
 		snprintf(m->err, m->err_len, "%s", ht_ctf_writer_error(m->w));
 		return ret;
@@ -304,11 +305,11 @@ static int open_input(struct merge *m, struct input *in)
 						     &in->sc_out[i]);
 		for (j = 0; !ret && j < sc->nr_event_classes; j++) {
 			ret = ht_ctf_writer_add_event_class(
-				m->w, in->sc_out[i], sc->event_classes[j]);
+			    m->w, in->sc_out[i], sc->event_classes[j]);
 		}
 		if (ret) {
-			snprintf(m->err, m->err_len, "%s/metadata: %s",
-				 t->path, ht_ctf_writer_error(m->w));
+			snprintf(m->err, m->err_len, "%s/metadata: %s", t->path,
+				 ht_ctf_writer_error(m->w));
 			return ret;
 		}
 	}
@@ -323,8 +324,8 @@ static int add_env(struct merge *m)
 	int ret = 0;
 
 	if (o->reference) {
-		ret = ht_ctf_writer_env_str(m->w, "sync_reference",
-					    o->reference);
+		ret =
+		    ht_ctf_writer_env_str(m->w, "sync_reference", o->reference);
 	}
 	for (i = 0; !ret && i < m->nr_in; i++) {
 		const struct ht_merge_core *c = m->in[i].core;
@@ -402,8 +403,7 @@ int ht_merge_run(const struct ht_merge_core *cores, size_t nr_cores,
 			wo.clock_uuid = uuid;
 		}
 	}
-	snprintf(desc, sizeof(desc),
-		 "hetrace sync: clock of core %s, in ns",
+	snprintf(desc, sizeof(desc), "hetrace sync: clock of core %s, in ns",
 		 o->reference ? o->reference : "?");
 	wo.clock_description = desc;
 	ret = ht_ctf_writer_create(&m.w, &wo, err, err_len);

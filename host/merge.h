@@ -37,12 +37,12 @@ typedef int64_t (*ht_merge_event_fn)(void *arg, const struct ht_ctf_msg *msg,
 				     int64_t ns);
 
 struct ht_merge_core {
-	const char *path;       /* the core's trace directory */
-	const char *name;       /* core name */
-	uint32_t id;            /* core id (packet context core_id) */
-	const char *role;       /* "master"/"slave" or NULL */
-	const char *master;     /* master's name or NULL */
-	const char *sync;       /* quality for the env, or NULL */
+	const char *path;   /* the core's trace directory */
+	const char *name;   /* core name */
+	uint32_t id;	    /* core id (packet context core_id) */
+	const char *role;   /* "master"/"slave" or NULL */
+	const char *master; /* master's name or NULL */
+	const char *sync;   /* quality for the env, or NULL */
 	ht_merge_map_fn map;
 	ht_merge_event_fn event_time; /* NULL: map() alone */
 	void *map_arg;
@@ -50,15 +50,15 @@ struct ht_merge_core {
 
 struct ht_merge_env {
 	const char *name;
-	const char *str;        /* NULL: integer .i */
+	const char *str; /* NULL: integer .i */
 	int64_t i;
 };
 
 struct ht_merge_opts {
 	const char *out_dir;
 	bool overwrite;
-	size_t packet_bytes;           /* 0: the writer's default */
-	const char *reference;         /* reference core name */
+	size_t packet_bytes;		      /* 0: the writer's default */
+	const char *reference;		      /* reference core name */
 	const struct ht_ctf_clock *ref_clock; /* name, uuid, absolute */
 	/* the output clock's origin, in ref ns: a whole number of seconds
 	 * no later than the earliest mapped time */
@@ -74,8 +74,8 @@ struct ht_merge_stats {
 	uint64_t events;
 	uint64_t discarded_events;
 	uint64_t lost_packets;
-	uint64_t damaged;        /* damaged packets skipped */
-	uint64_t clamped;        /* events mapped before the origin */
+	uint64_t damaged; /* damaged packets skipped */
+	uint64_t clamped; /* events mapped before the origin */
 	size_t streams;
 	bool has_time;
 	int64_t first_ns, last_ns; /* mapped, ref ns */

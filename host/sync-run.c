@@ -19,16 +19,16 @@
 
 /* A receive to place no earlier than its send (reference units). */
 struct fix {
-	uint64_t cycles;     /* the receive's time on its core */
-	int64_t need;        /* the send's mapped time */
+	uint64_t cycles; /* the receive's time on its core */
+	int64_t need;	 /* the send's mapped time */
 };
 
 struct core_map {
 	const struct ht_sync_run *run;
 	size_t node;
-	bool own_clock;      /* unsynced: the core's own clock */
+	bool own_clock;			  /* unsynced: the core's own clock */
 	const struct ht_ctf_clock *clock; /* own or reference clock */
-	const struct fix *fixes; /* sorted by cycles */
+	const struct fix *fixes;	  /* sorted by cycles */
 	size_t nr_fixes, next;
 };
 
@@ -68,9 +68,8 @@ static const struct ht_ctf_clock *ref_clock(const struct ht_sync_run *run)
 
 static int64_t to_time(uint64_t cycles)
 {
-	return cycles >= (uint64_t)HT_SYNC_TIME_LIMIT
-		       ? HT_SYNC_TIME_LIMIT - 1
-		       : (int64_t)cycles;
+	return cycles >= (uint64_t)HT_SYNC_TIME_LIMIT ? HT_SYNC_TIME_LIMIT - 1
+						      : (int64_t)cycles;
 }
 
 /* The line through l's points at x, in exact arithmetic (floored). */
@@ -78,8 +77,8 @@ static __int128 line_at(const struct ht_sync_line *l, int64_t x)
 {
 	__int128 dx = (__int128)l->x1 - l->x0;
 
-	return l->y0 + floor_div(((__int128)x - l->x0) * ((__int128)l->y1 - l->y0),
-				 dx);
+	return l->y0 +
+	       floor_div(((__int128)x - l->x0) * ((__int128)l->y1 - l->y0), dx);
 }
 
 /* The estimate line of @node's fit at its time @t, in its parent's unit,
@@ -111,8 +110,8 @@ static bool line_est(const struct ht_sync_set *sync, unsigned node, int64_t t,
 		return false;
 	}
 	/* the mean of the min- and max-slope lines */
-	t = sat(floor_div(line_at(&g->min_line, t) + line_at(&g->max_line, t),
-			  2));
+	t = sat(
+	    floor_div(line_at(&g->min_line, t) + line_at(&g->max_line, t), 2));
 	if (t <= -HT_SYNC_TIME_LIMIT || t >= HT_SYNC_TIME_LIMIT) {
 		return false;
 	}
@@ -179,8 +178,8 @@ static int64_t map_cycles(void *arg, uint64_t cycles)
 	if (m->own_clock) {
 		return clock_ns(m->clock, to_time(cycles));
 	}
-	if (est_at(m->run->sync, (unsigned)m->node, to_time(cycles), &est,
-		   NULL, NULL)) {
+	if (est_at(m->run->sync, (unsigned)m->node, to_time(cycles), &est, NULL,
+		   NULL)) {
 		return INT64_MIN;
 	}
 	return clock_ns(m->clock, est);
@@ -208,7 +207,8 @@ static int64_t event_time(void *arg, const struct ht_ctf_msg *msg, int64_t ns)
 	struct core_map *m = arg;
 	const struct fix *f;
 
-	while (m->next < m->nr_fixes && m->fixes[m->next].cycles < msg->cycles) {
+	while (m->next < m->nr_fixes &&
+	       m->fixes[m->next].cycles < msg->cycles) {
 		m->next++;
 	}
 	if (m->next == m->nr_fixes) {
@@ -252,8 +252,7 @@ static void json_num(FILE *f, double d)
 }
 
 /* The (hi - lo) / 2 of @node at time @t in ns; -1 when unbounded. */
-static double half_width(const struct ht_sync_run *run, size_t node,
-			 int64_t t)
+static double half_width(const struct ht_sync_run *run, size_t node, int64_t t)
 {
 	int64_t lo, hi;
 
@@ -311,7 +310,7 @@ static void core_figures(struct ht_sync_run *run, size_t i)
 	r->half_width_ns = 0;
 	for (k = 0; k < ht_capture_nr_links(run->cap); k++) {
 		const struct ht_capture_link *l =
-			ht_capture_link_at(run->cap, k);
+		    ht_capture_link_at(run->cap, k);
 		size_t step;
 
 		if (l->from != i && l->to != i) {
@@ -322,9 +321,9 @@ static void core_figures(struct ht_sync_run *run, size_t i)
 			const struct ht_capture_pair *p = &l->pairs[j];
 
 			widen(&r->half_width_ns,
-			      half_width(run, i,
-					 to_time(l->from == i ? p->send
-							      : p->recv)));
+			      half_width(
+				  run, i,
+				  to_time(l->from == i ? p->send : p->recv)));
 		}
 	}
 }
@@ -370,9 +369,11 @@ static int order_check(struct ht_sync_run *run)
 	int ret;
 
 	for (k = 0; k < ht_capture_nr_links(run->cap); k++) {
-		const struct ht_capture_link *l = ht_capture_link_at(run->cap, k);
+		const struct ht_capture_link *l =
+		    ht_capture_link_at(run->cap, k);
 
-		if (run->cores[l->from].unsynced || run->cores[l->to].unsynced) {
+		if (run->cores[l->from].unsynced ||
+		    run->cores[l->to].unsynced) {
 			continue;
 		}
 		for (j = 0; j < l->nr_pairs; j++) {
@@ -482,7 +483,7 @@ static int merge(struct ht_sync_run *run, const struct ht_sync_run_opts *o,
 		mc[i].path = c->trace->path;
 		mc[i].name = c->name;
 		mc[i].id = c->id;
-		mc[i].role = c->is_master ? "master"
+		mc[i].role = c->is_master     ? "master"
 			     : c->master_name ? "slave"
 					      : NULL;
 		mc[i].master = c->master_name;
@@ -531,8 +532,8 @@ static int merge(struct ht_sync_run *run, const struct ht_sync_run_opts *o,
 	mo.packet_bytes = o->packet_bytes;
 	mo.reference = run->cores[run->reference].core->name;
 	mo.ref_clock = ref_clock(run);
-	mo.origin_s = first == INT64_MAX ? 0
-					 : (int64_t)floor_div(first, NS_PER_S);
+	mo.origin_s =
+	    first == INT64_MAX ? 0 : (int64_t)floor_div(first, NS_PER_S);
 	mo.env = env;
 	mo.nr_env = nr_env;
 	/* the scan read the same files and noted the same damage */
@@ -600,7 +601,8 @@ int ht_sync_run(const struct ht_sync_run_opts *o, struct ht_sync_run **out,
 		ht_sync_set_rate(run->sync, (unsigned)i, c->clock->freq_hz);
 	}
 	for (k = 0; k < ht_capture_nr_links(run->cap); k++) {
-		const struct ht_capture_link *l = ht_capture_link_at(run->cap, k);
+		const struct ht_capture_link *l =
+		    ht_capture_link_at(run->cap, k);
 
 		for (j = 0; j < l->nr_pairs; j++) {
 			ret = ht_sync_add_message(run->sync, (unsigned)l->from,
@@ -608,8 +610,7 @@ int ht_sync_run(const struct ht_sync_run_opts *o, struct ht_sync_run **out,
 						  to_time(l->pairs[j].send),
 						  to_time(l->pairs[j].recv));
 			if (ret) {
-				snprintf(err, err_len, "%s: %s",
-					 o->capture,
+				snprintf(err, err_len, "%s: %s", o->capture,
 					 ht_sync_last_error(run->sync));
 				goto free_run;
 			}
@@ -758,7 +759,8 @@ static void json_bounds(const struct ht_sync_run *run, FILE *f, size_t i,
 		return;
 	}
 	for (s = 0; s < BOUND_SAMPLES; s++) {
-		t[n++] = a + (uint64_t)((double)(b - a) * s / (BOUND_SAMPLES - 1));
+		t[n++] =
+		    a + (uint64_t)((double)(b - a) * s / (BOUND_SAMPLES - 1));
 	}
 	t[n++] = b;
 	n += pair_times(down, false, max_pairs, t + n);
@@ -821,8 +823,8 @@ static void json_core(const struct ht_sync_run *run, FILE *f, size_t i,
 		r->order_violations, r->order_fixed);
 	fprintf(f,
 		",\n     \"events\": %" PRIu64 ", \"sync_events\": %" PRIu64
-		", \"discarded_events\": %" PRIu64 ", \"lost_packets\": %" PRIu64
-		", \"problems\": {",
+		", \"discarded_events\": %" PRIu64
+		", \"lost_packets\": %" PRIu64 ", \"problems\": {",
 		c->nr_events, c->nr_sync_events, c->discarded_events,
 		c->lost_packets);
 	for (p = 0; p < HT_CAPTURE_NR_PROBLEMS; p++) {
@@ -847,7 +849,8 @@ static void json_core(const struct ht_sync_run *run, FILE *f, size_t i,
 		json_num(f, fit->slope);
 		fputs(", \"offset\": ", f);
 		json_num(f, fit->offset);
-		fprintf(f, ", \"width_max\": %" PRId64 ",\n      \"segments\": [",
+		fprintf(f,
+			", \"width_max\": %" PRId64 ",\n      \"segments\": [",
 			fit->width_max);
 		for (s = 0; s < fit->nr_segments; s++) {
 			const struct ht_sync_segment *g = &fit->segments[s];
@@ -857,7 +860,8 @@ static void json_core(const struct ht_sync_run *run, FILE *f, size_t i,
 			fputs(", \"end_x\": ", f);
 			json_x(f, g->end_x);
 			fprintf(f,
-				", \"first_x\": %" PRId64 ", \"last_x\": %" PRId64
+				", \"first_x\": %" PRId64
+				", \"last_x\": %" PRId64
 				", \"pairs\": %zu, \"width_max\": %" PRId64
 				",\n        \"min_line\": ",
 				g->first_x, g->last_x, g->pairs, g->width_max);
@@ -874,7 +878,8 @@ static void json_core(const struct ht_sync_run *run, FILE *f, size_t i,
 		json_pairs(f, ht_capture_link(run->cap, pa, i), false,
 			   max_pairs);
 		fputs(",\n      \"upper\": ", f);
-		json_pairs(f, ht_capture_link(run->cap, i, pa), true, max_pairs);
+		json_pairs(f, ht_capture_link(run->cap, i, pa), true,
+			   max_pairs);
 		fputs("}", f);
 	}
 	if (!r->unsynced && c->has_time) {

@@ -18,21 +18,21 @@
 #include "merge.h"
 
 struct ht_sync_run_opts {
-	const char *capture;     /* the capture directory */
-	const char *out_dir;     /* the merged trace; NULL: fit only */
+	const char *capture; /* the capture directory */
+	const char *out_dir; /* the merged trace; NULL: fit only */
 	bool overwrite;
-	const char *reference;   /* core name; NULL: the root master */
+	const char *reference; /* core name; NULL: the root master */
 	/* merge absent/failed cores on their own clock (marked) */
 	bool allow_unsynced;
-	size_t packet_bytes;     /* 0: the writer's default */
+	size_t packet_bytes; /* 0: the writer's default */
 };
 
 /* The result for one core. */
 struct ht_sync_run_core {
 	const struct ht_capture_core *core;
 	enum ht_sync_quality quality;
-	long parent;               /* core index, -1 for none */
-	bool unsynced;             /* merged on its own clock */
+	long parent;   /* core index, -1 for none */
+	bool unsynced; /* merged on its own clock */
 	double drift_ppm;
 	/* mapped minus own time at the core's first event, ns */
 	double offset_ns;
@@ -47,21 +47,21 @@ struct ht_sync_run_core {
 	/* receives on this core moved later within their clock tick so
 	 * that they follow their send (coarse clocks) */
 	uint64_t order_fixed;
-	void *fixes;               /* internal */
+	void *fixes; /* internal */
 	size_t nr_fixes, cap_fixes;
 };
 
 struct ht_sync_run {
 	struct ht_capture *cap;
 	struct ht_sync_set *sync;
-	size_t reference;          /* core index */
+	size_t reference; /* core index */
 	struct ht_sync_run_core *cores;
 	size_t nr_cores;
-	bool merged;               /* the trace was written */
+	bool merged; /* the trace was written */
 	struct ht_merge_stats merge;
 	/* the outcome: what made it fail, if anything */
-	size_t nr_unsynced;        /* absent or failed cores */
-	uint64_t damaged;          /* damaged packets skipped */
+	size_t nr_unsynced; /* absent or failed cores */
+	uint64_t damaged;   /* damaged packets skipped */
 };
 
 /*

@@ -79,8 +79,8 @@ int main(int argc, char **argv)
 	int n = atoi(argv[2]);
 	uint64_t events = strtoull(argv[3], NULL, 10);
 	double round_ns = argc > 4 ? atof(argv[4]) : 100000;
-	static const double freqs[] = {1e9, 200e6, 600e6, 32768, 19.2e6,
-				       100e6, 750e6, 48e6};
+	static const double freqs[] = {1e9,    200e6, 600e6, 32768,
+				       19.2e6, 100e6, 750e6, 48e6};
 	double work_ns = 1000; /* one work event per core per us */
 	double span = (double)events * work_ns;
 	char path[4096];
@@ -98,27 +98,44 @@ int main(int argc, char **argv)
 		mkdir(path, 0777);
 		snprintf(path, sizeof(path), "%s/core%d/metadata", out, i);
 		FILE *m = fopen(path, "w");
-		fprintf(m,
-			"/* CTF 1.8 */\n"
-			"typealias integer { size = 8; align = 8; signed = false; } := uint8_t;\n"
-			"typealias integer { size = 32; align = 8; signed = false; } := uint32_t;\n"
-			"typealias integer { size = 64; align = 8; signed = false; } := uint64_t;\n"
-			"trace { major = 1; minor = 8; byte_order = le;\n"
-			"  packet.header := struct { uint32_t magic; uint8_t uuid[16]; uint32_t stream_id; }; };\n"
-			"env { core_name = \"core%d\"; core_id = %d; core_role = \"%s\";%s };\n"
-			"clock { name = clk; uuid = \"%08x-0000-4000-8000-%012x\"; freq = %.0f; absolute = true; };\n"
-			"typealias integer { size = 64; align = 8; signed = false; map = clock.clk.value; } := ts;\n"
-			"stream { packet.context := struct { uint64_t packet_size; uint64_t content_size;\n"
-			"    ts timestamp_begin; ts timestamp_end; uint64_t events_discarded;\n"
-			"    uint64_t packet_seq_num; uint32_t core_id; };\n"
-			"  event.header := struct { uint32_t id; ts timestamp; }; };\n"
-			"event { name = \"work\"; id = 0; fields := struct { uint32_t a; uint32_t b; }; };\n"
-			"event { name = \"sync_req\"; id = 1; fields := struct { uint32_t seq; uint32_t slave; }; };\n"
-			"event { name = \"sync_ack\"; id = 2; fields := struct { uint32_t seq; uint32_t pad; }; };\n"
-			"event { name = \"sync_notify\"; id = 3; fields := struct { uint32_t seq; uint32_t pad; }; };\n"
-			"event { name = \"sync_recv\"; id = 4; fields := struct { uint32_t seq; uint32_t slave; }; };\n",
-			i, i, i ? "slave" : "master", i ? " core_master = \"core0\";" : "",
-			i + 1, i + 1, c->freq);
+		fprintf(
+		    m,
+		    "/* CTF 1.8 */\n"
+		    "typealias integer { size = 8; align = 8; signed = false; "
+		    "} := uint8_t;\n"
+		    "typealias integer { size = 32; align = 8; signed = false; "
+		    "} := uint32_t;\n"
+		    "typealias integer { size = 64; align = 8; signed = false; "
+		    "} := uint64_t;\n"
+		    "trace { major = 1; minor = 8; byte_order = le;\n"
+		    "  packet.header := struct { uint32_t magic; uint8_t "
+		    "uuid[16]; uint32_t stream_id; }; };\n"
+		    "env { core_name = \"core%d\"; core_id = %d; core_role = "
+		    "\"%s\";%s };\n"
+		    "clock { name = clk; uuid = \"%08x-0000-4000-8000-%012x\"; "
+		    "freq = %.0f; absolute = true; };\n"
+		    "typealias integer { size = 64; align = 8; signed = false; "
+		    "map = clock.clk.value; } := ts;\n"
+		    "stream { packet.context := struct { uint64_t packet_size; "
+		    "uint64_t content_size;\n"
+		    "    ts timestamp_begin; ts timestamp_end; uint64_t "
+		    "events_discarded;\n"
+		    "    uint64_t packet_seq_num; uint32_t core_id; };\n"
+		    "  event.header := struct { uint32_t id; ts timestamp; }; "
+		    "};\n"
+		    "event { name = \"work\"; id = 0; fields := struct { "
+		    "uint32_t a; uint32_t b; }; };\n"
+		    "event { name = \"sync_req\"; id = 1; fields := struct { "
+		    "uint32_t seq; uint32_t slave; }; };\n"
+		    "event { name = \"sync_ack\"; id = 2; fields := struct { "
+		    "uint32_t seq; uint32_t pad; }; };\n"
+		    "event { name = \"sync_notify\"; id = 3; fields := struct "
+		    "{ uint32_t seq; uint32_t pad; }; };\n"
+		    "event { name = \"sync_recv\"; id = 4; fields := struct { "
+		    "uint32_t seq; uint32_t slave; }; };\n",
+		    i, i, i ? "slave" : "master",
+		    i ? " core_master = \"core0\";" : "", i + 1, i + 1,
+		    c->freq);
 		fclose(m);
 		snprintf(path, sizeof(path), "%s/core%d/stream", out, i);
 		c->f = fopen(path, "wb");
@@ -132,7 +149,8 @@ int main(int argc, char **argv)
 		int step = 0;
 
 		while (j < events || k < nk) {
-			int slave = n > 1 ? (int)(k % (uint64_t)(n - 1)) + 1 : 0;
+			int slave =
+			    n > 1 ? (int)(k % (uint64_t)(n - 1)) + 1 : 0;
 			double base = k * round_ns + 500, off;
 			double tw = j < events ? j * work_ns + phase : 1e300;
 			double tr;
@@ -148,16 +166,19 @@ int main(int argc, char **argv)
 			}
 			tr = k < nk ? base + off : 1e300;
 			if (tw <= tr) {
-				event(c, (uint32_t)i, 0, ticks(c, tw), (uint32_t)j, (uint32_t)i);
+				event(c, (uint32_t)i, 0, ticks(c, tw),
+				      (uint32_t)j, (uint32_t)i);
 				j++;
 				continue;
 			}
 			if (i == 0) {
 				event(c, 0, step ? 4 : 1, ticks(c, tr),
-				      (uint32_t)(2 * k + step), (uint32_t)slave);
+				      (uint32_t)(2 * k + step),
+				      (uint32_t)slave);
 			} else {
-				event(c, (uint32_t)i, step ? 3 : 2, ticks(c, tr),
-				      (uint32_t)(2 * k + step), 0);
+				event(c, (uint32_t)i, step ? 3 : 2,
+				      ticks(c, tr), (uint32_t)(2 * k + step),
+				      0);
 			}
 			if (step) {
 				k++;
