@@ -883,8 +883,13 @@ static int join_msg(struct ht_capture *cap, size_t from)
 	size_t i = 0, j = 0;
 	int ret;
 
-	qsort(sd->send.v, sd->send.n, sizeof(struct half), cmp_half);
-	qsort(sd->recv.v, sd->recv.n, sizeof(struct half), cmp_half);
+	/* (qsort must not get the NULL of an empty vector) */
+	if (sd->send.n > 1) {
+		qsort(sd->send.v, sd->send.n, sizeof(struct half), cmp_half);
+	}
+	if (sd->recv.n > 1) {
+		qsort(sd->recv.v, sd->recv.n, sizeof(struct half), cmp_half);
+	}
 	sd->send.n = drop_dups(cap, &sd->send, from, true);
 	sd->recv.n = drop_dups(cap, &sd->recv, from, false);
 	s = sd->send.v;
