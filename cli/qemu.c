@@ -1,0 +1,402 @@
+/* SPDX-License-Identifier: MIT */
+/* hetrace-command: 27 qemu: run firmware on QEMU Cortex-M3 and RISC-V with the Linux master, capture */
+/*
+ * hetrace qemu -o CAPTURE --fw-dir DIR: the QEMU board
+ * (platforms/qemu, docs/qemu.md), a Cortex-M3 and a RISC-V core under
+ * QEMU running the paper's workload, the Linux master handing out the
+ * jobs and running the sync handshake, every core's trace in CAPTURE.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../platforms/qemu/host/qemu-run.h"
+#include "cli.h"
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(
+	    out,
+	    "usage: hetrace qemu -o CAPTURE (--fw-dir DIR | --cm3 ELF "
+	    "--rv32 ELF) [options]\n"
+	    "\n"
+	    "Runs the QEMU board: a Cortex-M3 (mps2-an385) and a RISC-V RV32\n"
+	    "(virt) core under QEMU, each running hetrace's firmware\n"
+	    "(platforms/qemu; `make demo-qemu` builds it), and this process\n"
+	    "as the Linux master: it maps each core's RAM file, runs the sync\n"
+	    "handshake (the interrupt is a byte on the core's serial socket),\n"
+	    "hands out the paper's workload (SHA-256 of the 5,040 permutations\n"
+	    "of \"barectf\", pisum, quicksort) through shared-memory queues,\n"
+	    "and drains every core's packet ring into CAPTURE (one CTF trace\n"
+	    "per core; `hetrace sync CAPTURE -o TRACE` puts them on one time\n"
+	    "base). Ctrl-C stops early with a complete capture; no QEMU\n"
+	    "process is left behind.\n"
+	    "\n"
+	    "options:\n"
+	    "  -o, --output DIR      the capture directory (required)\n"
+	    "      --fw-dir DIR      firmware images DIR/cm3.elf, DIR/rv32.elf\n"
+	    "      --cm3 ELF         the Cortex-M3 image (alone: no RISC-V)\n"
+	    "      --rv32 ELF        the RISC-V image (alone: no Cortex-M3)\n"
+	    "      --icount CORE     run CORE (cm3, rv32, none) under -icount,\n"
+	    "                        its clock counting instructions "
+	    "(default rv32)\n"
+	    "      --shift N         -icount shift=N (default 0: 1 ns/insn)\n"
+	    "      --sync-ms MS      handshake period (default 5)\n"
+	    "      --light           a short workload (tests)\n"
+	    "      --repeat N        run the job list N times (default 1)\n"
+	    "      --extra-ms MS     keep the handshake going after the jobs\n"
+	    "      --crash CORE      CORE faults after its first job (tests)\n"
+	    "      --hang CORE       CORE hangs after its first job (tests)\n"
+	    "      --work DIR        RAM files, sockets, QEMU logs (default:\n"
+	    "                        a new directory in /tmp, removed after "
+	    "a\n"
+	    "                        successful run)\n"
+	    "      --qemu-arm BIN    default qemu-system-arm\n"
+	    "      --qemu-riscv BIN  default qemu-system-riscv32\n"
+	    "      --no-fsync        do not sync the capture to disk\n"
+	    "  -q, --quiet           no progress, no summary\n"
+	    "  -h, --help            this help\n"
+	    "\n"
+	    "Exit status: 0 done, 1 a core or QEMU failed (the message names\n"
+	    "which and when; the capture keeps every complete packet), 2 "
+	    "usage.\n");
+}
+
+static void warn(void *arg, const char *msg)
+{
+	(void)arg;
+	fprintf(stderr, "%s: warning: %s\n", ht_cli_prog, msg);
+}
+
+static void show_progress(void *arg, const char *msg)
+{
+	(void)arg;
+	fprintf(stderr, "%s: %s\n", ht_cli_prog, msg);
+}
+
+static void summary(const char *dir, const struct ht_qemu_result *r)
+{
+	unsigned i;
+
+	printf("hetrace qemu: %u cores, %.2f s%s, capture in %s\n", r->nr_cores,
+	       (double)r->elapsed_ns / 1e9,
+	       r->interrupted ? " (interrupted)" : "", dir);
+	printf("  %-6s %-6s %12s %7s %9s %8s %8s %9s %5s %5s %5s %9s\n",
+	       "core", "role", "clock", "icount", "events", "packets", "MB",
+	       "discarded", "jobs", "sync", "tmo", "min rtt");
+	for (i = 0; i < r->nr_cores; i++) {
+		const struct ht_qemu_core_stats *c = &r->core[i];
+
+		printf("  %-6s %-6s %9.3f MHz %7s %9" PRIu64 " %8" PRIu64
+		       " %8.2f %9" PRIu64 " %5" PRIu64 " %5" PRIu64
+		       " %5" PRIu64 " %6.1f us\n",
+		       c->name, c->role, (double)c->clock_hz / 1e6,
+		       c->icount ? "yes" : "no", c->events, c->packets,
+		       (double)c->bytes / 1e6, c->discarded, c->jobs,
+		       c->sync_rounds, c->sync_timeouts,
+		       (double)c->sync_min_rtt_ns / 1e3);
+		if (c->stopped) {
+			printf("  %-6s STOPPED: %s\n", c->name, c->stop_reason);
+		}
+	}
+	if (r->nr_jobs) {
+		printf("  %-6s %-9s %12s %14s %12s\n", "core", "job", "result",
+		       "core ticks", "master ms");
+		for (i = 0; i < r->nr_jobs; i++) {
+			const struct ht_qemu_job *j = &r->jobs[i];
+
+			printf("  %-6s %-9s %12" PRIu64 " %14" PRIu64
+			       " %12.3f\n",
+			       j->core, j->name, j->result, j->ticks,
+			       (double)j->host_ns / 1e6);
+		}
+	}
+}
+
+static int parse_u(const char *s, unsigned long max, unsigned long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoul(s, &end, 10);
+	return end == s || *end || errno || *v > max || s[0] == '-' ? -1 : 0;
+}
+
+/* Removes the work directory's files after a good run. */
+static void clean_work(const char *dir)
+{
+	static const char *const names[] = {"cm3.log", "rv32.log"};
+	char path[PATH_MAX];
+	unsigned i;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+
+int cmd_qemu(int argc, char **argv)
+{
+	enum {
+		O_FWDIR = 256,
+		O_CM3,
+		O_RV32,
+		O_ICOUNT,
+		O_SHIFT,
+		O_SYNC,
+		O_LIGHT,
+		O_REPEAT,
+		O_EXTRA,
+		O_CRASH,
+		O_HANG,
+		O_WORK,
+		O_QARM,
+		O_QRV,
+		O_NOFSYNC,
+	};
+	static const struct option longopts[] = {
+	    {"output", required_argument, NULL, 'o'},
+	    {"fw-dir", required_argument, NULL, O_FWDIR},
+	    {"cm3", required_argument, NULL, O_CM3},
+	    {"rv32", required_argument, NULL, O_RV32},
+	    {"icount", required_argument, NULL, O_ICOUNT},
+	    {"shift", required_argument, NULL, O_SHIFT},
+	    {"sync-ms", required_argument, NULL, O_SYNC},
+	    {"light", no_argument, NULL, O_LIGHT},
+	    {"repeat", required_argument, NULL, O_REPEAT},
+	    {"extra-ms", required_argument, NULL, O_EXTRA},
+	    {"crash", required_argument, NULL, O_CRASH},
+	    {"hang", required_argument, NULL, O_HANG},
+	    {"work", required_argument, NULL, O_WORK},
+	    {"qemu-arm", required_argument, NULL, O_QARM},
+	    {"qemu-riscv", required_argument, NULL, O_QRV},
+	    {"no-fsync", no_argument, NULL, O_NOFSYNC},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	struct ht_qemu_opts o = {0};
+	struct ht_qemu_result *res;
+	const char *fw_dir = NULL, *icount = "rv32";
+	char cm3[PATH_MAX], rv32[PATH_MAX], work[PATH_MAX], err[4096];
+	bool quiet = false, own_work = false;
+	struct sigaction sa;
+	unsigned long v;
+	int c, ret;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o.capture_dir = optarg;
+			break;
+		case O_FWDIR:
+			fw_dir = optarg;
+			break;
+		case O_CM3:
+			o.fw_cm3 = optarg;
+			break;
+		case O_RV32:
+			o.fw_rv32 = optarg;
+			break;
+		case O_ICOUNT:
+			if (strcmp(optarg, "cm3") && strcmp(optarg, "rv32") &&
+			    strcmp(optarg, "none")) {
+				fprintf(stderr,
+					"%s: --icount: '%s': expected cm3, "
+					"rv32 or none\n",
+					ht_cli_prog, optarg);
+				return 2;
+			}
+			icount = optarg;
+			break;
+		case O_SHIFT:
+			if (parse_u(optarg, 10, &v) < 0) {
+				fprintf(stderr,
+					"%s: --shift: '%s': expected 0 to "
+					"10\n",
+					ht_cli_prog, optarg);
+				return 2;
+			}
+			o.icount_shift = (unsigned)v;
+			break;
+		case O_SYNC:
+			if (parse_u(optarg, 10000, &v) < 0 || v == 0) {
+				fprintf(stderr,
+					"%s: --sync-ms: '%s': expected 1 to "
+					"10000\n",
+					ht_cli_prog, optarg);
+				return 2;
+			}
+			o.sync_period_ns = (uint64_t)v * 1000000u;
+			break;
+		case O_LIGHT:
+			o.light = true;
+			break;
+		case O_REPEAT:
+			if (parse_u(optarg, 4, &v) < 0 || v == 0) {
+				fprintf(stderr,
+					"%s: --repeat: '%s': expected 1 to "
+					"4\n",
+					ht_cli_prog, optarg);
+				return 2;
+			}
+			o.repeat = (unsigned)v;
+			break;
+		case O_EXTRA:
+			if (parse_u(optarg, 3600000, &v) < 0) {
+				fprintf(stderr,
+					"%s: --extra-ms: '%s': expected 0 "
+					"to 3600000\n",
+					ht_cli_prog, optarg);
+				return 2;
+			}
+			o.extra_ns = (uint64_t)v * 1000000u;
+			break;
+		case O_CRASH:
+		case O_HANG:
+			if (strcmp(optarg, "cm3") && strcmp(optarg, "rv32")) {
+				fprintf(stderr,
+					"%s: --%s: '%s': expected cm3 or "
+					"rv32\n",
+					ht_cli_prog,
+					c == O_CRASH ? "crash" : "hang", optarg);
+				return 2;
+			}
+			o.fail = c == O_CRASH ? HT_QEMU_FAIL_CRASH
+					      : HT_QEMU_FAIL_HANG;
+			o.fail_core = optarg;
+			break;
+		case O_WORK:
+			o.work_dir = optarg;
+			break;
+		case O_QARM:
+			o.qemu_arm = optarg;
+			break;
+		case O_QRV:
+			o.qemu_riscv = optarg;
+			break;
+		case O_NOFSYNC:
+			o.no_fsync = true;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "%s: unexpected argument '%s'\n",
+			ht_cli_prog, argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	if (!o.capture_dir) {
+		fprintf(stderr, "%s: -o CAPTURE is required\n",
+			ht_cli_prog);
+		usage(stderr);
+		return 2;
+	}
+	if (fw_dir) {
+		snprintf(cm3, sizeof(cm3), "%s/cm3.elf", fw_dir);
+		snprintf(rv32, sizeof(rv32), "%s/rv32.elf", fw_dir);
+		if (!o.fw_cm3) {
+			o.fw_cm3 = cm3;
+		}
+		if (!o.fw_rv32) {
+			o.fw_rv32 = rv32;
+		}
+	}
+	if (!o.fw_cm3 && !o.fw_rv32) {
+		fprintf(stderr,
+			"%s: no firmware: give --fw-dir DIR, --cm3 ELF or "
+			"--rv32 ELF\n",
+			ht_cli_prog);
+		usage(stderr);
+		return 2;
+	}
+	if (o.fail_core && !strcmp(o.fail_core, "cm3") ? !o.fw_cm3
+	    : o.fail_core				  ? !o.fw_rv32
+							  : false) {
+		fprintf(stderr, "%s: --crash/--hang %s: that core does "
+			"not run\n", ht_cli_prog, o.fail_core);
+		return 2;
+	}
+	o.icount_cm3 = !strcmp(icount, "cm3");
+	o.icount_rv32 = !strcmp(icount, "rv32");
+	if (o.work_dir && mkdir(o.work_dir, 0700) != 0 && errno != EEXIST) {
+		fprintf(stderr, "%s: cannot create the work directory %s: %s\n",
+			ht_cli_prog, o.work_dir, strerror(errno));
+		return 1;
+	}
+	if (!o.work_dir) {
+		snprintf(work, sizeof(work), "/tmp/hetrace-qemu-XXXXXX");
+		if (!mkdtemp(work)) {
+			fprintf(stderr,
+				"%s: cannot create a work directory in "
+				"/tmp: %s\n",
+				ht_cli_prog, strerror(errno));
+			return 1;
+		}
+		o.work_dir = work;
+		own_work = true;
+	}
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	o.stop = &stop_flag;
+	o.warn = warn;
+	if (!quiet) {
+		o.progress = show_progress;
+	}
+
+	res = calloc(1, sizeof(*res));
+	if (!res) {
+		fprintf(stderr, "%s: out of memory\n", ht_cli_prog);
+		return 1;
+	}
+	ret = ht_qemu_run(&o, res, err, sizeof(err));
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	if (!quiet && res->nr_cores) {
+		summary(o.capture_dir, res);
+	}
+	if (ret < 0) {
+		fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
+		fprintf(stderr, "%s: QEMU logs kept in %s\n", ht_cli_prog,
+			o.work_dir);
+		free(res);
+		return 1;
+	}
+	if (own_work) {
+		clean_work(o.work_dir);
+	}
+	free(res);
+	return 0;
+}
