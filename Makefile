@@ -35,7 +35,8 @@ CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:%.c=$(BUILD)/%)
 
 EMBED_SRC := $(wildcard include/hetrace/*.h) $(wildcard gen/include/*.yaml) \
-	$(wildcard host/report/*.js host/report/*.css host/report/*.html)
+	$(wildcard host/report/*.js host/report/*.css host/report/*.html) \
+	platforms/sim/frame-paths.yaml
 EMBED_OBJ := $(BUILD)/embedded-files.o
 
 LIB_RT   := $(BUILD)/libhetrace-rt.a
@@ -114,6 +115,10 @@ $(SIM_GEN)/%.o: $(SIM_GEN)/%.c
 
 $(filter $(BUILD)/platforms/sim/%,$(SIM_OBJ)): $(SIM_HDR)
 $(filter $(BUILD)/platforms/sim/%,$(SIM_OBJ)): private HOST_CFLAGS += -I$(SIM_GEN)
+# The slaves' Sobel filter is instrumented (docs/sim.md, "Function tracing"),
+# but for its per-pixel helper; the rest of the board and the tracer are not.
+$(BUILD)/platforms/sim/sobel.o: private HOST_CFLAGS += -finstrument-functions \
+	-finstrument-functions-exclude-function-list=sobel_gradient
 
 # The QEMU board's host side (platforms/qemu/host, docs/qemu.md) traces
 # the master with the simulated board's master tracer.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make demo: the Sobel example traced with hetrace's generated
-# tracepoints, then the trace printed by hetrace (and checked by
-# babeltrace2). Files go to ./hetrace-demo/.
+# tracepoints, printed by hetrace (and checked by babeltrace2); then the
+# simulated board end to end (hetrace demo: sim, sync, paths, report,
+# export) with its summary. Files go to ./hetrace-demo/.
 set -eu
 BUILD=${1:-build}
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -36,11 +37,6 @@ if command -v babeltrace2 >/dev/null; then
 	fi
 fi
 
-echo "== the simulated board: hetrace sim, sync, paths, report"
-"$BUILD/hetrace" sim -o "$out/capture" -s 2 -q
-"$BUILD/hetrace" sync "$out/capture" -o "$out/synced" --report "$out/sync.json" >/dev/null
-"$BUILD/hetrace" paths --paths platforms/sim/frame-paths.yaml "$out/synced" |
-	sed -n '/worst instances/,$p' | head -8
-"$BUILD/hetrace" report -o "$out/report.html" --paths platforms/sim/frame-paths.yaml \
-	--sync "$out/sync.json" "$out/synced"
-echo "== open $out/report.html in a browser"
+echo
+echo "== the simulated board end to end: hetrace demo -o $out"
+"$BUILD/hetrace" demo -o "$out"
