@@ -129,6 +129,19 @@ $(QEMU_OBJ): private HOST_CFLAGS += -I$(SIM_GEN) -Iplatforms/sim -Iplatforms/qem
 $(HETRACE): $(CLI_OBJ) $(SIM_OBJ) $(QEMU_OBJ) $(LIB_HOST)
 	$(CC) $(LDFLAGS_ALL) -o $@ $(CLI_OBJ) $(SIM_OBJ) $(QEMU_OBJ) $(LIB_HOST) $(LDLIBS)
 
+# hetrace's LTTng-UST provider (platforms/linux/lttng, docs/lttng.md): a
+# shared object next to hetrace, loaded at run time (`hetrace sim
+# --lttng`), built only when liblttng-ust-dev is installed; never
+# sanitized (lttng-ust is not).
+LTTNG_SRC := $(wildcard platforms/linux/lttng/*.c)
+LTTNG_SO  := $(if $(shell pkg-config --exists lttng-ust 2>/dev/null && echo y),$(BUILD)/libhetrace-lttng.so)
+$(BUILD)/libhetrace-lttng.so: $(LTTNG_SRC) $(wildcard platforms/linux/lttng/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 $(OPT) -g $(WARN) -fPIC -shared -fvisibility=hidden \
+		-Iplatforms/linux/lttng $(shell pkg-config --cflags lttng-ust) \
+		-o $@ $(LTTNG_SRC) $(shell pkg-config --libs lttng-ust)
+build-all: $(LTTNG_SO)
+
 $(BUILD)/tests/%: tests/%.c $(LIB_HOST)
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_CFLAGS) -o $@ $< $(LIB_HOST) $(LDFLAGS_ALL) $(LDLIBS)
