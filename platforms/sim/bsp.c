@@ -66,6 +66,21 @@ void sim_bsp_irq_enable(void)
 	sigprocmask(SIG_UNBLOCK, &bsp_irqs, NULL);
 }
 
+int sim_bsp_irq_save(void)
+{
+	sigset_t old;
+
+	sigprocmask(SIG_BLOCK, &bsp_irqs, &old);
+	return !sigismember(&old, SIGUSR1);
+}
+
+void sim_bsp_irq_restore(int were_on)
+{
+	if (were_on) {
+		sigprocmask(SIG_UNBLOCK, &bsp_irqs, NULL);
+	}
+}
+
 void sim_bsp_wait_for_irq(void)
 {
 	/* Unmasks, sleeps, runs the handler, masks again: no lost wake-up. */

@@ -34,6 +34,14 @@ void sim_bsp_irq_disable(void);
 void sim_bsp_irq_enable(void);
 
 /*
+ * Masks interrupts and returns 1 when they were unmasked, 0 when they
+ * were masked already; sim_bsp_irq_restore() puts them back as they were
+ * (for code called both with and without them masked).
+ */
+int sim_bsp_irq_save(void);
+void sim_bsp_irq_restore(int were_on);
+
+/*
  * With interrupts masked: sleeps until an interrupt was taken (its
  * handler ran); returns with interrupts masked again.
  */

@@ -15,6 +15,12 @@
  * list. The task code masks interrupts around its tracing calls and its
  * queue accesses (bsp.h), so the handlers' records are never dropped by
  * the tracer's nesting guard.
+ *
+ * Function tracing: the Sobel filter (sobel.c) is compiled with
+ * -finstrument-functions; the hooks (runtime/instrument.c) write
+ * func_entry/func_exit through the ops below, which mask interrupts
+ * like every other tracing call of the task code, and keep the
+ * on-target profile, dumped into the stream when the core stops.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -23,10 +29,15 @@
 #include "board-slave.h"
 #include "board.h"
 #include "bsp.h"
+#include "hetrace/instrument.h"
 #include "hetrace/packet-ring.h"
+#include "hetrace/ring-stream.h"
 #include "hetrace/sync.h"
+#include "sobel.h"
 
 #define MAX_JOBS 16u
+#define INSTR_STACK 32u /* shadow stack frames: the filter is 2 deep */
+#define INSTR_FUNCS 16u /* profile table (a power of two) */
 
 struct job {
 	struct sim_msg msg;
@@ -39,6 +50,8 @@ static struct {
 	char sobel_name[16]; /* activity "sobel_<k>" */
 	struct ht_ring *ring;
 	struct sim_slave_core_ctx ctx;
+	struct ht_ring_stream rs; /* binds ctx to ring */
+	uint8_t placeholder[64];  /* the packet buffer before the first slot */
 	uint64_t next_msg_id;
 
 	/* Written by the mailbox handler, read by tasks with interrupts masked.
@@ -50,6 +63,13 @@ static struct {
 
 	/* bufmgr (dsp0): which frame buffers are taken. */
 	int buf_taken[SIM_NBUF];
+
+	/* Function tracing and the on-target profile of the Sobel filter. */
+	struct ht_instr instr;
+	struct ht_instr_frame instr_stack[INSTR_STACK];
+	struct ht_instr_func instr_funcs[INSTR_FUNCS];
+	uint32_t cnt_last; /* the profile clock: the counter extended */
+	uint64_t cnt_high;
 } S;
 
 /* Tracing from task context: interrupts masked around the call. */
@@ -68,26 +88,119 @@ static struct {
 		S.sh->events[S.id]++;                                          \
 	} while (0)
 
-/* Packet ring platform callbacks: packets are written in place. */
-static int ring_is_full(void *data)
+/*
+ * The stream's packets are written in place in the ring's slots
+ * (ring-stream.h: full slots are counted, the final drop count reaches
+ * the trace at the stop).
+ */
+static void stream_open(void *ctx)
 {
-	(void)data;
-	return ht_ring_is_full(S.ring);
+	sim_slave_core_open_packet(ctx);
 }
 
-static void ring_open_packet(void *data)
+static void stream_close(void *ctx)
 {
-	(void)data;
-	sim_slave_packet_set_buf(&S.ctx, ht_ring_slot(S.ring),
-				 S.ring->slot_size);
-	sim_slave_core_open_packet(&S.ctx);
+	sim_slave_core_close_packet(ctx);
 }
 
-static void ring_close_packet(void *data)
+/*
+ * The instrumentation's records. The hooks run in task context (the
+ * filter is task code): interrupts are masked around each record, and
+ * left as they were (the dump runs with them masked).
+ */
+static void emit_entry(void *ctx, uintptr_t fn, uintptr_t site, uint32_t task)
 {
-	(void)data;
-	sim_slave_core_close_packet(&S.ctx);
-	ht_ring_commit(S.ring);
+	int on = sim_bsp_irq_save();
+
+	(void)task;
+	sim_slave_trace_func_entry(ctx, fn, site);
+	S.sh->events[S.id]++;
+	sim_bsp_irq_restore(on);
+}
+
+static void emit_exit(void *ctx, uintptr_t fn, uint32_t task)
+{
+	int on = sim_bsp_irq_save();
+
+	(void)task;
+	sim_slave_trace_func_exit(ctx, fn);
+	S.sh->events[S.id]++;
+	sim_bsp_irq_restore(on);
+}
+
+static void emit_base(void *ctx, uintptr_t base)
+{
+	int on = sim_bsp_irq_save();
+
+	sim_slave_trace_func_base(ctx, base);
+	S.sh->events[S.id]++;
+	sim_bsp_irq_restore(on);
+}
+
+static void emit_profile(void *ctx, const struct ht_instr_func *f)
+{
+	int on = sim_bsp_irq_save();
+
+	sim_slave_trace_func_profile(ctx, f->addr, f->calls, f->incl, f->excl,
+				     f->max);
+	S.sh->events[S.id]++;
+	sim_bsp_irq_restore(on);
+}
+
+static void emit_stats(void *ctx, const struct ht_instr_stats *st)
+{
+	int on = sim_bsp_irq_save();
+
+	sim_slave_trace_func_profile_stats(ctx, st->lost_calls, st->deep_calls,
+					   st->unbalanced, st->nested);
+	S.sh->events[S.id]++;
+	sim_bsp_irq_restore(on);
+}
+
+/*
+ * The profile's clock: the 32-bit counter extended to 64 bits. Read
+ * only by the hooks (task context, one at a time), at least once per
+ * stripe: a wrap is seen as the counter going back.
+ */
+static uint64_t counter64(void *ctx)
+{
+	uint32_t now = sim_bsp_counter(ctx);
+
+	if (now < S.cnt_last) {
+		S.cnt_high += 1ull << 32;
+	}
+	S.cnt_last = now;
+	return S.cnt_high | now;
+}
+
+/* The image's first byte at run time (GNU ld defines it): func_base. */
+extern char __executable_start;
+
+static void instr_start(void)
+{
+	static const struct ht_instr_ops ops = {
+	    .entry = emit_entry,
+	    .exit = emit_exit,
+	    .base = emit_base,
+	    .profile = emit_profile,
+	    .stats = emit_stats,
+	};
+	struct ht_instr_config cfg;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.flags = HT_INSTR_TRACE | HT_INSTR_PROFILE;
+	cfg.ops = &ops;
+	cfg.ctx = &S.ctx;
+	cfg.clock = counter64;
+	cfg.stack = S.instr_stack;
+	cfg.stack_depth = INSTR_STACK;
+	cfg.funcs = S.instr_funcs;
+	cfg.nr_funcs = INSTR_FUNCS;
+	cfg.image_base = (uintptr_t)&__executable_start;
+	S.cnt_last = sim_bsp_counter(NULL);
+	if (ht_instr_init(&S.instr, &cfg) == 0) {
+		ht_instr_start(&S.instr);
+	}
 }
 
 /* The handshake's events, for runtime/sync.c (interrupt context). */
@@ -228,51 +341,34 @@ static void run_hiprio(const struct sim_msg *stripe)
 		    SIM_PRIO_SOBEL);
 }
 
-/* Sobel gradient magnitude of one row; returns the strong edges. */
-static uint32_t sobel_row(uint32_t buf, uint32_t y)
+/* The high-priority event in the middle of a stripe (sobel.h at_row). */
+static void hiprio_event(void *arg)
 {
-	const uint8_t(*img)[SIM_WIDTH] = S.sh->image[buf];
-	uint8_t *out = S.sh->edges[buf][y];
-	uint32_t x, n = 0;
-
-	if (y == 0 || y + 1 >= SIM_HEIGHT) {
-		memset(out, 0, SIM_WIDTH);
-		return 0;
-	}
-	out[0] = out[SIM_WIDTH - 1] = 0;
-	for (x = 1; x + 1 < SIM_WIDTH; x++) {
-		int gx = img[y - 1][x + 1] + 2 * img[y][x + 1] +
-			 img[y + 1][x + 1] - img[y - 1][x - 1] -
-			 2 * img[y][x - 1] - img[y + 1][x - 1];
-		int gy = img[y + 1][x - 1] + 2 * img[y + 1][x] +
-			 img[y + 1][x + 1] - img[y - 1][x - 1] -
-			 2 * img[y - 1][x] - img[y - 1][x + 1];
-		int g = (gx < 0 ? -gx : gx) + (gy < 0 ? -gy : gy);
-
-		out[x] = (uint8_t)(g > 255 ? 255 : g);
-		n += g > 128;
-	}
-	return n;
+	run_hiprio(arg);
 }
 
 static void run_sobel(const struct job *j)
 {
 	const struct sim_msg *in = &j->msg;
+	struct sim_sobel_stripe st;
 	struct sim_msg m;
-	uint32_t y, edges = 0;
+	uint32_t edges;
 
 	task_switch(SIM_TID_IDLE, "idle", SIM_TID_SOBEL, "sobel",
 		    SIM_PRIO_SOBEL);
 	TASK_TRACE(sim_slave_trace_activity_begin(&S.ctx, "frame", S.sobel_name,
 						  in->frame));
-	for (y = in->row0; y < in->row0 + in->rows && y < SIM_HEIGHT; y++) {
-		if (y == in->row0 + in->rows / 2u &&
-		    in->hiprio != SIM_HIPRIO_NONE &&
-		    in->peer < S.sh->nr_cores) {
-			run_hiprio(in);
-		}
-		edges += sobel_row(in->buf % SIM_NBUF, y);
+	memset(&st, 0, sizeof(st));
+	st.img = (const uint8_t(*)[SIM_WIDTH])S.sh->image[in->buf % SIM_NBUF];
+	st.out = S.sh->edges[in->buf % SIM_NBUF];
+	st.row0 = in->row0;
+	st.rows = in->rows;
+	if (in->hiprio != SIM_HIPRIO_NONE && in->peer < S.sh->nr_cores) {
+		st.at_row = hiprio_event;
+		st.at_row_y = in->row0 + in->rows / 2u;
+		st.arg = (void *)in;
 	}
+	edges = sim_sobel_stripe(&st);
 	TASK_TRACE(sim_slave_trace_activity_end(&S.ctx, "frame", S.sobel_name,
 						in->frame));
 	TASK_TRACE(
@@ -318,21 +414,25 @@ static void run_alloc(const struct job *j)
 	task_switch(SIM_TID_BUFMGR, "bufmgr", SIM_TID_IDLE, "idle", 0);
 }
 
+/*
+ * Interrupts masked: the on-target profile into the stream, then the
+ * last packet, and the drop count (also of records dropped after the
+ * last packet), into the ring.
+ */
 static void stop(void)
 {
 	sim_bsp_irq_disable();
-	if (sim_slave_packet_is_open(&S.ctx) &&
-	    !sim_slave_packet_is_empty(&S.ctx)) {
-		ring_close_packet(NULL);
-	}
-	ht_ring_stop(S.ring);
+	ht_instr_profile_dump(&S.instr);
+	ht_instr_stop(&S.instr);
+	ht_ring_stream_stop(&S.rs);
 	sim_bsp_halt(0);
 }
 
 void ht__sim_slave_main(struct sim_shared *sh, uint32_t core_id)
 {
 	struct sim_slave_platform_callbacks cbs = {
-	    sim_bsp_counter, ring_is_full, ring_open_packet, ring_close_packet};
+	    sim_bsp_counter, ht_ring_stream_is_full, ht_ring_stream_open,
+	    ht_ring_stream_close};
 	struct job j;
 	uint32_t k = core_id - 1u;
 
@@ -343,10 +443,19 @@ void ht__sim_slave_main(struct sim_shared *sh, uint32_t core_id)
 	S.sobel_name[6] = (char)('0' + k % 10u);
 	S.ring = (struct ht_ring *)sim_ring_mem(sh, core_id);
 	sim_bsp_init(sh, core_id, sync_isr, msg_isr);
-	sim_slave_init(&S.ctx, ht_ring_slot(S.ring), S.ring->slot_size, cbs,
-		       NULL);
+	S.rs.ring = S.ring;
+	S.rs.ctx = &S.ctx;
+	S.rs.set_buf = sim_slave_packet_set_buf;
+	S.rs.is_open = sim_slave_packet_is_open;
+	S.rs.is_empty = sim_slave_packet_is_empty;
+	S.rs.open = stream_open;
+	S.rs.close = stream_close;
+	sim_slave_init(&S.ctx, S.placeholder, sizeof(S.placeholder), cbs,
+		       &S.rs);
 	sim_slave_set_core_id(&S.ctx, core_id);
-	ring_open_packet(NULL);
+	ht_ring_stream_start(&S.rs);
+	/* Interrupts are masked: func_base is the stream's first record. */
+	instr_start();
 
 	/* Interrupts are masked here: wait for the master's go. */
 	while (!sh->go && !sh->stop) {

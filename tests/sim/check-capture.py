@@ -44,7 +44,8 @@ def decode(path):
             continue
         fields = {}
         for k, v in FIELD.findall(m.group(4)):
-            fields[k] = v[1:-1] if v.startswith('"') else int(v)
+            # int(v, 0): addresses (func_* records) are printed in hex.
+            fields[k] = v[1:-1] if v.startswith('"') else int(v, 0)
         fields["core_id"] = int(m.group(3))
         events.append((int(m.group(1)), m.group(2), fields))
     return events
