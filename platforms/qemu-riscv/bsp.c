@@ -32,8 +32,9 @@
 
 const char bsp_core_name[] = "rv32";
 const uint32_t bsp_core_id = 2;
-/* Nothing is mapped there on virt: a load access fault. */
-const uintptr_t bsp_bad_address = 0x00002000u;
+/* Between virt's debug area and its boot ROM, nothing is mapped: a
+ * load access fault. */
+const uintptr_t bsp_bad_address = 0x00000800u;
 
 struct qb_block *bsp_block(void)
 {

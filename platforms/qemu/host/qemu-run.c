@@ -64,9 +64,8 @@ struct qcore {
 	uint64_t jobs_done;
 	bool fail_sent;
 
-	/* Hang detection: a request seen pending since pending_ns. */
-	uint32_t pending_seq;
-	uint64_t pending_ns;
+	/* Hang detection: when the ACK word last moved. */
+	uint32_t last_ack;
 	uint64_t last_ack_ns;
 };
 
@@ -433,22 +432,19 @@ static int check_core(struct run *r, struct qcore *c)
 	}
 	req = b->mbox.req;
 	ack = b->mbox.ack;
-	if (req != HT_SYNC_IDLE && ack != req + 1u) {
-		if (c->pending_seq != req || !c->pending_ns) {
-			c->pending_seq = req;
-			c->pending_ns = now;
-		} else if (now - c->pending_ns > HANG_NS) {
-			return core_stopped(
-			    r, c,
-			    "no answer to sync request %u for %.1f s: last "
-			    "answer seen at %.3f s (the core hangs with its "
-			    "interrupts masked?)",
-			    req, (double)(now - c->pending_ns) / 1e9,
-			    c->last_ack_ns ? rel_s(r, c->last_ack_ns) : 0.0);
-		}
-	} else {
-		c->pending_ns = 0;
+	if (!c->last_ack_ns || ack != c->last_ack) {
+		/* Answered (or first look): the core takes interrupts. */
+		c->last_ack = ack;
 		c->last_ack_ns = now;
+	} else if (req != HT_SYNC_IDLE && ack != req + 1u &&
+		   now - c->last_ack_ns > HANG_NS) {
+		return core_stopped(
+		    r, c,
+		    "no answer to sync request %u for %.1f s: last answer "
+		    "(ACK %u) seen at %.3f s (the core hangs with its "
+		    "interrupts masked?)",
+		    req, (double)(now - c->last_ack_ns) / 1e9, ack,
+		    rel_s(r, c->last_ack_ns));
 	}
 	if (c->busy && now - c->sent_ns > JOB_TIMEOUT_NS) {
 		return core_stopped(r, c, "job %" PRIu64 " unanswered for %.0f s",
