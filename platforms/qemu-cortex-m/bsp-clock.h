@@ -10,6 +10,8 @@
  * 64 bits. (The M3 in QEMU has no DWT cycle counter; SysTick is only 24
  * bits.) Under -icount shift=0 it ticks once per 40 instructions.
  */
+/* Harmless in assembly sources (bench/qemu.sh force-includes it). */
+#ifndef __ASSEMBLER__
 #include <stdint.h>
 
 #define CM3_TIMER0_VALUE (*(volatile uint32_t *)0x40000004u)
@@ -19,5 +21,7 @@ static inline uint64_t bsp_clock_read(void *data)
 	(void)data;
 	return (uint32_t)~CM3_TIMER0_VALUE;
 }
+
+#endif
 
 #endif

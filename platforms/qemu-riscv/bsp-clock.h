@@ -8,6 +8,8 @@
  * generated tracer extends it to 64 bits (it wraps every 429 s). Under
  * -icount shift=0 it ticks once per 100 instructions.
  */
+/* Harmless in assembly sources (bench/qemu.sh force-includes it). */
+#ifndef __ASSEMBLER__
 #include <stdint.h>
 
 #define RV_MTIME_LO (*(volatile uint32_t *)0x0200bff8u)
@@ -17,5 +19,7 @@ static inline uint64_t bsp_clock_read(void *data)
 	(void)data;
 	return RV_MTIME_LO;
 }
+
+#endif
 
 #endif

@@ -10,7 +10,7 @@ OPT     ?= -O2
 
 FW_CFLAGS = -std=c99 $(OPT) -g -Wall -Wextra -Werror -ffreestanding \
 	-ffunction-sections -fdata-sections -Iinclude -Iplatforms/qemu \
-	-Iplatforms/qemu/fw
+	-Iplatforms/qemu/fw -Iplatforms/qemu/fw/demo
 FW_LDFLAGS = -nostdlib -Wl,--gc-sections -Wl,--no-warn-rwx-segments
 
 cm3_CC    = arm-none-eabi-gcc
@@ -32,7 +32,7 @@ RT_SRC   = runtime/packet-ring.c runtime/sync.c runtime/port.c
 FW_SRC   = platforms/qemu/fw/main.c platforms/qemu/fw/workload.c \
 	platforms/qemu/fw/print.c platforms/qemu/fw/libc-min.c
 FW_DEPS  = $(wildcard platforms/qemu/*.h platforms/qemu/fw/*.h \
-	platforms/qemu/fw/*.yaml include/hetrace/*.h) $(RT_SRC) $(FW_SRC) \
+	platforms/qemu/fw/*.yaml platforms/qemu/fw/demo/*.h include/hetrace/*.h) $(RT_SRC) $(FW_SRC) \
 	platforms/qemu/firmware.mk
 
 .PHONY: all bench

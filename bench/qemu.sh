@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Tracepoint cost on real instruction sets under QEMU -icount shift=0
+# (one guest instruction = 1 ns of virtual time, so the target's own
+# timer counts instructions, deterministically): the one-uint32 event of
+# bench/tracepoint/config.yaml with hetrace's generated code against
+# barectf 3.1's for the same config on the same target (Cortex-M3 on
+# mps2-an385, RV32IMAC on virt), and the paper-style table for the
+# workload (bench/qemu/bench-main.c, platforms/qemu/fw/workload.c).
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+HETRACE=${HETRACE:-$top/build/hetrace}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$top"
+
+mkdir -p "$work/hetrace" "$work/barectf"
+"$HETRACE" gen bench/tracepoint/config.yaml -o "$work/hetrace" --no-runtime
+(cd "$work/barectf" && barectf generate "$top/bench/tracepoint/config.yaml" >/dev/null)
+
+FLAGS="-std=c99 -O2 -g -DNDEBUG -ffreestanding -ffunction-sections -fdata-sections -Iinclude -Iplatforms/qemu -Iplatforms/qemu/fw"
+SRC="bench/qemu/bench-main.c platforms/qemu/fw/workload.c platforms/qemu/fw/print.c platforms/qemu/fw/libc-min.c runtime/port.c"
+build() { # PORT TRACER (barectf, hetrace, hetrace-inline)
+	local port=$1 tracer=$2 cc arch dir start libgcc warn="" gen=$2
+	case $port in
+	cm3) cc=arm-none-eabi-gcc arch="-mcpu=cortex-m3 -mthumb" dir=platforms/qemu-cortex-m
+		start=$dir/startup.c libgcc=-lgcc ;;
+	rv32) cc=riscv64-unknown-elf-gcc dir=platforms/qemu-riscv start=$dir/start.S
+		arch="-march=rv32imac_zicsr_zifencei -mabi=ilp32 -mcmodel=medany --specs=picolibc.specs"
+		libgcc=$($cc -march=rv32imac -mabi=ilp32 -print-libgcc-file-name) ;;
+	esac
+	# barectf's own source needs its warnings off; hetrace's builds with -Werror.
+	case $tracer in hetrace*) warn="-Wall -Wextra -Werror -Wno-unused-function" gen=hetrace ;; esac
+	[ "$tracer" = hetrace-inline ] && warn="$warn -include bsp-clock.h -DHT_CLOCK_DEFAULT_FN=bsp_clock_read"
+	$cc $arch $FLAGS $warn -I"$dir" -Ibench/qemu -I"$work/$gen" -nostdlib \
+		-Wl,--gc-sections -Wl,--no-warn-rwx-segments -T "$dir/link.ld" \
+		-o "$work/$port-$tracer.elf" $start "$dir/bsp.c" $SRC "$work/$gen/barectf.c" $libgcc
+}
+run() { # PORT TRACER: the firmware's output lines
+	local elf=$work/$1-$2.elf
+	case $1 in
+	cm3) timeout 300 qemu-system-arm -machine mps2-an385 -cpu cortex-m3 -kernel "$elf" \
+		-icount shift=0 -display none -monitor none -serial stdio \
+		-semihosting-config enable=on,target=native </dev/null ;;
+	rv32) timeout 300 qemu-system-riscv32 -machine virt -bios none -kernel "$elf" \
+		-icount shift=0 -display none -monitor none -serial stdio </dev/null ;;
+	esac | tr -d '\r'
+}
+
+printf '%-46s %8s %8s %7s %8s %7s %7s\n' "tracepoint on target (issue 7), instructions" barectf hetrace ratio "ht+clock" ratio target
+for port in cm3 rv32; do
+	# Instructions per clock tick under -icount shift=0.
+	case $port in cm3) ipt=40 ;; rv32) ipt=100 ;; esac
+	for tracer in barectf hetrace hetrace-inline; do
+		build $port $tracer
+		run $port $tracer >"$work/$port-$tracer.out"
+		grep -q '^done' "$work/$port-$tracer.out" || { cat "$work/$port-$tracer.out"; echo "bench/qemu.sh: $port $tracer: no result" >&2; exit 1; }
+	done
+	per() { awk -v ipt=$ipt '/^tp / { printf "%.1f", ($2 - $3) * ipt / $4 }' "$1"; }
+	b=$(per "$work/$port-barectf.out")
+	h=$(per "$work/$port-hetrace.out")
+	hi=$(per "$work/$port-hetrace-inline.out")
+	printf '%-46s %8s %8s %7s %8s %7s %7s\n' "$port: one uint32, per event (icount)" "$b" "$h" \
+		"$(awk -v a="$h" -v b="$b" 'BEGIN { printf "%.2f", a / b }')" "$hi" \
+		"$(awk -v a="$hi" -v b="$b" 'BEGIN { printf "%.2f", a / b }')" "<=0.4"
+	eval "tp_$port=$h"
+done
+
+echo
+echo "paper-style table (hetrace, compile-time clock, one uint32 per tracepoint; instructions under -icount shift=0)"
+printf '%-6s %-9s %14s %14s %10s %8s %14s\n' target workload uninstrumented instrumented overhead% tps "cost/tp"
+for port in cm3 rv32; do
+	case $port in cm3) ipt=40 ;; rv32) ipt=100 ;; esac
+	awk -v ipt=$ipt -v port=$port '/^wl / {
+		u = $3 * ipt; i = $4 * ipt
+		printf "%-6s %-9s %14d %14d %9.2f%% %8d %14.1f\n", port, $2, u, i, (i - u) * 100 / u, $5, (i - u) / $5 }' \
+		"$work/$port-hetrace-inline.out"
+done
