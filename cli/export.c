@@ -15,9 +15,10 @@
 #include "ctf-reader.h"
 #include "error.h"
 #include "export.h"
-#include "symbols.h"
+#include "func-names.h"
 
 #define MAX_WARNINGS_SHOWN 20
+#define MAX_ELFS 64
 
 static uint64_t nr_warnings;
 
@@ -44,17 +45,15 @@ static void usage(FILE *out)
 		"  -o, --output FILE  the file to write ('-': stdout)\n"
 		"  -w, --window NS    utilization counter period (default "
 		"1000000)\n"
-		"  -e, --elf FILE     name functions from this ELF file's "
-		"symbols\n"
-		"                     (traced addresses taken as link-time "
-		"addresses)\n"
+		"  -e, --elf [CORE=]FILE  name functions from this ELF "
+		"file's symbols\n"
+		"                     (for CORE only, or every core without "
+		"its own;\n"
+		"                     repeatable; relocated images: the load "
+		"base from\n"
+		"                     the trace's func_base record)\n"
 		"  -q, --quiet        no summary on stderr\n"
 		"  -h, --help         this help\n");
-}
-
-static const char *symbolize(void *arg, uint64_t addr)
-{
-	return ht_symbols_func(arg, addr);
 }
 
 static void warn_cb(void *arg, const char *msg)
@@ -84,8 +83,10 @@ int cmd_export(int argc, char **argv)
 	const struct ht_export_ops *ops = ht_export_find("perfetto");
 	struct ht_export_stats stats;
 	struct ht_ctf_set *set = NULL;
-	const char *output = NULL, *elf = NULL;
-	struct ht_symbols *syms = NULL;
+	const char *output = NULL;
+	struct ht_fnames *fnames = NULL;
+	const char *elfs[MAX_ELFS];
+	size_t nr_elfs = 0;
 	bool quiet = false;
 	FILE *out;
 	char err[1024];
@@ -122,7 +123,19 @@ int cmd_export(int argc, char **argv)
 			break;
 		}
 		case 'e':
-			elf = optarg;
+			if (!strchr(optarg, '=') ? !*optarg
+						 : !strchr(optarg, '=')[1]) {
+				fprintf(stderr, "%s: bad --elf value '%s' "
+					"([CORE=]FILE)\n", ht_cli_prog, optarg);
+				return HT_EXIT_USAGE;
+			}
+			if (nr_elfs == MAX_ELFS) {
+				fprintf(stderr, "%s: more than %d --elf\n",
+					ht_cli_prog, MAX_ELFS);
+				return HT_EXIT_USAGE;
+			}
+			/* opened once the options are known to be right */
+			elfs[nr_elfs++] = optarg;
 			break;
 		case 'q':
 			quiet = true;
@@ -143,20 +156,28 @@ int cmd_export(int argc, char **argv)
 		usage(stderr);
 		return HT_EXIT_USAGE;
 	}
-	if (elf) {
-		ret = ht_symbols_open(&syms, elf, err, sizeof(err));
-		if (ret) {
-			fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
+	if (nr_elfs) {
+		size_t i;
+
+		if (ht_fnames_create(&fnames)) {
+			fprintf(stderr, "%s: out of memory\n", ht_cli_prog);
 			return HT_EXIT_FAIL;
 		}
-		eopts.symbolize = symbolize;
-		eopts.symbolize_arg = syms;
+		for (i = 0; i < nr_elfs; i++) {
+			ret = ht_fnames_add(fnames, elfs[i], err, sizeof(err));
+			if (ret) {
+				fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
+				ht_fnames_destroy(fnames);
+				return HT_EXIT_FAIL;
+			}
+		}
 	}
+	eopts.fnames = fnames;
 	ret = ht_ctf_set_open(&set, (const char *const *)argv + optind,
 			      argc - optind, &opts, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
-		ht_symbols_close(syms);
+		ht_fnames_destroy(fnames);
 		return HT_EXIT_FAIL;
 	}
 	out = strcmp(output, "-") ? fopen(output, "wb") : stdout;
@@ -198,6 +219,6 @@ int cmd_export(int argc, char **argv)
 	}
 close_set:
 	ht_ctf_set_close(set);
-	ht_symbols_close(syms);
+	ht_fnames_destroy(fnames);
 	return status;
 }

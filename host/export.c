@@ -95,6 +95,37 @@ static int on_item(void *arg, const struct ht_states_item *it)
 	return r->ops->event(&r->ex, it);
 }
 
+static const char *symbolize(void *arg, const struct ht_ctf_msg *msg,
+			     uint64_t addr)
+{
+	return ht_fnames_name(arg, msg, addr);
+}
+
+/* The first pass for function names: func_base records and addresses
+ * decide each core's load bias (func-names.h); then back to the start.
+ * Damaged input is reported by the second pass only. */
+static int scan_names(struct ht_ctf_set *set, const struct ht_export_opts *o)
+{
+	struct ht_ctf_msg msg;
+	int ret;
+
+	for (;;) {
+		ret = ht_ctf_set_next(set, &msg);
+		if (ret == HT_EEOF) {
+			break;
+		}
+		if (ret) {
+			continue;
+		}
+		ret = ht_fnames_scan(o->fnames, &msg);
+		if (ret) {
+			return ret;
+		}
+	}
+	ht_fnames_ready(o->fnames, o->warn, o->warn_arg);
+	return ht_ctf_set_seek_ns(set, INT64_MIN);
+}
+
 int ht_export_run(const struct ht_export_ops *ops, struct ht_ctf_set *set,
 		  FILE *out, const struct ht_export_opts *opts,
 		  struct ht_export_stats *stats, char *err, size_t err_len)
@@ -129,8 +160,15 @@ int ht_export_run(const struct ht_export_ops *ops, struct ht_ctf_set *set,
 	}
 	so.window_ns = o.counter_window_ns;
 	so.max_pending_msgs = o.max_pending_msgs;
-	so.symbolize = o.symbolize;
-	so.symbolize_arg = o.symbolize_arg;
+	if (o.fnames && ht_fnames_count(o.fnames)) {
+		ret = scan_names(set, &o);
+		if (ret) {
+			snprintf(err, err_len, "out of memory");
+			goto free_buf;
+		}
+		so.symbolize = symbolize;
+		so.symbolize_arg = o.fnames;
+	}
 	ret = ht_states_create(&st, &so, on_item, &r);
 	if (ret) {
 		snprintf(err, err_len, "out of memory");

@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "ctf-reader.h"
+#include "func-names.h"
 #include "states.h"
 
 /* What an export wrote (for the summary and the tests). */
@@ -34,9 +35,11 @@ struct ht_export_stats {
 struct ht_export_opts {
 	int64_t counter_window_ns; /* utilization sample period; 0: 1 ms */
 	size_t max_pending_msgs;   /* states.h; 0: its default */
-	/* function names (states.h: opts.symbolize); may be NULL */
-	const char *(*symbolize)(void *arg, uint64_t addr);
-	void *symbolize_arg;
+	/* function names from ELF files (host/func-names.h), or NULL.
+	 * With ELF files the set is read twice: a first pass finds each
+	 * core's load bias (func_base, else the traced addresses), then
+	 * the set is rewound and exported. */
+	struct ht_fnames *fnames;
 	/* called with each anomaly text and each reader error; may be NULL */
 	void (*warn)(void *arg, const char *msg);
 	void *warn_arg;

@@ -393,4 +393,5 @@ def main():
     sys.exit(1 if errors else 0)
 
 
-main()
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# hetrace export --elf on a relocated program: examples/instrument's
+# demo, a position-independent executable run with address-space
+# randomization, traced by the -finstrument-functions runtime (its
+# func_base record says where it was loaded). Every function slice of
+# the Perfetto file and of the JSON must be a call babeltrace2 reads,
+# named from the ELF at (address - load bias); an ELF of another
+# program gives a warning and raw addresses, never a wrong name.
+set -u
+cd "$(dirname "$0")"
+: "${HETRACE:?}" "${TOP:?}"
+w=$(mktemp -d)
+trap 'rm -rf "$w"' EXIT
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+
+"$TOP/examples/instrument/build.sh" "$w/ex" "$HETRACE" >/dev/null || exit 1
+readelf -hW "$w/ex/demo" | grep -q 'DYN (Position-Independent' ||
+	bad "the demo is not a PIE: the test would not test the bias"
+"$w/ex/demo" "$w/ex/trace/main" 12 >/dev/null || exit 1
+babeltrace2 --clock-cycles "$w/ex/trace" >"$w/bt2" || bad "babeltrace2 failed"
+nm --defined-only "$w/ex/demo" >"$w/nm"
+base=$(readelf -lW "$w/ex/demo" | awk '$1 == "LOAD" { print $3; exit }')
+
+"$HETRACE" export --elf "$w/ex/demo" "$w/ex/trace" -o "$w/f.pftrace" 2>"$w/p.err" ||
+	bad "perfetto export failed: $(cat "$w/p.err")"
+"$HETRACE" export -q -f chrome-json --elf "main=$w/ex/demo" "$w/ex/trace" -o "$w/f.json" 2>"$w/j.err" ||
+	bad "json export failed: $(cat "$w/j.err")"
+grep -q warning "$w/p.err" "$w/j.err" && bad "warnings: $(cat "$w/p.err" "$w/j.err")"
+python3 check-funcs.py "$w/bt2" "$w/nm" "$base" "$w/f.pftrace" "$w/f.json" || bad "check-funcs.py"
+grep -q '"name":"fib"' "$w/f.json" || bad "no fib slice in the JSON"
+
+# another program's ELF: a warning, every address raw
+cc -O0 -o "$w/other" -x c - <<'C' || exit 1
+int fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
+int quicksort(int n) { return n; }
+int main(void) { return fib(3) + quicksort(0) == 2 ? 0 : 1; }
+C
+"$HETRACE" export --elf "$w/other" "$w/ex/trace" -o "$w/o.pftrace" 2>"$w/o.err" ||
+	bad "mismatched ELF: export failed"
+"$HETRACE" export -q -f chrome-json --elf "$w/other" "$w/ex/trace" -o "$w/o.json" 2>/dev/null
+grep -q 'warning: core main: [0-9]* of [0-9]* function addresses are not functions of .*other' "$w/o.err" ||
+	bad "mismatched ELF: no warning: $(cat "$w/o.err")"
+python3 check-funcs.py "$w/bt2" "$w/nm" "$base" "$w/o.pftrace" "$w/o.json" --raw >/dev/null ||
+	bad "mismatched ELF: a name was given"
+# an ELF for another core only: no names here
+"$HETRACE" export -q -f chrome-json --elf "dsp9=$w/ex/demo" "$w/ex/trace" -o "$w/n.json" ||
+	bad "--elf CORE=: export failed"
+grep -q '"name":"fib"' "$w/n.json" && bad "--elf dsp9=: named core main's functions"
+
+# bad --elf values
+"$HETRACE" export --elf "$w/bt2" "$w/ex/trace" -o "$w/x" 2>"$w/e1"
+[ $? = 1 ] && grep -q 'bt2: offset 0: not an ELF file' "$w/e1" || bad "not ELF: $(cat "$w/e1")"
+"$HETRACE" export --elf "main=" "$w/ex/trace" -o "$w/x" 2>/dev/null
+[ $? = 2 ] || bad "--elf main=: not a usage error"
+exit $fail
