@@ -49,6 +49,11 @@ static void usage(FILE *out)
 	    "      --preempt-every N  every Nth frame is preempted (default "
 	    "10)\n"
 	    "      --no-fsync         do not sync the capture to disk\n"
+	    "      --lttng            the master also emits its sync and "
+	    "message\n"
+	    "                         events through LTTng-UST (provider "
+	    "hetrace,\n"
+	    "                         libhetrace-lttng.so; docs/lttng.md)\n"
 	    "  -q, --quiet            no summary\n"
 	    "  -h, --help             this help\n");
 }
@@ -104,7 +109,8 @@ int cmd_sim(int argc, char **argv)
 		OPT_DEADLINE,
 		OPT_SYNC,
 		OPT_PREEMPT,
-		OPT_NOFSYNC
+		OPT_NOFSYNC,
+		OPT_LTTNG
 	};
 	static const struct option longopts[] = {
 	    {"output", required_argument, NULL, 'o'},
@@ -115,6 +121,7 @@ int cmd_sim(int argc, char **argv)
 	    {"sync-ms", required_argument, NULL, OPT_SYNC},
 	    {"preempt-every", required_argument, NULL, OPT_PREEMPT},
 	    {"no-fsync", no_argument, NULL, OPT_NOFSYNC},
+	    {"lttng", no_argument, NULL, OPT_LTTNG},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -172,6 +179,9 @@ int cmd_sim(int argc, char **argv)
 			break;
 		case OPT_NOFSYNC:
 			o.no_fsync = true;
+			break;
+		case OPT_LTTNG:
+			o.lttng = true;
 			break;
 		case 'q':
 			quiet = 1;

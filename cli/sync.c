@@ -38,6 +38,12 @@ static void usage(FILE *out)
 	    "      --allow-unsynced   merge cores without a fit (absent\n"
 	    "                         or failed) on their own clock,\n"
 	    "                         marked in the env and on stdout\n"
+	    "      --master-lttng DIR the master core is the LTTng-UST trace\n"
+	    "                         under DIR (an LTTng session's output);\n"
+	    "                         the result keeps its clock and events\n"
+	    "                         (docs/lttng.md)\n"
+	    "      --lttng-core NAME  the core the LTTng trace stands for\n"
+	    "                         (default: the capture's master)\n"
 	    "      --max-pairs N      pairs per direction in the report\n"
 	    "                         (default 2000, 0: all)\n"
 	    "  -f, --force            overwrite an existing TRACE\n"
@@ -135,15 +141,63 @@ static void print_cores(const struct ht_sync_run *run)
 	}
 }
 
+/* The LTTng-UST master: what it is, and when it holds no pair. */
+static void lttng_lines(const struct ht_sync_run *run)
+{
+	size_t i, k, pairs = 0;
+	long lt = -1;
+
+	for (i = 0; i < run->nr_cores; i++) {
+		if (run->cores[i].core->is_lttng) {
+			lt = (long)i;
+		}
+	}
+	if (lt < 0) {
+		return;
+	}
+	printf("%s: LTTng-UST trace %s%s\n", run->cores[lt].core->name,
+	       run->cores[lt].core->trace->path,
+	       (size_t)lt == run->reference
+		   ? " (its clock, events and timestamps are kept)"
+		   : "");
+	for (k = 0; k < ht_capture_nr_links(run->cap); k++) {
+		const struct ht_capture_link *l =
+		    ht_capture_link_at(run->cap, k);
+
+		if (l->from == (size_t)lt || l->to == (size_t)lt) {
+			pairs += l->nr_pairs;
+		}
+	}
+	if (!pairs) {
+		fprintf(stderr,
+			"%s: %s: no pairs: the LTTng-UST trace %s has %s "
+			"(hetrace:sync_req, hetrace:sync_recv, "
+			"hetrace:msg_send, hetrace:msg_recv; docs/lttng.md)\n",
+			ht_cli_prog, run->cores[lt].core->name,
+			run->cores[lt].core->trace->path,
+			run->cores[lt].core->nr_sync_events
+			    ? "no event matching the other cores'"
+			    : "no event of hetrace's provider");
+	}
+}
+
 int cmd_sync(int argc, char **argv)
 {
-	enum { OPT_REFERENCE = 256, OPT_ALLOW, OPT_MAX_PAIRS };
+	enum {
+		OPT_REFERENCE = 256,
+		OPT_ALLOW,
+		OPT_MAX_PAIRS,
+		OPT_LTTNG,
+		OPT_LTTNG_CORE
+	};
 	static const struct option longopts[] = {
 	    {"output", required_argument, NULL, 'o'},
 	    {"report", required_argument, NULL, 'r'},
 	    {"reference", required_argument, NULL, OPT_REFERENCE},
 	    {"allow-unsynced", no_argument, NULL, OPT_ALLOW},
 	    {"max-pairs", required_argument, NULL, OPT_MAX_PAIRS},
+	    {"master-lttng", required_argument, NULL, OPT_LTTNG},
+	    {"lttng-core", required_argument, NULL, OPT_LTTNG_CORE},
 	    {"force", no_argument, NULL, 'f'},
 	    {"no-merge", no_argument, NULL, 'n'},
 	    {"help", no_argument, NULL, 'h'},
@@ -173,6 +227,12 @@ int cmd_sync(int argc, char **argv)
 			break;
 		case OPT_ALLOW:
 			o.allow_unsynced = true;
+			break;
+		case OPT_LTTNG:
+			o.lttng_dir = optarg;
+			break;
+		case OPT_LTTNG_CORE:
+			o.lttng_core = optarg;
 			break;
 		case OPT_MAX_PAIRS:
 			max_pairs = strtoul(optarg, &end, 10);
@@ -226,6 +286,7 @@ int cmd_sync(int argc, char **argv)
 	       run->cores[run->reference].core->name,
 	       run->cores[run->reference].core->clock->name,
 	       run->cores[run->reference].core->clock->freq_hz);
+	lttng_lines(run);
 	print_cores(run);
 	if (report) {
 		FILE *f = fopen(report, "w");

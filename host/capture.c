@@ -90,6 +90,7 @@ struct ht_capture {
 	char **notes;
 	size_t nr_notes;
 	uint64_t notes_dropped;
+	char *lttng_name; /* the LTTng core's name, when there is one */
 };
 
 static const char *const problem_names[HT_CAPTURE_NR_PROBLEMS] = {
@@ -206,10 +207,112 @@ static const char *base_name(const char *path)
 	return s && s[1] ? s + 1 : path;
 }
 
+/* Whether @path is @dir or inside it (both as given, then resolved). */
+static bool path_under(const char *path, const char *dir)
+{
+	char *rp = realpath(path, NULL), *rd = realpath(dir, NULL);
+	bool under = false;
+
+	if (rp && rd) {
+		size_t n = strlen(rd);
+
+		under = !strncmp(rp, rd, n) &&
+			(rp[n] == '/' || rp[n] == 0 || (n == 1 && rd[0] == '/'));
+	}
+	free(rp);
+	free(rd);
+	return under;
+}
+
+/* LTTng traces name their tracer in env tracer_name. */
+static bool is_lttng_ust(const struct ht_ctf_trace *t)
+{
+	const char *tn = env_str(t, "tracer_name");
+
+	return tn && !strcmp(tn, "lttng-ust");
+}
+
+static bool is_lttng_kernel(const struct ht_ctf_trace *t)
+{
+	const char *tn = env_str(t, "tracer_name");
+
+	return tn && !strcmp(tn, "lttng-modules");
+}
+
+/* A trace's core name as the capture sees it (env core_name or dir). */
+static const char *trace_core_name(const struct ht_ctf_trace *t)
+{
+	const char *n = env_str(t, "core_name");
+
+	return n ? n : base_name(t->path);
+}
+
+/*
+ * The name of the core an LTTng-UST trace stands for when none is
+ * given: the capture's only master, else the one master its slaves
+ * name and that is not in the capture, else "lttng".
+ */
+static const char *lttng_default_name(struct ht_ctf_set *set, size_t lt)
+{
+	size_t n = ht_ctf_set_nr_traces(set), i, j, masters = 0;
+	const char *master = NULL, *named = NULL;
+
+	for (i = 0; i < n; i++) {
+		const struct ht_ctf_trace *t = ht_ctf_set_trace(set, i);
+		const char *role = env_str(t, "core_role");
+
+		if (i != lt && !is_lttng_ust(t) && !is_lttng_kernel(t) &&
+		    role && !strcmp(role, "master")) {
+			masters++;
+			master = trace_core_name(t);
+		}
+	}
+	if (masters == 1) {
+		return master;
+	}
+	for (i = 0; i < n; i++) {
+		const char *m = env_str(ht_ctf_set_trace(set, i), "core_master");
+		bool present = false;
+
+		if (!m || i == lt) {
+			continue;
+		}
+		for (j = 0; j < n && !present; j++) {
+			present = j != lt && !strcmp(trace_core_name(
+						 ht_ctf_set_trace(set, j)),
+						 m);
+		}
+		if (present) {
+			continue;
+		}
+		if (named && strcmp(named, m)) {
+			return "lttng";
+		}
+		named = m;
+	}
+	return named ? named : "lttng";
+}
+
 int ht_capture_open(struct ht_capture **out, const char *dir, char *err,
 		    size_t err_len)
 {
+	struct ht_capture_opts o = {0};
+
+	o.dir = dir;
+	return ht_capture_open_opts(out, &o, err, err_len);
+}
+
+int ht_capture_open_opts(struct ht_capture **out,
+			 const struct ht_capture_opts *co, char *err,
+			 size_t err_len)
+{
 	struct ht_ctf_open_opts opts = {0};
+	const char *dir = co->dir;
+	const char *paths[2];
+	size_t nr_paths = 1, nr_traces, *use = NULL;
+	const char *lt_name = NULL;
+	long lt = -1, replaced = -1;
+	uint32_t lt_id = 0;
 	struct ht_capture *cap;
 	size_t i, j, nr_streams = 0;
 	int ret;
@@ -222,36 +325,153 @@ int ht_capture_open(struct ht_capture **out, const char *dir, char *err,
 	opts.flags = HT_CTF_EVENTS_ONLY | HT_CTF_KEEP_GOING;
 	opts.warn = warn_cb;
 	opts.warn_arg = cap;
-	ret = ht_ctf_set_open(&cap->set, &dir, 1, &opts, err, err_len);
+	paths[0] = dir;
+	/* (an LTTng directory inside the capture is found with it) */
+	if (co->lttng_dir && !path_under(co->lttng_dir, dir)) {
+		paths[nr_paths++] = co->lttng_dir;
+	}
+	ret = ht_ctf_set_open(&cap->set, paths, nr_paths, &opts, err, err_len);
 	if (ret) {
 		goto close_cap;
 	}
-	cap->nr_cores = ht_ctf_set_nr_traces(cap->set);
-	if (!cap->nr_cores) {
+	nr_traces = ht_ctf_set_nr_traces(cap->set);
+	if (!nr_traces) {
 		snprintf(err, err_len, "%s: no CTF trace (no metadata file)",
 			 dir);
 		ret = HT_ENOENT;
 		goto close_cap;
 	}
-	cap->cores = calloc(cap->nr_cores, sizeof(*cap->cores));
+
+	/* The LTTng-UST trace, if any: one at most. */
+	for (i = 0; i < nr_traces; i++) {
+		const struct ht_ctf_trace *t = ht_ctf_set_trace(cap->set, i);
+		bool given = co->lttng_dir && path_under(t->path, co->lttng_dir);
+
+		if (is_lttng_kernel(t)) {
+			continue;
+		}
+		if (!is_lttng_ust(t)) {
+			if (given) {
+				snprintf(err, err_len,
+					 "%s/metadata: not an LTTng-UST trace "
+					 "(env tracer_name is not "
+					 "\"lttng-ust\"), under the LTTng "
+					 "directory %s",
+					 t->path, co->lttng_dir);
+				ret = HT_EFORMAT;
+				goto close_cap;
+			}
+			continue;
+		}
+		if (env_str(t, "core_name")) {
+			/* a core of the capture traced with LTTng-UST and
+			 * named by its env: an ordinary core */
+			continue;
+		}
+		if (lt >= 0) {
+			snprintf(err, err_len,
+				 "%s/metadata: a second LTTng-UST trace (the "
+				 "first is %s); hetrace sync takes one as the "
+				 "master: give its directory with "
+				 "--master-lttng",
+				 t->path, ht_ctf_set_trace(cap->set, lt)->path);
+			ret = HT_EUNSUPPORTED;
+			goto close_cap;
+		}
+		lt = (long)i;
+	}
+	if (co->lttng_dir && lt < 0) {
+		snprintf(err, err_len,
+			 "%s: no LTTng-UST trace (a metadata file with env "
+			 "tracer_name = \"lttng-ust\") under it",
+			 co->lttng_dir);
+		ret = HT_ENOENT;
+		goto close_cap;
+	}
+	if (lt >= 0) {
+		lt_name = co->lttng_core ? co->lttng_core
+					 : lttng_default_name(cap->set,
+							      (size_t)lt);
+		cap->lttng_name = strdup(lt_name);
+		if (!cap->lttng_name) {
+			ret = HT_ENOMEM;
+			goto close_cap;
+		}
+	}
+
+	/* The traces that are cores: not the kernel's, not the replaced. */
+	use = calloc(nr_traces, sizeof(*use));
+	if (!use) {
+		ret = HT_ENOMEM;
+		goto close_cap;
+	}
+	for (i = 0; i < nr_traces; i++) {
+		const struct ht_ctf_trace *t = ht_ctf_set_trace(cap->set, i);
+
+		if (is_lttng_kernel(t)) {
+			note(cap,
+			     "%s: LTTng kernel trace not merged (babeltrace2 "
+			     "reads it next to the result when the LTTng-UST "
+			     "clock is kept)",
+			     t->path);
+			continue;
+		}
+		if (lt >= 0 && (long)i != lt &&
+		    !strcmp(trace_core_name(t), lt_name)) {
+			const struct ht_ctf_env_entry *e =
+			    ht_ctf_trace_env(t, "core_id");
+
+			replaced = (long)i;
+			if (e && !e->is_string && e->i >= 0 &&
+			    e->i <= UINT32_MAX) {
+				lt_id = (uint32_t)e->i;
+			}
+			note(cap,
+			     "core %s: the LTTng-UST trace %s stands for it; "
+			     "the capture's trace %s is left out",
+			     lt_name, ht_ctf_set_trace(cap->set, lt)->path,
+			     t->path);
+			continue;
+		}
+		use[cap->nr_cores++] = i;
+	}
+	if (lt >= 0 && replaced < 0) {
+		/* core id 0, unless another core has it */
+		for (i = 0; i < nr_traces; i++) {
+			const struct ht_ctf_env_entry *e = ht_ctf_trace_env(
+			    ht_ctf_set_trace(cap->set, i), "core_id");
+
+			if ((long)i != lt && e && !e->is_string &&
+			    e->i >= (int64_t)lt_id && e->i < UINT32_MAX) {
+				lt_id = (uint32_t)e->i + 1;
+			}
+		}
+	}
+	cap->cores = calloc(cap->nr_cores + 1, sizeof(*cap->cores));
 	if (!cap->cores) {
 		ret = HT_ENOMEM;
 		goto close_cap;
 	}
 	for (i = 0; i < cap->nr_cores; i++) {
 		struct ht_capture_core *c = &cap->cores[i];
-		const struct ht_ctf_trace *t = ht_ctf_set_trace(cap->set, i);
+		const struct ht_ctf_trace *t =
+		    ht_ctf_set_trace(cap->set, use[i]);
 		const struct ht_ctf_env_entry *e;
 		const char *role;
 
 		c->trace = t;
-		c->name = env_str(t, "core_name");
-		if (!c->name) {
-			c->name = base_name(t->path);
-		}
+		c->name = trace_core_name(t);
 		e = ht_ctf_trace_env(t, "core_id");
 		c->id = (uint32_t)i;
-		if (e && !e->is_string) {
+		if ((long)use[i] == lt) {
+			c->name = cap->lttng_name;
+			c->id = lt_id;
+			c->has_id = true;
+			c->is_master = true;
+			c->is_lttng = true;
+			c->master = -1;
+			e = NULL;
+		} else if (e && !e->is_string) {
 			if (e->i < 0 || e->i > UINT32_MAX) {
 				snprintf(err, err_len,
 					 "%s/metadata: env core_id = %" PRId64
@@ -263,10 +483,12 @@ int ht_capture_open(struct ht_capture **out, const char *dir, char *err,
 			c->id = (uint32_t)e->i;
 			c->has_id = true;
 		}
-		role = env_str(t, "core_role");
-		c->is_master = role && !strcmp(role, "master");
-		c->master_name = env_str(t, "core_master");
-		c->master = -1;
+		if (!c->is_lttng) {
+			role = env_str(t, "core_role");
+			c->is_master = role && !strcmp(role, "master");
+			c->master_name = env_str(t, "core_master");
+			c->master = -1;
+		}
 		for (j = 0; j < t->nr_stream_classes; j++) {
 			const struct ht_ctf_clock *k =
 			    t->stream_classes[j]->default_clock;
@@ -294,6 +516,13 @@ int ht_capture_open(struct ht_capture **out, const char *dir, char *err,
 			goto close_cap;
 		}
 		nr_streams += t->nr_streams;
+	}
+	free(use);
+	use = NULL;
+	/* every stream of the set, the left-out traces' too (no core) */
+	nr_streams = 0;
+	for (i = 0; i < nr_traces; i++) {
+		nr_streams += ht_ctf_set_trace(cap->set, i)->nr_streams;
 	}
 	for (i = 0; i < cap->nr_cores; i++) {
 		struct ht_capture_core *c = &cap->cores[i];
@@ -373,6 +602,7 @@ int ht_capture_open(struct ht_capture **out, const char *dir, char *err,
 	*out = cap;
 	return 0;
 close_cap:
+	free(use);
 	ht_capture_close(cap);
 	return ret;
 }
@@ -417,6 +647,7 @@ void ht_capture_close(struct ht_capture *cap)
 	free(cap->core_of_stream);
 	free(cap->cores);
 	free(cap->dir);
+	free(cap->lttng_name);
 	ht_ctf_set_close(cap->set);
 	free(cap);
 }

@@ -72,6 +72,8 @@ struct ht_capture_core {
 	uint64_t discarded_events;
 	uint64_t lost_packets;
 	uint64_t problems[HT_CAPTURE_NR_PROBLEMS];
+	/* an LTTng-UST trace standing for this core (docs/lttng.md) */
+	bool is_lttng;
 };
 
 /*
@@ -82,6 +84,29 @@ struct ht_capture_core {
  */
 int ht_capture_open(struct ht_capture **cap, const char *dir, char *err,
 		    size_t err_len);
+
+struct ht_capture_opts {
+	const char *dir; /* the capture */
+	/*
+	 * An LTTng session's output directory (or any directory holding
+	 * one LTTng-UST trace): that trace is the master core of the
+	 * capture; NULL: none given (an LTTng-UST trace found inside @dir
+	 * plays that part too). docs/lttng.md.
+	 */
+	const char *lttng_dir;
+	/*
+	 * The core the LTTng-UST trace stands for (NULL: the capture's
+	 * only master, else the master its slaves name, else "lttng").
+	 * A capture trace of that name is replaced (a note says so); the
+	 * LTTng core takes its core id (else 0).
+	 */
+	const char *lttng_core;
+};
+
+/* ht_capture_open() with an LTTng-UST trace as a core. */
+int ht_capture_open_opts(struct ht_capture **cap,
+			 const struct ht_capture_opts *opts, char *err,
+			 size_t err_len);
 
 void ht_capture_close(struct ht_capture *cap);
 

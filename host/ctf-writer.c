@@ -31,6 +31,7 @@ enum {
 	OFF_DISCARDED = 56,
 	OFF_SEQ_NUM = 64,
 	OFF_CORE_ID = 72,
+	OFF_CPU_ID = 76, /* classes with a cpu_id only */
 	HEADER_BYTES = 76,
 	FIRST_EVENT_BYTES = 76, /* the event header is align(8): bits */
 };
@@ -51,6 +52,8 @@ struct wstream_class {
 	const struct ht_ctf_type *event_context;
 	struct wevent_class *classes;
 	size_t nr_classes, cap_classes;
+	bool has_cpu_id;
+	size_t nr_streams;
 };
 
 struct ht_ctf_wstream {
@@ -59,6 +62,7 @@ struct ht_ctf_wstream {
 	char *path;
 	int fd;
 	uint32_t core_id;
+	uint32_t cpu_id;
 	uint8_t *buf;
 	size_t cap_bytes;
 	uint64_t pos_bits; /* write position in the packet */
@@ -86,6 +90,8 @@ struct ht_ctf_writer {
 	uint8_t clock_uuid[16];
 	uint8_t trace_uuid[16];
 	int64_t clock_offset_s;
+	int64_t clock_offset_cycles;
+	uint64_t clock_precision;
 	bool clock_absolute;
 	struct env_entry *env;
 	size_t nr_env, cap_env;
@@ -484,6 +490,8 @@ int ht_ctf_writer_create(struct ht_ctf_writer **out,
 		w->trace_uuid[8] = (uint8_t)((w->trace_uuid[8] & 0x3f) | 0x80);
 	}
 	w->clock_offset_s = o->clock_offset_s;
+	w->clock_offset_cycles = o->clock_offset_cycles;
+	w->clock_precision = o->clock_precision;
 	w->clock_absolute = o->clock_absolute;
 	if (!w->dir || (o->clock_description && !w->clock_description)) {
 		ret = HT_ENOMEM;
@@ -588,6 +596,24 @@ int ht_ctf_writer_add_stream_class(struct ht_ctf_writer *w,
 	return 0;
 }
 
+int ht_ctf_writer_stream_class_add_cpu_id(struct ht_ctf_writer *w,
+					  uint64_t sc_id)
+{
+	if (sc_id >= w->nr_scs || w->scs[sc_id]->nr_streams) {
+		return fail(w, HT_EINVAL,
+			    "cpu_id added to stream class %" PRIu64
+			    " too late or to no class",
+			    sc_id);
+	}
+	w->scs[sc_id]->has_cpu_id = true;
+	return 0;
+}
+
+void ht_ctf_wstream_set_cpu_id(struct ht_ctf_wstream *s, uint32_t cpu_id)
+{
+	s->cpu_id = cpu_id;
+}
+
 int ht_ctf_writer_add_event_class(struct ht_ctf_writer *w, uint64_t sc_id,
 				  const struct ht_ctf_event_class *cls)
 {
@@ -648,7 +674,7 @@ static void put_le(uint8_t *p, uint64_t v, unsigned bytes)
 static void packet_open(struct ht_ctf_wstream *s)
 {
 	memset(s->buf, 0, s->cap_bytes);
-	s->pos_bits = 8 * FIRST_EVENT_BYTES;
+	s->pos_bits = 8 * (FIRST_EVENT_BYTES + (s->sc->has_cpu_id ? 4 : 0));
 	s->nr_in_packet = 0;
 }
 
@@ -697,6 +723,7 @@ int ht_ctf_writer_add_stream(struct ht_ctf_writer *w, uint64_t sc_id,
 	s->w = w;
 	s->sc = w->scs[sc_id];
 	s->core_id = core_id;
+	s->sc->nr_streams++;
 	packet_open(s);
 	w->streams[w->nr_streams++] = s;
 	*out = s;
@@ -738,6 +765,9 @@ static int packet_close(struct ht_ctf_wstream *s, uint64_t content_bits)
 	put_le(p + OFF_DISCARDED, s->discarded, 8);
 	put_le(p + OFF_SEQ_NUM, s->seq_num, 8);
 	put_le(p + OFF_CORE_ID, s->core_id, 4);
+	if (s->sc->has_cpu_id) {
+		put_le(p + OFF_CPU_ID, s->cpu_id, 4);
+	}
 	ret = write_all(s, p, size_bytes);
 	if (ret) {
 		return ret;
@@ -1102,12 +1132,13 @@ static void emit_metadata(struct ht_ctf_writer *w, struct sbuf *b)
 	}
 	sb_printf(b,
 		  "\tfreq = 1000000000;\n"
-		  "\tprecision = 0;\n"
+		  "\tprecision = %" PRIu64 ";\n"
 		  "\toffset_s = %" PRId64 ";\n"
-		  "\toffset = 0;\n"
+		  "\toffset = %" PRId64 ";\n"
 		  "\tabsolute = %s;\n"
 		  "};\n\n",
-		  w->clock_offset_s, w->clock_absolute ? "true" : "false");
+		  w->clock_precision, w->clock_offset_s, w->clock_offset_cycles,
+		  w->clock_absolute ? "true" : "false");
 	for (i = 0; i < w->nr_scs; i++) {
 		const struct wstream_class *sc = w->scs[i];
 
@@ -1128,6 +1159,7 @@ static void emit_metadata(struct ht_ctf_writer *w, struct sbuf *b)
 		    "\t\t%s packet_seq_num;\n"
 		    "\t\tinteger { size = 32; align = 8; signed = false; "
 		    "byte_order = le; } core_id;\n"
+		    "%s"
 		    "\t} align(8);\n"
 		    "\tevent.header := struct {\n"
 		    "\t\tinteger { size = 32; align = 8; signed = false; "
@@ -1136,6 +1168,10 @@ static void emit_metadata(struct ht_ctf_writer *w, struct sbuf *b)
 		    "byte_order = le; map = clock.%s.value; } timestamp;\n"
 		    "\t} align(8);\n",
 		    sc->id, u64, u64, w->clock_name, w->clock_name, u64, u64,
+		    sc->has_cpu_id ? "\t\tinteger { size = 32; align = 8; "
+				     "signed = false; byte_order = le; } "
+				     "cpu_id;\n"
+				   : "",
 		    w->clock_name);
 		if (sc->event_context) {
 			sb_printf(b, "\tevent.context := ");

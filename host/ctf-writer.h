@@ -50,6 +50,10 @@ struct ht_ctf_writer_opts {
 	bool clock_absolute;
 	const uint8_t *trace_uuid; /* 16 bytes, NULL: derived from the
 				    * clock UUID, else all zero */
+	/* TSDL `offset` of the clock, in ns (cycles), added to
+	 * clock_offset_s; 0 for a whole-second origin */
+	int64_t clock_offset_cycles;
+	uint64_t clock_precision; /* cycles */
 };
 
 /*
@@ -75,6 +79,15 @@ int ht_ctf_writer_add_stream_class(struct ht_ctf_writer *w,
 				   uint64_t *id);
 
 /*
+ * The packet context of stream class @sc_id also holds `cpu_id`
+ * (uint32, after core_id; LTTng's per-CPU streams). Call it before the
+ * class has streams; each stream then sets its value with
+ * ht_ctf_wstream_set_cpu_id() (0 otherwise).
+ */
+int ht_ctf_writer_stream_class_add_cpu_id(struct ht_ctf_writer *w,
+					  uint64_t sc_id);
+
+/*
  * Adds a copy of event class @cls (its id, name, loglevel, emf_uri,
  * context and payload) to stream class @sc_id. Ids must be unique in
  * the stream class and below 2^32.
@@ -89,6 +102,9 @@ int ht_ctf_writer_add_event_class(struct ht_ctf_writer *w, uint64_t sc_id,
 int ht_ctf_writer_add_stream(struct ht_ctf_writer *w, uint64_t sc_id,
 			     const char *file_name, uint32_t core_id,
 			     struct ht_ctf_wstream **s);
+
+/* The cpu_id of @s's packets (its class has one). */
+void ht_ctf_wstream_set_cpu_id(struct ht_ctf_wstream *s, uint32_t cpu_id);
 
 /*
  * Appends one event of class @cls_id at @ts_ns (non-decreasing within

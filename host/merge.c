@@ -119,6 +119,23 @@ static void sanitize(char *s)
 	}
 }
 
+/* An unsigned integer member @name of a structure type, or false. */
+static bool has_uint_member(const struct ht_ctf_type *t, const char *name)
+{
+	size_t i;
+
+	if (!t || t->kind != HT_CTF_STRUCT) {
+		return false;
+	}
+	for (i = 0; i < t->nr_members; i++) {
+		if (!strcmp(t->members[i].name, name)) {
+			return t->members[i].type->kind == HT_CTF_INT &&
+			       !t->members[i].type->is_signed;
+		}
+	}
+	return false;
+}
+
 static int stream_of(struct merge *m, struct input *in,
 		     const struct ht_ctf_stream *is, struct ht_ctf_wstream **ws)
 {
@@ -167,6 +184,16 @@ static int stream_of(struct merge *m, struct input *in,
 	}
 	in->out[is->index] = *ws;
 	m->st->streams++;
+	/* LTTng's per-CPU streams: the CPU of their packets, kept */
+	if (has_uint_member(is->stream_class->packet_context, "cpu_id") &&
+	    in->msg.packet && in->msg.packet->context) {
+		const struct ht_ctf_field *f =
+		    ht_ctf_field_member(in->msg.packet->context, "cpu_id");
+
+		if (f) {
+			ht_ctf_wstream_set_cpu_id(*ws, (uint32_t)f->v.u);
+		}
+	}
 	return 0;
 }
 
@@ -254,6 +281,17 @@ static int emit(struct merge *m, struct input *in)
 	if (ret) {
 		return ret;
 	}
+	if (m->o->keep_ref_clock && in->key < m->origin_ns) {
+		snprintf(m->err, m->err_len,
+			 "file=%s offset=%" PRIu64 ": core %s: event %s maps "
+			 "to %" PRId64 " ns, before the origin of the "
+			 "reference clock %s (%" PRId64 " ns): it cannot be "
+			 "placed on that clock",
+			 in->msg.stream->path, ev->offset_bits / 8,
+			 in->core->name, ev->cls->name, in->key,
+			 m->o->ref_clock->name, m->origin_ns);
+		return HT_ERANGE;
+	}
 	ret =
 	    ht_ctf_wstream_event(ws, ev->cls->id, out_ts(m, in->key),
 				 ev->scope[HT_CTF_SCOPE_EVENT_COMMON_CONTEXT],
@@ -303,6 +341,10 @@ static int open_input(struct merge *m, struct input *in)
 
 		ret = ht_ctf_writer_add_stream_class(m->w, sc->event_context,
 						     &in->sc_out[i]);
+		if (!ret && has_uint_member(sc->packet_context, "cpu_id")) {
+			ret = ht_ctf_writer_stream_class_add_cpu_id(
+			    m->w, in->sc_out[i]);
+		}
 		for (j = 0; !ret && j < sc->nr_event_classes; j++) {
 			ret = ht_ctf_writer_add_event_class(
 			    m->w, in->sc_out[i], sc->event_classes[j]);
@@ -378,6 +420,20 @@ int ht_merge_run(const struct ht_merge_core *cores, size_t nr_cores,
 	m.err_len = err_len;
 	m.nr_in = nr_cores;
 	m.origin_ns = o->origin_s * NS_PER_S;
+	if (o->keep_ref_clock) {
+		const struct ht_ctf_clock *k = o->ref_clock;
+
+		if (!k || k->freq_hz != (uint64_t)NS_PER_S) {
+			snprintf(err, err_len,
+				 "the reference clock %s cannot be kept: its "
+				 "frequency is %" PRIu64 " Hz, hetrace writes "
+				 "ns (a 1 GHz clock)",
+				 k ? k->name : "(none)", k ? k->freq_hz : 0);
+			return HT_EUNSUPPORTED;
+		}
+		/* output timestamps are then the reference's own cycles */
+		m.origin_ns = k->offset_s * NS_PER_S + k->offset_cycles;
+	}
 	m.in = calloc(nr_cores + 1, sizeof(*m.in));
 	m.heap = calloc(nr_cores + 1, sizeof(*m.heap));
 	if (!m.in || !m.heap) {
@@ -388,7 +444,16 @@ int ht_merge_run(const struct ht_merge_core *cores, size_t nr_cores,
 	wo.overwrite = o->overwrite;
 	wo.packet_bytes = o->packet_bytes;
 	wo.clock_offset_s = o->origin_s;
-	if (o->ref_clock) {
+	if (o->keep_ref_clock) {
+		const struct ht_ctf_clock *k = o->ref_clock;
+
+		wo.clock_name = k->name;
+		wo.clock_absolute = k->absolute;
+		wo.clock_uuid = k->has_uuid ? k->uuid : NULL;
+		wo.clock_offset_s = k->offset_s;
+		wo.clock_offset_cycles = k->offset_cycles;
+		wo.clock_precision = k->precision;
+	} else if (o->ref_clock) {
 		wo.clock_name = o->ref_clock->name;
 		wo.clock_absolute = o->ref_clock->absolute;
 		if (o->ref_clock->has_uuid) {
@@ -406,6 +471,9 @@ int ht_merge_run(const struct ht_merge_core *cores, size_t nr_cores,
 	snprintf(desc, sizeof(desc), "hetrace sync: clock of core %s, in ns",
 		 o->reference ? o->reference : "?");
 	wo.clock_description = desc;
+	if (o->keep_ref_clock) {
+		wo.clock_description = o->ref_clock->description;
+	}
 	ret = ht_ctf_writer_create(&m.w, &wo, err, err_len);
 	if (ret) {
 		goto free_all;

@@ -65,6 +65,14 @@ struct ht_merge_opts {
 	int64_t origin_s;
 	const struct ht_merge_env *env; /* extra env entries */
 	size_t nr_env;
+	/*
+	 * Keep the reference clock as it is: its name, UUID, description,
+	 * precision and offsets (origin_s is then ignored), so that the
+	 * reference core's events keep their very timestamps (an LTTng
+	 * trace, docs/lttng.md). Only a 1 GHz clock can be kept (the
+	 * output is in ns); events mapped before its origin are an error.
+	 */
+	bool keep_ref_clock;
 	/* called for each problem (damaged packet...); may be NULL */
 	void (*note)(void *arg, const char *msg);
 	void *note_arg;

@@ -30,6 +30,7 @@ struct core_map {
 	const struct ht_ctf_clock *clock; /* own or reference clock */
 	const struct fix *fixes;	  /* sorted by cycles */
 	size_t nr_fixes, next;
+	int64_t shift_ns; /* unsynced on a kept clock: added to own ns */
 };
 
 /* floor(a / b), b > 0 */
@@ -176,7 +177,8 @@ static int64_t map_cycles(void *arg, uint64_t cycles)
 	int64_t est = 0;
 
 	if (m->own_clock) {
-		return clock_ns(m->clock, to_time(cycles));
+		return sat((__int128)clock_ns(m->clock, to_time(cycles)) +
+			   m->shift_ns);
 	}
 	if (est_at(m->run->sync, (unsigned)m->node, to_time(cycles), &est, NULL,
 		   NULL)) {
@@ -300,7 +302,7 @@ static void core_figures(struct ht_sync_run *run, size_t i)
 		return;
 	}
 	if (c->has_time) {
-		struct core_map m = {run, i, false, ref_clock(run), NULL, 0, 0};
+		struct core_map m = {run, i, false, ref_clock(run), NULL, 0, 0, 0};
 		int64_t t = to_time(c->first_cycles);
 
 		r->offset_ns = (double)map_cycles(&m, c->first_cycles) -
@@ -365,6 +367,7 @@ static int add_fix(struct ht_sync_run *run, size_t core, uint64_t cycles,
  */
 static int order_check(struct ht_sync_run *run)
 {
+	bool keep = run->cores[run->reference].core->is_lttng;
 	size_t k, j;
 	int ret;
 
@@ -389,7 +392,9 @@ static int order_check(struct ht_sync_run *run)
 			if (r >= s) {
 				continue;
 			}
-			if (!est_at(run->sync, (unsigned)l->to, to_time(rc + 1),
+			/* a kept (LTTng) reference clock is never moved */
+			if (!(keep && l->to == run->reference) &&
+			    !est_at(run->sync, (unsigned)l->to, to_time(rc + 1),
 				    &r_next, NULL, NULL) &&
 			    s < r_next) {
 				ret = add_fix(run, l->to, rc, s);
@@ -463,13 +468,17 @@ static int merge(struct ht_sync_run *run, const struct ht_sync_run_opts *o,
 	struct core_map *maps = calloc(n, sizeof(*maps));
 	char **quality = calloc(n, sizeof(*quality));
 	struct ht_merge_opts mo = {0};
-	struct ht_merge_env env[3];
+	struct ht_merge_env *env = NULL;
+	const struct ht_ctf_trace *ref_trace =
+	    run->cores[run->reference].core->trace;
+	bool keep = run->cores[run->reference].core->is_lttng;
 	char *unsynced = NULL;
 	size_t nr_env = 0, len = 0;
 	int64_t first = INT64_MAX;
 	int ret = HT_ENOMEM;
 
-	if (!mc || !maps || !quality) {
+	env = calloc(ref_trace->nr_env + 3, sizeof(*env));
+	if (!mc || !maps || !quality || !env) {
 		goto free_all;
 	}
 	for (i = 0; i < n; i++) {
@@ -518,6 +527,26 @@ static int merge(struct ht_sync_run *run, const struct ht_sync_run_opts *o,
 			}
 		}
 	}
+	if (keep) {
+		/*
+		 * The LTTng clock is kept: an unsynchronized core (on request)
+		 * starts with the reference's first event, not at the
+		 * clock's origin (the Unix epoch for LTTng).
+		 */
+		const struct ht_capture_core *rc =
+		    run->cores[run->reference].core;
+
+		for (i = 0; i < n; i++) {
+			const struct ht_capture_core *c = run->cores[i].core;
+
+			if (maps[i].own_clock && c->has_time && rc->has_time) {
+				maps[i].shift_ns =
+				    map_cycles(&maps[run->reference],
+					       rc->first_cycles) -
+				    map_cycles(&maps[i], c->first_cycles);
+			}
+		}
+	}
 	env[nr_env].name = "sync_method";
 	env[nr_env].str = "convex hull (hetrace sync): estimate = mean of the "
 			  "min- and max-slope lines";
@@ -527,11 +556,26 @@ static int merge(struct ht_sync_run *run, const struct ht_sync_run_opts *o,
 		env[nr_env].str = unsynced;
 		nr_env++;
 	}
+	if (keep) {
+		env[nr_env].name = "sync_reference_lttng";
+		env[nr_env].str = ref_trace->path;
+		nr_env++;
+		/* the LTTng trace's own env (hostname, tracer, ...) as is */
+		for (i = 0; i < ref_trace->nr_env; i++) {
+			const struct ht_ctf_env_entry *e = &ref_trace->env[i];
+
+			env[nr_env].name = e->name;
+			env[nr_env].str = e->is_string ? e->str : NULL;
+			env[nr_env].i = e->i;
+			nr_env++;
+		}
+	}
 	mo.out_dir = o->out_dir;
 	mo.overwrite = o->overwrite;
 	mo.packet_bytes = o->packet_bytes;
 	mo.reference = run->cores[run->reference].core->name;
 	mo.ref_clock = ref_clock(run);
+	mo.keep_ref_clock = keep;
 	mo.origin_s =
 	    first == INT64_MAX ? 0 : (int64_t)floor_div(first, NS_PER_S);
 	mo.env = env;
@@ -553,6 +597,7 @@ free_all:
 	}
 	free(quality);
 	free(unsynced);
+	free(env);
 	free(maps);
 	free(mc);
 	return ret;
@@ -561,6 +606,7 @@ free_all:
 int ht_sync_run(const struct ht_sync_run_opts *o, struct ht_sync_run **out,
 		char *err, size_t err_len)
 {
+	struct ht_capture_opts co = {0};
 	struct ht_sync_run *run;
 	size_t i, j, k;
 	long ref;
@@ -571,7 +617,10 @@ int ht_sync_run(const struct ht_sync_run_opts *o, struct ht_sync_run **out,
 	if (!run) {
 		return HT_ENOMEM;
 	}
-	ret = ht_capture_open(&run->cap, o->capture, err, err_len);
+	co.dir = o->capture;
+	co.lttng_dir = o->lttng_dir;
+	co.lttng_core = o->lttng_core;
+	ret = ht_capture_open_opts(&run->cap, &co, err, err_len);
 	if (ret) {
 		goto free_run;
 	}

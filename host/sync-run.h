@@ -25,6 +25,10 @@ struct ht_sync_run_opts {
 	/* merge absent/failed cores on their own clock (marked) */
 	bool allow_unsynced;
 	size_t packet_bytes; /* 0: the writer's default */
+	/* an LTTng-UST trace as the master core (capture.h,
+	 * docs/lttng.md); NULL: none given */
+	const char *lttng_dir;
+	const char *lttng_core; /* its core name; NULL: the default */
 };
 
 /* The result for one core. */

@@ -26,6 +26,7 @@
 #include "collector.h"
 #include "error.h"
 #include "hetrace/packet-ring.h"
+#include "lttng-ust.h"
 #include "meta.h"
 #include "sim.h"
 #include "sync-daemon.h"
@@ -78,6 +79,8 @@ struct master {
 	pthread_mutex_t trace_lock;
 	uint64_t next_msg_id;
 	int tracing;
+	/* --lttng: the same sync and message events through LTTng-UST */
+	const struct ht_lttng_ops *lt;
 
 	struct ht_sync_daemon *sd;
 
@@ -155,6 +158,9 @@ static void trace_sync_req(void *arg, uint32_t seq, uint32_t slave)
 	struct master *m = arg;
 
 	MT(m, sim_master_trace_sync_req(&m->ctx, seq, slave));
+	if (m->lt) {
+		m->lt->sync_req(seq, slave);
+	}
 }
 
 static void trace_sync_recv(void *arg, uint32_t seq, uint32_t slave)
@@ -162,6 +168,9 @@ static void trace_sync_recv(void *arg, uint32_t seq, uint32_t slave)
 	struct master *m = arg;
 
 	MT(m, sim_master_trace_sync_recv(&m->ctx, seq, slave));
+	if (m->lt) {
+		m->lt->sync_recv(seq, slave);
+	}
 }
 
 static int raise_sync_irq(void *arg)
@@ -388,6 +397,9 @@ static void master_send(struct master *m, uint32_t dst, struct sim_msg *msg)
 	msg->id = ++m->next_msg_id;
 	/* msg_send is stamped before the message is visible. */
 	MT(m, sim_master_trace_msg_send(&m->ctx, msg->id, dst, msg->size));
+	if (m->lt) {
+		m->lt->msg_send(msg->id, dst, msg->size);
+	}
 	while (!sim_msgq_push(q, msg)) {
 		/* The slave is behind: let it run. */
 		sleep_ns(20000u);
@@ -406,6 +418,9 @@ static void master_receive(struct master *m)
 			/* msg_recv is stamped after the message was taken. */
 			MT(m, sim_master_trace_msg_recv(&m->ctx, msg.id, src,
 							msg.size));
+			if (m->lt) {
+				m->lt->msg_recv(msg.id, src, msg.size);
+			}
 			if (msg.type == SIM_MSG_ALLOC_REPLY) {
 				m->alloc_buf = msg.buf % SIM_NBUF;
 				m->alloc_done = 1;
@@ -848,6 +863,16 @@ int ht_sim_run(const struct ht_sim_opts *opts, struct ht_sim_result *res,
 		goto out;
 	}
 	m->col_running = 1;
+	if (o.lttng) {
+		/* After the fork: the slaves do not inherit lttng-ust. */
+		char lerr[768];
+
+		ret = ht_lttng_load(&m->lt, lerr, sizeof(lerr));
+		if (ret < 0) {
+			set_err(m, "--lttng: %s", lerr);
+			goto out;
+		}
+	}
 
 	pthread_mutex_init(&m->trace_lock, NULL);
 	m->ring = (struct ht_ring *)sim_ring_mem(m->sh, 0);

@@ -25,6 +25,9 @@ struct ht_sim_opts {
 	unsigned preempt_every;	  /* every Nth frame is preempted; 0: 10 */
 	uint64_t preempt_ns; /* busy time of the preempting task; 0: 20 ms */
 	bool no_fsync;	     /* do not fsync the capture */
+	/* the master also traces its sync and message events through
+	 * LTTng-UST (hetrace's provider, docs/lttng.md) */
+	bool lttng;
 	/* Set (by a signal handler) to stop early; the capture stays complete.
 	 */
 	volatile sig_atomic_t *stop;
