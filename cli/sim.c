@@ -48,6 +48,10 @@ static void usage(FILE *out)
 	    "      --sync-ms MS       sync handshake period (default 10)\n"
 	    "      --preempt-every N  every Nth frame is preempted (default "
 	    "10)\n"
+	    "      --sync-burst N     handshake rounds per slave and period,\n"
+	    "                         back to back (default 3)\n"
+	    "      --idle-spin-us US  an idle slave spins this long before it\n"
+	    "                         sleeps (default 0: never)\n"
 	    "      --no-fsync         do not sync the capture to disk\n"
 	    "      --lttng            the master also emits its sync and "
 	    "message\n"
@@ -109,6 +113,8 @@ int cmd_sim(int argc, char **argv)
 		OPT_DEADLINE,
 		OPT_SYNC,
 		OPT_PREEMPT,
+		OPT_BURST,
+		OPT_SPIN,
 		OPT_NOFSYNC,
 		OPT_LTTNG
 	};
@@ -120,6 +126,8 @@ int cmd_sim(int argc, char **argv)
 	    {"deadline-ms", required_argument, NULL, OPT_DEADLINE},
 	    {"sync-ms", required_argument, NULL, OPT_SYNC},
 	    {"preempt-every", required_argument, NULL, OPT_PREEMPT},
+	    {"sync-burst", required_argument, NULL, OPT_BURST},
+	    {"idle-spin-us", required_argument, NULL, OPT_SPIN},
 	    {"no-fsync", no_argument, NULL, OPT_NOFSYNC},
 	    {"lttng", no_argument, NULL, OPT_LTTNG},
 	    {"quiet", no_argument, NULL, 'q'},
@@ -176,6 +184,21 @@ int cmd_sim(int argc, char **argv)
 				    "--preempt-every takes a number of frames";
 			}
 			o.preempt_every = (unsigned)v;
+			break;
+		case OPT_BURST:
+			if (parse_num(optarg, 1, 100, 0, &v) < 0) {
+				bad = "--sync-burst takes a number of rounds "
+				      "from 1 to 100";
+			}
+			o.sync_burst = (unsigned)v;
+			break;
+		case OPT_SPIN:
+			if (parse_num(optarg, 0, 100000, 1, &v) < 0) {
+				bad =
+				    "--idle-spin-us takes microseconds from 0 "
+				    "to 100000";
+			}
+			o.idle_spin_ns = (uint32_t)(v * 1e3);
 			break;
 		case OPT_NOFSYNC:
 			o.no_fsync = true;

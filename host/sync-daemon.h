@@ -5,7 +5,8 @@
 /*
  * The master side of the sync handshake (include/hetrace/sync.h has the
  * mailbox and the slave side; docs/events.md the events): a thread that,
- * every period, runs one round with each slave in turn:
+ * every period, runs one round (or a burst of rounds) with each slave in
+ * turn:
  *
  *   trace sync_req(n, slave)      (the caller's tracer, before the IRQ)
  *   post request n in the mailbox, raise the slave's interrupt
@@ -46,6 +47,14 @@ struct ht_sync_daemon_opts {
 	void (*trace_req)(void *arg, uint32_t seq, uint32_t slave_id);
 	void (*trace_recv)(void *arg, uint32_t seq, uint32_t slave_id);
 	void *trace_arg;
+	/*
+	 * Rounds with each slave per pass, back to back (0: 1). The first
+	 * round of a burst may find the slave asleep; the next ones find it
+	 * awake (a core's idle loop spins a little before it sleeps), with
+	 * the short one-way delays that make the bounds tight, as NTP's
+	 * burst mode does.
+	 */
+	unsigned burst;
 };
 
 /* Per slave. */

@@ -33,7 +33,7 @@
 #define SIM_SLOT_SIZE 4096u
 
 #define SIM_SHARED_MAGIC 0x4d495348u /* "HSIM" */
-#define SIM_SHARED_VERSION 1u
+#define SIM_SHARED_VERSION 2u
 
 /* Interrupt numbers, as traced in isr_enter/isr_exit. */
 enum { SIM_IRQ_SYNC = 1, SIM_IRQ_MSG = 2 };
@@ -138,6 +138,8 @@ struct sim_shared {
 	struct sim_msgq q[SIM_MAX_CORES][SIM_MAX_CORES]; /* [src][dst] */
 	uint8_t image[SIM_NBUF][SIM_HEIGHT][SIM_WIDTH];
 	uint8_t edges[SIM_NBUF][SIM_HEIGHT][SIM_WIDTH];
+	/* Version 2. How long an idle slave spins before it sleeps (bsp.h). */
+	uint32_t idle_spin_ns;
 };
 
 /* Bytes before the first ring, a multiple of the page size. */

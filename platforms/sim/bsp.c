@@ -13,11 +13,13 @@ static void (*bsp_sync_isr)(void);
 static void (*bsp_msg_isr)(void);
 static sigset_t bsp_irqs;     /* SIGUSR1 and SIGUSR2 */
 static sigset_t bsp_unmasked; /* the mask while waiting for an interrupt */
+static volatile sig_atomic_t bsp_taken; /* interrupts taken (idle loop) */
 
 static void on_signal(int sig)
 {
 	int saved = errno;
 
+	bsp_taken = bsp_taken + 1;
 	if (sig == SIGUSR1) {
 		bsp_sync_isr();
 	} else {
@@ -83,6 +85,20 @@ void sim_bsp_irq_restore(int were_on)
 
 void sim_bsp_wait_for_irq(void)
 {
+	sig_atomic_t taken = bsp_taken;
+	uint32_t spin_ns = bsp_sh->idle_spin_ns;
+
+	if (spin_ns) {
+		uint64_t end = sim_ref_now_ns() + spin_ns;
+
+		sim_bsp_irq_enable();
+		while (bsp_taken == taken && sim_ref_now_ns() < end) {
+		}
+		sim_bsp_irq_disable();
+		if (bsp_taken != taken) {
+			return;
+		}
+	}
 	/* Unmasks, sleeps, runs the handler, masks again: no lost wake-up. */
 	sigsuspend(&bsp_unmasked);
 }

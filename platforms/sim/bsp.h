@@ -42,8 +42,13 @@ int sim_bsp_irq_save(void);
 void sim_bsp_irq_restore(int were_on);
 
 /*
- * With interrupts masked: sleeps until an interrupt was taken (its
- * handler ran); returns with interrupts masked again.
+ * With interrupts masked: waits until an interrupt was taken (its
+ * handler ran); returns with interrupts masked again. The core's idle:
+ * it first spins with interrupts unmasked for the board's idle_spin_ns
+ * (board.h; a core polling in its idle loop, or in WFE, before it
+ * sleeps in WFI), then sleeps. An interrupt raised while it spins is
+ * taken at once, without the wake-up of a sleeping process; it is still
+ * a signal, delivered by the kernel.
  */
 void sim_bsp_wait_for_irq(void);
 

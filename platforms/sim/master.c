@@ -223,6 +223,7 @@ static int setup_shared(struct master *m)
 	m->sh->version = SIM_SHARED_VERSION;
 	m->sh->size = (uint32_t)sizeof(*m->sh);
 	m->sh->nr_cores = m->nr;
+	m->sh->idle_spin_ns = m->o->idle_spin_ns;
 	if (sem_init(&m->sh->master_irq, 1, 0) != 0) {
 		set_err(m, "cannot create the master's semaphore: %s",
 			strerror(errno));
@@ -801,11 +802,13 @@ int ht_sim_run(const struct ht_sim_opts *opts, struct ht_sim_result *res,
 	struct sim_master_platform_callbacks cbs = {
 	    master_clock, master_ring_full, master_open_packet,
 	    master_close_packet};
+	uint64_t settle_ns;
 	unsigned i;
 	int ret;
 
 	memset(res, 0, sizeof(*res));
-	if (!o.capture_dir || o.nr_slaves > HT_SIM_MAX_SLAVES) {
+	if (!o.capture_dir || o.nr_slaves > HT_SIM_MAX_SLAVES ||
+	    o.idle_spin_ns > 1000000000u) {
 		snprintf(err, err_len, "invalid options");
 		return HT_EINVAL;
 	}
@@ -826,6 +829,9 @@ int ht_sim_run(const struct ht_sim_opts *opts, struct ht_sim_result *res,
 	}
 	if (!o.preempt_every) {
 		o.preempt_every = 10;
+	}
+	if (!o.sync_burst) {
+		o.sync_burst = 3;
 	}
 	if (!o.preempt_ns) {
 		o.preempt_ns = 20000000u;
@@ -891,6 +897,7 @@ int ht_sim_run(const struct ht_sim_opts *opts, struct ht_sim_result *res,
 		slaves[i - 1].raise_arg = (void *)(intptr_t)m->sh->pid[i];
 	}
 	so.period_ns = o.sync_period_ns;
+	so.burst = o.sync_burst;
 	so.trace_req = trace_sync_req;
 	so.trace_recv = trace_sync_recv;
 	so.trace_arg = m;
@@ -901,17 +908,25 @@ int ht_sim_run(const struct ht_sim_opts *opts, struct ht_sim_result *res,
 		goto out;
 	}
 
-	/* Go: the slaves leave their wait, the handshake starts. */
-	m->sh->go = 1;
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	for (i = 1; i < m->nr; i++) {
-		kill(m->sh->pid[i], SIGUSR2);
-	}
+	/*
+	 * The handshake starts before the workload, as a board syncs its
+	 * cores at boot: the slaves answer while they wait for the go, so
+	 * the traces begin with rounds on a quiet board (otherwise the
+	 * widest bounds were at the start).
+	 */
 	ret = ht_sync_daemon_start(m->sd);
 	if (ret < 0) {
 		set_err(m, "cannot start the sync daemon: %s",
 			ht_strerror(ret));
 		goto out;
+	}
+	settle_ns = 2u * o.sync_period_ns;
+	sleep_ns(settle_ns < 100000000u ? settle_ns : 100000000u);
+	/* Go: the slaves leave their wait, the workload starts. */
+	m->sh->go = 1;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	for (i = 1; i < m->nr; i++) {
+		kill(m->sh->pid[i], SIGUSR2);
 	}
 	ret = run_pipeline(m);
 out:

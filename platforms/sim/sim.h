@@ -34,6 +34,14 @@ struct ht_sim_opts {
 	/* Collector warnings (damaged packets...); may be NULL. */
 	void (*warn)(void *arg, const char *msg);
 	void *warn_arg;
+	/*
+	 * The sync handshake's tightness (docs/sim.md, "The sync
+	 * handshake"): rounds with each slave per pass, back to back (0: 3),
+	 * and how long an idle slave spins, interrupts unmasked, before it
+	 * sleeps (0: never, it sleeps at once; at most 1 s).
+	 */
+	unsigned sync_burst;
+	uint32_t idle_spin_ns;
 };
 
 struct ht_sim_core_stats {

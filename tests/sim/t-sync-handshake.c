@@ -298,6 +298,37 @@ int main(void)
 	CHECK(sh->mbox.req == n && sh->mbox.ack == n + 1, "request after stop");
 	ht_sync_daemon_destroy(d);
 
+	/*
+	 * Bursts: 4 rounds back to back per pass, passes 60 ms apart, for
+	 * 150 ms: whole bursts only, each much shorter than the gap to the
+	 * next one.
+	 */
+	ht_sync_mbox_init(&sh->mbox, 7);
+	memset((void *)sh->req, 0, sizeof(sh->req));
+	o.period_ns = 60000000u;
+	o.burst = 4;
+	ret = ht_sync_daemon_create(&d, &o, &sl, 1);
+	CHECK(ret == 0, "create: %s", ht_strerror(ret));
+	CHECK(ht_sync_daemon_start(d) == 0, "start with bursts");
+	usleep(150000);
+	ht_sync_daemon_stop(d);
+	ht_sync_daemon_stats(d, 0, &st);
+	CHECK(st.rounds >= 8 && st.rounds % 4 == 0 && st.answered == st.rounds,
+	      "bursts: rounds %llu answered %llu",
+	      (unsigned long long)st.rounds, (unsigned long long)st.answered);
+	for (n = 0; n < 2 * st.rounds && n + 1 < MAX_SEQ; n += 2) {
+		check_round(n);
+	}
+	for (n = 0; n + 8 < 2 * st.rounds; n += 8) {
+		uint64_t span = sh->req[n + 6] - sh->req[n];
+		uint64_t gap = sh->req[n + 8] - sh->req[n + 6];
+
+		CHECK(span < 20000000u && gap > 30000000u,
+		      "burst at seq %u: %llu ns long, next %llu ns later", n,
+		      (unsigned long long)span, (unsigned long long)gap);
+	}
+	ht_sync_daemon_destroy(d);
+
 	sh->stop = 1;
 	kill(pid, SIGUSR1);
 	waitpid(pid, NULL, 0);

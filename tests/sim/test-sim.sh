@@ -29,6 +29,8 @@ usage_case "duration from 0.05 to 3600, got 'abc'" -o "$w/x" --seconds abc
 usage_case "unknown option '--bogus'" -o "$w/x" --bogus
 usage_case "needs a value" -o
 usage_case "unexpected argument 'extra'" -o "$w/x" extra
+usage_case "from 1 to 100, got '0'" -o "$w/x" --sync-burst 0
+usage_case "from 0 to 100000, got '-5'" -o "$w/x" --idle-spin-us -5
 [ ! -e "$w/x" ] || bad "a usage error created the capture"
 "$HETRACE" sim --help >"$w/out" || bad "sim --help: exit $?"
 grep -q "^usage: hetrace sim -o CAPTURE" "$w/out" || bad "sim --help: no usage line"
@@ -55,7 +57,8 @@ rc=$?
 [ -s "$w/err" ] || bad "existing capture: no message"
 
 # Ctrl-C (SIGINT to the whole process group, as a terminal sends it).
-setsid "$HETRACE" sim -o "$w/int" --cores 3 --seconds 60 --no-fsync >"$w/out" 2>"$w/err" &
+# (With the idle spin on: the interrupts that find a slave spinning.)
+setsid "$HETRACE" sim -o "$w/int" --cores 3 --seconds 60 --no-fsync --idle-spin-us 30 >"$w/out" 2>"$w/err" &
 pid=$!
 for _ in $(seq 100); do
 	[ -d "$w/int/dsp2" ] && break
