@@ -2,7 +2,8 @@
 /* hetrace-command: 80 report: one self-contained HTML page: timelines, utilization, paths, sync */
 /*
  * hetrace report TRACE... -o report.html [--paths FILE.yaml]
- * [--sync sync.json]: host/report.h into a file (docs/report.md).
+ * [--sync sync.json] [--elf [CORE=]FILE]...: host/report.h into a file
+ * (docs/report.md).
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -15,13 +16,22 @@
 #include "error.h"
 #include "report.h"
 
+#define MAX_ELFS 64
+
+static void warn_cb(void *arg, const char *text)
+{
+	(void)arg;
+	fprintf(stderr, "%s: warning: %s\n", ht_cli_prog, text);
+}
+
 static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: %s -o REPORT.html [OPTIONS] TRACE...\n\n"
 		"Writes one self-contained HTML file (no network needed) for\n"
 		"the CTF traces under TRACE...: per-core Gantt of tasks,\n"
-		"interrupts and idle with zoom and pan, message arrows,\n"
+		"interrupts and idle with zoom and pan, function rows,\n"
+		"message arrows,\n"
 		"utilization charts and heat map, the macro-activity Gantt\n"
 		"and path view (--paths), the sync plots (--sync).\n\n"
 		"options:\n"
@@ -31,6 +41,11 @@ static void usage(FILE *out)
 		"  -b, --budget MB       size budget of the timeline data "
 		"(default 14)\n"
 		"  -t, --title TEXT      the report's title\n"
+		"  -e, --elf [CORE=]FILE name the traced functions from this "
+		"ELF file\n"
+		"                        (for CORE only, else every core "
+		"without its\n"
+		"                        own; repeatable)\n"
 		"  -h, --help            this help\n\n"
 		"exit status: 0 done, 1 a bad trace or input file, 2 usage\n",
 		ht_cli_prog);
@@ -44,18 +59,21 @@ int cmd_report(int argc, char **argv)
 	    {"sync", required_argument, NULL, 's'},
 	    {"budget", required_argument, NULL, 'b'},
 	    {"title", required_argument, NULL, 't'},
+	    {"elf", required_argument, NULL, 'e'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	struct ht_report_opts opts = {0};
 	struct ht_report_stats stats = {0};
-	const char *output = NULL;
+	const char *output = NULL, *elfs[MAX_ELFS];
 	char tmp[4096], err[4096];
 	FILE *out;
 	int c, ret;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:p:s:b:t:h", longopts, NULL)) !=
+	opts.elfs = elfs;
+	opts.warn = warn_cb;
+	while ((c = getopt_long(argc, argv, "o:p:s:b:t:e:h", longopts, NULL)) !=
 	       -1) {
 		switch (c) {
 		case 'o':
@@ -81,6 +99,14 @@ int cmd_report(int argc, char **argv)
 		}
 		case 't':
 			opts.title = optarg;
+			break;
+		case 'e':
+			if (opts.nr_elfs == MAX_ELFS) {
+				fprintf(stderr, "%s: more than %d --elf\n",
+					ht_cli_prog, MAX_ELFS);
+				return HT_EXIT_USAGE;
+			}
+			elfs[opts.nr_elfs++] = optarg;
 			break;
 		case 'h':
 			usage(stdout);

@@ -20,6 +20,7 @@
 
 #include "embedded.h"
 #include "error.h"
+#include "func-names.h"
 #include "path-desc.h"
 #include "paths.h"
 #include "report.h"
@@ -31,6 +32,9 @@
 #define STACK_MAX 80
 #define MAX_SYNC_BYTES (64u << 20)
 #define MAX_PATH_INSTANCES 20000
+/* function rows per core: depth 0, 1, 2, then the innermost call at
+ * depth 3 or more (a flame lane cut at a fixed height) */
+#define FUNC_ROWS 4
 
 /* ------------------------------------------------------------------ */
 /* Growable byte buffer                                                */
@@ -384,16 +388,32 @@ struct enc {
 	uint64_t runs;
 };
 
+/* One row of the timeline: its segments encoded in every level. */
+struct trow {
+	uint64_t segs;	  /* pass 1: segments counted */
+	struct enc *lv;	  /* per level */
+	struct enc exact; /* unit 1 ns */
+};
+
 struct core {
-	bool seen;
-	uint64_t segs; /* pass 1: segments counted */
+	struct trow row; /* what ran: tasks, interrupts, idle */
 	uint32_t stack[STACK_MAX];
 	unsigned depth;
 	int64_t last_ns;
-	struct enc *lv;	  /* per level */
-	struct enc exact; /* unit 1 ns */
-	uint64_t *busy;	  /* per util bucket, ns busy (task + isr) */
-	uint64_t *known;  /* per util bucket, ns known */
+	uint64_t *busy;	 /* per util bucket, ns busy (task + isr) */
+	uint64_t *known; /* per util bucket, ns known */
+	/* function calls: the state of each open call by depth, and the
+	 * function rows (index into report.frows + 1, 0: none yet) */
+	uint32_t fstack[STACK_MAX];
+	size_t frow[FUNC_ROWS];
+};
+
+/* A function row: the call at one depth of one core. */
+struct frow {
+	struct trow row;
+	unsigned core, depth;
+	uint32_t state; /* running now (0: none) */
+	int64_t since;
 };
 
 struct report {
@@ -410,8 +430,26 @@ struct report {
 	bool exact_kept;
 	uint64_t flows, flows_kept, flow_stride;
 	struct buf flow_json;
+	struct frow *frows; /* in order of creation (the same both passes) */
+	size_t nr_frows, cap_frows;
+	uint32_t *state_hash; /* state ids by (kind, name); 0 empty */
+	size_t hash_cap;
+	size_t nr_core_rows; /* rows before the function rows */
+	struct buf notes;    /* JSON strings, comma-separated */
 	bool nomem;
 };
+
+/* Row @i of the page: the cores' rows, then the function rows. */
+static struct trow *row_at(struct report *r, size_t i)
+{
+	return i < r->nr_core_rows ? &r->cores[i].row
+				   : &r->frows[i - r->nr_core_rows].row;
+}
+
+static size_t nr_rows(const struct report *r)
+{
+	return r->nr_core_rows + r->nr_frows;
+}
 
 static struct core *core_at(struct report *r, unsigned index)
 {
@@ -430,15 +468,57 @@ static struct core *core_at(struct report *r, unsigned index)
 	return &r->cores[index];
 }
 
+static size_t state_hash(enum ht_states_kind kind, const char *name)
+{
+	uint64_t h = 1469598103934665603ull ^ (uint64_t)kind;
+
+	for (; *name; name++) {
+		h = (h ^ (unsigned char)*name) * 1099511628211ull;
+	}
+	return (size_t)(h ^ (h >> 29));
+}
+
+/* Puts state @id into the hash table (grown at half full). */
+static bool hash_put(struct report *r, uint32_t id)
+{
+	size_t i, mask;
+
+	if (2 * (r->nr_states + 1) > r->hash_cap) {
+		size_t cap = r->hash_cap ? 2 * r->hash_cap : 256, k;
+		uint32_t *h = calloc(cap, sizeof(*h));
+
+		if (!h) {
+			return false;
+		}
+		free(r->state_hash);
+		r->state_hash = h;
+		r->hash_cap = cap;
+		for (k = 0; k < r->nr_states; k++) {
+			if (k + 1 != id && !hash_put(r, (uint32_t)k + 1)) {
+				return false;
+			}
+		}
+	}
+	mask = r->hash_cap - 1;
+	for (i = state_hash(r->states[id - 1].kind, r->states[id - 1].name) &
+		 mask;
+	     r->state_hash[i]; i = (i + 1) & mask) {
+	}
+	r->state_hash[i] = id;
+	return true;
+}
+
 static uint32_t state_of(struct report *r, const struct ht_states_slice *s)
 {
 	const char *name = s->name ? s->name : "?";
-	size_t i;
+	size_t i, mask = r->hash_cap - 1;
 
-	for (i = 0; i < r->nr_states; i++) {
-		if (r->states[i].kind == s->kind &&
-		    !strcmp(r->states[i].name, name)) {
-			return (uint32_t)i + 1;
+	for (i = r->hash_cap ? state_hash(s->kind, name) & mask : 0;
+	     r->hash_cap && r->state_hash[i]; i = (i + 1) & mask) {
+		const struct state *st = &r->states[r->state_hash[i] - 1];
+
+		if (st->kind == s->kind && !strcmp(st->name, name)) {
+			return r->state_hash[i];
 		}
 	}
 	if (r->nr_states == r->cap_states) {
@@ -458,7 +538,12 @@ static uint32_t state_of(struct report *r, const struct ht_states_slice *s)
 		r->nomem = true;
 		return 0;
 	}
-	return (uint32_t)++r->nr_states;
+	r->nr_states++;
+	if (!hash_put(r, (uint32_t)r->nr_states)) {
+		r->nomem = true;
+		return 0;
+	}
+	return (uint32_t)r->nr_states;
 }
 
 static void enc_run(struct enc *e, int64_t bucket, uint32_t state)
@@ -615,26 +700,117 @@ static void util_segment(struct report *r, struct core *c, int64_t a, int64_t b,
 	}
 }
 
-/* The innermost slice @state ran on @c over [a, b). */
-static void segment(struct report *r, struct core *c, int64_t a, int64_t b,
-		    uint32_t state)
+/* @state ran on row @t over [a, b): pass 1 counts, pass 2 encodes. */
+static bool encode(struct report *r, struct trow *t, int64_t a, int64_t b,
+		   uint32_t state)
 {
 	unsigned l;
 
 	if (b <= a || !state) {
-		return;
+		return false;
 	}
 	if (r->pass == 1) {
-		c->segs++;
-		return;
+		t->segs++;
+		return false;
 	}
 	for (l = 0; l < r->nr_levels; l++) {
-		enc_segment(r, &c->lv[l], r->level_n[l], a, b, state);
+		enc_segment(r, &t->lv[l], r->level_n[l], a, b, state);
 	}
 	if (r->exact) {
-		exact_segment(r, &c->exact, a, b, state);
+		exact_segment(r, &t->exact, a, b, state);
 	}
-	util_segment(r, c, a, b, state);
+	return true;
+}
+
+/* The innermost slice @state ran on @c over [a, b). */
+static void segment(struct report *r, struct core *c, int64_t a, int64_t b,
+		    uint32_t state)
+{
+	if (encode(r, &c->row, a, b, state)) {
+		util_segment(r, c, a, b, state);
+	}
+}
+
+/* The function row of @c for calls at @depth, made on first use. */
+static struct frow *frow_of(struct report *r, struct core *c, unsigned core,
+			    unsigned depth)
+{
+	unsigned d = depth < FUNC_ROWS - 1 ? depth : FUNC_ROWS - 1;
+	struct frow *f;
+
+	if (c->frow[d]) {
+		return &r->frows[c->frow[d] - 1];
+	}
+	if (r->pass == 2) {
+		/* pass 1 saw the same items: every row exists */
+		r->nomem = true;
+		return NULL;
+	}
+	if (r->nr_frows == r->cap_frows) {
+		size_t n = r->cap_frows ? 2 * r->cap_frows : 16;
+		struct frow *g = realloc(r->frows, n * sizeof(*g));
+
+		if (!g) {
+			r->nomem = true;
+			return NULL;
+		}
+		r->frows = g;
+		r->cap_frows = n;
+	}
+	f = &r->frows[r->nr_frows++];
+	memset(f, 0, sizeof(*f));
+	f->core = core;
+	f->depth = d;
+	c->frow[d] = r->nr_frows;
+	return f;
+}
+
+/* Row @f shows @state from @t on. */
+static void frow_set(struct report *r, struct frow *f, int64_t t,
+		     uint32_t state)
+{
+	if (f->state == state) {
+		return;
+	}
+	if (f->state) {
+		encode(r, &f->row, f->since, t, f->state);
+	}
+	f->state = state;
+	f->since = t;
+}
+
+/*
+ * A call begins or ends: the row of its depth changes (the last row
+ * shows the innermost call at that depth or deeper). Pass 1 only
+ * counts, so any non-zero state will do there (no names yet).
+ */
+static int on_func_slice(struct report *r, struct core *c,
+			 const struct ht_states_item *it)
+{
+	unsigned d = it->slice->depth;
+	struct frow *f = frow_of(r, c, it->core->index, d);
+	uint32_t s = 1;
+
+	if (!f) {
+		return HT_ENOMEM;
+	}
+	if (it->kind == HT_STATES_SLICE_BEGIN) {
+		if (r->pass == 2) {
+			s = state_of(r, it->slice);
+		}
+		if (d < STACK_MAX) {
+			c->fstack[d] = s;
+		}
+		frow_set(r, f, it->ns, s);
+	} else if (d <= FUNC_ROWS - 1) {
+		frow_set(r, f, it->ns, 0);
+	} else {
+		/* back to the caller, at depth d - 1 >= FUNC_ROWS - 1 (the
+		 * states model keeps fewer than STACK_MAX open calls) */
+		frow_set(r, f, it->ns,
+			 c->fstack[d - 1 < STACK_MAX ? d - 1 : STACK_MAX - 1]);
+	}
+	return r->nomem ? HT_ENOMEM : 0;
 }
 
 static int on_item(void *arg, const struct ht_states_item *it)
@@ -642,16 +818,17 @@ static int on_item(void *arg, const struct ht_states_item *it)
 	struct report *r = arg;
 	struct core *c;
 
-	if (it->kind == HT_STATES_EVENT && r->pass == 2 && it->flow_in &&
-	    it->peer) {
-		if (r->flows++ % r->flow_stride == 0) {
+	if (it->kind == HT_STATES_FLOW) {
+		/* every matched message, also a receive stamped at or
+		 * before its send (the sync's error) */
+		if (r->pass == 2 && r->flows++ % r->flow_stride == 0) {
 			char t[128];
 
 			snprintf(t, sizeof(t),
 				 "%s[%u,%" PRId64 ",%u,%" PRId64 "]",
-				 r->flows_kept ? "," : "", it->peer->index,
-				 it->peer_ns - r->t0, it->core->index,
-				 it->ns - r->t0);
+				 r->flows_kept ? "," : "", it->core->index,
+				 it->ns - r->t0, it->peer->index,
+				 it->peer_ns - r->t0);
 			buf_put(&r->flow_json, t, strlen(t));
 			r->flows_kept++;
 		}
@@ -661,12 +838,12 @@ static int on_item(void *arg, const struct ht_states_item *it)
 	    it->kind != HT_STATES_SLICE_END) {
 		return 0;
 	}
-	if (it->slice->kind == HT_STATES_FUNC) {
-		return 0;
-	}
 	c = core_at(r, it->core->index);
 	if (!c) {
 		return HT_ENOMEM;
+	}
+	if (it->slice->kind == HT_STATES_FUNC) {
+		return on_func_slice(r, c, it);
 	}
 	if (c->depth && c->depth <= STACK_MAX) {
 		segment(r, c, c->last_ns, it->ns, c->stack[c->depth - 1]);
@@ -685,18 +862,34 @@ static int on_item(void *arg, const struct ht_states_item *it)
 	return r->nomem ? HT_ENOMEM : 0;
 }
 
+static const char *symbolize(void *arg, const struct ht_ctf_msg *msg,
+			     uint64_t addr)
+{
+	return ht_fnames_name(arg, msg, addr);
+}
+
+/* One pass over the traces through the states model; pass 1 also
+ * feeds @fnames (the load bias of each core), pass 2 names with it. */
 static int run_pass(struct report *r, const char *const *traces,
-		    size_t nr_traces, struct ht_states **stp, char *err,
-		    size_t err_len)
+		    size_t nr_traces, struct ht_fnames *fnames,
+		    struct ht_states **stp, char *err, size_t err_len)
 {
 	struct ht_ctf_open_opts oo = {.flags = HT_CTF_KEEP_GOING};
 	struct ht_states_opts so = {.no_events = true};
 	struct ht_ctf_set *set = NULL;
+	struct ht_ctf_msg msg;
 	size_t i;
 	int ret;
 
 	for (i = 0; i < r->nr_cores; i++) {
 		r->cores[i].depth = 0;
+	}
+	for (i = 0; i < r->nr_frows; i++) {
+		r->frows[i].state = 0;
+	}
+	if (fnames && r->pass == 2) {
+		so.symbolize = symbolize;
+		so.symbolize_arg = fnames;
 	}
 	ret = ht_states_create(stp, &so, on_item, r);
 	if (ret) {
@@ -706,7 +899,26 @@ static int run_pass(struct report *r, const char *const *traces,
 	if (ret) {
 		return ret;
 	}
-	ret = ht_states_run(*stp, set, NULL, NULL, 0);
+	for (;;) {
+		ret = ht_ctf_set_next(set, &msg);
+		if (ret == HT_EEOF) {
+			ret = ht_states_finish(*stp);
+			break;
+		}
+		if (ret) {
+			continue; /* damaged: skipped, the rest is used */
+		}
+		if (fnames && r->pass == 1) {
+			ret = ht_fnames_scan(fnames, &msg);
+			if (ret) {
+				break;
+			}
+		}
+		ret = ht_states_feed(*stp, &msg);
+		if (ret) {
+			break;
+		}
+	}
 	ht_ctf_set_close(set);
 	if (!ret && r->nomem) {
 		ret = HT_ENOMEM;
@@ -716,13 +928,13 @@ static int run_pass(struct report *r, const char *const *traces,
 
 /* The worst-case size of a level of @n buckets: one run per bucket or
  * per segment, whichever is fewer, ~4 bytes each in base64. */
-static uint64_t level_bound(const struct report *r, int64_t n)
+static uint64_t level_bound(struct report *r, int64_t n)
 {
 	uint64_t bound = 0;
 	size_t i;
 
-	for (i = 0; i < r->nr_cores; i++) {
-		uint64_t s = r->cores[i].segs + 2;
+	for (i = 0; i < nr_rows(r); i++) {
+		uint64_t s = row_at(r, i)->segs + 2;
 
 		bound += ((uint64_t)n < s ? (uint64_t)n : s) * 4;
 	}
@@ -740,8 +952,8 @@ static void choose_levels(struct report *r, size_t budget)
 	int64_t n = LEVEL0_BUCKETS, span = r->t1 - r->t0;
 	size_t i;
 
-	for (i = 0; i < r->nr_cores; i++) {
-		total_segs += r->cores[i].segs;
+	for (i = 0; i < nr_rows(r); i++) {
+		total_segs += row_at(r, i)->segs;
 	}
 	r->nr_levels = 0;
 	while (r->nr_levels < MAX_LEVELS) {
@@ -776,17 +988,17 @@ static void choose_levels(struct report *r, size_t budget)
 		}
 		n *= 4;
 	}
-	r->exact = used + (total_segs + 2 * r->nr_cores) * 8 <= budget;
+	r->exact = used + (total_segs + 2 * nr_rows(r)) * 8 <= budget;
 }
 
-static uint64_t level_size(const struct report *r, unsigned l, bool exact)
+static uint64_t level_size(struct report *r, unsigned l, bool exact)
 {
 	uint64_t size = 0;
 	size_t i;
 
-	for (i = 0; i < r->nr_cores; i++) {
+	for (i = 0; i < nr_rows(r); i++) {
 		const struct enc *e =
-		    exact ? &r->cores[i].exact : &r->cores[i].lv[l];
+		    exact ? &row_at(r, i)->exact : &row_at(r, i)->lv[l];
 
 		size += (e->out.len + 2) / 3 * 4 + 3;
 	}
@@ -851,9 +1063,41 @@ static void write_core_json(FILE *out, const struct report *r,
 	fprintf(out, "]}");
 }
 
+struct note_sink {
+	struct report *r;
+	const struct ht_report_opts *opts;
+};
+
+/* A note on the function names: into the page's notes and to the
+ * caller's warn callback. */
+static void note_cb(void *arg, const char *text)
+{
+	struct note_sink *ns = arg;
+	struct buf *b = &ns->r->notes;
+	char *j = NULL;
+	size_t n = 0;
+	FILE *ms = open_memstream(&j, &n);
+
+	if (ms) {
+		if (b->len) {
+			fputc(',', ms);
+		}
+		json_str(ms, text);
+		if (!fclose(ms)) {
+			buf_put(b, j, n);
+		}
+		free(j);
+	}
+	if (ns->opts->warn) {
+		ns->opts->warn(ns->opts->warn_arg, text);
+	}
+}
+
 static const char *kind_name(enum ht_states_kind k)
 {
 	switch (k) {
+	case HT_STATES_FUNC:
+		return "func";
 	case HT_STATES_IDLE:
 		return "idle";
 	case HT_STATES_ISR:
@@ -912,25 +1156,30 @@ static void free_report(struct report *r)
 	size_t i;
 	unsigned l;
 
-	for (i = 0; i < r->nr_cores; i++) {
-		struct core *c = &r->cores[i];
+	for (i = 0; i < nr_rows(r); i++) {
+		struct trow *t = row_at(r, i);
 
-		for (l = 0; c->lv && l < r->nr_levels; l++) {
-			free(c->lv[l].out.p);
-			free(c->lv[l].acc_state);
-			free(c->lv[l].acc_ns);
+		for (l = 0; t->lv && l < r->nr_levels; l++) {
+			free(t->lv[l].out.p);
+			free(t->lv[l].acc_state);
+			free(t->lv[l].acc_ns);
 		}
-		free(c->lv);
-		free(c->exact.out.p);
-		free(c->busy);
-		free(c->known);
+		free(t->lv);
+		free(t->exact.out.p);
+	}
+	for (i = 0; i < r->nr_cores; i++) {
+		free(r->cores[i].busy);
+		free(r->cores[i].known);
 	}
 	free(r->cores);
+	free(r->frows);
+	free(r->state_hash);
 	for (i = 0; i < r->nr_states; i++) {
 		free(r->states[i].name);
 	}
 	free(r->states);
 	free(r->flow_json.p);
+	free(r->notes.p);
 }
 
 int ht_report_write(const char *const *traces, size_t nr_traces,
@@ -942,6 +1191,7 @@ int ht_report_write(const char *const *traces, size_t nr_traces,
 	struct ht_states_msgs msgs;
 	struct ht_path_desc *desc = NULL;
 	struct ht_paths_result *pres = NULL;
+	struct ht_fnames *fnames = NULL;
 	char *sync_text = NULL, *paths_json = NULL;
 	size_t sync_size = 0, paths_size = 0, nr_cores, i;
 	size_t budget =
@@ -977,9 +1227,25 @@ int ht_report_write(const char *const *traces, size_t nr_traces,
 		}
 	}
 
-	ret = run_pass(&r, traces, nr_traces, &st, err, err_len);
+	if (opts && opts->nr_elfs) {
+		ret = ht_fnames_create(&fnames);
+		for (i = 0; !ret && i < opts->nr_elfs; i++) {
+			ret =
+			    ht_fnames_add(fnames, opts->elfs[i], err, err_len);
+		}
+		if (ret) {
+			goto out;
+		}
+	}
+
+	ret = run_pass(&r, traces, nr_traces, fnames, &st, err, err_len);
 	if (ret) {
 		goto out;
+	}
+	if (fnames) {
+		struct note_sink ns = {&r, opts};
+
+		ht_fnames_ready(fnames, note_cb, &ns);
 	}
 	nr_cores = ht_states_nr_cores(st);
 	r.t0 = INT64_MAX;
@@ -1006,6 +1272,7 @@ int ht_report_write(const char *const *traces, size_t nr_traces,
 		ret = HT_ENOMEM;
 		goto out;
 	}
+	r.nr_core_rows = nr_cores;
 	ht_states_msgs(st, &msgs);
 	r.flow_stride = msgs.matched > max_flows
 			    ? (msgs.matched + max_flows - 1) / max_flows
@@ -1019,38 +1286,46 @@ int ht_report_write(const char *const *traces, size_t nr_traces,
 	for (i = 0; i < r.nr_cores; i++) {
 		struct core *c = &r.cores[i];
 
-		c->lv = calloc(r.nr_levels, sizeof(*c->lv));
 		c->busy = calloc(UTIL_BUCKETS, sizeof(*c->busy));
 		c->known = calloc(UTIL_BUCKETS, sizeof(*c->known));
-		if (!c->lv || !c->busy || !c->known) {
+		if (!c->busy || !c->known) {
+			ret = HT_ENOMEM;
+			goto out;
+		}
+	}
+	for (i = 0; i < nr_rows(&r); i++) {
+		struct trow *t = row_at(&r, i);
+
+		t->lv = calloc(r.nr_levels, sizeof(*t->lv));
+		if (!t->lv) {
 			ret = HT_ENOMEM;
 			goto out;
 		}
 		for (l = 0; l < r.nr_levels; l++) {
-			c->lv[l].cur = -1;
+			t->lv[l].cur = -1;
 		}
-		c->exact.cur = -1;
+		t->exact.cur = -1;
 	}
 	r.pass = 2;
-	ret = run_pass(&r, traces, nr_traces, &st, err, err_len);
+	ret = run_pass(&r, traces, nr_traces, fnames, &st, err, err_len);
 	if (ret) {
 		goto out;
 	}
-	for (i = 0; i < r.nr_cores; i++) {
-		struct core *c = &r.cores[i];
+	for (i = 0; i < nr_rows(&r); i++) {
+		struct trow *t = row_at(&r, i);
 
 		for (l = 0; l < r.nr_levels; l++) {
-			enc_flush(&c->lv[l]);
+			enc_flush(&t->lv[l]);
 			/* the end of the last run */
-			if (c->lv[l].runs) {
-				enc_run(&c->lv[l], c->lv[l].next, 0);
+			if (t->lv[l].runs) {
+				enc_run(&t->lv[l], t->lv[l].next, 0);
 			}
-			r.nomem |= c->lv[l].out.nomem;
+			r.nomem |= t->lv[l].out.nomem;
 		}
-		if (c->exact.runs) {
-			enc_run(&c->exact, c->exact.next, 0);
+		if (t->exact.runs) {
+			enc_run(&t->exact, t->exact.next, 0);
 		}
-		r.nomem |= c->exact.out.nomem;
+		r.nomem |= t->exact.out.nomem;
 	}
 	if (r.nomem || r.flow_json.nomem) {
 		ret = HT_ENOMEM;
@@ -1117,9 +1392,9 @@ int ht_report_write(const char *const *traces, size_t nr_traces,
 
 		fprintf(out, "%s\n{\"n\":%" PRId64 ",\"rows\":[", l ? "," : "",
 			ex ? 0 : r.level_n[l]);
-		for (i = 0; i < nr_cores; i++) {
-			const struct enc *e =
-			    ex ? &r.cores[i].exact : &r.cores[i].lv[l];
+		for (i = 0; i < nr_rows(&r); i++) {
+			const struct trow *t = row_at(&r, i);
+			const struct enc *e = ex ? &t->exact : &t->lv[l];
 
 			fprintf(out, "%s\"", i ? "," : "");
 			write_base64(out, e->out.p, e->out.len);
@@ -1127,6 +1402,14 @@ int ht_report_write(const char *const *traces, size_t nr_traces,
 		}
 		fprintf(out, "]}");
 	}
+	/* the function rows: [core index, depth], rows nr_cores.. */
+	fprintf(out, "],\n\"frows\":[");
+	for (i = 0; i < r.nr_frows; i++) {
+		fprintf(out, "%s[%u,%u]", i ? "," : "", r.frows[i].core,
+			r.frows[i].depth);
+	}
+	fprintf(out, "],\n\"func_rows\":%d,\n\"notes\":[", FUNC_ROWS);
+	fwrite(r.notes.p ? (const char *)r.notes.p : "", 1, r.notes.len, out);
 	fprintf(out, "],\n\"util\":{\"n\":%d,\"rows\":[", UTIL_BUCKETS);
 	for (i = 0; i < nr_cores; i++) {
 		unsigned char u[UTIL_BUCKETS];
@@ -1190,6 +1473,7 @@ int ht_report_write(const char *const *traces, size_t nr_traces,
 	ret = 0;
 out:
 	ht_states_destroy(st);
+	ht_fnames_destroy(fnames);
 	ht_paths_result_destroy(pres);
 	ht_path_desc_destroy(desc);
 	free(paths_json);

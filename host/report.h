@@ -5,7 +5,8 @@
 /*
  * The HTML report (docs/report.md): one self-contained file (inline
  * CSS, JS and data; no network) with the per-core Gantt (tasks,
- * interrupts, idle; zoom and pan), message arrows, utilization charts
+ * interrupts, idle; zoom and pan), function rows per core (named from
+ * ELF files), message arrows, utilization charts
  * and heat map, the macro-activity Gantt and path view (with a path
  * description), and the sync plots (with `hetrace sync --report`).
  *
@@ -26,6 +27,14 @@ struct ht_report_opts {
 	size_t budget_bytes;	/* timeline data budget; 0: 14 MiB */
 	size_t max_flows;	/* message arrows kept; 0: 20000 */
 	const char *title;	/* NULL: the first trace path */
+	/* ELF files naming the traced functions, "[CORE=]FILE" each
+	 * (host/func-names.h: relocated images through func_base) */
+	const char *const *elfs;
+	size_t nr_elfs;
+	/* told what the user should know (names not found...); may be
+	 * NULL; the page's notes say it too */
+	void (*warn)(void *arg, const char *text);
+	void *warn_arg;
 };
 
 /* What was written (for the CLI's summary line). */

@@ -4,7 +4,10 @@
  * <script id="ht-data">; times are ns relative to data.t0. The
  * timelines are levels of run lists (varint pairs: bucket delta,
  * state id; state 0 = nothing known), the coarsest level that resolves
- * a pixel is drawn. window.htReport exposes the view for tests.
+ * a pixel is drawn. Rows 0..cores-1 of a level are the cores' (what
+ * ran); the next ones are function rows (D.frows: [core, depth]; the
+ * last depth, D.func_rows - 1, shows the innermost call at that depth
+ * or deeper). window.htReport exposes the view for tests.
  */
 (function () {
 	'use strict';
@@ -53,6 +56,7 @@
 	const stateColor = D.states.map(function (s) {
 		if (s.k === 'idle') return '#e4e4e4';
 		if (s.k === 'isr') return 'hsl(' + (hashHue(s.n) % 40) + ',75%,45%)';
+		if (s.k === 'func') return 'hsl(' + hashHue(s.n) + ',45%,' + (62 + hashHue(s.n + '.') % 16) + '%)';
 		return 'hsl(' + (60 + hashHue(s.n) % 260) + ',50%,58%)';
 	});
 
@@ -78,6 +82,14 @@
 		let t = text;
 		while (t.length > 1 && ctx.measureText('\u2026' + t).width > w) t = t.slice(1);
 		return '\u2026' + t;
+	}
+
+	/* @text cut at its end to fit @w pixels ('' if nothing fits) */
+	function fitEnd(ctx, text, w) {
+		if (ctx.measureText(text).width <= w) return text;
+		let n = Math.floor(text.length * w / ctx.measureText(text).width);
+		while (n > 0 && ctx.measureText(text.slice(0, n) + '\u2026').width > w) n--;
+		return n > 0 ? text.slice(0, n) + '\u2026' : '';
 	}
 
 	function niceStep(span, px) {
@@ -107,7 +119,7 @@
 
 	const runCache = new Map();
 
-	/* runs of level l, core c: {t: Float64Array starts, s: Uint32Array} */
+	/* runs of level l, row c: {t: Float64Array starts, s: Uint32Array} */
 	function runs(l, c) {
 		const key = l * 65536 + c;
 		let r = runCache.get(key);
@@ -156,17 +168,33 @@
 	}
 
 	/* ---------------------------------------------------------- */
-	/* rows: one per core, or per group with thin per-core lines */
+	/* rows: one per core (and its function rows under it), or per
+	 * group with thin per-core lines (no function rows); a lane is one
+	 * line of drawing: a level row at a height */
 
 	let rows = [];
-	const coreY = [];
+	let lanes = [];
+	const coreLane = [];
+	const NC = D.cores.length;
+	const FR = D.func_rows || 4;
+	const frowsOf = D.cores.map(function () { return []; });
+	(D.frows || []).forEach(function (f, k) {
+		frowsOf[f[0]].push({ row: NC + k, depth: f[1] });
+	});
+	for (const l of frowsOf) l.sort(function (a, b) { return a.depth - b.depth; });
 
 	function buildRows(perCore) {
 		rows = [];
-		const n = D.cores.length;
+		const n = NC;
 		if (perCore || n <= 32) {
 			for (let c = 0; c < n; c++) {
-				rows.push({ label: D.cores[c].name, cores: [c], h: 18 });
+				rows.push({ label: D.cores[c].name, cores: [c], rows: [c], h: 18 });
+				for (const f of frowsOf[c]) {
+					rows.push({
+						label: '\u21b3 ' + (f.depth === 0 ? 'calls' : f.depth === FR - 1 ? 'depth ' + f.depth + '+' : 'depth ' + f.depth),
+						cores: [c], rows: [f.row], depth: f.depth, h: 14,
+					});
+				}
 			}
 		} else {
 			const groups = new Map();
@@ -179,18 +207,25 @@
 				rows.push({
 					label: g + ' (' + list.length + ')',
 					cores: list,
+					rows: list,
 					h: Math.max(20, 2 * list.length),
 				});
 			}
 		}
 		let y = 4;
+		lanes = [];
 		for (const row of rows) {
 			row.y = y;
-			const per = row.h / row.cores.length;
-			row.cores.forEach(function (c, k) {
-				coreY[c] = { y: y + k * per, h: Math.max(1, per - (per > 4 ? 1 : 0)) };
+			const per = row.h / row.rows.length;
+			row.rows.forEach(function (r, k) {
+				const lane = {
+					row: r, core: row.cores[k], depth: row.depth === undefined ? -1 : row.depth,
+					y: y + k * per, h: Math.max(1, per - (per > 4 ? 1 : 0)),
+				};
+				lanes.push(lane);
+				if (lane.depth < 0) coreLane[lane.core] = lane;
 			});
-			y += row.h + 4;
+			y += row.h + (row.depth === undefined ? 4 : 1);
 		}
 		return y;
 	}
@@ -208,25 +243,29 @@
 		const lvl = levelFor((view.e - view.b) / w);
 		ctx.clearRect(0, 0, tl._w, height);
 		for (const row of rows) {
-			ctx.fillStyle = '#333';
-			ctx.fillText(fit(ctx, row.label, LABEL_W - 8), 4, row.y + Math.min(row.h, 18) / 2);
-			for (const c of row.cores) {
-				const r = runs(lvl, c);
-				const cy = coreY[c];
-				if (!r.t.length) continue;
-				let lastPx = -1;
-				for (let i = firstRun(r, view.b); i < r.t.length; i++) {
-					const a = r.t[i];
-					if (a > view.e) break;
-					const b = i + 1 < r.t.length ? r.t[i + 1] : a;
-					const st = r.s[i];
-					if (!st || b <= view.b) continue;
-					const x0 = LABEL_W + Math.max(0, (a - view.b) * k);
-					const x1 = LABEL_W + Math.min(w, (b - view.b) * k);
-					if (x1 - x0 < 1 && Math.floor(x1) === lastPx) continue;
-					ctx.fillStyle = stateColor[st - 1];
-					ctx.fillRect(x0, cy.y, Math.max(1, x1 - x0), cy.h);
-					lastPx = Math.floor(x1);
+			ctx.fillStyle = row.depth === undefined ? '#333' : '#777';
+			ctx.fillText(fit(ctx, row.label, LABEL_W - 8), row.depth === undefined ? 4 : 14, row.y + Math.min(row.h, 18) / 2);
+		}
+		for (const cy of lanes) {
+			const r = runs(lvl, cy.row);
+			if (!r.t.length) continue;
+			let lastPx = -1;
+			for (let i = firstRun(r, view.b); i < r.t.length; i++) {
+				const a = r.t[i];
+				if (a > view.e) break;
+				const b = i + 1 < r.t.length ? r.t[i + 1] : a;
+				const st = r.s[i];
+				if (!st || b <= view.b) continue;
+				const x0 = LABEL_W + Math.max(0, (a - view.b) * k);
+				const x1 = LABEL_W + Math.min(w, (b - view.b) * k);
+				if (x1 - x0 < 1 && Math.floor(x1) === lastPx) continue;
+				ctx.fillStyle = stateColor[st - 1];
+				ctx.fillRect(x0, cy.y, Math.max(1, x1 - x0), cy.h);
+				lastPx = Math.floor(x1);
+				if (cy.depth >= 0 && x1 - x0 > 24) {
+					/* a call wide enough: its name on it */
+					ctx.fillStyle = '#111';
+					ctx.fillText(fitEnd(ctx, D.states[st - 1].n, x1 - x0 - 4), x0 + 2, cy.y + cy.h / 2);
 				}
 			}
 		}
@@ -236,11 +275,12 @@
 			let drawn = 0;
 			for (const f of D.flows) {
 				if (f[3] < view.b || f[1] > view.e) continue;
-				if (!coreY[f[0]] || !coreY[f[2]]) continue;
+				const l0 = coreLane[f[0]], l1 = coreLane[f[2]];
+				if (!l0 || !l1) continue;
 				const x0 = LABEL_W + (f[1] - view.b) * k;
 				const x1 = LABEL_W + (f[3] - view.b) * k;
-				const y0 = coreY[f[0]].y + coreY[f[0]].h / 2;
-				const y1 = coreY[f[2]].y + coreY[f[2]].h / 2;
+				const y0 = l0.y + l0.h / 2;
+				const y1 = l1.y + l1.h / 2;
 				ctx.beginPath();
 				ctx.moveTo(x0, y0);
 				ctx.lineTo(x1, y1);
@@ -266,8 +306,13 @@
 
 	function legend() {
 		const box = document.getElementById('legend');
+		let shown = 0, funcs = 0;
 		D.states.forEach(function (s, i) {
-			if (i >= 40) return;
+			if (s.k === 'func') {
+				funcs++;
+				return;
+			}
+			if (shown++ >= 40) return;
 			const span = el('span');
 			const sw = el('i');
 			sw.style.background = stateColor[i];
@@ -277,6 +322,10 @@
 		});
 		if (D.flows.length) {
 			box.appendChild(el('span', null, 'arrows: messages (' + D.msgs.kept + ' of ' + D.msgs.matched + ' matched shown)'));
+		}
+		if (funcs) {
+			box.appendChild(el('span', null, '\u21b3 rows: function calls by depth (' + funcs +
+				' functions; names on the bars and on hover' + (NC > 32 ? '; shown with "one row per core"' : '') + ')'));
 		}
 	}
 
@@ -334,17 +383,17 @@
 		if (x < LABEL_W) return;
 		const t = view.b + (x - LABEL_W) / w * (view.e - view.b);
 		const lvl = levelFor((view.e - view.b) / w);
-		for (let c = 0; c < D.cores.length; c++) {
-			const cy = coreY[c];
-			if (!cy || y < cy.y || y >= cy.y + Math.max(cy.h, 1)) continue;
-			const r = runs(lvl, c);
+		for (const cy of lanes) {
+			if (y < cy.y || y >= cy.y + Math.max(cy.h, 1)) continue;
+			const r = runs(lvl, cy.row);
 			if (!r.t.length) return;
 			const i = firstRun(r, t);
 			const st = r.s[i];
 			if (!st) return;
 			const s = D.states[st - 1];
 			const end = i + 1 < r.t.length ? r.t[i + 1] : r.t[i];
-			tip.textContent = D.cores[c].name + ': ' + s.n + ' (' + s.k + ')\n' +
+			tip.textContent = D.cores[cy.core].name + ': ' + s.n + ' (' +
+				(s.k === 'func' ? 'function, depth ' + cy.depth + (cy.depth === FR - 1 ? '+' : '') : s.k) + ')\n' +
 				fmtDur(r.t[i]) + ' .. ' + fmtDur(end) +
 				(D.levels[lvl].n ? '\n(most of each ' + fmtDur(SPAN / D.levels[lvl].n) + ')' : '');
 			tip.style.left = (ev.clientX + 12) + 'px';
@@ -794,6 +843,7 @@
 			if (c.anomalies) ul.appendChild(el('li', null, c.name + ': ' + c.anomalies + ' anomalies in the states (see hetrace states)'));
 		}
 		if (D.msgs.sent > D.msgs.matched) ul.appendChild(el('li', null, (D.msgs.sent - D.msgs.matched) + ' messages sent without a matched receive'));
+		for (const n of D.notes || []) ul.appendChild(el('li', null, n));
 		if (P) {
 			for (const n of P.notes) ul.appendChild(el('li', null, n));
 		}
@@ -823,5 +873,10 @@
 	all();
 	drawSync();
 	window.addEventListener('resize', all);
-	window.htReport = { view: view, data: D, setView: setView, level: function () { return Number(tl.dataset.level); } };
+	window.htReport = {
+		view: view, data: D, setView: setView, labelWidth: LABEL_W,
+		level: function () { return Number(tl.dataset.level); },
+		lanes: function () { return lanes.map(function (l) { return Object.assign({}, l); }); },
+		runs: function (l, row) { const r = runs(l, row); return { t: Array.from(r.t), s: Array.from(r.s) }; },
+	};
 })();

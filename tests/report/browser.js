@@ -4,6 +4,7 @@
 // present and drawn, wheel zoom and drag pan change the view, the path
 // view follows the instance chosen; screenshots into OUTDIR.
 // Usage: node browser.js REPORT.html OUTDIR NAME [--expect-paths] [--expect-sync]
+//        [--expect-funcs FUNCTION]
 'use strict';
 const { chromium } = require('playwright-core');
 const path = require('path');
@@ -19,6 +20,8 @@ const fail = (msg) => errors.push(msg);
 	});
 	const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
 	page.on('console', (m) => {
+		// the test's own pixel readbacks make chromium suggest willReadFrequently
+		if (/willReadFrequently/.test(m.text())) return;
 		if (m.type() === 'error' || m.type() === 'warning') fail('console ' + m.type() + ': ' + m.text());
 	});
 	page.on('pageerror', (e) => fail('page error: ' + e.message));
@@ -96,6 +99,45 @@ const fail = (msg) => errors.push(msg);
 		const want = await page.$eval('#instance-select', (s) => s.options[s.selectedIndex].textContent.split(' ')[1]);
 		if (shown !== want) fail('path view shows ' + shown + ', chose ' + want);
 		await (await page.$('#sec-paths')).screenshot({ path: path.join(outdir, name + '-paths.png') });
+	}
+	// function rows: the widest call of FUNC, zoomed to, is drawn there
+	// and named on hover
+	const fi = flags.indexOf('--expect-funcs');
+	if (fi >= 0) {
+		const fname = flags[fi + 1];
+		const call = await page.evaluate((name) => {
+			const R = window.htReport, D = R.data, L = D.levels.length - 1;
+			const lanes = R.lanes().filter((l) => l.depth >= 0);
+			let best = null;
+			for (const lane of lanes) {
+				const r = R.runs(L, lane.row);
+				for (let i = 0; i + 1 < r.t.length; i++) {
+					if (r.s[i] && D.states[r.s[i] - 1].n === name && (!best || r.t[i + 1] - r.t[i] > best.e - best.b))
+						best = { row: lane.row, b: r.t[i], e: r.t[i + 1] };
+				}
+			}
+			return { lanes: lanes.length, best };
+		}, fname);
+		if (!call.lanes) fail('no function rows');
+		else if (!call.best) fail('no call of ' + fname + ' in the function rows');
+		else {
+			await page.evaluate((c) => window.htReport.setView(c.b - (c.e - c.b) / 4, c.e + (c.e - c.b) / 4), call.best);
+			const pos = await page.evaluate((c) => {
+				const R = window.htReport, lane = R.lanes().find((l) => l.row === c.row);
+				const cv = document.getElementById('timeline'), rect = cv.getBoundingClientRect();
+				const fx = ((c.b + c.e) / 2 - R.view.b) / (R.view.e - R.view.b);
+				const x = R.labelWidth + fx * (rect.width - R.labelWidth), y = lane.y + lane.h / 2;
+				const ratio = cv.width / rect.width;
+				const px = cv.getContext('2d').getImageData(Math.round(x * ratio), Math.round(y * ratio), 1, 1).data;
+				return { x: rect.left + x, y: rect.top + y, px: Array.from(px) };
+			}, call.best);
+			if (pos.px[3] === 0 || (pos.px[0] > 250 && pos.px[1] > 250 && pos.px[2] > 250))
+				fail('the call of ' + fname + ' is not drawn: pixel ' + pos.px);
+			await page.mouse.move(pos.x, pos.y);
+			const tipText = await page.$eval('#tooltip', (e) => e.style.display === 'block' ? e.textContent : '');
+			if (!tipText.includes(fname + ' (function, depth')) fail('hover on the call: "' + tipText + '"');
+			await tl.screenshot({ path: path.join(outdir, name + '-functions.png') });
+		}
 	}
 	await browser.close();
 	console.log(JSON.stringify({ name, loadMs, before, zoomed, panned, errors }));

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # hetrace report: the page is self-contained, its embedded data are
 # exact (the timeline levels decoded against the traced switches), bad
-# inputs fail with file:line:col and leave no file; then Debian's
-# chromium, headless through playwright-core, loads the pipeline report
-# (paths and sync) and a 70-core one: no console error, every section
-# drawn, wheel zoom and drag pan work; screenshots in $BUILD/report-screens.
+# inputs fail with file:line:col and leave no file; arrows for every
+# matched message (receives stamped before their send too); function
+# rows named from a PIE's ELF; then Debian's chromium, headless through
+# playwright-core, loads the pipeline report (paths and sync), a 70-core
+# one, the function rows and `make demo`'s report (hetrace demo): no
+# console error, every section drawn, wheel zoom and drag pan work, a
+# call is drawn and named on hover; screenshots in $BUILD/report-screens.
 set -eu
 cd "$(dirname "$0")"
 : "${HETRACE:?}" "${TOP:?}" "${BUILD:=build}"
@@ -108,12 +111,154 @@ rc=$?
 "$HETRACE" report --help | grep -q '^usage: ' || bad "--help"
 set -e
 
-# 4. In the browser.
+# 4. Message arrows from every matched message: receives stamped at
+# their send's time and 100 ns before it (a synchronization's error).
+. ../export/lib.sh
+board_build "$w/b" || exit 1
+board_trace "$w/b" early <../export/early.script || exit 1
+"$HETRACE" report -o "$w/early.html" "$w/b/early" >"$w/early.out" || bad "early: report failed"
+grep -q ' 2 of 2 message arrows' "$w/early.out" || bad "early: $(cat "$w/early.out")"
+python3 - "$w/early.html" <<'PY' || bad "early: arrows"
+import json, sys
+html = open(sys.argv[1]).read()
+tag = '<script id="ht-data" type="application/json">'
+d = json.loads(html[html.index(tag) + len(tag):html.index('</script>', html.index(tag))])
+n = [c["name"] for c in d["cores"]]
+got = sorted((n[f[0]], f[1], n[f[2]], f[3]) for f in d["flows"])
+# t0 = 1000: dsp2 -> dsp1 at 5000 both; cpu0 sends at 6100, dsp1 got it at 6000
+want = [("cpu0", 5100, "dsp1", 5000), ("dsp2", 4000, "dsp1", 4000)]
+if got != want:
+    print("FAIL: flows", got, "want", want)
+    sys.exit(1)
+PY
+
+# 5. Function rows, named from a relocated program's ELF (a PIE, run
+# with address-space randomization: the names come through func_base):
+# the depth 0 and 1 rows hold exactly the calls babeltrace2 reads.
+"$TOP/examples/instrument/build.sh" "$w/ex" "$HETRACE" >/dev/null || exit 1
+"$w/ex/demo" "$w/ex/trace/main" 12 >/dev/null || exit 1
+babeltrace2 --clock-cycles "$w/ex/trace" >"$w/ex.bt2" || bad "functions: babeltrace2"
+nm --defined-only "$w/ex/demo" >"$w/ex.nm"
+"$HETRACE" report -o "$w/fn.html" --elf "$w/ex/demo" "$w/ex/trace" >"$w/fn.out" 2>"$w/fn.err" ||
+	bad "functions: report failed: $(cat "$w/fn.err")"
+[ -s "$w/fn.err" ] && bad "functions: $(cat "$w/fn.err")"
+python3 - "$w/fn.html" "$w/ex.bt2" "$w/ex.nm" <<'PY' || bad "functions: data"
+import base64, json, re, sys
+html = open(sys.argv[1]).read()
+tag = '<script id="ht-data" type="application/json">'
+d = json.loads(html[html.index(tag) + len(tag):html.index('</script>', html.index(tag))])
+syms = {int(p[0], 16): p[2] for p in (l.split() for l in open(sys.argv[3])) if len(p) == 3}
+rec = re.compile(r'^\[(\d+)\] .* (func_base|func_entry|func_exit): .*\{ (?:base|addr) = (0x[0-9A-F]+)')
+bias, stack, calls = 0, [], []
+for line in open(sys.argv[2]):
+    m = rec.match(line)
+    if not m:
+        continue
+    t, ev, a = int(m.group(1)), m.group(2), int(m.group(3), 16)
+    if ev == "func_base":
+        bias = a  # a PIE links at 0
+    elif ev == "func_entry":
+        stack.append((a, t))
+    else:
+        b, t0 = stack.pop()
+        calls.append((len(stack), t0, t, syms[b - bias]))
+t0 = int(d["t0"])
+def runs(row):
+    b = base64.b64decode(d["levels"][-1]["rows"][row])
+    out, i, t = [], 0, 0
+    def varint():
+        nonlocal i
+        v, sh = 0, 0
+        while True:
+            c = b[i]; i += 1
+            v |= (c & 0x7f) << sh; sh += 7
+            if not c & 0x80:
+                return v
+    while i < len(b):
+        t += varint()
+        s = varint()
+        out.append((t, d["states"][s - 1]["n"] if s else None))
+    return out
+def want(depth):
+    out = []
+    for _, b, e, n in sorted(c for c in calls if c[0] == depth):
+        b -= t0; e -= t0
+        if out and out[-1] == (b, None):
+            out.pop()  # the next call begins as the last one ends
+        if b == e:
+            continue
+        if not out or out[-1][1] != n:
+            out.append((b, n))
+        out.append((e, None))
+    if out and out[0][0] > 0:
+        out.insert(0, (0, None))
+    return out
+errs = []
+if d["levels"][-1]["n"] != 0:
+    errs.append("no exact level")
+if [f[0] for f in d["frows"]] != [0, 0, 0, 0] or [f[1] for f in d["frows"]] != [0, 1, 2, 3]:
+    errs.append("function rows %s" % d["frows"])
+for depth in (0, 1):
+    got = runs(len(d["cores"]) + depth)
+    if got != want(depth):
+        errs.append("depth %d: got %s..., want %s..." % (depth, got[:4], want(depth)[:4]))
+names = {s["n"] for s in d["states"] if s["k"] == "func"}
+if names != {"fib", "quicksort"}:
+    errs.append("function names %s" % names)
+for e in errs:
+    print("FAIL: functions:", e)
+sys.exit(1 if errs else 0)
+PY
+# an ELF of another program: raw addresses and a note, never a wrong name
+cc -O0 -o "$w/other" -x c - <<'C' || exit 1
+int fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
+int main(void) { return fib(3) == 2 ? 0 : 1; }
+C
+"$HETRACE" report -o "$w/fo.html" --elf "$w/other" "$w/ex/trace" >/dev/null 2>"$w/fo.err" ||
+	bad "functions, other ELF: report failed"
+grep -q 'warning: core main: [0-9]* of [0-9]* function addresses are not functions of' "$w/fo.err" ||
+	bad "functions, other ELF: $(cat "$w/fo.err")"
+grep -q 'are not functions of' "$w/fo.html" || bad "functions, other ELF: not in the page's notes"
+grep -q '"n":"fib","k":"func"' "$w/fo.html" && bad "functions, other ELF: a wrong name"
+set +e
+"$HETRACE" report -o "$w/x.html" --elf "$w/nothing" "$w/ex/trace" 2>"$w/err"
+[ $? = 1 ] && grep -q 'nothing: cannot open' "$w/err" || bad "missing ELF: $(cat "$w/err")"
+[ -e "$w/x.html" ] && bad "missing ELF: a file was written"
+set -e
+
+# 6. make demo's report (hetrace demo: the simulated board end to end),
+# and the same trace with the slaves' functions named (the simulated
+# slaves run in hetrace: their functions are hetrace's, a PIE).
+"$HETRACE" demo -o "$w/demo" --seconds 1 >"$w/demo.out" 2>&1 || bad "hetrace demo: $(tail -5 "$w/demo.out")"
+if babeltrace2 "$w/demo/synced" 2>/dev/null | grep -q ' func_entry: '; then
+	"$HETRACE" report -o "$w/demo-fn.html" --elf "$HETRACE" "$w/demo/synced" >/dev/null 2>"$w/demo-fn.err" ||
+		bad "demo --elf: report failed"
+	[ -s "$w/demo-fn.err" ] && bad "demo --elf: $(cat "$w/demo-fn.err")"
+	demo_fn=$(python3 - "$w/demo-fn.html" <<'PY'
+import json, sys
+html = open(sys.argv[1]).read()
+tag = '<script id="ht-data" type="application/json">'
+d = json.loads(html[html.index(tag) + len(tag):html.index('</script>', html.index(tag))])
+f = sorted(s["n"] for s in d["states"] if s["k"] == "func")
+print(f[0] if f and not any(n.startswith("0x") for n in f) else "")
+PY
+)
+	[ -n "$demo_fn" ] || bad "demo --elf: functions without names"
+fi
+
+# 7. In the browser.
 shots="$TOP/$BUILD/report-screens"
 mkdir -p "$shots"
 export NODE_PATH="$TOP/build/npm/node_modules"
 [ -d "$NODE_PATH/playwright-core" ] || bad "playwright-core is not in build/npm (scripts/deps.sh check installs it)"
 node browser.js "$w/p.html" "$shots" pipeline --expect-paths --expect-sync || bad "browser: pipeline"
 node browser.js "$w/big.html" "$shots" cores70 || bad "browser: 70 cores"
+node browser.js "$w/early.html" "$shots" early || bad "browser: early arrows"
+node browser.js "$w/fn.html" "$shots" functions --expect-funcs fib || bad "browser: function rows"
+node browser.js "$w/demo/report.html" "$shots" demo --expect-paths --expect-sync || bad "browser: make demo's report"
+if [ -n "${demo_fn:-}" ]; then
+	node browser.js "$w/demo-fn.html" "$shots" demo-functions --expect-funcs "$demo_fn" ||
+		bad "browser: the demo's function rows"
+fi
 ls "$shots"
 exit $fail
