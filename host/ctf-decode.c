@@ -750,27 +750,35 @@ static inline int64_t to_ns(const struct ht__stream *s, uint64_t cycles)
 }
 
 /*
- * Releases the mapped pages well before byte @upto (keeps the resident
- * size flat). The margin matters: a page fault maps the pages around
- * the faulting address that are in the page cache (fault-around, large
- * folios), so pages just behind the current packet would be mapped
- * again after their release and never released again.
+ * Releases the mapped pages before byte @upto (keeps the resident size
+ * flat). Page cache folios are naturally aligned and at most 2 MiB
+ * here (ext4 and tmpfs large folios); a fault maps the whole folio (or
+ * a 64 KiB fault-around window) around the faulting address. Released
+ * ranges end on a 2 MiB boundary, so that faults at or after it never
+ * map released pages again: a stream keeps at most 2 MiB plus its
+ * current packet mapped (bench/memory.sh and tests/reader
+ * test-memory.sh measure it, with 16 streams read at once too).
  */
-#define RELEASE_MARGIN (UINT64_C(4) << 20)
 #define RELEASE_ALIGN (UINT64_C(2) << 20)
 
 static void release(struct ht__stream *s, uint64_t upto)
 {
-	uint64_t to;
+	uint64_t to = upto & ~(RELEASE_ALIGN - 1);
 
-	if (upto < s->released + RELEASE_MARGIN + RELEASE_ALIGN) {
-		return;
-	}
-	to = (upto - RELEASE_MARGIN) & ~(RELEASE_ALIGN - 1);
 	if (to > s->released) {
 		madvise((void *)(s->map + s->released), to - s->released,
 			MADV_DONTNEED);
 		s->released = to;
+	}
+}
+
+/* At the end of a stream: nothing of it stays mapped. */
+static void release_all(struct ht__stream *s)
+{
+	if (s->size > s->released) {
+		madvise((void *)(s->map + s->released),
+			s->size - s->released, MADV_DONTNEED);
+		s->released = s->size;
 	}
 }
 
@@ -923,6 +931,7 @@ static int read_packet(struct ht__stream *s)
 	}
 	s->next_pkt = s->pkt_off + psize / 8;
 	s->next_known = true;
+	s->last_psize = psize / 8;
 	if (csize > psize) {
 		return dfail(s, HT_EFORMAT, start,
 			     "content_size %llu bits is larger than "
@@ -1105,6 +1114,7 @@ void ht__stream_rewind(struct ht__stream *s)
 {
 	s->state = HT__S_BEGIN;
 	s->pkt_off = 0;
+	s->last_psize = 0;
 	s->prev_valid = false;
 	s->clock = 0;
 	s->key = INT64_MIN;
@@ -1130,11 +1140,72 @@ static void end_packet_state(struct ht__stream *s)
 	s->state = HT__S_PACKET;
 }
 
+/*
+ * Whether the packet header starts with a 32-bit magic field: then a
+ * packet whose size is unknown can be skipped by looking for the next
+ * magic.
+ */
+static bool magic_first(const struct ht__stream *s, uint8_t bytes[4])
+{
+	const struct ht__run *r = s->trace->packet_header.root_run;
+	uint32_t m = PKT_MAGIC;
+	uint32_t i;
+
+	if (!r) {
+		return false;
+	}
+	for (i = 0; i < r->nr_leaves; i++) {
+		const struct ht__leaf *l = &r->leaves[i];
+
+		if (l->meaning == HT__M_MAGIC && l->off_bits == 0 &&
+		    l->size_bits == 32) {
+			for (i = 0; i < 4; i++) {
+				bytes[l->bo == HT_CTF_LE ? i : 3 - i] =
+					(uint8_t)(m >> (8 * i));
+			}
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * After damage in the packet at s->pkt_off whose size is unknown (bad
+ * magic, a packet_size past the end of the file): the next packet is
+ * taken at the previous packet's size when a magic is there (tracers
+ * mostly write packets of one size), else at the next magic found at
+ * any byte offset after the damaged packet's start. Returns false when
+ * there is none: the stream ends.
+ */
+static bool resync(struct ht__stream *s)
+{
+	uint8_t magic[4];
+	uint64_t at;
+	const uint8_t *p;
+
+	if (!magic_first(s, magic) || s->pkt_off + 1 >= s->size) {
+		return false;
+	}
+	at = s->pkt_off + s->last_psize;
+	if (s->last_psize && at + 4 <= s->size &&
+	    !memcmp(s->map + at, magic, 4)) {
+		s->next_pkt = at;
+		return true;
+	}
+	p = memmem(s->map + s->pkt_off + 1, s->size - s->pkt_off - 1, magic,
+		   4);
+	if (!p) {
+		return false;
+	}
+	s->next_pkt = p - s->map;
+	return true;
+}
+
 static int stream_damaged(struct ht__stream *s, int ret)
 {
 	/* with keep-going the stream resumes at the next packet when
-	 * its position is known; else it ends here */
-	if ((s->flags & HT_CTF_KEEP_GOING) && s->next_known) {
+	 * its position is known or can be found again; else it ends */
+	if ((s->flags & HT_CTF_KEEP_GOING) && (s->next_known || resync(s))) {
 		end_packet_state(s);
 	} else {
 		s->state = HT__S_END;
@@ -1245,6 +1316,7 @@ static int stream_advance_slow(struct ht__stream *s)
 			}
 			return 0;
 		case HT__S_END:
+			release_all(s);
 			s->state = HT__S_DONE;
 			if (s->flags & HT_CTF_EVENTS_ONLY) {
 				continue;

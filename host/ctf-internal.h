@@ -240,6 +240,7 @@ struct ht__stream {
 	uint64_t pkt_off;     /* bytes: the current packet's start */
 	uint64_t next_pkt;    /* bytes: the next packet's start */
 	bool next_known;      /* next_pkt is usable after an error */
+	uint64_t last_psize;  /* bytes: the last valid packet_size, or 0 */
 	uint64_t pos;         /* bits from the file start */
 	uint64_t content_end; /* bits from the file start */
 	uint64_t clock;       /* the default clock, extended to 64 bits */

@@ -344,7 +344,11 @@ struct ht_ctf_msg {
 enum ht_ctf_open_flags {
 	/* On a damaged packet, report it (ht_ctf_set_next() returns an
 	 * error once) then skip to the next packet of the stream instead
-	 * of ending the stream. */
+	 * of ending the stream. The next packet is at the damaged one's
+	 * packet_size when that is usable; else (a bad magic, a
+	 * packet_size past the end of the file) at the previous packet's
+	 * size if a packet magic is there, else at the next packet magic
+	 * found at any byte offset; without one the stream ends. */
 	HT_CTF_KEEP_GOING = 1u << 0,
 	/* Deliver only EVENT messages and the DISCARDED_* ones; no stream
 	 * or packet boundaries. */
@@ -407,6 +411,9 @@ int ht_ctf_set_seek_ns(struct ht_ctf_set *set, int64_t ns);
  * - 1 (same API): equal times are ordered as babeltrace2 2.0's muxer
  *   orders them; after a seek, packet and discarded-data messages at or
  *   after the time are delivered too (ht_ctf_set_seek_ns()).
+ * - 1 (same API): HT_CTF_KEEP_GOING also skips packets whose size is
+ *   unknown (found again by their magic); a stream file keeps at most
+ *   about 2 MiB mapped besides its current packet, none at its end.
  */
 #define HT_CTF_READER_API 1
 

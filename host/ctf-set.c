@@ -392,7 +392,9 @@ static int find_traces(const char *dir, struct strvec *out, unsigned depth,
 		}
 	}
 	closedir(d);
-	qsort(subs.v, subs.n, sizeof(*subs.v), cmp_str);
+	if (subs.n > 1) {
+		qsort(subs.v, subs.n, sizeof(*subs.v), cmp_str);
+	}
 	for (i = 0; !ret && i < subs.n; i++) {
 		ret = find_traces(subs.v[i], out, depth + 1, err, err_len);
 	}
@@ -573,7 +575,9 @@ static int open_trace(struct ht_ctf_set *set, const char *dir, char *err,
 		}
 	}
 	closedir(d);
-	qsort(files.v, files.n, sizeof(*files.v), cmp_str);
+	if (files.n > 1) {
+		qsort(files.v, files.n, sizeof(*files.v), cmp_str);
+	}
 	{
 		size_t first = set->nr_streams;
 		const struct ht_ctf_stream **ss;
@@ -690,7 +694,7 @@ int ht_ctf_set_open(struct ht_ctf_set **out, const char *const *paths,
 			}
 		}
 	}
-	if (!ret) {
+	if (!ret && dirs.n > 1) {
 		qsort(dirs.v, dirs.n, sizeof(*dirs.v), cmp_str);
 	}
 	for (i = 0; !ret && i < dirs.n; i++) {

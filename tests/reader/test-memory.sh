@@ -30,6 +30,26 @@ for mb in 16 192; do
 	done
 	rm -rf "$w/t$mb"
 done
+# many streams read at once (one trace, 16 stream files of 8 MiB, as a
+# capture of many cores read by several sets at once): each stream
+# keeps at most about 2 MiB mapped, not its whole file
+"$w/bigtrace" "$w/t8" 8 >/dev/null
+mkdir "$w/m16"
+cp "$w/t8/metadata" "$w/m16/"
+for i in $(seq -w 0 15); do
+	cp "$w/t8/stream" "$w/m16/s$i"
+done
+rm -rf "$w/t8"
+for cmd in info print; do
+	kb=$("$w/maxrss" "$H" "$cmd" "$w/m16")
+	echo "$cmd 16 streams of 8 MiB: peak $kb KiB"
+	if [ "$kb" -gt $((16 * 3072 + 8192)) ]; then
+		echo "FAIL: $cmd keeps too much mapped: $kb KiB for 16 streams"
+		fail=1
+	fi
+done
+rm -rf "$w/m16"
+
 # flat: at most 3 MiB more on 12 times the data, and small in absolute
 for cmd in info print; do
 	small=$(eval echo "\$rss_${cmd}_16")
