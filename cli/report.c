@@ -47,7 +47,8 @@ static void usage(FILE *out)
 		"without its\n"
 		"                        own; repeatable)\n"
 		"  -h, --help            this help\n\n"
-		"exit status: 0 done, 1 a bad trace or input file, 2 usage\n",
+		"exit status: 0 done, 1 a bad trace or input file (a damaged\n"
+		"part of a trace is skipped: the page is written), 2 usage\n",
 		ht_cli_prog);
 }
 
@@ -159,6 +160,11 @@ int cmd_report(int argc, char **argv)
 				stats.exact ? "exact, " : "", stats.finest_ns,
 				stats.flows_kept, stats.flows);
 		}
+	}
+	if (stats.reader_errors) {
+		fprintf(stderr, "%s: %" PRIu64 " damaged parts of the input "
+			"skipped\n", ht_cli_prog, stats.reader_errors);
+		return HT_EXIT_FAIL;
 	}
 	return HT_EXIT_OK;
 }

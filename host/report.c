@@ -436,6 +436,9 @@ struct report {
 	size_t hash_cap;
 	size_t nr_core_rows; /* rows before the function rows */
 	struct buf notes;    /* JSON strings, comma-separated */
+	uint64_t reader_errors;
+	void (*on_damage)(void *arg, const char *text);
+	void *on_damage_arg;
 	bool nomem;
 };
 
@@ -906,7 +909,16 @@ static int run_pass(struct report *r, const char *const *traces,
 			break;
 		}
 		if (ret) {
-			continue; /* damaged: skipped, the rest is used */
+			/* damaged: said once (pass 1), skipped, the rest is
+			 * used */
+			if (r->pass == 1) {
+				r->reader_errors++;
+				if (r->on_damage) {
+					r->on_damage(r->on_damage_arg,
+						     ht_ctf_set_error(set));
+				}
+			}
+			continue;
 		}
 		if (fnames && r->pass == 1) {
 			ret = ht_fnames_scan(fnames, &msg);
@@ -1088,7 +1100,22 @@ static void note_cb(void *arg, const char *text)
 		}
 		free(j);
 	}
-	if (ns->opts->warn) {
+	if (ns->opts && ns->opts->warn) {
+		ns->opts->warn(ns->opts->warn_arg, text);
+	}
+}
+
+#define MAX_DAMAGE_NOTES 20
+
+/* A damaged part of a trace (skipped): told, and noted in the page
+ * (the first ones). */
+static void damage_cb(void *arg, const char *text)
+{
+	struct note_sink *ns = arg;
+
+	if (ns->r->reader_errors <= MAX_DAMAGE_NOTES) {
+		note_cb(arg, text);
+	} else if (ns->opts && ns->opts->warn) {
 		ns->opts->warn(ns->opts->warn_arg, text);
 	}
 }
@@ -1192,6 +1219,7 @@ int ht_report_write(const char *const *traces, size_t nr_traces,
 	struct ht_path_desc *desc = NULL;
 	struct ht_paths_result *pres = NULL;
 	struct ht_fnames *fnames = NULL;
+	struct note_sink damage;
 	char *sync_text = NULL, *paths_json = NULL;
 	size_t sync_size = 0, paths_size = 0, nr_cores, i;
 	size_t budget =
@@ -1227,6 +1255,10 @@ int ht_report_write(const char *const *traces, size_t nr_traces,
 		}
 	}
 
+	damage.r = &r;
+	damage.opts = opts;
+	r.on_damage = damage_cb;
+	r.on_damage_arg = &damage;
 	if (opts && opts->nr_elfs) {
 		ret = ht_fnames_create(&fnames);
 		for (i = 0; !ret && i < opts->nr_elfs; i++) {
@@ -1469,6 +1501,7 @@ int ht_report_write(const char *const *traces, size_t nr_traces,
 		    r.exact_kept ? 1 : (r.t1 - r.t0) / r.level_n[r.nr_kept - 1];
 		stats->flows = msgs.matched;
 		stats->flows_kept = r.flows_kept;
+		stats->reader_errors = r.reader_errors;
 	}
 	ret = 0;
 out:

@@ -45,13 +45,17 @@ struct ht_report_stats {
 	int exact;	    /* the exact slices are embedded */
 	int64_t finest_ns;  /* the finest level's bucket (1 if exact) */
 	uint64_t flows, flows_kept;
+	uint64_t reader_errors; /* damaged parts of the traces, skipped */
 };
 
 /*
  * Reads the traces under @traces and writes the report to @out.
  * Returns 0, or a negative HT_E... code with a message naming the file
  * and position in @err (unreadable trace, bad path file, malformed
- * sync JSON, a trace without any event).
+ * sync JSON, a trace without any event). A damaged part of a trace is
+ * not an error: it is skipped (the rest is used), told to opts->warn
+ * (file and offset), noted in the page and counted in
+ * stats->reader_errors.
  */
 int ht_report_write(const char *const *traces, size_t nr_traces,
 		    const struct ht_report_opts *opts, FILE *out,

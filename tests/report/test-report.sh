@@ -106,6 +106,16 @@ rc=$?
 rc=$?
 [ "$rc" = 1 ] || bad "missing trace: exit $rc"
 [ -e "$w/x.html" ] || [ -e "$w/x.html.tmp" ] && bad "a failed report left a file"
+# a damaged stream: said with its file and offset, exit 1, and the
+# page is still written from the rest (and notes it)
+mkdir -p "$w/cut"
+cp "$w/pipeline"/* "$w/cut/"
+head -c 100 "$w/pipeline/core1" >"$w/cut/core1"
+"$HETRACE" report -o "$w/cut.html" "$w/cut" >/dev/null 2>"$w/err"
+rc=$?
+[ "$rc" = 1 ] && grep -q "warning: .*file=.*cut/core1 offset=0" "$w/err" &&
+	grep -q "1 damaged parts of the input skipped" "$w/err" || bad "damaged stream: exit $rc: $(cat "$w/err")"
+grep -q 'cut/core1 offset=0' "$w/cut.html" || bad "damaged stream: not in the page's notes"
 "$HETRACE" report "$w/pipeline" >/dev/null 2>&1
 [ $? = 2 ] || bad "no -o: not a usage error"
 "$HETRACE" report --help | grep -q '^usage: ' || bad "--help"
