@@ -25,9 +25,9 @@ enum ev_kind {
 
 /* What kind of message a half belongs to. */
 enum chan {
-	CHAN_DOWN = 1, /* handshake, master -> slave (req / ack) */
-	CHAN_UP,       /* handshake, slave -> master (notify / recv) */
-	CHAN_MSG,      /* application message (send / recv) */
+	CHAN_DOWN = HT_CAPTURE_DOWN,
+	CHAN_UP = HT_CAPTURE_UP,
+	CHAN_MSG = HT_CAPTURE_MSG,
 };
 
 /* One half of a message: its number (seq or id) and time. */
@@ -780,7 +780,7 @@ static int msg_half(struct ht_capture *cap, size_t from, size_t to, uint64_t id,
 }
 
 static int add_pair(struct ht_capture *cap, size_t from, size_t to,
-		    uint64_t send, uint64_t recv, uint8_t chan)
+		    uint64_t send, uint64_t recv, uint64_t num, uint8_t chan)
 {
 	struct ht_capture_link **lp = &cap->links[from * cap->nr_cores + to];
 	struct ht_capture_link *l = *lp;
@@ -807,6 +807,8 @@ static int add_pair(struct ht_capture *cap, size_t from, size_t to,
 	}
 	l->pairs[l->nr_pairs].send = send;
 	l->pairs[l->nr_pairs].recv = recv;
+	l->pairs[l->nr_pairs].num = num;
+	l->pairs[l->nr_pairs].chan = chan;
 	l->nr_pairs++;
 	if (chan == CHAN_MSG) {
 		l->nr_msg++;
@@ -1059,7 +1061,7 @@ static int join_sync(struct ht_capture *cap, size_t from, size_t to)
 			j++;
 		} else {
 			ret = add_pair(cap, from, to, s[i].cycles, r[j].cycles,
-				       sd->chan);
+				       r[j].num, sd->chan);
 			if (ret) {
 				return ret;
 			}
@@ -1146,7 +1148,7 @@ static int join_msg(struct ht_capture *cap, size_t from)
 			j++;
 		} else {
 			ret = add_pair(cap, from, s[i].peer, s[i].cycles,
-				       r[j].cycles, CHAN_MSG);
+				       r[j].cycles, r[j].num, CHAN_MSG);
 			if (ret) {
 				return ret;
 			}

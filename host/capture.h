@@ -25,9 +25,20 @@
 
 struct ht_capture;
 
+/* What a message is. */
+enum ht_capture_chan {
+	HT_CAPTURE_DOWN = 1, /* handshake, master -> slave (req / ack) */
+	HT_CAPTURE_UP,	     /* handshake, slave -> master (notify / recv) */
+	HT_CAPTURE_MSG,	     /* application message (send / recv) */
+};
+
 struct ht_capture_pair {
 	uint64_t send; /* sender's cycles */
 	uint64_t recv; /* receiver's cycles */
+	/* the receive's seq (handshake) or the message id: with chan, it
+	 * names the receive event (sync_ack, sync_recv or msg_recv) */
+	uint64_t num;
+	uint8_t chan; /* enum ht_capture_chan */
 };
 
 /* The messages from one core to another, in the sender's time order. */

@@ -21,6 +21,10 @@
 struct fix {
 	uint64_t cycles; /* the receive's time on its core */
 	int64_t need;	 /* the send's mapped time */
+	/* which receive: several can share one tick of a coarse clock */
+	uint64_t num;	 /* its seq or message id */
+	uint32_t sender; /* the sending core's id */
+	uint8_t chan;	 /* enum ht_capture_chan */
 };
 
 struct core_map {
@@ -187,41 +191,97 @@ static int64_t map_cycles(void *arg, uint64_t cycles)
 	return clock_ns(m->clock, est);
 }
 
-static bool is_receive(const char *name)
+/* An unsigned payload member (TSDL may add one leading '_'). */
+static bool payload_uint(const struct ht_ctf_msg *msg, const char *name,
+			 uint64_t *v)
 {
+	const struct ht_ctf_field *p =
+	    msg->event->scope[HT_CTF_SCOPE_EVENT_PAYLOAD];
+	const struct ht_ctf_field *f;
+	char alt[32];
+
+	if (!p) {
+		return false;
+	}
+	f = ht_ctf_field_member(p, name);
+	if (!f) {
+		snprintf(alt, sizeof(alt), "_%s", name);
+		f = ht_ctf_field_member(p, alt);
+	}
+	if (!f || (f->type->kind != HT_CTF_INT && f->type->kind != HT_CTF_ENUM)) {
+		return false;
+	}
+	*v = f->v.u;
+	return true;
+}
+
+/*
+ * Which message @msg receives, if it is a receive: its channel, number
+ * and (but for sync_ack, whose sender is the core's master) the
+ * sender's core id.
+ */
+static bool receive_key(const struct ht_ctf_msg *msg, uint8_t *chan,
+			uint64_t *num, uint64_t *sender)
+{
+	const char *name = msg->event->cls->name;
 	const char *s = strrchr(name, ':');
 
 	if (s) {
 		name = s + 1;
 	}
-	return !strcmp(name, "msg_recv") || !strcmp(name, "sync_ack") ||
-	       !strcmp(name, "sync_recv");
+	*sender = UINT64_MAX;
+	if (!strcmp(name, "sync_ack")) {
+		*chan = HT_CAPTURE_DOWN;
+		return payload_uint(msg, "seq", num);
+	}
+	if (!strcmp(name, "sync_recv")) {
+		*chan = HT_CAPTURE_UP;
+		return payload_uint(msg, "seq", num) &&
+		       payload_uint(msg, "slave", sender);
+	}
+	if (!strcmp(name, "msg_recv")) {
+		*chan = HT_CAPTURE_MSG;
+		return payload_uint(msg, "id", num) &&
+		       payload_uint(msg, "src", sender);
+	}
+	return false;
 }
 
 /*
  * A receive stamped with tick r happened in [r, r + 1) of its clock,
  * after its send: when the mapping of r puts it before the send, the
  * event is placed at the send's time, still inside its tick (the fix
- * list only holds receives for which that is possible).
+ * list only holds receives for which that is possible). Only that very
+ * receive moves (other receives of the tick keep their own need); the
+ * merge keeps the core's later events at or after it.
  */
 static int64_t event_time(void *arg, const struct ht_ctf_msg *msg, int64_t ns)
 {
 	struct core_map *m = arg;
-	const struct fix *f;
+	uint64_t num, sender;
+	uint8_t chan;
+	size_t k;
 
 	while (m->next < m->nr_fixes &&
 	       m->fixes[m->next].cycles < msg->cycles) {
 		m->next++;
 	}
-	if (m->next == m->nr_fixes) {
+	if (m->next == m->nr_fixes || m->fixes[m->next].cycles != msg->cycles ||
+	    !receive_key(msg, &chan, &num, &sender)) {
 		return ns;
 	}
-	f = &m->fixes[m->next];
-	if (f->cycles == msg->cycles && is_receive(msg->event->cls->name)) {
-		int64_t need = clock_ns(m->clock, f->need);
+	for (k = m->next; k < m->nr_fixes && m->fixes[k].cycles == msg->cycles;
+	     k++) {
+		const struct fix *f = &m->fixes[k];
 
-		if (need > ns) {
-			ns = need;
+		if (f->chan == chan && f->num == num &&
+		    (sender == UINT64_MAX || sender == f->sender)) {
+			int64_t need = clock_ns(m->clock, f->need);
+
+			if (need > ns) {
+				ns = need;
+			}
+			break;
 		}
 	}
 	return ns;
@@ -337,12 +397,21 @@ static int cmp_fix(const void *a, const void *b)
 	if (x->cycles != y->cycles) {
 		return x->cycles < y->cycles ? -1 : 1;
 	}
-	return (x->need < y->need) - (x->need > y->need);
+	if (x->chan != y->chan) {
+		return x->chan < y->chan ? -1 : 1;
+	}
+	if (x->num != y->num) {
+		return x->num < y->num ? -1 : 1;
+	}
+	return (x->sender > y->sender) - (x->sender < y->sender);
 }
 
-static int add_fix(struct ht_sync_run *run, size_t core, uint64_t cycles,
+static int add_fix(struct ht_sync_run *run, size_t core,
+		   const struct ht_capture_pair *p, uint32_t sender,
 		   int64_t need)
 {
+	struct fix *f;
+
 	struct ht_sync_run_core *r = &run->cores[core];
 
 	if (r->nr_fixes == r->cap_fixes) {
@@ -355,8 +424,12 @@ static int add_fix(struct ht_sync_run *run, size_t core, uint64_t cycles,
 		r->fixes = p;
 		r->cap_fixes = n;
 	}
-	((struct fix *)r->fixes)[r->nr_fixes].cycles = cycles;
-	((struct fix *)r->fixes)[r->nr_fixes].need = need;
+	f = &((struct fix *)r->fixes)[r->nr_fixes];
+	f->cycles = p->recv;
+	f->need = need;
+	f->num = p->num;
+	f->sender = sender;
+	f->chan = p->chan;
 	r->nr_fixes++;
 	return 0;
 }
@@ -397,7 +470,8 @@ static int order_check(struct ht_sync_run *run)
 			    !est_at(run->sync, (unsigned)l->to, to_time(rc + 1),
 				    &r_next, NULL, NULL) &&
 			    s < r_next) {
-				ret = add_fix(run, l->to, rc, s);
+				ret = add_fix(run, l->to, &l->pairs[j],
+					      run->cores[l->from].core->id, s);
 				if (ret) {
 					return ret;
 				}
@@ -416,11 +490,13 @@ static int order_check(struct ht_sync_run *run)
 		if (!r->nr_fixes) {
 			continue;
 		}
-		/* sorted by cycles, the largest need first: keep that one */
+		/* by cycles, then by receive: one entry per receive */
 		qsort(f, r->nr_fixes, sizeof(*f), cmp_fix);
 		for (j = 0; j < r->nr_fixes; j++) {
-			if (!n || f[n - 1].cycles != f[j].cycles) {
+			if (!n || cmp_fix(&f[n - 1], &f[j])) {
 				f[n++] = f[j];
+			} else if (f[j].need > f[n - 1].need) {
+				f[n - 1].need = f[j].need;
 			}
 		}
 		r->nr_fixes = n;
