@@ -304,9 +304,13 @@ int cmd_sync(int argc, char **argv)
 		if (r->quality == HT_SYNC_FAIL) {
 			fprintf(stderr,
 				"%s: core %s: no clock transform fits its "
-				"messages (fail)%s\n",
+				"messages (fail)%s%s\n",
 				ht_cli_prog, r->core->name,
-				run->merged ? "; merged on its own clock" : "");
+				run->merged ? "; merged on its own clock" : "",
+				run->cores[run->reference].core->is_lttng
+				    ? " (was the LTTng-UST trace recorded "
+				      "during this capture, on its master?)"
+				    : "");
 			status = HT_EXIT_FAIL;
 		} else if (r->unsynced) {
 			fprintf(stderr,

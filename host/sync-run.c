@@ -608,18 +608,22 @@ static int merge(struct ht_sync_run *run, const struct ht_sync_run_opts *o,
 		 * The LTTng clock is kept: an unsynchronized core (on request)
 		 * starts with the reference's first event, not at the
 		 * clock's origin (the Unix epoch for LTTng).
+		 * (first, computed above, is not used with a kept clock.)
 		 */
 		const struct ht_capture_core *rc =
 		    run->cores[run->reference].core;
+		/* (a reference without events: its clock's origin) */
+		int64_t start = rc->has_time
+				    ? map_cycles(&maps[run->reference],
+						 rc->first_cycles)
+				    : clock_ns(ref_clock(run), 0);
 
 		for (i = 0; i < n; i++) {
 			const struct ht_capture_core *c = run->cores[i].core;
 
-			if (maps[i].own_clock && c->has_time && rc->has_time) {
+			if (maps[i].own_clock && c->has_time) {
 				maps[i].shift_ns =
-				    map_cycles(&maps[run->reference],
-					       rc->first_cycles) -
-				    map_cycles(&maps[i], c->first_cycles);
+				    start - map_cycles(&maps[i], c->first_cycles);
 			}
 		}
 	}
