@@ -177,6 +177,18 @@ for opt in "" "--clock-cycles"; do
 	fi
 done
 echo "babeltrace2: $(wc -l <"$w/before.txt") LTTng events identical"
+# hetrace print reads the result as babeltrace2 does.
+"$HETRACE" print "$w/out" >"$w/print.txt" 2>&1 || bad "hetrace print failed"
+babeltrace2 "$w/out" >"$w/bt.txt"
+cmp -s "$w/print.txt" "$w/bt.txt" || bad "hetrace print differs from babeltrace2"
+
+# An LTTng trace inside the capture is found without --master-lttng.
+cp -r "$w/cap" "$w/cap-in"
+cp -r "$w/lttng/main" "$w/cap-in/lttng"
+"$HETRACE" sync "$w/cap-in" -o "$w/out-in" >"$w/in.out" 2>"$w/in.err" ||
+	bad "sync of a capture holding the LTTng trace: $(cat "$w/in.err")"
+[ "$(grep -Ec '^dsp[0-3] +accurate ' "$w/in.out")" = 4 ] ||
+	bad "LTTng trace inside the capture: $(cat "$w/in.out")"
 
 # An LTTng trace without the provider's events: no pairs, no trace
 # unless --allow-unsynced, then the slaves are marked.
