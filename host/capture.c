@@ -216,8 +216,8 @@ static bool path_under(const char *path, const char *dir)
 	if (rp && rd) {
 		size_t n = strlen(rd);
 
-		under = !strncmp(rp, rd, n) &&
-			(rp[n] == '/' || rp[n] == 0 || (n == 1 && rd[0] == '/'));
+		under = !strncmp(rp, rd, n) && (rp[n] == '/' || rp[n] == 0 ||
+						(n == 1 && rd[0] == '/'));
 	}
 	free(rp);
 	free(rd);
@@ -271,16 +271,18 @@ static const char *lttng_default_name(struct ht_ctf_set *set, size_t lt)
 		return master;
 	}
 	for (i = 0; i < n; i++) {
-		const char *m = env_str(ht_ctf_set_trace(set, i), "core_master");
+		const char *m =
+		    env_str(ht_ctf_set_trace(set, i), "core_master");
 		bool present = false;
 
 		if (!m || i == lt) {
 			continue;
 		}
 		for (j = 0; j < n && !present; j++) {
-			present = j != lt && !strcmp(trace_core_name(
-						 ht_ctf_set_trace(set, j)),
-						 m);
+			present =
+			    j != lt &&
+			    !strcmp(trace_core_name(ht_ctf_set_trace(set, j)),
+				    m);
 		}
 		if (present) {
 			continue;
@@ -345,7 +347,8 @@ int ht_capture_open_opts(struct ht_capture **out,
 	/* The LTTng-UST trace, if any: one at most. */
 	for (i = 0; i < nr_traces; i++) {
 		const struct ht_ctf_trace *t = ht_ctf_set_trace(cap->set, i);
-		bool given = co->lttng_dir && path_under(t->path, co->lttng_dir);
+		bool given =
+		    co->lttng_dir && path_under(t->path, co->lttng_dir);
 
 		if (is_lttng_kernel(t)) {
 			continue;
@@ -389,9 +392,9 @@ int ht_capture_open_opts(struct ht_capture **out,
 		goto close_cap;
 	}
 	if (lt >= 0) {
-		lt_name = co->lttng_core ? co->lttng_core
-					 : lttng_default_name(cap->set,
-							      (size_t)lt);
+		lt_name = co->lttng_core
+			      ? co->lttng_core
+			      : lttng_default_name(cap->set, (size_t)lt);
 		cap->lttng_name = strdup(lt_name);
 		if (!cap->lttng_name) {
 			ret = HT_ENOMEM;

@@ -42,9 +42,9 @@ static int check_ops(const struct ht_lttng_ops *ops, const char *where,
 		     char *err, size_t err_len)
 {
 	if (!ops || ops->magic != HT_LTTNG_OPS_MAGIC ||
-	    ops->version != HT_LTTNG_OPS_VERSION ||
-	    ops->size < sizeof(*ops) || !ops->sync_req || !ops->sync_recv ||
-	    !ops->msg_send || !ops->msg_recv) {
+	    ops->version != HT_LTTNG_OPS_VERSION || ops->size < sizeof(*ops) ||
+	    !ops->sync_req || !ops->sync_recv || !ops->msg_send ||
+	    !ops->msg_recv) {
 		snprintf(err, err_len,
 			 "%s: not hetrace's LTTng-UST provider of version %u "
 			 "(rebuild it with make)",

@@ -208,7 +208,8 @@ static bool payload_uint(const struct ht_ctf_msg *msg, const char *name,
 		snprintf(alt, sizeof(alt), "_%s", name);
 		f = ht_ctf_field_member(p, alt);
 	}
-	if (!f || (f->type->kind != HT_CTF_INT && f->type->kind != HT_CTF_ENUM)) {
+	if (!f ||
+	    (f->type->kind != HT_CTF_INT && f->type->kind != HT_CTF_ENUM)) {
 		return false;
 	}
 	*v = f->v.u;
@@ -362,7 +363,8 @@ static void core_figures(struct ht_sync_run *run, size_t i)
 		return;
 	}
 	if (c->has_time) {
-		struct core_map m = {run, i, false, ref_clock(run), NULL, 0, 0, 0};
+		struct core_map m = {run,  i, false, ref_clock(run),
+				     NULL, 0, 0,     0};
 		int64_t t = to_time(c->first_cycles);
 
 		r->offset_ns = (double)map_cycles(&m, c->first_cycles) -
@@ -613,17 +615,17 @@ static int merge(struct ht_sync_run *run, const struct ht_sync_run_opts *o,
 		const struct ht_capture_core *rc =
 		    run->cores[run->reference].core;
 		/* (a reference without events: its clock's origin) */
-		int64_t start = rc->has_time
-				    ? map_cycles(&maps[run->reference],
-						 rc->first_cycles)
-				    : clock_ns(ref_clock(run), 0);
+		int64_t start = rc->has_time ? map_cycles(&maps[run->reference],
+							  rc->first_cycles)
+					     : clock_ns(ref_clock(run), 0);
 
 		for (i = 0; i < n; i++) {
 			const struct ht_capture_core *c = run->cores[i].core;
 
 			if (maps[i].own_clock && c->has_time) {
 				maps[i].shift_ns =
-				    start - map_cycles(&maps[i], c->first_cycles);
+				    start -
+				    map_cycles(&maps[i], c->first_cycles);
 			}
 		}
 	}
