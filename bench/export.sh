@@ -45,8 +45,13 @@ for n in $SIZES; do
 	"$tmp/board" "$tmp/t" bench "$n" >/dev/null
 	ev=$("$HETRACE" info "$tmp/t" | sed -n 's/^total: .* \([0-9]*\) events$/\1/p')
 	read -r tb mb _ <<<"$(best babeltrace2 "$tmp/t" -o dummy)"
-	for fmt in perfetto chrome-json; do
-		read -r th mh wh <<<"$(best "$HETRACE" export -q -f "$fmt" "$tmp/t" -o "$tmp/out")"
+	for fmt in perfetto chrome-json perfetto+elf; do
+		# +elf: function names from an ELF file (here the driver's,
+		# which names nothing): the first pass that finds the load
+		# bias reads the trace once more
+		args=(-f "${fmt%+elf}")
+		[ "$fmt" = perfetto+elf ] && args+=(--elf "$tmp/board")
+		read -r th mh wh <<<"$(best "$HETRACE" export -q "${args[@]}" "$tmp/t" -o "$tmp/out")"
 		bytes=$(stat -c %s "$tmp/out")
 		awk -v f="$fmt" -v e="$ev" -v by="$bytes" -v th="$th" -v tb="$tb" \
 			-v mh="$mh" -v mb="$mb" -v wh="$wh" 'BEGIN {
