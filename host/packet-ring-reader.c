@@ -241,22 +241,121 @@ static bool is_shm_name(const char *path)
 	return *p && !strchr(p, '/');
 }
 
+/*
+ * Parses the OFFSET of "FILE@OFFSET": terms joined by '+', each a
+ * decimal or 0x-hexadecimal number with an optional binary suffix k, M
+ * or G (8M+64K = 0x810000). Returns false when @s is not that.
+ */
+static bool parse_offset(const char *s, uint64_t *off)
+{
+	uint64_t sum = 0, v, mul;
+	const char *p = s;
+	int base, d;
+
+	do {
+		base = 10;
+		if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+			base = 16;
+			p += 2;
+		}
+		v = 0;
+		for (d = 0;; p++, d++) {
+			unsigned dig;
+
+			if (*p >= '0' && *p <= '9') {
+				dig = (unsigned)(*p - '0');
+			} else if (base == 16 && *p >= 'a' && *p <= 'f') {
+				dig = (unsigned)(*p - 'a' + 10);
+			} else if (base == 16 && *p >= 'A' && *p <= 'F') {
+				dig = (unsigned)(*p - 'A' + 10);
+			} else {
+				break;
+			}
+			if (v > (UINT64_MAX - dig) / (unsigned)base) {
+				return false;
+			}
+			v = v * (unsigned)base + dig;
+		}
+		if (d == 0) {
+			return false;
+		}
+		mul = 1;
+		if (*p == 'k' || *p == 'K') {
+			mul = 1u << 10;
+		} else if (*p == 'm' || *p == 'M') {
+			mul = 1u << 20;
+		} else if (*p == 'g' || *p == 'G') {
+			mul = 1u << 30;
+		}
+		if (mul > 1u) {
+			p++;
+		}
+		/* Offsets stay below 2^62: no sum or product wraps. */
+		if (v >= ((uint64_t)1 << 62) / mul) {
+			return false;
+		}
+		sum += v * mul;
+		if (sum >= ((uint64_t)1 << 62)) {
+			return false;
+		}
+	} while (*p++ == '+');
+	if (p[-1] != '\0') {
+		return false;
+	}
+	*off = sum;
+	return true;
+}
+
+static int open_region(const char *path)
+{
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0 && errno == ENOENT && is_shm_name(path)) {
+		fd = shm_open(path, O_RDWR, 0);
+	}
+	return fd;
+}
+
 int ht_ring_reader_open(struct ht_ring_reader **out, const char *path,
 			char *err, size_t err_len)
 {
 	struct ht_ring_reader *rr;
+	const char *at;
+	char *file = NULL;
+	uint64_t off = 0, map_off;
+	long page = sysconf(_SC_PAGESIZE) > 0 ? sysconf(_SC_PAGESIZE) : 4096;
 	struct stat st;
 	int fd, ret;
 
-	fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd < 0 && errno == ENOENT && is_shm_name(path)) {
-		fd = shm_open(path, O_RDWR, 0);
+	fd = open_region(path);
+	/*
+	 * "FILE@OFFSET": the ring lies OFFSET bytes into FILE (a QEMU RAM
+	 * file holds the firmware before it). Only when PATH itself does
+	 * not exist, so a name with an '@' in it still opens as is.
+	 */
+	at = strrchr(path, '@');
+	if (fd < 0 && errno == ENOENT && at && at != path) {
+		if (!parse_offset(at + 1, &off)) {
+			return fail(err, err_len, HT_EINVAL,
+				    "%s: no such file, and '%s' after the '@' "
+				    "is not an offset (FILE@OFFSET: bytes, "
+				    "0x hex, k/M/G suffixes, terms joined by "
+				    "'+', e.g. ram@8M+64K)",
+				    path, at + 1);
+		}
+		file = strndup(path, (size_t)(at - path));
+		if (!file) {
+			return fail(err, err_len, HT_ENOMEM,
+				    "%s: out of memory", path);
+		}
+		fd = open_region(file);
 	}
 	if (fd < 0) {
-		return fail(err, err_len, errno == ENOENT ? HT_ENOENT : HT_EIO,
-			    "%s: cannot open the ring (file or shared "
-			    "memory): %s",
-			    path, strerror(errno));
+		ret = fail(err, err_len, errno == ENOENT ? HT_ENOENT : HT_EIO,
+			   "%s: cannot open the ring (file or shared "
+			   "memory): %s",
+			   file ? file : path, strerror(errno));
+		goto free_file;
 	}
 	if (fstat(fd, &st) < 0) {
 		ret =
@@ -269,32 +368,48 @@ int ht_ring_reader_open(struct ht_ring_reader **out, const char *path,
 			   path);
 		goto close_fd;
 	}
-	if ((uint64_t)st.st_size < sizeof(struct ht_ring)) {
+	if (off % 8u) {
+		ret = fail(err, err_len, HT_EINVAL,
+			   "%s: offset %llu (0x%llx) is not 8-byte aligned: "
+			   "a ring starts on an 8-byte boundary",
+			   path, (unsigned long long)off,
+			   (unsigned long long)off);
+		goto close_fd;
+	}
+	if (off >= (uint64_t)st.st_size ||
+	    (uint64_t)st.st_size - off < sizeof(struct ht_ring)) {
 		ret = fail(err, err_len, HT_ETRUNC,
-			   "%s: %lld bytes: too small for a packet ring "
-			   "header (%zu bytes)",
-			   path, (long long)st.st_size, sizeof(struct ht_ring));
+			   "%s: %lld bytes%s: too small for a packet ring "
+			   "header (%zu bytes)%s",
+			   path, (long long)st.st_size, off ? " in the file" : "",
+			   sizeof(struct ht_ring),
+			   off >= (uint64_t)st.st_size ? ": the offset is past "
+							 "the end"
+						       : " at the offset");
 		goto close_fd;
 	}
 	ret = reader_new(&rr, path, err, err_len);
 	if (ret) {
 		goto close_fd;
 	}
-	rr->map_size = (size_t)st.st_size;
-	rr->map =
-	    mmap(NULL, rr->map_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	/* mmap takes page-aligned offsets: map from the page below. */
+	map_off = off - off % (uint64_t)page;
+	rr->map_size = (size_t)((uint64_t)st.st_size - map_off);
+	rr->map = mmap(NULL, rr->map_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       fd, (off_t)map_off);
 	if (rr->map == MAP_FAILED) {
 		rr->map = NULL;
 		ret = fail(err, err_len, HT_EIO, "%s: mmap: %s", path,
 			   strerror(errno));
 		goto free_reader;
 	}
-	rr->ring = rr->map;
-	ret = validate(rr, rr->map_size, err, err_len);
+	rr->ring = (struct ht_ring *)((uint8_t *)rr->map + (off - map_off));
+	ret = validate(rr, (size_t)((uint64_t)st.st_size - off), err, err_len);
 	if (ret) {
 		goto free_reader;
 	}
 	close(fd);
+	free(file);
 	*out = rr;
 	return 0;
 
@@ -302,6 +417,8 @@ free_reader:
 	ht_ring_reader_close(rr);
 close_fd:
 	close(fd);
+free_file:
+	free(file);
 	return ret;
 }
 

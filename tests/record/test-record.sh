@@ -234,6 +234,35 @@ grep "core = 0 }" "$w/cap6.txt" | tail -1 | grep -q 'n = 19999' ||
 	bad "existing capture: record succeeded"
 grep -q 'a capture is already there' "$w/rec7.out" || bad "existing capture: $(cat "$w/rec7.out")"
 
+# 5b. Rings inside a bigger file, FILE@OFFSET (a QEMU core's RAM file
+#     holds its ring at 8 MiB + 64 KiB): two stopped, undrained rings
+#     copied into one file, at 8M+64K (page-aligned) and right after
+#     the first one (not page-aligned); then offsets that cannot be.
+start -s 4096 -n 64 discard "$w/in" 2 5000
+wait "$prod_pid"; prod_pid=
+sz0=$(stat -c %s "$w/in0")
+{ head -c $((8 * 1048576 + 65536)) /dev/zero; cat "$w/in0" "$w/in1"; head -c 1000 /dev/zero; } >"$w/big.ram"
+off1=$((8 * 1048576 + 65536 + sz0))
+[ $((off1 % 4096)) != 0 ] || bad "ring at offset: the second ring is page-aligned ($off1)"
+"$HETRACE" record -o "$w/cap8" "$w/big.ram@8M+64K" "$w/big.ram@$(printf 0x%x $off1)" \
+	>"$w/rec8.out" 2>&1 || bad "ring at offset: record failed: $(cat "$w/rec8.out")"
+decode "$w/cap8" "ring at offset"
+for c in 0 1; do
+	seq_check "$w/cap8.txt" $c 0 4999 "ring at offset"
+done
+off_case() { # WANT-TEXT RING: fails (exit 1) with WANT-TEXT
+	local rc=0
+	"$HETRACE" record -o "$w/cap9" "$2" >"$w/rec9.out" 2>&1 || rc=$?
+	[ "$rc" = 1 ] || bad "ring at $2: exit $rc, want 1"
+	grep -q -- "$1" "$w/rec9.out" || bad "ring at $2: no '$1' in: $(cat "$w/rec9.out")"
+	rm -rf "$w/cap9"
+}
+off_case "big.ram@4K: offset 0: magic 0x00000000" "$w/big.ram@4K"
+off_case "offset 8454148 (0x810004) is not 8-byte aligned" "$w/big.ram@0x810004"
+off_case "the offset is past the end" "$w/big.ram@1G"
+off_case "'12q' after the '@' is not an offset" "$w/big.ram@12q"
+off_case "nothere.ram: cannot open the ring" "$w/nothere.ram@4096"
+
 # 6. The command line.
 "$HETRACE" record --help | grep -q -- '--shm-prefix' || bad "--help"
 set +e
