@@ -301,15 +301,40 @@ static void load_leaf_other(struct ht__stream *s, const struct ht__leaf *l,
  * are one 8-byte load, a shift and a mask (the file mapping has
  * padding for the last load).
  */
+/*
+ * Loads plain leaves [@l, @end) of a run starting at @pos into fields
+ * @f: a load, a shift, a mask and a sign extension each.
+ */
+static inline void load_plain(const struct ht__leaf *restrict l,
+			      const struct ht__leaf *end,
+			      const uint8_t *restrict map, uint64_t pos,
+			      struct ht_ctf_field *restrict f)
+{
+	for (; l < end; l++) {
+		const uint64_t p = pos + l->off_bits;
+		uint64_t v, w;
+
+		memcpy(&w, map + (p >> 3), 8);
+		if (l->load == HT__LOAD_LE) {
+			v = (htole64_(w) >> (p & 7)) & l->mask;
+		} else {
+			v = (htobe64_(w) << (p & 7)) >> (64 - l->size_bits);
+		}
+		f[l->field].v.u = (v ^ l->sign) - l->sign;
+	}
+}
+
 static inline void load_leaves(struct ht__stream *restrict s,
 			       const struct ht__run *r, uint64_t pos,
 			       struct ht_ctf_field *restrict f)
 {
 	const struct ht__leaf *restrict l = r->leaves;
+	const struct ht__leaf *plain = l + r->nr_plain;
 	const struct ht__leaf *end = l + r->nr_leaves;
 	const uint8_t *restrict map = s->map;
 
-	for (; l < end; l++) {
+	load_plain(l, plain, map, pos, f);
+	for (l = plain; l < end; l++) {
 		const uint64_t p = pos + l->off_bits;
 		const unsigned load = l->load;
 		uint64_t v, w;
@@ -656,6 +681,68 @@ static int exec(struct ht__stream *s, const struct ht__op *ops, uint32_t i,
 }
 
 /*
+ * Decodes flat scope @p (see struct ht__plan) at s->pos into the
+ * stream's kept fields *@keep. Returns 0 with *@root set, 1 when a run
+ * or a string does not fit in the packet content (nothing is
+ * consumed), or a negative HT_E... code.
+ */
+static inline int decode_flat(struct ht__stream *s, const struct ht__plan *p,
+			      struct ht_ctf_field **keep,
+			      const struct ht_ctf_field **root)
+{
+	const struct ht__op *op = &p->ops[0];
+	struct ht_ctf_field *f = *keep;
+	uint64_t pos = s->pos;
+	uint32_t k;
+
+	if (!f) {
+		f = malloc(p->flat_fields * sizeof(*f));
+		if (!f) {
+			return dfail(s, HT_ENOMEM, pos, "out of memory");
+		}
+		memcpy(f, p->flat_tmpl, p->flat_fields * sizeof(*f));
+		*keep = f;
+	}
+	if (op->align_bits > 1) {
+		pos = align_in_packet(s, pos, op->align_bits);
+	}
+	for (k = 0; k < op->nr_runs; k++) {
+		const struct ht__run *r = &op->runs[k];
+
+		if (r->tmpl) {
+			if (r->align_bits > 1) {
+				pos = align_in_packet(s, pos, r->align_bits);
+			}
+			if (pos + r->size_bits > s->content_end) {
+				return 1;
+			}
+			load_leaves(s, r, pos, f + r->keep_off);
+			pos += r->size_bits;
+		} else {
+			const uint8_t *q, *z;
+
+			/* packets start on a byte: byte alignment in the
+			 * packet is byte alignment in the file */
+			pos = (pos + 7) & ~(uint64_t)7;
+			if (pos >= s->content_end) {
+				return 1;
+			}
+			q = s->map + (pos >> 3);
+			z = find_nul(q, (s->content_end - pos) / 8);
+			if (!z) {
+				return 1;
+			}
+			f[r->keep_off].v.str = (const char *)q;
+			f[r->keep_off].nr_children = z - q;
+			pos += (uint64_t)(z - q + 1) * 8;
+		}
+	}
+	s->pos = pos;
+	*root = f;
+	return 0;
+}
+
+/*
  * Decodes scope @p at s->pos. A fixed scope that fits in the packet
  * content goes into the stream's kept fields *@keep (made from the
  * template on first use) and *@root points to them; anything else is
@@ -697,6 +784,14 @@ static inline int run_scope(struct ht__stream *s, const struct ht__plan *p,
 			*root = f;
 			return 0;
 		}
+	}
+	if (p->flat_tmpl) {
+		int ret = decode_flat(s, p, keep, root);
+
+		if (ret <= 0) {
+			return ret;
+		}
+		/* it does not fit: the general path says where */
 	}
 	*idx = fb->n;
 	return exec(s, p->ops, 0, NULL, fb, 0);
@@ -1027,8 +1122,121 @@ static void queue_packet_msgs(struct ht__stream *s)
 	s->prev_disc = p->discarded_snapshot;
 }
 
-/* Decodes the event record at s->pos into s->ev / s->ev_msg. */
+/*
+ * A scope of the fast path: absent, fixed or flat, into the kept fields.
+ * Returns 0 with *@root set, 1 when the scope does not fit in the packet
+ * content or its fields are not made yet (the general path then takes
+ * the record), or a negative HT_E... code.
+ */
+static inline int fast_scope(struct ht__stream *s, const struct ht__plan *p,
+			     struct ht_ctf_field **keep,
+			     const struct ht_ctf_field **root)
+{
+	const struct ht__run *r = p->root_run;
+
+	if (!p->nr_ops) {
+		*root = NULL;
+		return 0;
+	}
+	if (r) {
+		uint64_t pos = s->pos;
+		struct ht_ctf_field *f = *keep;
+
+		if (r->align_bits > 1) {
+			pos = align_in_packet(s, pos, r->align_bits);
+		}
+		if (!f || pos + r->size_bits > s->content_end) {
+			return 1;
+		}
+		load_leaves(s, r, pos, f);
+		s->pos = pos + r->size_bits;
+		*root = f;
+		return 0;
+	}
+	return decode_flat(s, p, keep, root);
+}
+
+static int read_event_slow(struct ht__stream *s);
+
+/*
+ * Decodes the event record at s->pos into s->ev / s->ev_msg. The fast
+ * path: a fast event header (see struct ht__stream_class) and an event
+ * class whose scopes are all fixed or flat, decoded into the kept
+ * fields; anything else (and a record that does not fit, which needs a
+ * message saying where) goes through read_event_slow().
+ */
 static inline int read_event(struct ht__stream *s)
+{
+	struct ht__stream_class *sc = s->sc;
+	const struct ht__run *hr = sc->hdr_fast;
+	struct ht_ctf_field *hf = s->keep[HT__KEEP_EV_HEADER];
+	uint64_t start = s->pos, pos = start;
+
+	if (hr && hf) {
+		if (hr->align_bits > 1) {
+			pos = align_in_packet(s, pos, hr->align_bits);
+		}
+	}
+	if (hr && hf && pos + hr->size_bits <= s->content_end) {
+		struct ht__event_class *ec;
+		const struct ht_ctf_field *r1, *r2, *r3;
+		struct ht_ctf_field **kec;
+		int ret;
+
+		load_plain(hr->leaves, hr->leaves + hr->nr_leaves, s->map, pos,
+			   hf);
+		if (sc->hdr_ts >= 0) {
+			clock_update(s, hf[sc->hdr_ts].v.u, sc->hdr_ts_bits);
+		}
+		if (sc->hdr_id >= 0) {
+			uint64_t id = hf[sc->hdr_id].v.u;
+
+			ec = id < sc->nr_by_id ? sc->by_id[id] : NULL;
+		} else {
+			ec = sc->pub.nr_event_classes == 1
+				     ? (struct ht__event_class *)
+					       sc->pub.event_classes[0]
+				     : NULL;
+		}
+		if (ec && ec->fast) {
+			s->ev_start = start;
+			s->pos = pos + hr->size_bits;
+			kec = &s->keep_ec[2 * ec->index];
+			ret = fast_scope(s, &sc->event_context,
+					 &s->keep[HT__KEEP_EV_CONTEXT], &r1);
+			if (!ret) {
+				ret = fast_scope(s, &ec->context, &kec[0], &r2);
+			}
+			if (!ret) {
+				ret = fast_scope(s, &ec->payload, &kec[1], &r3);
+			}
+			if (ret < 0) {
+				return ret;
+			}
+			if (!ret && s->pos != start) {
+				s->ev.cls = &ec->pub;
+				s->ev.offset_bits = start;
+				s->ev.scope[2] = hf;
+				s->ev.scope[3] = r1;
+				s->ev.scope[4] = r2;
+				s->ev.scope[5] = r3;
+				s->cur = &s->ev_msg;
+				if (s->ev_msg.has_time) {
+					s->ev_msg.cycles = s->clock;
+					s->ev_msg.ns = to_ns(s, s->clock);
+					s->key = s->ev_msg.ns;
+				}
+				return 0;
+			}
+			/* the general path decodes it again (the clock
+			 * update gives the same value twice) */
+			s->pos = start;
+		}
+	}
+	return read_event_slow(s);
+}
+
+static int read_event_slow(struct ht__stream *s)
 {
 	struct ht__stream_class *sc = s->sc;
 	struct ht__event_class *ec = NULL;

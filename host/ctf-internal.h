@@ -108,6 +108,12 @@ struct ht__run {
 	uint32_t nr_leaves;
 	const struct ht_ctf_field *tmpl; /* NULL: general member */
 	const struct ht__leaf *leaves;
+	/* the first .nr_plain leaves are integers (or host-order doubles)
+	 * with no side effect, loaded as HT__LOAD_LE or HT__LOAD_BE */
+	uint32_t nr_plain;
+	/* in a flat scope (struct ht__plan): where this run's fields (or
+	 * its string member's field) start in the scope's fields */
+	uint32_t keep_off;
 };
 
 struct ht__variant_sel {
@@ -148,6 +154,14 @@ struct ht__plan {
 	struct ht__op *ops;
 	uint32_t nr_ops;
 	const struct ht__run *root_run; /* the whole scope is fixed */
+	/*
+	 * A flat scope: a structure whose members are fixed runs and
+	 * strings. Its fields have a constant shape (.flat_tmpl, with
+	 * .flat_fields fields): they are kept per stream like a fixed
+	 * scope's, only the positions vary with the strings' lengths.
+	 */
+	const struct ht_ctf_field *flat_tmpl;
+	uint32_t flat_fields;
 };
 
 /* ---- metadata model (private parts) ---- */
@@ -155,6 +169,9 @@ struct ht__event_class {
 	struct ht_ctf_event_class pub;
 	struct ht__plan context, payload;
 	uint32_t index; /* in its stream class's event_classes */
+	/* its scopes and the stream's event context are absent, fixed or
+	 * flat: the fast path of the decoder takes the whole record */
+	bool fast;
 };
 
 struct ht__stream_class {
@@ -163,6 +180,16 @@ struct ht__stream_class {
 	/* event classes by id: a dense table when ids are small */
 	struct ht__event_class **by_id;
 	uint64_t nr_by_id;
+	/*
+	 * The event header, when it is fixed and its integers have no
+	 * side effect but the event id and one clock update: its leaves
+	 * are all loaded as plain ones, then the id is read from field
+	 * .hdr_id (-1: none) and the clock updated from field .hdr_ts
+	 * (-1: none) of .hdr_ts_bits bits.
+	 */
+	const struct ht__run *hdr_fast;
+	int32_t hdr_id, hdr_ts;
+	unsigned hdr_ts_bits;
 	bool clock_is_ns; /* default clock at 1 GHz: ns = base + cycles */
 	bool base_ok;     /* base_ns is valid */
 	int64_t base_ns;  /* the default clock's offset in ns */

@@ -642,7 +642,8 @@ static void walk_fixed(struct run_builder *rb, uint32_t i, uint64_t off)
 			if (bytes && host && op->size_bits == 32) {
 				l->load = HT__LOAD_F32;
 			} else if (bytes && host && op->size_bits == 64) {
-				l->load = HT__LOAD_F64;
+				/* the bits as they are: a plain 64-bit load */
+				l->load = host_le ? HT__LOAD_LE : HT__LOAD_BE;
 			}
 			break;
 		}
@@ -720,6 +721,37 @@ static int make_run(struct ht__trace *t, const struct ht__op *ops,
 		off += ops[c].fx_bits;
 		c += ops[c].span;
 	}
+	/* plain leaves first (stable: the others keep their order, which
+	 * matters for clock updates) */
+	{
+		struct ht__leaf *tmp = malloc((rb.nl + 1) * sizeof(*tmp));
+		uint32_t j, np = 0, no = 0;
+
+		if (!tmp) {
+			return HT_ENOMEM;
+		}
+		for (j = 0; j < rb.nl; j++) {
+			const struct ht__leaf *l = &rb.leaves[j];
+
+			if (!l->side && (l->load == HT__LOAD_LE ||
+					 l->load == HT__LOAD_BE)) {
+				np++;
+			}
+		}
+		for (j = 0; j < rb.nl; j++) {
+			const struct ht__leaf *l = &rb.leaves[j];
+
+			if (!l->side && (l->load == HT__LOAD_LE ||
+					 l->load == HT__LOAD_BE)) {
+				tmp[j - no] = *l; /* plain ones before j */
+			} else {
+				tmp[np + no++] = *l;
+			}
+		}
+		memcpy(rb.leaves, tmp, rb.nl * sizeof(*tmp));
+		free(tmp);
+		r->nr_plain = np;
+	}
 	r->member_op = first - parent;
 	r->nr_members = n;
 	r->align_bits = align_bits;
@@ -728,6 +760,65 @@ static int make_run(struct ht__trace *t, const struct ht__op *ops,
 	r->nr_leaves = rb.nl;
 	r->tmpl = rb.tmpl;
 	r->leaves = rb.leaves;
+	return 0;
+}
+
+/*
+ * Makes @p a flat scope (see struct ht__plan) when its root structure's
+ * runs are all fixed runs or string members.
+ */
+static int make_flat(struct ht__trace *t, struct ht__plan *p)
+{
+	const struct ht__op *root = &p->ops[0];
+	struct ht__run *runs = (struct ht__run *)root->runs;
+	struct ht_ctf_field *f;
+	uint64_t n = 1;
+	uint32_t k;
+
+	for (k = 0; k < root->nr_runs; k++) {
+		const struct ht__run *r = &runs[k];
+
+		if (r->tmpl) {
+			n += r->nr_fields;
+		} else if (p->ops[r->member_op].kind == HT__OP_STRING) {
+			n++;
+		} else {
+			return 0;
+		}
+	}
+	if (n > FX_MAX_FIELDS) {
+		return 0;
+	}
+	f = ht__arena_alloc(&t->arena, n * sizeof(*f));
+	if (!f) {
+		return HT_ENOMEM;
+	}
+	f[0].type = root->type;
+	f[0].name = root->name;
+	f[0].next = n;
+	f[0].nr_children = root->nr;
+	f[0].v.u = 0;
+	n = 1;
+	for (k = 0; k < root->nr_runs; k++) {
+		struct ht__run *r = &runs[k];
+
+		r->keep_off = n;
+		if (r->tmpl) {
+			memcpy(&f[n], r->tmpl, r->nr_fields * sizeof(*f));
+			n += r->nr_fields;
+		} else {
+			const struct ht__op *so = &p->ops[r->member_op];
+
+			f[n].type = so->type;
+			f[n].name = so->name;
+			f[n].next = 1;
+			f[n].nr_children = 0;
+			f[n].v.str = "";
+			n++;
+		}
+	}
+	p->flat_tmpl = f;
+	p->flat_fields = n;
 	return 0;
 }
 
@@ -813,6 +904,8 @@ static int build_runs(struct ht__trace *t, struct ht__plan *p)
 			return ret;
 		}
 		p->root_run = r;
+	} else if (ops[0].kind == HT__OP_STRUCT) {
+		return make_flat(t, p);
 	}
 	return 0;
 }
@@ -834,6 +927,55 @@ static const struct ht_ctf_clock *plan_clock(const struct ht__trace *t,
 		}
 	}
 	return NULL;
+}
+
+static bool scope_fast(const struct ht__plan *p)
+{
+	return !p->nr_ops || p->root_run || p->flat_tmpl;
+}
+
+/* Fills the fast-path descriptions of @sc (see ctf-internal.h). */
+static void plan_fast_paths(struct ht__stream_class *sc)
+{
+	const struct ht__run *r = sc->event_header.root_run;
+	uint32_t i, nr_clock = 0;
+	size_t e;
+
+	sc->hdr_fast = NULL;
+	sc->hdr_id = sc->hdr_ts = -1;
+	for (i = 0; r && i < r->nr_leaves; i++) {
+		const struct ht__leaf *l = &r->leaves[i];
+
+		if ((l->load != HT__LOAD_LE && l->load != HT__LOAD_BE) ||
+		    l->reg >= 0 ||
+		    (l->meaning && l->meaning != HT__M_EVENT_ID) ||
+		    (l->clock && l->meaning)) {
+			break;
+		}
+		if (l->meaning == HT__M_EVENT_ID) {
+			if (sc->hdr_id >= 0) {
+				break;
+			}
+			sc->hdr_id = l->field;
+		}
+		if (l->clock) {
+			nr_clock++;
+			sc->hdr_ts = l->field;
+			sc->hdr_ts_bits = l->size_bits;
+		}
+	}
+	if (r && i == r->nr_leaves && nr_clock <= 1) {
+		sc->hdr_fast = r;
+	} else {
+		sc->hdr_id = sc->hdr_ts = -1;
+	}
+	for (e = 0; e < sc->pub.nr_event_classes; e++) {
+		struct ht__event_class *ec =
+			(struct ht__event_class *)sc->pub.event_classes[e];
+
+		ec->fast = scope_fast(&sc->event_context) &&
+			   scope_fast(&ec->context) && scope_fast(&ec->payload);
+	}
 }
 
 int ht__plan_compile_trace(struct ht__trace *t, char *err, size_t err_len)
@@ -957,6 +1099,12 @@ int ht__plan_compile_trace(struct ht__trace *t, char *err, size_t err_len)
 				ret = build_runs(t, &ec->payload);
 			}
 		}
+	}
+	for (s = 0; !ret && s < t->pub.nr_stream_classes; s++) {
+		struct ht__stream_class *sc =
+			(struct ht__stream_class *)t->pub.stream_classes[s];
+
+		plan_fast_paths(sc);
 	}
 	return ret;
 }
