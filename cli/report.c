@@ -162,8 +162,10 @@ int cmd_report(int argc, char **argv)
 		}
 	}
 	if (stats.reader_errors) {
-		fprintf(stderr, "%s: %" PRIu64 " damaged parts of the input "
-			"skipped\n", ht_cli_prog, stats.reader_errors);
+		fprintf(stderr,
+			"%s: %" PRIu64 " damaged parts of the input "
+			"skipped\n",
+			ht_cli_prog, stats.reader_errors);
 		return HT_EXIT_FAIL;
 	}
 	return HT_EXIT_OK;
