@@ -5,7 +5,8 @@
 # func_base record says where it was loaded). Every function slice of
 # the Perfetto file and of the JSON must be a call babeltrace2 reads,
 # named from the ELF at (address - load bias); an ELF of another
-# program gives a warning and raw addresses, never a wrong name.
+# program gives a warning and raw addresses, never a wrong name; a
+# stripped one a note.
 set -u
 cd "$(dirname "$0")"
 : "${HETRACE:?}" "${TOP:?}"
@@ -43,6 +44,15 @@ grep -q 'warning: core main: [0-9]* of [0-9]* function addresses are not functio
 	bad "mismatched ELF: no warning: $(cat "$w/o.err")"
 python3 check-funcs.py "$w/bt2" "$w/nm" "$base" "$w/o.pftrace" "$w/o.json" --raw >/dev/null ||
 	bad "mismatched ELF: a name was given"
+# a stripped copy: a note, raw addresses
+strip -o "$w/demo.stripped" "$w/ex/demo"
+"$HETRACE" export --elf "$w/demo.stripped" "$w/ex/trace" -o "$w/s.pftrace" 2>"$w/s.err" ||
+	bad "stripped ELF: export failed"
+"$HETRACE" export -q -f chrome-json --elf "$w/demo.stripped" "$w/ex/trace" -o "$w/s.json" 2>/dev/null
+grep -q 'demo.stripped is stripped (no .symtab): core main.s functions are shown as addresses' "$w/s.err" ||
+	bad "stripped ELF: no note: $(cat "$w/s.err")"
+python3 check-funcs.py "$w/bt2" "$w/nm" "$base" "$w/s.pftrace" "$w/s.json" --raw >/dev/null ||
+	bad "stripped ELF: a name was given"
 # an ELF for another core only: no names here
 "$HETRACE" export -q -f chrome-json --elf "dsp9=$w/ex/demo" "$w/ex/trace" -o "$w/n.json" ||
 	bad "--elf CORE=: export failed"
