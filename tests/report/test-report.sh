@@ -144,7 +144,7 @@ PY
 
 # 5. Function rows, named from a relocated program's ELF (a PIE, run
 # with address-space randomization: the names come through func_base):
-# the depth 0 and 1 rows hold exactly the calls babeltrace2 reads.
+# each of the four rows holds exactly what babeltrace2's records say.
 "$TOP/examples/instrument/build.sh" "$w/ex" "$HETRACE" >/dev/null || exit 1
 "$w/ex/demo" "$w/ex/trace/main" 12 >/dev/null || exit 1
 babeltrace2 --clock-cycles "$w/ex/trace" >"$w/ex.bt2" || bad "functions: babeltrace2"
@@ -159,7 +159,10 @@ tag = '<script id="ht-data" type="application/json">'
 d = json.loads(html[html.index(tag) + len(tag):html.index('</script>', html.index(tag))])
 syms = {int(p[0], 16): p[2] for p in (l.split() for l in open(sys.argv[3])) if len(p) == 3}
 rec = re.compile(r'^\[(\d+)\] .* (func_base|func_entry|func_exit): .*\{ (?:base|addr) = (0x[0-9A-F]+)')
-bias, stack, calls = 0, [], []
+bias, stack, changes = 0, [], [[] for _ in range(4)]
+t0 = int(d["t0"])
+# what each function row shows after each record: the call at depth 0,
+# 1, 2, and the innermost one at depth 3 or more
 for line in open(sys.argv[2]):
     m = rec.match(line)
     if not m:
@@ -167,12 +170,29 @@ for line in open(sys.argv[2]):
     t, ev, a = int(m.group(1)), m.group(2), int(m.group(3), 16)
     if ev == "func_base":
         bias = a  # a PIE links at 0
-    elif ev == "func_entry":
-        stack.append((a, t))
+        continue
+    if ev == "func_entry":
+        stack.append(syms[a - bias])
     else:
-        b, t0 = stack.pop()
-        calls.append((len(stack), t0, t, syms[b - bias]))
-t0 = int(d["t0"])
+        stack.pop()
+    for r in range(4):
+        st = (stack[r] if len(stack) > r else None) if r < 3 else \
+            (stack[-1] if len(stack) > 3 else None)
+        ch = changes[r]
+        if ch and ch[-1][0] == t - t0:
+            ch.pop()  # several changes at one time: the last one holds
+        if not ch or ch[-1][1] != st:
+            ch.append((t - t0, st))
+def want(r):
+    out = []
+    for c in changes[r]:
+        if not out or out[-1][1] != c[1]:
+            out.append(c)
+    if out and out[0][1] is None:
+        out.pop(0)
+    if out and out[0][0] > 0:
+        out.insert(0, (0, None))
+    return out
 def runs(row):
     b = base64.b64decode(d["levels"][-1]["rows"][row])
     out, i, t = [], 0, 0
@@ -189,29 +209,16 @@ def runs(row):
         s = varint()
         out.append((t, d["states"][s - 1]["n"] if s else None))
     return out
-def want(depth):
-    out = []
-    for _, b, e, n in sorted(c for c in calls if c[0] == depth):
-        b -= t0; e -= t0
-        if out and out[-1] == (b, None):
-            out.pop()  # the next call begins as the last one ends
-        if b == e:
-            continue
-        if not out or out[-1][1] != n:
-            out.append((b, n))
-        out.append((e, None))
-    if out and out[0][0] > 0:
-        out.insert(0, (0, None))
-    return out
 errs = []
 if d["levels"][-1]["n"] != 0:
     errs.append("no exact level")
 if [f[0] for f in d["frows"]] != [0, 0, 0, 0] or [f[1] for f in d["frows"]] != [0, 1, 2, 3]:
     errs.append("function rows %s" % d["frows"])
-for depth in (0, 1):
-    got = runs(len(d["cores"]) + depth)
-    if got != want(depth):
-        errs.append("depth %d: got %s..., want %s..." % (depth, got[:4], want(depth)[:4]))
+for depth in range(4):
+    got, w = runs(len(d["cores"]) + depth), want(depth)
+    if got != w:
+        k = next((i for i in range(min(len(got), len(w))) if got[i] != w[i]), min(len(got), len(w)))
+        errs.append("row %d: %d runs, want %d; from run %d: got %s, want %s" % (depth, len(got), len(w), k, got[k:k + 3], w[k:k + 3]))
 names = {s["n"] for s in d["states"] if s["k"] == "func"}
 if names != {"fib", "quicksort"}:
     errs.append("function names %s" % names)
