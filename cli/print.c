@@ -15,7 +15,9 @@
 #include "cli.h"
 #include "ctf-reader.h"
 #include "error.h"
+#include "functions.h"
 #include "pretty.h"
+#include "symbols.h"
 
 /* Output is written in chunks of about this size. */
 #define FLUSH_BYTES (1u << 20)
@@ -42,6 +44,13 @@ static void usage(FILE *out)
 		"                     trace:procname, trace:vpid, loglevel,\n"
 		"                     emf, callsite (default: trace:hostname,\n"
 		"                     trace:procname, trace:vpid)\n"
+		"  -e, --elf [CORE=]FILE\n"
+		"                     name the functions of func_entry and\n"
+		"                     func_exit records from this ELF file (of\n"
+		"                     core CORE, else of every core): the\n"
+		"                     name and file:line after the address\n"
+		"                     (repeatable; those lines then differ\n"
+		"                     from babeltrace2's)\n"
 		"  -k, --keep-going   skip a damaged packet and go on\n"
 		"  -h, --help         this help\n",
 		ht_cli_prog);
@@ -248,6 +257,162 @@ static int flush_out(struct ht_pretty *pretty)
 	return 0;
 }
 
+/* --elf: function names after the addresses of function records. */
+struct elf_arg {
+	const char *core; /* NULL: every core without its own */
+	const char *path;
+	struct ht_symbols *sy;
+};
+
+struct fnames {
+	struct ht_ctf_set *scan; /* the first pass (the tracker points in) */
+	struct ht_funcs *funcs;
+	const struct ht_funcs_core **by_stream; /* by stream index */
+	bool *trusted; /* by stream index: every function address named */
+	size_t nr_streams;
+	char buf[1024];
+};
+
+static bool fn_wants(void *arg, const struct ht_ctf_event_class *cls)
+{
+	const char *n = cls->name ? cls->name : "";
+	const char *colon = strrchr(n, ':');
+
+	(void)arg;
+	if (colon) {
+		n = colon + 1;
+	}
+	return !strcmp(n, "func_entry") || !strcmp(n, "func_exit");
+}
+
+/* "name at file:line" (or "name+0xoff at ...") of @addr into x->buf. */
+static const char *fn_describe(struct fnames *x, const struct ht_funcs_core *c,
+			       uint64_t addr, const char *name)
+{
+	struct ht_sym sym;
+	uint64_t saved = ht_symbols_bias(c->syms);
+	bool found;
+	int n;
+
+	ht_symbols_set_bias(c->syms, c->bias);
+	found = ht_symbols_lookup(c->syms, addr, &sym);
+	ht_symbols_set_bias(c->syms, saved);
+	if (!name) {
+		if (!found || !sym.name) {
+			return NULL;
+		}
+		n = snprintf(x->buf, sizeof(x->buf), "%s+0x%llx", sym.name,
+			     (unsigned long long)sym.offset);
+	} else {
+		n = snprintf(x->buf, sizeof(x->buf), "%s", name);
+	}
+	if (found && sym.file && n > 0 && (size_t)n < sizeof(x->buf)) {
+		const char *base = strrchr(sym.file, '/');
+
+		snprintf(x->buf + n, sizeof(x->buf) - n, " at %s:%d",
+			 base ? base + 1 : sym.file, sym.line);
+	}
+	return x->buf;
+}
+
+static const char *fn_note(void *arg, const struct ht_ctf_msg *msg,
+			   const struct ht_ctf_field *f)
+{
+	struct fnames *x = arg;
+	unsigned si = msg->stream->index;
+	const struct ht_funcs_core *c;
+
+	if (si >= x->nr_streams || !(c = x->by_stream[si]) || !c->syms ||
+	    !f->name) {
+		return NULL;
+	}
+	if (!strcmp(f->name, "addr")) {
+		const char *name = ht_funcs_name(x->funcs, c, f->v.u);
+
+		/* never a wrong name: only exact function starts */
+		return name ? fn_describe(x, c, f->v.u, name) : NULL;
+	}
+	if (!strcmp(f->name, "call_site") && x->trusted[si]) {
+		/* inside a function: only when this ELF named every
+		 * function of the core (it is the traced program) */
+		return fn_describe(x, c, f->v.u, NULL);
+	}
+	return NULL;
+}
+
+/*
+ * Reads the traces once through the function tracker: it learns each
+ * core's func_base and function addresses, so that the names (and a
+ * guessed load bias) are right from the first record of the printing
+ * pass. Warns when an ELF names few of a core's functions.
+ */
+static int fn_prepare(struct fnames *x, const char *const *paths, size_t n,
+		      const struct ht_ctf_open_opts *oo, size_t nr_streams)
+{
+	struct ht_ctf_set *set;
+	struct ht_ctf_msg msg;
+	char err[1024];
+	size_t i;
+	int ret;
+
+	ret = ht_ctf_set_open(&x->scan, paths, n, oo, err, sizeof(err));
+	set = x->scan;
+	if (ret) {
+		fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
+		return ret;
+	}
+	while ((ret = ht_ctf_set_next(set, &msg)) != HT_EEOF) {
+		if (!ret) {
+			ret = ht_funcs_feed(x->funcs, &msg, err, sizeof(err));
+			if (ret == HT_ENOMEM) {
+				break;
+			}
+		}
+		/* damaged input is reported by the printing pass */
+		ret = 0;
+	}
+	if (ret && ret != HT_EEOF) {
+		return ret;
+	}
+	ht_funcs_finish(x->funcs);
+	x->nr_streams = nr_streams;
+	x->by_stream = calloc(nr_streams + 1, sizeof(*x->by_stream));
+	x->trusted = calloc(nr_streams + 1, sizeof(*x->trusted));
+	if (!x->by_stream || !x->trusted) {
+		return HT_ENOMEM;
+	}
+	for (i = 0; i < ht_funcs_nr_cores(x->funcs); i++) {
+		const struct ht_funcs_core *c = ht_funcs_core(x->funcs, i);
+		size_t named, total;
+
+		if (!c->stream || c->stream->index >= nr_streams) {
+			continue;
+		}
+		x->by_stream[c->stream->index] = c;
+		if (!c->syms) {
+			continue;
+		}
+		ht_funcs_name_stats(x->funcs, c, &named, &total);
+		x->trusted[c->stream->index] = total && named == total;
+		if (total && ht_symbols_stripped(c->syms) && named < total) {
+			fprintf(stderr,
+				"%s: note: %s has no symbol table (stripped): "
+				"core %s shows %zu of %zu function addresses "
+				"raw\n",
+				ht_cli_prog, ht_symbols_path(c->syms), c->name,
+				total - named, total);
+		} else if (total && named < total) {
+			fprintf(stderr,
+				"%s: warning: %s names %zu of the %zu function "
+				"addresses of core %s (not the traced "
+				"program?): the others stay raw\n",
+				ht_cli_prog, ht_symbols_path(c->syms), named,
+				total, c->name);
+		}
+	}
+	return 0;
+}
+
 static void warn_cb(void *arg, const char *msg)
 {
 	(void)arg;
@@ -293,10 +458,14 @@ int cmd_print(int argc, char **argv)
 		{"no-delta", no_argument, NULL, OPT_NO_DELTA},
 		{"names", required_argument, NULL, OPT_NAMES},
 		{"fields", required_argument, NULL, OPT_FIELDS},
+		{"elf", required_argument, NULL, 'e'},
 		{"keep-going", no_argument, NULL, 'k'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
+	struct elf_arg *elfs = NULL;
+	size_t nr_elfs = 0;
+	struct fnames fn = {0};
 	struct ht_pretty_opts po = {
 		.names = HT_PRETTY_NAME_DEFAULT,
 		.fields = HT_PRETTY_FIELD_DEFAULT,
@@ -310,9 +479,32 @@ int cmd_print(int argc, char **argv)
 	size_t i, nr_paths;
 	int c, ret;
 
+	elfs = calloc((size_t)argc + 1, sizeof(*elfs));
+	if (!elfs) {
+		fprintf(stderr, "%s: %s\n", ht_cli_prog, ht_strerror(HT_ENOMEM));
+		return HT_EXIT_FAIL;
+	}
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "kh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "e:kh", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'e': {
+			char *eq = strchr(optarg, '=');
+
+			elfs[nr_elfs].path = optarg;
+			if (eq && eq != optarg) {
+				*eq = '\0';
+				elfs[nr_elfs].core = optarg;
+				elfs[nr_elfs].path = eq + 1;
+			}
+			if (!*elfs[nr_elfs].path) {
+				fprintf(stderr, "%s: bad --elf value\n",
+					ht_cli_prog);
+				free(elfs);
+				return HT_EXIT_USAGE;
+			}
+			nr_elfs++;
+			break;
+		}
 		case OPT_CLOCK_SECONDS:
 			po.clock = HT_PRETTY_CLOCK_SECONDS;
 			break;
@@ -332,6 +524,7 @@ int cmd_print(int argc, char **argv)
 			if (parse_list(optarg, name_words,
 				       sizeof(name_words) / sizeof(name_words[0]),
 				       &po.names)) {
+				free(elfs);
 				return HT_EXIT_USAGE;
 			}
 			break;
@@ -340,6 +533,7 @@ int cmd_print(int argc, char **argv)
 				       sizeof(field_words) /
 					       sizeof(field_words[0]),
 				       &po.fields)) {
+				free(elfs);
 				return HT_EXIT_USAGE;
 			}
 			break;
@@ -347,15 +541,18 @@ int cmd_print(int argc, char **argv)
 			oo.flags |= HT_CTF_KEEP_GOING;
 			break;
 		case 'h':
+			free(elfs);
 			usage(stdout);
 			return HT_EXIT_OK;
 		default:
+			free(elfs);
 			usage(stderr);
 			return HT_EXIT_USAGE;
 		}
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "%s: no trace given\n", ht_cli_prog);
+		free(elfs);
 		usage(stderr);
 		return HT_EXIT_USAGE;
 	}
@@ -367,6 +564,7 @@ int cmd_print(int argc, char **argv)
 	if (ret) {
 		fprintf(stderr, "%s: %s\n", ht_cli_prog,
 			err[0] ? err : ht_strerror(ret));
+		free(elfs);
 		return HT_EXIT_FAIL;
 	}
 	ret = ht_pretty_create(&pretty, &po);
@@ -385,6 +583,44 @@ int cmd_print(int argc, char **argv)
 			       nr_paths)) {
 			goto nomem;
 		}
+	}
+	if (nr_elfs) {
+		struct ht_pretty_note note = {
+			.wants = fn_wants,
+			.note = fn_note,
+			.arg = &fn,
+		};
+		size_t nr_streams = 0;
+
+		if (ht_funcs_create(&fn.funcs, NULL)) {
+			goto nomem;
+		}
+		for (i = 0; i < nr_elfs; i++) {
+			ret = ht_symbols_open(&elfs[i].sy, elfs[i].path, err,
+					      sizeof(err));
+			if (ret) {
+				fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
+				status = HT_EXIT_FAIL;
+				goto out;
+			}
+			if (ht_funcs_add_symbols(fn.funcs, elfs[i].core,
+						 elfs[i].sy)) {
+				goto nomem;
+			}
+		}
+		for (i = 0; i < ht_ctf_set_nr_traces(set); i++) {
+			nr_streams += ht_ctf_set_trace(set, i)->nr_streams;
+		}
+		ret = fn_prepare(&fn, (const char *const *)argv + optind,
+				 nr_paths, &oo, nr_streams);
+		if (ret) {
+			if (ret == HT_ENOMEM) {
+				goto nomem;
+			}
+			status = HT_EXIT_FAIL;
+			goto out;
+		}
+		ht_pretty_set_note(pretty, &note);
 	}
 
 	for (;;) {
@@ -450,5 +686,13 @@ out:
 	}
 	ht_pretty_destroy(pretty);
 	ht_ctf_set_close(set);
+	ht_funcs_destroy(fn.funcs);
+	ht_ctf_set_close(fn.scan);
+	free(fn.by_stream);
+	free(fn.trusted);
+	for (i = 0; i < nr_elfs; i++) {
+		ht_symbols_close(elfs[i].sy);
+	}
+	free(elfs);
 	return status;
 }

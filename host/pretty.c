@@ -78,6 +78,7 @@ struct ec_cache {
 	 * 64 are always printed */
 	uint64_t pc_mask;
 	bool pc_print;
+	bool noted; /* its integers get notes (ht_pretty_set_note()) */
 };
 
 struct trace_name {
@@ -108,6 +109,9 @@ struct ht_pretty {
 
 	struct trace_name *tnames;
 	size_t nr_tnames;
+
+	struct ht_pretty_note note;
+	const struct ht_ctf_msg *note_msg; /* the event being noted */
 };
 
 static const char digit_pairs[201] =
@@ -750,6 +754,29 @@ static int put_compound(struct ht_pretty *p, const struct ht_ctf_field *f,
 	return 0;
 }
 
+/* " <note>" after integer field @f when the note callback gives one. */
+static int put_note(struct ht_pretty *p, const struct ht_ctf_field *f)
+{
+	const char *n = p->note.note(p->note.arg, p->note_msg, f);
+	size_t len;
+	int ret;
+
+	if (!n) {
+		return 0;
+	}
+	len = strlen(n);
+	/* room for the note and, after it, the 256 bytes the callers
+	 * of put_field() reserved */
+	ret = reserve(p, len + 3 + 256);
+	if (ret) {
+		return ret;
+	}
+	PUT_LIT(p, " <");
+	put(p, n, len);
+	putc_(p, '>');
+	return 0;
+}
+
 /* The caller reserved 256 bytes. */
 static int put_field(struct ht_pretty *p, const struct ht_ctf_field *f,
 		     bool names)
@@ -759,7 +786,7 @@ static int put_field(struct ht_pretty *p, const struct ht_ctf_field *f,
 	switch (t->kind) {
 	case HT_CTF_INT:
 		put_int(p, t, f->v.u);
-		return 0;
+		return p->note_msg ? put_note(p, f) : 0;
 	case HT_CTF_ENUM:
 		return put_enum(p, t, f->v.u);
 	case HT_CTF_FLOAT: {
@@ -1149,6 +1176,8 @@ static struct ec_cache *ec_get(struct ht_pretty *p,
 		return NULL;
 	}
 	e->cls = cls;
+	e->noted = p->note.wants && p->note.note &&
+		   p->note.wants(p->note.arg, cls);
 	p->ec_count++;
 	pc = cls->stream_class ? cls->stream_class->packet_context : NULL;
 	e->pc_mask = ~(uint64_t)0;
@@ -1674,7 +1703,9 @@ int ht_pretty_event(struct ht_pretty *p, const struct ht_ctf_msg *msg)
 		put_timestamp(p, msg);
 	}
 	put(p, e->prefix, e->prefix_len);
-	if (e->ops) {
+	/* noted events go through the field walker, which adds the notes */
+	p->note_msg = e->noted ? msg : NULL;
+	if (e->ops && !e->noted) {
 		size_t at = p->len;
 
 		ret = run_line(p, e, ev);
@@ -1874,6 +1905,15 @@ void ht_pretty_destroy(struct ht_pretty *p)
 	free(p->ecs);
 	free(p->buf);
 	free(p);
+}
+
+void ht_pretty_set_note(struct ht_pretty *p, const struct ht_pretty_note *note)
+{
+	if (note) {
+		p->note = *note;
+	} else {
+		memset(&p->note, 0, sizeof(p->note));
+	}
 }
 
 bool ht_pretty_take_warning(struct ht_pretty *p)

@@ -111,6 +111,24 @@ const char *ht_pretty_data(const struct ht_pretty *pretty, size_t *len);
 /* Forgets the formatted bytes (after the caller wrote them). */
 void ht_pretty_consume(struct ht_pretty *pretty);
 
+/*
+ * Notes after integer values (function names after addresses, for
+ * `hetrace print --elf`): for the events whose class @wants (asked once
+ * per class), every integer field goes through @note, and a non-NULL
+ * result is printed right after the value as " <note>". Those events
+ * are no longer babeltrace2's text; the others are. Set it before the
+ * first event; NULL members: no notes.
+ */
+struct ht_pretty_note {
+	bool (*wants)(void *arg, const struct ht_ctf_event_class *cls);
+	const char *(*note)(void *arg, const struct ht_ctf_msg *msg,
+			    const struct ht_ctf_field *field);
+	void *arg;
+};
+
+void ht_pretty_set_note(struct ht_pretty *pretty,
+			const struct ht_pretty_note *note);
+
 /* Internal: printf("%g", @d) into @out (64 bytes), fast; the length. */
 size_t ht__fmt_g(char *out, double d);
 
