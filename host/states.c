@@ -917,7 +917,7 @@ static int on_func(struct ht_states *st, struct core *c,
 		memset(&o, 0, sizeof(o));
 		if (!name && st->opts.symbolize) {
 			name = st->opts.symbolize(st->opts.symbolize_arg, msg,
-						 addr);
+						  addr);
 		}
 		if (!name) {
 			snprintf(o.addr_name, sizeof(o.addr_name), "0x%" PRIx64,
