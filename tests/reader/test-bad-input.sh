@@ -51,6 +51,18 @@ for c in "${cases[@]}"; do
 		got=$(awk '/stream main:/ { m = 1 } m && /events:/ { print $2; exit }' out-k)
 		[ "$got" = "$keep_n" ] || { echo "FAIL $kind -k: main has $got events, expected $keep_n"; exit 1; }
 		grep -q "events: 250" out-k || { echo "FAIL $kind -k: the aux stream is not complete"; exit 1; }
+		# print: the same message and exit status, every event
+		# before the damage printed (main's and all 250 of aux)
+		for k in "" "-k"; do
+			set +e
+			"$HETRACE" print $k trace >pout 2>perr
+			rc=$?
+			set -e
+			want=$((stop_n + 250))
+			[ -z "$k" ] || want=$((keep_n + 250))
+			[ "$rc" = 1 ] && grep -qF -- "$msg" perr || { echo "FAIL $kind print $k: exit $rc"; cat perr; exit 1; }
+			[ "$(wc -l <pout)" = "$want" ] || { echo "FAIL $kind print $k: $(wc -l <pout) lines, expected $want"; exit 1; }
+		done
 	fi
 	cd - >/dev/null
 	echo "ok $kind"
