@@ -6,7 +6,9 @@
  * clock), paths (the frame pipeline: latencies, late frames and what
  * delayed them), report (HTML) and export (Perfetto). Each step is the
  * subcommand a user would type, run in this process and echoed; the
- * summary at the end reads the path analysis.
+ * frame summary reads the path analysis. The slaves' Sobel code is
+ * compiled into this program, which is the ELF file that names their
+ * functions in the profile, the report and the export.
  */
 #include <errno.h>
 #include <ftw.h>
@@ -33,7 +35,7 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: %s [-o DIR] [--cores N] [--seconds S]\n\n"
 		"Runs the simulated board end to end: hetrace sim, sync,\n"
-		"paths, report and export, then prints a summary: cores,\n"
+		"paths, profile, report and export, with a summary: cores,\n"
 		"events, sync quality per core, frame latencies, the late\n"
 		"frames and what delayed them. Files go under DIR.\n\n"
 		"options:\n"
@@ -245,7 +247,8 @@ int cmd_demo(int argc, char **argv)
 	const char *dir = "hetrace-demo", *cores = "8", *seconds = "3";
 	const struct ht_embedded_file *paths_yaml;
 	char capture[4096], synced[4096], sync_json[4096], paths_file[4096];
-	char report[4096], perfetto[4096];
+	char report[4096], perfetto[4096], self[4096];
+	ssize_t n;
 	int c;
 
 	optind = 1;
@@ -293,6 +296,15 @@ int cmd_demo(int argc, char **argv)
 			ht_cli_prog, dir, strerror(errno));
 		return HT_EXIT_FAIL;
 	}
+	/* The slaves' Sobel code is in this binary: its symbols name the
+	 * function slices of the report and the export. */
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0) {
+		fprintf(stderr, "%s: cannot find this program's file: %s\n",
+			ht_cli_prog, strerror(errno));
+		return HT_EXIT_FAIL;
+	}
+	self[n] = '\0';
 	paths_yaml = ht_embedded_find(PATHS_NAME);
 	if (!paths_yaml ||
 	    write_file(paths_file, paths_yaml->data, paths_yaml->size) < 0) {
@@ -324,8 +336,18 @@ int cmd_demo(int argc, char **argv)
 		return HT_EXIT_FAIL;
 	}
 	{
+		char *av[] = {"profile", synced, "--elf", self, "--core", "dsp0",
+			      "-n", "5", NULL};
+
+		if (step("the function profile of one slave "
+			 "(-finstrument-functions)",
+			 cmd_profile, av) != HT_EXIT_OK) {
+			return HT_EXIT_FAIL;
+		}
+	}
+	{
 		char *av[] = {"report", "-o", report, "--paths", paths_file,
-			      "--sync", sync_json, synced, NULL};
+			      "--sync", sync_json, "--elf", self, synced, NULL};
 
 		if (step("the HTML report", cmd_report, av) != HT_EXIT_OK) {
 			return HT_EXIT_FAIL;
@@ -333,7 +355,7 @@ int cmd_demo(int argc, char **argv)
 	}
 	{
 		char *av[] = {"export", synced, "-f", "perfetto", "-o",
-			      perfetto, NULL};
+			      perfetto, "--elf", self, NULL};
 
 		if (step("the Perfetto trace (open it in ui.perfetto.dev)",
 			 cmd_export, av) != HT_EXIT_OK) {

@@ -246,6 +246,24 @@ static char *core_name_of(const struct ht_ctf_msg *msg)
 	return strdup(msg->stream->file_name ? msg->stream->file_name : "?");
 }
 
+/* The env core_<id>_clock_hz of the stream's core, else @dflt. */
+static uint64_t own_clock_hz(const struct ht_ctf_msg *msg, uint64_t dflt)
+{
+	const struct ht_ctf_field *id = NULL;
+	const struct ht_ctf_env_entry *e;
+	char key[64];
+
+	if (msg->packet && msg->packet->context) {
+		id = ht_ctf_field_member(msg->packet->context, "core_id");
+	}
+	if (!id) {
+		return dflt;
+	}
+	snprintf(key, sizeof(key), "core_%" PRIu64 "_clock_hz", id->v.u);
+	e = ht_ctf_trace_env(msg->stream->trace, key);
+	return e && !e->is_string && e->i > 0 ? (uint64_t)e->i : dflt;
+}
+
 static struct ht_symbols *elf_for(struct ht_funcs *f, const char *name)
 {
 	size_t i;
@@ -324,6 +342,9 @@ static struct core *core_of(struct ht_funcs *f, const struct ht_ctf_msg *msg)
 		c->pub.clock_freq_hz =
 		    msg->stream->stream_class->default_clock->freq_hz;
 	}
+	/* In a synchronized trace the stream's clock is the reference's:
+	 * values in core cycles (on-target profiles) need the core's own. */
+	c->pub.clock_freq_hz = own_clock_hz(msg, c->pub.clock_freq_hz);
 	f->cores[si] = c;
 	f->order[f->nr_cores++] = c;
 	return c;

@@ -389,6 +389,12 @@ static int add_env(struct merge *m)
 				 c->id);
 			ret = ht_ctf_writer_env_str(m->w, name, c->sync);
 		}
+		if (!ret && c->clock_hz && c->clock_hz <= INT64_MAX) {
+			snprintf(name, sizeof(name),
+				 "core_%" PRIu32 "_clock_hz", c->id);
+			ret = ht_ctf_writer_env_int(m->w, name,
+						    (int64_t)c->clock_hz);
+		}
 	}
 	for (i = 0; !ret && i < o->nr_env; i++) {
 		if (o->env[i].str) {

@@ -46,6 +46,9 @@ struct ht_merge_core {
 	ht_merge_map_fn map;
 	ht_merge_event_fn event_time; /* NULL: map() alone */
 	void *map_arg;
+	/* the core's own clock frequency (env core_<id>_clock_hz, for
+	 * values in core cycles such as on-target profiles); 0: none */
+	uint64_t clock_hz;
 };
 
 struct ht_merge_env {

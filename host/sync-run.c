@@ -579,6 +579,7 @@ static int merge(struct ht_sync_run *run, const struct ht_sync_run_opts *o,
 		mc[i].map = map_cycles;
 		mc[i].event_time = event_time;
 		mc[i].map_arg = &maps[i];
+		mc[i].clock_hz = c->clock ? c->clock->freq_hz : 0;
 		quality[i] = malloc(strlen(q) + 32);
 		if (!quality[i]) {
 			goto free_all;
