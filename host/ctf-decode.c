@@ -845,20 +845,23 @@ static inline int64_t to_ns(const struct ht__stream *s, uint64_t cycles)
 }
 
 /*
- * Releases the mapped pages before byte @upto (keeps the resident size
- * flat). Page cache folios are naturally aligned and at most 2 MiB
- * here (ext4 and tmpfs large folios); a fault maps the whole folio (or
- * a 64 KiB fault-around window) around the faulting address. Released
- * ranges end on a 2 MiB boundary, so that faults at or after it never
- * map released pages again: a stream keeps at most 2 MiB plus its
- * current packet mapped (bench/memory.sh and tests/reader
- * test-memory.sh measure it, with 16 streams read at once too).
+ * Releases the mapped pages more than 2 MiB before byte @upto (keeps
+ * the resident size flat). Page cache folios are large (up to 2 MiB
+ * here) and a fault maps a whole folio or a fault-around window:
+ * released ranges end on a 2 MiB boundary at least 2 MiB behind the
+ * current packet, else pages just released are mapped again (without
+ * the margin `print` grew by 16 MiB per GiB read). A stream keeps at
+ * most about 4 MiB plus its current packet mapped (bench/memory.sh and
+ * tests/reader/test-memory.sh measure it, 16 streams at once too).
  */
 #define RELEASE_ALIGN (UINT64_C(2) << 20)
+#define RELEASE_MARGIN (UINT64_C(2) << 20)
 
 static void release(struct ht__stream *s, uint64_t upto)
 {
-	uint64_t to = upto & ~(RELEASE_ALIGN - 1);
+	uint64_t to = upto > RELEASE_MARGIN
+			      ? (upto - RELEASE_MARGIN) & ~(RELEASE_ALIGN - 1)
+			      : 0;
 
 	if (to > s->released) {
 		madvise((void *)(s->map + s->released), to - s->released,

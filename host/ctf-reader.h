@@ -413,7 +413,7 @@ int ht_ctf_set_seek_ns(struct ht_ctf_set *set, int64_t ns);
  *   after the time are delivered too (ht_ctf_set_seek_ns()).
  * - 1 (same API): HT_CTF_KEEP_GOING also skips packets whose size is
  *   unknown (found again by their magic); a stream file keeps at most
- *   about 2 MiB mapped besides its current packet, none at its end.
+ *   about 4 MiB mapped besides its current packet, none at its end.
  */
 #define HT_CTF_READER_API 1
 
