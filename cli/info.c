@@ -3,7 +3,8 @@
 /*
  * hetrace info TRACE...: per trace and stream (core): clock, event
  * count, time span, packets, discarded events, lost packets, event
- * counts by type, bytes. Decodes every event, formats nothing per event.
+ * counts by type, bytes. Scans each stream on its own (no time-ordered
+ * merge, no field values): ht_ctf_stream_scan().
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -21,6 +22,7 @@ struct class_count {
 };
 
 struct stream_stats {
+	const struct ht_ctf_stream *stream;
 	uint64_t events, packets, discarded, lost;
 	bool has_time;
 	int64_t first_ns, last_ns;
@@ -31,6 +33,7 @@ struct stream_stats {
 	struct class_count *other;
 	size_t nr_other;
 	bool damaged;
+	bool nomem;
 };
 
 static void usage(FILE *out)
@@ -95,6 +98,74 @@ static int count_event(struct stream_stats *st,
 		st->nr_other++;
 	}
 	return 0;
+}
+
+static int on_packet(void *arg, const struct ht_ctf_stream *s,
+		     const struct ht_ctf_packet *pkt, uint64_t discarded,
+		     uint64_t lost)
+{
+	struct stream_stats *st = arg;
+
+	(void)s;
+	(void)pkt;
+	st->packets++;
+	st->discarded += discarded;
+	st->lost += lost;
+	return 0;
+}
+
+static int on_record(void *arg, const struct ht_ctf_event_class *cls,
+		     uint64_t cycles)
+{
+	struct stream_stats *st = arg;
+
+	if (!st->events++) {
+		st->first_cycles = cycles;
+	}
+	st->last_cycles = cycles;
+	if (cls->id < st->nr_by_id) {
+		st->by_id[cls->id]++;
+		return 0;
+	}
+	if (count_event(st, cls)) {
+		st->nomem = true;
+		return HT_ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * Scans stream @s into @st. Returns HT_EXIT_OK, or HT_EXIT_FAIL after
+ * a message (damage: the stream ends there, or goes on at its next
+ * packet with --keep-going).
+ */
+static int scan_stream(struct ht_ctf_set *set, const struct ht_ctf_stream *s,
+		       struct stream_stats *st)
+{
+	const struct ht_ctf_scan_ops ops = {
+		.packet = on_packet,
+		.record = on_record,
+		.arg = st,
+	};
+	int status = HT_EXIT_OK;
+	int ret;
+
+	st->stream = s;
+	while ((ret = ht_ctf_stream_scan(set, s, &ops)) != 0) {
+		if (st->nomem) {
+			fprintf(stderr, "%s: out of memory\n", ht_cli_prog);
+			return HT_EXIT_FAIL;
+		}
+		fprintf(stderr, "%s: %s\n", ht_cli_prog,
+			ht_ctf_set_error(set));
+		status = HT_EXIT_FAIL;
+	}
+	if (st->events && s->stream_class && s->stream_class->default_clock) {
+		st->has_time = true;
+		st->first_ns = ht_ctf_stream_cycles_to_ns(s, st->first_cycles);
+		st->last_ns = ht_ctf_stream_cycles_to_ns(s, st->last_cycles);
+	}
+	return status;
 }
 
 static int cmp_count(const void *a, const void *b)
@@ -277,10 +348,9 @@ int cmd_info(int argc, char **argv)
 	struct ht_ctf_open_opts opts = {.warn = warn_cb};
 	struct ht_ctf_set *set = NULL;
 	struct stream_stats *stats = NULL;
-	struct ht_ctf_msg msg;
 	unsigned top = 10;
 	char err[1024];
-	size_t nstreams, i;
+	size_t nstreams, t, i;
 	int c, ret, status = HT_EXIT_OK;
 
 	optind = 1;
@@ -326,53 +396,18 @@ int cmd_info(int argc, char **argv)
 		ht_ctf_set_close(set);
 		return HT_EXIT_FAIL;
 	}
-	for (;;) {
-		struct stream_stats *st;
+	for (t = 0; t < ht_ctf_set_nr_traces(set); t++) {
+		const struct ht_ctf_trace *tr = ht_ctf_set_trace(set, t);
 
-		ret = ht_ctf_set_next(set, &msg);
-		if (ret == HT_EEOF) {
-			break;
-		}
-		if (ret) {
-			fprintf(stderr, "%s: %s\n", ht_cli_prog,
-				ht_ctf_set_error(set));
-			status = HT_EXIT_FAIL;
-			if (opts.flags & HT_CTF_KEEP_GOING) {
-				continue;
-			}
-			break;
-		}
-		st = &stats[msg.stream->index];
-		switch (msg.kind) {
-		case HT_CTF_MSG_EVENT:
-			st->events++;
-			if (msg.has_time) {
-				if (!st->has_time) {
-					st->has_time = true;
-					st->first_ns = msg.ns;
-					st->first_cycles = msg.cycles;
-				}
-				st->last_ns = msg.ns;
-				st->last_cycles = msg.cycles;
-			}
-			if (count_event(st, msg.event->cls)) {
-				fprintf(stderr, "%s: out of memory\n",
-					ht_cli_prog);
+		for (i = 0; i < tr->nr_streams; i++) {
+			const struct ht_ctf_stream *s = tr->streams[i];
+
+			if (scan_stream(set, s, &stats[s->index])) {
 				status = HT_EXIT_FAIL;
+			}
+			if (stats[s->index].nomem) {
 				goto out;
 			}
-			break;
-		case HT_CTF_MSG_PACKET_BEGIN:
-			st->packets++;
-			break;
-		case HT_CTF_MSG_DISCARDED_EVENTS:
-			st->discarded += msg.count;
-			break;
-		case HT_CTF_MSG_DISCARDED_PACKETS:
-			st->lost += msg.count;
-			break;
-		default:
-			break;
 		}
 	}
 	print_report(set, stats, top);

@@ -16,13 +16,48 @@
 
 #define PKT_MAGIC 0xc1fc1fc1u
 
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define htole64_(x) (x)
-#define htobe64_(x) __builtin_bswap64(x)
-#else
-#define htole64_(x) __builtin_bswap64(x)
-#define htobe64_(x) (x)
-#endif
+/* bits [pos, pos + size) of the file, CTF bit order, size <= 64 */
+uint64_t ht__read_bits_slow(const uint8_t *map, uint64_t pos, unsigned size,
+			    int bo)
+{
+	const uint8_t *p = map + (pos >> 3);
+	unsigned shift = pos & 7;
+	unsigned nbytes = (shift + size + 7) / 8;
+	uint64_t v = 0;
+	unsigned i;
+
+	if (bo == HT_CTF_LE) {
+		if (nbytes <= 8) {
+			for (i = nbytes; i-- > 0;) {
+				v = (v << 8) | p[i];
+			}
+			v >>= shift;
+		} else {
+			for (i = 8; i-- > 0;) {
+				v = (v << 8) | p[i];
+			}
+			v = (v >> shift) | ((uint64_t)p[8] << (64 - shift));
+		}
+	} else {
+		if (nbytes <= 8) {
+			for (i = 0; i < nbytes; i++) {
+				v = (v << 8) | p[i];
+			}
+			v >>= nbytes * 8 - shift - size;
+		} else {
+			for (i = 0; i < 8; i++) {
+				v = (v << 8) | p[i];
+			}
+			v = (v << shift) | (p[8] >> (8 - shift));
+			v >>= 64 - size;
+			return v;
+		}
+	}
+	if (size < 64) {
+		v &= (UINT64_C(1) << size) - 1;
+	}
+	return v;
+}
 
 static int dfail(struct ht__stream *s, int code, uint64_t at_bits,
 		 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
@@ -66,68 +101,7 @@ static int fb_grow(struct ht__fieldbuf *fb, uint64_t need)
 	return 0;
 }
 
-/* bits [pos, pos + size) of the file, CTF bit order, size <= 64 */
-static uint64_t read_bits_slow(const uint8_t *map, uint64_t pos,
-			       unsigned size, int bo)
-{
-	const uint8_t *p = map + (pos >> 3);
-	unsigned shift = pos & 7;
-	unsigned nbytes = (shift + size + 7) / 8;
-	uint64_t v = 0;
-	unsigned i;
 
-	if (bo == HT_CTF_LE) {
-		if (nbytes <= 8) {
-			for (i = nbytes; i-- > 0;) {
-				v = (v << 8) | p[i];
-			}
-			v >>= shift;
-		} else {
-			for (i = 8; i-- > 0;) {
-				v = (v << 8) | p[i];
-			}
-			v = (v >> shift) | ((uint64_t)p[8] << (64 - shift));
-		}
-	} else {
-		if (nbytes <= 8) {
-			for (i = 0; i < nbytes; i++) {
-				v = (v << 8) | p[i];
-			}
-			v >>= nbytes * 8 - shift - size;
-		} else {
-			for (i = 0; i < 8; i++) {
-				v = (v << 8) | p[i];
-			}
-			v = (v << shift) | (p[8] >> (8 - shift));
-			v >>= 64 - size;
-			return v;
-		}
-	}
-	if (size < 64) {
-		v &= (UINT64_C(1) << size) - 1;
-	}
-	return v;
-}
-
-/* The same with one 8-byte load when the window fits in it (the file
- * mapping is followed by readable padding: see add_stream()). */
-static inline uint64_t read_bits(const uint8_t *map, uint64_t pos,
-				 unsigned size, int bo)
-{
-	unsigned shift = pos & 7;
-	uint64_t w;
-
-	if (shift + size > 64) {
-		return read_bits_slow(map, pos, size, bo);
-	}
-	memcpy(&w, map + (pos >> 3), 8);
-	if (bo == HT_CTF_LE) {
-		w = htole64_(w) >> shift;
-		return size < 64 ? w & ((UINT64_C(1) << size) - 1) : w;
-	}
-	w = htobe64_(w) << shift;
-	return w >> (64 - size);
-}
 
 static uint64_t bswap_n(uint64_t v, unsigned size)
 {
@@ -141,24 +115,6 @@ static uint64_t bswap_n(uint64_t v, unsigned size)
 	}
 }
 
-static inline void clock_update(struct ht__stream *s, uint64_t v,
-				unsigned size)
-{
-	uint64_t mask, nv;
-
-	if (size >= 64) {
-		s->clock = v;
-		return;
-	}
-	/* CTF: a value narrower than the clock gives its low bits; when
-	 * it is below the current low bits the counter wrapped once */
-	mask = (UINT64_C(1) << size) - 1;
-	nv = (s->clock & ~mask) | v;
-	if (v < (s->clock & mask)) {
-		nv += mask + 1;
-	}
-	s->clock = nv;
-}
 
 static const char *op_name(const struct ht__op *op)
 {
@@ -194,7 +150,7 @@ static inline uint64_t read_int(const struct ht__stream *s,
 		memcpy(&v, s->map + (pos >> 3), 8);
 		return v;
 	default:
-		return read_bits(s->map, pos, op->size_bits, op->bo);
+		return ht__read_bits(s->map, pos, op->size_bits, op->bo);
 	}
 }
 
@@ -226,23 +182,11 @@ static inline int exec_int(struct ht__stream *s, const struct ht__op *op,
 		s->mset |= 1u << op->meaning;
 	}
 	if (op->clock) {
-		clock_update(s, v, op->size_bits);
+		ht__clock_update(s, v, op->size_bits);
 	}
 	return 0;
 }
 
-/*
- * Aligns a bit position: CTF alignment is relative to the beginning of
- * the packet, which may start at any byte of the file.
- */
-static inline uint64_t align_in_packet(const struct ht__stream *s,
-				       uint64_t pos, uint32_t align_bits)
-{
-	uint64_t base = s->pkt_off * 8;
-
-	return base + ((pos - base + align_bits - 1) &
-		       ~(uint64_t)(align_bits - 1));
-}
 
 static int exec(struct ht__stream *s, const struct ht__op *ops, uint32_t i,
 		const char *name, struct ht__fieldbuf *fb, unsigned depth);
@@ -265,7 +209,7 @@ static void load_leaf_other(struct ht__stream *s, const struct ht__leaf *l,
 		return;
 	}
 	case HT__LOAD_FSLOW:
-		v = read_bits_slow(s->map, p, l->size_bits, l->bo);
+		v = ht__read_bits_slow(s->map, p, l->size_bits, l->bo);
 		if (l->size_bits == 32) {
 			uint32_t x = v;
 			float fl;
@@ -277,7 +221,7 @@ static void load_leaf_other(struct ht__stream *s, const struct ht__leaf *l,
 		}
 		return;
 	default:
-		v = read_bits_slow(s->map, p, l->size_bits, l->bo);
+		v = ht__read_bits_slow(s->map, p, l->size_bits, l->bo);
 		v = (v ^ l->sign) - l->sign;
 		f->v.u = v;
 		if (l->side) {
@@ -289,7 +233,7 @@ static void load_leaf_other(struct ht__stream *s, const struct ht__leaf *l,
 				s->mset |= 1u << l->meaning;
 			}
 			if (l->clock) {
-				clock_update(s, v, l->size_bits);
+				ht__clock_update(s, v, l->size_bits);
 			}
 		}
 		return;
@@ -316,9 +260,9 @@ static inline void load_plain(const struct ht__leaf *restrict l,
 
 		memcpy(&w, map + (p >> 3), 8);
 		if (l->load == HT__LOAD_LE) {
-			v = (htole64_(w) >> (p & 7)) & l->mask;
+			v = (ht__le64(w) >> (p & 7)) & l->mask;
 		} else {
-			v = (htobe64_(w) << (p & 7)) >> (64 - l->size_bits);
+			v = (ht__be64(w) << (p & 7)) >> (64 - l->size_bits);
 		}
 		f[l->field].v.u = (v ^ l->sign) - l->sign;
 	}
@@ -341,9 +285,9 @@ static inline void load_leaves(struct ht__stream *restrict s,
 
 		memcpy(&w, map + (p >> 3), 8);
 		if (load == HT__LOAD_LE) {
-			v = (htole64_(w) >> (p & 7)) & l->mask;
+			v = (ht__le64(w) >> (p & 7)) & l->mask;
 		} else if (load == HT__LOAD_BE) {
-			v = (htobe64_(w) << (p & 7)) >> (64 - l->size_bits);
+			v = (ht__be64(w) << (p & 7)) >> (64 - l->size_bits);
 		} else {
 			load_leaf_other(s, l, p, w, &f[l->field]);
 			continue;
@@ -359,7 +303,7 @@ static inline void load_leaves(struct ht__stream *restrict s,
 				s->mset |= 1u << l->meaning;
 			}
 			if (l->clock) {
-				clock_update(s, v, l->size_bits);
+				ht__clock_update(s, v, l->size_bits);
 			}
 		}
 	}
@@ -383,7 +327,7 @@ static int exec_run(struct ht__stream *s, const struct ht__op *ops,
 		return exec(s, ops, c, ops[c].name, fb, depth + 1);
 	}
 	if (r->align_bits > 1) {
-		pos = align_in_packet(s, pos, r->align_bits);
+		pos = ht__align_in_packet(s, pos, r->align_bits);
 	}
 	if (pos + r->size_bits <= s->content_end) {
 		struct ht_ctf_field *f;
@@ -411,32 +355,6 @@ static int exec_run(struct ht__stream *s, const struct ht__op *ops,
 	return 0;
 }
 
-/*
- * The first null byte of p[0..avail), or NULL. Most strings in traces
- * are short: the first 32 bytes are searched 8 at a time (the file
- * mapping has padding for the last load).
- */
-static inline const uint8_t *find_nul(const uint8_t *p, uint64_t avail)
-{
-	uint64_t i;
-
-	for (i = 0; i < 32 && i < avail; i += 8) {
-		uint64_t w, z;
-
-		memcpy(&w, p + i, 8);
-		w = htole64_(w);
-		z = (w - UINT64_C(0x0101010101010101)) & ~w &
-		    UINT64_C(0x8080808080808080);
-		if (z) {
-			i += (unsigned)__builtin_ctzll(z) / 8;
-			return i < avail ? p + i : NULL;
-		}
-	}
-	if (i >= avail) {
-		return NULL;
-	}
-	return memchr(p + i, 0, avail - i);
-}
 
 /* Runs op @i of @ops at s->pos, appending fields to @fb. */
 static int exec(struct ht__stream *s, const struct ht__op *ops, uint32_t i,
@@ -450,7 +368,7 @@ static int exec(struct ht__stream *s, const struct ht__op *ops, uint32_t i,
 	int ret;
 
 	if (op->align_bits > 1) {
-		pos = align_in_packet(s, pos, op->align_bits);
+		pos = ht__align_in_packet(s, pos, op->align_bits);
 	}
 	if (fb->n >= fb->cap) {
 		ret = fb_grow(fb, (uint64_t)fb->n + 1);
@@ -484,7 +402,7 @@ static int exec(struct ht__stream *s, const struct ht__op *ops, uint32_t i,
 				v = bswap_n(v, op->size_bits);
 			}
 		} else {
-			v = read_bits(s->map, pos, op->size_bits, op->bo);
+			v = ht__read_bits(s->map, pos, op->size_bits, op->bo);
 		}
 		if (op->size_bits == 32) {
 			uint32_t x = v;
@@ -509,7 +427,7 @@ static int exec(struct ht__stream *s, const struct ht__op *ops, uint32_t i,
 				     op_name(op));
 		}
 		avail = (s->content_end - pos) / 8;
-		z = find_nul(p, avail);
+		z = ht__find_nul(p, avail);
 		if (!z) {
 			return dfail(s, HT_ETRUNC, pos,
 				     "string '%s' is not terminated before "
@@ -542,7 +460,7 @@ static int exec(struct ht__stream *s, const struct ht__op *ops, uint32_t i,
 				struct ht_ctf_field *sf;
 
 				if (sp < s->content_end) {
-					z = find_nul(p, (s->content_end - sp) /
+					z = ht__find_nul(p, (s->content_end - sp) /
 								8);
 				}
 				if (!z) {
@@ -704,14 +622,14 @@ static inline int decode_flat(struct ht__stream *s, const struct ht__plan *p,
 		*keep = f;
 	}
 	if (op->align_bits > 1) {
-		pos = align_in_packet(s, pos, op->align_bits);
+		pos = ht__align_in_packet(s, pos, op->align_bits);
 	}
 	for (k = 0; k < op->nr_runs; k++) {
 		const struct ht__run *r = &op->runs[k];
 
 		if (r->tmpl) {
 			if (r->align_bits > 1) {
-				pos = align_in_packet(s, pos, r->align_bits);
+				pos = ht__align_in_packet(s, pos, r->align_bits);
 			}
 			if (pos + r->size_bits > s->content_end) {
 				return 1;
@@ -728,7 +646,7 @@ static inline int decode_flat(struct ht__stream *s, const struct ht__plan *p,
 				return 1;
 			}
 			q = s->map + (pos >> 3);
-			z = find_nul(q, (s->content_end - pos) / 8);
+			z = ht__find_nul(q, (s->content_end - pos) / 8);
 			if (!z) {
 				return 1;
 			}
@@ -765,7 +683,7 @@ static inline int run_scope(struct ht__stream *s, const struct ht__plan *p,
 		uint64_t pos = s->pos;
 
 		if (r->align_bits > 1) {
-			pos = align_in_packet(s, pos, r->align_bits);
+			pos = ht__align_in_packet(s, pos, r->align_bits);
 		}
 		if (pos + r->size_bits <= s->content_end) {
 			struct ht_ctf_field *f = *keep;
@@ -844,6 +762,11 @@ static inline int64_t to_ns(const struct ht__stream *s, uint64_t cycles)
 	return ns;
 }
 
+int64_t ht__stream_to_ns(const struct ht__stream *s, uint64_t cycles)
+{
+	return to_ns(s, cycles);
+}
+
 /*
  * Releases the mapped pages more than 2 MiB before byte @upto (keeps
  * the resident size flat). Page cache folios are large (up to 2 MiB
@@ -857,7 +780,7 @@ static inline int64_t to_ns(const struct ht__stream *s, uint64_t cycles)
 #define RELEASE_ALIGN (UINT64_C(2) << 20)
 #define RELEASE_MARGIN (UINT64_C(2) << 20)
 
-static void release(struct ht__stream *s, uint64_t upto)
+void ht__stream_release(struct ht__stream *s, uint64_t upto)
 {
 	uint64_t to = upto > RELEASE_MARGIN
 			      ? (upto - RELEASE_MARGIN) & ~(RELEASE_ALIGN - 1)
@@ -871,7 +794,7 @@ static void release(struct ht__stream *s, uint64_t upto)
 }
 
 /* At the end of a stream: nothing of it stays mapped. */
-static void release_all(struct ht__stream *s)
+void ht__stream_release_all(struct ht__stream *s)
 {
 	if (s->size > s->released) {
 		madvise((void *)(s->map + s->released),
@@ -968,7 +891,7 @@ void ht__stream_fini(struct ht__stream *s)
 }
 
 /* Reads the header and context of the packet at s->pkt_off. */
-static int read_packet(struct ht__stream *s)
+int ht__stream_read_packet(struct ht__stream *s)
 {
 	uint64_t start = s->pkt_off * 8, end = s->size * 8;
 	uint64_t psize, csize;
@@ -1069,40 +992,65 @@ static int read_packet(struct ht__stream *s)
 	return 0;
 }
 
+void ht__stream_losses(struct ht__stream *s, uint64_t *discarded,
+		       uint64_t *lost)
+{
+	const struct ht_ctf_packet *p = &s->pkt;
+
+	*discarded = *lost = 0;
+	/* each count is non-zero exactly when babeltrace2 reports it */
+	if (p->has_discarded &&
+	    (s->prev_valid && s->prev_has_disc
+		     ? p->discarded_snapshot != s->prev_disc
+		     : !s->prev_valid && p->discarded_snapshot != 0)) {
+		*discarded = p->discarded_snapshot -
+			     (s->prev_valid ? s->prev_disc : 0);
+	}
+	if (p->has_seq_num && s->prev_valid && s->prev_has_seq &&
+	    p->seq_num != s->prev_seq + 1) {
+		*lost = p->seq_num - s->prev_seq - 1;
+	}
+	s->prev_valid = true;
+	s->prev_has_end = p->has_end;
+	s->prev_end = p->end_cycles;
+	s->prev_has_seq = p->has_seq_num;
+	s->prev_seq = p->seq_num;
+	s->prev_has_disc = p->has_discarded;
+	s->prev_disc = p->discarded_snapshot;
+}
+
 /* Queues DISCARDED_EVENTS, DISCARDED_PACKETS and PACKET_BEGIN. */
 static void queue_packet_msgs(struct ht__stream *s)
 {
 	struct ht_ctf_packet *p = &s->pkt;
 	struct ht_ctf_msg *m;
+	/* the previous packet, before ht__stream_losses() moves it */
+	bool prev_valid = s->prev_valid, prev_has_end = s->prev_has_end;
+	uint64_t prev_end = s->prev_end, disc, lost;
 
+	ht__stream_losses(s, &disc, &lost);
 	s->qn = s->qi = 0;
-	if (p->has_discarded &&
-	    (s->prev_valid && s->prev_has_disc
-		     ? p->discarded_snapshot != s->prev_disc
-		     : !s->prev_valid && p->discarded_snapshot != 0)) {
+	if (disc) {
 		m = &s->q[s->qn++];
 		msg_init(s, m, HT_CTF_MSG_DISCARDED_EVENTS);
-		m->count = p->discarded_snapshot -
-			   (s->prev_valid ? s->prev_disc : 0);
-		if (p->has_end && (s->prev_valid ? s->prev_has_end
-						 : p->has_begin)) {
+		m->count = disc;
+		if (p->has_end && (prev_valid ? prev_has_end : p->has_begin)) {
 			m->has_range = true;
-			m->begin_cycles = s->prev_valid ? s->prev_end
-							: p->begin_cycles;
+			m->begin_cycles = prev_valid ? prev_end
+						     : p->begin_cycles;
 			m->end_cycles = p->end_cycles;
 			m->begin_ns = to_ns(s, m->begin_cycles);
 			m->end_ns = to_ns(s, m->end_cycles);
 			msg_time(s, m, m->begin_cycles);
 		}
 	}
-	if (p->has_seq_num && s->prev_valid && s->prev_has_seq &&
-	    p->seq_num != s->prev_seq + 1) {
+	if (lost) {
 		m = &s->q[s->qn++];
 		msg_init(s, m, HT_CTF_MSG_DISCARDED_PACKETS);
-		m->count = p->seq_num - s->prev_seq - 1;
-		if (s->prev_has_end && p->has_begin) {
+		m->count = lost;
+		if (prev_has_end && p->has_begin) {
 			m->has_range = true;
-			m->begin_cycles = s->prev_end;
+			m->begin_cycles = prev_end;
 			m->end_cycles = p->begin_cycles;
 			m->begin_ns = to_ns(s, m->begin_cycles);
 			m->end_ns = to_ns(s, m->end_cycles);
@@ -1116,13 +1064,6 @@ static void queue_packet_msgs(struct ht__stream *s)
 			msg_time(s, m, p->begin_cycles);
 		}
 	}
-	s->prev_valid = true;
-	s->prev_has_end = p->has_end;
-	s->prev_end = p->end_cycles;
-	s->prev_has_seq = p->has_seq_num;
-	s->prev_seq = p->seq_num;
-	s->prev_has_disc = p->has_discarded;
-	s->prev_disc = p->discarded_snapshot;
 }
 
 /*
@@ -1146,7 +1087,7 @@ static inline int fast_scope(struct ht__stream *s, const struct ht__plan *p,
 		struct ht_ctf_field *f = *keep;
 
 		if (r->align_bits > 1) {
-			pos = align_in_packet(s, pos, r->align_bits);
+			pos = ht__align_in_packet(s, pos, r->align_bits);
 		}
 		if (!f || pos + r->size_bits > s->content_end) {
 			return 1;
@@ -1159,14 +1100,13 @@ static inline int fast_scope(struct ht__stream *s, const struct ht__plan *p,
 	return decode_flat(s, p, keep, root);
 }
 
-static int read_event_slow(struct ht__stream *s);
 
 /*
  * Decodes the event record at s->pos into s->ev / s->ev_msg. The fast
  * path: a fast event header (see struct ht__stream_class) and an event
  * class whose scopes are all fixed or flat, decoded into the kept
  * fields; anything else (and a record that does not fit, which needs a
- * message saying where) goes through read_event_slow().
+ * message saying where) goes through ht__stream_read_event().
  */
 static inline int read_event(struct ht__stream *s)
 {
@@ -1177,7 +1117,7 @@ static inline int read_event(struct ht__stream *s)
 
 	if (hr && hf) {
 		if (hr->align_bits > 1) {
-			pos = align_in_packet(s, pos, hr->align_bits);
+			pos = ht__align_in_packet(s, pos, hr->align_bits);
 		}
 	}
 	if (hr && hf && pos + hr->size_bits <= s->content_end) {
@@ -1189,7 +1129,7 @@ static inline int read_event(struct ht__stream *s)
 		load_plain(hr->leaves, hr->leaves + hr->nr_leaves, s->map, pos,
 			   hf);
 		if (sc->hdr_ts >= 0) {
-			clock_update(s, hf[sc->hdr_ts].v.u, sc->hdr_ts_bits);
+			ht__clock_update(s, hf[sc->hdr_ts].v.u, sc->hdr_ts_bits);
 		}
 		if (sc->hdr_id >= 0) {
 			uint64_t id = hf[sc->hdr_id].v.u;
@@ -1236,10 +1176,10 @@ static inline int read_event(struct ht__stream *s)
 			s->pos = start;
 		}
 	}
-	return read_event_slow(s);
+	return ht__stream_read_event(s);
 }
 
-static int read_event_slow(struct ht__stream *s)
+int ht__stream_read_event(struct ht__stream *s)
 {
 	struct ht__stream_class *sc = s->sc;
 	struct ht__event_class *ec = NULL;
@@ -1345,7 +1285,7 @@ static int deliver_queued(struct ht__stream *s)
 	return 0;
 }
 
-static void end_packet_state(struct ht__stream *s)
+void ht__stream_end_packet(struct ht__stream *s)
 {
 	s->pkt_off = s->next_pkt;
 	s->state = HT__S_PACKET;
@@ -1412,12 +1352,12 @@ static bool resync(struct ht__stream *s)
 	return true;
 }
 
-static int stream_damaged(struct ht__stream *s, int ret)
+int ht__stream_damaged(struct ht__stream *s, int ret)
 {
 	/* with keep-going the stream resumes at the next packet when
 	 * its position is known or can be found again; else it ends */
 	if ((s->flags & HT_CTF_KEEP_GOING) && (s->next_known || resync(s))) {
-		end_packet_state(s);
+		ht__stream_end_packet(s);
 	} else {
 		s->state = HT__S_END;
 	}
@@ -1433,7 +1373,7 @@ int ht__stream_advance(struct ht__stream *s)
 	    !s->seeking) {
 		int ret = read_event(s);
 
-		return ret ? stream_damaged(s, ret) : 0;
+		return ret ? ht__stream_damaged(s, ret) : 0;
 	}
 	return stream_advance_slow(s);
 }
@@ -1455,12 +1395,12 @@ static int stream_advance_slow(struct ht__stream *s)
 			s->key = INT64_MIN;
 			return 0;
 		case HT__S_PACKET:
-			release(s, s->pkt_off);
+			ht__stream_release(s, s->pkt_off);
 			if (s->pkt_off >= s->size) {
 				s->state = HT__S_END;
 				continue;
 			}
-			ret = read_packet(s);
+			ret = ht__stream_read_packet(s);
 			if (ret) {
 				goto damaged;
 			}
@@ -1474,7 +1414,7 @@ static int stream_advance_slow(struct ht__stream *s)
 				s->prev_seq = s->pkt.seq_num;
 				s->prev_has_disc = s->pkt.has_discarded;
 				s->prev_disc = s->pkt.discarded_snapshot;
-				end_packet_state(s);
+				ht__stream_end_packet(s);
 				continue;
 			}
 			queue_packet_msgs(s);
@@ -1495,7 +1435,7 @@ static int stream_advance_slow(struct ht__stream *s)
 			return 0;
 		case HT__S_EVENTS:
 			if (s->pos >= s->content_end) {
-				end_packet_state(s);
+				ht__stream_end_packet(s);
 				if (s->flags & HT_CTF_EVENTS_ONLY) {
 					continue;
 				}
@@ -1527,7 +1467,7 @@ static int stream_advance_slow(struct ht__stream *s)
 			}
 			return 0;
 		case HT__S_END:
-			release_all(s);
+			ht__stream_release_all(s);
 			s->state = HT__S_DONE;
 			if (s->flags & HT_CTF_EVENTS_ONLY) {
 				continue;
@@ -1542,5 +1482,5 @@ static int stream_advance_slow(struct ht__stream *s)
 		}
 	}
 damaged:
-	return stream_damaged(s, ret);
+	return ht__stream_damaged(s, ret);
 }

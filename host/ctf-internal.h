@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "ctf-reader.h"
 
@@ -114,6 +115,9 @@ struct ht__run {
 	/* in a flat scope (struct ht__plan): where this run's fields (or
 	 * its string member's field) start in the scope's fields */
 	uint32_t keep_off;
+	/* some leaf saves a register, a meaning or a clock (the scan
+	 * loads those, skips the others) */
+	bool side;
 };
 
 struct ht__variant_sel {
@@ -190,6 +194,8 @@ struct ht__stream_class {
 	const struct ht__run *hdr_fast;
 	int32_t hdr_id, hdr_ts;
 	unsigned hdr_ts_bits;
+	/* the same as leaf indices in .hdr_fast (-1: none) */
+	int32_t hdr_id_leaf, hdr_ts_leaf;
 	bool clock_is_ns; /* default clock at 1 GHz: ns = base + cycles */
 	bool base_ok;     /* base_ns is valid */
 	int64_t base_ns;  /* the default clock's offset in ns */
@@ -321,5 +327,140 @@ void ht__stream_fini(struct ht__stream *s);
 /* Compiles the decode plans of a parsed trace; called by the parser. */
 int ht__plan_compile_trace(struct ht__trace *trace, char *err,
 			   size_t err_len);
+
+/* ---- the decoders' shared parts (ctf-decode.c, ctf-scan.c) ---- */
+
+/*
+ * Reads the header and context of the packet at s->pkt_off: sets the
+ * stream class, s->pkt, s->pos (the first record) and s->content_end.
+ * Returns 0 or a negative HT_E... code with a message in s->err.
+ */
+int ht__stream_read_packet(struct ht__stream *s);
+
+/*
+ * The events lost before the packet just read (its events_discarded
+ * grew) and the packets lost before it (a packet_seq_num gap), as
+ * babeltrace2 counts them; 0 when none. Makes the packet the previous
+ * one for the next call.
+ */
+void ht__stream_losses(struct ht__stream *s, uint64_t *discarded,
+		       uint64_t *lost);
+
+/*
+ * Decodes the event record at s->pos with every field into s->ev (the
+ * general path). Returns 0 or a negative HT_E... code with a message.
+ */
+int ht__stream_read_event(struct ht__stream *s);
+
+/*
+ * After damage (code @ret): with HT_CTF_KEEP_GOING the stream goes on
+ * at its next packet when that can be found, else it ends. Returns
+ * @ret.
+ */
+int ht__stream_damaged(struct ht__stream *s, int ret);
+
+/* The end of the packet at s->pkt_off: the next one comes. */
+void ht__stream_end_packet(struct ht__stream *s);
+
+/* Gives back the mapped pages well before byte @upto; all of them. */
+void ht__stream_release(struct ht__stream *s, uint64_t upto);
+void ht__stream_release_all(struct ht__stream *s);
+
+/* ht_ctf_stream_scan() on @s (ctf-scan.c). */
+int ht__stream_scan(struct ht__stream *s, const struct ht_ctf_scan_ops *ops);
+
+/* @cycles of the stream's default clock in ns from its origin. */
+int64_t ht__stream_to_ns(const struct ht__stream *s, uint64_t cycles);
+
+/* bits [pos, pos + size) of the file, CTF bit order, size <= 64 */
+uint64_t ht__read_bits_slow(const uint8_t *map, uint64_t pos, unsigned size,
+			    int bo);
+
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define ht__le64(x) (x)
+#define ht__be64(x) __builtin_bswap64(x)
+#else
+#define ht__le64(x) __builtin_bswap64(x)
+#define ht__be64(x) (x)
+#endif
+
+/* The same with one 8-byte load when the window fits in it (the file
+ * mapping is followed by readable padding: see add_stream()). */
+static inline uint64_t ht__read_bits(const uint8_t *map, uint64_t pos,
+				     unsigned size, int bo)
+{
+	unsigned shift = pos & 7;
+	uint64_t w;
+
+	if (shift + size > 64) {
+		return ht__read_bits_slow(map, pos, size, bo);
+	}
+	memcpy(&w, map + (pos >> 3), 8);
+	if (bo == HT_CTF_LE) {
+		w = ht__le64(w) >> shift;
+		return size < 64 ? w & ((UINT64_C(1) << size) - 1) : w;
+	}
+	w = ht__be64(w) << shift;
+	return w >> (64 - size);
+}
+
+static inline void ht__clock_update(struct ht__stream *s, uint64_t v,
+				    unsigned size)
+{
+	uint64_t mask, nv;
+
+	if (size >= 64) {
+		s->clock = v;
+		return;
+	}
+	/* CTF: a value narrower than the clock gives its low bits; when
+	 * it is below the current low bits the counter wrapped once */
+	mask = (UINT64_C(1) << size) - 1;
+	nv = (s->clock & ~mask) | v;
+	if (v < (s->clock & mask)) {
+		nv += mask + 1;
+	}
+	s->clock = nv;
+}
+
+/*
+ * Aligns a bit position: CTF alignment is relative to the beginning of
+ * the packet, which may start at any byte of the file.
+ */
+static inline uint64_t ht__align_in_packet(const struct ht__stream *s,
+					   uint64_t pos, uint32_t align_bits)
+{
+	uint64_t base = s->pkt_off * 8;
+
+	return base +
+	       ((pos - base + align_bits - 1) & ~(uint64_t)(align_bits - 1));
+}
+
+/*
+ * The first null byte of p[0..avail), or NULL. Most strings in traces
+ * are short: the first 32 bytes are searched 8 at a time (the file
+ * mapping has padding for the last load).
+ */
+static inline const uint8_t *ht__find_nul(const uint8_t *p, uint64_t avail)
+{
+	uint64_t i;
+
+	for (i = 0; i < 32 && i < avail; i += 8) {
+		uint64_t w, z;
+
+		memcpy(&w, p + i, 8);
+		w = ht__le64(w);
+		z = (w - UINT64_C(0x0101010101010101)) & ~w &
+		    UINT64_C(0x8080808080808080);
+		if (z) {
+			i += (unsigned)__builtin_ctzll(z) / 8;
+			return i < avail ? p + i : NULL;
+		}
+	}
+	if (i >= avail) {
+		return NULL;
+	}
+	return memchr(p + i, 0, avail - i);
+}
 
 #endif

@@ -752,6 +752,10 @@ static int make_run(struct ht__trace *t, const struct ht__op *ops,
 		free(tmp);
 		r->nr_plain = np;
 	}
+	r->side = false;
+	for (k = 0; k < rb.nl; k++) {
+		r->side |= rb.leaves[k].side != 0;
+	}
 	r->member_op = first - parent;
 	r->nr_members = n;
 	r->align_bits = align_bits;
@@ -943,6 +947,7 @@ static void plan_fast_paths(struct ht__stream_class *sc)
 
 	sc->hdr_fast = NULL;
 	sc->hdr_id = sc->hdr_ts = -1;
+	sc->hdr_id_leaf = sc->hdr_ts_leaf = -1;
 	for (i = 0; r && i < r->nr_leaves; i++) {
 		const struct ht__leaf *l = &r->leaves[i];
 
@@ -957,17 +962,20 @@ static void plan_fast_paths(struct ht__stream_class *sc)
 				break;
 			}
 			sc->hdr_id = l->field;
+			sc->hdr_id_leaf = i;
 		}
 		if (l->clock) {
 			nr_clock++;
 			sc->hdr_ts = l->field;
 			sc->hdr_ts_bits = l->size_bits;
+			sc->hdr_ts_leaf = i;
 		}
 	}
 	if (r && i == r->nr_leaves && nr_clock <= 1) {
 		sc->hdr_fast = r;
 	} else {
 		sc->hdr_id = sc->hdr_ts = -1;
+		sc->hdr_id_leaf = sc->hdr_ts_leaf = -1;
 	}
 	for (e = 0; e < sc->pub.nr_event_classes; e++) {
 		struct ht__event_class *ec =

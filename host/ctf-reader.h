@@ -405,6 +405,66 @@ const char *ht_ctf_set_error(const struct ht_ctf_set *set);
  */
 int ht_ctf_set_seek_ns(struct ht_ctf_set *set, int64_t ns);
 
+/* ------------------------------------------------------------------ */
+/* Per-stream scan (API 2)                                             */
+
+/*
+ * What ht_ctf_stream_scan() reports. Either callback may be NULL; one
+ * that returns non-zero stops the scan, which returns that value (a
+ * later call goes on after the packet or record reported).
+ */
+struct ht_ctf_scan_ops {
+	/*
+	 * A packet, once its header and context are read, before its
+	 * records. @discarded: the events lost before it (its
+	 * events_discarded snapshot grew); @lost: the packets lost before
+	 * it (a packet_seq_num gap); as DISCARDED_EVENTS and
+	 * DISCARDED_PACKETS messages count them, 0 when none. @pkt and
+	 * the fields it points to are valid during the call.
+	 */
+	int (*packet)(void *arg, const struct ht_ctf_stream *stream,
+		      const struct ht_ctf_packet *pkt, uint64_t discarded,
+		      uint64_t lost);
+	/*
+	 * An event record: its class and its time, the stream's default
+	 * clock extended to 64 bits, in cycles (the .cycles of its EVENT
+	 * message; meaningless when the stream class has no default
+	 * clock).
+	 */
+	int (*record)(void *arg, const struct ht_ctf_event_class *cls,
+		      uint64_t cycles);
+	void *arg;
+};
+
+/*
+ * Reads data stream @stream of @set from its start to its end, in file
+ * order, without the time-ordered merge and without decoding fields:
+ * for each packet ops->packet, for each event record ops->record.
+ * Payloads and contexts are skipped by their size when their layout is
+ * fixed and walked (sequence lengths, string terminators, variant tags)
+ * when it is not. Damaged input is found as ht_ctf_set_next() finds it,
+ * with the same message: returns a negative HT_E... code and
+ * ht_ctf_set_error() says what and where; everything before the damage
+ * was reported. Calling again goes on: with HT_CTF_KEEP_GOING at the
+ * stream's next packet, else the stream is ended. Returns 0 once the
+ * stream is read (and on every later call).
+ *
+ * A stream is either scanned or read with ht_ctf_set_next(), not both
+ * (ht_ctf_set_seek_ns() rewinds every stream for ht_ctf_set_next()).
+ * @stream->stream_class is set once the first packet is read.
+ */
+int ht_ctf_stream_scan(struct ht_ctf_set *set,
+		       const struct ht_ctf_stream *stream,
+		       const struct ht_ctf_scan_ops *ops);
+
+/*
+ * @cycles of @stream's default clock in ns from the clock's origin,
+ * exactly as the .ns of its messages (0 when the stream has no default
+ * clock or its class is not known yet).
+ */
+int64_t ht_ctf_stream_cycles_to_ns(const struct ht_ctf_stream *stream,
+				   uint64_t cycles);
+
 /*
  * Change log:
  * - 1: first version.
@@ -414,7 +474,10 @@ int ht_ctf_set_seek_ns(struct ht_ctf_set *set, int64_t ns);
  * - 1 (same API): HT_CTF_KEEP_GOING also skips packets whose size is
  *   unknown (found again by their magic); a stream file keeps at most
  *   about 4 MiB mapped besides its current packet, none at its end.
+ * - 2: ht_ctf_stream_scan() and struct ht_ctf_scan_ops (a stream's
+ *   packets and records in file order, classes and times only: what
+ *   `hetrace info` needs), ht_ctf_stream_cycles_to_ns().
  */
-#define HT_CTF_READER_API 1
+#define HT_CTF_READER_API 2
 
 #endif

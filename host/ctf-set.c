@@ -1022,3 +1022,21 @@ int ht_ctf_set_seek_ns(struct ht_ctf_set *set, int64_t ns)
 	set->started = false;
 	return 0;
 }
+
+int ht_ctf_stream_scan(struct ht_ctf_set *set,
+		       const struct ht_ctf_stream *stream,
+		       const struct ht_ctf_scan_ops *ops)
+{
+	if (!set || !stream || !ops || stream->index >= set->nr_streams ||
+	    &set->streams[stream->index]->pub != stream) {
+		return HT_EINVAL;
+	}
+	return ht__stream_scan(set->streams[stream->index], ops);
+}
+
+int64_t ht_ctf_stream_cycles_to_ns(const struct ht_ctf_stream *stream,
+				   uint64_t cycles)
+{
+	/* the public part is the first member of the private stream */
+	return ht__stream_to_ns((const struct ht__stream *)stream, cycles);
+}

@@ -2,7 +2,11 @@
 /*
  * libFuzzer target: the packet decoder. The input is a stream file of a
  * fixed trace (fuzz-meta.h); every message is read, with keep-going.
+ * Then the stream is scanned (ht_ctf_stream_scan()): it must report
+ * the same records (class and time), losses and errors, in the same
+ * order; any difference aborts.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +20,49 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static char dir[64];
+
+#define MAX_EVENTS 100000
+
+/* what ht_ctf_set_next() delivered, for the scan to compare with */
+struct seen {
+	const char *cls[MAX_EVENTS]; /* class names: the two sets differ */
+	uint64_t cycles[MAX_EVENTS];
+	size_t n, at;
+	uint64_t packets, discarded, lost;
+};
+
+static struct seen seen;
+
+static int on_packet(void *arg, const struct ht_ctf_stream *s,
+		     const struct ht_ctf_packet *pkt, uint64_t discarded,
+		     uint64_t lost)
+{
+	struct seen *w = arg;
+
+	(void)s;
+	(void)pkt;
+	if (!w->packets--) {
+		abort(); /* more packets than ht_ctf_set_next() gave */
+	}
+	w->discarded -= discarded;
+	w->lost -= lost;
+	return 0;
+}
+
+static int on_record(void *arg, const struct ht_ctf_event_class *cls,
+		     uint64_t cycles)
+{
+	struct seen *w = arg;
+
+	if (w->at >= w->n) {
+		abort(); /* more records than EVENT messages */
+	}
+	if (strcmp(w->cls[w->at], cls->name) || w->cycles[w->at] != cycles) {
+		abort();
+	}
+	w->at++;
+	return 0;
+}
 
 static void setup(void)
 {
@@ -39,11 +86,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct ht_ctf_open_opts opts = {.flags = HT_CTF_KEEP_GOING};
 	const char *paths[1];
-	struct ht_ctf_set *set;
+	struct ht_ctf_scan_ops ops = {.packet = on_packet, .record = on_record};
+	struct ht_ctf_set *set, *set2;
 	struct ht_ctf_msg msg;
 	char path[128], err[512];
 	FILE *f;
-	int ret, n = 0;
+	int ret, n = 0, errors = 0;
+	bool complete;
+	size_t i;
 
 	if (!dir[0]) {
 		setup();
@@ -59,9 +109,58 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ht_ctf_set_open(&set, paths, 1, &opts, err, sizeof(err))) {
 		return 0;
 	}
-	while ((ret = ht_ctf_set_next(set, &msg)) != HT_EEOF && n < 100000) {
+	memset(&seen, 0, sizeof(seen));
+	while ((ret = ht_ctf_set_next(set, &msg)) != HT_EEOF &&
+	       n < MAX_EVENTS) {
 		n++;
+		if (ret) {
+			errors++;
+			continue;
+		}
+		switch (msg.kind) {
+		case HT_CTF_MSG_EVENT:
+			seen.cls[seen.n] = msg.event->cls->name;
+			seen.cycles[seen.n++] = msg.cycles;
+			break;
+		case HT_CTF_MSG_PACKET_BEGIN:
+			seen.packets++;
+			break;
+		case HT_CTF_MSG_DISCARDED_EVENTS:
+			seen.discarded += msg.count;
+			break;
+		case HT_CTF_MSG_DISCARDED_PACKETS:
+			seen.lost += msg.count;
+			break;
+		default:
+			break;
+		}
 	}
+	complete = ret == HT_EEOF;
+	if (!complete) {
+		ht_ctf_set_close(set);
+		return 0;
+	}
+	/* the class names live in the first set's metadata: it stays
+	 * open until the scan of the second one is compared */
+	if (ht_ctf_set_open(&set2, paths, 1, &opts, err, sizeof(err))) {
+		abort();
+	}
+	ops.arg = &seen;
+	for (i = 0; i < ht_ctf_set_trace(set2, 0)->nr_streams; i++) {
+		const struct ht_ctf_stream *st =
+		    ht_ctf_set_trace(set2, 0)->streams[i];
+
+		while ((ret = ht_ctf_stream_scan(set2, st, &ops)) != 0) {
+			if (errors-- == 0) {
+				abort(); /* more damage found */
+			}
+		}
+	}
+	if (seen.at != seen.n || errors || seen.packets || seen.discarded ||
+	    seen.lost) {
+		abort();
+	}
+	ht_ctf_set_close(set2);
 	ht_ctf_set_close(set);
 	return 0;
 }

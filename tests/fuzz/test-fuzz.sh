@@ -13,7 +13,7 @@ secs=${FUZZ_SECONDS:-15}
 out="$TOP/$BUILD/fuzz-check"
 mkdir -p "$out"
 cd "$TOP"
-lib="host/ctf-arena.c host/ctf-decode.c host/ctf-plan.c host/ctf-set.c
+lib="host/ctf-arena.c host/ctf-decode.c host/ctf-plan.c host/ctf-scan.c host/ctf-set.c
 	host/tsdl-parser.c host/error.c"
 for src in tests/fuzz/fuzz-*.c; do
 	n=$(basename "$src" .c)
