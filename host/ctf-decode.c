@@ -890,9 +890,36 @@ void ht__stream_fini(struct ht__stream *s)
 	free(s->ef.f);
 }
 
-/* Reads the header and context of the packet at s->pkt_off. */
-int ht__stream_read_packet(struct ht__stream *s)
+/*
+ * A packet scope for a scan without packet fields: only the integers
+ * the reader needs are read; when anything is wrong the scope is
+ * decoded again by run_scope(), which says what and where.
+ */
+static int scan_packet_scope(struct ht__stream *s, const struct ht__plan *p,
+			     struct ht_ctf_field **keep,
+			     struct ht__fieldbuf *fb,
+			     const struct ht_ctf_field **root, int64_t *idx)
 {
+	uint64_t at = s->pos;
+	uint32_t mset = s->mset;
+
+	if (!ht__scan_scope(s, p)) {
+		*root = NULL;
+		*idx = -1;
+		return 0;
+	}
+	s->pos = at;
+	s->mset = mset;
+	return run_scope(s, p, keep, fb, root, idx);
+}
+
+/* Reads the header and context of the packet at s->pkt_off. */
+int ht__stream_read_packet(struct ht__stream *s, bool fields)
+{
+	int (*scope)(struct ht__stream *, const struct ht__plan *,
+		     struct ht_ctf_field **, struct ht__fieldbuf *,
+		     const struct ht_ctf_field **, int64_t *) =
+		fields ? run_scope : scan_packet_scope;
 	uint64_t start = s->pkt_off * 8, end = s->size * 8;
 	uint64_t psize, csize;
 	const struct ht_ctf_field *hf, *cf;
@@ -904,8 +931,8 @@ int ht__stream_read_packet(struct ht__stream *s)
 	s->content_end = end;
 	s->mset = 0;
 	s->pf.n = 0;
-	ret = run_scope(s, &s->trace->packet_header,
-			&s->keep[HT__KEEP_PKT_HEADER], &s->pf, &hf, &hroot);
+	ret = scope(s, &s->trace->packet_header, &s->keep[HT__KEEP_PKT_HEADER],
+		    &s->pf, &hf, &hroot);
 	if (ret) {
 		return ret;
 	}
@@ -924,8 +951,8 @@ int ht__stream_read_packet(struct ht__stream *s)
 		s->pub.has_instance_id = true;
 		s->pub.instance_id = s->mval[HT__M_STREAM_INSTANCE_ID];
 	}
-	ret = run_scope(s, &s->sc->packet_context,
-			&s->keep[HT__KEEP_PKT_CONTEXT], &s->pf, &cf, &croot);
+	ret = scope(s, &s->sc->packet_context, &s->keep[HT__KEEP_PKT_CONTEXT],
+		    &s->pf, &cf, &croot);
 	if (ret) {
 		return ret;
 	}
@@ -1400,7 +1427,7 @@ static int stream_advance_slow(struct ht__stream *s)
 				s->state = HT__S_END;
 				continue;
 			}
-			ret = ht__stream_read_packet(s);
+			ret = ht__stream_read_packet(s, true);
 			if (ret) {
 				goto damaged;
 			}

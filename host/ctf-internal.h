@@ -116,8 +116,10 @@ struct ht__run {
 	 * its string member's field) start in the scope's fields */
 	uint32_t keep_off;
 	/* some leaf saves a register, a meaning or a clock (the scan
-	 * loads those, skips the others) */
+	 * loads those, skips the others): the .nr_side leaves after the
+	 * plain ones */
 	bool side;
+	uint32_t nr_side;
 };
 
 struct ht__variant_sel {
@@ -168,6 +170,42 @@ struct ht__plan {
 	uint32_t flat_fields;
 };
 
+/*
+ * One step of the scan of an event record after its header (the event
+ * contexts and the payload, ctf-scan.c): the scopes' runs in order,
+ * fixed runs with nothing to save merged when their relative alignment
+ * makes the padding between them constant.
+ */
+enum ht__skip_kind {
+	HT__SKIP_FIXED,  /* align to .align_bits, then .size_bits */
+	HT__SKIP_STRING, /* a null-terminated string */
+	HT__SKIP_RUN,    /* fixed run .run: some leaves save something */
+	HT__SKIP_OP,     /* op .op of .ops, walked */
+	HT__SKIP_SEQ,    /* sequence op .op of .ops: elements of .size_bits
+			  * one after the other, nothing to save */
+};
+
+struct ht__skip {
+	uint32_t kind; /* enum ht__skip_kind */
+	uint32_t align_bits;
+	uint64_t size_bits;
+	const struct ht__run *run;
+	const struct ht__op *ops;
+	uint32_t op;
+};
+
+/*
+ * What the scan needs of an event class with a fixed event header, in
+ * a table by id: the next record's position depends on it, so it is one
+ * load away from the id.
+ */
+struct ht__scan_entry {
+	uint64_t head_bits; /* see struct ht__event_class */
+	struct ht__event_class *ec; /* NULL: no class has this id */
+	const struct ht__skip *skip;
+	uint32_t nr_skip;
+};
+
 /* ---- metadata model (private parts) ---- */
 struct ht__event_class {
 	struct ht_ctf_event_class pub;
@@ -176,6 +214,12 @@ struct ht__event_class {
 	/* its scopes and the stream's event context are absent, fixed or
 	 * flat: the fast path of the decoder takes the whole record */
 	bool fast;
+	/* the scan of its records after the event header; with a fixed
+	 * event header (.hdr_fast of its stream class), .head_bits is the
+	 * size of the header and of a first fixed step merged with it */
+	const struct ht__skip *skip;
+	uint32_t nr_skip;
+	uint64_t head_bits;
 };
 
 struct ht__stream_class {
@@ -196,6 +240,8 @@ struct ht__stream_class {
 	unsigned hdr_ts_bits;
 	/* the same as leaf indices in .hdr_fast (-1: none) */
 	int32_t hdr_id_leaf, hdr_ts_leaf;
+	/* with .hdr_fast: the scan's entries by id (.nr_by_id of them) */
+	struct ht__scan_entry *scan_by_id;
 	bool clock_is_ns; /* default clock at 1 GHz: ns = base + cycles */
 	bool base_ok;     /* base_ns is valid */
 	int64_t base_ns;  /* the default clock's offset in ns */
@@ -333,9 +379,18 @@ int ht__plan_compile_trace(struct ht__trace *trace, char *err,
 /*
  * Reads the header and context of the packet at s->pkt_off: sets the
  * stream class, s->pkt, s->pos (the first record) and s->content_end.
- * Returns 0 or a negative HT_E... code with a message in s->err.
+ * Without @fields only the integers the reader needs are read and
+ * s->pkt.header / .context are NULL. Returns 0 or a negative HT_E...
+ * code with a message in s->err.
  */
-int ht__stream_read_packet(struct ht__stream *s);
+int ht__stream_read_packet(struct ht__stream *s, bool fields);
+
+/*
+ * Skips scope @p at s->pos without fields (ctf-scan.c), applying what
+ * its integers save. Returns 0, or 1 when anything is wrong (nothing
+ * said: the full decoder says what).
+ */
+int ht__scan_scope(struct ht__stream *s, const struct ht__plan *p);
 
 /*
  * The events lost before the packet just read (its events_discarded

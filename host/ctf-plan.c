@@ -730,21 +730,27 @@ static int make_run(struct ht__trace *t, const struct ht__op *ops,
 		if (!tmp) {
 			return HT_ENOMEM;
 		}
+		/* the plain ones, then the ones that save something (their
+		 * order kept: clock updates), then the others */
 		for (j = 0; j < rb.nl; j++) {
 			const struct ht__leaf *l = &rb.leaves[j];
 
 			if (!l->side && (l->load == HT__LOAD_LE ||
 					 l->load == HT__LOAD_BE)) {
-				np++;
+				tmp[np++] = *l;
 			}
 		}
 		for (j = 0; j < rb.nl; j++) {
+			if (rb.leaves[j].side) {
+				tmp[np + no++] = rb.leaves[j];
+			}
+		}
+		r->nr_side = no;
+		for (j = 0; j < rb.nl; j++) {
 			const struct ht__leaf *l = &rb.leaves[j];
 
-			if (!l->side && (l->load == HT__LOAD_LE ||
-					 l->load == HT__LOAD_BE)) {
-				tmp[j - no] = *l; /* plain ones before j */
-			} else {
+			if (!l->side && l->load != HT__LOAD_LE &&
+			    l->load != HT__LOAD_BE) {
 				tmp[np + no++] = *l;
 			}
 		}
@@ -752,10 +758,7 @@ static int make_run(struct ht__trace *t, const struct ht__op *ops,
 		free(tmp);
 		r->nr_plain = np;
 	}
-	r->side = false;
-	for (k = 0; k < rb.nl; k++) {
-		r->side |= rb.leaves[k].side != 0;
-	}
+	r->side = r->nr_side != 0;
 	r->member_op = first - parent;
 	r->nr_members = n;
 	r->align_bits = align_bits;
@@ -986,6 +989,173 @@ static void plan_fast_paths(struct ht__stream_class *sc)
 	}
 }
 
+/* Appends step @k to @out (*@n steps), merged with the last when it can. */
+static void skip_add(struct ht__skip *out, uint32_t *n, struct ht__skip k)
+{
+	struct ht__skip *last = *n ? &out[*n - 1] : NULL;
+	uint32_t a = k.kind == HT__SKIP_OP	   ? k.ops[k.op].align_bits
+		     : k.kind == HT__SKIP_STRING ? 8
+						 : k.align_bits;
+
+	if (!a) {
+		a = 1;
+	}
+
+	if (last && last->kind == HT__SKIP_FIXED && !last->size_bits &&
+	    a >= last->align_bits) {
+		/* an alignment that the step makes anyway */
+		*n -= 1;
+		last = *n ? &out[*n - 1] : NULL;
+	}
+	if (last && last->kind == HT__SKIP_FIXED && k.kind == HT__SKIP_FIXED &&
+	    k.align_bits <= last->align_bits) {
+		/* after the last step the position is its size modulo its
+		 * alignment, which @k's alignment divides: the padding
+		 * before @k is constant */
+		last->size_bits = align_up(last->size_bits, k.align_bits) +
+				  k.size_bits;
+		return;
+	}
+	out[(*n)++] = k;
+}
+
+static void skip_add_run(struct ht__skip *out, uint32_t *n,
+			 const struct ht__run *r)
+{
+	struct ht__skip k = {.align_bits = r->align_bits ? r->align_bits : 1};
+
+	if (r->side) {
+		k.kind = HT__SKIP_RUN;
+		k.run = r;
+	} else {
+		k.kind = HT__SKIP_FIXED;
+		k.size_bits = r->size_bits;
+	}
+	skip_add(out, n, k);
+}
+
+/* The steps of scope @p (at most its root's runs plus one). */
+static void skip_scope(const struct ht__plan *p, struct ht__skip *out,
+		       uint32_t *n)
+{
+	const struct ht__op *root;
+	uint32_t k;
+
+	if (!p->nr_ops) {
+		return;
+	}
+	root = &p->ops[0];
+	if (p->root_run) {
+		skip_add_run(out, n, p->root_run);
+		return;
+	}
+	if (root->kind != HT__OP_STRUCT) {
+		skip_add(out, n,
+			 (struct ht__skip){.kind = HT__SKIP_OP, .ops = p->ops});
+		return;
+	}
+	if (root->align_bits > 1) {
+		skip_add(out, n,
+			 (struct ht__skip){.kind = HT__SKIP_FIXED,
+					   .align_bits = root->align_bits});
+	}
+	for (k = 0; k < root->nr_runs; k++) {
+		const struct ht__run *r = &root->runs[k];
+
+		if (r->tmpl) {
+			skip_add_run(out, n, r);
+		} else if (p->ops[r->member_op].kind == HT__OP_STRING) {
+			skip_add(out, n,
+				 (struct ht__skip){.kind = HT__SKIP_STRING,
+						   .align_bits = 8});
+		} else {
+			const struct ht__op *op = &p->ops[r->member_op];
+			const struct ht__run *er = op->elem_run;
+			struct ht__skip k = {.kind = HT__SKIP_OP,
+					     .ops = p->ops,
+					     .op = r->member_op};
+
+			if (op->kind == HT__OP_SEQ && er && !er->side &&
+			    er->align_bits &&
+			    er->size_bits % er->align_bits == 0 &&
+			    er->align_bits <= op->align_bits) {
+				/* elements one after the other */
+				k.kind = HT__SKIP_SEQ;
+				k.align_bits = op->align_bits;
+				k.size_bits = er->size_bits;
+			}
+			skip_add(out, n, k);
+		}
+	}
+}
+
+static uint32_t skip_bound(const struct ht__plan *p)
+{
+	if (!p->nr_ops) {
+		return 0;
+	}
+	return p->ops[0].kind == HT__OP_STRUCT ? p->ops[0].nr_runs + 1 : 1;
+}
+
+/* Compiles the scan steps of every event class of @sc. */
+static int plan_skips(struct ht__trace *t, struct ht__stream_class *sc)
+{
+	size_t e;
+
+	for (e = 0; e < sc->pub.nr_event_classes; e++) {
+		struct ht__event_class *ec =
+			(struct ht__event_class *)sc->pub.event_classes[e];
+		uint32_t max = skip_bound(&sc->event_context) +
+			       skip_bound(&ec->context) +
+			       skip_bound(&ec->payload);
+		struct ht__skip *k;
+
+		k = ht__arena_alloc(&t->arena, (max + 1) * sizeof(*k));
+		if (!k) {
+			return HT_ENOMEM;
+		}
+		ec->nr_skip = 0;
+		skip_scope(&sc->event_context, k, &ec->nr_skip);
+		skip_scope(&ec->context, k, &ec->nr_skip);
+		skip_scope(&ec->payload, k, &ec->nr_skip);
+		ec->skip = k;
+		if (sc->hdr_fast) {
+			/* a fixed header and the fixed step after it, as
+			 * one when the padding between them is constant */
+			const struct ht__run *h = sc->hdr_fast;
+
+			ec->head_bits = h->size_bits;
+			if (ec->nr_skip && k->kind == HT__SKIP_FIXED &&
+			    k->align_bits <= (h->align_bits ? h->align_bits
+							    : 1)) {
+				ec->head_bits = align_up(h->size_bits,
+							 k->align_bits) +
+						k->size_bits;
+				ec->skip++;
+				ec->nr_skip--;
+			}
+		}
+	}
+	if (sc->hdr_fast && sc->nr_by_id) {
+		sc->scan_by_id = ht__arena_alloc(
+			&t->arena, sc->nr_by_id * sizeof(*sc->scan_by_id));
+		if (!sc->scan_by_id) {
+			return HT_ENOMEM;
+		}
+		for (e = 0; e < sc->pub.nr_event_classes; e++) {
+			struct ht__event_class *ec =
+				(struct ht__event_class *)sc->pub.event_classes[e];
+			struct ht__scan_entry *se = &sc->scan_by_id[ec->pub.id];
+
+			se->head_bits = ec->head_bits;
+			se->ec = ec;
+			se->skip = ec->skip;
+			se->nr_skip = ec->nr_skip;
+		}
+	}
+	return 0;
+}
+
 int ht__plan_compile_trace(struct ht__trace *t, char *err, size_t err_len)
 {
 	struct compiler cc;
@@ -1113,6 +1283,7 @@ int ht__plan_compile_trace(struct ht__trace *t, char *err, size_t err_len)
 			(struct ht__stream_class *)t->pub.stream_classes[s];
 
 		plan_fast_paths(sc);
+		ret = plan_skips(t, sc);
 	}
 	return ret;
 }

@@ -434,6 +434,10 @@ struct ht_ctf_scan_ops {
 	int (*record)(void *arg, const struct ht_ctf_event_class *cls,
 		      uint64_t cycles);
 	void *arg;
+	/* decode every field of the packet headers and contexts into
+	 * pkt->header and pkt->context; else those are NULL and only the
+	 * fields the reader needs are read (faster) */
+	bool packet_fields;
 };
 
 /*

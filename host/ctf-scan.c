@@ -20,15 +20,12 @@ static void scan_side_leaves(struct ht__stream *s, const struct ht__run *r,
 			     uint64_t pos)
 {
 	const struct ht__leaf *l = r->leaves + r->nr_plain;
-	const struct ht__leaf *end = r->leaves + r->nr_leaves;
+	const struct ht__leaf *end = l + r->nr_side;
 
 	for (; l < end; l++) {
 		const uint64_t p = pos + l->off_bits;
 		uint64_t v, w;
 
-		if (!l->side) {
-			continue;
-		}
 		if (l->load == HT__LOAD_LE) {
 			memcpy(&w, s->map + (p >> 3), 8);
 			v = (ht__le64(w) >> (p & 7)) & l->mask;
@@ -225,7 +222,7 @@ static int scan_op(struct ht__stream *s, const struct ht__op *ops, uint32_t i)
 }
 
 /* Skips scope @p at s->pos. Returns 0, or 1 when anything is wrong. */
-static inline int scan_scope(struct ht__stream *s, const struct ht__plan *p)
+int ht__scan_scope(struct ht__stream *s, const struct ht__plan *p)
 {
 	if (!p->nr_ops) {
 		return 0;
@@ -234,6 +231,93 @@ static inline int scan_scope(struct ht__stream *s, const struct ht__plan *p)
 		return scan_run(s, p->root_run);
 	}
 	return scan_op(s, p->ops, 0);
+}
+
+/* @pos aligned to @align_bits from the packet start, bit @base. */
+static inline uint64_t align_from(uint64_t base, uint64_t pos,
+				  uint32_t align_bits)
+{
+	return base +
+	       ((pos - base + align_bits - 1) & ~(uint64_t)(align_bits - 1));
+}
+
+/*
+ * Runs the @n scan steps @k (the record after its header) from bit
+ * @pos. Returns the position after them, or UINT64_MAX when anything is
+ * wrong. The clock and the registers are updated in @s.
+ */
+static inline uint64_t scan_steps(struct ht__stream *s,
+				  const struct ht__skip *k, uint32_t n,
+				  uint64_t pos)
+{
+	const struct ht__skip *end = k + n;
+	const uint64_t ce = s->content_end, base = s->pkt_off * 8;
+
+	for (; k < end; k++) {
+		switch (k->kind) {
+		case HT__SKIP_FIXED:
+			if (k->align_bits > 1) {
+				pos = align_from(base, pos, k->align_bits);
+			}
+			pos += k->size_bits;
+			if (pos > ce) {
+				return UINT64_MAX;
+			}
+			break;
+		case HT__SKIP_STRING: {
+			const uint8_t *p, *z;
+
+			/* packets start on a byte */
+			pos = (pos + 7) & ~(uint64_t)7;
+			if (pos >= ce) {
+				return UINT64_MAX;
+			}
+			p = s->map + (pos >> 3);
+			z = ht__find_nul(p, (ce - pos) / 8);
+			if (!z) {
+				return UINT64_MAX;
+			}
+			pos += (uint64_t)(z - p + 1) * 8;
+			break;
+		}
+		case HT__SKIP_RUN:
+			s->pos = pos;
+			if (scan_run(s, k->run)) {
+				return UINT64_MAX;
+			}
+			pos = s->pos;
+			break;
+		case HT__SKIP_SEQ: {
+			/* the full decoder's limits, then one jump */
+			const struct ht__op *op = &k->ops[k->op];
+			const uint64_t len = s->regs[op->src_reg];
+			const uint64_t min = op[1].min_bits;
+			uint64_t room;
+
+			if (k->align_bits > 1) {
+				pos = align_from(base, pos, k->align_bits);
+			}
+			room = ce > pos ? ce - pos : 0;
+			if ((min ? len > room / min : len > (1u << 20)) ||
+			    len > UINT32_MAX) {
+				return UINT64_MAX;
+			}
+			pos += len * k->size_bits;
+			if (pos > ce) {
+				return UINT64_MAX;
+			}
+			break;
+		}
+		default:
+			s->pos = pos;
+			if (scan_op(s, k->ops, k->op)) {
+				return UINT64_MAX;
+			}
+			pos = s->pos;
+			break;
+		}
+	}
+	return pos;
 }
 
 /* The value of plain leaf @l of a run that starts at @pos. */
@@ -270,99 +354,169 @@ static inline struct ht__event_class *class_of(struct ht__stream_class *sc,
 	return NULL;
 }
 
-/*
- * Skips the event record at s->pos, updating the clock. Returns 0 with
- * *@ec set, or 1 when the full decoder must take the record.
- */
-static inline int scan_record(struct ht__stream *s,
-			      struct ht__event_class **ecp)
+/* The only event class of @sc, or NULL when it has several. */
+static inline struct ht__event_class *only_class(struct ht__stream_class *sc)
 {
-	struct ht__stream_class *sc = s->sc;
-	const struct ht__run *hr = sc->hdr_fast;
-	struct ht__event_class *ec;
-	uint64_t start = s->pos;
-
-	if (hr) {
-		/* a fixed header: only its id and its timestamp */
-		uint64_t pos = start;
-
-		if (hr->align_bits > 1) {
-			pos = ht__align_in_packet(s, pos, hr->align_bits);
-		}
-		if (pos + hr->size_bits > s->content_end) {
-			return 1;
-		}
-		if (sc->hdr_ts_leaf >= 0) {
-			ht__clock_update(
-			    s,
-			    leaf_value(s->map, pos,
-				       &hr->leaves[sc->hdr_ts_leaf]),
-			    sc->hdr_ts_bits);
-		}
-		if (sc->hdr_id_leaf >= 0) {
-			ec = class_of(sc,
-				      leaf_value(s->map, pos,
-						 &hr->leaves[sc->hdr_id_leaf]));
-		} else {
-			ec = sc->pub.nr_event_classes == 1
-				 ? (struct ht__event_class *)
-				       sc->pub.event_classes[0]
-				 : NULL;
-		}
-		s->pos = pos + hr->size_bits;
-	} else {
-		s->mset &= ~(1u << HT__M_EVENT_ID);
-		if (scan_scope(s, &sc->event_header)) {
-			return 1;
-		}
-		if (s->mset & (1u << HT__M_EVENT_ID)) {
-			ec = class_of(sc, s->mval[HT__M_EVENT_ID]);
-		} else {
-			ec = sc->pub.nr_event_classes == 1
-				 ? (struct ht__event_class *)
-				       sc->pub.event_classes[0]
-				 : NULL;
-		}
-	}
-	if (!ec || scan_scope(s, &sc->event_context) ||
-	    scan_scope(s, &ec->context) || scan_scope(s, &ec->payload) ||
-	    s->pos == start) {
-		return 1;
-	}
-	*ecp = ec;
-	return 0;
+	return sc->pub.nr_event_classes == 1
+		   ? (struct ht__event_class *)sc->pub.event_classes[0]
+		   : NULL;
 }
 
 /*
- * The records of the current packet from s->pos. Returns 0 at the end
- * of the packet content, a negative HT_E... code for damage (s->err
- * says what and where), or what a callback returned.
+ * The record at s->pos that the scan could not take, decoded by the
+ * full decoder: returns 0 with *@ec set, or its error.
  */
-static int scan_records(struct ht__stream *s, const struct ht_ctf_scan_ops *ops)
+static int record_slow(struct ht__stream *s, struct ht__event_class **ec)
 {
-	int (*record)(void *, const struct ht_ctf_event_class *, uint64_t) =
-	    ops->record;
-	void *arg = ops->arg;
+	int ret = ht__stream_read_event(s);
+
+	*ec = ret ? NULL : (struct ht__event_class *)s->ev.cls;
+	return ret;
+}
+
+/*
+ * The records of the current packet from s->pos, for a stream class
+ * whose event header is fixed (.hdr_fast): only its id and timestamp
+ * leaves are loaded. Returns 0 at the end of the packet content, a
+ * negative HT_E... code for damage, or what a callback returned.
+ */
+static int scan_records_fixed_header(struct ht__stream *s,
+				     const struct ht_ctf_scan_ops *ops)
+{
+	struct ht__stream_class *sc = s->sc;
+	const struct ht__run *hr = sc->hdr_fast;
+	const struct ht__leaf *ts =
+	    sc->hdr_ts_leaf >= 0 ? &hr->leaves[sc->hdr_ts_leaf] : NULL;
+	const struct ht__leaf *id =
+	    sc->hdr_id_leaf >= 0 ? &hr->leaves[sc->hdr_id_leaf] : NULL;
+	struct ht__event_class *only = only_class(sc);
+	const uint8_t *map = s->map;
+	const uint64_t ce = s->content_end, base = s->pkt_off * 8;
+	const uint32_t halign = hr->align_bits;
+	const unsigned ts_bits = sc->hdr_ts_bits;
+	const struct ht__scan_entry *by_id = sc->scan_by_id;
+	const uint64_t nr_by_id = sc->nr_by_id;
+	uint64_t pos = s->pos;
+	int ret;
+
+	while (pos < ce) {
+		const uint64_t start = pos, clock = s->clock;
+		struct ht__event_class *ec;
+
+		if (halign > 1) {
+			pos = align_from(base, pos, halign);
+		}
+		if (pos + hr->size_bits > ce) {
+			goto slow;
+		}
+		if (ts) {
+			ht__clock_update(s, leaf_value(map, pos, ts), ts_bits);
+		}
+		if (id && by_id) {
+			const uint64_t v = leaf_value(map, pos, id);
+			const struct ht__scan_entry *se;
+
+			if (v >= nr_by_id) {
+				goto slow;
+			}
+			se = &by_id[v];
+			ec = se->ec;
+			pos += se->head_bits;
+			if (!ec || pos > ce) {
+				goto slow;
+			}
+			if (se->nr_skip == 1 &&
+			    se->skip->kind == HT__SKIP_FIXED) {
+				/* the usual rest: one aligned fixed run */
+				const struct ht__skip *k = se->skip;
+
+				pos = align_from(base, pos, k->align_bits) +
+				      k->size_bits;
+				if (pos > ce) {
+					goto slow;
+				}
+			} else if (se->nr_skip) {
+				pos = scan_steps(s, se->skip, se->nr_skip, pos);
+			}
+		} else {
+			ec = id ? class_of(sc, leaf_value(map, pos, id)) : only;
+			if (!ec) {
+				goto slow;
+			}
+			pos += ec->head_bits;
+			if (pos > ce) {
+				goto slow;
+			}
+			if (ec->nr_skip) {
+				pos = scan_steps(s, ec->skip, ec->nr_skip, pos);
+			}
+		}
+		if (pos == UINT64_MAX || pos == start) {
+			goto slow;
+		}
+		goto report;
+	slow:
+		/* from the record's start again, as if it was not read:
+		 * the full decoder decodes it or says what is wrong */
+		s->pos = start;
+		s->clock = clock;
+		ret = record_slow(s, &ec);
+		if (ret) {
+			return ht__stream_damaged(s, ret);
+		}
+		pos = s->pos;
+	report:
+		if (ops->record) {
+			s->pos = pos;
+			ret = ops->record(ops->arg, &ec->pub, s->clock);
+			if (ret) {
+				return ret;
+			}
+		}
+	}
+	s->pos = pos;
+	return 0;
+}
+
+/* The same for any event header, walked. */
+static int scan_records_any_header(struct ht__stream *s,
+				   const struct ht_ctf_scan_ops *ops)
+{
+	struct ht__stream_class *sc = s->sc;
+	struct ht__event_class *only = only_class(sc);
+	int ret;
 
 	while (s->pos < s->content_end) {
-		uint64_t start = s->pos, clock = s->clock;
+		const uint64_t start = s->pos, clock = s->clock;
 		struct ht__event_class *ec;
-		int ret;
+		uint64_t pos;
 
-		if (scan_record(s, &ec)) {
-			/* from the record's start again, as if it was
-			 * not read: the full decoder decodes it or says
-			 * what is wrong */
-			s->pos = start;
-			s->clock = clock;
-			ret = ht__stream_read_event(s);
-			if (ret) {
-				return ht__stream_damaged(s, ret);
-			}
-			ec = (struct ht__event_class *)s->ev.cls;
+		s->mset &= ~(1u << HT__M_EVENT_ID);
+		if (ht__scan_scope(s, &sc->event_header)) {
+			goto slow;
 		}
-		if (record) {
-			ret = record(arg, &ec->pub, s->clock);
+		ec = s->mset & (1u << HT__M_EVENT_ID)
+			 ? class_of(sc, s->mval[HT__M_EVENT_ID])
+			 : only;
+		if (!ec) {
+			goto slow;
+		}
+		pos = scan_steps(s, ec->skip, ec->nr_skip, s->pos);
+		if (pos == UINT64_MAX || pos == start) {
+			goto slow;
+		}
+		s->pos = pos;
+		goto report;
+	slow:
+		s->pos = start;
+		s->clock = clock;
+		ret = record_slow(s, &ec);
+		if (ret) {
+			return ht__stream_damaged(s, ret);
+		}
+	report:
+		if (ops->record) {
+			ret = ops->record(ops->arg, &ec->pub, s->clock);
 			if (ret) {
 				return ret;
 			}
@@ -388,7 +542,7 @@ int ht__stream_scan(struct ht__stream *s, const struct ht_ctf_scan_ops *ops)
 				s->state = HT__S_END;
 				continue;
 			}
-			ret = ht__stream_read_packet(s);
+			ret = ht__stream_read_packet(s, ops->packet_fields);
 			if (ret) {
 				return ht__stream_damaged(s, ret);
 			}
@@ -405,7 +559,9 @@ int ht__stream_scan(struct ht__stream *s, const struct ht_ctf_scan_ops *ops)
 		}
 		case HT__S_QUEUE:
 		case HT__S_EVENTS:
-			ret = scan_records(s, ops);
+			ret = s->sc->hdr_fast
+				  ? scan_records_fixed_header(s, ops)
+				  : scan_records_any_header(s, ops);
 			if (ret) {
 				return ret;
 			}

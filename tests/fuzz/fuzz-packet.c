@@ -146,6 +146,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	}
 	ops.arg = &seen;
+	ops.packet_fields = size && (data[size - 1] & 1);
 	for (i = 0; i < ht_ctf_set_trace(set2, 0)->nr_streams; i++) {
 		const struct ht_ctf_stream *st =
 		    ht_ctf_set_trace(set2, 0)->streams[i];
