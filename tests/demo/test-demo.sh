@@ -4,11 +4,7 @@
 # latencies and the late frames with what delayed them; every file is
 # there and readable; a second run into the same directory works.
 set -eu
-: "${HETRACE:?}"
-w=$(mktemp -d)
-trap 'rm -rf "$w"' EXIT
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
+. "$(dirname "$0")/../lib.sh"
 
 run() {
 	if ! "$HETRACE" demo -o "$w/demo" --cores 3 --seconds 1.5 >"$w/out" 2>"$w/err"; then

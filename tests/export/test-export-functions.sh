@@ -9,11 +9,8 @@
 # stripped one a note.
 set -u
 cd "$(dirname "$0")"
-: "${HETRACE:?}" "${TOP:?}"
-w=$(mktemp -d)
-trap 'rm -rf "$w"' EXIT
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
+. ../lib.sh
+: "${TOP:?}"
 
 "$TOP/examples/instrument/build.sh" "$w/ex" "$HETRACE" >/dev/null || exit 1
 readelf -hW "$w/ex/demo" | grep -q 'DYN (Position-Independent' ||

@@ -5,11 +5,7 @@
 # board is matched (hetrace states).
 set -u
 cd "$(dirname "$0")"
-: "${HETRACE:?}"
-w=$(mktemp -d)
-trap 'rm -rf "$w"' EXIT
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
+. ../lib.sh
 
 "$HETRACE" sim -o "$w/cap" --cores 3 --seconds 1 >"$w/sim.log" 2>&1 || { cat "$w/sim.log"; exit 1; }
 "$HETRACE" sync "$w/cap" -o "$w/synced" >"$w/sync.log" 2>&1 || { cat "$w/sync.log"; exit 1; }

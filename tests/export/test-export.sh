@@ -7,11 +7,8 @@
 # trace (interning, many packets); damaged and missing input; usage.
 set -u
 cd "$(dirname "$0")"
+. ../lib.sh
 . ./lib.sh
-w=$(mktemp -d)
-trap 'rm -rf "$w"' EXIT
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
 
 board_build "$w" || exit 1
 board_trace "$w" sc <scenario.script || exit 1

@@ -5,12 +5,8 @@
 # order stops at the #error that says so.
 set -eu
 cd "$(dirname "$0")"
-: "${HETRACE:?}"
+. ../lib.sh
 : "${TOP:=$(cd ../.. && pwd)}"
-w=$(mktemp -d)
-trap 'rm -rf "$w"' EXIT
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
 WARN="-std=c99 -pedantic -Wall -Wextra -Werror -O2"
 
 configs="interop/types.yaml runtime/rt.yaml $TOP/bench/tracepoint/config.yaml"

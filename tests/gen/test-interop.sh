@@ -9,14 +9,10 @@
 # output must give the same trace as the header + source output.
 set -eu
 cd "$(dirname "$0")"
-: "${HETRACE:?}"
-w=$(mktemp -d)
-trap 'rm -rf "$w"' EXIT
+. ../lib.sh
 export TZ=UTC
 CC=${CC:-cc}
 DRV_CFLAGS="-std=c99 -pedantic -Wall -Wextra -Werror -g -fsanitize=address,undefined -fno-sanitize-recover=undefined"
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
 
 # build NAME DIR [EXTRA_SOURCES...]: the driver against DIR's output.
 build() {

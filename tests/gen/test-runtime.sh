@@ -7,11 +7,7 @@
 # traced; events printed + events_discarded must account for all of it.
 set -eu
 cd "$(dirname "$0")"
-: "${HETRACE:?}"
-w=$(mktemp -d)
-trap 'rm -rf "$w"' EXIT
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
+. ../lib.sh
 
 "$HETRACE" gen runtime/rt.yaml -o "$w/g"
 cc -std=c99 -pedantic -Wall -Wextra -Werror -O1 -g \

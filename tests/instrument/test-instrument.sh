@@ -7,12 +7,8 @@
 # (times recomputed from the records' timestamps).
 set -eu
 cd "$(dirname "$0")"
-: "${HETRACE:?}"
+. ../lib.sh
 : "${TOP:=$(cd ../.. && pwd)}"
-w=$(mktemp -d)
-trap 'rm -rf "$w"' EXIT
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
 
 "$HETRACE" gen "$TOP/examples/instrument/config.yaml" -o "$w/g" >/dev/null
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined"

@@ -6,11 +6,7 @@
 # worst instance, unmatched events; bad path files and their messages.
 set -eu
 cd "$(dirname "$0")"
-: "${HETRACE:?}"
-w=$(mktemp -d)
-trap 'rm -rf "$w"' EXIT
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
+. ../lib.sh
 
 "$HETRACE" gen trace.yaml -o "$w/g" >/dev/null
 cc -std=c99 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -O1 -g \

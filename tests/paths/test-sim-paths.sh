@@ -6,11 +6,7 @@
 # among the missed ones with the preemption named on dsp1 and dsp2.
 set -eu
 cd "$(dirname "$0")"
-: "${HETRACE:?}"
-w=$(mktemp -d)
-trap 'rm -rf "$w"' EXIT
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
+. ../lib.sh
 
 "$HETRACE" sim -o "$w/cap" -s 2 -q
 "$HETRACE" sync "$w/cap" -o "$w/synced" >/dev/null

@@ -10,11 +10,8 @@
 # call is drawn and named on hover; screenshots in $BUILD/report-screens.
 set -eu
 cd "$(dirname "$0")"
-: "${HETRACE:?}" "${TOP:?}" "${BUILD:=build}"
-w=$(mktemp -d)
-trap 'rm -rf "$w"' EXIT
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
+. ../lib.sh
+: "${TOP:?}" "${BUILD:=build}"
 
 "$HETRACE" gen ../paths/trace.yaml -o "$w/g" >/dev/null
 cc -std=c99 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -O1 -g \

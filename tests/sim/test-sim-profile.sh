@@ -10,11 +10,7 @@
 # counts.
 set -u
 cd "$(dirname "$0")"
-: "${HETRACE:?}"
-w=$(mktemp -d)
-trap 'rm -rf "$w"' EXIT
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
+. ../lib.sh
 
 "$HETRACE" sim -o "$w/cap" --cores 3 --seconds 0.5 --no-fsync >"$w/out" 2>"$w/err" ||
 	{ echo "FAIL: sim: $(cat "$w/err")"; exit 1; }

@@ -6,11 +6,7 @@
 # shared memory behind; bad options and bad capture directories.
 set -u
 cd "$(dirname "$0")"
-: "${HETRACE:?}"
-w=$(mktemp -d)
-trap 'rm -rf "$w"' EXIT
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
+. ../lib.sh
 
 # Usage errors: exit 2 and a message naming the problem.
 usage_case() { # EXPECTED-TEXT ARGS...

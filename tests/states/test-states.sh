@@ -6,11 +6,8 @@
 # core without task_switch said so, damaged and missing input, usage.
 set -u
 cd "$(dirname "$0")"
+. ../lib.sh
 . ../export/lib.sh
-w=$(mktemp -d)
-trap 'rm -rf "$w"' EXIT
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
 
 board_build "$w" || exit 1
 board_trace "$w" sc <../export/scenario.script || exit 1

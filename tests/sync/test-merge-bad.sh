@@ -6,11 +6,7 @@
 # rest merged, exit 1), a core missing, no capture at all, usage errors.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-: "${HETRACE:?}"
-w=$(mktemp -d)
-trap 'rm -rf "$w"' EXIT
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
+. "$here/../lib.sh"
 py=/usr/bin/python3
 # run NAME EXPECTED_STATUS ARGS...: output in $w/NAME.out (stdout+stderr)
 run() {

@@ -8,11 +8,7 @@
 # the stdout table and the JSON report say what was fitted.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-: "${HETRACE:?}"
-w=$(mktemp -d)
-trap 'rm -rf "$w"' EXIT
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
+. "$here/../lib.sh"
 py=/usr/bin/python3
 
 $py "$here/mkcapture.py" "$w/cap" "$w/truth.json"

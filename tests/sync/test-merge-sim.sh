@@ -8,11 +8,7 @@
 # located within one sync period, half-widths).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-: "${HETRACE:?}"
-w=$(mktemp -d)
-trap 'rm -rf "$w"' EXIT
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
+. "$here/../lib.sh"
 
 "$HETRACE" sim -o "$w/cap" --cores 8 --seconds 2 --sync-ms 10 --no-fsync -q
 "$HETRACE" sync "$w/cap" -o "$w/out" --report "$w/sync.json" --max-pairs 0 >"$w/stdout" 2>"$w/stderr" ||
