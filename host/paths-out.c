@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "json-out.h"
 #include "paths-internal.h"
 
 const char *ht_paths_format_ns(char *buf, size_t len, uint64_t ns)
@@ -323,23 +324,6 @@ int ht_paths_write_text(const struct ht_paths_result *res, FILE *out,
 	return ferror(out) ? HT_EIO : 0;
 }
 
-static void json_str(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\') {
-			fprintf(out, "\\%c", c);
-		} else if (c < 0x20) {
-			fprintf(out, "\\u%04x", c);
-		} else {
-			fputc(c, out);
-		}
-	}
-	fputc('"', out);
-}
-
 static void json_stat(FILE *out, const char *name,
 		      const struct ht_paths_stat *st)
 {
@@ -426,7 +410,7 @@ int ht_paths_write_json_max(const struct ht_paths_result *res, FILE *out,
 	size_t i, k, j, c;
 
 	fprintf(out, "{\"file\":");
-	json_str(out, res->desc->file);
+	ht__json_str(out, res->desc->file);
 	fprintf(out,
 		",\"events\":%" PRIu64 ",\"path_events\":%" PRIu64
 		",\"has_states\":%s,\"cores\":[",
@@ -434,7 +418,7 @@ int ht_paths_write_json_max(const struct ht_paths_result *res, FILE *out,
 		res->has_states ? "true" : "false");
 	for (i = 0; i < res->nr_cores; i++) {
 		fprintf(out, "%s", i ? "," : "");
-		json_str(out, res->cores[i]);
+		ht__json_str(out, res->cores[i]);
 	}
 	fprintf(out,
 		"],\"anomalies\":{\"unmatched_begin\":%" PRIu64
@@ -445,7 +429,7 @@ int ht_paths_write_json_max(const struct ht_paths_result *res, FILE *out,
 		res->unknown_path, res->unknown_activity, res->read_errors);
 	for (i = 0; i < res->nr_notes; i++) {
 		fprintf(out, "%s", i ? "," : "");
-		json_str(out, res->notes[i]);
+		ht__json_str(out, res->notes[i]);
 	}
 	fprintf(out, "],\"paths\":[");
 	for (i = 0; i < res->desc->nr_paths; i++) {
@@ -453,9 +437,9 @@ int ht_paths_write_json_max(const struct ht_paths_result *res, FILE *out,
 		const struct ht_path *path = pr->path;
 
 		fprintf(out, "%s\n{\"name\":", i ? "," : "");
-		json_str(out, path->name);
+		ht__json_str(out, path->name);
 		fprintf(out, ",\"trigger\":");
-		json_str(out, path->trigger);
+		ht__json_str(out, path->trigger);
 		if (path->has_period) {
 			fprintf(out, ",\"period_ns\":%" PRIu64,
 				path->period_ns);
@@ -478,13 +462,13 @@ int ht_paths_write_json_max(const struct ht_paths_result *res, FILE *out,
 			const struct ht_path_activity *a = &path->activities[k];
 
 			fprintf(out, "%s\n{\"name\":", k ? "," : "");
-			json_str(out, a->name);
+			ht__json_str(out, a->name);
 			fprintf(out, ",\"join\":\"%s\",\"after\":[",
 				a->join == HT_PATH_JOIN_AND ? "and" : "or");
 			for (j = 0; j < a->nr_preds; j++) {
 				fprintf(out, "%s", j ? "," : "");
-				json_str(out,
-					 path->activities[a->preds[j]].name);
+				ht__json_str(
+				    out, path->activities[a->preds[j]].name);
 			}
 			fprintf(out,
 				"],\"not_run\":%" PRIu64 ",\"early\":%" PRIu64
@@ -507,7 +491,7 @@ int ht_paths_write_json_max(const struct ht_paths_result *res, FILE *out,
 				bool first = true;
 
 				fprintf(out, "%s{\"who\":", j ? "," : "");
-				json_str(out, b->who);
+				ht__json_str(out, b->who);
 				fprintf(out,
 					",\"isr\":%s,\"ns\":%" PRIu64
 					",\"cores\":{",
@@ -519,7 +503,7 @@ int ht_paths_write_json_max(const struct ht_paths_result *res, FILE *out,
 					}
 					fprintf(out, "%s", first ? "" : ",");
 					first = false;
-					json_str(out, res->cores[c]);
+					ht__json_str(out, res->cores[c]);
 					fprintf(out, ":%" PRIu64,
 						b->core_ns[c]);
 				}
@@ -531,7 +515,7 @@ int ht_paths_write_json_max(const struct ht_paths_result *res, FILE *out,
 						fprintf(out, "%s",
 							first ? "" : ",");
 						first = false;
-						json_str(
+						ht__json_str(
 						    out,
 						    path->activities[c].name);
 					}

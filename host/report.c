@@ -21,6 +21,7 @@
 #include "embedded.h"
 #include "error.h"
 #include "func-names.h"
+#include "json-out.h"
 #include "path-desc.h"
 #include "paths.h"
 #include "report.h"
@@ -108,24 +109,6 @@ static void write_base64(FILE *out, const unsigned char *p, size_t n)
 		q[3] = '=';
 		fwrite(q, 1, 4, out);
 	}
-}
-
-/* A JSON string safe inside <script>: '<' as \u003c. */
-static void json_str(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\') {
-			fprintf(out, "\\%c", c);
-		} else if (c < 0x20 || c == '<' || c == '>' || c == '&') {
-			fprintf(out, "\\u%04x", c);
-		} else {
-			fputc(c, out);
-		}
-	}
-	fputc('"', out);
 }
 
 /* Raw JSON text inside <script>: "</" becomes "<\/" (valid JSON, as
@@ -1042,11 +1025,11 @@ static void write_core_json(FILE *out, const struct report *r,
 	size_t i;
 
 	fprintf(out, "{\"name\":");
-	json_str(out, sc->name);
+	ht__json_str_html(out, sc->name);
 	fprintf(out, ",\"group\":");
-	json_str(out, sc->group ? sc->group : "");
+	ht__json_str_html(out, sc->group ? sc->group : "");
 	fprintf(out, ",\"role\":");
-	json_str(out, sc->role ? sc->role : "");
+	ht__json_str_html(out, sc->role ? sc->role : "");
 	fprintf(out,
 		",\"has_tasks\":%s,\"first\":%" PRId64 ",\"last\":%" PRId64
 		",\"unknown\":%" PRIu64 ",\"idle\":%" PRIu64
@@ -1065,7 +1048,7 @@ static void write_core_json(FILE *out, const struct report *r,
 		const struct ht_states_task *t = &sc->tasks[i];
 
 		fprintf(out, "%s{\"name\":", i ? "," : "");
-		json_str(out, t->name ? t->name : "?");
+		ht__json_str_html(out, t->name ? t->name : "?");
 		fprintf(out, ",\"kind\":\"%s\",\"run\":%" PRIu64 "}",
 			t->kind == HT_STATES_ISR    ? "isr"
 			: t->kind == HT_STATES_IDLE ? "idle"
@@ -1094,7 +1077,7 @@ static void note_cb(void *arg, const char *text)
 		if (b->len) {
 			fputc(',', ms);
 		}
-		json_str(ms, text);
+		ht__json_str_html(ms, text);
 		if (!fclose(ms)) {
 			buf_put(b, j, n);
 		}
@@ -1402,8 +1385,9 @@ int ht_report_write(const char *const *traces, size_t nr_traces,
 	}
 	fprintf(out, "<script id=\"ht-data\" type=\"application/json\">\n"
 		     "{\"title\":");
-	json_str(out, opts && opts->title ? opts->title
-					  : (nr_traces ? traces[0] : ""));
+	ht__json_str_html(out, opts && opts->title
+				   ? opts->title
+				   : (nr_traces ? traces[0] : ""));
 	fprintf(out,
 		",\"t0\":\"%" PRId64 "\",\"span\":%" PRId64
 		",\"events\":%" PRIu64 ",\n\"cores\":[",
@@ -1415,7 +1399,7 @@ int ht_report_write(const char *const *traces, size_t nr_traces,
 	fprintf(out, "],\n\"states\":[");
 	for (i = 0; i < r.nr_states; i++) {
 		fprintf(out, "%s{\"n\":", i ? "," : "");
-		json_str(out, r.states[i].name);
+		ht__json_str_html(out, r.states[i].name);
 		fprintf(out, ",\"k\":\"%s\"}", kind_name(r.states[i].kind));
 	}
 	fprintf(out, "],\n\"levels\":[");

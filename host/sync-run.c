@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "json-out.h"
 #include "sync-run.h"
 
 #define NS_PER_S 1000000000ll
@@ -286,23 +287,6 @@ static int64_t event_time(void *arg, const struct ht_ctf_msg *msg, int64_t ns)
 		}
 	}
 	return ns;
-}
-
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\') {
-			fprintf(f, "\\%c", c);
-		} else if (c < 0x20) {
-			fprintf(f, "\\u%04x", c);
-		} else {
-			fputc(c, f);
-		}
-	}
-	fputc('"', f);
 }
 
 static void json_num(FILE *f, double d)
@@ -926,18 +910,20 @@ static void json_core(const struct ht_sync_run *run, FILE *f, size_t i,
 	size_t p, s;
 
 	fputs("    {\"name\": ", f);
-	json_str(f, c->name);
+	ht__json_str(f, c->name);
 	fprintf(f, ", \"id\": %" PRIu32 ", \"role\": ", c->id);
-	json_str(f, c->is_master ? "master" : c->master_name ? "slave" : "");
+	ht__json_str(f, c->is_master	 ? "master"
+			: c->master_name ? "slave"
+					 : "");
 	fprintf(f, ",\n     \"clock\": {\"name\": ");
-	json_str(f, c->clock->name);
+	ht__json_str(f, c->clock->name);
 	fprintf(f, ", \"freq_hz\": %" PRIu64 "}", c->clock->freq_hz);
 	fputs(",\n     \"quality\": ", f);
-	json_str(f, ht_sync_quality_name(r->quality));
+	ht__json_str(f, ht_sync_quality_name(r->quality));
 	fprintf(f, ", \"unsynced\": %s, \"parent\": ",
 		r->unsynced ? "true" : "false");
 	if (r->parent >= 0) {
-		json_str(f, run->cores[r->parent].core->name);
+		ht__json_str(f, run->cores[r->parent].core->name);
 	} else {
 		fputs("null", f);
 	}
@@ -961,7 +947,7 @@ static void json_core(const struct ht_sync_run *run, FILE *f, size_t i,
 		c->lost_packets);
 	for (p = 0; p < HT_CAPTURE_NR_PROBLEMS; p++) {
 		fprintf(f, "%s", p ? ", " : "");
-		json_str(f, ht_capture_problem_name(p));
+		ht__json_str(f, ht_capture_problem_name(p));
 		fprintf(f, ": %" PRIu64, c->problems[p]);
 	}
 	fputs("}", f);
@@ -1026,7 +1012,7 @@ int ht_sync_run_write_json(const struct ht_sync_run *run, FILE *f,
 	size_t i;
 
 	fputs("{\n  \"version\": 1,\n  \"reference\": ", f);
-	json_str(f, run->cores[run->reference].core->name);
+	ht__json_str(f, run->cores[run->reference].core->name);
 	fputs(",\n  \"bounds\": \"[core cycles, lo ns, estimate ns, hi ns] "
 	      "on the reference clock\",\n",
 	      f);
