@@ -406,22 +406,6 @@ static struct ht__xy *dup_xy(const struct ht__xy *p, size_t n)
 	return d;
 }
 
-static size_t hull_edge_at(const struct ht__xy *h, size_t n, int64_t x)
-{
-	size_t lo = 0, hi = n - 1;
-
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (h[mid].x <= x) {
-			lo = mid;
-		} else {
-			hi = mid;
-		}
-	}
-	return lo;
-}
-
 static int seg_fit(struct seg *sg, struct hsol *h, const struct pt *p, size_t n)
 {
 	size_t i;
@@ -463,7 +447,7 @@ static int seg_fit(struct seg *sg, struct hsol *h, const struct pt *p, size_t n)
 
 		if (nh >= 2) {
 			int64_t mid = sg->first_x / 2 + sg->last_x / 2;
-			size_t e = hull_edge_at(hh, nh, mid);
+			size_t e = ht__hull_edge_at(hh, 0, nh - 1, mid);
 
 			if (e + 1 >= nh) {
 				e = nh - 2;

@@ -89,10 +89,8 @@ ht__i128 ht__line_at(struct ht__xy a, struct ht__xy b, int64_t x, int dir)
 	return (ht__i128)a.y + div_round(num, (ht__i128)b.x - a.x, dir);
 }
 
-ht__i128 ht__hull_at(const struct ht__xy *h, size_t lo, size_t hi, int64_t x,
-		     int dir)
+size_t ht__hull_edge_at(const struct ht__xy *h, size_t lo, size_t hi, int64_t x)
 {
-	/* find the edge h[lo] .. h[lo + 1] holding x */
 	while (hi - lo > 1) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -101,6 +99,17 @@ ht__i128 ht__hull_at(const struct ht__xy *h, size_t lo, size_t hi, int64_t x,
 		} else {
 			hi = mid;
 		}
+	}
+	return lo;
+}
+
+ht__i128 ht__hull_at(const struct ht__xy *h, size_t lo, size_t hi, int64_t x,
+		     int dir)
+{
+	/* the edge h[lo] .. h[lo + 1] holding x */
+	if (hi > lo) {
+		lo = ht__hull_edge_at(h, lo, hi, x);
+		hi = lo + 1;
 	}
 	if (lo == hi || h[lo].x == x) {
 		return h[lo].y;

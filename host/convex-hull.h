@@ -40,6 +40,12 @@ int ht__slope_cmp(struct ht__xy a, struct ht__xy b, struct ht__xy c,
  * (-2^63, 2^63)). */
 ht__i128 ht__line_at(struct ht__xy a, struct ht__xy b, int64_t x, int dir);
 
+/* The edge of the hull h[lo..hi] (x strictly increasing, lo < hi) that
+ * holds x: the largest i in [lo, hi) with h[i].x <= x, or lo when x is
+ * left of h[lo]. Binary search. */
+size_t ht__hull_edge_at(const struct ht__xy *h, size_t lo, size_t hi,
+			int64_t x);
+
 /* The hull h[lo..hi] (x strictly increasing) at x, h[lo].x <= x <=
  * h[hi].x, floored or ceiled. */
 ht__i128 ht__hull_at(const struct ht__xy *h, size_t lo, size_t hi, int64_t x,
