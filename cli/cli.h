@@ -21,4 +21,21 @@ HT_CLI_COMMANDS(HT__CLI_DECLARE)
 /* The program name for messages: "hetrace <cmd>". */
 extern const char *ht_cli_prog;
 
+/* Helpers shared by the subcommands (cli/cli.c). */
+#include <stdbool.h>
+#include <stdint.h>
+
+/* A warning callback for the host library (the warn member of
+ * ht_ctf_open_opts, ht_sim_opts, ...): prints
+ * "hetrace <cmd>: warning: MSG" on stderr. */
+void ht_cli_warn(void *arg, const char *msg);
+
+/* The value ARG of option --NAME as a decimal integer in [MIN, MAX]
+ * (MAX < UINT64_MAX) into *V. A bad value (empty, a sign, other
+ * characters, out of range) prints "hetrace <cmd>: bad --NAME value
+ * 'ARG'", followed by " (HINT)" when HINT is not NULL, and returns
+ * false: the caller exits with HT_EXIT_USAGE. */
+bool ht_cli_uint_arg(const char *name, const char *arg, uint64_t min,
+		     uint64_t max, const char *hint, uint64_t *v);
+
 #endif

@@ -110,13 +110,10 @@ int cmd_export(int argc, char **argv)
 			output = optarg;
 			break;
 		case 'w': {
-			char *end;
-			unsigned long long v = strtoull(optarg, &end, 10);
+			uint64_t v;
 
-			if (*end || !*optarg || optarg[0] == '-' || !v ||
-			    v > INT64_MAX) {
-				fprintf(stderr, "%s: bad --window value '%s' "
-					"(ns, > 0)\n", ht_cli_prog, optarg);
+			if (!ht_cli_uint_arg("window", optarg, 1, INT64_MAX,
+					     "ns, > 0", &v)) {
 				return HT_EXIT_USAGE;
 			}
 			eopts.counter_window_ns = (int64_t)v;

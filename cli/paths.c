@@ -71,12 +71,10 @@ int cmd_paths(int argc, char **argv)
 			all = true;
 			break;
 		case 'w': {
-			char *end;
-			unsigned long v = strtoul(optarg, &end, 10);
+			uint64_t v;
 
-			if (*end || !*optarg || !v || v > 100000) {
-				fprintf(stderr, "%s: bad --worst value '%s'\n",
-					ht_cli_prog, optarg);
+			if (!ht_cli_uint_arg("worst", optarg, 1, 100000, NULL,
+					     &v)) {
 				return HT_EXIT_USAGE;
 			}
 			opts.nr_worst = v;

@@ -60,12 +60,6 @@ static void usage(FILE *out)
 		ht_cli_prog);
 }
 
-static void warn_cb(void *arg, const char *msg)
-{
-	(void)arg;
-	fprintf(stderr, "%s: warning: %s\n", ht_cli_prog, msg);
-}
-
 static bool core_selected(const char *want, const char *name)
 {
 	size_t n;
@@ -351,7 +345,7 @@ int cmd_profile(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	struct ht_ctf_open_opts opts = {.warn = warn_cb};
+	struct ht_ctf_open_opts opts = {.warn = ht_cli_warn};
 	struct ht_ctf_set *set = NULL;
 	struct ht_profile *prof = NULL;
 	struct ht_funcs_opts fopts;
@@ -384,12 +378,10 @@ int cmd_profile(int argc, char **argv)
 			nr_elfs++;
 			break;
 		case 'n': {
-			char *end;
-			unsigned long v = strtoul(optarg, &end, 10);
+			uint64_t v;
 
-			if (*end || !*optarg || v > 100000000) {
-				fprintf(stderr, "%s: bad --top value '%s'\n",
-					ht_cli_prog, optarg);
+			if (!ht_cli_uint_arg("top", optarg, 0, 100000000, NULL,
+					     &v)) {
 				status = HT_EXIT_USAGE;
 				goto out;
 			}

@@ -18,12 +18,6 @@
 
 #define MAX_ELFS 64
 
-static void warn_cb(void *arg, const char *text)
-{
-	(void)arg;
-	fprintf(stderr, "%s: warning: %s\n", ht_cli_prog, text);
-}
-
 static void usage(FILE *out)
 {
 	fprintf(out,
@@ -73,7 +67,7 @@ int cmd_report(int argc, char **argv)
 
 	optind = 1;
 	opts.elfs = elfs;
-	opts.warn = warn_cb;
+	opts.warn = ht_cli_warn;
 	while ((c = getopt_long(argc, argv, "o:p:s:b:t:e:h", longopts, NULL)) !=
 	       -1) {
 		switch (c) {
@@ -87,12 +81,10 @@ int cmd_report(int argc, char **argv)
 			opts.sync_file = optarg;
 			break;
 		case 'b': {
-			char *end;
-			unsigned long v = strtoul(optarg, &end, 10);
+			uint64_t v;
 
-			if (*end || !*optarg || !v || v > 4096) {
-				fprintf(stderr, "%s: bad --budget value '%s'\n",
-					ht_cli_prog, optarg);
+			if (!ht_cli_uint_arg("budget", optarg, 1, 4096, NULL,
+					     &v)) {
 				return HT_EXIT_USAGE;
 			}
 			opts.budget_bytes = (size_t)v << 20;

@@ -75,12 +75,6 @@ static int parse_num(const char *s, double lo, double hi, int frac, double *v)
 	return 0;
 }
 
-static void warn(void *arg, const char *msg)
-{
-	(void)arg;
-	fprintf(stderr, "%s: warning: %s\n", ht_cli_prog, msg);
-}
-
 static void summary(const char *dir, const struct ht_sim_result *r)
 {
 	unsigned i;
@@ -247,7 +241,7 @@ int cmd_sim(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	o.stop = &stop_flag;
-	o.warn = warn;
+	o.warn = ht_cli_warn;
 
 	ret = ht_sim_run(&o, &res, err, sizeof(err));
 	if (ret < 0) {

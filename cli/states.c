@@ -47,12 +47,6 @@ static void usage(FILE *out)
 		ht_cli_prog);
 }
 
-static void warn_cb(void *arg, const char *msg)
-{
-	(void)arg;
-	fprintf(stderr, "%s: warning: %s\n", ht_cli_prog, msg);
-}
-
 static bool core_selected(const struct ctx *x, const struct ht_states_core *c)
 {
 	char id[16];
@@ -208,7 +202,7 @@ int cmd_states(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	struct ht_ctf_open_opts opts = {.warn = warn_cb};
+	struct ht_ctf_open_opts opts = {.warn = ht_cli_warn};
 	struct ht_states_opts sopts = {.no_events = true};
 	struct ht_ctf_set *set = NULL;
 	struct ht_states *st = NULL;
@@ -223,13 +217,10 @@ int cmd_states(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "w:c:p:kh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'w': {
-			char *end;
-			unsigned long long v = strtoull(optarg, &end, 10);
+			uint64_t v;
 
-			if (*end || !*optarg || !v || v > INT64_MAX ||
-			    optarg[0] == '-') {
-				fprintf(stderr, "%s: bad --window value '%s' "
-					"(ns, > 0)\n", ht_cli_prog, optarg);
+			if (!ht_cli_uint_arg("window", optarg, 1, INT64_MAX,
+					     "ns, > 0", &v)) {
 				return HT_EXIT_USAGE;
 			}
 			sopts.window_ns = (int64_t)v;
@@ -239,13 +230,10 @@ int cmd_states(int argc, char **argv)
 			x.core_sel = optarg;
 			break;
 		case 'p': {
-			char *end;
-			unsigned long long v = strtoull(optarg, &end, 10);
+			uint64_t v;
 
-			if (*end || !*optarg || optarg[0] == '-' || !v ||
-			    v > (1u << 30)) {
-				fprintf(stderr, "%s: bad --pending value '%s' "
-					"(1 .. 2^30)\n", ht_cli_prog, optarg);
+			if (!ht_cli_uint_arg("pending", optarg, 1, 1u << 30,
+					     "1 .. 2^30", &v)) {
 				return HT_EXIT_USAGE;
 			}
 			sopts.max_pending_msgs = (size_t)v;
