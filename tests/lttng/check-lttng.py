@@ -13,9 +13,14 @@
 # - the env names every core (core_<id>_name, _role, _master) and keeps
 #   the LTTng trace's env (hostname, tracer_name, ...).
 # Usage: check-lttng.py CAPTURE LTTNG_TRACE_DIR MERGED LTTNG_CORE
+import os
 import sys
 
 import bt2
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from bt2values import value  # noqa: E402
 
 capture, lttng, merged, lt_core = sys.argv[1:5]
 errors = []
@@ -24,24 +29,6 @@ errors = []
 def err(msg):
     if len(errors) < 30:
         errors.append(msg)
-
-
-def value(f):
-    if f is None:
-        return None
-    if isinstance(f, bt2._StringFieldConst):
-        return str(f)
-    if isinstance(f, bt2._IntegerFieldConst):
-        return int(f)
-    if isinstance(f, bt2._RealFieldConst):
-        return float(f)
-    if isinstance(f, bt2._ArrayFieldConst):
-        return [value(x) for x in f]
-    if isinstance(f, bt2._VariantFieldConst):
-        return value(f.selected_option)
-    if isinstance(f, bt2._StructureFieldConst):
-        return {k: value(v) for k, v in f.items()}
-    raise TypeError(type(f))
 
 
 def short(name):

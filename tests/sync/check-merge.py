@@ -9,9 +9,14 @@
 # - the discarded events reach babeltrace2; the env names every core.
 # Usage: check-merge.py TRACE TRUTH_JSON [core=TOL_NS ...] [--unsynced CORE]
 import json
+import os
 import sys
 
 import bt2
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from bt2values import value  # noqa: E402
 
 trace, truth_path = sys.argv[1], sys.argv[2]
 tol = {}
@@ -32,24 +37,6 @@ errors = []
 def err(msg):
     if len(errors) < 30:
         errors.append(msg)
-
-
-def value(f):
-    if isinstance(f, bt2._StringFieldConst):
-        return str(f)
-    if isinstance(f, (bt2._EnumerationFieldConst,)):
-        return int(f)
-    if isinstance(f, bt2._IntegerFieldConst):
-        return int(f)
-    if isinstance(f, bt2._RealFieldConst):
-        return float(f)
-    if isinstance(f, bt2._ArrayFieldConst):
-        return [value(x) for x in f]
-    if isinstance(f, bt2._VariantFieldConst):
-        return value(f.selected_option)
-    if isinstance(f, bt2._StructureFieldConst):
-        return {k: value(v) for k, v in f.items()}
-    raise TypeError(type(f))
 
 
 got = {k: [] for k in truth}
