@@ -1390,17 +1390,20 @@ static void resolve_ft_at(struct loader *ld, struct ht_ynode *map,
 	}
 }
 
+/* The field types of a data stream type's packet `$features`: expanded
+ * here (aliases, inheritance), checked as its keys by the validation. */
+static const char *const pkt_features_keys[] = {
+    "total-size-field-type",
+    "content-size-field-type",
+    "beginning-timestamp-field-type",
+    "end-timestamp-field-type",
+    "discarded-event-records-counter-snapshot-field-type",
+    "sequence-number-field-type",
+    NULL,
+};
+
 static void expand_field_types(struct loader *ld, struct ht_ynode *tt)
 {
-	static const char *const pkt_keys[] = {
-	    "total-size-field-type",
-	    "content-size-field-type",
-	    "beginning-timestamp-field-type",
-	    "end-timestamp-field-type",
-	    "discarded-event-records-counter-snapshot-field-type",
-	    "sequence-number-field-type",
-	    NULL,
-	};
 	struct ht_ynode *features, *dsts;
 	size_t i, j;
 	long k;
@@ -1451,8 +1454,8 @@ static void expand_field_types(struct loader *ld, struct ht_ynode *tt)
 		}
 		features = ht_ynode_get(dst, "$features");
 		x = ht_ynode_get(features, "packet");
-		for (j = 0; pkt_keys[j]; j++) {
-			resolve_ft_at(ld, x, pkt_keys[j]);
+		for (j = 0; pkt_features_keys[j]; j++) {
+			resolve_ft_at(ld, x, pkt_features_keys[j]);
 		}
 		x = ht_ynode_get(features, "event-record");
 		resolve_ft_at(ld, x, "type-id-field-type");
@@ -2243,15 +2246,7 @@ static const char *const dst_keys[] = {
     NULL,
 };
 static const char *const dst_features_keys[] = {"packet", "event-record", NULL};
-static const char *const pkt_features_keys[] = {
-    "total-size-field-type",
-    "content-size-field-type",
-    "beginning-timestamp-field-type",
-    "end-timestamp-field-type",
-    "discarded-event-records-counter-snapshot-field-type",
-    "sequence-number-field-type",
-    NULL,
-};
+/* pkt_features_keys: above expand_field_types(), which uses it too */
 static const char *const er_features_keys[] = {"type-id-field-type",
 					       "timestamp-field-type", NULL};
 static const char *const ert_keys[] = {
