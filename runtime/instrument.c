@@ -321,26 +321,41 @@ record:
 	}
 }
 
-void __cyg_profile_func_enter(void *fn, void *call_site)
+/* The hooks' re-entrancy guard: takes it and returns 1, or returns 0
+ * (counting a nested call unless tracing is off) when there is no
+ * context, tracing is off or a hook of this context is running. */
+HT_NO_INSTRUMENT static inline int hook_guard_take(struct ht_instr *in)
 {
-	struct ht_instr *in = current;
-
 	if (!in) {
-		return;
+		return 0;
 	}
 	if (in->busy | in->off) {
 		if (!in->off) {
 			in->stats.nested++;
 		}
-		return;
+		return 0;
 	}
 	in->busy = 1;
 	/* The guard is taken before the state is touched. */
 	HT_COMPILER_BARRIER();
-	do_enter(in, (uintptr_t)fn, (uintptr_t)call_site);
+	return 1;
+}
+
+HT_NO_INSTRUMENT static inline void hook_guard_release(struct ht_instr *in)
+{
 	/* The state is complete before the guard is free. */
 	HT_COMPILER_BARRIER();
 	in->busy = 0;
+}
+
+void __cyg_profile_func_enter(void *fn, void *call_site)
+{
+	struct ht_instr *in = current;
+
+	if (hook_guard_take(in)) {
+		do_enter(in, (uintptr_t)fn, (uintptr_t)call_site);
+		hook_guard_release(in);
+	}
 }
 
 void __cyg_profile_func_exit(void *fn, void *call_site)
@@ -348,20 +363,10 @@ void __cyg_profile_func_exit(void *fn, void *call_site)
 	struct ht_instr *in = current;
 
 	(void)call_site;
-	if (!in) {
-		return;
+	if (hook_guard_take(in)) {
+		do_exit(in, (uintptr_t)fn);
+		hook_guard_release(in);
 	}
-	if (in->busy | in->off) {
-		if (!in->off) {
-			in->stats.nested++;
-		}
-		return;
-	}
-	in->busy = 1;
-	HT_COMPILER_BARRIER();
-	do_exit(in, (uintptr_t)fn);
-	HT_COMPILER_BARRIER();
-	in->busy = 0;
 }
 
 const struct ht_instr_func *ht_instr_profile_find(const struct ht_instr *in,
