@@ -12,6 +12,7 @@ set -eu
 cd "$(dirname "$0")"
 . ../lib.sh
 : "${TOP:?}" "${BUILD:=build}"
+export PYTHONDONTWRITEBYTECODE=1 # reportdata.py: no __pycache__ here
 
 "$HETRACE" gen ../paths/trace.yaml -o "$w/g" >/dev/null
 cc -std=c99 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -O1 -g \
@@ -29,30 +30,13 @@ python3 mksync.py "$w/sync.json"
 grep -Eiq '<(link|img|iframe)|(src|href)="(https?:)?//|url\(' "$w/p.html" &&
 	bad "the page refers to something outside itself"
 python3 - "$w/p.html" <<'PY' || fail=1
-import base64, json, sys
-html = open(sys.argv[1]).read()
-tag = '<script id="ht-data" type="application/json">'
-d = json.loads(html[html.index(tag) + len(tag):html.index('</script>', html.index(tag))])
+import base64, sys
+import reportdata
+d = reportdata.load(sys.argv[1])
 errs = []
 def eq(what, got, want):
     if got != want:
         errs.append(f"{what}: got {got!r}, want {want!r}")
-def runs(level, core):
-    b = base64.b64decode(d["levels"][level]["rows"][core])
-    out, i, t = [], 0, 0
-    def varint():
-        nonlocal i
-        v, sh = 0, 0
-        while True:
-            c = b[i]; i += 1
-            v |= (c & 0x7f) << sh; sh += 7
-            if not c & 0x80:
-                return v
-    while i < len(b):
-        t += varint()
-        s = varint()
-        out.append((t, d["states"][s - 1]["n"] if s else None))
-    return out
 ms = 1000000
 eq("cores", [c["name"] for c in d["cores"]], ["cpu0", "dsp1", "dsp2"])
 eq("t0", d["t0"], "1000000")
@@ -60,11 +44,11 @@ eq("span", d["span"], 249 * ms)
 eq("exact level", d["levels"][-1]["n"], 0)
 # dsp1, relative to t0 = 1 ms: sobel, hp_task 120..150, sobel, irq 7
 # 152..153, sobel until its last event at 226 ms
-eq("dsp1 exact", runs(len(d["levels"]) - 1, 1),
+eq("dsp1 exact", reportdata.runs(d, len(d["levels"]) - 1, 1),
    [(0, "sobel"), (119 * ms, "hp_task"), (149 * ms, "sobel"), (151 * ms, "irq 7"),
     (152 * ms, "sobel"), (225 * ms, None)])
 # level 0 (1024 buckets of 243.164 us): dominant states, same switches
-l0 = runs(0, 2)
+l0 = reportdata.runs(d, 0, 2)
 eq("dsp2 level 0 states", [s for _, s in l0], ["sobel", "hp_task", "sobel", None])
 unit = d["span"] / d["levels"][0]["n"]
 eq("dsp2 level 0 hp_task bucket", l0[1][0], int((117 * ms) / unit + 0.5))
@@ -126,10 +110,9 @@ board_trace "$w/b" early <../export/early.script || exit 1
 "$HETRACE" report -o "$w/early.html" "$w/b/early" >"$w/early.out" || bad "early: report failed"
 grep -q ' 2 of 2 message arrows' "$w/early.out" || bad "early: $(cat "$w/early.out")"
 python3 - "$w/early.html" <<'PY' || bad "early: arrows"
-import json, sys
-html = open(sys.argv[1]).read()
-tag = '<script id="ht-data" type="application/json">'
-d = json.loads(html[html.index(tag) + len(tag):html.index('</script>', html.index(tag))])
+import sys
+import reportdata
+d = reportdata.load(sys.argv[1])
 n = [c["name"] for c in d["cores"]]
 got = sorted((n[f[0]], f[1], n[f[2]], f[3]) for f in d["flows"])
 # t0 = 1000: dsp2 -> dsp1 at 5000 both; cpu0 sends at 6100, dsp1 got it at 6000
@@ -150,10 +133,9 @@ nm --defined-only "$w/ex/demo" >"$w/ex.nm"
 	bad "functions: report failed: $(cat "$w/fn.err")"
 [ -s "$w/fn.err" ] && bad "functions: $(cat "$w/fn.err")"
 python3 - "$w/fn.html" "$w/ex.bt2" "$w/ex.nm" <<'PY' || bad "functions: data"
-import base64, json, re, sys
-html = open(sys.argv[1]).read()
-tag = '<script id="ht-data" type="application/json">'
-d = json.loads(html[html.index(tag) + len(tag):html.index('</script>', html.index(tag))])
+import re, sys
+import reportdata
+d = reportdata.load(sys.argv[1])
 syms = {int(p[0], 16): p[2] for p in (l.split() for l in open(sys.argv[3])) if len(p) == 3}
 rec = re.compile(r'^\[(\d+)\] .* (func_base|func_entry|func_exit): .*\{ (?:base|addr) = (0x[0-9A-F]+)')
 bias, stack, changes = 0, [], [[] for _ in range(4)]
@@ -190,29 +172,13 @@ def want(r):
     if out and out[0][0] > 0:
         out.insert(0, (0, None))
     return out
-def runs(row):
-    b = base64.b64decode(d["levels"][-1]["rows"][row])
-    out, i, t = [], 0, 0
-    def varint():
-        nonlocal i
-        v, sh = 0, 0
-        while True:
-            c = b[i]; i += 1
-            v |= (c & 0x7f) << sh; sh += 7
-            if not c & 0x80:
-                return v
-    while i < len(b):
-        t += varint()
-        s = varint()
-        out.append((t, d["states"][s - 1]["n"] if s else None))
-    return out
 errs = []
 if d["levels"][-1]["n"] != 0:
     errs.append("no exact level")
 if [f[0] for f in d["frows"]] != [0, 0, 0, 0] or [f[1] for f in d["frows"]] != [0, 1, 2, 3]:
     errs.append("function rows %s" % d["frows"])
 for depth in range(4):
-    got, w = runs(len(d["cores"]) + depth), want(depth)
+    got, w = reportdata.runs(d, -1, len(d["cores"]) + depth), want(depth)
     if got != w:
         k = next((i for i in range(min(len(got), len(w))) if got[i] != w[i]), min(len(got), len(w)))
         errs.append("row %d: %d runs, want %d; from run %d: got %s, want %s" % (depth, len(got), len(w), k, got[k:k + 3], w[k:k + 3]))
@@ -249,10 +215,9 @@ if babeltrace2 "$w/demo/synced" 2>/dev/null | grep -q ' func_entry: '; then
 		bad "demo --elf: report failed"
 	[ -s "$w/demo-fn.err" ] && bad "demo --elf: $(cat "$w/demo-fn.err")"
 	demo_fn=$(python3 - "$w/demo-fn.html" <<'PY'
-import json, sys
-html = open(sys.argv[1]).read()
-tag = '<script id="ht-data" type="application/json">'
-d = json.loads(html[html.index(tag) + len(tag):html.index('</script>', html.index(tag))])
+import sys
+import reportdata
+d = reportdata.load(sys.argv[1])
 f = sorted(s["n"] for s in d["states"] if s["k"] == "func")
 print(f[0] if f and not any(n.startswith("0x") for n in f) else "")
 PY
