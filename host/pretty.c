@@ -911,10 +911,13 @@ static void put_timestamp(struct ht_pretty *p, const struct ht_ctf_msg *m)
 		PUT_LIT(p, "(+");
 	}
 	if (p->o.clock == HT_PRETTY_CLOCK_CYCLES) {
-		if (p->have_last) {
-			/* "%012" PRIu64 of the wrapped difference */
-			uint64_t d = m->cycles - p->last_cycles;
+		/* "%012" PRIu64 of the wrapped difference; babeltrace2 keeps
+		 * the difference with -1 meaning "none yet", so a clock one
+		 * cycle behind the last event's (traces with different
+		 * offsets) prints as unknown too */
+		uint64_t d = m->cycles - p->last_cycles;
 
+		if (p->have_last && d != UINT64_MAX) {
 			if (d < 1000000000000ull) {
 				put_u64_pad(p, d, 12);
 			} else {
