@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Decode speed: `hetrace info` (decodes every event, formats nothing)
-# against `babeltrace2 -o dummy`, on 2-million-event barectf traces made
+# Decode speed: `hetrace info` (scans every event record of each stream
+# for its class and time: ht_ctf_stream_scan(), no merge, no field
+# values) against `babeltrace2 -o dummy`, on 2-million-event barectf traces made
 # by tests/reader/mktrace.sh. Prints events/s of both and the ratio
 # (target: >= 20x). Best of 7 runs of hetrace, 3 of babeltrace2.
 set -eu

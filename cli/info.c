@@ -114,22 +114,32 @@ static int on_packet(void *arg, const struct ht_ctf_stream *s,
 	return 0;
 }
 
-static int on_record(void *arg, const struct ht_ctf_event_class *cls,
-		     uint64_t cycles)
+static int on_records(void *arg, const struct ht_ctf_event_class *const *cls,
+		      const uint64_t *cycles, size_t n)
 {
 	struct stream_stats *st = arg;
+	uint64_t *by_id = st->by_id;
+	uint64_t nr = st->nr_by_id;
+	size_t i;
 
-	if (!st->events++) {
-		st->first_cycles = cycles;
+	if (!st->events) {
+		st->first_cycles = cycles[0];
 	}
-	st->last_cycles = cycles;
-	if (cls->id < st->nr_by_id) {
-		st->by_id[cls->id]++;
-		return 0;
-	}
-	if (count_event(st, cls)) {
-		st->nomem = true;
-		return HT_ENOMEM;
+	st->events += n;
+	st->last_cycles = cycles[n - 1];
+	for (i = 0; i < n; i++) {
+		const uint64_t id = cls[i]->id;
+
+		if (id < nr) {
+			by_id[id]++;
+		} else if (count_event(st, cls[i])) {
+			st->nomem = true;
+			return HT_ENOMEM;
+		} else {
+			/* the table may have grown */
+			by_id = st->by_id;
+			nr = st->nr_by_id;
+		}
 	}
 	return 0;
 }
@@ -144,7 +154,7 @@ static int scan_stream(struct ht_ctf_set *set, const struct ht_ctf_stream *s,
 {
 	const struct ht_ctf_scan_ops ops = {
 		.packet = on_packet,
-		.record = on_record,
+		.records = on_records,
 		.arg = st,
 	};
 	int status = HT_EXIT_OK;

@@ -433,6 +433,13 @@ struct ht_ctf_scan_ops {
 	 */
 	int (*record)(void *arg, const struct ht_ctf_event_class *cls,
 		      uint64_t cycles);
+	/*
+	 * Instead of .record (when not NULL): the records in batches,
+	 * each of one packet, in order: @cls[i] and @cycles[i] for i <
+	 * @n (valid during the call). Cheaper per record than .record.
+	 */
+	int (*records)(void *arg, const struct ht_ctf_event_class *const *cls,
+		       const uint64_t *cycles, size_t n);
 	void *arg;
 	/* decode every field of the packet headers and contexts into
 	 * pkt->header and pkt->context; else those are NULL and only the
@@ -443,7 +450,8 @@ struct ht_ctf_scan_ops {
 /*
  * Reads data stream @stream of @set from its start to its end, in file
  * order, without the time-ordered merge and without decoding fields:
- * for each packet ops->packet, for each event record ops->record.
+ * for each packet ops->packet, for each event record ops->record (or
+ * ops->records, in batches).
  * Payloads and contexts are skipped by their size when their layout is
  * fixed and walked (sequence lengths, string terminators, variant tags)
  * when it is not. Damaged input is found as ht_ctf_set_next() finds it,

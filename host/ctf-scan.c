@@ -237,8 +237,13 @@ int ht__scan_scope(struct ht__stream *s, const struct ht__plan *p)
 static inline uint64_t align_from(uint64_t base, uint64_t pos,
 				  uint32_t align_bits)
 {
-	return base +
-	       ((pos - base + align_bits - 1) & ~(uint64_t)(align_bits - 1));
+	const uint64_t m = align_bits - 1;
+
+	/* mostly aligned already: a branch is cheaper than the sum */
+	if (!((pos - base) & m)) {
+		return pos;
+	}
+	return base + ((pos - base + m) & ~m);
 }
 
 /*
@@ -374,6 +379,59 @@ static int record_slow(struct ht__stream *s, struct ht__event_class **ec)
 	return ret;
 }
 
+/* Records waiting for ops->records (all of one packet). */
+#define SCAN_BATCH 64
+
+struct batch {
+	const struct ht_ctf_event_class *cls[SCAN_BATCH];
+	uint64_t cycles[SCAN_BATCH];
+	unsigned n;
+};
+
+static int batch_flush(const struct ht_ctf_scan_ops *ops, struct batch *b)
+{
+	unsigned n = b->n;
+
+	if (!n) {
+		return 0;
+	}
+	b->n = 0;
+	return ops->records(ops->arg, b->cls, b->cycles, n);
+}
+
+/* Reports a record: to ops->records in batches, else to ops->record. */
+static inline int report(const struct ht_ctf_scan_ops *ops, struct batch *b,
+			 const struct ht_ctf_event_class *cls, uint64_t cycles)
+{
+	if (ops->records) {
+		b->cls[b->n] = cls;
+		b->cycles[b->n] = cycles;
+		if (++b->n == SCAN_BATCH) {
+			return batch_flush(ops, b);
+		}
+		return 0;
+	}
+	return ops->record ? ops->record(ops->arg, cls, cycles) : 0;
+}
+
+/*
+ * Damage (@ret) in the record at @start (clock @clock there): the
+ * records before it are reported first; when that fails the record is
+ * taken again by the next call.
+ */
+static int damaged(struct ht__stream *s, const struct ht_ctf_scan_ops *ops,
+		   struct batch *b, uint64_t start, uint64_t clock, int ret)
+{
+	int r = ops->records ? batch_flush(ops, b) : 0;
+
+	if (r) {
+		s->pos = start;
+		s->clock = clock;
+		return r;
+	}
+	return ht__stream_damaged(s, ret);
+}
+
 /*
  * The records of the current packet from s->pos, for a stream class
  * whose event header is fixed (.hdr_fast): only its id and timestamp
@@ -397,8 +455,10 @@ static int scan_records_fixed_header(struct ht__stream *s,
 	const struct ht__scan_entry *by_id = sc->scan_by_id;
 	const uint64_t nr_by_id = sc->nr_by_id;
 	uint64_t pos = s->pos;
+	struct batch b;
 	int ret;
 
+	b.n = 0;
 	while (pos < ce) {
 		const uint64_t start = pos, clock = s->clock;
 		struct ht__event_class *ec;
@@ -430,8 +490,11 @@ static int scan_records_fixed_header(struct ht__stream *s,
 				/* the usual rest: one aligned fixed run */
 				const struct ht__skip *k = se->skip;
 
-				pos = align_from(base, pos, k->align_bits) +
-				      k->size_bits;
+				if (k->align_bits > 1) {
+					pos = align_from(base, pos,
+							 k->align_bits);
+				}
+				pos += k->size_bits;
 				if (pos > ce) {
 					goto slow;
 				}
@@ -462,20 +525,18 @@ static int scan_records_fixed_header(struct ht__stream *s,
 		s->clock = clock;
 		ret = record_slow(s, &ec);
 		if (ret) {
-			return ht__stream_damaged(s, ret);
+			return damaged(s, ops, &b, start, clock, ret);
 		}
 		pos = s->pos;
 	report:
-		if (ops->record) {
-			s->pos = pos;
-			ret = ops->record(ops->arg, &ec->pub, s->clock);
-			if (ret) {
-				return ret;
-			}
+		s->pos = pos;
+		ret = report(ops, &b, &ec->pub, s->clock);
+		if (ret) {
+			return ret;
 		}
 	}
 	s->pos = pos;
-	return 0;
+	return ops->records ? batch_flush(ops, &b) : 0;
 }
 
 /* The same for any event header, walked. */
@@ -484,8 +545,10 @@ static int scan_records_any_header(struct ht__stream *s,
 {
 	struct ht__stream_class *sc = s->sc;
 	struct ht__event_class *only = only_class(sc);
+	struct batch b;
 	int ret;
 
+	b.n = 0;
 	while (s->pos < s->content_end) {
 		const uint64_t start = s->pos, clock = s->clock;
 		struct ht__event_class *ec;
@@ -512,17 +575,15 @@ static int scan_records_any_header(struct ht__stream *s,
 		s->clock = clock;
 		ret = record_slow(s, &ec);
 		if (ret) {
-			return ht__stream_damaged(s, ret);
+			return damaged(s, ops, &b, start, clock, ret);
 		}
 	report:
-		if (ops->record) {
-			ret = ops->record(ops->arg, &ec->pub, s->clock);
-			if (ret) {
-				return ret;
-			}
+		ret = report(ops, &b, &ec->pub, s->clock);
+		if (ret) {
+			return ret;
 		}
 	}
-	return 0;
+	return ops->records ? batch_flush(ops, &b) : 0;
 }
 
 int ht__stream_scan(struct ht__stream *s, const struct ht_ctf_scan_ops *ops)

@@ -28,6 +28,26 @@ n=$(babeltrace2 "$L/out" 2>/dev/null | wc -l)
 echo "$n events recorded"
 [ "$n" -gt 6000 ]
 
+# hetrace info (the per-stream scan: LTTng's compact/extended event
+# header variant, per-CPU streams, a lossy channel): the events of each
+# class are the ones babeltrace2 prints.
+"$HETRACE" info -n 1000 "$L/out" >"$W/info.txt"
+awk '/^      *[0-9]+  / { n[$2] += $1 } END { for (k in n) print k, n[k] }' \
+	"$W/info.txt" | sort >"$W/info-classes.txt"
+babeltrace2 "$L/out" -c sink.text.details \
+	-p 'with-metadata=no,compact=yes' 2>/dev/null |
+	sed -n 's/^\[[^]]*\] {[^}]*} Event `\([^`]*\)`.*/\1/p' | sort | uniq -c |
+	awk '{ print $2, $1 }' | sort >"$W/bt-classes.txt"
+if ! diff -u "$W/bt-classes.txt" "$W/info-classes.txt"; then
+	echo "FAIL: hetrace info counts by class differ from babeltrace2's"
+	exit 1
+fi
+grep -q "^total: .* $n events$" "$W/info.txt" || {
+	echo "FAIL: hetrace info total differs from babeltrace2's $n"
+	exit 1
+}
+echo "ok info: $(wc -l <"$W/info-classes.txt") classes, $n events"
+
 # Each trace alone: every option set, byte for byte.
 for t in "$L"/out/uid/ust/uid/*/64-bit "$L"/out/pid/ust/pid/*; do
 	check_all "$t"
