@@ -38,4 +38,12 @@ void ht_cli_warn(void *arg, const char *msg);
 bool ht_cli_uint_arg(const char *name, const char *arg, uint64_t min,
 		     uint64_t max, const char *hint, uint64_t *v);
 
+#include <signal.h>
+
+/* Catches SIGINT, SIGTERM and SIGHUP (@on true) or restores their
+ * default actions (@on false). Returns the flag a caught signal sets to
+ * its number: long runs (record, sim, qemu) poll it to stop cleanly
+ * with everything written. */
+volatile sig_atomic_t *ht_cli_catch_stop(bool on);
+
 #endif

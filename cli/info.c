@@ -52,12 +52,6 @@ static void usage(FILE *out)
 		ht_cli_prog);
 }
 
-static void warn_cb(void *arg, const char *msg)
-{
-	(void)arg;
-	fprintf(stderr, "%s: warning: %s\n", ht_cli_prog, msg);
-}
-
 static int count_event(struct stream_stats *st,
 		       const struct ht_ctf_event_class *cls)
 {
@@ -355,7 +349,7 @@ int cmd_info(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	struct ht_ctf_open_opts opts = {.warn = warn_cb};
+	struct ht_ctf_open_opts opts = {.warn = ht_cli_warn};
 	struct ht_ctf_set *set = NULL;
 	struct stream_stats *stats = NULL;
 	unsigned top = 10;

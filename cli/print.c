@@ -413,12 +413,6 @@ static int fn_prepare(struct fnames *x, const char *const *paths, size_t n,
 	return 0;
 }
 
-static void warn_cb(void *arg, const char *msg)
-{
-	(void)arg;
-	fprintf(stderr, "%s: warning: %s\n", ht_cli_prog, msg);
-}
-
 static int report_discarded(struct ht_pretty *pretty,
 			    const struct ht_ctf_msg *msg)
 {
@@ -470,7 +464,7 @@ int cmd_print(int argc, char **argv)
 		.names = HT_PRETTY_NAME_DEFAULT,
 		.fields = HT_PRETTY_FIELD_DEFAULT,
 	};
-	struct ht_ctf_open_opts oo = {.warn = warn_cb};
+	struct ht_ctf_open_opts oo = {.warn = ht_cli_warn};
 	struct ht_pretty *pretty = NULL;
 	struct ht_ctf_set *set = NULL;
 	char **abs_inputs = NULL;

@@ -20,14 +20,6 @@
 #include "../platforms/qemu/host/qemu-run.h"
 #include "cli.h"
 
-static volatile sig_atomic_t stop_flag;
-
-static void on_stop(int sig)
-{
-	(void)sig;
-	stop_flag = 1;
-}
-
 static void usage(FILE *out)
 {
 	fprintf(
@@ -75,12 +67,6 @@ static void usage(FILE *out)
 	    "Exit status: 0 done, 1 a core or QEMU failed (the message names\n"
 	    "which and when; the capture keeps every complete packet), 2 "
 	    "usage.\n");
-}
-
-static void warn(void *arg, const char *msg)
-{
-	(void)arg;
-	fprintf(stderr, "%s: warning: %s\n", ht_cli_prog, msg);
 }
 
 static void show_progress(void *arg, const char *msg)
@@ -196,7 +182,6 @@ int cmd_qemu(int argc, char **argv)
 	const char *fw_dir = NULL, *icount = "rv32";
 	char cm3[PATH_MAX], rv32[PATH_MAX], work[PATH_MAX], err[4096];
 	bool quiet = false, own_work = false;
-	struct sigaction sa;
 	unsigned long v;
 	int c, ret;
 
@@ -363,14 +348,8 @@ int cmd_qemu(int argc, char **argv)
 		own_work = true;
 	}
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	o.stop = &stop_flag;
-	o.warn = warn;
+	o.stop = ht_cli_catch_stop(true);
+	o.warn = ht_cli_warn;
 	if (!quiet) {
 		o.progress = show_progress;
 	}
@@ -381,9 +360,7 @@ int cmd_qemu(int argc, char **argv)
 		return 1;
 	}
 	ret = ht_qemu_run(&o, res, err, sizeof(err));
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
+	ht_cli_catch_stop(false);
 	if (!quiet && res->nr_cores) {
 		summary(o.capture_dir, res);
 	}

@@ -23,13 +23,6 @@
 #include "error.h"
 #include "hetrace/packet-ring.h"
 
-static volatile sig_atomic_t stop_signal;
-
-static void on_signal(int sig)
-{
-	stop_signal = sig;
-}
-
 static void usage(FILE *out)
 {
 	fprintf(
@@ -197,7 +190,7 @@ int cmd_record(int argc, char **argv)
 	size_t nr_shm = 0, i;
 	char err[1024];
 	int opt, ret, status = HT_EXIT_OK;
-	struct sigaction sa;
+	volatile sig_atomic_t *stop_signal;
 
 	while ((opt = getopt_long(argc, argv, "o:p:m:d:li:qh", longopts,
 				  NULL)) != -1) {
@@ -291,15 +284,11 @@ int cmd_record(int argc, char **argv)
 		goto destroy;
 	}
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	stop_signal = ht_cli_catch_stop(true);
 
 	tty = !quiet && isatty(2);
 	start = now_s();
-	while (!stop_signal) {
+	while (!*stop_signal) {
 		uint64_t bytes = 0;
 		double t;
 
@@ -340,9 +329,9 @@ int cmd_record(int argc, char **argv)
 		}
 	}
 	if (!quiet) {
-		if (stop_signal) {
+		if (*stop_signal) {
 			fprintf(stderr, "%s: stopped by signal %d\n",
-				ht_cli_prog, (int)stop_signal);
+				ht_cli_prog, (int)*stop_signal);
 		}
 		summary(c, out, now_s() - start);
 	}

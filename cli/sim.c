@@ -16,14 +16,6 @@
 #include "../platforms/sim/sim.h"
 #include "cli.h"
 
-static volatile sig_atomic_t stop_flag;
-
-static void on_stop(int sig)
-{
-	(void)sig;
-	stop_flag = 1;
-}
-
 static void usage(FILE *out)
 {
 	fprintf(
@@ -130,7 +122,6 @@ int cmd_sim(int argc, char **argv)
 	};
 	struct ht_sim_opts o = {0};
 	struct ht_sim_result res;
-	struct sigaction sa;
 	char err[1024];
 	int quiet = 0, c, ret;
 	double v;
@@ -235,12 +226,7 @@ int cmd_sim(int argc, char **argv)
 		return HT_EXIT_USAGE;
 	}
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	o.stop = &stop_flag;
+	o.stop = ht_cli_catch_stop(true);
 	o.warn = ht_cli_warn;
 
 	ret = ht_sim_run(&o, &res, err, sizeof(err));
