@@ -174,16 +174,8 @@ static inline int exec_int(struct ht__stream *s, const struct ht__op *op,
 		v = (v ^ m) - m;
 	}
 	f->v.u = v;
-	if (op->reg >= 0) {
-		s->regs[op->reg] = v;
-	}
-	if (op->meaning) {
-		s->mval[op->meaning] = v;
-		s->mset |= 1u << op->meaning;
-	}
-	if (op->clock) {
-		ht__clock_update(s, v, op->size_bits);
-	}
+	ht__int_side(s, op->reg, op->meaning, op->clock, v,
+		     op->size_bits);
 	return 0;
 }
 
@@ -225,16 +217,8 @@ static void load_leaf_other(struct ht__stream *s, const struct ht__leaf *l,
 		v = (v ^ l->sign) - l->sign;
 		f->v.u = v;
 		if (l->side) {
-			if (l->reg >= 0) {
-				s->regs[l->reg] = v;
-			}
-			if (l->meaning) {
-				s->mval[l->meaning] = v;
-				s->mset |= 1u << l->meaning;
-			}
-			if (l->clock) {
-				ht__clock_update(s, v, l->size_bits);
-			}
+			ht__int_side(s, l->reg, l->meaning, l->clock, v,
+				     l->size_bits);
 		}
 		return;
 	}
@@ -295,16 +279,8 @@ static inline void load_leaves(struct ht__stream *restrict s,
 		v = (v ^ l->sign) - l->sign;
 		f[l->field].v.u = v;
 		if (l->side) {
-			if (l->reg >= 0) {
-				s->regs[l->reg] = v;
-			}
-			if (l->meaning) {
-				s->mval[l->meaning] = v;
-				s->mset |= 1u << l->meaning;
-			}
-			if (l->clock) {
-				ht__clock_update(s, v, l->size_bits);
-			}
+			ht__int_side(s, l->reg, l->meaning, l->clock, v,
+				     l->size_bits);
 		}
 	}
 }

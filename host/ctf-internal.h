@@ -479,6 +479,27 @@ static inline void ht__clock_update(struct ht__stream *s, uint64_t v,
 }
 
 /*
+ * What an integer the reader needs does besides its field: saved in a
+ * register (a sequence length, a variant tag), as a meaning (packet
+ * size, content size, event id...), as the default clock's new value.
+ */
+static inline void ht__int_side(struct ht__stream *s, int32_t reg,
+				unsigned meaning, unsigned clock, uint64_t v,
+				unsigned size_bits)
+{
+	if (reg >= 0) {
+		s->regs[reg] = v;
+	}
+	if (meaning) {
+		s->mval[meaning] = v;
+		s->mset |= 1u << meaning;
+	}
+	if (clock) {
+		ht__clock_update(s, v, size_bits);
+	}
+}
+
+/*
  * Aligns a bit position: CTF alignment is relative to the beginning of
  * the packet, which may start at any byte of the file.
  */

@@ -36,16 +36,8 @@ static void scan_side_leaves(struct ht__stream *s, const struct ht__run *r,
 			v = ht__read_bits_slow(s->map, p, l->size_bits, l->bo);
 		}
 		v = (v ^ l->sign) - l->sign;
-		if (l->reg >= 0) {
-			s->regs[l->reg] = v;
-		}
-		if (l->meaning) {
-			s->mval[l->meaning] = v;
-			s->mset |= 1u << l->meaning;
-		}
-		if (l->clock) {
-			ht__clock_update(s, v, l->size_bits);
-		}
+		ht__int_side(s, l->reg, l->meaning, l->clock, v,
+			     l->size_bits);
 	}
 }
 
@@ -116,16 +108,8 @@ static int scan_op(struct ht__stream *s, const struct ht__op *ops, uint32_t i)
 
 				v = (v ^ m) - m;
 			}
-			if (op->reg >= 0) {
-				s->regs[op->reg] = v;
-			}
-			if (op->meaning) {
-				s->mval[op->meaning] = v;
-				s->mset |= 1u << op->meaning;
-			}
-			if (op->clock) {
-				ht__clock_update(s, v, op->size_bits);
-			}
+			ht__int_side(s, op->reg, op->meaning, op->clock, v,
+				     op->size_bits);
 		}
 		s->pos = pos + op->size_bits;
 		return 0;
