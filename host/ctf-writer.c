@@ -1006,6 +1006,21 @@ int ht_ctf_wstream_event(struct ht_ctf_wstream *s, uint64_t cls_id,
 	return 0;
 }
 
+/*
+ * Ends the open packet at @ts_ns (no earlier than the last record) and
+ * makes sure a packet follows, even an empty one: it carries a loss
+ * (events_discarded, a packet_seq_num gap) that no event may follow.
+ */
+static int close_for_loss(struct ht_ctf_wstream *s, uint64_t ts_ns)
+{
+	int ret = flush_packet(s, ts_ns < s->last_ts ? s->last_ts : ts_ns);
+
+	if (!ret) {
+		s->pending_empty = true;
+	}
+	return ret;
+}
+
 int ht_ctf_wstream_discarded(struct ht_ctf_wstream *s, uint64_t count,
 			     uint64_t ts_ns)
 {
@@ -1014,17 +1029,11 @@ int ht_ctf_wstream_discarded(struct ht_ctf_wstream *s, uint64_t count,
 	if (!count) {
 		return 0;
 	}
-	if (ts_ns < s->last_ts) {
-		ts_ns = s->last_ts;
+	ret = close_for_loss(s, ts_ns);
+	if (!ret) {
+		s->discarded += count;
 	}
-	ret = flush_packet(s, ts_ns);
-	if (ret) {
-		return ret;
-	}
-	s->discarded += count;
-	/* the count must reach a packet even if no event follows */
-	s->pending_empty = true;
-	return 0;
+	return ret;
 }
 
 int ht_ctf_wstream_lost_packets(struct ht_ctf_wstream *s, uint64_t count,
@@ -1035,16 +1044,11 @@ int ht_ctf_wstream_lost_packets(struct ht_ctf_wstream *s, uint64_t count,
 	if (!count) {
 		return 0;
 	}
-	if (ts_ns < s->last_ts) {
-		ts_ns = s->last_ts;
+	ret = close_for_loss(s, ts_ns);
+	if (!ret) {
+		s->seq_num += count;
 	}
-	ret = flush_packet(s, ts_ns);
-	if (ret) {
-		return ret;
-	}
-	s->seq_num += count;
-	s->pending_empty = true;
-	return 0;
+	return ret;
 }
 
 uint64_t ht_ctf_wstream_nr_events(const struct ht_ctf_wstream *s)
