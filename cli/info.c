@@ -27,11 +27,9 @@ struct stream_stats {
 	bool has_time;
 	int64_t first_ns, last_ns;
 	uint64_t first_cycles, last_cycles;
-	/* counts by event class: dense by id when ids are small */
-	uint64_t *by_id;
-	size_t nr_by_id;
-	struct class_count *other;
-	size_t nr_other;
+	/* records by class: [i] of stream_class->event_classes[i] */
+	uint64_t *counts;
+	size_t nr_counts;
 	bool damaged;
 	bool nomem;
 };
@@ -52,48 +50,6 @@ static void usage(FILE *out)
 		ht_cli_prog);
 }
 
-static int count_event(struct stream_stats *st,
-		       const struct ht_ctf_event_class *cls)
-{
-	size_t i;
-
-	if (cls->id < 4096) {
-		if (cls->id >= st->nr_by_id) {
-			size_t n = cls->id + 16;
-			uint64_t *nb = realloc(st->by_id, n * sizeof(*nb));
-
-			if (!nb) {
-				return HT_ENOMEM;
-			}
-			memset(nb + st->nr_by_id, 0,
-			       (n - st->nr_by_id) * sizeof(*nb));
-			st->by_id = nb;
-			st->nr_by_id = n;
-		}
-		st->by_id[cls->id]++;
-		return 0;
-	}
-	for (i = 0; i < st->nr_other; i++) {
-		if (st->other[i].cls == cls) {
-			st->other[i].count++;
-			return 0;
-		}
-	}
-	{
-		struct class_count *n = realloc(
-			st->other, (st->nr_other + 1) * sizeof(*n));
-
-		if (!n) {
-			return HT_ENOMEM;
-		}
-		st->other = n;
-		st->other[st->nr_other].cls = cls;
-		st->other[st->nr_other].count = 1;
-		st->nr_other++;
-	}
-	return 0;
-}
-
 static int on_packet(void *arg, const struct ht_ctf_stream *s,
 		     const struct ht_ctf_packet *pkt, uint64_t discarded,
 		     uint64_t lost)
@@ -108,33 +64,29 @@ static int on_packet(void *arg, const struct ht_ctf_stream *s,
 	return 0;
 }
 
-static int on_records(void *arg, const struct ht_ctf_event_class *const *cls,
-		      const uint64_t *cycles, size_t n)
+static int on_tally(void *arg, const struct ht_ctf_stream *s,
+		    const uint64_t *counts, size_t nr, uint64_t n,
+		    uint64_t first_cycles, uint64_t last_cycles)
 {
 	struct stream_stats *st = arg;
-	uint64_t *by_id = st->by_id;
-	uint64_t nr = st->nr_by_id;
-	size_t i;
 
-	if (!st->events) {
-		st->first_cycles = cycles[0];
-	}
-	st->events += n;
-	st->last_cycles = cycles[n - 1];
-	for (i = 0; i < n; i++) {
-		const uint64_t id = cls[i]->id;
+	(void)s;
+	if (nr != st->nr_counts) {
+		uint64_t *c = realloc(st->counts, (nr ? nr : 1) * sizeof(*c));
 
-		if (id < nr) {
-			by_id[id]++;
-		} else if (count_event(st, cls[i])) {
+		if (!c) {
 			st->nomem = true;
 			return HT_ENOMEM;
-		} else {
-			/* the table may have grown */
-			by_id = st->by_id;
-			nr = st->nr_by_id;
 		}
+		st->counts = c;
+		st->nr_counts = nr;
 	}
+	if (nr) {
+		memcpy(st->counts, counts, nr * sizeof(*counts));
+	}
+	st->events = n;
+	st->first_cycles = first_cycles;
+	st->last_cycles = last_cycles;
 	return 0;
 }
 
@@ -148,7 +100,7 @@ static int scan_stream(struct ht_ctf_set *set, const struct ht_ctf_stream *s,
 {
 	const struct ht_ctf_scan_ops ops = {
 		.packet = on_packet,
-		.records = on_records,
+		.tally = on_tally,
 		.arg = st,
 	};
 	int status = HT_EXIT_OK;
@@ -238,27 +190,17 @@ static void print_stream(const struct ht_ctf_stream *s,
 	if (st->damaged) {
 		printf("    damaged: yes\n");
 	}
-	cc = calloc(st->nr_by_id + st->nr_other + 1, sizeof(*cc));
+	cc = calloc(st->nr_counts + 1, sizeof(*cc));
 	if (!cc || !sc) {
 		free(cc);
 		return;
 	}
-	for (i = 0; i < st->nr_by_id; i++) {
-		size_t k;
-
-		if (!st->by_id[i]) {
-			continue;
+	for (i = 0; i < st->nr_counts && i < sc->nr_event_classes; i++) {
+		if (st->counts[i]) {
+			cc[n].cls = sc->event_classes[i];
+			cc[n].count = st->counts[i];
+			n++;
 		}
-		for (k = 0; k < sc->nr_event_classes; k++) {
-			if (sc->event_classes[k]->id == i) {
-				cc[n].cls = sc->event_classes[k];
-				cc[n].count = st->by_id[i];
-				n++;
-			}
-		}
-	}
-	for (i = 0; i < st->nr_other; i++) {
-		cc[n++] = st->other[i];
 	}
 	qsort(cc, n, sizeof(*cc), cmp_count);
 	if (n) {
@@ -417,8 +359,7 @@ int cmd_info(int argc, char **argv)
 	print_report(set, stats, top);
 out:
 	for (i = 0; i < nstreams; i++) {
-		free(stats[i].by_id);
-		free(stats[i].other);
+		free(stats[i].counts);
 	}
 	free(stats);
 	ht_ctf_set_close(set);

@@ -180,6 +180,8 @@ enum ht__skip_kind {
 	HT__SKIP_FIXED,  /* align to .align_bits, then .size_bits */
 	HT__SKIP_STRING, /* a null-terminated string */
 	HT__SKIP_RUN,    /* fixed run .run: some leaves save something */
+	HT__SKIP_LEN,    /* fixed run .run of .size_bits whose one saving
+			  * leaf .leaf only saves a register (a length) */
 	HT__SKIP_OP,     /* op .op of .ops, walked */
 	HT__SKIP_SEQ,    /* sequence op .op of .ops: elements of .size_bits
 			  * one after the other, nothing to save */
@@ -190,20 +192,48 @@ struct ht__skip {
 	uint32_t align_bits;
 	uint64_t size_bits;
 	const struct ht__run *run;
+	const struct ht__leaf *leaf;
 	const struct ht__op *ops;
 	uint32_t op;
 };
 
 /*
+ * A step of the scan that takes no walking, by value: HT__SKIP_FIXED,
+ * HT__SKIP_STRING, HT__SKIP_LEN (.leaf a copy) or HT__SKIP_SEQ (length
+ * in register .leaf.reg, elements of .size_bits > 0).
+ */
+struct ht__quick_step {
+	uint32_t kind;
+	uint32_t align_bits;
+	uint64_t size_bits;
+	struct ht__leaf leaf;
+};
+
+#define HT__QUICK_STEPS 4
+
+/* What follows a record's fixed header, for the scan's dispatch. */
+enum ht__shape {
+	HT__SHAPE_NONE,   /* nothing: .head_bits is the whole record */
+	HT__SHAPE_FIXED,  /* .q[0], a fixed run */
+	HT__SHAPE_STRING, /* .q[0], a string */
+	HT__SHAPE_QUICK,  /* .q[0 ... .nr_skip - 1] */
+	HT__SHAPE_STEPS,  /* .skip[], walked */
+};
+
+/*
  * What the scan needs of an event class with a fixed event header, in
  * a table by id: the next record's position depends on it, so it is one
- * load away from the id.
+ * load away from the id. When the record's steps are at most
+ * HT__QUICK_STEPS quick ones, they are copied in: no second load.
  */
 struct ht__scan_entry {
 	uint64_t head_bits; /* see struct ht__event_class */
 	struct ht__event_class *ec; /* NULL: no class has this id */
 	const struct ht__skip *skip;
 	uint32_t nr_skip;
+	uint32_t index; /* ec's index in its stream class */
+	uint32_t shape; /* enum ht__shape */
+	struct ht__quick_step q[HT__QUICK_STEPS];
 };
 
 /* ---- metadata model (private parts) ---- */
@@ -240,6 +270,15 @@ struct ht__stream_class {
 	unsigned hdr_ts_bits;
 	/* the same as leaf indices in .hdr_fast (-1: none) */
 	int32_t hdr_id_leaf, hdr_ts_leaf;
+	/*
+	 * The id and the timestamp (if any) are unsigned little-endian
+	 * leaves that one 8-byte load at the header's first byte holds:
+	 * shifted right by the header's bit in that byte, each is
+	 * (w >> shift) & mask.
+	 */
+	bool hdr_one_load;
+	uint32_t hdr_id_shift, hdr_ts_shift;
+	uint64_t hdr_id_mask, hdr_ts_mask;
 	/* with .hdr_fast: the scan's entries by id (.nr_by_id of them) */
 	struct ht__scan_entry *scan_by_id;
 	bool clock_is_ns; /* default clock at 1 GHz: ns = base + cycles */
@@ -312,6 +351,10 @@ struct ht__stream {
 	size_t map_len;      /* the whole mapping */
 	uint64_t size;       /* file size in bytes */
 	uint64_t released;   /* bytes given back to the kernel so far */
+	/* ht__stream_scan() with .tally: its counts by class index */
+	uint64_t *tally;
+	size_t nr_tally;
+	uint64_t tally_n, tally_first, tally_last;
 	uint64_t *regs;
 	enum ht__stream_state state;
 	struct ht__stream_class *sc;
@@ -459,23 +502,29 @@ static inline uint64_t ht__read_bits(const uint8_t *map, uint64_t pos,
 	return w >> (64 - size);
 }
 
-static inline void ht__clock_update(struct ht__stream *s, uint64_t v,
-				    unsigned size)
+/* Clock @clock once a field of its low @size bits says @v. */
+static inline uint64_t ht__clock_next(uint64_t clock, uint64_t v,
+				      unsigned size)
 {
 	uint64_t mask, nv;
 
 	if (size >= 64) {
-		s->clock = v;
-		return;
+		return v;
 	}
 	/* CTF: a value narrower than the clock gives its low bits; when
 	 * it is below the current low bits the counter wrapped once */
 	mask = (UINT64_C(1) << size) - 1;
-	nv = (s->clock & ~mask) | v;
-	if (v < (s->clock & mask)) {
+	nv = (clock & ~mask) | v;
+	if (v < (clock & mask)) {
 		nv += mask + 1;
 	}
-	s->clock = nv;
+	return nv;
+}
+
+static inline void ht__clock_update(struct ht__stream *s, uint64_t v,
+				    unsigned size)
+{
+	s->clock = ht__clock_next(s->clock, v, size);
 }
 
 /*

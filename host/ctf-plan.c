@@ -941,6 +941,34 @@ static bool scope_fast(const struct ht__plan *p)
 	return !p->nr_ops || p->root_run || p->flat_tmpl;
 }
 
+/* Whether leaf @l is an unsigned little-endian one that one 8-byte
+ * load at any bit of its run's first byte holds. */
+static bool one_load_leaf(const struct ht__leaf *l)
+{
+	return l->load == HT__LOAD_LE && !l->sign &&
+	       l->off_bits + l->size_bits + 7 <= 64;
+}
+
+/* Sets .hdr_one_load and its shifts and masks (see ctf-internal.h). */
+static void plan_one_load(struct ht__stream_class *sc)
+{
+	const struct ht__run *r = sc->hdr_fast;
+	const struct ht__leaf *id =
+		sc->hdr_id_leaf >= 0 ? &r->leaves[sc->hdr_id_leaf] : NULL;
+	const struct ht__leaf *ts =
+		sc->hdr_ts_leaf >= 0 ? &r->leaves[sc->hdr_ts_leaf] : NULL;
+
+	sc->hdr_one_load = id && one_load_leaf(id) &&
+			   (!ts || one_load_leaf(ts));
+	if (!sc->hdr_one_load) {
+		return;
+	}
+	sc->hdr_id_shift = id->off_bits;
+	sc->hdr_id_mask = id->mask;
+	sc->hdr_ts_shift = ts ? ts->off_bits : 0;
+	sc->hdr_ts_mask = ts ? ts->mask : 0;
+}
+
 /* Fills the fast-path descriptions of @sc (see ctf-internal.h). */
 static void plan_fast_paths(struct ht__stream_class *sc)
 {
@@ -949,6 +977,7 @@ static void plan_fast_paths(struct ht__stream_class *sc)
 	size_t e;
 
 	sc->hdr_fast = NULL;
+	sc->hdr_one_load = false;
 	sc->hdr_id = sc->hdr_ts = -1;
 	sc->hdr_id_leaf = sc->hdr_ts_leaf = -1;
 	for (i = 0; r && i < r->nr_leaves; i++) {
@@ -976,6 +1005,7 @@ static void plan_fast_paths(struct ht__stream_class *sc)
 	}
 	if (r && i == r->nr_leaves && nr_clock <= 1) {
 		sc->hdr_fast = r;
+		plan_one_load(sc);
 	} else {
 		sc->hdr_id = sc->hdr_ts = -1;
 		sc->hdr_id_leaf = sc->hdr_ts_leaf = -1;
@@ -1025,8 +1055,17 @@ static void skip_add_run(struct ht__skip *out, uint32_t *n,
 	struct ht__skip k = {.align_bits = r->align_bits ? r->align_bits : 1};
 
 	if (r->side) {
+		const struct ht__leaf *l = &r->leaves[r->nr_plain];
+
 		k.kind = HT__SKIP_RUN;
 		k.run = r;
+		if (r->nr_side == 1 && l->reg >= 0 && !l->meaning &&
+		    !l->clock &&
+		    (l->load == HT__LOAD_LE || l->load == HT__LOAD_BE)) {
+			k.kind = HT__SKIP_LEN;
+			k.leaf = l;
+			k.size_bits = r->size_bits;
+		}
 	} else {
 		k.kind = HT__SKIP_FIXED;
 		k.size_bits = r->size_bits;
@@ -1097,6 +1136,27 @@ static uint32_t skip_bound(const struct ht__plan *p)
 	return p->ops[0].kind == HT__OP_STRUCT ? p->ops[0].nr_runs + 1 : 1;
 }
 
+/* Step @k by value in @q; false when it is not a quick one. */
+static bool quick_step(struct ht__quick_step *q, const struct ht__skip *k)
+{
+	q->kind = k->kind;
+	q->align_bits = k->align_bits;
+	q->size_bits = k->size_bits;
+	switch (k->kind) {
+	case HT__SKIP_FIXED:
+	case HT__SKIP_STRING:
+		return true;
+	case HT__SKIP_LEN:
+		q->leaf = *k->leaf;
+		return true;
+	case HT__SKIP_SEQ:
+		q->leaf.reg = k->ops[k->op].src_reg;
+		return k->size_bits > 0;
+	default:
+		return false;
+	}
+}
+
 /* Compiles the scan steps of every event class of @sc. */
 static int plan_skips(struct ht__trace *t, struct ht__stream_class *sc)
 {
@@ -1146,11 +1206,26 @@ static int plan_skips(struct ht__trace *t, struct ht__stream_class *sc)
 			struct ht__event_class *ec =
 				(struct ht__event_class *)sc->pub.event_classes[e];
 			struct ht__scan_entry *se = &sc->scan_by_id[ec->pub.id];
+			uint32_t q;
 
 			se->head_bits = ec->head_bits;
 			se->ec = ec;
 			se->skip = ec->skip;
 			se->nr_skip = ec->nr_skip;
+			se->index = ec->index;
+			bool quick = ec->nr_skip <= HT__QUICK_STEPS;
+
+			for (q = 0; q < ec->nr_skip && quick; q++) {
+				quick = quick_step(&se->q[q], &ec->skip[q]);
+			}
+			se->shape = !quick	       ? HT__SHAPE_STEPS
+				    : ec->nr_skip == 0 ? HT__SHAPE_NONE
+				    : ec->nr_skip > 1  ? HT__SHAPE_QUICK
+				    : se->q[0].kind == HT__SKIP_FIXED
+					? HT__SHAPE_FIXED
+				    : se->q[0].kind == HT__SKIP_STRING
+					? HT__SHAPE_STRING
+					: HT__SHAPE_QUICK;
 		}
 	}
 	return 0;

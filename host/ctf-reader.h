@@ -440,6 +440,21 @@ struct ht_ctf_scan_ops {
 	 */
 	int (*records)(void *arg, const struct ht_ctf_event_class *const *cls,
 		       const uint64_t *cycles, size_t n);
+	/*
+	 * Instead of .record and .records (when not NULL): no record is
+	 * reported, they are counted. Called once each time the scan
+	 * returns (at the stream's end, before damage is reported, after
+	 * a callback stopped it), with the totals since the stream's
+	 * start: @counts[i] records of class
+	 * stream->stream_class->event_classes[i] (@nr entries, 0 until
+	 * the first packet's records are reached), @n
+	 * records in all, the time of the first and of the last one (in
+	 * cycles, as .record's; meaningless when @n is 0). The cheapest
+	 * way to count a stream's records by class.
+	 */
+	int (*tally)(void *arg, const struct ht_ctf_stream *stream,
+		     const uint64_t *counts, size_t nr, uint64_t n,
+		     uint64_t first_cycles, uint64_t last_cycles);
 	void *arg;
 	/* decode every field of the packet headers and contexts into
 	 * pkt->header and pkt->context; else those are NULL and only the
@@ -489,7 +504,9 @@ int64_t ht_ctf_stream_cycles_to_ns(const struct ht_ctf_stream *stream,
  * - 2: ht_ctf_stream_scan() and struct ht_ctf_scan_ops (a stream's
  *   packets and records in file order, classes and times only: what
  *   `hetrace info` needs), ht_ctf_stream_cycles_to_ns().
+ * - 3: struct ht_ctf_scan_ops .tally (records counted by class, not
+ *   reported one by one).
  */
-#define HT_CTF_READER_API 2
+#define HT_CTF_READER_API 3
 
 #endif

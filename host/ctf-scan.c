@@ -12,6 +12,8 @@
  * either decodes it or says what is wrong and where with the same
  * message `hetrace print` gives.
  */
+#include <stdlib.h>
+
 #include "ctf-internal.h"
 #include "error.h"
 
@@ -217,6 +219,37 @@ int ht__scan_scope(struct ht__stream *s, const struct ht__plan *p)
 	return scan_op(s, p->ops, 0);
 }
 
+/*
+ * The position after the string at @pos (aligned to a byte first), or
+ * UINT64_MAX when it is not terminated before @ce; may be past @ce
+ * when its terminator is (the caller checks). Most strings end in
+ * their first 8 bytes: one load.
+ */
+static inline uint64_t skip_string(const uint8_t *map, uint64_t pos,
+				   uint64_t ce)
+{
+	const uint8_t *p, *z;
+	uint64_t w, m;
+
+	/* packets start on a byte */
+	pos = (pos + 7) & ~(uint64_t)7;
+	if (pos >= ce) {
+		return UINT64_MAX;
+	}
+	p = map + (pos >> 3);
+	/* the mapping has 8 readable bytes past the file's end */
+	memcpy(&w, p, 8);
+	w = ht__le64(w);
+	m = (w - UINT64_C(0x0101010101010101)) & ~w &
+	    UINT64_C(0x8080808080808080);
+	if (m) {
+		/* the lowest flag is the first zero byte */
+		return pos + ((uint64_t)__builtin_ctzll(m) / 8 + 1) * 8;
+	}
+	z = ht__find_nul(p, (ce - pos) / 8);
+	return z ? pos + (uint64_t)(z - p + 1) * 8 : UINT64_MAX;
+}
+
 /* @pos aligned to @align_bits from the packet start, bit @base. */
 static inline uint64_t align_from(uint64_t base, uint64_t pos,
 				  uint32_t align_bits)
@@ -228,6 +261,22 @@ static inline uint64_t align_from(uint64_t base, uint64_t pos,
 		return pos;
 	}
 	return base + ((pos - base + m) & ~m);
+}
+
+/* The value of leaf @l (a plain one's load) of a run at @pos. */
+static inline uint64_t leaf_value(const uint8_t *map, uint64_t pos,
+				  const struct ht__leaf *l)
+{
+	const uint64_t p = pos + l->off_bits;
+	uint64_t w, v;
+
+	memcpy(&w, map + (p >> 3), 8);
+	if (l->load == HT__LOAD_LE) {
+		v = (ht__le64(w) >> (p & 7)) & l->mask;
+	} else {
+		v = (ht__be64(w) << (p & 7)) >> (64 - l->size_bits);
+	}
+	return (v ^ l->sign) - l->sign;
 }
 
 /*
@@ -253,22 +302,22 @@ static inline uint64_t scan_steps(struct ht__stream *s,
 				return UINT64_MAX;
 			}
 			break;
-		case HT__SKIP_STRING: {
-			const uint8_t *p, *z;
-
-			/* packets start on a byte */
-			pos = (pos + 7) & ~(uint64_t)7;
-			if (pos >= ce) {
+		case HT__SKIP_STRING:
+			pos = skip_string(s->map, pos, ce);
+			if (pos > ce) {
 				return UINT64_MAX;
 			}
-			p = s->map + (pos >> 3);
-			z = ht__find_nul(p, (ce - pos) / 8);
-			if (!z) {
-				return UINT64_MAX;
-			}
-			pos += (uint64_t)(z - p + 1) * 8;
 			break;
-		}
+		case HT__SKIP_LEN:
+			if (k->align_bits > 1) {
+				pos = align_from(base, pos, k->align_bits);
+			}
+			if (pos + k->size_bits > ce) {
+				return UINT64_MAX;
+			}
+			s->regs[k->leaf->reg] = leaf_value(s->map, pos, k->leaf);
+			pos += k->size_bits;
+			break;
 		case HT__SKIP_RUN:
 			s->pos = pos;
 			if (scan_run(s, k->run)) {
@@ -307,22 +356,6 @@ static inline uint64_t scan_steps(struct ht__stream *s,
 		}
 	}
 	return pos;
-}
-
-/* The value of plain leaf @l of a run that starts at @pos. */
-static inline uint64_t leaf_value(const uint8_t *map, uint64_t pos,
-				  const struct ht__leaf *l)
-{
-	const uint64_t p = pos + l->off_bits;
-	uint64_t w, v;
-
-	memcpy(&w, map + (p >> 3), 8);
-	if (l->load == HT__LOAD_LE) {
-		v = (ht__le64(w) >> (p & 7)) & l->mask;
-	} else {
-		v = (ht__be64(w) << (p & 7)) >> (64 - l->size_bits);
-	}
-	return (v ^ l->sign) - l->sign;
 }
 
 /* The event class of id @id in @sc, or NULL. */
@@ -417,13 +450,73 @@ static int damaged(struct ht__stream *s, const struct ht_ctf_scan_ops *ops,
 }
 
 /*
+ * Runs the @n quick steps @q from bit @pos, saving lengths in @regs.
+ * Returns the position after them, or one past @ce (UINT64_MAX) when
+ * anything is wrong.
+ */
+static inline uint64_t quick_steps(const uint8_t *map, uint64_t *regs,
+				   uint64_t base, uint64_t ce,
+				   const struct ht__quick_step *q, uint32_t n,
+				   uint64_t pos)
+{
+	const struct ht__quick_step *end = q + n;
+
+	for (; q < end; q++) {
+		if (q->kind == HT__SKIP_STRING) {
+			pos = skip_string(map, pos, ce);
+			if (pos > ce) {
+				return UINT64_MAX;
+			}
+			continue;
+		}
+		if (q->align_bits > 1) {
+			pos = align_from(base, pos, q->align_bits);
+		}
+		if (q->kind == HT__SKIP_SEQ) {
+			/* the full decoder's limits */
+			const uint64_t len = regs[q->leaf.reg];
+
+			if (pos > ce || len > (ce - pos) / q->size_bits ||
+			    len > UINT32_MAX) {
+				return UINT64_MAX;
+			}
+			pos += len * q->size_bits;
+			continue;
+		}
+		if (pos + q->size_bits > ce) {
+			return UINT64_MAX;
+		}
+		if (q->kind == HT__SKIP_LEN) {
+			regs[q->leaf.reg] = leaf_value(map, pos, &q->leaf);
+		}
+		pos += q->size_bits;
+	}
+	return pos;
+}
+
+/* Counts record of class @ec at time @clock (ht_ctf_scan_ops.tally). */
+static inline void tally_add(struct ht__stream *s,
+			     const struct ht__event_class *ec, uint64_t clock)
+{
+	s->tally[ec->index]++;
+	if (!s->tally_n++) {
+		s->tally_first = clock;
+	}
+	s->tally_last = clock;
+}
+
+/*
  * The records of the current packet from s->pos, for a stream class
  * whose event header is fixed (.hdr_fast): only its id and timestamp
- * leaves are loaded. Returns 0 at the end of the packet content, a
- * negative HT_E... code for damage, or what a callback returned.
+ * leaves are loaded (with one load when @one_load: .hdr_one_load), and
+ * the rest of a record is skipped as its entry in .scan_by_id says.
+ * Records are counted (@tally) or reported. Returns 0 at the end of
+ * the packet content, a negative HT_E... code for damage, or what a
+ * callback returned.
  */
-static int scan_records_fixed_header(struct ht__stream *s,
-				     const struct ht_ctf_scan_ops *ops)
+static inline int scan_fixed_header(struct ht__stream *s,
+				    const struct ht_ctf_scan_ops *ops,
+				    const bool tally, const bool one_load)
 {
 	struct ht__stream_class *sc = s->sc;
 	const struct ht__run *hr = sc->hdr_fast;
@@ -435,92 +528,171 @@ static int scan_records_fixed_header(struct ht__stream *s,
 	const uint8_t *map = s->map;
 	const uint64_t ce = s->content_end, base = s->pkt_off * 8;
 	const uint32_t halign = hr->align_bits;
+	const uint64_t hsize = hr->size_bits;
 	const unsigned ts_bits = sc->hdr_ts_bits;
+	const uint32_t id_shift = sc->hdr_id_shift, ts_shift = sc->hdr_ts_shift;
+	const uint64_t id_mask = sc->hdr_id_mask, ts_mask = sc->hdr_ts_mask;
 	const struct ht__scan_entry *by_id = sc->scan_by_id;
-	const uint64_t nr_by_id = sc->nr_by_id;
-	uint64_t pos = s->pos;
+	const uint64_t nr_by_id = by_id ? sc->nr_by_id : 0;
+	/* without an id field, the only class's entry */
+	const struct ht__scan_entry *only_se =
+	    !id && only && only->pub.id < nr_by_id ? &by_id[only->pub.id]
+						   : NULL;
+	/* copies: the counts' stores could alias the originals */
+	const struct ht__leaf tsl = ts ? *ts : (struct ht__leaf){0};
+	const struct ht__leaf idl = id ? *id : (struct ht__leaf){0};
+	uint64_t *const counts = s->tally;
+	uint64_t n = s->tally_n, first = s->tally_first;
+	uint64_t *const regs = s->regs;
+	uint64_t pos = s->pos, clock = s->clock;
 	struct batch b;
 	int ret;
 
 	b.n = 0;
 	while (pos < ce) {
-		const uint64_t start = pos, clock = s->clock;
+		const uint64_t start = pos, clock0 = clock;
+		const struct ht__scan_entry *se;
 		struct ht__event_class *ec;
+		uint64_t v;
 
 		if (halign > 1) {
 			pos = align_from(base, pos, halign);
 		}
-		if (pos + hr->size_bits > ce) {
+		if (pos + hsize > ce) {
 			goto slow;
 		}
-		if (ts) {
-			ht__clock_update(s, leaf_value(map, pos, ts), ts_bits);
-		}
-		if (id && by_id) {
-			const uint64_t v = leaf_value(map, pos, id);
-			const struct ht__scan_entry *se;
+		if (one_load) {
+			uint64_t w;
 
-			if (v >= nr_by_id) {
-				goto slow;
-			}
-			se = &by_id[v];
-			ec = se->ec;
-			pos += se->head_bits;
-			if (!ec || pos > ce) {
-				goto slow;
-			}
-			if (se->nr_skip == 1 &&
-			    se->skip->kind == HT__SKIP_FIXED) {
-				/* the usual rest: one aligned fixed run */
-				const struct ht__skip *k = se->skip;
+			memcpy(&w, map + (pos >> 3), 8);
+			w = ht__le64(w) >> (pos & 7);
+			if (ts_mask) {
+				/* ht__clock_next(), the mask known */
+				const uint64_t t = (w >> ts_shift) & ts_mask;
+				const uint64_t low = clock & ts_mask;
 
-				if (k->align_bits > 1) {
-					pos = align_from(base, pos,
-							 k->align_bits);
+				clock = (clock - low) | t;
+				if (t < low) {
+					clock += ts_mask + 1;
 				}
-				pos += k->size_bits;
-				if (pos > ce) {
-					goto slow;
-				}
-			} else if (se->nr_skip) {
-				pos = scan_steps(s, se->skip, se->nr_skip, pos);
 			}
+			v = (w >> id_shift) & id_mask;
 		} else {
-			ec = id ? class_of(sc, leaf_value(map, pos, id)) : only;
-			if (!ec) {
-				goto slow;
+			if (ts) {
+				clock = ht__clock_next(
+				    clock, leaf_value(map, pos, &tsl), ts_bits);
 			}
-			pos += ec->head_bits;
+			if (!id) {
+				if (!only_se) {
+					ec = only;
+					goto by_class;
+				}
+				se = only_se;
+				goto entry;
+			}
+			v = leaf_value(map, pos, &idl);
+		}
+		if (v >= nr_by_id) {
+			ec = class_of(sc, v);
+			goto by_class;
+		}
+		se = &by_id[v];
+	entry:
+		ec = se->ec;
+		if (!ec) {
+			goto slow;
+		}
+		pos += se->head_bits;
+		switch (se->shape) {
+		case HT__SHAPE_NONE:
+			break;
+		case HT__SHAPE_FIXED:
+			if (se->q[0].align_bits > 1) {
+				pos = align_from(base, pos, se->q[0].align_bits);
+			}
+			pos += se->q[0].size_bits;
+			break;
+		case HT__SHAPE_STRING:
+			if (pos <= ce) {
+				pos = skip_string(map, pos, ce);
+			}
+			break;
+		case HT__SHAPE_QUICK:
+			if (pos <= ce) {
+				pos = quick_steps(map, regs, base, ce, se->q,
+						  se->nr_skip, pos);
+			}
+			break;
+		default:
 			if (pos > ce) {
 				goto slow;
 			}
-			if (ec->nr_skip) {
-				pos = scan_steps(s, ec->skip, ec->nr_skip, pos);
-			}
+			s->clock = clock;
+			pos = scan_steps(s, se->skip, se->nr_skip, pos);
+			clock = s->clock;
+			break;
 		}
+		/* UINT64_MAX included; an empty record would never end */
+		if (pos > ce || (!hsize && pos == start)) {
+			goto slow;
+		}
+		goto done;
+	by_class:
+		if (!ec) {
+			goto slow;
+		}
+		pos += ec->head_bits;
+		if (pos > ce) {
+			goto slow;
+		}
+		s->clock = clock;
+		pos = scan_steps(s, ec->skip, ec->nr_skip, pos);
+		clock = s->clock;
 		if (pos == UINT64_MAX || pos == start) {
 			goto slow;
 		}
-		goto report;
+		goto done;
 	slow:
 		/* from the record's start again, as if it was not read:
 		 * the full decoder decodes it or says what is wrong */
 		s->pos = start;
-		s->clock = clock;
+		s->clock = clock0;
 		ret = record_slow(s, &ec);
 		if (ret) {
-			return damaged(s, ops, &b, start, clock, ret);
+			if (tally && n != s->tally_n) {
+				/* the last record counted is the one before */
+				s->tally_n = n;
+				s->tally_first = first;
+				s->tally_last = clock0;
+			}
+			return damaged(s, ops, &b, start, clock0, ret);
 		}
 		pos = s->pos;
-	report:
+		clock = s->clock;
+	done:
+		if (tally) {
+			counts[ec->index]++;
+			if (!n++) {
+				first = clock;
+			}
+			continue;
+		}
 		s->pos = pos;
-		ret = report(ops, &b, &ec->pub, s->clock);
+		s->clock = clock;
+		ret = report(ops, &b, &ec->pub, clock);
 		if (ret) {
 			return ret;
 		}
 	}
+	if (tally && n != s->tally_n) {
+		/* the last record counted is the packet's last */
+		s->tally_n = n;
+		s->tally_first = first;
+		s->tally_last = clock;
+	}
 	s->pos = pos;
-	return ops->records ? batch_flush(ops, &b) : 0;
+	s->clock = clock;
+	return !tally && ops->records ? batch_flush(ops, &b) : 0;
 }
 
 /* The same for any event header, walked. */
@@ -562,21 +734,66 @@ static int scan_records_any_header(struct ht__stream *s,
 			return damaged(s, ops, &b, start, clock, ret);
 		}
 	report:
+		if (ops->tally) {
+			tally_add(s, ec, s->clock);
+			continue;
+		}
 		ret = report(ops, &b, &ec->pub, s->clock);
 		if (ret) {
 			return ret;
 		}
 	}
-	return ops->records ? batch_flush(ops, &b) : 0;
+	return !ops->tally && ops->records ? batch_flush(ops, &b) : 0;
 }
 
-int ht__stream_scan(struct ht__stream *s, const struct ht_ctf_scan_ops *ops)
+/* The records of the current packet, counted or reported. */
+static int scan_records(struct ht__stream *s, const struct ht_ctf_scan_ops *ops)
+{
+	if (!s->sc->hdr_fast) {
+		return scan_records_any_header(s, ops);
+	}
+	/* copies of the loop: without the reporting, with one load */
+	if (s->sc->hdr_one_load) {
+		return ops->tally ? scan_fixed_header(s, ops, true, true)
+				  : scan_fixed_header(s, ops, false, true);
+	}
+	return ops->tally ? scan_fixed_header(s, ops, true, false)
+			  : scan_fixed_header(s, ops, false, false);
+}
+
+/* Makes s->tally fit the stream class's event classes. */
+static int tally_prepare(struct ht__stream *s)
+{
+	const size_t nr = s->sc->pub.nr_event_classes;
+	uint64_t *t;
+
+	if (s->tally && s->nr_tally == nr) {
+		return 0;
+	}
+	t = realloc(s->tally, (nr ? nr : 1) * sizeof(*t));
+	if (!t) {
+		return HT_ENOMEM;
+	}
+	if (nr > s->nr_tally) {
+		memset(t + s->nr_tally, 0, (nr - s->nr_tally) * sizeof(*t));
+	}
+	s->tally = t;
+	s->nr_tally = nr;
+	return 0;
+}
+
+static int scan(struct ht__stream *s, const struct ht_ctf_scan_ops *ops)
 {
 	int ret;
 
 	for (;;) {
 		switch (s->state) {
 		case HT__S_BEGIN:
+			s->tally_n = s->tally_first = s->tally_last = 0;
+			if (s->tally) {
+				memset(s->tally, 0,
+				       s->nr_tally * sizeof(*s->tally));
+			}
 			s->state = HT__S_PACKET;
 			continue;
 		case HT__S_PACKET: {
@@ -593,6 +810,9 @@ int ht__stream_scan(struct ht__stream *s, const struct ht_ctf_scan_ops *ops)
 			}
 			ht__stream_losses(s, &discarded, &lost);
 			s->state = HT__S_EVENTS;
+			if (ops->tally && (ret = tally_prepare(s)) != 0) {
+				return ret;
+			}
 			if (ops->packet) {
 				ret = ops->packet(ops->arg, &s->pub, &s->pkt,
 						  discarded, lost);
@@ -604,9 +824,7 @@ int ht__stream_scan(struct ht__stream *s, const struct ht_ctf_scan_ops *ops)
 		}
 		case HT__S_QUEUE:
 		case HT__S_EVENTS:
-			ret = s->sc->hdr_fast
-				  ? scan_records_fixed_header(s, ops)
-				  : scan_records_any_header(s, ops);
+			ret = scan_records(s, ops);
 			if (ret) {
 				return ret;
 			}
@@ -620,4 +838,16 @@ int ht__stream_scan(struct ht__stream *s, const struct ht_ctf_scan_ops *ops)
 			return 0;
 		}
 	}
+}
+
+int ht__stream_scan(struct ht__stream *s, const struct ht_ctf_scan_ops *ops)
+{
+	int ret = scan(s, ops), r;
+
+	if (!ops->tally) {
+		return ret;
+	}
+	r = ops->tally(ops->arg, &s->pub, s->tally, s->tally ? s->nr_tally : 0,
+		       s->tally_n, s->tally_first, s->tally_last);
+	return ret ? ret : r;
 }

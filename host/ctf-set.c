@@ -424,6 +424,7 @@ static void stream_free(struct ht__stream *s)
 		close(s->fd);
 	}
 	free(s->regs);
+	free(s->tally);
 	ht__stream_fini(s);
 	free((char *)s->pub.path);
 	free(s);

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* TSDL for the packet decoder fuzzer: LTTng's compact/extended event
- * header, bit-packed integers, enums, variants, sequences, strings,
- * floats, both byte orders, a packet context with sizes and times. */
+ * header (stream 0), barectf's bit-packed fixed header (stream 1: the
+ * scan's fast paths), bit-packed integers, enums, variants, sequences,
+ * strings, floats, both byte orders, a packet context with sizes and
+ * times. */
 static const char fuzz_metadata[] =
 	"/* CTF 1.8 */\n"
 	"typealias integer { size = 8; align = 8; signed = false; } := uint8_t;\n"
@@ -13,6 +15,8 @@ static const char fuzz_metadata[] =
 	"map = clock.c.value; } := uint27_clock_t;\n"
 	"typealias integer { size = 64; align = 8; signed = false; "
 	"map = clock.c.value; } := uint64_clock_t;\n"
+	"typealias integer { size = 16; align = 1; signed = false; "
+	"map = clock.c.value; } := uint16_clock_t;\n"
 	"trace { major = 1; minor = 8; byte_order = le;\n"
 	"  packet.header := struct { uint32_t magic; uint32_t stream_id; };\n"
 	"};\n"
@@ -47,4 +51,28 @@ static const char fuzz_metadata[] =
 	"event { name = \"b\"; id = 40; stream_id = 0;\n"
 	"  fields := struct { floating_point { exp_dig = 11; mant_dig = 53; "
 	"align = 8; byte_order = be; } d; };\n"
-	"};\n";
+	"};\n"
+	"stream { id = 1;\n"
+	"  packet.context := struct { uint64_clock_t timestamp_begin;\n"
+	"    uint64_clock_t timestamp_end; uint64_t content_size;\n"
+	"    uint64_t packet_size; uint64_t packet_seq_num;\n"
+	"    uint32_t events_discarded; uint32_t cpu_id; };\n"
+	"  event.header := struct { integer { size = 4; align = 1; "
+	"signed = false; } id; uint16_clock_t timestamp; } align(1);\n"
+	"};\n"
+	"event { name = \"c\"; id = 0; stream_id = 1;\n"
+	"  fields := struct { integer { size = 7; align = 1; signed = false; } a;\n"
+	"    integer { size = 13; align = 1; signed = true; } b; uint32_t c; };\n"
+	"};\n"
+	"event { name = \"d\"; id = 1; stream_id = 1;\n"
+	"  fields := struct { string s; };\n"
+	"};\n"
+	"event { name = \"e\"; id = 2; stream_id = 1;\n"
+	"  fields := struct { uint8_t x; string s; uint16_t arr[2]; uint8_t n;\n"
+	"    uint8_t seq[n]; };\n"
+	"};\n"
+	"event { name = \"f\"; id = 3; stream_id = 1;\n"
+	"  fields := struct { enum : uint8_t { A, B } tag;\n"
+	"    variant <tag> { uint8_t A; string B; } v; };\n"
+	"};\n"
+	"event { name = \"g\"; id = 4; stream_id = 1; };\n";

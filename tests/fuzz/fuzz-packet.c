@@ -4,7 +4,8 @@
  * fixed trace (fuzz-meta.h); every message is read, with keep-going.
  * Then the stream is scanned (ht_ctf_stream_scan()): it must report
  * the same records (class and time), losses and errors, in the same
- * order; any difference aborts.
+ * order; then scanned again with .tally: the same counts by class, the
+ * same first and last times and errors. Any difference aborts.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -64,6 +65,73 @@ static int on_record(void *arg, const struct ht_ctf_event_class *cls,
 	return 0;
 }
 
+/* the totals of the last .tally call */
+struct tally {
+	const struct ht_ctf_stream_class *sc;
+	uint64_t counts[64];
+	size_t nr;
+	uint64_t n, first, last;
+};
+
+static int on_tally(void *arg, const struct ht_ctf_stream *s,
+		    const uint64_t *counts, size_t nr, uint64_t n,
+		    uint64_t first_cycles, uint64_t last_cycles)
+{
+	struct tally *t = arg;
+
+	/* no counts (nr 0) before the first packet's records */
+	if (nr > 64 || (!nr && n) ||
+	    (nr && (!s->stream_class ||
+		    nr != s->stream_class->nr_event_classes))) {
+		abort();
+	}
+	t->sc = s->stream_class;
+	if (nr) {
+		memcpy(t->counts, counts, nr * sizeof(*counts));
+	}
+	t->nr = nr;
+	t->n = n;
+	t->first = first_cycles;
+	t->last = last_cycles;
+	return 0;
+}
+
+/* Scans @set's only stream with .tally: the totals must be @w's. */
+static void check_tally(struct ht_ctf_set *set, const struct seen *w,
+			int errors)
+{
+	const struct ht_ctf_scan_ops ops = {.tally = on_tally,
+					    .arg = &(struct tally){0}};
+	struct tally *t = ops.arg;
+	size_t i, k;
+
+	for (i = 0; i < ht_ctf_set_trace(set, 0)->nr_streams; i++) {
+		const struct ht_ctf_stream *st =
+		    ht_ctf_set_trace(set, 0)->streams[i];
+
+		while (ht_ctf_stream_scan(set, st, &ops) != 0) {
+			if (errors-- == 0) {
+				abort();
+			}
+		}
+	}
+	if (errors || t->n != w->n ||
+	    (w->n && (t->first != w->cycles[0] ||
+		      t->last != w->cycles[w->n - 1]))) {
+		abort();
+	}
+	for (k = 0; k < t->nr; k++) {
+		uint64_t c = 0;
+
+		for (i = 0; i < w->n; i++) {
+			c += !strcmp(w->cls[i], t->sc->event_classes[k]->name);
+		}
+		if (c != t->counts[k]) {
+			abort();
+		}
+	}
+}
+
 static void setup(void)
 {
 	char path[128];
@@ -91,7 +159,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct ht_ctf_msg msg;
 	char path[128], err[512];
 	FILE *f;
-	int ret, n = 0, errors = 0;
+	int ret, n = 0, errors = 0, n_errors;
 	bool complete;
 	size_t i;
 
@@ -136,6 +204,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 	complete = ret == HT_EEOF;
+	n_errors = errors;
 	if (!complete) {
 		ht_ctf_set_close(set);
 		return 0;
@@ -161,6 +230,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    seen.lost) {
 		abort();
 	}
+	ht_ctf_set_close(set2);
+	if (ht_ctf_set_open(&set2, paths, 1, &opts, err, sizeof(err))) {
+		abort();
+	}
+	check_tally(set2, &seen, n_errors);
 	ht_ctf_set_close(set2);
 	ht_ctf_set_close(set);
 	return 0;
