@@ -236,6 +236,31 @@ struct ht__scan_entry {
 	struct ht__quick_step q[HT__QUICK_STEPS];
 };
 
+/*
+ * An event header made of a fixed run holding the event id, which is
+ * also the tag of a variant whose options are each one fixed run, with
+ * maybe another id and a timestamp: LTTng's compact and extended
+ * headers. The option whose [lo, hi] holds the tag follows the first
+ * run (aligned to .align); its id, if any, replaces the tag's.
+ */
+#define HT__HDR_OPTIONS 4
+
+struct ht__hdr_option {
+	int64_t lo, hi;
+	uint32_t align_bits;
+	uint64_t size_bits;
+	bool has_id, has_ts;
+	struct ht__leaf id, ts; /* copies */
+};
+
+struct ht__hdr_var {
+	uint32_t nr; /* options; 0: the header is not one of these */
+	uint32_t align_bits;
+	uint64_t tag_bits; /* the first run's size */
+	struct ht__leaf tag;
+	struct ht__hdr_option opt[HT__HDR_OPTIONS];
+};
+
 /* ---- metadata model (private parts) ---- */
 struct ht__event_class {
 	struct ht_ctf_event_class pub;
@@ -279,6 +304,9 @@ struct ht__stream_class {
 	bool hdr_one_load;
 	uint32_t hdr_id_shift, hdr_ts_shift;
 	uint64_t hdr_id_mask, hdr_ts_mask;
+	/* else the event header as LTTng's compact/extended one, when it
+	 * is one (.hdr_var.nr > 0) */
+	struct ht__hdr_var hdr_var;
 	/* with .hdr_fast: the scan's entries by id (.nr_by_id of them) */
 	struct ht__scan_entry *scan_by_id;
 	bool clock_is_ns; /* default clock at 1 GHz: ns = base + cycles */

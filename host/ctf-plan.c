@@ -969,6 +969,104 @@ static void plan_one_load(struct ht__stream_class *sc)
 	sc->hdr_ts_mask = ts ? ts->mask : 0;
 }
 
+/* Whether leaf @l can be loaded as a plain one (8 bytes, shifted). */
+static bool plain_load(const struct ht__leaf *l)
+{
+	return (l->load == HT__LOAD_LE || l->load == HT__LOAD_BE) && !l->sign;
+}
+
+/* Fills option @ho from variant option @o (a structure of one run). */
+static bool plan_hdr_option(struct ht__hdr_option *ho, const struct ht__op *o)
+{
+	const struct ht__run *r;
+	uint32_t i;
+
+	if (o->kind != HT__OP_STRUCT || o->nr_runs != 1 || !o->runs[0].tmpl) {
+		return false;
+	}
+	r = &o->runs[0];
+	ho->align_bits = o->align_bits > r->align_bits ? o->align_bits
+						       : r->align_bits;
+	if (!ho->align_bits) {
+		ho->align_bits = 1;
+	}
+	ho->size_bits = r->size_bits;
+	ho->has_id = ho->has_ts = false;
+	for (i = r->nr_plain; i < r->nr_leaves; i++) {
+		const struct ht__leaf *l = &r->leaves[i];
+
+		if (!plain_load(l) || l->reg >= 0) {
+			return false;
+		}
+		if (l->meaning == HT__M_EVENT_ID && !l->clock && !ho->has_id) {
+			ho->has_id = true;
+			ho->id = *l;
+		} else if (l->clock && !l->meaning && !ho->has_ts) {
+			ho->has_ts = true;
+			ho->ts = *l;
+		} else {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Fills .hdr_var of @sc when its event header is one (ctf-internal.h). */
+static void plan_hdr_variant(struct ht__stream_class *sc)
+{
+	const struct ht__plan *p = &sc->event_header;
+	struct ht__hdr_var *hv = &sc->hdr_var;
+	const struct ht__op *root, *var;
+	const struct ht__run *r0;
+	const struct ht__leaf *tag = NULL;
+	uint32_t i, vi;
+
+	hv->nr = 0;
+	if (sc->hdr_fast || !p->nr_ops || p->root_run) {
+		return;
+	}
+	root = &p->ops[0];
+	if (root->kind != HT__OP_STRUCT || root->nr_runs != 2 ||
+	    !root->runs[0].tmpl || root->runs[1].tmpl) {
+		return;
+	}
+	r0 = &root->runs[0];
+	vi = root->runs[1].member_op;
+	var = &p->ops[vi];
+	if (var->kind != HT__OP_VARIANT || var->nr_sel > HT__HDR_OPTIONS ||
+	    !var->nr_sel || var->tag_signed ||
+	    r0->align_bits > root->align_bits) {
+		return;
+	}
+	/* the first run's one saving leaf: the id, the variant's tag */
+	for (i = r0->nr_plain; i < r0->nr_leaves; i++) {
+		const struct ht__leaf *l = &r0->leaves[i];
+
+		if (tag || !plain_load(l) || l->reg != var->src_reg ||
+		    l->clock || l->meaning != HT__M_EVENT_ID) {
+			return;
+		}
+		tag = l;
+	}
+	if (!tag) {
+		return;
+	}
+	for (i = 0; i < var->nr_sel; i++) {
+		const struct ht__variant_sel *sel = &var->sel[i];
+
+		if (!plan_hdr_option(&hv->opt[i],
+				     &p->ops[vi + var->option_op[sel->option]])) {
+			return;
+		}
+		hv->opt[i].lo = sel->lo;
+		hv->opt[i].hi = sel->hi;
+	}
+	hv->align_bits = root->align_bits ? root->align_bits : 1;
+	hv->tag_bits = r0->size_bits;
+	hv->tag = *tag;
+	hv->nr = var->nr_sel;
+}
+
 /* Fills the fast-path descriptions of @sc (see ctf-internal.h). */
 static void plan_fast_paths(struct ht__stream_class *sc)
 {
@@ -1010,6 +1108,7 @@ static void plan_fast_paths(struct ht__stream_class *sc)
 		sc->hdr_id = sc->hdr_ts = -1;
 		sc->hdr_id_leaf = sc->hdr_ts_leaf = -1;
 	}
+	plan_hdr_variant(sc);
 	for (e = 0; e < sc->pub.nr_event_classes; e++) {
 		struct ht__event_class *ec =
 			(struct ht__event_class *)sc->pub.event_classes[e];
@@ -1114,14 +1213,22 @@ static void skip_scope(const struct ht__plan *p, struct ht__skip *out,
 					     .ops = p->ops,
 					     .op = r->member_op};
 
-			if (op->kind == HT__OP_SEQ && er && !er->side &&
-			    er->align_bits &&
+			if ((op->kind == HT__OP_SEQ ||
+			     op->kind == HT__OP_ARRAY) &&
+			    er && !er->side && er->align_bits &&
 			    er->size_bits % er->align_bits == 0 &&
 			    er->align_bits <= op->align_bits) {
-				/* elements one after the other */
-				k.kind = HT__SKIP_SEQ;
+				/* elements one after the other: a sequence
+				 * is its length times their size, an array
+				 * a fixed run */
+				k.kind = op->kind == HT__OP_SEQ
+					     ? HT__SKIP_SEQ
+					     : HT__SKIP_FIXED;
 				k.align_bits = op->align_bits;
 				k.size_bits = er->size_bits;
+				if (op->kind == HT__OP_ARRAY) {
+					k.size_bits *= op->nr;
+				}
 			}
 			skip_add(out, n, k);
 		}
@@ -1196,7 +1303,7 @@ static int plan_skips(struct ht__trace *t, struct ht__stream_class *sc)
 			}
 		}
 	}
-	if (sc->hdr_fast && sc->nr_by_id) {
+	if ((sc->hdr_fast || sc->hdr_var.nr) && sc->nr_by_id) {
 		sc->scan_by_id = ht__arena_alloc(
 			&t->arena, sc->nr_by_id * sizeof(*sc->scan_by_id));
 		if (!sc->scan_by_id) {

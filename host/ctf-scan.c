@@ -542,12 +542,60 @@ entry_of(const struct ht__scan_entry *by_id, uint64_t v)
  * the packet content, a negative HT_E... code for damage, or what a
  * callback returned.
  */
+enum hdr_mode {
+	HDR_FIXED,    /* .hdr_fast */
+	HDR_ONE_LOAD, /* .hdr_fast and .hdr_one_load */
+	HDR_VARIANT,  /* .hdr_var */
+};
+
+/*
+ * The event header at @pos described by @hv: the record's id in *@id,
+ * the clock updated in *@clock. Returns the position after it, or
+ * UINT64_MAX when its tag selects no option.
+ */
+static inline uint64_t variant_header(const uint8_t *map,
+				      const struct ht__hdr_var *hv,
+				      uint64_t base, uint64_t pos,
+				      uint64_t *id, uint64_t *clock)
+{
+	const uint64_t tag = leaf_value(map, pos, &hv->tag);
+	const struct ht__hdr_option *o = hv->opt, *end = o + hv->nr;
+
+	*id = tag;
+	for (; o < end; o++) {
+		if (tag >= (uint64_t)o->lo && tag <= (uint64_t)o->hi) {
+			break;
+		}
+	}
+	if (o == end) {
+		return UINT64_MAX;
+	}
+	pos += hv->tag_bits;
+	if (o->align_bits > 1) {
+		pos = align_from(base, pos, o->align_bits);
+	}
+	if (o->has_ts) {
+		*clock = ht__clock_next(*clock, leaf_value(map, pos, &o->ts),
+					o->ts.size_bits);
+	}
+	if (o->has_id) {
+		*id = leaf_value(map, pos, &o->id);
+	}
+	return pos + o->size_bits;
+}
+
 static inline int scan_fixed_header(struct ht__stream *s,
 				    const struct ht_ctf_scan_ops *ops,
-				    const bool tally, const bool one_load)
+				    const bool tally, const enum hdr_mode mode)
 {
 	struct ht__stream_class *sc = s->sc;
-	const struct ht__run *hr = sc->hdr_fast;
+	const bool one_load = mode == HDR_ONE_LOAD;
+	const struct ht__hdr_var *hv = &sc->hdr_var;
+	/* the variant header's first run stands for it until its option
+	 * is known */
+	const struct ht__run vr = {.align_bits = hv->align_bits,
+				   .size_bits = (uint32_t)hv->tag_bits};
+	const struct ht__run *hr = mode == HDR_VARIANT ? &vr : sc->hdr_fast;
 	const struct ht__leaf *ts =
 	    sc->hdr_ts_leaf >= 0 ? &hr->leaves[sc->hdr_ts_leaf] : NULL;
 	const struct ht__leaf *id =
@@ -589,7 +637,12 @@ static inline int scan_fixed_header(struct ht__stream *s,
 		if (pos + hsize > ce) {
 			goto slow;
 		}
-		if (one_load) {
+		if (mode == HDR_VARIANT) {
+			pos = variant_header(map, hv, base, pos, &v, &clock);
+			if (pos > ce) {
+				goto slow;
+			}
+		} else if (one_load) {
 			uint64_t w;
 
 			memcpy(&w, map + (pos >> 3), 8);
@@ -777,16 +830,22 @@ static int scan_records_any_header(struct ht__stream *s,
 /* The records of the current packet, counted or reported. */
 static int scan_records(struct ht__stream *s, const struct ht_ctf_scan_ops *ops)
 {
-	if (!s->sc->hdr_fast) {
+	if (!s->sc->hdr_fast && !s->sc->hdr_var.nr) {
 		return scan_records_any_header(s, ops);
 	}
-	/* copies of the loop: without the reporting, with one load */
-	if (s->sc->hdr_one_load) {
-		return ops->tally ? scan_fixed_header(s, ops, true, true)
-				  : scan_fixed_header(s, ops, false, true);
+	/* copies of the loop: without the reporting, by header */
+	if (s->sc->hdr_var.nr) {
+		return ops->tally
+			   ? scan_fixed_header(s, ops, true, HDR_VARIANT)
+			   : scan_fixed_header(s, ops, false, HDR_VARIANT);
 	}
-	return ops->tally ? scan_fixed_header(s, ops, true, false)
-			  : scan_fixed_header(s, ops, false, false);
+	if (s->sc->hdr_one_load) {
+		return ops->tally
+			   ? scan_fixed_header(s, ops, true, HDR_ONE_LOAD)
+			   : scan_fixed_header(s, ops, false, HDR_ONE_LOAD);
+	}
+	return ops->tally ? scan_fixed_header(s, ops, true, HDR_FIXED)
+			  : scan_fixed_header(s, ops, false, HDR_FIXED);
 }
 
 /* Makes s->tally fit the stream class's event classes. */
