@@ -239,16 +239,7 @@ static inline void load_plain(const struct ht__leaf *restrict l,
 			      struct ht_ctf_field *restrict f)
 {
 	for (; l < end; l++) {
-		const uint64_t p = pos + l->off_bits;
-		uint64_t v, w;
-
-		memcpy(&w, map + (p >> 3), 8);
-		if (l->load == HT__LOAD_LE) {
-			v = (ht__le64(w) >> (p & 7)) & l->mask;
-		} else {
-			v = (ht__be64(w) << (p & 7)) >> (64 - l->size_bits);
-		}
-		f[l->field].v.u = (v ^ l->sign) - l->sign;
+		f[l->field].v.u = ht__leaf_value(map, pos, l);
 	}
 }
 

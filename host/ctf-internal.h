@@ -530,6 +530,26 @@ static inline uint64_t ht__read_bits(const uint8_t *map, uint64_t pos,
 	return w >> (64 - size);
 }
 
+/*
+ * The value of leaf @l of a run at bit @pos of @map, when it is a plain
+ * integer load (HT__LOAD_LE or HT__LOAD_BE): one 8-byte load, shifted,
+ * masked, sign-extended.
+ */
+static inline uint64_t ht__leaf_value(const uint8_t *map, uint64_t pos,
+				      const struct ht__leaf *l)
+{
+	const uint64_t p = pos + l->off_bits;
+	uint64_t w, v;
+
+	memcpy(&w, map + (p >> 3), 8);
+	if (l->load == HT__LOAD_LE) {
+		v = (ht__le64(w) >> (p & 7)) & l->mask;
+	} else {
+		v = (ht__be64(w) << (p & 7)) >> (64 - l->size_bits);
+	}
+	return (v ^ l->sign) - l->sign;
+}
+
 /* Clock @clock once a field of its low @size bits says @v. */
 static inline uint64_t ht__clock_next(uint64_t clock, uint64_t v,
 				      unsigned size)

@@ -1053,9 +1053,10 @@ static void plan_hdr_variant(struct ht__stream_class *sc)
 	}
 	for (i = 0; i < var->nr_sel; i++) {
 		const struct ht__variant_sel *sel = &var->sel[i];
+		const struct ht__op *o =
+			&p->ops[vi + var->option_op[sel->option]];
 
-		if (!plan_hdr_option(&hv->opt[i],
-				     &p->ops[vi + var->option_op[sel->option]])) {
+		if (!plan_hdr_option(&hv->opt[i], o)) {
 			return;
 		}
 		hv->opt[i].lo = sel->lo;

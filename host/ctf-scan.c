@@ -25,19 +25,15 @@ static void scan_side_leaves(struct ht__stream *s, const struct ht__run *r,
 	const struct ht__leaf *end = l + r->nr_side;
 
 	for (; l < end; l++) {
-		const uint64_t p = pos + l->off_bits;
-		uint64_t v, w;
+		uint64_t v;
 
-		if (l->load == HT__LOAD_LE) {
-			memcpy(&w, s->map + (p >> 3), 8);
-			v = (ht__le64(w) >> (p & 7)) & l->mask;
-		} else if (l->load == HT__LOAD_BE) {
-			memcpy(&w, s->map + (p >> 3), 8);
-			v = (ht__be64(w) << (p & 7)) >> (64 - l->size_bits);
+		if (l->load == HT__LOAD_LE || l->load == HT__LOAD_BE) {
+			v = ht__leaf_value(s->map, pos, l);
 		} else {
-			v = ht__read_bits_slow(s->map, p, l->size_bits, l->bo);
+			v = ht__read_bits_slow(s->map, pos + l->off_bits,
+					       l->size_bits, l->bo);
+			v = (v ^ l->sign) - l->sign;
 		}
-		v = (v ^ l->sign) - l->sign;
 		ht__int_side(s, l->reg, l->meaning, l->clock, v,
 			     l->size_bits);
 	}
@@ -263,22 +259,6 @@ static inline uint64_t align_from(uint64_t base, uint64_t pos,
 	return base + ((pos - base + m) & ~m);
 }
 
-/* The value of leaf @l (a plain one's load) of a run at @pos. */
-static inline uint64_t leaf_value(const uint8_t *map, uint64_t pos,
-				  const struct ht__leaf *l)
-{
-	const uint64_t p = pos + l->off_bits;
-	uint64_t w, v;
-
-	memcpy(&w, map + (p >> 3), 8);
-	if (l->load == HT__LOAD_LE) {
-		v = (ht__le64(w) >> (p & 7)) & l->mask;
-	} else {
-		v = (ht__be64(w) << (p & 7)) >> (64 - l->size_bits);
-	}
-	return (v ^ l->sign) - l->sign;
-}
-
 /*
  * Runs the @n scan steps @k (the record after its header) from bit
  * @pos. Returns the position after them, or UINT64_MAX when anything is
@@ -315,7 +295,8 @@ static inline uint64_t scan_steps(struct ht__stream *s,
 			if (pos + k->size_bits > ce) {
 				return UINT64_MAX;
 			}
-			s->regs[k->leaf->reg] = leaf_value(s->map, pos, k->leaf);
+			s->regs[k->leaf->reg] =
+			    ht__leaf_value(s->map, pos, k->leaf);
 			pos += k->size_bits;
 			break;
 		case HT__SKIP_RUN:
@@ -487,7 +468,7 @@ static inline uint64_t quick_steps(const uint8_t *map, uint64_t *regs,
 			return UINT64_MAX;
 		}
 		if (q->kind == HT__SKIP_LEN) {
-			regs[q->leaf.reg] = leaf_value(map, pos, &q->leaf);
+			regs[q->leaf.reg] = ht__leaf_value(map, pos, &q->leaf);
 		}
 		pos += q->size_bits;
 	}
@@ -558,7 +539,7 @@ static inline uint64_t variant_header(const uint8_t *map,
 				      uint64_t base, uint64_t pos,
 				      uint64_t *id, uint64_t *clock)
 {
-	const uint64_t tag = leaf_value(map, pos, &hv->tag);
+	const uint64_t tag = ht__leaf_value(map, pos, &hv->tag);
 	const struct ht__hdr_option *o = hv->opt, *end = o + hv->nr;
 
 	*id = tag;
@@ -575,11 +556,12 @@ static inline uint64_t variant_header(const uint8_t *map,
 		pos = align_from(base, pos, o->align_bits);
 	}
 	if (o->has_ts) {
-		*clock = ht__clock_next(*clock, leaf_value(map, pos, &o->ts),
-					o->ts.size_bits);
+		const uint64_t t = ht__leaf_value(map, pos, &o->ts);
+
+		*clock = ht__clock_next(*clock, t, o->ts.size_bits);
 	}
 	if (o->has_id) {
-		*id = leaf_value(map, pos, &o->id);
+		*id = ht__leaf_value(map, pos, &o->id);
 	}
 	return pos + o->size_bits;
 }
@@ -660,8 +642,10 @@ static inline int scan_fixed_header(struct ht__stream *s,
 			v = (w >> id_shift) & id_mask;
 		} else {
 			if (ts) {
-				clock = ht__clock_next(
-				    clock, leaf_value(map, pos, &tsl), ts_bits);
+				const uint64_t t =
+				    ht__leaf_value(map, pos, &tsl);
+
+				clock = ht__clock_next(clock, t, ts_bits);
 			}
 			if (!id) {
 				if (!only_se) {
@@ -671,7 +655,7 @@ static inline int scan_fixed_header(struct ht__stream *s,
 				se = only_se;
 				goto entry;
 			}
-			v = leaf_value(map, pos, &idl);
+			v = ht__leaf_value(map, pos, &idl);
 		}
 		if (v >= nr_by_id) {
 			ec = class_of(sc, v);
@@ -689,7 +673,8 @@ static inline int scan_fixed_header(struct ht__stream *s,
 			break;
 		case HT__SHAPE_FIXED:
 			if (se->q[0].align_bits > 1) {
-				pos = align_from(base, pos, se->q[0].align_bits);
+				pos = align_from(base, pos,
+						 se->q[0].align_bits);
 			}
 			pos += se->q[0].size_bits;
 			break;
