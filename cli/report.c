@@ -63,6 +63,7 @@ int cmd_report(int argc, char **argv)
 	const char *output = NULL, *elfs[MAX_ELFS];
 	char tmp[4096], err[4096];
 	FILE *out;
+	bool direct;
 	int c, ret;
 
 	optind = 1;
@@ -113,8 +114,17 @@ int cmd_report(int argc, char **argv)
 		usage(stderr);
 		return HT_EXIT_USAGE;
 	}
-	/* write under a temporary name: no half report on a failure */
-	snprintf(tmp, sizeof(tmp), "%s.tmp", output);
+	/*
+	 * A file is written under a temporary name (no half report on a
+	 * failure) and renamed; anything else (/dev/null, /dev/stdout, a
+	 * FIFO) is written to directly: a rename would replace it.
+	 */
+	{
+		struct stat sb;
+
+		direct = !stat(output, &sb) && !S_ISREG(sb.st_mode);
+	}
+	snprintf(tmp, sizeof(tmp), "%s%s", output, direct ? "" : ".tmp");
 	out = fopen(tmp, "w");
 	if (!out) {
 		perror(tmp);
@@ -130,10 +140,12 @@ int cmd_report(int argc, char **argv)
 	if (ret) {
 		fprintf(stderr, "%s: %s\n", ht_cli_prog,
 			err[0] ? err : ht_strerror(ret));
-		remove(tmp);
+		if (!direct) {
+			remove(tmp);
+		}
 		return HT_EXIT_FAIL;
 	}
-	if (rename(tmp, output)) {
+	if (!direct && rename(tmp, output)) {
 		perror(output);
 		remove(tmp);
 		return HT_EXIT_FAIL;

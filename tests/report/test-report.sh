@@ -24,6 +24,18 @@ cp "$w/g/metadata" "$w/big/"
 "$w/mktrace" "$w/big" --synthetic 300000 70
 python3 mksync.py "$w/sync.json"
 
+# 0. An output that is not a regular file is written to, not replaced
+# (a rename onto /dev/null once turned it into a file): a FIFO here.
+mkfifo "$w/fifo"
+# (a reader that gives up: nothing opens a FIFO that was replaced)
+timeout 20 cat "$w/fifo" >"$w/fifo.html" &
+reader=$!
+"$HETRACE" report -o "$w/fifo" "$w/pipeline" >/dev/null 2>"$w/fifo.err" ||
+	bad "report -o FIFO: $(cat "$w/fifo.err")"
+[ -p "$w/fifo" ] || bad "report -o FIFO replaced the FIFO"
+wait "$reader" || true
+grep -q '</html>' "$w/fifo.html" || bad "report -o FIFO: no page read from it"
+
 # 1. The pipeline report: self-contained, exact data.
 "$HETRACE" report -o "$w/p.html" --paths ../paths/pipeline.yaml \
 	--sync "$w/sync.json" "$w/pipeline" >"$w/p.out"
