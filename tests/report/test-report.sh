@@ -35,6 +35,12 @@ reader=$!
 [ -p "$w/fifo" ] || bad "report -o FIFO replaced the FIFO"
 wait "$reader" || true
 grep -q '</html>' "$w/fifo.html" || bad "report -o FIFO: no page read from it"
+# a directory is not replaced either: exit 1, its name in the message
+mkdir "$w/outdir"
+"$HETRACE" report -o "$w/outdir" "$w/pipeline" >/dev/null 2>"$w/dir.err" &&
+	bad "report -o DIRECTORY succeeded"
+grep -q "$w/outdir" "$w/dir.err" || bad "report -o DIRECTORY: $(cat "$w/dir.err")"
+[ -d "$w/outdir" ] || bad "report -o DIRECTORY replaced the directory"
 
 # 1. The pipeline report: self-contained, exact data.
 "$HETRACE" report -o "$w/p.html" --paths ../paths/pipeline.yaml \
