@@ -12,7 +12,6 @@
  * fields and their separators) were learnt by running babeltrace2 2.0
  * on generated traces; tests/print compares the two outputs.
  */
-#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -162,6 +161,21 @@ static inline void putc_(struct ht_pretty *p, char c)
 	p->buf[p->len++] = c;
 }
 
+/*
+ * The hot writers take a cursor and return its new end instead of
+ * updating p->len: a store through a char pointer may alias p->len, so
+ * with p->len the compiler reloads and stores it around every write,
+ * and each write waits for the previous one's store to reach the load.
+ * A cursor stays in a register. Callers reserve first.
+ */
+static inline char *out_mem(char *o, const void *s, size_t n)
+{
+	memcpy(o, s, n);
+	return o + n;
+}
+
+#define OUT_LIT(o, lit) out_mem((o), (lit), sizeof(lit) - 1)
+
 static inline unsigned digits10(uint64_t v)
 {
 	unsigned n = 1;
@@ -184,76 +198,108 @@ static inline unsigned digits10(uint64_t v)
 	}
 }
 
-/* @v < 10^8 as 8 digits at @out: two independent 4-digit halves. */
-static inline void put8(char *out, uint32_t v)
+/*
+ * Digits are built in a 64-bit word, the first one in the lowest byte,
+ * and stored 8 bytes at once: no variable-length copy, no loop. The
+ * caller has room for the 8 bytes.
+ */
+static inline void store_word(char *out, uint64_t w)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	w = __builtin_bswap64(w);
+#endif
+	memcpy(out, &w, 8);
+}
+
+/* Two digits of @v < 100, the first in the low byte. */
+static inline uint64_t pair_word(uint32_t v)
+{
+	uint16_t x;
+
+	memcpy(&x, digit_pairs + 2 * v, 2);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	x = __builtin_bswap16(x);
+#endif
+	return x;
+}
+
+/* The 8 digits of @v < 10^8 with leading zeros: two independent
+ * 4-digit halves. */
+static inline uint64_t digits8_word(uint32_t v)
 {
 	uint32_t hi = v / 10000, lo = v % 10000;
 
-	memcpy(out, digit_pairs + 2 * (hi / 100), 2);
-	memcpy(out + 2, digit_pairs + 2 * (hi % 100), 2);
-	memcpy(out + 4, digit_pairs + 2 * (lo / 100), 2);
-	memcpy(out + 6, digit_pairs + 2 * (lo % 100), 2);
+	return pair_word(hi / 100) | pair_word(hi % 100) << 16 |
+	       pair_word(lo / 100) << 32 | pair_word(lo % 100) << 48;
 }
 
-/* The @n (at most 8) last digits of @v, ending at @end. */
-static inline void put_digits32(char *end, uint32_t v, unsigned n)
+/* The @n (1 to 8) last digits of @v < 10^8 at @out; stores 8 bytes. */
+static inline void store_digits8(char *out, uint32_t v, unsigned n)
 {
-	char tmp[8];
-
-	if (n == 8) {
-		put8(end - 8, v);
-		return;
-	}
-	if (n <= 2) {
-		if (n == 2) {
-			memcpy(end - 2, digit_pairs + 2 * (v % 100), 2);
-		} else if (n == 1) {
-			end[-1] = (char)('0' + v % 10);
-		}
-		return;
-	}
-	put8(tmp, v);
-	memcpy(end - n, tmp + 8 - n, n);
+	store_word(out, digits8_word(v) >> 8 * (8 - n));
 }
 
 /*
- * Writes the @n last digits of @v backwards, ending at @end; 32-bit
- * arithmetic on 8-digit chunks, much cheaper than 64-bit divisions.
+ * The @n (at most 20) last digits of @v at @out, leading zeros
+ * included; may store up to 7 bytes past them. 32-bit arithmetic on
+ * 8-digit chunks, much cheaper than 64-bit divisions.
  */
-static inline void put_digits(char *end, uint64_t v, unsigned n)
+static inline void store_digits(char *out, uint64_t v, unsigned n)
 {
-	while (n > 8) {
-		put_digits32(end, (uint32_t)(v % 100000000), 8);
-		v /= 100000000;
-		end -= 8;
-		n -= 8;
+	if (n > 16) {
+		store_digits8(out, (uint32_t)(v / 10000000000000000ull % 100000000),
+			      n - 16);
+		out += n - 16;
+		v %= 10000000000000000ull;
+		n = 16;
 	}
-	put_digits32(end, (uint32_t)v, n);
+	if (n > 8) {
+		store_digits8(out, (uint32_t)(v / 100000000), n - 8);
+		out += n - 8;
+		v %= 100000000;
+		n = 8;
+	}
+	store_digits8(out, (uint32_t)v, n);
+}
+
+/* Most integers in traces are small: one or two digits without the
+ * 8-digit word. */
+static inline char *out_u64(char *o, uint64_t v)
+{
+	unsigned n;
+
+	if (v < 10) {
+		*o = (char)('0' + v);
+		return o + 1;
+	}
+	if (v < 100) {
+		memcpy(o, digit_pairs + 2 * v, 2);
+		return o + 2;
+	}
+	n = digits10(v);
+	store_digits(o, v, n);
+	return o + n;
+}
+
+static inline char *out_s64(char *o, int64_t v)
+{
+	if (v < 0) {
+		*o++ = '-';
+		return out_u64(o, -(uint64_t)v);
+	}
+	return out_u64(o, (uint64_t)v);
+}
+
+/* @v zero-padded to @width digits (@v must fit). */
+static inline char *out_pad(char *o, uint64_t v, unsigned width)
+{
+	store_digits(o, v, width);
+	return o + width;
 }
 
 static inline void put_u64(struct ht_pretty *p, uint64_t v)
 {
-	unsigned n = digits10(v);
-
-	put_digits(p->buf + p->len + n, v, n);
-	p->len += n;
-}
-
-static inline void put_s64(struct ht_pretty *p, int64_t v)
-{
-	if (v < 0) {
-		putc_(p, '-');
-		put_u64(p, -(uint64_t)v);
-	} else {
-		put_u64(p, (uint64_t)v);
-	}
-}
-
-/* @v zero-padded to @width digits (@v must fit). */
-static inline void put_u64_pad(struct ht_pretty *p, uint64_t v, int width)
-{
-	put_digits(p->buf + p->len + width, v, (unsigned)width);
-	p->len += (size_t)width;
+	p->len = (size_t)(out_u64(p->buf + p->len, v) - p->buf);
 }
 
 /* ------------------------------------------------------------------ */
@@ -284,37 +330,40 @@ static const uint64_t pow10_u64[20] = {
 
 /*
  * The 6 significant digits of @d > 0 rounded to nearest, and its
- * decimal exponent, computed in long double (64-bit mantissa: the
- * scaled value is off by less than 1e-12). False when the value is too
- * close to a rounding tie to decide that way (snprintf decides).
+ * decimal exponent. The scaled value v = d * 10^s (or d / 10^-s) is
+ * below 10^6 < 2^20 and one correctly rounded double operation away
+ * from the exact one (every 10^k with k <= 22 is exact), so it is off
+ * by at most 2^-33 (1.2e-10) and its fraction is exact. False when v
+ * is within 1e-9 of a rounding tie (then snprintf decides).
  */
 static bool approx_6(double d, uint64_t *digits, int *exp10)
 {
-#if LDBL_MANT_DIG >= 64
-	long double v, frac;
-	uint64_t q;
+	double v, frac;
+	uint64_t bits, q;
 	int x, s, tries;
 
 	if (!(d >= 1e-12 && d < 1e12)) {
 		return false;
 	}
-	/* floor(log2(d) * log10(2)), then corrected */
-	x = (ilogb(d) * 78913) >> 18;
+	/* floor(log2(d) * log10(2)) from the (normal) exponent, then
+	 * corrected */
+	memcpy(&bits, &d, sizeof(bits));
+	x = (((int)(bits >> 52) - 1023) * 78913) >> 18;
 	for (tries = 0; tries < 3; tries++) {
 		s = 5 - x;
 		if (s > 19 || s < -19) {
 			return false;
 		}
 		if (s >= 0) {
-			v = (long double)d * (long double)pow10_u64[s];
+			v = d * (double)pow10_u64[s];
 		} else {
-			v = (long double)d / (long double)pow10_u64[-s];
+			v = d / (double)pow10_u64[-s];
 		}
-		if (v < 99999.5L) {
+		if (v < 99999.5) {
 			x--;
-		} else if (v >= 999999.5L && v < 1000000.0L) {
+		} else if (v >= 999999.5 && v < 1000000.0) {
 			break; /* rounds up to 10^6: carried below */
-		} else if (v >= 1000000.0L) {
+		} else if (v >= 1000000.0) {
 			x++;
 		} else {
 			break;
@@ -324,11 +373,11 @@ static bool approx_6(double d, uint64_t *digits, int *exp10)
 		return false;
 	}
 	q = (uint64_t)v;
-	frac = v - (long double)q;
-	if (frac > 0.5L - 1e-9L && frac < 0.5L + 1e-9L) {
+	frac = v - (double)q;
+	if (frac > 0.5 - 1e-9 && frac < 0.5 + 1e-9) {
 		return false;
 	}
-	if (frac > 0.5L) {
+	if (frac > 0.5) {
 		q++;
 	}
 	if (q >= 1000000) {
@@ -338,12 +387,6 @@ static bool approx_6(double d, uint64_t *digits, int *exp10)
 	*digits = q;
 	*exp10 = x;
 	return true;
-#else
-	(void)d;
-	(void)digits;
-	(void)exp10;
-	return false;
-#endif
 }
 
 /*
@@ -407,7 +450,7 @@ size_t ht__fmt_g(char *out, double d)
 format:
 	/* the significant digits, without trailing zeros */
 	len = digits10(q);
-	put_digits(digits + len, q, len);
+	store_digits(digits, q, len);
 	while (len > 1 && digits[len - 1] == '0') {
 		len--;
 	}
@@ -447,7 +490,7 @@ format:
 			out[n++] = '0';
 		}
 		i = digits10((uint64_t)x);
-		put_digits(out + n + i, (uint64_t)x, i);
+		store_digits(out + n, (uint64_t)x, i);
 		n += (int)i;
 	}
 	return (size_t)n;
@@ -484,40 +527,56 @@ static void init_tables(void)
 	done = true;
 }
 
-static int put_escaped(struct ht_pretty *p, const char *s, size_t n)
-{
-	static const char hex[] = "0123456789abcdef";
-	size_t i = 0;
-	int ret;
+static const char hex_lower[] = "0123456789abcdef";
 
-	ret = reserve(p, 4 * n + 4);
-	if (ret) {
-		return ret;
+/* @c, escaped when it must be; room for 4 bytes. */
+static inline char *out_escaped_byte(char *o, unsigned char c)
+{
+	if (!needs_escape[c]) {
+		*o = (char)c;
+		return o + 1;
 	}
-	putc_(p, '"');
+	if (escapes[c]) {
+		return out_mem(o, escapes[c], 2);
+	}
+	o[0] = '\\';
+	o[1] = 'x';
+	o[2] = hex_lower[c >> 4];
+	o[3] = hex_lower[c & 0xf];
+	return o + 4;
+}
+
+/* @n bytes of @s quoted and escaped; room for 4 * @n + 2 bytes. */
+static char *out_escaped(char *o, const char *s, size_t n)
+{
+	size_t i = 0;
+
+	*o++ = '"';
 	while (i < n) {
 		size_t j = i;
-		unsigned char c;
 
 		while (j < n && !needs_escape[(unsigned char)s[j]]) {
 			j++;
 		}
-		put(p, s + i, j - i);
+		o = out_mem(o, s + i, j - i);
 		if (j == n) {
 			break;
 		}
-		c = (unsigned char)s[j];
-		if (escapes[c]) {
-			put(p, escapes[c], strlen(escapes[c]));
-		} else {
-			putc_(p, '\\');
-			putc_(p, 'x');
-			putc_(p, hex[c >> 4]);
-			putc_(p, hex[c & 0xf]);
-		}
+		o = out_escaped_byte(o, (unsigned char)s[j]);
 		i = j + 1;
 	}
-	putc_(p, '"');
+	*o++ = '"';
+	return o;
+}
+
+static int put_escaped(struct ht_pretty *p, const char *s, size_t n)
+{
+	int ret = reserve(p, 4 * n + 4);
+
+	if (ret) {
+		return ret;
+	}
+	p->len = (size_t)(out_escaped(p->buf + p->len, s, n) - p->buf);
 	return 0;
 }
 
@@ -542,68 +601,51 @@ static inline void put_name(struct ht_pretty *p, const char *name)
  * to whole digits: hex to 4 * ceil(size / 4) bits, octal to
  * 3 * ceil(size / 3) bits; binary shows exactly size bits.
  */
-static void put_int(struct ht_pretty *p, const struct ht_ctf_type *t,
-		    uint64_t raw)
+static char *out_int(char *o, const struct ht_ctf_type *t, uint64_t raw)
 {
+	static const char hex_upper[] = "0123456789ABCDEF";
 	unsigned size = t->size_bits;
-	unsigned bits;
+	unsigned bits, nd, i;
 	uint64_t v = raw;
 
 	switch (t->base) {
-	case 16: {
-		static const char hex[] = "0123456789ABCDEF";
-		char tmp[16];
-		int n = 0;
-
+	case 16:
 		bits = (size + 3) / 4 * 4;
 		if (bits < 64) {
 			v &= ((uint64_t)1 << bits) - 1;
 		}
-		PUT_LIT(p, "0x");
-		do {
-			tmp[n++] = hex[v & 0xf];
-			v >>= 4;
-		} while (v);
-		while (n) {
-			putc_(p, tmp[--n]);
+		nd = v ? (67 - (unsigned)__builtin_clzll(v)) / 4 : 1;
+		o = OUT_LIT(o, "0x");
+		for (i = nd; i--; v >>= 4) {
+			o[i] = hex_upper[v & 0xf];
 		}
-		return;
-	}
-	case 8: {
-		char tmp[24];
-		int n = 0;
-
+		return o + nd;
+	case 8:
 		bits = (size + 2) / 3 * 3;
 		if (bits < 64) {
 			v &= ((uint64_t)1 << bits) - 1;
 		}
-		putc_(p, '0');
-		do {
-			tmp[n++] = (char)('0' + (v & 7));
-			v >>= 3;
-		} while (v);
-		while (n) {
-			putc_(p, tmp[--n]);
+		nd = v ? (66 - (unsigned)__builtin_clzll(v)) / 3 : 1;
+		*o++ = '0';
+		for (i = nd; i--; v >>= 3) {
+			o[i] = (char)('0' + (v & 7));
 		}
-		return;
-	}
-	case 2: {
-		int i;
-
-		PUT_LIT(p, "0b");
-		for (i = (int)size - 1; i >= 0; i--) {
-			putc_(p, (char)('0' + ((v >> i) & 1)));
+		return o + nd;
+	case 2:
+		o = OUT_LIT(o, "0b");
+		for (i = size; i--;) {
+			*o++ = (char)('0' + ((v >> i) & 1));
 		}
-		return;
-	}
+		return o;
 	default:
-		if (t->is_signed) {
-			put_s64(p, (int64_t)raw);
-		} else {
-			put_u64(p, raw);
-		}
-		return;
+		return t->is_signed ? out_s64(o, (int64_t)raw) : out_u64(o, raw);
 	}
+}
+
+static void put_int(struct ht_pretty *p, const struct ht_ctf_type *t,
+		    uint64_t raw)
+{
+	p->len = (size_t)(out_int(p->buf + p->len, t, raw) - p->buf);
 }
 
 static bool range_has(const struct ht_ctf_enum_range *r, bool is_signed,
@@ -667,43 +709,30 @@ static bool is_text(const struct ht_ctf_type *t)
 static int put_field(struct ht_pretty *p, const struct ht_ctf_field *f,
 		     bool names);
 
-static inline void put_escaped_byte(struct ht_pretty *p, unsigned char c)
-{
-	static const char hex[] = "0123456789abcdef";
-
-	if (!needs_escape[c]) {
-		putc_(p, (char)c);
-	} else if (escapes[c]) {
-		put(p, escapes[c], strlen(escapes[c]));
-	} else {
-		putc_(p, '\\');
-		putc_(p, 'x');
-		putc_(p, hex[c >> 4]);
-		putc_(p, hex[c & 0xf]);
-	}
-}
-
 /* A text array or sequence: its bytes up to the first NUL, as a string. */
 static int put_text(struct ht_pretty *p, const struct ht_ctf_field *f)
 {
 	const struct ht_ctf_field *c = ht_ctf_field_first_child(f);
 	uint32_t i;
+	char *o;
 	int ret;
 
 	ret = reserve(p, 4 * (size_t)f->nr_children + 4);
 	if (ret) {
 		return ret;
 	}
-	putc_(p, '"');
+	o = p->buf + p->len;
+	*o++ = '"';
 	for (i = 0; i < f->nr_children; i++, c = ht_ctf_field_next(c)) {
 		unsigned char b = (unsigned char)c->v.u;
 
 		if (!b) {
 			break;
 		}
-		put_escaped_byte(p, b);
+		o = out_escaped_byte(o, b);
 	}
-	putc_(p, '"');
+	*o++ = '"';
+	p->len = (size_t)(o - p->buf);
 	return 0;
 }
 
@@ -848,15 +877,15 @@ static void cache_second(struct ht_pretty *p, int64_t sec)
  * the first time in the time-of-day modes, and afterwards formats the
  * absolute value as a time of day: so do we.
  */
-static void put_time(struct ht_pretty *p, int64_t ns, bool seconds)
+static char *out_time(struct ht_pretty *p, char *o, int64_t ns,
+		      bool seconds)
 {
 	/* most events fall in the second formatted last */
 	if (!seconds && p->sec_fast && ns >= p->sec_ns &&
 	    ns - p->sec_ns < 1000000000) {
-		put(p, p->sec_text, p->sec_len);
-		putc_(p, '.');
-		put_u64_pad(p, (uint64_t)(ns - p->sec_ns), 9);
-		return;
+		o = out_mem(o, p->sec_text, p->sec_len);
+		*o++ = '.';
+		return out_pad(o, (uint64_t)(ns - p->sec_ns), 9);
 	}
 	bool neg = ns < 0;
 	uint64_t abs_ns = neg ? -(uint64_t)ns : (uint64_t)ns;
@@ -869,47 +898,36 @@ static void put_time(struct ht_pretty *p, int64_t ns, bool seconds)
 	}
 	if (seconds) {
 		if (neg) {
-			putc_(p, '-');
+			*o++ = '-';
 		}
-		put_u64(p, sec);
+		o = out_u64(o, sec);
 	} else {
 		cache_second(p, (int64_t)sec);
-		put(p, p->sec_text, p->sec_len);
+		o = out_mem(o, p->sec_text, p->sec_len);
 		/* the fast path above only for positive times */
 		p->sec_fast = !neg;
 		p->sec_ns = (int64_t)sec * 1000000000;
 	}
-	putc_(p, '.');
-	put_u64_pad(p, abs_ns % 1000000000, 9);
+	*o++ = '.';
+	return out_pad(o, abs_ns % 1000000000, 9);
 }
 
-static void put_timestamp(struct ht_pretty *p, const struct ht_ctf_msg *m)
+static char *out_timestamp(struct ht_pretty *p, char *o,
+			   const struct ht_ctf_msg *m)
 {
 	bool hn = p->o.names & HT_PRETTY_NAME_HEADER;
 
-	if (hn) {
-		PUT_LIT(p, "timestamp = ");
-	} else {
-		putc_(p, '[');
-	}
+	o = hn ? OUT_LIT(o, "timestamp = ") : OUT_LIT(o, "[");
 	if (p->o.clock == HT_PRETTY_CLOCK_CYCLES) {
-		put_u64_pad(p, m->cycles, 20);
+		o = out_pad(o, m->cycles, 20);
 	} else {
-		put_time(p, m->ns, p->o.clock == HT_PRETTY_CLOCK_SECONDS);
+		o = out_time(p, o, m->ns, p->o.clock == HT_PRETTY_CLOCK_SECONDS);
 	}
-	if (hn) {
-		PUT_LIT(p, ", ");
-	} else {
-		PUT_LIT(p, "] ");
-	}
+	o = hn ? OUT_LIT(o, ", ") : OUT_LIT(o, "] ");
 	if (p->o.no_delta) {
 		goto out;
 	}
-	if (hn) {
-		PUT_LIT(p, "delta = +");
-	} else {
-		PUT_LIT(p, "(+");
-	}
+	o = hn ? OUT_LIT(o, "delta = +") : OUT_LIT(o, "(+");
 	if (p->o.clock == HT_PRETTY_CLOCK_CYCLES) {
 		/* "%012" PRIu64 of the wrapped difference; babeltrace2 keeps
 		 * the difference with -1 meaning "none yet", so a clock one
@@ -918,13 +936,10 @@ static void put_timestamp(struct ht_pretty *p, const struct ht_ctf_msg *m)
 		uint64_t d = m->cycles - p->last_cycles;
 
 		if (p->have_last && d != UINT64_MAX) {
-			if (d < 1000000000000ull) {
-				put_u64_pad(p, d, 12);
-			} else {
-				put_u64(p, d);
-			}
+			o = d < 1000000000000ull ? out_pad(o, d, 12)
+						 : out_u64(o, d);
 		} else {
-			PUT_LIT(p, "????????????");
+			o = OUT_LIT(o, "????????????");
 		}
 	} else if (p->have_last) {
 		/* time never goes back in the merged sequence */
@@ -932,25 +947,22 @@ static void put_timestamp(struct ht_pretty *p, const struct ht_ctf_msg *m)
 						 : 0;
 
 		if (d < 1000000000) {
-			putc_(p, '0');
+			*o++ = '0';
 		} else {
-			put_u64(p, d / 1000000000);
+			o = out_u64(o, d / 1000000000);
 			d %= 1000000000;
 		}
-		putc_(p, '.');
-		put_u64_pad(p, d, 9);
+		*o++ = '.';
+		o = out_pad(o, d, 9);
 	} else {
-		PUT_LIT(p, "?.?????????");
+		o = OUT_LIT(o, "?.?????????");
 	}
-	if (hn) {
-		PUT_LIT(p, ", ");
-	} else {
-		PUT_LIT(p, ") ");
-	}
+	o = hn ? OUT_LIT(o, ", ") : OUT_LIT(o, ") ");
 out:
 	p->have_last = true;
 	p->last_ns = m->ns;
 	p->last_cycles = m->cycles;
+	return o;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1593,6 +1605,7 @@ static int run_line(struct ht_pretty *p, struct ec_cache *e,
 	uint32_t delta = 0; /* entries the variable fields added so far */
 	int scope = -1;
 	int s, ret;
+	char *o;
 
 	for (s = HT_CTF_SCOPE_PACKET_CONTEXT; s < HT_CTF_NR_SCOPES; s++) {
 		/* a reader that lays fields out otherwise: use the walker */
@@ -1605,6 +1618,7 @@ static int run_line(struct ht_pretty *p, struct ec_cache *e,
 	if (ret) {
 		return ret;
 	}
+	o = p->buf + p->len;
 	for (;; op++) {
 		const struct ht_ctf_field *f;
 
@@ -1616,12 +1630,13 @@ static int run_line(struct ht_pretty *p, struct ec_cache *e,
 		if (op->lit_len <= LIT_COPY) {
 			/* one fixed-size copy: the buffer and the literals
 			 * both have LIT_COPY bytes of slack */
-			memcpy(p->buf + p->len, lits + op->lit_off, LIT_COPY);
-			p->len += op->lit_len;
+			memcpy(o, lits + op->lit_off, LIT_COPY);
+			o += op->lit_len;
 		} else {
-			put(p, lits + op->lit_off, op->lit_len);
+			o = out_mem(o, lits + op->lit_off, op->lit_len);
 		}
 		if (op->kind == OP_END) {
+			p->len = (size_t)(o - p->buf);
 			return 0;
 		}
 		f = ev->scope[op->scope];
@@ -1629,19 +1644,26 @@ static int run_line(struct ht_pretty *p, struct ec_cache *e,
 			return 1;
 		}
 		f += op->idx + delta;
+		/* fixed-size values: into the reserve, through the cursor */
 		switch (op->kind) {
 		case OP_UDEC:
-			put_u64(p, f->v.u);
-			break;
+			o = out_u64(o, f->v.u);
+			continue;
 		case OP_SDEC:
-			put_s64(p, f->v.s);
-			break;
+			o = out_s64(o, f->v.s);
+			continue;
 		case OP_INT:
-			put_int(p, op->type, f->v.u);
-			break;
+			o = out_int(o, op->type, f->v.u);
+			continue;
 		case OP_FLOAT:
-			p->len += ht__fmt_g(p->buf + p->len, f->v.d);
+			o += ht__fmt_g(o, f->v.d);
+			continue;
+		default:
 			break;
+		}
+		/* the others through the buffer, which may grow */
+		p->len = (size_t)(o - p->buf);
+		switch (op->kind) {
 		case OP_ENUM:
 			ret = run_enum(p, op, f->v.u);
 			break;
@@ -1672,16 +1694,13 @@ static int run_line(struct ht_pretty *p, struct ec_cache *e,
 			}
 			break;
 		}
+		if (!ret) {
+			ret = reserve(p, e->fixed_max + LIT_COPY);
+		}
 		if (ret) {
 			return ret;
 		}
-		/* the variable-length ops may have used the reserve */
-		if (op->kind >= OP_ENUM) {
-			ret = reserve(p, e->fixed_max + LIT_COPY);
-			if (ret) {
-				return ret;
-			}
-		}
+		o = p->buf + p->len;
 	}
 }
 
@@ -1693,6 +1712,7 @@ int ht_pretty_event(struct ht_pretty *p, const struct ht_ctf_msg *msg)
 	struct ec_cache *e;
 	bool first = true;
 	int s, ret;
+	char *o;
 
 	e = ec_get(p, ev->cls);
 	if (!e) {
@@ -1702,10 +1722,12 @@ int ht_pretty_event(struct ht_pretty *p, const struct ht_ctf_msg *msg)
 	if (ret) {
 		return ret;
 	}
+	o = p->buf + p->len;
 	if (msg->has_time) {
-		put_timestamp(p, msg);
+		o = out_timestamp(p, o, msg);
 	}
-	put(p, e->prefix, e->prefix_len);
+	o = out_mem(o, e->prefix, e->prefix_len);
+	p->len = (size_t)(o - p->buf);
 	/* noted events go through the field walker, which adds the notes */
 	p->note_msg = e->noted ? msg : NULL;
 	if (e->ops && !e->noted) {
@@ -1809,8 +1831,10 @@ size_t ht_pretty_discarded(struct ht_pretty *p, const struct ht_ctf_msg *msg,
 				return 0;
 			}
 			at = p->len;
-			put_time(p, ns[i],
-				 p->o.clock == HT_PRETTY_CLOCK_SECONDS);
+			p->len = (size_t)(out_time(p, p->buf + p->len, ns[i],
+						   p->o.clock ==
+							   HT_PRETTY_CLOCK_SECONDS) -
+					  p->buf);
 			snprintf(out[i], 64, "%.*s", (int)(p->len - at),
 				 p->buf + at);
 			p->len = at;
