@@ -399,8 +399,7 @@ static bool approx_6(double d, uint64_t *digits, int *exp10)
 size_t ht__fmt_g(char *out, double d)
 {
 	static const double p10[7] = {1, 10, 100, 1e3, 1e4, 1e5, 1e6};
-	char digits[24];
-	uint64_t m = 0, q;
+	uint64_t m = 0, q, w;
 	unsigned nd, k, i, len;
 	int x, n = 0;
 	bool neg, found = false;
@@ -445,40 +444,39 @@ size_t ht__fmt_g(char *out, double d)
 			x++;
 		}
 	} else {
-		q = m;
+		q = m * pow10_u64[6 - nd];
 	}
 format:
-	/* the significant digits, without trailing zeros */
-	len = digits10(q);
-	store_digits(digits, q, len);
-	while (len > 1 && digits[len - 1] == '0') {
-		len--;
-	}
+	/*
+	 * q has 6 digits: in a word, the first in the low byte. The
+	 * significant ones end at the highest byte of w ^ "000000" that is
+	 * not zero (the first digit is not '0').
+	 */
+	w = digits8_word((uint32_t)q) >> 16;
+	len = (71 - (unsigned)__builtin_clzll(w ^ 0x303030303030ull)) / 8;
 	if (neg) {
 		out[n++] = '-';
 	}
-	if (x >= -4 && x < 6) {
-		if (x < 0) {
-			out[n++] = '0';
+	if (x >= 0 && x < 6) {
+		/* x + 1 integer digits, then the rest if any */
+		store_word(out + n, w);
+		n += x + 1;
+		if ((int)len > x + 1) {
 			out[n++] = '.';
-			for (i = 0; i < (unsigned)(-x - 1); i++) {
-				out[n++] = '0';
-			}
-			memcpy(out + n, digits, len);
-			n += (int)len;
-		} else {
-			for (i = 0; i < len || (int)i <= x; i++) {
-				if ((int)i == x + 1) {
-					out[n++] = '.';
-				}
-				out[n++] = i < len ? digits[i] : '0';
-			}
+			store_word(out + n, w >> 8 * (x + 1));
+			n += (int)len - x - 1;
 		}
+	} else if (x < 0 && x >= -4) {
+		/* "0." and -x - 1 zeros */
+		memcpy(out + n, "0.000000", 8);
+		n += 1 - x;
+		store_word(out + n, w);
+		n += (int)len;
 	} else {
-		out[n++] = digits[0];
+		out[n++] = (char)(w & 0xff);
 		if (len > 1) {
 			out[n++] = '.';
-			memcpy(out + n, digits + 1, len - 1);
+			store_word(out + n, w >> 8);
 			n += (int)len - 1;
 		}
 		out[n++] = 'e';
