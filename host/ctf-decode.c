@@ -849,6 +849,9 @@ void ht__stream_fini(struct ht__stream *s)
 	for (i = 0; i < HT__NR_KEEP; i++) {
 		free(s->keep[i]);
 	}
+	for (i = 0; i < HT__HDR_OPTIONS; i++) {
+		free(s->keep_hdr[i]);
+	}
 	for (i = 0; i < s->nr_keep_ec; i++) {
 		free(s->keep_ec[i]);
 	}
@@ -1173,6 +1176,91 @@ static inline int read_event(struct ht__stream *s)
 	return ht__stream_read_event(s);
 }
 
+/* The option of variant header @hv whose range holds @tag, or -1. */
+static inline int hdr_option(const struct ht__hdr_var *hv, uint64_t tag)
+{
+	uint32_t k;
+
+	for (k = 0; k < hv->nr; k++) {
+		if (tag >= (uint64_t)hv->opt[k].lo &&
+		    tag <= (uint64_t)hv->opt[k].hi) {
+			return (int)k;
+		}
+	}
+	return -1;
+}
+
+/*
+ * An LTTng-style variant event header (.hdr_var) at s->pos, for an
+ * option already seen in this stream: the tag's run and the option's
+ * run are loaded into the option's kept fields, with their side
+ * effects (the id, the clock). Returns the header's fields, or NULL
+ * when the general path must decode it (a first or damaged record).
+ */
+static inline const struct ht_ctf_field *hdr_var_fast(struct ht__stream *s)
+{
+	const struct ht__hdr_var *hv = &s->sc->hdr_var;
+	const struct ht__hdr_option *o;
+	struct ht_ctf_field *f;
+	uint64_t pos = s->pos, p2;
+	int k;
+
+	if (hv->align_bits > 1) {
+		pos = ht__align_in_packet(s, pos, hv->align_bits);
+	}
+	if (pos + hv->tag_bits > s->content_end) {
+		return NULL;
+	}
+	k = hdr_option(hv, ht__leaf_value(s->map, pos, &hv->tag));
+	if (k < 0 || !(f = s->keep_hdr[k])) {
+		return NULL;
+	}
+	o = &hv->opt[k];
+	p2 = pos + hv->tag_bits;
+	if (o->align_bits > 1) {
+		p2 = ht__align_in_packet(s, p2, o->align_bits);
+	}
+	if (p2 + o->size_bits > s->content_end) {
+		return NULL;
+	}
+	load_leaves(s, hv->tag_run, pos, f + 1);
+	load_leaves(s, o->run, p2, f + o->field_base);
+	s->pos = p2 + o->size_bits;
+	return f;
+}
+
+/*
+ * Keeps the fields of a variant event header the general path just
+ * decoded at the start of s->ef (from record start @at), when they
+ * are laid out as hdr_var_fast() expects.
+ */
+static void keep_hdr_var(struct ht__stream *s, uint64_t at)
+{
+	const struct ht__hdr_var *hv = &s->sc->hdr_var;
+	const struct ht__hdr_option *o;
+	uint64_t pos = at;
+	uint32_t n;
+	int k;
+
+	if (hv->align_bits > 1) {
+		pos = ht__align_in_packet(s, pos, hv->align_bits);
+	}
+	k = hdr_option(hv, ht__leaf_value(s->map, pos, &hv->tag));
+	if (k < 0 || s->keep_hdr[k]) {
+		return;
+	}
+	o = &hv->opt[k];
+	n = s->ef.f[0].next;
+	if (n != o->field_base + o->run->nr_fields || n > s->ef.n ||
+	    s->ef.f[o->field_base - 2].type->kind != HT_CTF_VARIANT) {
+		return;
+	}
+	s->keep_hdr[k] = malloc(n * sizeof(*s->ef.f));
+	if (s->keep_hdr[k]) {
+		memcpy(s->keep_hdr[k], s->ef.f, n * sizeof(*s->ef.f));
+	}
+}
+
 int ht__stream_read_event(struct ht__stream *s)
 {
 	struct ht__stream_class *sc = s->sc;
@@ -1186,10 +1274,18 @@ int ht__stream_read_event(struct ht__stream *s)
 	s->ev_start = s->pos;
 	s->ef.n = 0;
 	s->mset &= ~(1u << HT__M_EVENT_ID);
-	ret = run_scope(s, &sc->event_header, &s->keep[HT__KEEP_EV_HEADER],
-			&s->ef, &root[0], &idx[0]);
-	if (ret) {
-		return ret;
+	root[0] = sc->hdr_var.nr ? hdr_var_fast(s) : NULL;
+	idx[0] = -1;
+	if (!root[0]) {
+		ret = run_scope(s, &sc->event_header,
+				&s->keep[HT__KEEP_EV_HEADER], &s->ef, &root[0],
+				&idx[0]);
+		if (ret) {
+			return ret;
+		}
+		if (sc->hdr_var.nr && idx[0] == 0) {
+			keep_hdr_var(s, s->ev_start);
+		}
 	}
 	if (has_m(s, HT__M_EVENT_ID)) {
 		id = s->mval[HT__M_EVENT_ID];

@@ -251,6 +251,10 @@ struct ht__hdr_option {
 	uint64_t size_bits;
 	bool has_id, has_ts;
 	struct ht__leaf id, ts; /* copies */
+	const struct ht__run *run;
+	/* where .run's fields start in the header's fields: after the
+	 * root, the first run's, the variant's and the option's own */
+	uint32_t field_base;
 };
 
 struct ht__hdr_var {
@@ -258,6 +262,7 @@ struct ht__hdr_var {
 	uint32_t align_bits;
 	uint64_t tag_bits; /* the first run's size */
 	struct ht__leaf tag;
+	const struct ht__run *tag_run; /* the first run (fields from 1) */
 	struct ht__hdr_option opt[HT__HDR_OPTIONS];
 };
 
@@ -414,6 +419,10 @@ struct ht__stream {
 	/* kept fields: stream scopes, then per event class of s->sc its
 	 * context and payload at [2 * index] and [2 * index + 1] */
 	struct ht_ctf_field *keep[HT__NR_KEEP];
+	/* an event header that is a .hdr_var: its fields per option, kept
+	 * from the option's first record */
+	struct ht_ctf_field *keep_hdr[HT__HDR_OPTIONS];
+	uint32_t nr_keep_hdr[HT__HDR_OPTIONS];
 	struct ht_ctf_field **keep_ec;
 	size_t nr_keep_ec;
 

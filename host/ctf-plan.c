@@ -985,6 +985,7 @@ static bool plan_hdr_option(struct ht__hdr_option *ho, const struct ht__op *o)
 		return false;
 	}
 	r = &o->runs[0];
+	ho->run = r;
 	ho->align_bits = o->align_bits > r->align_bits ? o->align_bits
 						       : r->align_bits;
 	if (!ho->align_bits) {
@@ -1061,7 +1062,9 @@ static void plan_hdr_variant(struct ht__stream_class *sc)
 		}
 		hv->opt[i].lo = sel->lo;
 		hv->opt[i].hi = sel->hi;
+		hv->opt[i].field_base = 1 + r0->nr_fields + 2;
 	}
+	hv->tag_run = r0;
 	hv->align_bits = root->align_bits ? root->align_bits : 1;
 	hv->tag_bits = r0->size_bits;
 	hv->tag = *tag;
