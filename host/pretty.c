@@ -328,64 +328,63 @@ static const uint64_t pow10_u64[20] = {
 	10000000000000000000ull,
 };
 
+/* 10^k as doubles, all exact (k <= 22) */
+static const double pow10_d[20] = {
+	1e0,  1e1,  1e2,  1e3,	1e4,  1e5,  1e6,  1e7,	1e8,  1e9,
+	1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
+};
+
+/* @d * 10^@s for -19 <= s <= 19, correctly rounded: one operation with
+ * an exact power */
+static inline double scale10(double d, int s)
+{
+	return s >= 0 ? d * pow10_d[s] : d / pow10_d[-s];
+}
+
 /*
  * The 6 significant digits of @d > 0 rounded to nearest, and its
- * decimal exponent. The scaled value v = d * 10^s (or d / 10^-s) is
- * below 10^6 < 2^20 and one correctly rounded double operation away
- * from the exact one (every 10^k with k <= 22 is exact), so it is off
- * by at most 2^-33 (1.2e-10) and its fraction is exact. False when v
- * is within 1e-9 of a rounding tie (then snprintf decides).
+ * decimal exponent. The scaled value v = d * 10^s is one correctly
+ * rounded operation away from the exact one (every 10^k with k <= 22
+ * is exact) and below 10^6 < 2^20, so it is off by at most 2^-33
+ * (1.2e-10) and its fraction is exact. False when v is within 1e-9 of
+ * a rounding tie (then the exact path decides).
+ *
+ * x0 = floor(e2 * log10(2)) from the binary exponent e2 is the decimal
+ * exponent or one less: both scalings are computed and one is chosen,
+ * with no branch on the value.
  */
 static bool approx_6(double d, uint64_t *digits, int *exp10)
 {
-	double v, frac;
+	double v, v1, v2, frac;
 	uint64_t bits, q;
-	int x, s, tries;
+	int x0, s;
+	bool up;
 
 	if (!(d >= 1e-12 && d < 1e12)) {
 		return false;
 	}
-	/* floor(log2(d) * log10(2)) from the (normal) exponent, then
-	 * corrected */
 	memcpy(&bits, &d, sizeof(bits));
-	x = (((int)(bits >> 52) - 1023) * 78913) >> 18;
-	for (tries = 0; tries < 3; tries++) {
-		s = 5 - x;
-		if (s > 19 || s < -19) {
-			return false;
-		}
-		if (s >= 0) {
-			v = d * (double)pow10_u64[s];
-		} else {
-			v = d / (double)pow10_u64[-s];
-		}
-		if (v < 99999.5) {
-			x--;
-		} else if (v >= 999999.5 && v < 1000000.0) {
-			break; /* rounds up to 10^6: carried below */
-		} else if (v >= 1000000.0) {
-			x++;
-		} else {
-			break;
-		}
-	}
-	if (tries == 3) {
+	x0 = (((int)(bits >> 52) - 1023) * 78913) >> 18;
+	s = 5 - x0;
+	v1 = scale10(d, s);
+	v2 = scale10(d, s - 1);
+	/* which one is itself decided up to a tie, checked with v's */
+	up = v1 >= 999999.5;
+	v = up ? v2 : v1;
+	if (v1 > 999999.5 - 1e-9 && v1 < 999999.5 + 1e-9) {
 		return false;
+	}
+	if (!(v >= 99999.5 && v < 999999.5)) {
+		return false; /* x0 was not what it should be */
 	}
 	q = (uint64_t)v;
 	frac = v - (double)q;
 	if (frac > 0.5 - 1e-9 && frac < 0.5 + 1e-9) {
 		return false;
 	}
-	if (frac > 0.5) {
-		q++;
-	}
-	if (q >= 1000000) {
-		q /= 10;
-		x++;
-	}
+	q += frac > 0.5;
 	*digits = q;
-	*exp10 = x;
+	*exp10 = x0 + up;
 	return true;
 }
 

@@ -77,6 +77,27 @@ int main(void)
 		}
 		check(d);
 	}
+	/* the neighbours of the values where the 6th digit's rounding
+	 * carries into a new decade (999999.5, 99999.95, ...), in every
+	 * decade the fast path takes */
+	for (k = -13; k <= 13; k++) {
+		static const double edges[] = {9.999995, 9.99995, 1.0, 9.5};
+		size_t e;
+
+		for (e = 0; e < sizeof(edges) / sizeof(edges[0]); e++) {
+			double d = edges[e] * pow(10, k);
+			int step;
+
+			for (step = 0; step < 4; step++) {
+				d = nextafter(d, 0);
+			}
+			for (step = 0; step < 8; step++) {
+				check(d);
+				check(-d);
+				d = nextafter(d, INFINITY);
+			}
+		}
+	}
 	printf("%lu checks, %lu failed\n", checks, fails);
 	return fails != 0;
 }
