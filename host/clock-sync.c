@@ -60,6 +60,8 @@ struct seg {
 	int64_t lo_before, hi_after;
 	/* the same for the gap after this piece */
 	int64_t gap_lo_before, gap_hi_after;
+	/* in that gap, where the break can be (see break_range()) */
+	int64_t brk_lo, brk_hi;
 };
 
 struct node_fit {
@@ -527,16 +529,93 @@ static int64_t min64(int64_t a, int64_t b)
 }
 
 /* lo/hi of a gap between pieces j and j + 1 (before the running
- * clamps): the truth follows one piece or the other there */
+ * clamps): the truth follows piece a before the break and piece b after
+ * it; where the break can be, either */
 static void gap_bounds(const struct seg *a, const struct seg *b, int64_t x,
 		       int64_t *lo, int64_t *hi)
 {
 	int64_t lo1, hi1, lo2, hi2;
 
+	if (x < a->brk_lo) {
+		seg_bounds(a, x, lo, hi);
+		return;
+	}
+	if (x > a->brk_hi) {
+		seg_bounds(b, x, lo, hi);
+		return;
+	}
 	seg_bounds(a, x, &lo1, &hi1);
 	seg_bounds(b, x, &lo2, &hi2);
 	*lo = min64(lo1, lo2);
 	*hi = max64(hi1, hi2);
+}
+
+/*
+ * The x range within (g0, g1) where the linear function through
+ * (g0, v0) and (g1, v1) is at most @slack, widened by the x that a
+ * rounding error of @slack in the values makes; [g0, g1] when the
+ * values do not decide.
+ */
+static void at_most(int64_t g0, int64_t v0, int64_t g1, int64_t v1,
+		    int64_t slack, int64_t *x0, int64_t *x1)
+{
+	long double dx = (long double)g1 - g0, dv = (long double)v1 - v0;
+	long double root, margin;
+
+	*x0 = g0;
+	*x1 = g1;
+	if (v0 == INT64_MIN || v0 == INT64_MAX || v1 == INT64_MIN ||
+	    v1 == INT64_MAX || (v0 <= slack && v1 <= slack) ||
+	    (v0 > slack && v1 > slack) || dv == 0) {
+		return;
+	}
+	root = g0 + dx * (0 - (long double)v0) / dv;
+	margin = dx * 2 * slack / (dv < 0 ? -dv : dv) + 2;
+	if (v0 <= slack) {
+		/* true at g0, false at g1 */
+		if (root + margin < (long double)g1) {
+			*x1 = (int64_t)(root + margin);
+		}
+	} else if (root - margin > (long double)g0) {
+		*x0 = (int64_t)(root - margin);
+	}
+}
+
+/*
+ * Where the break between pieces a and b can be: the truth is
+ * continuous, so at the break it lies in both pieces' bands, and in the
+ * gap between their pairs each band is linear (extrapolated from its
+ * extreme lines). The bands meet where lo_a <= hi_b and lo_b <= hi_a;
+ * before that range the truth follows a, after it b, so the bounds
+ * there are one piece's, not the union of both. Without two-sided
+ * pieces the whole gap stays possible.
+ */
+static void break_range(struct seg *a, const struct seg *b)
+{
+	int64_t g0 = a->last_x, g1 = b->first_x;
+	int64_t lo_a0, hi_a0, lo_b0, hi_b0, lo_a1, hi_a1, lo_b1, hi_b1;
+	int64_t p0, p1, q0, q1;
+
+	a->brk_lo = g0;
+	a->brk_hi = g1;
+	if (!a->two_sided || !b->two_sided || g1 <= g0 + 1) {
+		return;
+	}
+	seg_bounds(a, g0, &lo_a0, &hi_a0);
+	seg_bounds(a, g1, &lo_a1, &hi_a1);
+	seg_bounds(b, g0, &lo_b0, &hi_b0);
+	seg_bounds(b, g1, &lo_b1, &hi_b1);
+	/* rounding makes each bound off by one at most: slack 2 */
+	at_most(g0, ht__sat64((ht__i128)lo_a0 - hi_b0), g1,
+		ht__sat64((ht__i128)lo_a1 - hi_b1), 2, &p0, &p1);
+	at_most(g0, ht__sat64((ht__i128)lo_b0 - hi_a0), g1,
+		ht__sat64((ht__i128)lo_b1 - hi_a1), 2, &q0, &q1);
+	p0 = max64(p0, q0);
+	p1 = min64(p1, q1);
+	if (p0 <= p1) {
+		a->brk_lo = p0;
+		a->brk_hi = p1;
+	}
 }
 
 /* Running clamps so the bounds never decrease in x, even across the
@@ -1011,6 +1090,9 @@ static int solve_edge(struct ht_sync_set *set, struct node_fit *nf,
 			f->quality = HT_SYNC_FAIL;
 		}
 		seg_publish(sg, &nf->psegs[k], end[k] - begin[k]);
+	}
+	for (k = 0; k + 1 < nr_chunks; k++) {
+		break_range(&nf->segs[k], &nf->segs[k + 1]);
 	}
 	for (k = 0; k < nr_chunks; k++) {
 		nf->psegs[k].begin_x =

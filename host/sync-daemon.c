@@ -13,6 +13,7 @@
 #include "sync-daemon.h"
 
 /* Polls that only yield before the poll loop starts sleeping. */
+#define SPIN_NS 30000
 #define YIELD_POLLS 64
 #define POLL_SLEEP_NS 20000
 
@@ -145,9 +146,15 @@ int ht_sync_daemon_round(struct ht_sync_daemon *d, size_t i, bool *answered)
 			return 0;
 		}
 		/*
-		 * The slave may share this CPU: yield first (a short round
-		 * trip), then sleep so that a slow slave costs no CPU.
+		 * Spin first: the slave answers within microseconds when it
+		 * has a CPU of its own, and a yield could hand this CPU to
+		 * another task for a whole time slice. Then, as the slave may
+		 * share this CPU, yield (a short round trip), then sleep so
+		 * that a slow slave costs no CPU.
 		 */
+		if (now - t0 < SPIN_NS) {
+			continue;
+		}
 		if (polls++ < YIELD_POLLS) {
 			sched_yield();
 		} else {
@@ -171,9 +178,17 @@ static void *daemon_main(void *arg)
 		for (i = 0; i < d->nr; i++) {
 			unsigned b;
 
+			const struct ht_sync_slave *sl = &d->slaves[i].slave;
+
+			if (sl->burst_begin) {
+				sl->burst_begin(sl->raise_arg);
+			}
 			/* A failed raise is counted; the other slaves go on. */
 			for (b = 0; b < d->opts.burst; b++) {
 				(void)ht_sync_daemon_round(d, i, &answered);
+			}
+			if (sl->burst_end) {
+				sl->burst_end(sl->raise_arg);
 			}
 		}
 		next += d->opts.period_ns;

@@ -39,6 +39,14 @@ struct ht_sync_slave {
 	 */
 	int (*raise_irq)(void *arg);
 	void *raise_arg;
+	/*
+	 * Optional, with raise_arg: called before and after each burst of
+	 * rounds with this slave, outside the stamped part of the rounds
+	 * (hetrace sim: keeps the slave off the daemon's CPU meanwhile, as
+	 * a DSP is another core than the master's).
+	 */
+	void (*burst_begin)(void *arg);
+	void (*burst_end)(void *arg);
 };
 
 struct ht_sync_daemon_opts {

@@ -180,6 +180,36 @@ static int raise_sync_irq(void *arg)
 	return kill(pid, SIGUSR1) == 0 ? 0 : HT_EIO;
 }
 
+/*
+ * Around a burst of sync rounds: the slave runs on another CPU than the
+ * daemon, as a DSP is another core than the master's. Woken on the
+ * daemon's CPU, the slave's ACK would wait for the daemon to be
+ * scheduled again (2 us here) instead of being seen by its poll at once.
+ */
+static void slave_off_this_cpu(void *arg)
+{
+	pid_t pid = (pid_t)(intptr_t)arg;
+	int cpu = sched_getcpu();
+	cpu_set_t set;
+
+	if (cpu < 0 || sched_getaffinity(0, sizeof(set), &set) != 0 ||
+	    CPU_COUNT(&set) < 2) {
+		return;
+	}
+	CPU_CLR(cpu, &set);
+	(void)sched_setaffinity(pid, sizeof(set), &set);
+}
+
+static void slave_any_cpu(void *arg)
+{
+	pid_t pid = (pid_t)(intptr_t)arg;
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+		(void)sched_setaffinity(pid, sizeof(set), &set);
+	}
+}
+
 /* ---- Set-up ---- */
 
 static void make_uuid(uint8_t u[16], unsigned salt)
@@ -894,6 +924,8 @@ int ht_sim_run(const struct ht_sim_opts *opts, struct ht_sim_result *res,
 		slaves[i - 1].mbox = &m->sh->mbox[i];
 		slaves[i - 1].core_id = i;
 		slaves[i - 1].raise_irq = raise_sync_irq;
+		slaves[i - 1].burst_begin = slave_off_this_cpu;
+		slaves[i - 1].burst_end = slave_any_cpu;
 		slaves[i - 1].raise_arg = (void *)(intptr_t)m->sh->pid[i];
 	}
 	so.period_ns = o.sync_period_ns;

@@ -86,6 +86,61 @@ static int64_t check_node(const struct ht_sync_set *set, unsigned node,
 	return wmax;
 }
 
+/*
+ * Samples the gaps between the pieces of node's fit densely (400 times
+ * each; only gap @only, the one before piece @only, when not 0): truth
+ * in [lo, hi], est within half the width, monotone; returns the largest
+ * width seen in a gap.
+ */
+static int64_t check_gaps(const struct ht_sync_set *set, unsigned node,
+			  const struct sclock *c, size_t only, const char *what)
+{
+	const struct ht_sync_fit *f = ht_sync_get_fit(set, node);
+	int64_t wmax = 0;
+	size_t k;
+	int i, nr = 400;
+
+	for (k = 1; k < f->nr_segments; k++) {
+		int64_t g0 = f->segments[k - 1].last_x;
+		int64_t g1 = f->segments[k].first_x;
+		int64_t plo = INT64_MIN, pest = INT64_MIN, phi = INT64_MIN;
+		int bad = 0;
+
+		if (only && k != only) {
+			continue;
+		}
+		for (i = 0; i <= nr && bad < 5; i++) {
+			int64_t t = g0 + (int64_t)((s_i128)(g1 - g0) * i / nr);
+			int64_t est, lo, hi;
+
+			if (ht_sync_map(set, node, t, &est, &lo, &hi)) {
+				CHECK(0, "%s: map in gap %zu", what, k);
+				bad++;
+				continue;
+			}
+			if (s_cmp_truth(c, t, lo) > 0 ||
+			    s_cmp_truth(c, t, hi) < 0 ||
+			    !s_within_half(c, t, est, hi - lo + 1) ||
+			    lo < plo || est < pest || hi < phi) {
+				CHECK(0,
+				      "%s: gap %zu t=%" PRId64 ": truth %" PRId64
+				      " est %" PRId64 " [%" PRId64 ", %" PRId64
+				      "] (monotone: %d)",
+				      what, k, t, s_truth(c, t), est, lo, hi,
+				      lo >= plo && est >= pest && hi >= phi);
+				bad++;
+			}
+			plo = lo;
+			pest = est;
+			phi = hi;
+			if (hi - lo > wmax) {
+				wmax = hi - lo;
+			}
+		}
+	}
+	return wmax;
+}
+
 static const struct s_round handshake = {
     .min_ns = 400,
     .mean_ns = 1500,
@@ -173,7 +228,66 @@ static void test_frequency_step(void)
 		       f->segments[1].begin_x, step_x);
 	}
 	check_node(set, 1, &c, s_read(&c, T0), s_read(&c, T), "step");
+	check_gaps(set, 1, &c, 0, "step");
 	ht_sync_destroy(set);
+}
+
+/*
+ * Rate steps (the simulated board's DVFS core: 600 MHz to 1 GHz, and
+ * others, up and down) with no round for up to 20 ms on either side: in
+ * the gap the two pieces' lines part by up to 0.67 ns per ns, but the
+ * break can only be where their bands meet, so the bounds there follow
+ * one piece or the other and stay tight.
+ */
+static void test_step_gap(void)
+{
+	static const uint64_t steps[][2] = {
+		{600000000, 1000000000},
+		{1000000000, 600000000},
+		{24000000, 12000000},
+		{100000000, 101000000},
+	};
+	int64_t T0 = NS_PER_S, period = 10000000;
+	int64_t wmax = 0;
+	unsigned v;
+	int k;
+
+	for (v = 0; v < 12; v++) {
+		const uint64_t *st = steps[v % 4];
+		struct sclock c = s_clock(st[0], 12000, 0, 777 + v);
+		struct ht_sync_set *set = ht_sync_create(2);
+		int64_t Tstep, T = 0, before, after, w;
+		const struct ht_sync_fit *f;
+
+		Tstep = T0 + 150 * period + (int64_t)s_below(period);
+		before = (int64_t)s_below(20000000);
+		after = (int64_t)s_below(20000000);
+		s_clock_step(&c, Tstep, st[1], -7000);
+		for (k = 0; k < 300; k++) {
+			T = T0 + k * period;
+			if (T > Tstep - before && T < Tstep + after) {
+				continue;
+			}
+			s_round(set, 0, NULL, 1, &c, T, &handshake);
+		}
+		CHECK(ht_sync_solve(set, 0, NULL) == 0, "solve");
+		f = ht_sync_get_fit(set, 1);
+		CHECK(f->quality == HT_SYNC_ACCURATE && f->nr_segments == 2,
+		      "step gap %u: %s, %zu pieces", v,
+		      ht_sync_quality_name(f->quality), f->nr_segments);
+		check_node(set, 1, &c, s_read(&c, T0), s_read(&c, T),
+			   "step gap");
+		w = check_gaps(set, 1, &c, 0, "step gap");
+		/* the union of both pieces over a 40 ms gap would be up
+		 * to 13 ms wide */
+		CHECK(w <= 10000, "step gap %u: width in the gap %" PRId64
+		      " ns", v, w);
+		wmax = w > wmax ? w : wmax;
+		ht_sync_destroy(set);
+	}
+	printf("steps with gaps up to 40 ms: largest width in one %" PRId64
+	       " ns\n",
+	       wmax);
 }
 
 /* a few corrupted receives: found, excluded, reported */
@@ -619,6 +733,9 @@ static void test_two_steps(void)
 		   "two steps, first part");
 	check_node(set, 1, &c2, s_read(&c2, T0 + 850 * period), s_read(&c2, T),
 		   "two steps, last part");
+	/* each gap against the model of its step */
+	check_gaps(set, 1, &c, 1, "two steps, first gap");
+	check_gaps(set, 1, &c2, 2, "two steps, second gap");
 	ht_sync_destroy(set);
 }
 
@@ -708,6 +825,7 @@ int main(void)
 {
 	test_board();
 	test_frequency_step();
+	test_step_gap();
 	test_too_fast();
 	test_one_direction();
 	test_crossing();
