@@ -165,7 +165,10 @@ static void print_frames(const struct ht_paths_result *res)
 			const char *sep;
 			size_t k;
 
-			if (in->deadline != HT_PATHS_DL_MISSED) {
+			/* the late frames the analysis looked into (the
+			 * worst ones): a listed frame always says why */
+			w = worst_of(p, j);
+			if (in->deadline != HT_PATHS_DL_MISSED || !w) {
 				continue;
 			}
 			listed++;
@@ -188,8 +191,7 @@ static void print_frames(const struct ht_paths_result *res)
 						      in->firing_ns)));
 				sep = "; ";
 			}
-			w = worst_of(p, j);
-			for (k = 0; w && k < w->nr_blame && k < 3; k++) {
+			for (k = 0; k < w->nr_blame && k < 3; k++) {
 				/* Only what explains a tenth of the delay. */
 				if (w->blame[k].total_ns * 10u <
 				    (uint64_t)in->lateness_ns) {
