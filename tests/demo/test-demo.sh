@@ -21,6 +21,10 @@ run() {
 	# Frame 9 is preempted on dsp1 and dsp2 by the high-priority task.
 	grep -Eq '^  late: frame 9 took .*task hiprio [0-9.]+ ms on (dsp1, dsp2|dsp2, dsp1)' "$w/out" ||
 		bad "frame 9 not explained: $(grep 'frame 9 ' "$w/out")"
+	# Every late frame listed says what delayed it.
+	if grep -E '^  late: ' "$w/out" | grep -Ev 'deadline: '; then
+		bad "a late frame listed without its cause"
+	fi
 	# The slaves' instrumented Sobel code, named from hetrace's own ELF.
 	grep -Eq '^ +[0-9]+ .* sim_sobel_stripe  sobel\.c:[0-9]+$' "$w/out" ||
 		bad "no named function in the profile: $(grep -A3 '^== dsp0' "$w/out")"
