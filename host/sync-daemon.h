@@ -29,6 +29,7 @@
 
 struct ht_sync_daemon;
 
+/* Zero it before filling it in: the optional fields are then off. */
 struct ht_sync_slave {
 	struct ht_sync_mbox *mbox; /* in memory shared with the slave */
 	uint32_t core_id;	   /* the `slave` field of the events */

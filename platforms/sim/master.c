@@ -827,7 +827,7 @@ int ht_sim_run(const struct ht_sim_opts *opts, struct ht_sim_result *res,
 {
 	struct ht_sim_opts o = *opts;
 	struct master *m;
-	struct ht_sync_slave slaves[HT_SIM_MAX_SLAVES];
+	struct ht_sync_slave slaves[HT_SIM_MAX_SLAVES] = {0};
 	struct ht_sync_daemon_opts so = {0};
 	struct sim_master_platform_callbacks cbs = {
 	    master_clock, master_ring_full, master_open_packet,

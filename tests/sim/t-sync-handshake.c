@@ -143,7 +143,7 @@ int main(void)
 {
 	struct ht_sync_daemon_opts o = {0};
 	struct ht_sync_daemon_stats st;
-	struct ht_sync_slave sl;
+	struct ht_sync_slave sl = {0};
 	struct ht_sync_daemon *d;
 	struct ht_sync_mbox bad;
 	bool answered;

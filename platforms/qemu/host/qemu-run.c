@@ -791,7 +791,7 @@ static int teardown(struct run *r, int ret)
 int ht_qemu_run(const struct ht_qemu_opts *opts, struct ht_qemu_result *res,
 		char *err, size_t err_len)
 {
-	struct ht_sync_slave slaves[2];
+	struct ht_sync_slave slaves[2] = {0};
 	struct ht_sync_daemon_opts so = {0};
 	struct run *r;
 	unsigned i;
