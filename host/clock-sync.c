@@ -60,8 +60,10 @@ struct seg {
 	int64_t lo_before, hi_after;
 	/* the same for the gap after this piece */
 	int64_t gap_lo_before, gap_hi_after;
-	/* in that gap, where the break can be (see break_range()) */
+	/* in that gap, where the break can be (see break_range()), and
+	 * the clamps that keep the bounds monotone across its ends */
 	int64_t brk_lo, brk_hi;
+	int64_t brk_lo_in, brk_lo_after, brk_hi_before, brk_hi_in;
 };
 
 struct node_fit {
@@ -528,11 +530,11 @@ static int64_t min64(int64_t a, int64_t b)
 	return a < b ? a : b;
 }
 
-/* lo/hi of a gap between pieces j and j + 1 (before the running
- * clamps): the truth follows piece a before the break and piece b after
- * it; where the break can be, either */
-static void gap_bounds(const struct seg *a, const struct seg *b, int64_t x,
-		       int64_t *lo, int64_t *hi)
+/* lo/hi in a gap between pieces a and b, before any clamp: the truth
+ * follows piece a before the break and piece b after it; where the
+ * break can be, either */
+static void gap_raw(const struct seg *a, const struct seg *b, int64_t x,
+		    int64_t *lo, int64_t *hi)
 {
 	int64_t lo1, hi1, lo2, hi2;
 
@@ -548,6 +550,27 @@ static void gap_bounds(const struct seg *a, const struct seg *b, int64_t x,
 	seg_bounds(b, x, &lo2, &hi2);
 	*lo = min64(lo1, lo2);
 	*hi = max64(hi1, hi2);
+}
+
+/*
+ * lo/hi of a gap between pieces j and j + 1 (before the running clamps
+ * of fit_clamps()). Each of the three parts is monotone, but lo may
+ * drop where the union begins and hi where it ends: as the map is
+ * non-decreasing, a bound reached before (lo) or after (hi) holds here
+ * too, and those at the parts' ends are kept by break_range().
+ */
+static void gap_bounds(const struct seg *a, const struct seg *b, int64_t x,
+		       int64_t *lo, int64_t *hi)
+{
+	gap_raw(a, b, x, lo, hi);
+	if (x < a->brk_lo) {
+		*hi = min64(*hi, a->brk_hi_before);
+	} else if (x <= a->brk_hi) {
+		*lo = max64(*lo, a->brk_lo_in);
+		*hi = min64(*hi, a->brk_hi_in);
+	} else {
+		*lo = max64(*lo, a->brk_lo_after);
+	}
 }
 
 /*
@@ -582,25 +605,19 @@ static void at_most(int64_t g0, int64_t v0, int64_t g1, int64_t v1,
 }
 
 /*
- * Where the break between pieces a and b can be: the truth is
- * continuous, so at the break it lies in both pieces' bands, and in the
- * gap between their pairs each band is linear (extrapolated from its
- * extreme lines). The bands meet where lo_a <= hi_b and lo_b <= hi_a;
- * before that range the truth follows a, after it b, so the bounds
- * there are one piece's, not the union of both. Without two-sided
- * pieces the whole gap stays possible.
+ * Where the break between pieces a and b can be, within their gap
+ * (g0, g1): the truth is continuous, so at the break it lies in both
+ * pieces' bands, and in the gap each band is linear (extrapolated from
+ * its extreme lines). The bands meet where lo_a <= hi_b and
+ * lo_b <= hi_a; before that range the truth follows a, after it b, so
+ * the bounds there are one piece's, not the union of both.
  */
-static void break_range(struct seg *a, const struct seg *b)
+static void find_break(struct seg *a, const struct seg *b, int64_t g0,
+		       int64_t g1)
 {
-	int64_t g0 = a->last_x, g1 = b->first_x;
 	int64_t lo_a0, hi_a0, lo_b0, hi_b0, lo_a1, hi_a1, lo_b1, hi_b1;
 	int64_t p0, p1, q0, q1;
 
-	a->brk_lo = g0;
-	a->brk_hi = g1;
-	if (!a->two_sided || !b->two_sided || g1 <= g0 + 1) {
-		return;
-	}
 	seg_bounds(a, g0, &lo_a0, &hi_a0);
 	seg_bounds(a, g1, &lo_a1, &hi_a1);
 	seg_bounds(b, g0, &lo_b0, &hi_b0);
@@ -616,6 +633,29 @@ static void break_range(struct seg *a, const struct seg *b)
 		a->brk_lo = p0;
 		a->brk_hi = p1;
 	}
+}
+
+/*
+ * The break range of the gap after piece a (the whole gap without two
+ * two-sided pieces) and the clamps gap_bounds() applies at its ends.
+ */
+static void break_range(struct seg *a, const struct seg *b)
+{
+	int64_t g0 = a->last_x, g1 = b->first_x, lo, hi;
+
+	a->brk_lo = g0;
+	a->brk_hi = g1;
+	if (a->two_sided && b->two_sided && g1 > g0 + 1) {
+		find_break(a, b, g0, g1);
+	}
+	gap_raw(a, b, a->brk_lo - 1, &lo, &hi);
+	a->brk_lo_in = lo;
+	gap_raw(a, b, a->brk_hi, &lo, &hi);
+	a->brk_lo_after = max64(a->brk_lo_in, lo);
+	gap_raw(a, b, a->brk_hi + 1, &lo, &hi);
+	a->brk_hi_in = hi;
+	gap_raw(a, b, a->brk_lo, &lo, &hi);
+	a->brk_hi_before = min64(a->brk_hi_in, hi);
 }
 
 /* Running clamps so the bounds never decrease in x, even across the

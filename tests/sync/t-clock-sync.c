@@ -88,9 +88,9 @@ static int64_t check_node(const struct ht_sync_set *set, unsigned node,
 
 /*
  * Samples the gaps between the pieces of node's fit densely (400 times
- * each; only gap @only, the one before piece @only, when not 0): truth
- * in [lo, hi], est within half the width, monotone; returns the largest
- * width seen in a gap.
+ * each, and every 100 x within 20000 of the break; only gap @only, the
+ * one before piece @only, when not 0): truth in [lo, hi], est within
+ * half the width, monotone; returns the largest width seen in a gap.
  */
 static int64_t check_gaps(const struct ht_sync_set *set, unsigned node,
 			  const struct sclock *c, size_t only, const char *what)
@@ -103,15 +103,27 @@ static int64_t check_gaps(const struct ht_sync_set *set, unsigned node,
 	for (k = 1; k < f->nr_segments; k++) {
 		int64_t g0 = f->segments[k - 1].last_x;
 		int64_t g1 = f->segments[k].first_x;
+		int64_t brk = f->segments[k].begin_x;
 		int64_t plo = INT64_MIN, pest = INT64_MIN, phi = INT64_MIN;
 		int bad = 0;
 
 		if (only && k != only) {
 			continue;
 		}
-		for (i = 0; i <= nr && bad < 5; i++) {
-			int64_t t = g0 + (int64_t)((s_i128)(g1 - g0) * i / nr);
+		/* the gap, then every x within 20000 of the break: where
+		 * the bounds change from one piece to the other */
+		for (i = 0; i <= 2 * nr && bad < 5; i++) {
+			int64_t t = i <= nr ? g0 + (int64_t)((s_i128)(g1 - g0) *
+							    i / nr)
+					    : brk - 20000 + 100 * (i - nr - 1);
 			int64_t est, lo, hi;
+
+			if (i == nr + 1) {
+				plo = pest = phi = INT64_MIN;
+			}
+			if (t <= g0 || t >= g1) {
+				continue;
+			}
 
 			if (ht_sync_map(set, node, t, &est, &lo, &hi)) {
 				CHECK(0, "%s: map in gap %zu", what, k);
