@@ -1176,20 +1176,6 @@ static inline int read_event(struct ht__stream *s)
 	return ht__stream_read_event(s);
 }
 
-/* The option of variant header @hv whose range holds @tag, or -1. */
-static inline int hdr_option(const struct ht__hdr_var *hv, uint64_t tag)
-{
-	uint32_t k;
-
-	for (k = 0; k < hv->nr; k++) {
-		if (tag >= (uint64_t)hv->opt[k].lo &&
-		    tag <= (uint64_t)hv->opt[k].hi) {
-			return (int)k;
-		}
-	}
-	return -1;
-}
-
 /*
  * An LTTng-style variant event header (.hdr_var) at s->pos, for an
  * option already seen in this stream: the tag's run and the option's
@@ -1203,7 +1189,6 @@ static inline const struct ht_ctf_field *hdr_var_fast(struct ht__stream *s)
 	const struct ht__hdr_option *o;
 	struct ht_ctf_field *f;
 	uint64_t pos = s->pos, p2;
-	int k;
 
 	if (hv->align_bits > 1) {
 		pos = ht__align_in_packet(s, pos, hv->align_bits);
@@ -1211,11 +1196,10 @@ static inline const struct ht_ctf_field *hdr_var_fast(struct ht__stream *s)
 	if (pos + hv->tag_bits > s->content_end) {
 		return NULL;
 	}
-	k = hdr_option(hv, ht__leaf_value(s->map, pos, &hv->tag));
-	if (k < 0 || !(f = s->keep_hdr[k])) {
+	o = ht__hdr_option(hv, ht__leaf_value(s->map, pos, &hv->tag));
+	if (!o || !(f = s->keep_hdr[o - hv->opt])) {
 		return NULL;
 	}
-	o = &hv->opt[k];
 	p2 = pos + hv->tag_bits;
 	if (o->align_bits > 1) {
 		p2 = ht__align_in_packet(s, p2, o->align_bits);
@@ -1238,26 +1222,25 @@ static void keep_hdr_var(struct ht__stream *s, uint64_t at)
 {
 	const struct ht__hdr_var *hv = &s->sc->hdr_var;
 	const struct ht__hdr_option *o;
+	struct ht_ctf_field **keep;
 	uint64_t pos = at;
 	uint32_t n;
-	int k;
 
 	if (hv->align_bits > 1) {
 		pos = ht__align_in_packet(s, pos, hv->align_bits);
 	}
-	k = hdr_option(hv, ht__leaf_value(s->map, pos, &hv->tag));
-	if (k < 0 || s->keep_hdr[k]) {
+	o = ht__hdr_option(hv, ht__leaf_value(s->map, pos, &hv->tag));
+	if (!o || *(keep = &s->keep_hdr[o - hv->opt])) {
 		return;
 	}
-	o = &hv->opt[k];
 	n = s->ef.f[0].next;
 	if (n != o->field_base + o->run->nr_fields || n > s->ef.n ||
 	    s->ef.f[o->field_base - 2].type->kind != HT_CTF_VARIANT) {
 		return;
 	}
-	s->keep_hdr[k] = malloc(n * sizeof(*s->ef.f));
-	if (s->keep_hdr[k]) {
-		memcpy(s->keep_hdr[k], s->ef.f, n * sizeof(*s->ef.f));
+	*keep = malloc(n * sizeof(*s->ef.f));
+	if (*keep) {
+		memcpy(*keep, s->ef.f, n * sizeof(*s->ef.f));
 	}
 }
 

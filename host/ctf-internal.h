@@ -266,6 +266,20 @@ struct ht__hdr_var {
 	struct ht__hdr_option opt[HT__HDR_OPTIONS];
 };
 
+/* The option of @hv whose range holds @tag, or NULL. */
+static inline const struct ht__hdr_option *
+ht__hdr_option(const struct ht__hdr_var *hv, uint64_t tag)
+{
+	const struct ht__hdr_option *o = hv->opt, *end = o + hv->nr;
+
+	for (; o < end; o++) {
+		if (tag >= (uint64_t)o->lo && tag <= (uint64_t)o->hi) {
+			return o;
+		}
+	}
+	return NULL;
+}
+
 /* ---- metadata model (private parts) ---- */
 struct ht__event_class {
 	struct ht_ctf_event_class pub;
@@ -422,7 +436,6 @@ struct ht__stream {
 	/* an event header that is a .hdr_var: its fields per option, kept
 	 * from the option's first record */
 	struct ht_ctf_field *keep_hdr[HT__HDR_OPTIONS];
-	uint32_t nr_keep_hdr[HT__HDR_OPTIONS];
 	struct ht_ctf_field **keep_ec;
 	size_t nr_keep_ec;
 

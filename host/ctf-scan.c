@@ -525,15 +525,10 @@ static inline uint64_t variant_header(const uint8_t *map,
 				      uint64_t *id, uint64_t *clock)
 {
 	const uint64_t tag = ht__leaf_value(map, pos, &hv->tag);
-	const struct ht__hdr_option *o = hv->opt, *end = o + hv->nr;
+	const struct ht__hdr_option *o = ht__hdr_option(hv, tag);
 
 	*id = tag;
-	for (; o < end; o++) {
-		if (tag >= (uint64_t)o->lo && tag <= (uint64_t)o->hi) {
-			break;
-		}
-	}
-	if (o == end) {
+	if (!o) {
 		return UINT64_MAX;
 	}
 	pos += hv->tag_bits;

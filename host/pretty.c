@@ -397,7 +397,6 @@ static bool approx_6(double d, uint64_t *digits, int *exp10)
  */
 size_t ht__fmt_g(char *out, double d)
 {
-	static const double p10[7] = {1, 10, 100, 1e3, 1e4, 1e5, 1e6};
 	uint64_t m = 0, q, w;
 	unsigned nd, k, i, len;
 	int x, n = 0;
@@ -415,10 +414,10 @@ size_t ht__fmt_g(char *out, double d)
 		goto format;
 	}
 	for (k = 0; k <= 6; k++) {
-		double t = d * p10[k];
+		double t = d * pow10_d[k];
 
 		/* the product is exact and an integer */
-		if (t < 9007199254740992.0 && fma(d, p10[k], -t) == 0 &&
+		if (t < 9007199254740992.0 && fma(d, pow10_d[k], -t) == 0 &&
 		    t == (double)(uint64_t)t) {
 			m = (uint64_t)t;
 			found = true;
