@@ -2,8 +2,9 @@
 #   make         everything into build/ (the CLI is build/hetrace)
 #   make demo    build and run the demo
 #   make check   every test (sanitized build in build/asan)
-#   make bench   benchmarks against the anchors (ratios)
+#   make bench   benchmarks against the anchors (ratios, bench/results.md)
 # Sources are discovered by directory: adding a file needs no edit here.
+# The folders and the rules between them: docs/architecture.md.
 
 BUILD   ?= build
 CC      ?= cc
@@ -15,40 +16,49 @@ HOST_STD  = -std=c11 -D_DEFAULT_SOURCE -D_GNU_SOURCE
 SANITIZE  = -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=undefined
 SANFLAGS  = $(if $(SAN),$(SANITIZE))
+# Includes are written from the top of the tree ("host/ctf/ctf-reader.h",
+# "common/error.h") or name a file of the same folder; the runtime's
+# public headers are "hetrace/<name>.h".
 HOST_CFLAGS = $(HOST_STD) $(OPT) -g $(WARN) $(SANFLAGS) -fvisibility=hidden \
-	-Iinclude -Ihost -Igen -MMD -MP $(CFLAGS)
+	-Iinclude -I. -MMD -MP $(CFLAGS)
 RT_CFLAGS = -std=c99 -pedantic $(OPT) -g $(WARN) $(SANFLAGS) -ffreestanding \
 	-Iinclude -MMD -MP $(CFLAGS)
 LDLIBS  = -lyaml -ldw -lelf -lm -lpthread
 LDFLAGS_ALL = $(SANFLAGS) $(LDFLAGS)
 
+# The host library, lowest layer first (docs/architecture.md).
+HOST_DIRS := common gen/config gen/emit host/ctf host/collect host/sync \
+	host/analysis host/export
+
 RT_SRC   := $(wildcard runtime/*.c)
-HOST_SRC := $(wildcard host/*.c)
-GEN_SRC  := $(wildcard gen/*.c)
+HOST_SRC := $(foreach d,$(HOST_DIRS),$(wildcard $(d)/*.c))
 CLI_SRC  := $(wildcard cli/*.c)
-TEST_SRC := $(wildcard tests/*/t-*.c)
+TEST_SRC := $(wildcard tests/*/t-*.c tests/*/*/t-*.c)
 
 RT_OBJ   := $(RT_SRC:%.c=$(BUILD)/%.o)
 HOST_OBJ := $(HOST_SRC:%.c=$(BUILD)/%.o)
-GEN_OBJ  := $(GEN_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:%.c=$(BUILD)/%)
 
+# Files built into the binary (common/embedded.h), by name: the runtime
+# headers as "hetrace/<name>.h", the standard config includes as
+# "include/3/<name>.yaml", the others by their path in the tree.
 EMBED_SRC := $(wildcard include/hetrace/*.h) $(wildcard gen/include/*.yaml) \
-	$(wildcard host/report/*.js host/report/*.css host/report/*.html) \
-	platforms/sim/frame-paths.yaml
+	$(wildcard host/export/report/*.js host/export/report/*.css \
+	host/export/report/*.html) platforms/sim/frame-paths.yaml
 EMBED_OBJ := $(BUILD)/embedded-files.o
+embed_name = $(if $(filter gen/include/%,$(1)),$(patsubst gen/include/%,include/3/%,$(1)),$(patsubst include/%,%,$(1)))
 
 LIB_RT   := $(BUILD)/libhetrace-rt.a
 LIB_HOST := $(BUILD)/libhetrace.a
 HETRACE  := $(BUILD)/hetrace
 
-.PHONY: all deps demo demo-qemu check check-build bench fuzz clean format
+.PHONY: all deps demo demo-qemu check check-layers bench fuzz clean format \
+	format-check build-all
 
 all: deps
 	@$(MAKE) --no-print-directory build-all
 
-.PHONY: build-all
 build-all: $(HETRACE) $(LIB_RT) $(TEST_BIN)
 
 deps:
@@ -66,49 +76,54 @@ $(LIB_RT): $(RT_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/embedded-files.c: $(EMBED_SRC) scripts/embed.sh
+$(BUILD)/embedded-files.c: $(EMBED_SRC) tools/embed.sh
 	@mkdir -p $(dir $@)
-	scripts/embed.sh $@ $(foreach f,$(EMBED_SRC),$(if $(filter gen/include/%,$(f)),$(patsubst gen/include/%,include/3/%,$(f)),$(patsubst include/%,%,$(f)))=$(f))
+	tools/embed.sh $@ $(foreach f,$(EMBED_SRC),$(call embed_name,$(f))=$(f))
 
 $(BUILD)/embedded-files.o: $(BUILD)/embedded-files.c
-	$(CC) $(HOST_CFLAGS) -Igen -c $< -o $@
+	$(CC) $(HOST_CFLAGS) -c $< -o $@
 
-$(LIB_HOST): $(HOST_OBJ) $(GEN_OBJ) $(RT_OBJ) $(EMBED_OBJ)
+$(LIB_HOST): $(HOST_OBJ) $(RT_OBJ) $(EMBED_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
 # The subcommand table, from the `hetrace-command:` line of each cli/*.c.
-$(BUILD)/cli-commands.h: $(CLI_SRC) scripts/cli-table.sh
+$(BUILD)/cli-commands.h: $(CLI_SRC) tools/cli-table.sh
 	@mkdir -p $(dir $@)
-	@scripts/cli-table.sh $@ $(CLI_SRC)
+	@tools/cli-table.sh $@ $(CLI_SRC)
 
 $(CLI_OBJ): $(BUILD)/cli-commands.h
 $(CLI_OBJ): HOST_CFLAGS += -I$(BUILD)
 
 # The simulated board (platforms/sim, docs/sim.md) is part of hetrace.
-# Its configurations (board-*.yaml) go through `hetrace gen` at build time, run as
-# gen-boot (hetrace's gen alone: hetrace itself needs the generated code).
-SIM_CFG   := $(wildcard platforms/sim/board-*.yaml)
+# Its tracepoints (board-*.yaml) go through `hetrace gen` at build time,
+# run as tools/gen-boot (the gen subcommand alone: hetrace itself holds
+# the generated code).
+SIM_CFG   := $(wildcard platforms/sim/*/board-*.yaml)
 SIM_GEN   := $(BUILD)/platforms/sim/gen
-SIM_HDR   := $(SIM_CFG:platforms/sim/%.yaml=$(SIM_GEN)/%.h)
-SIM_OBJ   := $(patsubst %.c,$(BUILD)/%.o,$(wildcard platforms/sim/*.c)) \
-	$(SIM_CFG:platforms/sim/%.yaml=$(SIM_GEN)/%.o) \
-	$(SIM_CFG:platforms/sim/%.yaml=$(SIM_GEN)/%-metadata.o)
-GEN_BOOT  := $(BUILD)/gen-boot
+SIM_HDR   := $(foreach f,$(SIM_CFG),$(SIM_GEN)/$(basename $(notdir $(f))).h)
+SIM_OBJ   := $(patsubst %.c,$(BUILD)/%.o,$(wildcard platforms/sim/*.c \
+	platforms/sim/*/*.c)) \
+	$(foreach f,$(SIM_CFG),$(SIM_GEN)/$(basename $(notdir $(f))).o \
+	$(SIM_GEN)/$(basename $(notdir $(f)))-metadata.o)
+GEN_BOOT  := $(BUILD)/tools/gen-boot
 
-$(BUILD)/platforms/sim/boot/gen-boot.o: $(BUILD)/cli-commands.h
-$(BUILD)/platforms/sim/boot/gen-boot.o: private HOST_CFLAGS += -I$(BUILD) -Icli
-$(GEN_BOOT): $(BUILD)/platforms/sim/boot/gen-boot.o $(BUILD)/cli/gen.o $(LIB_HOST)
+$(BUILD)/tools/gen-boot.o: $(BUILD)/cli-commands.h
+$(BUILD)/tools/gen-boot.o: private HOST_CFLAGS += -I$(BUILD)
+$(GEN_BOOT): $(BUILD)/tools/gen-boot.o $(BUILD)/cli/gen.o $(LIB_HOST)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS)
 
-$(SIM_GEN)/%.c $(SIM_GEN)/%.h $(SIM_GEN)/%.metadata: platforms/sim/%.yaml $(GEN_BOOT)
-	@rm -rf $(SIM_GEN)/$*.out
-	$(GEN_BOOT) gen $< -o $(SIM_GEN)/$*.out --no-runtime
-	mv $(SIM_GEN)/$*.out/$*.c $(SIM_GEN)/$*.out/$*.h $(SIM_GEN)/
-	mv $(SIM_GEN)/$*.out/metadata $(SIM_GEN)/$*.metadata
+define sim_gen
+$(SIM_GEN)/$(1).c $(SIM_GEN)/$(1).h $(SIM_GEN)/$(1).metadata: $(2) $(GEN_BOOT)
+	@rm -rf $(SIM_GEN)/$(1).out
+	$(GEN_BOOT) gen $(2) -o $(SIM_GEN)/$(1).out --no-runtime
+	mv $(SIM_GEN)/$(1).out/$(1).c $(SIM_GEN)/$(1).out/$(1).h $(SIM_GEN)/
+	mv $(SIM_GEN)/$(1).out/metadata $(SIM_GEN)/$(1).metadata
+endef
+$(foreach f,$(SIM_CFG),$(eval $(call sim_gen,$(basename $(notdir $(f))),$(f))))
 
-$(SIM_GEN)/%-metadata.c: $(SIM_GEN)/%.metadata platforms/sim/embed-text.sh
-	platforms/sim/embed-text.sh $< $@
+$(SIM_GEN)/%-metadata.c: $(SIM_GEN)/%.metadata tools/embed-text.sh
+	tools/embed-text.sh $< $@
 
 $(SIM_GEN)/%.o: $(SIM_GEN)/%.c
 	$(CC) $(RT_CFLAGS) -c $< -o $@
@@ -117,28 +132,29 @@ $(filter $(BUILD)/platforms/sim/%,$(SIM_OBJ)): $(SIM_HDR)
 $(filter $(BUILD)/platforms/sim/%,$(SIM_OBJ)): private HOST_CFLAGS += -I$(SIM_GEN)
 # The slaves' Sobel filter is instrumented (docs/sim.md, "Function tracing"),
 # but for its per-pixel helper; the rest of the board and the tracer are not.
-$(BUILD)/platforms/sim/sobel.o: private HOST_CFLAGS += -finstrument-functions \
+$(BUILD)/platforms/sim/target/sobel.o: private HOST_CFLAGS += -finstrument-functions \
 	-finstrument-functions-exclude-function-list=sobel_gradient
 
-# The QEMU board's host side (platforms/qemu/host, docs/qemu.md) traces
+# The QEMU board's master (platforms/qemu/master, docs/qemu.md) traces
 # the master with the simulated board's master tracer.
-QEMU_OBJ  := $(patsubst %.c,$(BUILD)/%.o,$(wildcard platforms/qemu/host/*.c))
+QEMU_OBJ  := $(patsubst %.c,$(BUILD)/%.o,$(wildcard platforms/qemu/master/*.c))
 $(QEMU_OBJ): $(SIM_HDR)
-$(QEMU_OBJ): private HOST_CFLAGS += -I$(SIM_GEN) -Iplatforms/sim -Iplatforms/qemu
+$(QEMU_OBJ): private HOST_CFLAGS += -I$(SIM_GEN)
 
 $(HETRACE): $(CLI_OBJ) $(SIM_OBJ) $(QEMU_OBJ) $(LIB_HOST)
 	$(CC) $(LDFLAGS_ALL) -o $@ $(CLI_OBJ) $(SIM_OBJ) $(QEMU_OBJ) $(LIB_HOST) $(LDLIBS)
 
-# hetrace's LTTng-UST provider (platforms/linux/lttng, docs/lttng.md): a
+# hetrace's LTTng-UST provider (platforms/linux/master, docs/lttng.md): a
 # shared object next to hetrace, loaded at run time (`hetrace sim
 # --lttng`), built only when liblttng-ust-dev is installed; never
 # sanitized (lttng-ust is not).
-LTTNG_SRC := $(wildcard platforms/linux/lttng/*.c)
+LTTNG_SRC := $(wildcard platforms/linux/master/*.c)
 LTTNG_SO  := $(if $(shell pkg-config --exists lttng-ust 2>/dev/null && echo y),$(BUILD)/libhetrace-lttng.so)
-$(BUILD)/libhetrace-lttng.so: $(LTTNG_SRC) $(wildcard platforms/linux/lttng/*.h)
+$(BUILD)/libhetrace-lttng.so: $(LTTNG_SRC) $(wildcard platforms/linux/master/*.h) \
+		host/collect/lttng-provider.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 $(OPT) -g $(WARN) -fPIC -shared -fvisibility=hidden \
-		-Iplatforms/linux/lttng $(shell pkg-config --cflags lttng-ust) \
+		-I. -Iplatforms/linux/master $(shell pkg-config --cflags lttng-ust) \
 		-o $@ $(LTTNG_SRC) $(shell pkg-config --libs lttng-ust)
 build-all: $(LTTNG_SO)
 
@@ -154,8 +170,12 @@ demo-qemu: all
 	@scripts/deps.sh qemu
 	@scripts/demo-qemu.sh $(BUILD)
 
+# The include rules between the folders (docs/architecture.md).
+check-layers:
+	@tools/check-layers.sh
+
 # The tests run against a build with AddressSanitizer and UBSan.
-check:
+check: check-layers
 	@scripts/deps.sh build check
 	@$(MAKE) --no-print-directory build-all BUILD=build/asan SAN=1 OPT=-O1
 	@$(MAKE) --no-print-directory build-all
@@ -170,12 +190,12 @@ bench: all
 # each for FUZZ_SECONDS; any crash, hang or sanitizer report fails.
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
-FUZZ_LIB_SRC := $(wildcard host/ctf-*.c) host/tsdl-parser.c host/error.c
+FUZZ_LIB_SRC := $(wildcard host/ctf/ctf-*.c) host/ctf/tsdl-parser.c common/error.c
 FUZZ_BIN     := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(wildcard tests/fuzz/*.c))
 
-build/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_SRC) $(wildcard host/*.h tests/fuzz/*.h)
+build/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_SRC) $(wildcard host/ctf/*.h common/*.h tests/fuzz/*.h)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(HOST_STD) -O1 -g -Wall -Wextra -Werror -Ihost -Itests/fuzz \
+	$(FUZZ_CC) $(HOST_STD) -O1 -g -Wall -Wextra -Werror -Iinclude -I. -Itests/fuzz \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 		-o $@ $< $(FUZZ_LIB_SRC)
 
@@ -194,7 +214,11 @@ fuzz: $(FUZZ_BIN)
 clean:
 	rm -rf build
 
+# clang-format over every C file git tracks (.clang-format).
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
+
+format-check:
+	@tools/format-check.sh
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -5,7 +5,7 @@
 # bench/tracepoint/config.yaml with hetrace's generated code against
 # barectf 3.1's for the same config on the same target (Cortex-M3 on
 # mps2-an385, RV32IMAC on virt), and the paper-style table for the
-# workload (bench/qemu/bench-main.c, platforms/qemu/fw/workload.c).
+# workload (bench/qemu/bench-main.c, platforms/qemu/target/workload.c).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
@@ -18,8 +18,8 @@ mkdir -p "$work/hetrace" "$work/barectf"
 "$HETRACE" gen bench/tracepoint/config.yaml -o "$work/hetrace" --no-runtime
 (cd "$work/barectf" && barectf generate "$top/bench/tracepoint/config.yaml" >/dev/null)
 
-FLAGS="-std=c99 -O2 -g -DNDEBUG -ffunction-sections -fdata-sections -Iinclude -Iplatforms/qemu -Iplatforms/qemu/fw"
-SRC="bench/qemu/bench-main.c platforms/qemu/fw/workload.c platforms/qemu/fw/print.c platforms/qemu/fw/libc-min.c runtime/port.c"
+FLAGS="-std=c99 -O2 -g -DNDEBUG -ffunction-sections -fdata-sections -Iinclude -Iplatforms/qemu -Iplatforms/qemu/target"
+SRC="bench/qemu/bench-main.c platforms/qemu/target/workload.c platforms/qemu/target/print.c platforms/qemu/target/libc-min.c runtime/port.c"
 # Firmware is built -ffreestanding (as platforms/qemu/firmware.mk does),
 # which turns GCC's builtins off: barectf's payload copy is then a call
 # to memcpy. barectf-builtin is barectf built without -ffreestanding
@@ -28,9 +28,9 @@ SRC="bench/qemu/bench-main.c platforms/qemu/fw/workload.c platforms/qemu/fw/prin
 build() { # PORT TRACER (barectf, barectf-builtin, hetrace, hetrace-inline)
 	local port=$1 tracer=$2 cc arch dir start libgcc warn="" gen=$2 ff=-ffreestanding
 	case $port in
-	cm3) cc=arm-none-eabi-gcc arch="-mcpu=cortex-m3 -mthumb" dir=platforms/qemu-cortex-m
+	cm3) cc=arm-none-eabi-gcc arch="-mcpu=cortex-m3 -mthumb" dir=platforms/qemu/target/cortex-m
 		start=$dir/startup.c libgcc=-lgcc ;;
-	rv32) cc=riscv64-unknown-elf-gcc dir=platforms/qemu-riscv start=$dir/start.S
+	rv32) cc=riscv64-unknown-elf-gcc dir=platforms/qemu/target/riscv start=$dir/start.S
 		arch="-march=rv32imac_zicsr_zifencei -mabi=ilp32 -mcmodel=medany --specs=picolibc.specs"
 		libgcc=$($cc -march=rv32imac -mabi=ilp32 -print-libgcc-file-name) ;;
 	esac

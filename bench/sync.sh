@@ -9,7 +9,7 @@ HETRACE=${HETRACE:-$here/../build/hetrace}
 lib=$(dirname "$HETRACE")/libhetrace.a
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cc -O2 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I"$here/../host" \
+cc -O2 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I"$here/.." -I"$here/../include" \
 	-I"$here/../tests/sync" -o "$work/bench" "$here/sync/bench.c" "$lib" \
 	-lyaml -ldw -lelf -lm -lpthread
 "$work/bench" "${SYNC_ROUNDS:-1000000}"

@@ -5,13 +5,13 @@
 /*
  * Every subcommand is one file in cli/ exposing cmd_<name>() and
  * carrying one comment line `hetrace-command: RANK NAME: summary`
- * (scripts/cli-table.sh builds the table from those lines).
+ * (tools/cli-table.sh builds the table from those lines).
  * Exit codes: 0 success, 1 a failure the user caused (the message says
  * what and where), 2 a usage error.
  */
 enum { HT_EXIT_OK = 0, HT_EXIT_FAIL = 1, HT_EXIT_USAGE = 2 };
 
-/* HT_CLI_COMMANDS(X): generated from the files in cli/ (scripts/cli-table.sh). */
+/* HT_CLI_COMMANDS(X): generated from the files in cli/ (tools/cli-table.sh). */
 #include "cli-commands.h"
 
 #define HT__CLI_DECLARE(name, help) int cmd_##name(int argc, char **argv);

@@ -21,10 +21,10 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "embedded.h"
-#include "error.h"
-#include "path-desc.h"
-#include "paths.h"
+#include "common/embedded.h"
+#include "common/error.h"
+#include "host/analysis/path-desc.h"
+#include "host/analysis/paths.h"
 
 #define PATHS_NAME "platforms/sim/frame-paths.yaml"
 /* late frames listed with what delayed them */

@@ -2,7 +2,7 @@
 /* hetrace-command: 75 export: write a trace for Perfetto (protobuf) or as Chrome trace JSON */
 /*
  * hetrace export TRACE... --format FORMAT -o FILE: the exporters of
- * host/export.h; prints what was written (tracks, slices, instants,
+ * host/export/export.h; prints what was written (tracks, slices, instants,
  * flows, counters) on stderr.
  */
 #include <getopt.h>
@@ -12,10 +12,10 @@
 #include <string.h>
 
 #include "cli.h"
-#include "ctf-reader.h"
-#include "error.h"
-#include "export.h"
-#include "func-names.h"
+#include "host/ctf/ctf-reader.h"
+#include "common/error.h"
+#include "host/export/export.h"
+#include "host/analysis/func-names.h"
 
 #define MAX_WARNINGS_SHOWN 20
 #define MAX_ELFS 64

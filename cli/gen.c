@@ -11,10 +11,10 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "config-load.h"
-#include "embedded.h"
-#include "emit.h"
-#include "error.h"
+#include "gen/config/config-load.h"
+#include "common/embedded.h"
+#include "gen/emit/emit.h"
+#include "common/error.h"
 
 #define RUNTIME_PREFIX "hetrace/"
 

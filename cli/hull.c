@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* hetrace-command: 35 hull: convex-hull clock fit of raw message pairs */
 /*
- * hetrace hull [FILE]: reads messages (host/sync-pairs.h), fits every
- * node to its parent in the tree rooted at node 0 (host/clock-sync.h)
+ * hetrace hull [FILE]: reads messages (host/sync/sync-pairs.h), fits every
+ * node to its parent in the tree rooted at node 0 (host/sync/clock-sync.h)
  * and prints, per node: quality, the min- and max-slope lines, the
  * estimate, the bound width, the pieces and the rejected pairs.
  */
@@ -13,9 +13,9 @@
 #include <string.h>
 
 #include "cli.h"
-#include "clock-sync.h"
-#include "error.h"
-#include "sync-pairs.h"
+#include "host/sync/clock-sync.h"
+#include "common/error.h"
+#include "host/sync/sync-pairs.h"
 
 static void usage(FILE *out)
 {

@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "ctf-reader.h"
-#include "error.h"
+#include "host/ctf/ctf-reader.h"
+#include "common/error.h"
 
 struct class_count {
 	const struct ht_ctf_event_class *cls;

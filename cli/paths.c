@@ -2,16 +2,16 @@
 /* hetrace-command: 65 paths: execution paths: waiting/execution times, deadlines, interference */
 /*
  * hetrace paths TRACE... --paths FILE.yaml: the path analysis of
- * host/paths.h, as text or JSON (docs/paths.md).
+ * host/analysis/paths.h, as text or JSON (docs/paths.md).
  */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "cli.h"
-#include "error.h"
-#include "path-desc.h"
-#include "paths.h"
+#include "common/error.h"
+#include "host/analysis/path-desc.h"
+#include "host/analysis/paths.h"
 
 static void usage(FILE *out)
 {

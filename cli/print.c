@@ -13,11 +13,11 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "ctf-reader.h"
-#include "error.h"
-#include "functions.h"
-#include "pretty.h"
-#include "symbols.h"
+#include "host/ctf/ctf-reader.h"
+#include "common/error.h"
+#include "host/analysis/functions.h"
+#include "host/ctf/pretty.h"
+#include "host/analysis/symbols.h"
 
 /* Output is written in chunks of about this size. */
 #define FLUSH_BYTES (1u << 20)

@@ -14,11 +14,11 @@
 #include <string.h>
 
 #include "cli.h"
-#include "ctf-reader.h"
-#include "error.h"
-#include "functions.h"
-#include "profile.h"
-#include "symbols.h"
+#include "host/ctf/ctf-reader.h"
+#include "common/error.h"
+#include "host/analysis/functions.h"
+#include "host/analysis/profile.h"
+#include "host/analysis/symbols.h"
 
 struct elf_opt {
 	const char *core; /* NULL: every core */

@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../platforms/qemu/host/qemu-run.h"
+#include "platforms/qemu/master/qemu-run.h"
 #include "cli.h"
 
 static void usage(FILE *out)

@@ -4,7 +4,7 @@
  * hetrace record -o CAPTURE RING...: attaches to the packet rings and
  * writes every core's packets into CAPTURE/<core>/ until Ctrl-C
  * (SIGINT, SIGTERM), until every ring is stopped, or for --duration
- * seconds. The work is host/collector.c's; this file parses the
+ * seconds. The work is host/collect/collector.c's; this file parses the
  * command line, polls and prints.
  */
 #include <dirent.h>
@@ -19,8 +19,8 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "collector.h"
-#include "error.h"
+#include "host/collect/collector.h"
+#include "common/error.h"
 #include "hetrace/packet-ring.h"
 
 static void usage(FILE *out)

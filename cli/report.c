@@ -2,7 +2,7 @@
 /* hetrace-command: 80 report: one self-contained HTML page: timelines, utilization, paths, sync */
 /*
  * hetrace report TRACE... -o report.html [--paths FILE.yaml]
- * [--sync sync.json] [--elf [CORE=]FILE]...: host/report.h into a file
+ * [--sync sync.json] [--elf [CORE=]FILE]...: host/export/report.h into a file
  * (docs/report.md).
  */
 #include <getopt.h>
@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 
 #include "cli.h"
-#include "error.h"
-#include "report.h"
+#include "common/error.h"
+#include "host/export/report.h"
 
 #define MAX_ELFS 64
 

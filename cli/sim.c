@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../platforms/sim/sim.h"
+#include "platforms/sim/master/sim.h"
 #include "cli.h"
 
 static void usage(FILE *out)

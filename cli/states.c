@@ -2,7 +2,7 @@
 /* hetrace-command: 60 states: per-core timeline summary (tasks, interrupts, idle) and utilization */
 /*
  * hetrace states TRACE... [--window NS] [--core C]: the states model
- * (host/states.h) as tables: per core the time split (task, interrupt,
+ * (host/analysis/states.h) as tables: per core the time split (task, interrupt,
  * idle, unknown), utilization, per task and interrupt line the run
  * time, share and slices; with --window, per window and core the same
  * split and the tasks that ran (printed as the windows close).
@@ -14,9 +14,9 @@
 #include <string.h>
 
 #include "cli.h"
-#include "ctf-reader.h"
-#include "error.h"
-#include "states.h"
+#include "host/ctf/ctf-reader.h"
+#include "common/error.h"
+#include "host/analysis/states.h"
 
 #define MAX_ANOMALIES_SHOWN 20
 

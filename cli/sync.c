@@ -3,7 +3,7 @@
 /*
  * hetrace sync CAPTURE -o TRACE: messages from the handshake and the
  * application, the convex-hull fit per core, one merged trace on the
- * reference clock (host/sync-run.h). docs/merge.md.
+ * reference clock (host/sync/sync-run.h). docs/merge.md.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "error.h"
-#include "sync-run.h"
+#include "common/error.h"
+#include "host/sync/sync-run.h"
 
 /* notes shown on stderr before "... more" */
 #define MAX_SHOWN_NOTES 20

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "clock-sync.h"
+#include "host/sync/clock-sync.h"
 #include "synth.h"
 
 static double now(void)

@@ -10,12 +10,12 @@ OPT     ?= -O2
 
 FW_CFLAGS = -std=c99 $(OPT) -g -Wall -Wextra -Werror -ffreestanding \
 	-ffunction-sections -fdata-sections -Iinclude -Iplatforms/qemu \
-	-Iplatforms/qemu/fw -Iplatforms/qemu/fw/demo
+	-Iplatforms/qemu/target -Iplatforms/qemu/target/demo
 FW_LDFLAGS = -nostdlib -Wl,--gc-sections -Wl,--no-warn-rwx-segments
 
 cm3_CC    = arm-none-eabi-gcc
 cm3_ARCH  = -mcpu=cortex-m3 -mthumb
-cm3_DIR   = platforms/qemu-cortex-m
+cm3_DIR   = platforms/qemu/target/cortex-m
 cm3_START = $(cm3_DIR)/startup.c
 rv32_CC    = riscv64-unknown-elf-gcc
 rv32_ARCH  = -march=rv32imac_zicsr_zifencei -mabi=ilp32 -mcmodel=medany
@@ -25,14 +25,14 @@ rv32_INC   = --specs=picolibc.specs
 # plain ISA name.
 rv32_LIBGCC = $(shell $(rv32_CC) -march=rv32imac -mabi=ilp32 -print-libgcc-file-name)
 cm3_LIBGCC  = -lgcc
-rv32_DIR   = platforms/qemu-riscv
+rv32_DIR   = platforms/qemu/target/riscv
 rv32_START = $(rv32_DIR)/start.S
 
 RT_SRC   = runtime/packet-ring.c runtime/sync.c runtime/port.c
-FW_SRC   = platforms/qemu/fw/main.c platforms/qemu/fw/workload.c \
-	platforms/qemu/fw/print.c platforms/qemu/fw/libc-min.c
-FW_DEPS  = $(wildcard platforms/qemu/*.h platforms/qemu/fw/*.h \
-	platforms/qemu/fw/*.yaml platforms/qemu/fw/demo/*.h include/hetrace/*.h) $(RT_SRC) $(FW_SRC) \
+FW_SRC   = platforms/qemu/target/main.c platforms/qemu/target/workload.c \
+	platforms/qemu/target/print.c platforms/qemu/target/libc-min.c
+FW_DEPS  = $(wildcard platforms/qemu/*.h platforms/qemu/target/*.h \
+	platforms/qemu/target/*.yaml platforms/qemu/target/demo/*.h include/hetrace/*.h) $(RT_SRC) $(FW_SRC) \
 	platforms/qemu/firmware.mk
 
 .PHONY: all bench
@@ -50,7 +50,7 @@ endef
 define port
 $(OUT)/$(1)/gen/fw-trace.c: $($(1)_DIR)/trace.yaml $(HETRACE) $(FW_DEPS)
 	@rm -rf $(OUT)/$(1)/gen && mkdir -p $(OUT)/$(1)/gen
-	$(HETRACE) gen $$< -I platforms/qemu/fw -o $(OUT)/$(1)/gen --no-runtime
+	$(HETRACE) gen $$< -I platforms/qemu/target -o $(OUT)/$(1)/gen --no-runtime
 	$(call embed,$(OUT)/$(1)/gen/metadata,fw_metadata,$(OUT)/$(1)/gen/metadata.c)
 
 $(OUT)/$(1).elf: $(OUT)/$(1)/gen/fw-trace.c $($(1)_DIR)/bsp.c $($(1)_START) $($(1)_DIR)/link.ld

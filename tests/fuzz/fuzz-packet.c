@@ -14,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ctf-reader.h"
-#include "error.h"
+#include "host/ctf/ctf-reader.h"
+#include "common/error.h"
 #include "fuzz-meta.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctf-internal.h"
+#include "host/ctf/ctf-internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

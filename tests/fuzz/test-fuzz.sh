@@ -13,13 +13,13 @@ secs=${FUZZ_SECONDS:-15}
 out="$TOP/$BUILD/fuzz-check"
 mkdir -p "$out"
 cd "$TOP"
-lib="host/ctf-arena.c host/ctf-decode.c host/ctf-plan.c host/ctf-scan.c host/ctf-set.c
-	host/tsdl-parser.c host/error.c"
+lib="host/ctf/ctf-arena.c host/ctf/ctf-decode.c host/ctf/ctf-plan.c host/ctf/ctf-scan.c host/ctf/ctf-set.c
+	host/ctf/tsdl-parser.c common/error.c"
 for src in tests/fuzz/fuzz-*.c; do
 	n=$(basename "$src" .c)
 	# shellcheck disable=SC2086
 	clang -std=c11 -D_DEFAULT_SOURCE -D_GNU_SOURCE -O1 -g -Wall -Wextra \
-		-Werror -Ihost -Itests/fuzz \
+		-Werror -Iinclude -I"$TOP" -Itests/fuzz \
 		-fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=undefined -o "$out/$n" "$src" $lib
 	rm -rf "$out/$n.corpus"

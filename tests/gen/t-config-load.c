@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config-load.h"
-#include "error.h"
+#include "gen/config/config-load.h"
+#include "common/error.h"
 
 static unsigned fails, checks;
 

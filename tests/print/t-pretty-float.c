@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pretty.h"
+#include "host/ctf/pretty.h"
 
 static unsigned long fails, checks;
 

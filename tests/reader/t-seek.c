@@ -21,8 +21,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ctf-reader.h"
-#include "error.h"
+#include "host/ctf/ctf-reader.h"
+#include "common/error.h"
 
 #define PKT_BYTES 512u
 #define HDR_BYTES 40u /* header 8 + context 32 */

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes a sync report in the format of `hetrace sync --report`
-(host/sync-run.c, docs/merge.md) to argv[1]: dsp1's clock runs at
+(host/sync/sync-run.c, docs/merge.md) to argv[1]: dsp1's clock runs at
 1 + 50 ppm against cpu0's with an offset of 1000 cycles; message delays
 are 200..900 ns each way; bounds 150..310 ns around the estimate."""
 import json

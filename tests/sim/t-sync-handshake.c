@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The sync handshake, both sides (include/hetrace/sync.h,
- * host/sync-daemon.h): a forked slave answers from a SIGUSR1 handler
+ * host/collect/sync-daemon.h): a forked slave answers from a SIGUSR1 handler
  * with ht_sync_slave_handle(); the master runs rounds with the daemon.
  * Checks the pairing by seq, the order of the four timestamps (one
  * clock here, so each receive must follow its send), spurious
@@ -16,9 +16,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "error.h"
+#include "common/error.h"
 #include "hetrace/sync.h"
-#include "sync-daemon.h"
+#include "host/collect/sync-daemon.h"
 
 #define MAX_SEQ 4096
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The simulated board's slaves run an instrumented Sobel filter
-# (platforms/sim/sobel.c, docs/sim.md "Function tracing"): a short run,
+# (platforms/sim/target/sobel.c, docs/sim.md "Function tracing"): a short run,
 # then hetrace profile --elf HETRACE names sim_sobel_stripe and sobel_row
 # on every slave with exact call counts (one stripe per frame and slave,
 # 80 rows per stripe with 3 slaves), from the records and from the

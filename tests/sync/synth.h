@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "clock-sync.h"
+#include "host/sync/clock-sync.h"
 
 typedef __int128 s_i128;
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * host/clock-sync.c against synthetic clocks with exact truth
+ * host/sync/clock-sync.c against synthetic clocks with exact truth
  * (synth.h): truth inside [lo, hi] at every sample, |est - truth| <=
  * half the width, monotone maps, widths, qualities, the frequency step
  * located within one sync period, too-fast pairs found, input order
@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock-sync.h"
-#include "error.h"
+#include "host/sync/clock-sync.h"
+#include "common/error.h"
 #include "synth.h"
 
 static int failures;

@@ -79,7 +79,7 @@ run noslave 0 "$w/noslave" -o "$w/noslave-out"
 has noslave 'slave = 2 names no core of the capture'
 
 # 5. no capture, an unknown reference, an existing output, usage
-# (an empty directory: host/ctf-set.c's qsort(NULL, 0) upsets UBSan; the
+# (an empty directory: host/ctf/ctf-set.c's qsort(NULL, 0) upsets UBSan; the
 # reader's owner has it)
 run empty 1 "$w/nothing" -o "$w/empty-out"
 has empty 'nothing'

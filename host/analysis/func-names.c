@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Function names for the views (func-names.h): host/analysis/functions.h does
+ * the work (func_base, the bias guess, exact starts only); this file
+ * opens the ELF files, keeps which stream is which core, and words the
+ * notes.
+ */
+#include "func-names.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/error.h"
+#include "functions.h"
+#include "symbols.h"
+
+struct ht_fnames {
+	struct ht_funcs *funcs;
+	struct ht_symbols **syms; /* opened here */
+	size_t nr_syms;
+	/* stream index -> 1 + ht_funcs core index (0: none) */
+	unsigned *core_of;
+	size_t nr_core_of;
+	size_t nr_cores_seen;
+	bool ready;
+};
+
+int ht_fnames_create(struct ht_fnames **out)
+{
+	struct ht_fnames *fn = calloc(1, sizeof(*fn));
+	struct ht_funcs_opts fo = {0};
+
+	*out = NULL;
+	if (!fn) {
+		return HT_ENOMEM;
+	}
+	/* only the addresses and func_base matter: a shallow stack is
+	 * enough (deeper calls are counted, not kept) */
+	fo.max_depth = 64;
+	if (ht_funcs_create(&fn->funcs, &fo)) {
+		free(fn);
+		return HT_ENOMEM;
+	}
+	*out = fn;
+	return 0;
+}
+
+void ht_fnames_destroy(struct ht_fnames *fn)
+{
+	size_t i;
+
+	if (!fn) {
+		return;
+	}
+	ht_funcs_destroy(fn->funcs);
+	for (i = 0; i < fn->nr_syms; i++) {
+		ht_symbols_close(fn->syms[i]);
+	}
+	free(fn->syms);
+	free(fn->core_of);
+	free(fn);
+}
+
+int ht_fnames_add(struct ht_fnames *fn, const char *spec, char *err,
+		  size_t err_len)
+{
+	const char *eq = strchr(spec, '='), *path = spec;
+	struct ht_symbols **grown, *sy = NULL;
+	char *core = NULL;
+	int ret;
+
+	if (eq && eq != spec) {
+		core = strndup(spec, (size_t)(eq - spec));
+		if (!core) {
+			return HT_ENOMEM;
+		}
+		path = eq + 1;
+	}
+	if (!*path) {
+		snprintf(err, err_len, "'%s': no ELF file name", spec);
+		free(core);
+		return HT_EINVAL;
+	}
+	grown = realloc(fn->syms, (fn->nr_syms + 1) * sizeof(*grown));
+	if (!grown) {
+		free(core);
+		return HT_ENOMEM;
+	}
+	fn->syms = grown;
+	ret = ht_symbols_open(&sy, path, err, err_len);
+	if (ret) {
+		free(core);
+		return ret;
+	}
+	fn->syms[fn->nr_syms++] = sy;
+	/* ht_funcs keeps its own copy of the core name */
+	ret = ht_funcs_add_symbols(fn->funcs, core, sy);
+	free(core);
+	return ret;
+}
+
+size_t ht_fnames_count(const struct ht_fnames *fn)
+{
+	return fn ? fn->nr_syms : 0;
+}
+
+int ht_fnames_scan(struct ht_fnames *fn, const struct ht_ctf_msg *msg)
+{
+	char err[16];
+	size_t n;
+	int ret;
+
+	ret = ht_funcs_feed(fn->funcs, msg, err, sizeof(err));
+	if (ret == HT_EFORMAT) {
+		/* a function record without `addr` (the states model also
+		 * reads `fn`, `func`...): nothing to learn from it */
+		ret = 0;
+	}
+	if (ret) {
+		return ret;
+	}
+	n = ht_funcs_nr_cores(fn->funcs);
+	for (; fn->nr_cores_seen < n; fn->nr_cores_seen++) {
+		const struct ht_funcs_core *c =
+		    ht_funcs_core(fn->funcs, fn->nr_cores_seen);
+		unsigned si = c->stream->index;
+
+		if (si >= fn->nr_core_of) {
+			size_t cap = si + 16;
+			unsigned *g = realloc(fn->core_of, cap * sizeof(*g));
+
+			if (!g) {
+				return HT_ENOMEM;
+			}
+			memset(g + fn->nr_core_of, 0,
+			       (cap - fn->nr_core_of) * sizeof(*g));
+			fn->core_of = g;
+			fn->nr_core_of = cap;
+		}
+		fn->core_of[si] = c->index + 1;
+	}
+	return 0;
+}
+
+static void notef(void (*note)(void *, const char *), void *arg,
+		  const char *fmt, ...)
+{
+	char text[1024];
+	va_list ap;
+
+	if (!note) {
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	note(arg, text);
+}
+
+void ht_fnames_ready(struct ht_fnames *fn,
+		     void (*note)(void *arg, const char *text), void *arg)
+{
+	size_t i, n = ht_funcs_nr_cores(fn->funcs);
+
+	fn->ready = true;
+	for (i = 0; i < n; i++) {
+		const struct ht_funcs_core *c = ht_funcs_core(fn->funcs, i);
+		size_t named, total;
+
+		if (!c->syms) {
+			continue;
+		}
+		/* decides the bias from func_base or from every address */
+		ht_funcs_name_stats(fn->funcs, c, &named, &total);
+		if (ht_symbols_stripped(c->syms)) {
+			notef(note, arg,
+			      "%s is stripped (no .symtab): core %s's "
+			      "functions are shown as addresses%s",
+			      ht_symbols_path(c->syms), c->name,
+			      ht_symbols_count(c->syms)
+				  ? " (exported ones excepted)"
+				  : "");
+		} else if (total && named < total) {
+			notef(note, arg,
+			      "core %s: %zu of %zu function addresses are "
+			      "not functions of %s (%s): shown as raw "
+			      "addresses",
+			      c->name, total - named, total,
+			      ht_symbols_path(c->syms),
+			      named ? "a different build?"
+				    : "the file does not match this trace");
+		}
+		if (c->bias_guessed) {
+			notef(
+			    note, arg,
+			    "core %s: no func_base record; load bias 0x%" PRIx64
+			    " found from the addresses",
+			    c->name, c->bias);
+		}
+	}
+}
+
+const char *ht_fnames_name(struct ht_fnames *fn, const struct ht_ctf_msg *msg,
+			   uint64_t addr)
+{
+	unsigned si = msg->stream->index, k;
+
+	if (!fn->ready || si >= fn->nr_core_of || !fn->core_of[si]) {
+		return NULL;
+	}
+	k = fn->core_of[si] - 1;
+	return ht_funcs_name(fn->funcs, ht_funcs_core(fn->funcs, k), addr);
+}

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef HT_HOST_FUNC_NAMES_H
+#define HT_HOST_FUNC_NAMES_H
+
+/*
+ * Function names for the views (hetrace export, hetrace report): ELF
+ * files per core (host/analysis/symbols.h) and each core's load bias, decided
+ * as host/analysis/functions.h decides it, so relocated images (PIE, shared
+ * objects) get the right names:
+ * - the bias is the core's `func_base` record minus the ELF's lowest
+ *   load address;
+ * - without func_base (an overwrite ring lost its first packet), it is
+ *   found from every function address the core traced, which is why
+ *   the trace is read twice: a first pass feeds ht_fnames_scan() with
+ *   every message, ht_fnames_ready() decides, and only then are names
+ *   asked for (a bias guessed from the first addresses alone could
+ *   give wrong names).
+ * A name is given only when the address is exactly a function's first
+ * byte in the ELF: a file that does not match gives NULL (the views show
+ * the raw address) and a warning, never a wrong name.
+ *
+ * Cores are streams (docs/events.md); the second pass may read the
+ * same traces through another ht_ctf_set: cores are found again by the
+ * stream's index, which is the same for the same trace paths.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "host/ctf/ctf-reader.h"
+
+struct ht_fnames; /* opaque */
+
+/* Creates an empty set of ELF files. Returns 0 or HT_ENOMEM. */
+int ht_fnames_create(struct ht_fnames **fn);
+
+/* Releases it and the ELF files it opened. NULL is allowed. */
+void ht_fnames_destroy(struct ht_fnames *fn);
+
+/*
+ * Opens an ELF file given as "[CORE=]FILE": FILE names the functions of
+ * the core called CORE, or of every core without its own when there is
+ * no "CORE=". Returns 0, HT_EINVAL (empty file name), HT_ENOENT or
+ * HT_EFORMAT (not ELF) with a message naming the file in @err.
+ */
+int ht_fnames_add(struct ht_fnames *fn, const char *spec, char *err,
+		  size_t err_len);
+
+/* The number of ELF files added (0: no names to find). */
+size_t ht_fnames_count(const struct ht_fnames *fn);
+
+/*
+ * The first pass: every message of the trace set, in order (records
+ * other than func_* cost a class lookup). Returns 0 or HT_ENOMEM.
+ */
+int ht_fnames_scan(struct ht_fnames *fn, const struct ht_ctf_msg *msg);
+
+/*
+ * Ends the first pass: decides each core's bias and calls @note (may be
+ * NULL) with what the user should know, one text per call: a stripped
+ * file, addresses that are not functions of the file (a mismatched ELF:
+ * shown raw), a bias guessed without func_base.
+ */
+void ht_fnames_ready(struct ht_fnames *fn,
+		     void (*note)(void *arg, const char *text), void *arg);
+
+/*
+ * The name of the function whose run-time address is @addr, traced in
+ * @msg's stream; NULL when unknown (no ELF for that core, stripped, not
+ * a function start). Valid until ht_fnames_destroy().
+ */
+const char *ht_fnames_name(struct ht_fnames *fn, const struct ht_ctf_msg *msg,
+			   uint64_t addr);
+
+#endif

@@ -1,0 +1,734 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The path description loader: YAML (common/yaml-doc.h's located node
+ * tree) -> struct ht_path_desc. Every problem is collected with its
+ * position and all of them are reported, in file order; a file with a
+ * problem yields no description.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/error.h"
+#include "path-desc.h"
+#include "common/yaml-doc.h"
+
+#define MAX_FILE_BYTES (16u << 20)
+
+struct diag {
+	unsigned line, col;
+	size_t seq;
+	char *msg;
+};
+
+struct loader {
+	const char *file;
+	struct diag *diags;
+	size_t nr_diags, cap_diags;
+	bool nomem;
+};
+
+static void diag(struct loader *ld, const struct ht_src_loc *loc,
+		 const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (ld->nr_diags == ld->cap_diags) {
+		size_t n = ld->cap_diags ? 2 * ld->cap_diags : 8;
+		struct diag *nd = realloc(ld->diags, n * sizeof(*nd));
+
+		if (!nd) {
+			ld->nomem = true;
+			return;
+		}
+		ld->diags = nd;
+		ld->cap_diags = n;
+	}
+	ld->diags[ld->nr_diags].line = loc->line;
+	ld->diags[ld->nr_diags].col = loc->col;
+	ld->diags[ld->nr_diags].seq = ld->nr_diags;
+	ld->diags[ld->nr_diags].msg = strdup(buf);
+	if (!ld->diags[ld->nr_diags].msg) {
+		ld->nomem = true;
+		return;
+	}
+	ld->nr_diags++;
+}
+
+static int diag_cmp(const void *a, const void *b)
+{
+	const struct diag *x = a, *y = b;
+
+	if (x->line != y->line) {
+		return x->line < y->line ? -1 : 1;
+	}
+	if (x->col != y->col) {
+		return x->col < y->col ? -1 : 1;
+	}
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void diags_write(struct loader *ld, char *err, size_t err_len)
+{
+	size_t i, len = 0;
+
+	if (!err_len) {
+		return;
+	}
+	err[0] = '\0';
+	qsort(ld->diags, ld->nr_diags, sizeof(*ld->diags), diag_cmp);
+	for (i = 0; i < ld->nr_diags && len + 1 < err_len; i++) {
+		int n = snprintf(err + len, err_len - len, "%s%s:%u:%u: %s",
+				 i ? "\n" : "", ld->file, ld->diags[i].line,
+				 ld->diags[i].col, ld->diags[i].msg);
+
+		if (n < 0) {
+			break;
+		}
+		len += (size_t)n;
+	}
+}
+
+static void diags_free(struct loader *ld)
+{
+	size_t i;
+
+	for (i = 0; i < ld->nr_diags; i++) {
+		free(ld->diags[i].msg);
+	}
+	free(ld->diags);
+}
+
+bool ht_path_parse_duration(const char *s, uint64_t *ns)
+{
+	static const struct {
+		const char *name;
+		double mult;
+	} units[] = {
+	    {"ns", 1},
+	    {"us", 1e3},
+	    {"ms", 1e6},
+	    {"s", 1e9},
+	};
+	const char *p = s;
+	char *end;
+	double v;
+	size_t i;
+
+	while (*p == ' ') {
+		p++;
+	}
+	if (!(*p >= '0' && *p <= '9')) {
+		return false;
+	}
+	errno = 0;
+	v = strtod(p, &end);
+	if (errno || end == p) {
+		return false;
+	}
+	while (*end == ' ') {
+		end++;
+	}
+	if (!*end) {
+		/* a bare number is ns and must be an integer */
+		if (v != floor(v)) {
+			return false;
+		}
+	} else {
+		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+			size_t n = strlen(units[i].name);
+
+			if (!strncmp(end, units[i].name, n) &&
+			    !end[n + strspn(end + n, " ")]) {
+				v *= units[i].mult;
+				break;
+			}
+		}
+		if (i == sizeof(units) / sizeof(units[0])) {
+			return false;
+		}
+	}
+	if (!(v >= 0) || v >= 18446744073709551616.0) {
+		return false;
+	}
+	*ns = (uint64_t)llround(v);
+	return true;
+}
+
+static bool get_duration(struct loader *ld, const struct ht_ynode *node,
+			 const char *key, uint64_t *ns)
+{
+	if (node->kind != HT_YNODE_SCALAR || ht_ynode_is_null(node) ||
+	    !ht_path_parse_duration(node->str, ns)) {
+		diag(ld, &node->loc,
+		     "`%s`: expected a duration (e.g. `40 ms`; units ns, us, "
+		     "ms, s; a bare integer is ns), got %s%s%s%s",
+		     key, ht_ynode_describe(node),
+		     node->kind == HT_YNODE_SCALAR ? " `" : "",
+		     node->kind == HT_YNODE_SCALAR ? node->str : "",
+		     node->kind == HT_YNODE_SCALAR ? "`" : "");
+		return false;
+	}
+	return true;
+}
+
+/* Reports duplicate keys of a mapping (YAML parsers keep the last). */
+static void check_dup_keys(struct loader *ld, const struct ht_ynode *map,
+			   const char *what)
+{
+	size_t i, j;
+
+	for (i = 1; i < map->nr; i++) {
+		for (j = 0; j < i; j++) {
+			if (!strcmp(map->keys[i]->str, map->keys[j]->str)) {
+				diag(ld, &map->keys[i]->loc,
+				     "duplicate %s `%s` (first at line %u, "
+				     "column %u)",
+				     what, map->keys[i]->str,
+				     map->keys[j]->loc.line,
+				     map->keys[j]->loc.col);
+				break;
+			}
+		}
+	}
+}
+
+static bool is_name(const struct ht_ynode *node)
+{
+	return node->kind == HT_YNODE_SCALAR && !ht_ynode_is_null(node) &&
+	       node->str[0];
+}
+
+/* The predecessor names of an activity: a name or a sequence of names. */
+static int load_preds(struct loader *ld, struct ht_path *path,
+		      struct ht_path_activity *act, const struct ht_ynode *list,
+		      const char *key)
+{
+	const struct ht_ynode *const *items = &list;
+	size_t i, n = 1;
+
+	if (list->kind == HT_YNODE_SEQ) {
+		items = (const struct ht_ynode *const *)list->items;
+		n = list->nr;
+		if (!n) {
+			diag(ld, &list->loc,
+			     "`%s`: expected at least one "
+			     "activity name",
+			     key);
+			return 0;
+		}
+	}
+	act->preds = calloc(n, sizeof(*act->preds));
+	if (!act->preds) {
+		return HT_ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		const struct ht_ynode *it = items[i];
+		long k;
+		size_t j;
+
+		if (!is_name(it)) {
+			diag(ld, &it->loc,
+			     "`%s`: expected an activity name or a sequence "
+			     "of them, got %s",
+			     key, ht_ynode_describe(it));
+			continue;
+		}
+		k = ht_path_find_activity(path, it->str);
+		if (k < 0) {
+			diag(ld, &it->loc,
+			     "unknown activity `%s` in `%s` of activity `%s` "
+			     "(path `%s`)",
+			     it->str, key, act->name, path->name);
+			continue;
+		}
+		if (&path->activities[k] == act) {
+			diag(ld, &it->loc,
+			     "activity `%s` cannot come after itself",
+			     act->name);
+			continue;
+		}
+		for (j = 0; j < act->nr_preds; j++) {
+			if (act->preds[j] == (size_t)k) {
+				break;
+			}
+		}
+		if (j < act->nr_preds) {
+			diag(ld, &it->loc, "activity `%s` is listed twice",
+			     it->str);
+			continue;
+		}
+		act->preds[act->nr_preds++] = (size_t)k;
+	}
+	return 0;
+}
+
+/*
+ * Topological order (Kahn); on a cycle reports one cycle, found by
+ * walking predecessors from a node left over, at its first activity.
+ */
+static int order_activities(struct loader *ld, struct ht_path *path,
+			    const struct ht_src_loc *where)
+{
+	size_t n = path->nr_activities, i, j, k, done = 0;
+	size_t *indeg = calloc(n, sizeof(*indeg));
+	int ret = 0;
+
+	path->order = calloc(n, sizeof(*path->order));
+	if (!indeg || !path->order) {
+		ret = HT_ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		indeg[i] = path->activities[i].nr_preds;
+		path->activities[i].is_final = true;
+	}
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < path->activities[i].nr_preds; j++) {
+			path->activities[path->activities[i].preds[j]]
+			    .is_final = false;
+		}
+	}
+	/* repeatedly take the first activity (file order) with no
+	 * unordered predecessor: O(n^2 p), paths are small */
+	while (done < n) {
+		for (i = 0; i < n; i++) {
+			if (indeg[i] == 0) {
+				break;
+			}
+		}
+		if (i == n) {
+			break;
+		}
+		indeg[i] = (size_t)-1;
+		path->order[done++] = i;
+		for (k = 0; k < n; k++) {
+			for (j = 0; j < path->activities[k].nr_preds; j++) {
+				if (path->activities[k].preds[j] == i) {
+					indeg[k]--;
+				}
+			}
+		}
+	}
+	if (done < n) {
+		/* every left-over activity has a left-over predecessor:
+		 * walk back n steps to land inside a cycle, then print it */
+		char buf[400];
+		size_t cur = 0, start, len = 0;
+		struct ht_src_loc loc = *where;
+
+		for (i = 0; i < n; i++) {
+			if (indeg[i] != (size_t)-1) {
+				cur = i;
+				break;
+			}
+		}
+		for (k = 0; k < n; k++) {
+			for (j = 0; j < path->activities[cur].nr_preds; j++) {
+				size_t p = path->activities[cur].preds[j];
+
+				if (indeg[p] != (size_t)-1) {
+					cur = p;
+					break;
+				}
+			}
+		}
+		/* start the message at the cycle's first activity in
+		 * file order */
+		start = cur;
+		i = cur;
+		do {
+			if (i < start) {
+				start = i;
+			}
+			for (j = 0; j < path->activities[i].nr_preds; j++) {
+				if (indeg[path->activities[i].preds[j]] !=
+				    (size_t)-1) {
+					i = path->activities[i].preds[j];
+					break;
+				}
+			}
+		} while (i != cur);
+		/* the walk follows predecessors; print it as "comes
+		 * after" arrows: a -> b means a waits for b */
+		buf[0] = '\0';
+		i = start;
+		do {
+			int w = snprintf(buf + len, sizeof(buf) - len,
+					 "`%s` -> ", path->activities[i].name);
+
+			if (w > 0 && (size_t)w < sizeof(buf) - len) {
+				len += (size_t)w;
+			}
+			for (j = 0; j < path->activities[i].nr_preds; j++) {
+				if (indeg[path->activities[i].preds[j]] !=
+				    (size_t)-1) {
+					i = path->activities[i].preds[j];
+					break;
+				}
+			}
+		} while (i != start);
+		snprintf(buf + len, sizeof(buf) - len, "`%s`",
+			 path->activities[start].name);
+		loc.line = path->activities[start].line;
+		loc.col = path->activities[start].col;
+		diag(ld, &loc,
+		     "precedence cycle in path `%s`: %s (each waits for the "
+		     "next)",
+		     path->name, buf);
+	}
+out:
+	free(indeg);
+	return ret;
+}
+
+static int load_path(struct loader *ld, struct ht_path *path,
+		     const struct ht_ynode *key, const struct ht_ynode *node)
+{
+	static const char *const keys[] = {"trigger", "period", "deadline",
+					   "activities", "description"};
+	const struct ht_ynode *acts = NULL;
+	size_t i, j;
+	int ret;
+
+	path->name = strdup(key->str);
+	if (!path->name) {
+		return HT_ENOMEM;
+	}
+	path->line = key->loc.line;
+	path->col = key->loc.col;
+	if (node->kind != HT_YNODE_MAP) {
+		diag(ld, &node->loc, "path `%s`: expected a mapping, got %s",
+		     path->name, ht_ynode_describe(node));
+		return 0;
+	}
+	check_dup_keys(ld, node, "key");
+	for (i = 0; i < node->nr; i++) {
+		const char *k = node->keys[i]->str;
+		const struct ht_ynode *v = node->items[i];
+
+		for (j = 0; j < sizeof(keys) / sizeof(keys[0]); j++) {
+			if (!strcmp(k, keys[j])) {
+				break;
+			}
+		}
+		if (j == sizeof(keys) / sizeof(keys[0])) {
+			diag(ld, &node->keys[i]->loc,
+			     "unknown key `%s` in path `%s` (expected "
+			     "trigger, period, deadline, activities or "
+			     "description)",
+			     k, path->name);
+		} else if (!strcmp(k, "trigger")) {
+			if (!is_name(v)) {
+				diag(ld, &v->loc,
+				     "`trigger`: expected an event name, got "
+				     "%s",
+				     ht_ynode_describe(v));
+			} else if (!path->trigger) {
+				path->trigger = strdup(v->str);
+				if (!path->trigger) {
+					return HT_ENOMEM;
+				}
+			}
+		} else if (!strcmp(k, "period")) {
+			path->has_period =
+			    get_duration(ld, v, k, &path->period_ns);
+			if (path->has_period && !path->period_ns) {
+				diag(ld, &v->loc, "`period` must not be 0");
+				path->has_period = false;
+			}
+		} else if (!strcmp(k, "deadline")) {
+			path->has_deadline =
+			    get_duration(ld, v, k, &path->deadline_ns);
+		} else if (!strcmp(k, "activities")) {
+			acts = v;
+		}
+	}
+	if (!path->trigger) {
+		path->trigger = strdup("path_begin");
+		if (!path->trigger) {
+			return HT_ENOMEM;
+		}
+	}
+	if (!acts) {
+		diag(ld, &key->loc, "path `%s` has no `activities`",
+		     path->name);
+		return 0;
+	}
+	if (acts->kind != HT_YNODE_MAP || !acts->nr) {
+		diag(ld, &acts->loc,
+		     "`activities`: expected a non-empty mapping of activity "
+		     "names, got %s%s",
+		     acts->kind == HT_YNODE_MAP ? "an empty " : "",
+		     acts->kind == HT_YNODE_MAP ? "mapping"
+						: ht_ynode_describe(acts));
+		return 0;
+	}
+	check_dup_keys(ld, acts, "activity");
+	path->activities = calloc(acts->nr, sizeof(*path->activities));
+	if (!path->activities) {
+		return HT_ENOMEM;
+	}
+	/* names first, so that `after` may name a later activity */
+	for (i = 0; i < acts->nr; i++) {
+		struct ht_path_activity *a = &path->activities[i];
+
+		a->name = strdup(acts->keys[i]->str);
+		if (!a->name) {
+			return HT_ENOMEM;
+		}
+		a->line = acts->keys[i]->loc.line;
+		a->col = acts->keys[i]->loc.col;
+		path->nr_activities++;
+	}
+	for (i = 0; i < acts->nr; i++) {
+		struct ht_path_activity *a = &path->activities[i];
+		const struct ht_ynode *v = acts->items[i];
+		const struct ht_ynode *and_list = NULL, *or_list = NULL;
+
+		if (ht_ynode_is_null(v)) {
+			continue;
+		}
+		if (v->kind != HT_YNODE_MAP) {
+			diag(ld, &v->loc,
+			     "activity `%s`: expected a mapping (`after`, "
+			     "`after-any`) or nothing, got %s",
+			     a->name, ht_ynode_describe(v));
+			continue;
+		}
+		check_dup_keys(ld, v, "key");
+		for (j = 0; j < v->nr; j++) {
+			const char *k = v->keys[j]->str;
+
+			if (!strcmp(k, "after")) {
+				and_list = and_list ? and_list : v->items[j];
+			} else if (!strcmp(k, "after-any")) {
+				or_list = or_list ? or_list : v->items[j];
+			} else if (strcmp(k, "description")) {
+				diag(ld, &v->keys[j]->loc,
+				     "unknown key `%s` in activity `%s` "
+				     "(expected after, after-any or "
+				     "description)",
+				     k, a->name);
+			}
+		}
+		if (and_list && or_list) {
+			diag(ld, &v->loc,
+			     "activity `%s`: `after` (all of) and `after-any` "
+			     "(the first of) exclude each other",
+			     a->name);
+			continue;
+		}
+		if (or_list) {
+			a->join = HT_PATH_JOIN_OR;
+			ret = load_preds(ld, path, a, or_list, "after-any");
+		} else if (and_list) {
+			ret = load_preds(ld, path, a, and_list, "after");
+		} else {
+			ret = 0;
+		}
+		if (ret) {
+			return ret;
+		}
+	}
+	return order_activities(ld, path, &acts->loc);
+}
+
+static int load_root(struct loader *ld, struct ht_path_desc *desc,
+		     const struct ht_ynode *root)
+{
+	const struct ht_ynode *paths;
+	size_t i;
+	int ret;
+
+	if (root->kind != HT_YNODE_MAP) {
+		diag(ld, &root->loc, "expected a mapping with `paths`, got %s",
+		     ht_ynode_describe(root));
+		return 0;
+	}
+	check_dup_keys(ld, root, "key");
+	for (i = 0; i < root->nr; i++) {
+		if (strcmp(root->keys[i]->str, "paths")) {
+			diag(ld, &root->keys[i]->loc,
+			     "unknown key `%s` (expected `paths`)",
+			     root->keys[i]->str);
+		}
+	}
+	paths = ht_ynode_get(root, "paths");
+	if (!paths) {
+		diag(ld, &root->loc, "no `paths` mapping");
+		return 0;
+	}
+	if (paths->kind != HT_YNODE_MAP || !paths->nr) {
+		diag(ld, &paths->loc,
+		     "`paths`: expected a non-empty mapping of path names, "
+		     "got %s%s",
+		     paths->kind == HT_YNODE_MAP ? "an empty " : "",
+		     paths->kind == HT_YNODE_MAP ? "mapping"
+						 : ht_ynode_describe(paths));
+		return 0;
+	}
+	check_dup_keys(ld, paths, "path");
+	desc->paths = calloc(paths->nr, sizeof(*desc->paths));
+	if (!desc->paths) {
+		return HT_ENOMEM;
+	}
+	for (i = 0; i < paths->nr; i++) {
+		desc->nr_paths++;
+		ret = load_path(ld, &desc->paths[i], paths->keys[i],
+				paths->items[i]);
+		if (ret) {
+			return ret;
+		}
+	}
+	return 0;
+}
+
+int ht_path_desc_parse(struct ht_path_desc **desc, const char *file,
+		       const char *text, size_t size, char *err, size_t err_len)
+{
+	struct loader ld = {.file = file};
+	struct ht_path_desc *d;
+	struct ht_ynode *root = NULL;
+	char msg[256];
+	unsigned line = 0, col = 0;
+	int ret;
+
+	*desc = NULL;
+	if (err_len) {
+		err[0] = '\0';
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d) {
+		return HT_ENOMEM;
+	}
+	d->file = strdup(file);
+	if (!d->file) {
+		ret = HT_ENOMEM;
+		goto fail;
+	}
+	ret = ht_ydoc_parse(file, (const unsigned char *)text, size, &root, msg,
+			    sizeof(msg), &line, &col);
+	if (ret == HT_ESYNTAX) {
+		if (err_len) {
+			snprintf(err, err_len, "%s:%u:%u: %s", file, line, col,
+				 msg);
+		}
+		goto fail;
+	}
+	if (ret) {
+		goto fail;
+	}
+	ret = load_root(&ld, d, root);
+	if (!ret && ld.nomem) {
+		ret = HT_ENOMEM;
+	}
+	if (!ret && ld.nr_diags) {
+		diags_write(&ld, err, err_len);
+		ret = HT_ECONFIG;
+	}
+	ht_ynode_destroy(root);
+	diags_free(&ld);
+	if (ret) {
+		goto fail;
+	}
+	*desc = d;
+	return 0;
+
+fail:
+	ht_path_desc_destroy(d);
+	return ret;
+}
+
+int ht_path_desc_load(struct ht_path_desc **desc, const char *file, char *err,
+		      size_t err_len)
+{
+	FILE *f = fopen(file, "rb");
+	char *text;
+	size_t n;
+	int ret;
+
+	*desc = NULL;
+	if (!f) {
+		if (err_len) {
+			snprintf(err, err_len, "%s: cannot open: %s", file,
+				 strerror(errno));
+		}
+		return errno == ENOENT ? HT_ENOENT : HT_EIO;
+	}
+	text = malloc(MAX_FILE_BYTES + 1);
+	if (!text) {
+		fclose(f);
+		return HT_ENOMEM;
+	}
+	n = fread(text, 1, MAX_FILE_BYTES + 1, f);
+	if (ferror(f) || n > MAX_FILE_BYTES) {
+		if (err_len) {
+			snprintf(err, err_len, "%s: %s", file,
+				 ferror(f) ? "read error"
+					   : "larger than 16 MiB");
+		}
+		ret = ferror(f) ? HT_EIO : HT_ERANGE;
+	} else {
+		ret = ht_path_desc_parse(desc, file, text, n, err, err_len);
+	}
+	free(text);
+	fclose(f);
+	return ret;
+}
+
+void ht_path_desc_destroy(struct ht_path_desc *desc)
+{
+	size_t i, j;
+
+	if (!desc) {
+		return;
+	}
+	for (i = 0; i < desc->nr_paths; i++) {
+		struct ht_path *p = &desc->paths[i];
+
+		for (j = 0; j < p->nr_activities; j++) {
+			free(p->activities[j].name);
+			free(p->activities[j].preds);
+		}
+		free(p->activities);
+		free(p->order);
+		free(p->name);
+		free(p->trigger);
+	}
+	free(desc->paths);
+	free(desc->file);
+	free(desc);
+}
+
+const struct ht_path *ht_path_desc_find(const struct ht_path_desc *desc,
+					const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < desc->nr_paths; i++) {
+		if (!strcmp(desc->paths[i].name, name)) {
+			return &desc->paths[i];
+		}
+	}
+	return NULL;
+}
+
+long ht_path_find_activity(const struct ht_path *path, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < path->nr_activities; i++) {
+		if (!strcmp(path->activities[i].name, name)) {
+			return (long)i;
+		}
+	}
+	return -1;
+}

@@ -1,0 +1,518 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Pass 2 of the path analysis: the interference on the worst instances.
+ *
+ * Every activity of a worst instance is a window on its core, from the
+ * moment it was ready (or began, when it began early) to its end. The
+ * states model (host/analysis/states.h) gives each core's slices; a sweep turns
+ * them into exclusive segments (the innermost slice running), and every
+ * segment that overlaps a window is charged to whatever ran: a task, an
+ * interrupt. Windows of one instance on one core are merged first, so
+ * overlapping activities do not count the same time twice. At the end
+ * the tasks that ran the instance's own activities (the task running
+ * when each activity began) are taken out: what is left is what kept
+ * the instance from running.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/error.h"
+#include "paths-internal.h"
+#include "states.h"
+
+#define STACK_MAX 80
+
+struct who {
+	enum ht_states_kind kind;
+	uint64_t id;
+	char *name;
+};
+
+struct awin {
+	int64_t b, e, begin_ns; /* window and the activity's begin */
+	size_t act;
+	int own; /* who ran it (-1: not known yet) */
+};
+
+struct acc {
+	int who;
+	uint64_t ns;
+	uint64_t during;
+};
+
+/* One worst instance on one core. */
+struct target {
+	struct ht_paths_worst *worst;
+	size_t core; /* result core index */
+	struct awin *aw;
+	size_t nr_aw;
+	int64_t (*mw)[2]; /* merged windows, sorted */
+	size_t nr_mw;
+	struct acc *acc;
+	size_t nr_acc, cap_acc;
+};
+
+struct core_state {
+	bool mapped;
+	size_t res_core;
+	int stack[STACK_MAX]; /* who indexes, innermost last */
+	unsigned depth;	      /* may exceed STACK_MAX: counted only */
+	int64_t last_ns;
+	size_t *targets; /* indexes in blame.targets */
+	size_t nr_targets;
+	int64_t min_b, max_e;
+};
+
+struct blame {
+	struct ht_paths_result *res;
+	struct target *targets;
+	size_t nr_targets;
+	struct who *who;
+	size_t nr_who, cap_who;
+	struct core_state *cores; /* by result core index */
+	size_t nr_cores;
+	size_t *map; /* states core index -> result core index + 1 */
+	size_t nr_map;
+	bool nomem;
+};
+
+static int who_of(struct blame *bl, const struct ht_states_slice *s)
+{
+	size_t i;
+
+	for (i = 0; i < bl->nr_who; i++) {
+		if (bl->who[i].kind == s->kind && bl->who[i].id == s->id &&
+		    !strcmp(bl->who[i].name, s->name)) {
+			return (int)i;
+		}
+	}
+	if (bl->nr_who == bl->cap_who) {
+		size_t n = bl->cap_who ? 2 * bl->cap_who : 32;
+		struct who *nw = realloc(bl->who, n * sizeof(*nw));
+
+		if (!nw) {
+			return HT_ENOMEM;
+		}
+		bl->who = nw;
+		bl->cap_who = n;
+	}
+	bl->who[bl->nr_who].kind = s->kind;
+	bl->who[bl->nr_who].id = s->id;
+	bl->who[bl->nr_who].name = strdup(s->name ? s->name : "?");
+	if (!bl->who[bl->nr_who].name) {
+		return HT_ENOMEM;
+	}
+	return (int)bl->nr_who++;
+}
+
+static int acc_add(struct target *t, int who, uint64_t ns, uint64_t during)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr_acc; i++) {
+		if (t->acc[i].who == who) {
+			t->acc[i].ns += ns;
+			t->acc[i].during |= during;
+			return 0;
+		}
+	}
+	if (t->nr_acc == t->cap_acc) {
+		size_t n = t->cap_acc ? 2 * t->cap_acc : 8;
+		struct acc *na = realloc(t->acc, n * sizeof(*na));
+
+		if (!na) {
+			return HT_ENOMEM;
+		}
+		t->acc = na;
+		t->cap_acc = n;
+	}
+	t->acc[t->nr_acc].who = who;
+	t->acc[t->nr_acc].ns = ns;
+	t->acc[t->nr_acc].during = during;
+	t->nr_acc++;
+	return 0;
+}
+
+/* [a, b) on core @c ran @who (the innermost slice); base is the task
+ * under it (depth 0), the one an activity beginning now runs in. */
+static int charge(struct blame *bl, struct core_state *c, int64_t a, int64_t b,
+		  int who, int base)
+{
+	size_t i, k;
+	int ret;
+
+	if (b <= a || b <= c->min_b || a >= c->max_e) {
+		return 0;
+	}
+	for (i = 0; i < c->nr_targets; i++) {
+		struct target *t = &bl->targets[c->targets[i]];
+		uint64_t during = 0, ns = 0;
+
+		for (k = 0; k < t->nr_aw; k++) {
+			struct awin *w = &t->aw[k];
+
+			if (w->own < 0 && base >= 0 && a <= w->begin_ns &&
+			    w->begin_ns < b) {
+				w->own = base;
+			}
+			if (w->b < b && a < w->e && k < 64) {
+				during |= 1ull << w->act;
+			}
+		}
+		if (!during) {
+			continue;
+		}
+		for (k = 0; k < t->nr_mw; k++) {
+			int64_t lo = a > t->mw[k][0] ? a : t->mw[k][0];
+			int64_t hi = b < t->mw[k][1] ? b : t->mw[k][1];
+
+			if (hi > lo) {
+				ns += (uint64_t)(hi - lo);
+			}
+		}
+		if (ns && bl->who[who].kind != HT_STATES_IDLE) {
+			ret = acc_add(t, who, ns, during);
+			if (ret) {
+				return ret;
+			}
+		}
+	}
+	return 0;
+}
+
+static struct core_state *core_for(struct blame *bl,
+				   const struct ht_states_core *sc)
+{
+	size_t i;
+
+	if (sc->index >= bl->nr_map) {
+		size_t n = sc->index + 16;
+		size_t *nm = realloc(bl->map, n * sizeof(*nm));
+
+		if (!nm) {
+			bl->nomem = true;
+			return NULL;
+		}
+		for (i = bl->nr_map; i < n; i++) {
+			nm[i] = 0;
+		}
+		bl->map = nm;
+		bl->nr_map = n;
+	}
+	if (!bl->map[sc->index]) {
+		int ci = ht__paths_core_index(bl->res, sc->name);
+
+		if (ci < 0) {
+			bl->nomem = true;
+			return NULL;
+		}
+		bl->map[sc->index] = (size_t)ci + 1;
+	}
+	i = bl->map[sc->index] - 1;
+	/* a core first seen now has no windows */
+	return i < bl->nr_cores ? &bl->cores[i] : NULL;
+}
+
+static int on_item(void *arg, const struct ht_states_item *it)
+{
+	struct blame *bl = arg;
+	struct core_state *c;
+	int top, base, who, ret;
+
+	if (it->kind != HT_STATES_SLICE_BEGIN &&
+	    it->kind != HT_STATES_SLICE_END) {
+		return 0;
+	}
+	if (it->slice->kind == HT_STATES_FUNC) {
+		return 0;
+	}
+	c = core_for(bl, it->core);
+	if (!c) {
+		return bl->nomem ? HT_ENOMEM : 0;
+	}
+	top = c->depth && c->depth <= STACK_MAX ? c->stack[c->depth - 1] : -1;
+	base = c->depth ? c->stack[0] : -1;
+	if (top >= 0) {
+		ret = charge(bl, c, c->last_ns, it->ns, top, base);
+		if (ret) {
+			return ret;
+		}
+	}
+	c->last_ns = it->ns;
+	if (it->kind == HT_STATES_SLICE_BEGIN) {
+		who = who_of(bl, it->slice);
+		if (who < 0) {
+			return who;
+		}
+		if (c->depth < STACK_MAX) {
+			c->stack[c->depth] = who;
+		}
+		c->depth++;
+		if (c->depth == 1) {
+			/* own-task detection for activities beginning at
+			 * this very instant */
+			size_t i, k;
+
+			for (i = 0; i < c->nr_targets; i++) {
+				struct target *t = &bl->targets[c->targets[i]];
+
+				for (k = 0; k < t->nr_aw; k++) {
+					if (t->aw[k].own < 0 &&
+					    t->aw[k].begin_ns == it->ns) {
+						t->aw[k].own = who;
+					}
+				}
+			}
+		}
+	} else if (c->depth) {
+		c->depth--;
+	}
+	return 0;
+}
+
+static int awin_cmp(const void *a, const void *b)
+{
+	const struct awin *x = a, *y = b;
+
+	return x->b < y->b ? -1 : x->b > y->b;
+}
+
+/* The windows of one worst instance, one target per core. */
+static int add_targets(struct blame *bl, struct ht_paths_path_result *pr,
+		       struct ht_paths_worst *w)
+{
+	const struct ht_paths_instance *in = &pr->instances[w->instance];
+	size_t k, core, nr = 0;
+
+	for (core = 0; core < bl->nr_cores; core++) {
+		struct target *t = NULL;
+
+		for (k = 0; k < pr->path->nr_activities; k++) {
+			const struct ht_paths_run *r = &in->runs[k];
+			struct awin *aw;
+			int64_t b;
+
+			if (!(r->flags & HT_PATHS_RUN_END) ||
+			    (size_t)r->core != core) {
+				continue;
+			}
+			if (!t) {
+				struct target *nt =
+				    realloc(bl->targets,
+					    (bl->nr_targets + 1) * sizeof(*nt));
+
+				if (!nt) {
+					return HT_ENOMEM;
+				}
+				bl->targets = nt;
+				t = &nt[bl->nr_targets++];
+				memset(t, 0, sizeof(*t));
+				t->worst = w;
+				t->core = core;
+				t->aw = calloc(pr->path->nr_activities,
+					       sizeof(*t->aw));
+				t->mw = calloc(pr->path->nr_activities,
+					       sizeof(*t->mw));
+				if (!t->aw || !t->mw) {
+					return HT_ENOMEM;
+				}
+			}
+			b = (r->flags & HT_PATHS_RUN_READY) &&
+				    !(r->flags & HT_PATHS_RUN_EARLY)
+				? r->ready_ns
+				: r->begin_ns;
+			aw = &t->aw[t->nr_aw++];
+			aw->b = b;
+			aw->e = r->end_ns;
+			aw->begin_ns = r->begin_ns;
+			aw->act = k;
+			aw->own = -1;
+		}
+		if (!t) {
+			continue;
+		}
+		nr++;
+		qsort(t->aw, t->nr_aw, sizeof(*t->aw), awin_cmp);
+		for (k = 0; k < t->nr_aw; k++) {
+			if (t->nr_mw && t->aw[k].b <= t->mw[t->nr_mw - 1][1]) {
+				if (t->aw[k].e > t->mw[t->nr_mw - 1][1]) {
+					t->mw[t->nr_mw - 1][1] = t->aw[k].e;
+				}
+			} else {
+				t->mw[t->nr_mw][0] = t->aw[k].b;
+				t->mw[t->nr_mw][1] = t->aw[k].e;
+				t->nr_mw++;
+			}
+		}
+	}
+	(void)nr;
+	return 0;
+}
+
+static int blame_cmp(const void *a, const void *b)
+{
+	const struct ht_paths_blame *x = a, *y = b;
+
+	if (x->total_ns != y->total_ns) {
+		return x->total_ns > y->total_ns ? -1 : 1;
+	}
+	return strcmp(x->who, y->who);
+}
+
+/* Gathers the targets of @w into its blame list. */
+static int collect(struct blame *bl, struct ht_paths_worst *w)
+{
+	size_t i, k, j;
+
+	for (i = 0; i < bl->nr_targets; i++) {
+		struct target *t = &bl->targets[i];
+
+		if (t->worst != w) {
+			continue;
+		}
+		for (k = 0; k < t->nr_acc; k++) {
+			const struct acc *a = &t->acc[k];
+			const struct who *who = &bl->who[a->who];
+			struct ht_paths_blame *b = NULL;
+
+			for (j = 0; j < t->nr_aw; j++) {
+				if (t->aw[j].own == a->who) {
+					break;
+				}
+			}
+			if (j < t->nr_aw) {
+				continue; /* it ran the activities */
+			}
+			for (j = 0; j < w->nr_blame; j++) {
+				if (!strcmp(w->blame[j].who, who->name) &&
+				    w->blame[j].is_isr ==
+					(who->kind == HT_STATES_ISR)) {
+					b = &w->blame[j];
+					break;
+				}
+			}
+			if (!b) {
+				struct ht_paths_blame *nb = realloc(
+				    w->blame, (w->nr_blame + 1) * sizeof(*nb));
+
+				if (!nb) {
+					return HT_ENOMEM;
+				}
+				w->blame = nb;
+				b = &nb[w->nr_blame++];
+				memset(b, 0, sizeof(*b));
+				b->who = strdup(who->name);
+				b->is_isr = who->kind == HT_STATES_ISR;
+				b->core_ns = calloc(bl->res->nr_cores,
+						    sizeof(*b->core_ns));
+				if (!b->who || !b->core_ns) {
+					return HT_ENOMEM;
+				}
+			}
+			b->total_ns += a->ns;
+			b->core_ns[t->core] += a->ns;
+			b->during |= a->during;
+		}
+	}
+	if (w->nr_blame > 1) {
+		qsort(w->blame, w->nr_blame, sizeof(*w->blame), blame_cmp);
+	}
+	return 0;
+}
+
+int ht__paths_blame(struct ht_paths_result *res, const char *const *traces,
+		    size_t nr_traces, char *err, size_t err_len)
+{
+	struct ht_ctf_open_opts oo = {
+	    .flags = HT_CTF_KEEP_GOING,
+	};
+	struct ht_states_opts so = {.no_events = true};
+	struct blame bl = {.res = res};
+	struct ht_states *st = NULL;
+	struct ht_ctf_set *set = NULL;
+	size_t i, k;
+	int ret;
+
+	if (!res->has_states) {
+		return 0;
+	}
+	bl.nr_cores = res->nr_cores;
+	bl.cores = calloc(bl.nr_cores ? bl.nr_cores : 1, sizeof(*bl.cores));
+	if (!bl.cores) {
+		return HT_ENOMEM;
+	}
+	for (i = 0; i < res->desc->nr_paths; i++) {
+		struct ht_paths_path_result *pr = &res->paths[i];
+
+		for (k = 0; k < pr->nr_worst; k++) {
+			ret = add_targets(&bl, pr, &pr->worst[k]);
+			if (ret) {
+				goto out;
+			}
+		}
+	}
+	if (!bl.nr_targets) {
+		ret = 0;
+		goto out;
+	}
+	for (i = 0; i < bl.nr_targets; i++) {
+		struct target *t = &bl.targets[i];
+		struct core_state *c = &bl.cores[t->core];
+		size_t *nt =
+		    realloc(c->targets, (c->nr_targets + 1) * sizeof(*nt));
+
+		if (!nt) {
+			ret = HT_ENOMEM;
+			goto out;
+		}
+		c->targets = nt;
+		if (!c->nr_targets || t->mw[0][0] < c->min_b) {
+			c->min_b = t->mw[0][0];
+		}
+		if (!c->nr_targets || t->mw[t->nr_mw - 1][1] > c->max_e) {
+			c->max_e = t->mw[t->nr_mw - 1][1];
+		}
+		nt[c->nr_targets++] = i;
+	}
+	ret = ht_states_create(&st, &so, on_item, &bl);
+	if (ret) {
+		goto out;
+	}
+	ret = ht_ctf_set_open(&set, traces, nr_traces, &oo, err, err_len);
+	if (ret) {
+		goto out;
+	}
+	ret = ht_states_run(st, set, NULL, NULL, 0);
+	if (ret) {
+		goto out;
+	}
+	for (i = 0; i < res->desc->nr_paths; i++) {
+		struct ht_paths_path_result *pr = &res->paths[i];
+
+		for (k = 0; k < pr->nr_worst; k++) {
+			ret = collect(&bl, &pr->worst[k]);
+			if (ret) {
+				goto out;
+			}
+		}
+	}
+out:
+	ht_ctf_set_close(set);
+	ht_states_destroy(st);
+	for (i = 0; i < bl.nr_targets; i++) {
+		free(bl.targets[i].aw);
+		free(bl.targets[i].mw);
+		free(bl.targets[i].acc);
+	}
+	free(bl.targets);
+	for (i = 0; i < bl.nr_cores; i++) {
+		free(bl.cores[i].targets);
+	}
+	free(bl.cores);
+	for (i = 0; i < bl.nr_who; i++) {
+		free(bl.who[i].name);
+	}
+	free(bl.who);
+	free(bl.map);
+	return ret;
+}

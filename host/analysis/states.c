@@ -1,0 +1,1445 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The states model (states.h): per-core task / interrupt / function
+ * slices, message flows and utilization, from a stream of reader
+ * messages.
+ */
+#include "states.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/error.h"
+
+/* What an event class means to the model. */
+enum ev_role {
+	EV_OTHER = 0,
+	EV_TASK_SWITCH,
+	EV_ISR_ENTER,
+	EV_ISR_EXIT,
+	EV_FUNC_ENTRY,
+	EV_FUNC_EXIT,
+	EV_MSG_SEND,
+	EV_MSG_RECV,
+};
+
+struct open_slice {
+	struct ht_states_slice s;
+	size_t task;	    /* index in core->tasks (ISR, task) */
+	char addr_name[24]; /* FUNC without a symbol: "0x..." */
+};
+
+struct stack {
+	struct open_slice *v;
+	unsigned n;
+	unsigned overflow; /* enters ignored because the stack was full */
+};
+
+struct core {
+	struct ht_states_core pub;
+	struct ht_states_task *tasks;
+	size_t cap_tasks;
+	char *name, *role, *group;
+
+	/* timeline */
+	bool task_open;
+	struct open_slice task;
+	bool pending_switch; /* a task_switch inside an interrupt */
+	size_t pending_task;
+	struct stack isr, func;
+
+	/* accounting: the state since acc_ns */
+	int64_t acc_ns;
+	bool acc_started;
+	int64_t win_begin; /* the current window of this core */
+	uint64_t w_unknown, w_idle, w_task, w_isr;
+};
+
+struct cls_map_entry {
+	const struct ht_ctf_event_class *cls;
+	enum ev_role role;
+};
+
+struct pending_msg {
+	bool live;
+	uint32_t core_id; /* the sender's core id (key, with id) */
+	uint64_t id;
+	int64_t ns;
+	struct core *core; /* where it was seen */
+	const char *path;  /* its stream file (for messages) */
+	uint64_t offset;   /* its byte offset there */
+};
+
+/* A ring (insertion order) indexed by a hash of (core id, id) with
+ * linear probing. */
+struct pend {
+	struct pending_msg *ring;
+	size_t ring_cap, ring_head, ring_len;
+	int32_t *hash; /* ring slot, or -1 */
+	size_t hash_cap;
+};
+
+#define MEMBER_CACHE 256
+
+struct member_cache {
+	const struct ht_ctf_type *type;
+	const char *name;
+	int index;
+};
+
+struct ht_states {
+	struct ht_states_opts opts;
+	struct member_cache mcache[MEMBER_CACHE];
+	ht_states_cb cb;
+	void *arg;
+
+	struct core **cores;
+	size_t nr_cores, cap_cores;
+	struct core **by_stream; /* stream index -> core */
+	size_t nr_by_stream;
+
+	struct cls_map_entry *cls_map; /* open addressing, power of two */
+	size_t cls_cap, cls_used;
+
+	struct pend sends, recvs; /* messages waiting for their other end */
+	struct ht_states_msgs msgs;
+
+	bool has_origin;
+	int64_t origin_ns; /* window grid origin: the first event time */
+	bool finished;
+	char text[512];
+};
+
+/* ------------------------------------------------------------------ */
+/* small helpers */
+
+static int emit(struct ht_states *st, const struct ht_states_item *it)
+{
+	return st->cb ? st->cb(st->arg, it) : 0;
+}
+
+static int anomaly_v(struct ht_states *st, struct core *c, int64_t ns,
+		     const char *path, uint64_t offset, const char *fmt,
+		     va_list ap)
+{
+	struct ht_states_item it = {.kind = HT_STATES_ANOMALY};
+	size_t n = 0;
+
+	if (!st->cb) {
+		return 0;
+	}
+	if (path) {
+		n = snprintf(st->text, sizeof(st->text),
+			     "file=%s offset=%" PRIu64 ": ", path, offset);
+	}
+	if (n >= sizeof(st->text)) {
+		n = 0;
+	}
+	n += snprintf(st->text + n, sizeof(st->text) - n,
+		      "core %s at %" PRId64 " ns: ", c->pub.name, ns);
+	if (n < sizeof(st->text)) {
+		vsnprintf(st->text + n, sizeof(st->text) - n, fmt, ap);
+	}
+	it.core = &c->pub;
+	it.ns = ns;
+	it.text = st->text;
+	return emit(st, &it);
+}
+
+/* An anomaly at (@path, @offset) when @path is not NULL. */
+static int anomaly_at(struct ht_states *st, struct core *c, int64_t ns,
+		      const char *path, uint64_t offset, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = anomaly_v(st, c, ns, path, offset, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+/* An anomaly at @msg's event (when @msg is not NULL). */
+static int anomaly(struct ht_states *st, struct core *c, int64_t ns,
+		   const struct ht_ctf_msg *msg, const char *fmt, ...)
+{
+	bool at = msg && msg->stream && msg->event;
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = anomaly_v(st, c, ns, at ? msg->stream->path : NULL,
+			at ? msg->event->offset_bits / 8 : 0, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	x ^= x >> 31;
+	return x;
+}
+
+uint64_t ht_states_flow_id(uint32_t sender_core_id, uint64_t id)
+{
+	uint64_t h = mix64(id ^ mix64((uint64_t)sender_core_id + 1));
+
+	return h ? h : 1;
+}
+
+static const char *base_name(const char *name)
+{
+	const char *p = strrchr(name, ':');
+
+	return p ? p + 1 : name;
+}
+
+static bool member_name_eq(const char *member, const char *name)
+{
+	/* babeltrace2 shows TSDL names without one leading '_' */
+	return !strcmp(member, name) ||
+	       (member[0] == '_' && !strcmp(member + 1, name));
+}
+
+/* The payload member @name (a string literal: the cache keys on its
+ * address) of @msg's event, or NULL. The member's position in its
+ * structure type is cached, so a lookup is a short sibling walk. */
+static const struct ht_ctf_field *payload_member(struct ht_states *st,
+						 const struct ht_ctf_msg *msg,
+						 const char *name)
+{
+	const struct ht_ctf_field *p =
+	    msg->event->scope[HT_CTF_SCOPE_EVENT_PAYLOAD];
+	const struct ht_ctf_type *t;
+	struct member_cache *e;
+	const struct ht_ctf_field *c;
+	size_t h;
+	int k;
+
+	if (!p || p->type->kind != HT_CTF_STRUCT) {
+		return NULL;
+	}
+	t = p->type;
+	h = (size_t)mix64((uint64_t)(uintptr_t)t ^
+			  ((uint64_t)(uintptr_t)name << 7)) &
+	    (MEMBER_CACHE - 1);
+	e = &st->mcache[h];
+	if (e->type != t || e->name != name) {
+		size_t i;
+
+		e->type = t;
+		e->name = name;
+		e->index = -1;
+		for (i = 0; i < t->nr_members; i++) {
+			if (member_name_eq(t->members[i].name, name)) {
+				e->index = (int)i;
+				break;
+			}
+		}
+	}
+	if (e->index < 0 || (uint32_t)e->index >= p->nr_children) {
+		return NULL;
+	}
+	c = ht_ctf_field_first_child(p);
+	for (k = 0; k < e->index; k++) {
+		c = ht_ctf_field_next(c);
+	}
+	return c;
+}
+
+static bool field_uint(const struct ht_ctf_field *f, uint64_t *v)
+{
+	if (!f ||
+	    (f->type->kind != HT_CTF_INT && f->type->kind != HT_CTF_ENUM)) {
+		return false;
+	}
+	*v = f->v.u;
+	return true;
+}
+
+static bool member_uint(struct ht_states *st, const struct ht_ctf_msg *msg,
+			const char *name, uint64_t *v)
+{
+	return field_uint(payload_member(st, msg, name), v);
+}
+
+static const char *member_str(struct ht_states *st,
+			      const struct ht_ctf_msg *msg, const char *name)
+{
+	const struct ht_ctf_field *f = payload_member(st, msg, name);
+
+	return f && f->type->kind == HT_CTF_STRING ? f->v.str : NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* event class roles, cached by class pointer */
+
+static enum ev_role role_of_name(const char *full)
+{
+	static const struct {
+		const char *name;
+		enum ev_role role;
+	} names[] = {
+	    {"task_switch", EV_TASK_SWITCH}, {"isr_enter", EV_ISR_ENTER},
+	    {"isr_exit", EV_ISR_EXIT},	     {"func_entry", EV_FUNC_ENTRY},
+	    {"func_exit", EV_FUNC_EXIT},     {"msg_send", EV_MSG_SEND},
+	    {"msg_recv", EV_MSG_RECV},
+	};
+	const char *n = base_name(full);
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!strcmp(n, names[i].name)) {
+			return names[i].role;
+		}
+	}
+	return EV_OTHER;
+}
+
+static size_t ptr_hash(const void *p)
+{
+	return (size_t)mix64((uint64_t)(uintptr_t)p);
+}
+
+static int cls_role(struct ht_states *st, const struct ht_ctf_event_class *cls,
+		    enum ev_role *role)
+{
+	size_t i, mask;
+
+	if (st->cls_used * 2 >= st->cls_cap) {
+		size_t ncap = st->cls_cap ? st->cls_cap * 2 : 64, k;
+		struct cls_map_entry *nm = calloc(ncap, sizeof(*nm));
+
+		if (!nm) {
+			return HT_ENOMEM;
+		}
+		for (k = 0; k < st->cls_cap; k++) {
+			if (st->cls_map[k].cls) {
+				i = ptr_hash(st->cls_map[k].cls) & (ncap - 1);
+				while (nm[i].cls) {
+					i = (i + 1) & (ncap - 1);
+				}
+				nm[i] = st->cls_map[k];
+			}
+		}
+		free(st->cls_map);
+		st->cls_map = nm;
+		st->cls_cap = ncap;
+	}
+	mask = st->cls_cap - 1;
+	for (i = ptr_hash(cls) & mask; st->cls_map[i].cls; i = (i + 1) & mask) {
+		if (st->cls_map[i].cls == cls) {
+			*role = st->cls_map[i].role;
+			return 0;
+		}
+	}
+	st->cls_map[i].cls = cls;
+	st->cls_map[i].role = role_of_name(cls->name);
+	st->cls_used++;
+	*role = st->cls_map[i].role;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* cores */
+
+static char *dup_str(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *d = malloc(n);
+
+	if (d) {
+		memcpy(d, s, n);
+	}
+	return d;
+}
+
+static const char *env_str(const struct ht_ctf_trace *tr, const char *name)
+{
+	const struct ht_ctf_env_entry *e = ht_ctf_trace_env(tr, name);
+
+	return e && e->is_string ? e->str : NULL;
+}
+
+static int stack_init(struct stack *s, unsigned depth)
+{
+	s->v = calloc(depth, sizeof(*s->v));
+	return s->v ? 0 : HT_ENOMEM;
+}
+
+static void core_free(struct core *c)
+{
+	size_t i;
+
+	if (!c) {
+		return;
+	}
+	for (i = 0; i < c->pub.nr_tasks; i++) {
+		free((char *)c->tasks[i].name);
+	}
+	free(c->tasks);
+	free(c->isr.v);
+	free(c->func.v);
+	free(c->name);
+	free(c->role);
+	free(c->group);
+	free(c);
+}
+
+/* The core of @msg's stream, created on first sight. */
+static int core_of(struct ht_states *st, const struct ht_ctf_msg *msg,
+		   struct core **out)
+{
+	const struct ht_ctf_stream *s = msg->stream;
+	const struct ht_ctf_trace *tr = s->trace;
+	const struct ht_ctf_field *ctx = NULL;
+	const struct ht_ctf_env_entry *e;
+	char key[64], namebuf[512];
+	const char *name = NULL, *role = NULL;
+	bool has_id = false;
+	uint64_t id = 0, pkt_id;
+	struct core *c;
+	size_t i;
+	int ret;
+
+	if (s->index < st->nr_by_stream && st->by_stream[s->index]) {
+		*out = st->by_stream[s->index];
+		return 0;
+	}
+	if (msg->packet) {
+		ctx = msg->packet->context;
+	}
+	if (!ctx && msg->event) {
+		ctx = msg->event->scope[HT_CTF_SCOPE_PACKET_CONTEXT];
+	}
+	if (ctx && field_uint(ht_ctf_field_member(ctx, "core_id"), &pkt_id)) {
+		snprintf(key, sizeof(key), "core_%" PRIu64 "_name", pkt_id);
+		name = env_str(tr, key);
+		if (name) {
+			has_id = true;
+			id = pkt_id;
+			snprintf(key, sizeof(key), "core_%" PRIu64 "_role",
+				 pkt_id);
+			role = env_str(tr, key);
+		}
+	}
+	if (!name) {
+		name = env_str(tr, "core_name");
+		role = env_str(tr, "core_role");
+		e = ht_ctf_trace_env(tr, "core_id");
+		if (e && !e->is_string) {
+			has_id = true;
+			id = (uint64_t)e->i;
+		} else if (ctx &&
+			   field_uint(ht_ctf_field_member(ctx, "core_id"),
+				      &pkt_id)) {
+			has_id = true;
+			id = pkt_id;
+		}
+	}
+	if (!name) {
+		if (has_id) {
+			snprintf(namebuf, sizeof(namebuf), "%s/core%" PRIu64,
+				 tr->name, id);
+		} else {
+			snprintf(namebuf, sizeof(namebuf), "%s/%s", tr->name,
+				 s->file_name);
+		}
+		name = namebuf;
+	}
+	c = NULL;
+	for (i = 0; i < st->nr_cores; i++) {
+		if (!strcmp(st->cores[i]->pub.name, name)) {
+			c = st->cores[i];
+			break;
+		}
+	}
+	if (!c) {
+		struct ht_states_item it = {.kind = HT_STATES_CORE};
+		size_t glen;
+
+		if (st->nr_cores == st->cap_cores) {
+			size_t ncap = st->cap_cores ? st->cap_cores * 2 : 8;
+			struct core **nc =
+			    realloc(st->cores, ncap * sizeof(*nc));
+
+			if (!nc) {
+				return HT_ENOMEM;
+			}
+			st->cores = nc;
+			st->cap_cores = ncap;
+		}
+		c = calloc(1, sizeof(*c));
+		if (!c) {
+			return HT_ENOMEM;
+		}
+		c->name = dup_str(name);
+		c->role = role ? dup_str(role) : NULL;
+		/* core type: the role, else the name without trailing
+		 * digits ("dsp3" -> "dsp") */
+		glen = strlen(name);
+		while (glen > 1 && name[glen - 1] >= '0' &&
+		       name[glen - 1] <= '9') {
+			glen--;
+		}
+		c->group = role ? dup_str(role) : malloc(glen + 1);
+		if (c->group && !role) {
+			memcpy(c->group, name, glen);
+			c->group[glen] = '\0';
+		}
+		if (!c->name || (role && !c->role) || !c->group ||
+		    stack_init(&c->isr, st->opts.max_depth) ||
+		    stack_init(&c->func, st->opts.max_depth)) {
+			core_free(c);
+			return HT_ENOMEM;
+		}
+		c->pub.index = st->nr_cores;
+		c->pub.has_core_id = has_id;
+		c->pub.core_id = (uint32_t)id;
+		c->pub.name = c->name;
+		c->pub.role = c->role;
+		c->pub.group = c->group;
+		st->cores[st->nr_cores++] = c;
+		it.core = &c->pub;
+		it.ns = msg->has_time ? msg->ns : 0;
+		ret = emit(st, &it);
+		if (ret) {
+			return ret;
+		}
+	}
+	if (s->index >= st->nr_by_stream) {
+		size_t n = s->index + 16;
+		struct core **nb = realloc(st->by_stream, n * sizeof(*nb));
+
+		if (!nb) {
+			return HT_ENOMEM;
+		}
+		memset(nb + st->nr_by_stream, 0,
+		       (n - st->nr_by_stream) * sizeof(*nb));
+		st->by_stream = nb;
+		st->nr_by_stream = n;
+	}
+	st->by_stream[s->index] = c;
+	*out = c;
+	return 0;
+}
+
+/* The task entry (kind, id, name) of core @c, created on first sight. */
+static int task_of(struct core *c, enum ht_states_kind kind, uint64_t id,
+		   const char *name, size_t *out)
+{
+	size_t i;
+	char buf[32];
+	struct ht_states_task *t;
+
+	/* most recent first: switches come back to the same few tasks */
+	for (i = c->pub.nr_tasks; i-- > 0;) {
+		t = &c->tasks[i];
+		if (t->id == id && t->kind == kind &&
+		    (kind == HT_STATES_ISR || !strcmp(t->name, name))) {
+			*out = i;
+			return 0;
+		}
+	}
+	if (c->pub.nr_tasks == c->cap_tasks) {
+		size_t ncap = c->cap_tasks ? c->cap_tasks * 2 : 16;
+		struct ht_states_task *nt =
+		    realloc(c->tasks, ncap * sizeof(*nt));
+
+		if (!nt) {
+			return HT_ENOMEM;
+		}
+		c->tasks = nt;
+		c->cap_tasks = ncap;
+		c->pub.tasks = nt;
+	}
+	if (kind == HT_STATES_ISR) {
+		snprintf(buf, sizeof(buf), "irq %" PRIu64, id);
+		name = buf;
+	}
+	t = &c->tasks[c->pub.nr_tasks];
+	memset(t, 0, sizeof(*t));
+	t->kind = kind;
+	t->id = id;
+	t->name = dup_str(name ? name : "");
+	if (!t->name) {
+		return HT_ENOMEM;
+	}
+	*out = c->pub.nr_tasks++;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* accounting */
+
+/* Adds @d ns of the core's current state to the totals and window. */
+static void charge_span(struct core *c, uint64_t d)
+{
+	struct ht_states_task *t = NULL;
+
+	if (c->isr.n) {
+		c->pub.isr_ns += d;
+		c->w_isr += d;
+		t = &c->tasks[c->isr.v[c->isr.n - 1].task];
+	} else if (!c->task_open) {
+		c->pub.unknown_ns += d;
+		c->w_unknown += d;
+	} else {
+		t = &c->tasks[c->task.task];
+		if (t->kind == HT_STATES_IDLE) {
+			c->pub.idle_ns += d;
+			c->w_idle += d;
+		} else {
+			c->pub.task_ns += d;
+			c->w_task += d;
+		}
+	}
+	if (t) {
+		t->run_ns += d;
+		t->window_ns += d;
+	}
+}
+
+static int flush_window(struct ht_states *st, struct core *c, int64_t end)
+{
+	struct ht_states_item it = {.kind = HT_STATES_WINDOW};
+	size_t i;
+	int ret;
+
+	it.core = &c->pub;
+	it.ns = end;
+	it.win_begin_ns = c->win_begin;
+	it.win_end_ns = end;
+	it.win_unknown_ns = c->w_unknown;
+	it.win_idle_ns = c->w_idle;
+	it.win_task_ns = c->w_task;
+	it.win_isr_ns = c->w_isr;
+	ret = emit(st, &it);
+	c->w_unknown = c->w_idle = c->w_task = c->w_isr = 0;
+	for (i = 0; i < c->pub.nr_tasks; i++) {
+		c->tasks[i].window_ns = 0;
+	}
+	return ret;
+}
+
+/* Charges the core's state from its last accounting point to @t,
+ * closing the windows passed on the way. */
+static int charge(struct ht_states *st, struct core *c, int64_t t)
+{
+	int64_t w = st->opts.window_ns;
+	int ret;
+
+	if (!c->acc_started) {
+		c->acc_started = true;
+		c->acc_ns = t;
+		if (w) {
+			c->win_begin =
+			    st->origin_ns + (t - st->origin_ns) / w * w;
+		}
+		return 0;
+	}
+	if (t <= c->acc_ns) {
+		return 0;
+	}
+	while (w && t >= c->win_begin + w) {
+		int64_t end = c->win_begin + w;
+
+		charge_span(c, (uint64_t)(end - c->acc_ns));
+		c->acc_ns = end;
+		ret = flush_window(st, c, end);
+		if (ret) {
+			return ret;
+		}
+		c->win_begin = end;
+	}
+	charge_span(c, (uint64_t)(t - c->acc_ns));
+	c->acc_ns = t;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* slices */
+
+static int slice_begin(struct ht_states *st, struct core *c,
+		       struct open_slice *o)
+{
+	struct ht_states_item it = {.kind = HT_STATES_SLICE_BEGIN};
+
+	it.core = &c->pub;
+	it.ns = o->s.begin_ns;
+	it.slice = &o->s;
+	return emit(st, &it);
+}
+
+static int slice_end(struct ht_states *st, struct core *c, struct open_slice *o,
+		     int64_t t, bool forced)
+{
+	struct ht_states_item it = {.kind = HT_STATES_SLICE_END};
+	uint64_t d;
+
+	o->s.end_ns = t < o->s.begin_ns ? o->s.begin_ns : t;
+	o->s.forced_end = forced;
+	d = (uint64_t)(o->s.end_ns - o->s.begin_ns);
+	if (o->s.kind != HT_STATES_FUNC) {
+		struct ht_states_task *tk = &c->tasks[o->task];
+
+		if (d > tk->max_slice_ns) {
+			tk->max_slice_ns = d;
+		}
+	}
+	it.core = &c->pub;
+	it.ns = o->s.end_ns;
+	it.slice = &o->s;
+	return emit(st, &it);
+}
+
+static int task_start(struct ht_states *st, struct core *c, size_t task,
+		      int64_t t)
+{
+	struct ht_states_task *tk = &c->tasks[task];
+
+	memset(&c->task, 0, sizeof(c->task));
+	c->task.s.kind = tk->kind;
+	c->task.s.id = tk->id;
+	c->task.s.name = tk->name;
+	c->task.s.depth = 0;
+	c->task.s.begin_ns = t;
+	c->task.task = task;
+	c->task_open = true;
+	tk->slices++;
+	return slice_begin(st, c, &c->task);
+}
+
+static int do_switch(struct ht_states *st, struct core *c, size_t next,
+		     int64_t t)
+{
+	int ret;
+
+	if (c->task_open) {
+		ret = slice_end(st, c, &c->task, t, false);
+		if (ret) {
+			return ret;
+		}
+		c->task_open = false;
+	}
+	c->pub.context_switches++;
+	return task_start(st, c, next, t);
+}
+
+static int on_task_switch(struct ht_states *st, struct core *c,
+			  const struct ht_ctf_msg *msg, int64_t t)
+{
+	uint64_t prev = 0, next = 0;
+	const char *next_name = member_str(st, msg, "next_name");
+	size_t task;
+	int ret;
+
+	if (!member_uint(st, msg, "next_tid", &next)) {
+		return anomaly(st, c, t, msg,
+			       "task_switch without an integer next_tid");
+	}
+	if (member_uint(st, msg, "prev_tid", &prev) && c->task_open &&
+	    !c->pending_switch && c->task.s.id != prev) {
+		c->pub.switch_prev_mismatch++;
+		ret = anomaly(st, c, t, msg,
+			      "task_switch prev_tid %" PRIu64
+			      " but tid %" PRIu64 " was running",
+			      prev, c->task.s.id);
+		if (ret) {
+			return ret;
+		}
+	}
+	ret = task_of(c, next ? HT_STATES_TASK : HT_STATES_IDLE, next,
+		      next_name ? next_name : (next ? "?" : "idle"), &task);
+	if (ret) {
+		return ret;
+	}
+	c->pub.has_tasks = true;
+	if (c->isr.n) {
+		/* the CPU switches when the outermost handler returns */
+		c->pending_switch = true;
+		c->pending_task = task;
+		return 0;
+	}
+	return do_switch(st, c, task, t);
+}
+
+static int push(struct ht_states *st, struct core *c, struct stack *s,
+		const struct open_slice *o, const struct ht_ctf_msg *msg)
+{
+	if (s->n >= st->opts.max_depth) {
+		s->overflow++;
+		c->pub.depth_overflow++;
+		return anomaly(st, c, o->s.begin_ns, msg,
+			       "nesting deeper than %u: slice dropped",
+			       st->opts.max_depth);
+	}
+	s->v[s->n] = *o;
+	if (o->s.kind == HT_STATES_FUNC && o->s.name == o->addr_name) {
+		s->v[s->n].s.name = s->v[s->n].addr_name;
+	}
+	s->n++;
+	return slice_begin(st, c, &s->v[s->n - 1]);
+}
+
+/* Pops the slice of @s with id @id (top first), force-closing those
+ * above it. *@found says whether it was there. */
+static int pop_id(struct ht_states *st, struct core *c, struct stack *s,
+		  bool any, uint64_t id, int64_t t, uint64_t *unclosed,
+		  const struct ht_ctf_msg *msg, bool *found)
+{
+	unsigned i;
+	int ret;
+
+	*found = false;
+	if (s->overflow) {
+		/* the matching enter was dropped */
+		s->overflow--;
+		*found = true;
+		return 0;
+	}
+	for (i = s->n; i-- > 0;) {
+		if (any || s->v[i].s.id == id) {
+			break;
+		}
+	}
+	if (i == (unsigned)-1 || s->n == 0) {
+		return 0;
+	}
+	*found = true;
+	while (s->n > i + 1) {
+		struct open_slice *o = &s->v[s->n - 1];
+
+		(*unclosed)++;
+		ret = anomaly(st, c, t, msg,
+			      "%s entered at %" PRId64
+			      " ns has no exit: closed here",
+			      o->s.name, o->s.begin_ns);
+		if (!ret) {
+			ret = slice_end(st, c, o, t, true);
+		}
+		s->n--;
+		if (ret) {
+			return ret;
+		}
+	}
+	ret = slice_end(st, c, &s->v[i], t, false);
+	s->n--;
+	return ret;
+}
+
+static int on_isr(struct ht_states *st, struct core *c,
+		  const struct ht_ctf_msg *msg, int64_t t, bool enter)
+{
+	uint64_t irq = 0;
+	bool has_irq = member_uint(st, msg, "irq", &irq), found;
+	struct open_slice o;
+	size_t task;
+	int ret;
+
+	if (enter) {
+		ret = task_of(c, HT_STATES_ISR, irq, NULL, &task);
+		if (ret) {
+			return ret;
+		}
+		memset(&o, 0, sizeof(o));
+		o.s.kind = HT_STATES_ISR;
+		o.s.id = irq;
+		o.s.name = c->tasks[task].name;
+		o.s.depth = c->isr.n + 1;
+		o.s.begin_ns = t;
+		o.task = task;
+		c->pub.interrupts++;
+		c->tasks[task].slices++;
+		return push(st, c, &c->isr, &o, msg);
+	}
+	ret = pop_id(st, c, &c->isr, !has_irq, irq, t,
+		     &c->pub.isr_enter_unclosed, msg, &found);
+	if (ret) {
+		return ret;
+	}
+	if (!found) {
+		c->pub.isr_exit_unmatched++;
+		return anomaly(st, c, t, msg,
+			       "isr_exit irq %" PRIu64 " without isr_enter",
+			       irq);
+	}
+	if (!c->isr.n && c->pending_switch) {
+		c->pending_switch = false;
+		return do_switch(st, c, c->pending_task, t);
+	}
+	return 0;
+}
+
+/* The function of a func_entry/func_exit: address and name fields. */
+static bool func_ident(struct ht_states *st, const struct ht_ctf_msg *msg,
+		       uint64_t *addr, const char **name)
+{
+	static const char *const addr_names[] = {"addr", "func", "fn",
+						 "address", "this_fn"};
+	static const char *const name_names[] = {"name", "func_name",
+						 "function"};
+	size_t i;
+
+	*name = NULL;
+	for (i = 0; i < sizeof(name_names) / sizeof(name_names[0]); i++) {
+		*name = member_str(st, msg, name_names[i]);
+		if (*name) {
+			break;
+		}
+	}
+	for (i = 0; i < sizeof(addr_names) / sizeof(addr_names[0]); i++) {
+		if (member_uint(st, msg, addr_names[i], addr)) {
+			return true;
+		}
+	}
+	*addr = 0;
+	return false;
+}
+
+static int on_func(struct ht_states *st, struct core *c,
+		   const struct ht_ctf_msg *msg, int64_t t, bool enter)
+{
+	uint64_t addr;
+	const char *name;
+	bool has_addr = func_ident(st, msg, &addr, &name), found;
+	struct open_slice o;
+	int ret;
+
+	if (enter) {
+		memset(&o, 0, sizeof(o));
+		if (!name && st->opts.symbolize) {
+			name = st->opts.symbolize(st->opts.symbolize_arg, msg,
+						  addr);
+		}
+		if (!name) {
+			snprintf(o.addr_name, sizeof(o.addr_name), "0x%" PRIx64,
+				 addr);
+			name = o.addr_name;
+		}
+		o.s.kind = HT_STATES_FUNC;
+		o.s.id = addr;
+		o.s.name = name;
+		o.s.depth = c->func.n;
+		o.s.begin_ns = t;
+		c->pub.calls++;
+		return push(st, c, &c->func, &o, msg);
+	}
+	ret = pop_id(st, c, &c->func, !has_addr, addr, t,
+		     &c->pub.func_entry_unclosed, msg, &found);
+	if (ret) {
+		return ret;
+	}
+	if (!found) {
+		c->pub.func_exit_unmatched++;
+		return anomaly(st, c, t, msg,
+			       "func_exit 0x%" PRIx64 " without func_entry",
+			       addr);
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* messages: two bounded tables, sends waiting for their receive and
+ * receives waiting for their send (in a synchronized trace a receive
+ * can come at the same time as its send, or a little before it, within
+ * the synchronization's error) */
+
+static size_t msg_hash(uint32_t core_id, uint64_t id)
+{
+	return (size_t)mix64(id * 31 + core_id);
+}
+
+static int32_t *msg_find(struct pend *t, uint32_t core_id, uint64_t id)
+{
+	size_t mask = t->hash_cap - 1, i;
+
+	for (i = msg_hash(core_id, id) & mask; t->hash[i] >= 0;
+	     i = (i + 1) & mask) {
+		const struct pending_msg *p = &t->ring[t->hash[i]];
+
+		if (p->core_id == core_id && p->id == id) {
+			return &t->hash[i];
+		}
+	}
+	return NULL;
+}
+
+/* Linear probing deletion by backward shift: no tombstones. */
+static void msg_unhash(struct pend *t, int32_t *slot)
+{
+	size_t mask = t->hash_cap - 1;
+	size_t i = (size_t)(slot - t->hash), j = i, k;
+
+	t->hash[i] = -1;
+	for (;;) {
+		const struct pending_msg *p;
+
+		j = (j + 1) & mask;
+		if (t->hash[j] < 0) {
+			return;
+		}
+		p = &t->ring[t->hash[j]];
+		k = msg_hash(p->core_id, p->id) & mask;
+		/* move j to i when k is not cyclically in (i, j] */
+		if ((i <= j) ? (i < k && k <= j) : (i < k || k <= j)) {
+			continue;
+		}
+		t->hash[i] = t->hash[j];
+		t->hash[j] = -1;
+		i = j;
+	}
+}
+
+static int pend_init(struct pend *t, size_t n)
+{
+	t->ring_cap = n;
+	t->hash_cap = 1;
+	while (t->hash_cap < 2 * n) {
+		t->hash_cap *= 2;
+	}
+	t->ring = calloc(n, sizeof(*t->ring));
+	t->hash = malloc(t->hash_cap * sizeof(*t->hash));
+	if (!t->ring || !t->hash) {
+		return HT_ENOMEM;
+	}
+	memset(t->hash, 0xff, t->hash_cap * sizeof(*t->hash));
+	return 0;
+}
+
+static void pend_fini(struct pend *t)
+{
+	free(t->ring);
+	free(t->hash);
+}
+
+static int msg_tables(struct ht_states *st)
+{
+	int ret = pend_init(&st->sends, st->opts.max_pending_msgs);
+
+	return ret ? ret : pend_init(&st->recvs, st->opts.max_pending_msgs);
+}
+
+/* Reports a pending entry that found no partner. */
+static int unmatched(struct ht_states *st, struct pend *t,
+		     struct pending_msg *p, const char *why)
+{
+	if (t == &st->sends) {
+		st->msgs.send_unmatched++;
+		return anomaly_at(st, p->core, p->ns, p->path, p->offset,
+				  "msg_send id %" PRIu64 " to no receive (%s)",
+				  p->id, why);
+	}
+	st->msgs.recv_unmatched++;
+	return anomaly_at(st, p->core, p->ns, p->path, p->offset,
+			  "msg_recv id %" PRIu64 " from core %" PRIu32
+			  " without its msg_send (%s)",
+			  p->id, p->core_id, why);
+}
+
+/* Drops the oldest ring slots that are no longer pending. */
+static void ring_trim(struct pend *t)
+{
+	while (t->ring_len && !t->ring[t->ring_head].live) {
+		t->ring_head = (t->ring_head + 1) % t->ring_cap;
+		t->ring_len--;
+	}
+}
+
+/* Adds (@key_core, @id) to @t, evicting the oldest when full. */
+static int pend_add(struct ht_states *st, struct pend *t, struct core *c,
+		    uint32_t key_core, uint64_t id, int64_t ns,
+		    const struct ht_ctf_msg *msg)
+{
+	int32_t *slot = msg_find(t, key_core, id);
+	struct pending_msg *p;
+	size_t pos, mask, i;
+	int ret;
+
+	if (slot) {
+		/* the same (sender, id) again: the older one is lost */
+		p = &t->ring[*slot];
+		p->live = false;
+		ret = unmatched(st, t, p, "its id came again");
+		msg_unhash(t, slot);
+		if (ret) {
+			return ret;
+		}
+	}
+	ring_trim(t);
+	if (t->ring_len == t->ring_cap) {
+		p = &t->ring[t->ring_head];
+		if (t == &st->sends) {
+			st->msgs.send_evicted++;
+		}
+		ret = unmatched(st, t, p, "evicted from the pending table");
+		msg_unhash(t, msg_find(t, p->core_id, p->id));
+		p->live = false;
+		t->ring_head = (t->ring_head + 1) % t->ring_cap;
+		t->ring_len--;
+		if (ret) {
+			return ret;
+		}
+	}
+	pos = (t->ring_head + t->ring_len) % t->ring_cap;
+	t->ring_len++;
+	p = &t->ring[pos];
+	p->live = true;
+	p->core_id = key_core;
+	p->id = id;
+	p->ns = ns;
+	p->core = c;
+	p->path = msg->stream ? msg->stream->path : NULL;
+	p->offset = msg->event ? msg->event->offset_bits / 8 : 0;
+	mask = t->hash_cap - 1;
+	for (i = msg_hash(key_core, id) & mask; t->hash[i] >= 0;
+	     i = (i + 1) & mask) {
+	}
+	t->hash[i] = (int32_t)pos;
+	return 0;
+}
+
+/* Takes (@key_core, @id) out of @t: its entry (valid until the next
+ * add), or NULL. */
+static struct pending_msg *pend_take(struct pend *t, uint32_t key_core,
+				     uint64_t id)
+{
+	int32_t *slot = msg_find(t, key_core, id);
+	struct pending_msg *p;
+
+	if (!slot) {
+		return NULL;
+	}
+	p = &t->ring[*slot];
+	p->live = false;
+	msg_unhash(t, slot);
+	ring_trim(t);
+	return p;
+}
+
+static int emit_flow(struct ht_states *st, struct core *sender, int64_t send_ns,
+		     struct core *receiver, int64_t recv_ns, uint64_t flow)
+{
+	struct ht_states_item it = {.kind = HT_STATES_FLOW};
+
+	st->msgs.matched++;
+	it.core = &sender->pub;
+	it.ns = send_ns;
+	it.peer = &receiver->pub;
+	it.peer_ns = recv_ns;
+	it.flow_id = flow;
+	return emit(st, &it);
+}
+
+static int on_send(struct ht_states *st, struct core *c,
+		   const struct ht_ctf_msg *msg, int64_t t,
+		   struct ht_states_item *it)
+{
+	struct pending_msg *p;
+	uint64_t id;
+
+	if (!member_uint(st, msg, "id", &id)) {
+		return anomaly(st, c, t, msg, "msg_send without an integer id");
+	}
+	st->msgs.sent++;
+	it->flow_out = it->flow_id = ht_states_flow_id(c->pub.core_id, id);
+	p = pend_take(&st->recvs, c->pub.core_id, id);
+	if (p) {
+		/* its receive came first (at the same time, or earlier
+		 * within the synchronization's error) */
+		return emit_flow(st, c, t, p->core, p->ns, it->flow_id);
+	}
+	return pend_add(st, &st->sends, c, c->pub.core_id, id, t, msg);
+}
+
+static int on_recv(struct ht_states *st, struct core *c,
+		   const struct ht_ctf_msg *msg, int64_t t,
+		   struct ht_states_item *it)
+{
+	struct pending_msg *p;
+	uint64_t id, src;
+
+	if (!member_uint(st, msg, "id", &id) ||
+	    !member_uint(st, msg, "src", &src)) {
+		return anomaly(st, c, t, msg,
+			       "msg_recv without integer id and src");
+	}
+	st->msgs.received++;
+	it->flow_id = ht_states_flow_id((uint32_t)src, id);
+	p = pend_take(&st->sends, (uint32_t)src, id);
+	if (!p) {
+		return pend_add(st, &st->recvs, c, (uint32_t)src, id, t, msg);
+	}
+	it->flow_in = it->flow_id;
+	it->peer = &p->core->pub;
+	it->peer_ns = p->ns;
+	return emit_flow(st, p->core, p->ns, c, t, it->flow_id);
+}
+
+/* Reports what is left in @t at the end. */
+static int pend_drain(struct ht_states *st, struct pend *t)
+{
+	int ret;
+
+	while (t->ring_len) {
+		struct pending_msg *p = &t->ring[t->ring_head];
+
+		if (p->live) {
+			p->live = false;
+			ret = unmatched(st, t, p, "end of trace");
+			if (ret) {
+				return ret;
+			}
+		}
+		t->ring_head = (t->ring_head + 1) % t->ring_cap;
+		t->ring_len--;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* the model */
+
+int ht_states_create(struct ht_states **out, const struct ht_states_opts *opts,
+		     ht_states_cb cb, void *arg)
+{
+	struct ht_states *st = calloc(1, sizeof(*st));
+
+	*out = NULL;
+	if (!st) {
+		return HT_ENOMEM;
+	}
+	if (opts) {
+		st->opts = *opts;
+	}
+	if (!st->opts.max_pending_msgs) {
+		st->opts.max_pending_msgs = 65536;
+	}
+	if (st->opts.max_pending_msgs > (1u << 30)) {
+		st->opts.max_pending_msgs = 1u << 30;
+	}
+	if (!st->opts.max_depth) {
+		st->opts.max_depth = 64;
+	}
+	if (st->opts.window_ns < 0) {
+		st->opts.window_ns = 0;
+	}
+	st->cb = cb;
+	st->arg = arg;
+	if (msg_tables(st)) {
+		ht_states_destroy(st);
+		return HT_ENOMEM;
+	}
+	*out = st;
+	return 0;
+}
+
+void ht_states_destroy(struct ht_states *st)
+{
+	size_t i;
+
+	if (!st) {
+		return;
+	}
+	for (i = 0; i < st->nr_cores; i++) {
+		core_free(st->cores[i]);
+	}
+	free(st->cores);
+	free(st->by_stream);
+	free(st->cls_map);
+	pend_fini(&st->sends);
+	pend_fini(&st->recvs);
+	free(st);
+}
+
+int ht_states_feed(struct ht_states *st, const struct ht_ctf_msg *msg)
+{
+	struct ht_states_item it = {.kind = HT_STATES_EVENT};
+	enum ev_role role;
+	struct core *c;
+	int64_t t;
+	int ret;
+
+	if (msg->kind != HT_CTF_MSG_EVENT) {
+		return 0;
+	}
+	ret = core_of(st, msg, &c);
+	if (!ret) {
+		ret = cls_role(st, msg->event->cls, &role);
+	}
+	if (ret) {
+		return ret;
+	}
+	c->pub.events++;
+	t = msg->has_time ? msg->ns : (c->pub.has_time ? c->pub.last_ns : 0);
+	if (!st->has_origin) {
+		st->has_origin = true;
+		st->origin_ns = t;
+	}
+	if (!c->pub.has_time) {
+		c->pub.has_time = true;
+		c->pub.first_ns = t;
+		c->pub.last_ns = t;
+	} else if (t < c->pub.last_ns) {
+		c->pub.time_backwards++;
+		ret = anomaly(st, c, t, msg,
+			      "time goes back %" PRId64
+			      " ns on this core: taken as %" PRId64 " ns",
+			      c->pub.last_ns - t, c->pub.last_ns);
+		if (ret) {
+			return ret;
+		}
+		t = c->pub.last_ns;
+	}
+	c->pub.last_ns = t;
+	ret = charge(st, c, t);
+	if (ret) {
+		return ret;
+	}
+	switch (role) {
+	case EV_TASK_SWITCH:
+		return on_task_switch(st, c, msg, t);
+	case EV_ISR_ENTER:
+	case EV_ISR_EXIT:
+		return on_isr(st, c, msg, t, role == EV_ISR_ENTER);
+	case EV_FUNC_ENTRY:
+	case EV_FUNC_EXIT:
+		return on_func(st, c, msg, t, role == EV_FUNC_ENTRY);
+	case EV_MSG_SEND:
+		ret = on_send(st, c, msg, t, &it);
+		break;
+	case EV_MSG_RECV:
+		ret = on_recv(st, c, msg, t, &it);
+		break;
+	default:
+		if (st->opts.no_events) {
+			return 0;
+		}
+		break;
+	}
+	if (ret) {
+		return ret;
+	}
+	it.core = &c->pub;
+	it.ns = t;
+	it.msg = msg;
+	return emit(st, &it);
+}
+
+int ht_states_finish(struct ht_states *st)
+{
+	size_t i;
+	int ret;
+
+	if (st->finished) {
+		return 0;
+	}
+	st->finished = true;
+	for (i = 0; i < st->nr_cores; i++) {
+		struct core *c = st->cores[i];
+		int64_t t = c->pub.last_ns;
+
+		ret = charge(st, c, t);
+		while (!ret && c->func.n) {
+			struct open_slice *o = &c->func.v[c->func.n - 1];
+
+			c->pub.func_entry_unclosed++;
+			ret = anomaly(st, c, t, NULL,
+				      "%s entered at %" PRId64
+				      " ns has no exit: closed at the end",
+				      o->s.name, o->s.begin_ns);
+			if (!ret) {
+				ret = slice_end(st, c, o, t, true);
+			}
+			c->func.n--;
+		}
+		while (!ret && c->isr.n) {
+			struct open_slice *o = &c->isr.v[c->isr.n - 1];
+
+			c->pub.isr_enter_unclosed++;
+			ret = anomaly(st, c, t, NULL,
+				      "%s entered at %" PRId64
+				      " ns has no exit: closed at the end",
+				      o->s.name, o->s.begin_ns);
+			if (!ret) {
+				ret = slice_end(st, c, o, t, true);
+			}
+			c->isr.n--;
+		}
+		if (!ret && c->task_open) {
+			ret = slice_end(st, c, &c->task, t, true);
+			c->task_open = false;
+		}
+		if (!ret && st->opts.window_ns && c->acc_started &&
+		    t > c->win_begin) {
+			ret = flush_window(st, c, t);
+		}
+		if (ret) {
+			return ret;
+		}
+	}
+	ret = pend_drain(st, &st->sends);
+	if (!ret) {
+		ret = pend_drain(st, &st->recvs);
+	}
+	return ret;
+}
+
+int ht_states_run(struct ht_states *st, struct ht_ctf_set *set,
+		  uint64_t *nr_errors, char *err, size_t err_len)
+{
+	struct ht_ctf_msg msg;
+	uint64_t errors = 0;
+	int ret;
+
+	if (err_len) {
+		err[0] = '\0';
+	}
+	for (;;) {
+		ret = ht_ctf_set_next(set, &msg);
+		if (ret == HT_EEOF) {
+			break;
+		}
+		if (ret) {
+			if (!errors && err_len) {
+				snprintf(err, err_len, "%s",
+					 ht_ctf_set_error(set));
+			}
+			errors++;
+			continue;
+		}
+		ret = ht_states_feed(st, &msg);
+		if (ret) {
+			goto out;
+		}
+	}
+	ret = ht_states_finish(st);
+out:
+	if (nr_errors) {
+		*nr_errors = errors;
+	}
+	return ret;
+}
+
+size_t ht_states_nr_cores(const struct ht_states *st)
+{
+	return st->nr_cores;
+}
+
+const struct ht_states_core *ht_states_core(const struct ht_states *st,
+					    size_t i)
+{
+	return i < st->nr_cores ? &st->cores[i]->pub : NULL;
+}
+
+void ht_states_msgs(const struct ht_states *st, struct ht_states_msgs *out)
+{
+	*out = st->msgs;
+}

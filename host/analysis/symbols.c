@@ -1,0 +1,396 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ELF function symbols and DWARF lines (host/analysis/symbols.h), with elfutils.
+ */
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/error.h"
+#include "symbols.h"
+
+struct sym {
+	uint64_t start; /* link-time */
+	uint64_t size;	/* 0: up to the next symbol */
+	const char *name;
+	int global;
+};
+
+struct ht_symbols {
+	char *path;
+	int fd;
+	Elf *elf;
+	Dwarf *dw;
+	bool stripped, pie;
+	uint64_t link_base;
+	uint64_t bias;
+	struct sym *syms;
+	size_t nr_syms;
+};
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+
+	if (x->start != y->start) {
+		return x->start < y->start ? -1 : 1;
+	}
+	/* At one address, global names first, then by name (stable). */
+	if (x->global != y->global) {
+		return y->global - x->global;
+	}
+	return strcmp(x->name, y->name);
+}
+
+/* Appends the function symbols of symbol table section @scn. */
+static int read_symtab(struct ht_symbols *sy, Elf_Scn *scn, GElf_Shdr *sh)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t n, i;
+	struct sym *grown;
+
+	if (!data || !sh->sh_entsize) {
+		return 0;
+	}
+	n = sh->sh_size / sh->sh_entsize;
+	grown = realloc(sy->syms, (sy->nr_syms + n) * sizeof(*grown) + 1);
+	if (!grown) {
+		return HT_ENOMEM;
+	}
+	sy->syms = grown;
+	for (i = 0; i < n; i++) {
+		GElf_Sym s;
+		const char *name;
+		int type;
+
+		if (!gelf_getsym(data, (int)i, &s)) {
+			continue;
+		}
+		type = GELF_ST_TYPE(s.st_info);
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC) ||
+		    s.st_shndx == SHN_UNDEF || s.st_value == 0) {
+			continue;
+		}
+		name = elf_strptr(sy->elf, sh->sh_link, s.st_name);
+		if (!name || !*name) {
+			continue;
+		}
+		sy->syms[sy->nr_syms].start = s.st_value;
+		sy->syms[sy->nr_syms].size = s.st_size;
+		sy->syms[sy->nr_syms].name = name;
+		sy->syms[sy->nr_syms].global =
+		    GELF_ST_BIND(s.st_info) != STB_LOCAL;
+		sy->nr_syms++;
+	}
+	return 0;
+}
+
+int ht_symbols_open(struct ht_symbols **out, const char *path, char *err,
+		    size_t err_len)
+{
+	struct ht_symbols *sy;
+	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
+	GElf_Shdr sh_symtab, sh_dynsym;
+	GElf_Ehdr eh;
+	size_t phnum, i, j;
+	bool have_load = false;
+	int ret;
+
+	*out = NULL;
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		snprintf(err, err_len, "%s: libelf: %s", path, elf_errmsg(-1));
+		return HT_EINVAL;
+	}
+	sy = calloc(1, sizeof(*sy));
+	if (!sy) {
+		return HT_ENOMEM;
+	}
+	sy->path = strdup(path);
+	if (!sy->path) {
+		ret = HT_ENOMEM;
+		goto free_sy;
+	}
+	sy->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (sy->fd < 0) {
+		snprintf(err, err_len, "%s: cannot open: %s", path,
+			 strerror(errno));
+		ret = errno == ENOENT ? HT_ENOENT : HT_EIO;
+		goto free_path;
+	}
+	sy->elf = elf_begin(sy->fd, ELF_C_READ_MMAP, NULL);
+	if (!sy->elf || elf_kind(sy->elf) != ELF_K_ELF ||
+	    !gelf_getehdr(sy->elf, &eh)) {
+		snprintf(err, err_len, "%s: offset 0: not an ELF file", path);
+		ret = HT_EFORMAT;
+		goto close_elf;
+	}
+	sy->pie = eh.e_type == ET_DYN;
+	if (elf_getphdrnum(sy->elf, &phnum) == 0) {
+		for (i = 0; i < phnum; i++) {
+			GElf_Phdr ph;
+
+			if (!gelf_getphdr(sy->elf, (int)i, &ph) ||
+			    ph.p_type != PT_LOAD) {
+				continue;
+			}
+			if (!have_load || ph.p_vaddr < sy->link_base) {
+				uint64_t align = ph.p_align ? ph.p_align : 1;
+
+				/* PT_LOAD alignment is a power of two. */
+				sy->link_base = ph.p_vaddr & ~(align - 1);
+				have_load = true;
+			}
+		}
+	}
+	while ((scn = elf_nextscn(sy->elf, scn))) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh)) {
+			continue;
+		}
+		if (sh.sh_type == SHT_SYMTAB) {
+			symtab = scn;
+			sh_symtab = sh;
+		} else if (sh.sh_type == SHT_DYNSYM) {
+			dynsym = scn;
+			sh_dynsym = sh;
+		}
+	}
+	sy->stripped = !symtab;
+	if (symtab) {
+		ret = read_symtab(sy, symtab, &sh_symtab);
+	} else if (dynsym) {
+		ret = read_symtab(sy, dynsym, &sh_dynsym);
+	} else {
+		ret = 0;
+	}
+	if (ret) {
+		goto close_elf;
+	}
+	if (sy->nr_syms) {
+		qsort(sy->syms, sy->nr_syms, sizeof(*sy->syms), cmp_sym);
+		/* One symbol per address: the first (a global name). */
+		for (i = 1, j = 0; i < sy->nr_syms; i++) {
+			if (sy->syms[i].start != sy->syms[j].start) {
+				sy->syms[++j] = sy->syms[i];
+			} else if (!sy->syms[j].size) {
+				sy->syms[j].size = sy->syms[i].size;
+			}
+		}
+		sy->nr_syms = j + 1;
+	}
+	/* No DWARF is fine: names without lines. */
+	sy->dw = dwarf_begin_elf(sy->elf, DWARF_C_READ, NULL);
+	*out = sy;
+	return 0;
+
+close_elf:
+	free(sy->syms);
+	if (sy->elf) {
+		elf_end(sy->elf);
+	}
+	close(sy->fd);
+free_path:
+	free(sy->path);
+free_sy:
+	free(sy);
+	return ret;
+}
+
+void ht_symbols_close(struct ht_symbols *sy)
+{
+	if (!sy) {
+		return;
+	}
+	if (sy->dw) {
+		dwarf_end(sy->dw);
+	}
+	elf_end(sy->elf);
+	close(sy->fd);
+	free(sy->syms);
+	free(sy->path);
+	free(sy);
+}
+
+const char *ht_symbols_path(const struct ht_symbols *sy)
+{
+	return sy->path;
+}
+
+bool ht_symbols_stripped(const struct ht_symbols *sy)
+{
+	return sy->stripped;
+}
+
+size_t ht_symbols_count(const struct ht_symbols *sy)
+{
+	return sy->nr_syms;
+}
+
+bool ht_symbols_has_lines(const struct ht_symbols *sy)
+{
+	return sy->dw != NULL;
+}
+
+bool ht_symbols_is_pie(const struct ht_symbols *sy)
+{
+	return sy->pie;
+}
+
+uint64_t ht_symbols_link_base(const struct ht_symbols *sy)
+{
+	return sy->link_base;
+}
+
+void ht_symbols_set_bias(struct ht_symbols *sy, uint64_t bias)
+{
+	sy->bias = bias;
+}
+
+uint64_t ht_symbols_bias(const struct ht_symbols *sy)
+{
+	return sy->bias;
+}
+
+void ht_symbols_set_base(struct ht_symbols *sy, uint64_t run_base)
+{
+	sy->bias = run_base - sy->link_base;
+}
+
+/* The last symbol starting at or before link-time address @a, or -1. */
+static ptrdiff_t find_le(const struct sym *syms, size_t n, uint64_t a)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (syms[mid].start <= a) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	return (ptrdiff_t)lo - 1;
+}
+
+static const struct sym *exact(const struct sym *syms, size_t n, uint64_t a)
+{
+	ptrdiff_t k = find_le(syms, n, a);
+
+	return k >= 0 && syms[k].start == a ? &syms[k] : NULL;
+}
+
+const char *ht_symbols_func(const struct ht_symbols *sy, uint64_t addr)
+{
+	const struct sym *s = exact(sy->syms, sy->nr_syms, addr - sy->bias);
+
+	return s ? s->name : NULL;
+}
+
+static size_t count_hits(const struct ht_symbols *sy, const uint64_t *addrs,
+			 size_t n, uint64_t bias)
+{
+	size_t i, hits = 0;
+
+	for (i = 0; i < n; i++) {
+		hits += exact(sy->syms, sy->nr_syms, addrs[i] - bias) != NULL;
+	}
+	return hits;
+}
+
+size_t ht_symbols_guess_bias(const struct ht_symbols *sy, const uint64_t *addrs,
+			     size_t n, uint64_t *bias)
+{
+	size_t best = 0, tries, i, k;
+	uint64_t best_bias = 0;
+
+	*bias = 0;
+	if (!n || !sy->nr_syms) {
+		return 0;
+	}
+	best = count_hits(sy, addrs, n, 0);
+	if (best == n) {
+		return best;
+	}
+	/* A load bias is page-aligned; the first addresses pin it down. */
+	tries = n < 4 ? n : 4;
+	for (k = 0; k < tries; k++) {
+		for (i = 0; i < sy->nr_syms; i++) {
+			uint64_t b = addrs[k] - sy->syms[i].start;
+			size_t hits;
+
+			if (b & 0xfffu) {
+				continue;
+			}
+			hits = count_hits(sy, addrs, n, b);
+			if (hits > best) {
+				best = hits;
+				best_bias = b;
+			}
+		}
+		if (best == n) {
+			break;
+		}
+	}
+	*bias = best_bias;
+	return best;
+}
+
+/* The CU DIE holding @a (link-time), without relying on .debug_aranges. */
+static bool cu_of(Dwarf *dw, uint64_t a, Dwarf_Die *cu)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+
+	if (dwarf_addrdie(dw, a, cu)) {
+		return true;
+	}
+	while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		if (dwarf_offdie(dw, off + hsize, cu) &&
+		    dwarf_haspc(cu, a) > 0) {
+			return true;
+		}
+		off = next;
+	}
+	return false;
+}
+
+bool ht_symbols_lookup(struct ht_symbols *sy, uint64_t addr, struct ht_sym *out)
+{
+	uint64_t a = addr - sy->bias;
+	ptrdiff_t k = find_le(sy->syms, sy->nr_syms, a);
+	Dwarf_Die cu;
+
+	memset(out, 0, sizeof(*out));
+	if (k >= 0) {
+		const struct sym *s = &sy->syms[k];
+		uint64_t end = s->size ? s->start + s->size
+			       : (size_t)k + 1 < sy->nr_syms
+				   ? sy->syms[k + 1].start
+				   : s->start + 1;
+
+		if (a < end || a == s->start) {
+			out->name = s->name;
+			out->start = s->start + sy->bias;
+			out->offset = a - s->start;
+		}
+	}
+	if (out->name && sy->dw && cu_of(sy->dw, a, &cu)) {
+		Dwarf_Line *l = dwarf_getsrc_die(&cu, a);
+
+		if (l) {
+			out->file = dwarf_linesrc(l, NULL, NULL);
+			if (dwarf_lineno(l, &out->line) != 0) {
+				out->line = 0;
+			}
+		}
+	}
+	return out->name != NULL;
+}

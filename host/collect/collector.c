@@ -1,0 +1,1275 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The collector (host/collect/collector.h): packet rings -> capture directory.
+ *
+ * Each packet is located and checked from its header and context alone:
+ * the ring's metadata is parsed once, and the bit positions of magic,
+ * stream_id, packet_size, content_size, events_discarded and
+ * packet_seq_num are computed from the field types (every member before
+ * them must have a fixed size, as in every layout hetrace and barectf
+ * write). Events are never decoded.
+ *
+ * Discard rings are written with one writev() per batch of packets
+ * straight from the shared slots (no copy in user space), then the
+ * slots are released. Overwrite rings are copied slot by slot (the
+ * copy is what the re-check rule validates) and written from the copy.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "collector.h"
+#include "host/ctf/ctf-internal.h"
+#include "common/error.h"
+#include "hetrace/packet-ring.h"
+#include "packet-ring-reader.h"
+
+#define CTF_MAGIC 0xc1fc1fc1u
+#define BATCH 256u	  /* packets per writev() */
+#define WARN_PER_RING 10u /* damaged-packet messages per ring, then a count */
+
+/* Where an integer field sits in the packet, in bits from its start. */
+struct loc {
+	bool set;
+	uint8_t bo; /* enum ht_ctf_byte_order */
+	uint16_t size_bits;
+	uint32_t bit;
+};
+
+/* The packet context of one stream class. */
+struct ctx_layout {
+	uint64_t id;
+	uint64_t end_bits; /* header + context, when fixed; else 0 */
+	struct loc packet_size, content_size, discarded, seq_num;
+	struct loc ts_begin, ts_end;
+};
+
+struct layout {
+	struct loc magic, stream_id;
+	struct ctx_layout *ctx;
+	size_t nr_ctx;
+	uint32_t hc_bytes; /* the largest fixed header + context, bytes */
+};
+
+struct ring {
+	struct ht_ring_reader *rr;
+	const struct ht_ring_info *info;
+	bool own_reader;
+	char *core_name, *stream_name, *core_dir, *stream_path;
+	int fd;
+	bool metadata_owner; /* wrote <core>/metadata */
+	char *metadata;	     /* as written (for a second ring of the core) */
+	size_t metadata_len;
+	struct layout lay;
+	uint8_t *copy; /* overwrite: one slot */
+	struct ht_collector_stats st;
+	uint32_t warned;
+	uint64_t last_lost_warned;
+	/* The header and context of the last packet written. */
+	uint8_t *last_hc;
+	const struct ctx_layout *last_cl;
+};
+
+struct ht_collector {
+	char *dir;
+	struct ht_collector_opts opts;
+	struct ring **rings;
+	size_t nr_rings;
+	bool finished;
+	struct iovec iov[BATCH];
+};
+
+static int fail(char *err, size_t err_len, int ret, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static int fail(char *err, size_t err_len, int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && err_len) {
+		va_start(ap, fmt);
+		vsnprintf(err, err_len, fmt, ap);
+		va_end(ap);
+	}
+	return ret;
+}
+
+static void warn(struct ht_collector *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void warn(struct ht_collector *c, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	if (!c->opts.warn) {
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	c->opts.warn(c->opts.warn_arg, msg);
+}
+
+static char *path_join(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	char *p = malloc(la + lb + 2);
+
+	if (p) {
+		memcpy(p, a, la);
+		p[la] = '/';
+		memcpy(p + la + 1, b, lb + 1);
+	}
+	return p;
+}
+
+/* Names that become directory and file names and TSDL strings. */
+static bool name_ok(const char *s)
+{
+	size_t i;
+
+	if (!s || !*s || !strcmp(s, ".") || !strcmp(s, "..") ||
+	    strlen(s) > 255) {
+		return false;
+	}
+	for (i = 0; s[i]; i++) {
+		char ch = s[i];
+
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		      (ch >= '0' && ch <= '9') || ch == '_' || ch == '-' ||
+		      ch == '.')) {
+			return false;
+		}
+	}
+	return true;
+}
+
+static int mkdir_p(const char *path)
+{
+	char *p = strdup(path), *s;
+	int ret = 0;
+
+	if (!p) {
+		return HT_ENOMEM;
+	}
+	for (s = p + 1; !ret; s++) {
+		if (*s == '/' || !*s) {
+			char save = *s;
+
+			*s = '\0';
+			if (mkdir(p, 0777) < 0 && errno != EEXIST) {
+				ret = HT_EIO;
+			}
+			*s = save;
+			if (!save) {
+				break;
+			}
+		}
+	}
+	free(p);
+	return ret;
+}
+
+/* ---- the packet layout from the metadata ---- */
+
+static uint64_t align_up(uint64_t v, uint64_t a)
+{
+	return a > 1 ? (v + a - 1) / a * a : v;
+}
+
+/* Advances @pos past a field of type @t; false when its size varies. */
+static bool advance(const struct ht_ctf_type *t, uint64_t *pos, int depth)
+{
+	uint64_t i;
+	size_t m;
+
+	if (depth > 32) {
+		return false;
+	}
+	*pos = align_up(*pos, t->align_bits);
+	switch (t->kind) {
+	case HT_CTF_INT:
+	case HT_CTF_FLOAT:
+		*pos += t->size_bits;
+		return true;
+	case HT_CTF_ENUM:
+		*pos += t->container->size_bits;
+		return true;
+	case HT_CTF_STRUCT:
+		for (m = 0; m < t->nr_members; m++) {
+			if (!advance(t->members[m].type, pos, depth + 1)) {
+				return false;
+			}
+		}
+		return true;
+	case HT_CTF_ARRAY:
+		if (t->length > (1u << 20)) {
+			return false;
+		}
+		for (i = 0; i < t->length; i++) {
+			if (!advance(t->element, pos, depth + 1)) {
+				return false;
+			}
+		}
+		return true;
+	default:
+		return false;
+	}
+}
+
+static void locate(struct loc *l, const struct ht_ctf_type *t, uint64_t pos)
+{
+	const struct ht_ctf_type *it =
+	    t->kind == HT_CTF_ENUM ? t->container : t;
+
+	if (it->kind != HT_CTF_INT || pos > UINT32_MAX) {
+		return;
+	}
+	l->set = true;
+	l->bo = (uint8_t)it->byte_order;
+	l->size_bits = (uint16_t)it->size_bits;
+	l->bit = (uint32_t)align_up(pos, it->align_bits);
+}
+
+/*
+ * Walks the members of scope @t from @pos; locates the members named in
+ * @names into @locs. Returns the end position, or 0 when a member of
+ * variable size comes first (the members after it stay unlocated).
+ */
+static uint64_t walk_scope(const struct ht_ctf_type *t, uint64_t pos,
+			   const char *const *names, struct loc *const *locs,
+			   size_t nr)
+{
+	size_t m, j;
+
+	if (!t) {
+		return pos;
+	}
+	if (t->kind != HT_CTF_STRUCT) {
+		return 0;
+	}
+	pos = align_up(pos, t->align_bits);
+	for (m = 0; m < t->nr_members; m++) {
+		const char *name = t->members[m].name;
+		const struct ht_ctf_type *mt = t->members[m].type;
+
+		for (j = 0; j < nr; j++) {
+			if (!strcmp(name, names[j])) {
+				locate(locs[j], mt, pos);
+			}
+		}
+		if (!advance(mt, &pos, 0)) {
+			return 0;
+		}
+	}
+	return pos;
+}
+
+static int layout_build(struct layout *lay, const struct ht__trace *t,
+			const char *what, char *err, size_t err_len)
+{
+	const struct ht_ctf_trace *pt = &t->pub;
+	const char *hnames[] = {"magic", "stream_id"};
+	struct loc *hlocs[] = {&lay->magic, &lay->stream_id};
+	uint64_t hend;
+	size_t i;
+
+	if (pt->nr_stream_classes == 0) {
+		return fail(err, err_len, HT_EFORMAT,
+			    "%s: metadata: no stream class", what);
+	}
+	hend = walk_scope(pt->packet_header, 0, hnames, hlocs, 2);
+	if (!hend && pt->packet_header) {
+		return fail(err, err_len, HT_EUNSUPPORTED,
+			    "%s: metadata: the packet header has a member of "
+			    "variable size: packets cannot be located",
+			    what);
+	}
+	if (pt->nr_stream_classes > 1 && !lay->stream_id.set) {
+		return fail(err, err_len, HT_EFORMAT,
+			    "%s: metadata: %zu stream classes but no "
+			    "stream_id in the packet header",
+			    what, pt->nr_stream_classes);
+	}
+	lay->ctx = calloc(pt->nr_stream_classes, sizeof(*lay->ctx));
+	if (!lay->ctx) {
+		return HT_ENOMEM;
+	}
+	lay->nr_ctx = pt->nr_stream_classes;
+	for (i = 0; i < lay->nr_ctx; i++) {
+		const struct ht_ctf_stream_class *sc = pt->stream_classes[i];
+		struct ctx_layout *cl = &lay->ctx[i];
+		const char *names[] = {"packet_size",	   "content_size",
+				       "events_discarded", "packet_seq_num",
+				       "timestamp_begin",  "timestamp_end"};
+		struct loc *locs[] = {&cl->packet_size, &cl->content_size,
+				      &cl->discarded,	&cl->seq_num,
+				      &cl->ts_begin,	&cl->ts_end};
+
+		cl->id = sc->id;
+		cl->end_bits =
+		    walk_scope(sc->packet_context, hend, names, locs, 6);
+		if (cl->end_bits > 8u * 4096u) {
+			cl->end_bits = 0; /* no final packet (below) */
+		}
+		if ((cl->end_bits + 7u) / 8u > lay->hc_bytes) {
+			lay->hc_bytes = (uint32_t)((cl->end_bits + 7u) / 8u);
+		}
+		if (!cl->packet_size.set) {
+			return fail(
+			    err, err_len, HT_EUNSUPPORTED,
+			    "%s: metadata: stream class %llu: no "
+			    "packet_size at a fixed place in the packet "
+			    "context: packets cannot be delimited",
+			    what, (unsigned long long)sc->id);
+		}
+	}
+	return 0;
+}
+
+static uint64_t read_bits(const uint8_t *buf, const struct loc *l)
+{
+	uint64_t v = 0;
+	unsigned i, n = l->size_bits;
+
+	if (l->bit % 8u == 0 && n % 8u == 0) {
+		const uint8_t *p = buf + l->bit / 8u;
+
+		for (i = 0; i < n / 8u; i++) {
+			if (l->bo == HT_CTF_LE) {
+				v |= (uint64_t)p[i] << (8u * i);
+			} else {
+				v = (v << 8) | p[i];
+			}
+		}
+		return v;
+	}
+	for (i = 0; i < n; i++) {
+		uint32_t b = l->bit + i;
+		unsigned bit;
+
+		if (l->bo == HT_CTF_LE) {
+			bit = (buf[b / 8u] >> (b % 8u)) & 1u;
+			v |= (uint64_t)bit << i;
+		} else {
+			bit = (buf[b / 8u] >> (7u - b % 8u)) & 1u;
+			v = (v << 1) | bit;
+		}
+	}
+	return v;
+}
+
+static void write_bits(uint8_t *buf, const struct loc *l, uint64_t v)
+{
+	unsigned i, n = l->size_bits;
+
+	for (i = 0; i < n; i++) {
+		uint32_t b = l->bit + i;
+		unsigned bit;
+
+		if (l->bo == HT_CTF_LE) {
+			bit = (unsigned)(v >> i) & 1u;
+			buf[b / 8u] =
+			    (uint8_t)((buf[b / 8u] & ~(1u << (b % 8u))) |
+				      (bit << (b % 8u)));
+		} else {
+			bit = (unsigned)(v >> (n - 1u - i)) & 1u;
+			buf[b / 8u] =
+			    (uint8_t)((buf[b / 8u] & ~(0x80u >> (b % 8u))) |
+				      (bit << (7u - b % 8u)));
+		}
+	}
+}
+
+static bool in_slot(const struct loc *l, uint32_t slot_size)
+{
+	return (uint64_t)l->bit + l->size_bits <= (uint64_t)slot_size * 8u;
+}
+
+/*
+ * Checks the packet at @p (a slot of @slot_size bytes). Returns its
+ * size in bytes, or 0 with a reason in @why.
+ */
+static uint32_t packet_check(struct ring *r, const uint8_t *p, char *why,
+			     size_t why_len, const struct ctx_layout **out_cl)
+{
+	const uint32_t slot = r->info->slot_size;
+	const struct layout *lay = &r->lay;
+	const struct ctx_layout *cl = &lay->ctx[0];
+	uint64_t size, content;
+	size_t i;
+
+	if (lay->magic.set && in_slot(&lay->magic, slot)) {
+		uint64_t m = read_bits(p, &lay->magic);
+
+		if (m != CTF_MAGIC) {
+			snprintf(why, why_len,
+				 "packet magic 0x%08llx (expected 0x%08x)",
+				 (unsigned long long)m, CTF_MAGIC);
+			return 0;
+		}
+	}
+	if (lay->stream_id.set && in_slot(&lay->stream_id, slot)) {
+		uint64_t id = read_bits(p, &lay->stream_id);
+
+		cl = NULL;
+		for (i = 0; i < lay->nr_ctx; i++) {
+			if (lay->ctx[i].id == id) {
+				cl = &lay->ctx[i];
+			}
+		}
+		if (!cl) {
+			snprintf(why, why_len, "stream_id %llu not declared",
+				 (unsigned long long)id);
+			return 0;
+		}
+	}
+	if (!in_slot(&cl->packet_size, slot)) {
+		snprintf(why, why_len, "packet_size past the slot");
+		return 0;
+	}
+	size = read_bits(p, &cl->packet_size);
+	if (size == 0 || size % 8u || size > (uint64_t)slot * 8u ||
+	    (cl->end_bits && size < cl->end_bits)) {
+		snprintf(why, why_len,
+			 "packet_size %llu bits: not a whole number of bytes "
+			 "between the packet's header and context (%llu bits) "
+			 "and the slot size (%u bytes)",
+			 (unsigned long long)size,
+			 (unsigned long long)cl->end_bits, slot);
+		return 0;
+	}
+	if (cl->content_size.set && in_slot(&cl->content_size, slot)) {
+		content = read_bits(p, &cl->content_size);
+		if (content > size ||
+		    (cl->end_bits && content < cl->end_bits)) {
+			snprintf(why, why_len,
+				 "content_size %llu bits outside %llu..%llu "
+				 "(packet_size)",
+				 (unsigned long long)content,
+				 (unsigned long long)cl->end_bits,
+				 (unsigned long long)size);
+			return 0;
+		}
+	}
+	if (cl->discarded.set && in_slot(&cl->discarded, slot)) {
+		r->st.events_discarded = read_bits(p, &cl->discarded);
+	}
+	*out_cl = cl;
+	return (uint32_t)(size / 8u);
+}
+
+static void damaged(struct ht_collector *c, struct ring *r, uint32_t k,
+		    const char *why)
+{
+	r->st.damaged_packets++;
+	if (r->warned < WARN_PER_RING) {
+		r->warned++;
+		warn(c,
+		     "%s (core %s): packet %u (slot %u at offset %llu): %s: "
+		     "skipped%s",
+		     r->info->source, r->core_name, k, k % r->info->nr_slots,
+		     (unsigned long long)(r->info->slots_off +
+					  (uint64_t)(k % r->info->nr_slots) *
+					      r->info->slot_size),
+		     why,
+		     r->warned == WARN_PER_RING
+			 ? " (further damaged packets of this ring are "
+			   "only counted)"
+			 : "");
+	}
+}
+
+/* ---- the metadata and its env ---- */
+
+/*
+ * The offset just after the `{` of the top-level `env` block of TSDL
+ * @text, or 0 when there is none. Skips comments and string literals.
+ */
+static size_t env_block(const char *text, size_t len)
+{
+	size_t i = 0, j;
+	int depth = 0;
+
+	while (i < len) {
+		char ch = text[i];
+
+		if (ch == '/' && i + 1 < len && text[i + 1] == '*') {
+			const char *e = strstr(text + i + 2, "*/");
+
+			i = e ? (size_t)(e - text) + 2 : len;
+		} else if (ch == '/' && i + 1 < len && text[i + 1] == '/') {
+			while (i < len && text[i] != '\n') {
+				i++;
+			}
+		} else if (ch == '"' || ch == '\'') {
+			for (i++; i < len && text[i] != ch; i++) {
+				if (text[i] == '\\') {
+					i++;
+				}
+			}
+			i++;
+		} else if (ch == '{') {
+			depth++;
+			i++;
+		} else if (ch == '}') {
+			depth--;
+			i++;
+		} else if (depth == 0 && !strncmp(text + i, "env", 3) &&
+			   (i == 0 ||
+			    !(text[i - 1] == '_' ||
+			      (text[i - 1] >= 'a' && text[i - 1] <= 'z') ||
+			      (text[i - 1] >= 'A' && text[i - 1] <= 'Z') ||
+			      (text[i - 1] >= '0' && text[i - 1] <= '9')))) {
+			for (j = i + 3;
+			     j < len && (text[j] == ' ' || text[j] == '\t' ||
+					 text[j] == '\n' || text[j] == '\r');
+			     j++) {
+			}
+			if (j < len && text[j] == '{') {
+				return j + 1;
+			}
+			i += 3;
+		} else {
+			i++;
+		}
+	}
+	return 0;
+}
+
+/* Parses TSDL @text; the trace is freed with trace_free(). */
+static int parse(const char *what, const char *text, size_t len,
+		 struct ht__trace **out, char *err, size_t err_len)
+{
+	struct ht__trace *t = calloc(1, sizeof(*t));
+	int ret;
+
+	if (!t) {
+		return HT_ENOMEM;
+	}
+	ret = ht__tsdl_parse(t, what, text, len, NULL, err, err_len);
+	if (ret) {
+		ht__arena_fini(&t->arena);
+		free(t);
+		return ret;
+	}
+	*out = t;
+	return 0;
+}
+
+static void trace_free(struct ht__trace *t)
+{
+	if (t) {
+		ht__arena_fini(&t->arena);
+		free(t);
+	}
+}
+
+/*
+ * Adds to @text the env entries the core's identity needs and the
+ * producer did not write. Returns the new text (malloc'ed) in *@out.
+ */
+static int env_complete(const struct ht__trace *t, const char *text, size_t len,
+			const struct ring *r, const char *role,
+			const char *master, char **out, size_t *out_len)
+{
+	char add[512];
+	size_t n = 0, at;
+	char *s;
+
+	add[0] = '\0';
+	if (!ht_ctf_trace_env(&t->pub, "core_name")) {
+		n += (size_t)snprintf(add + n, sizeof(add) - n,
+				      "\n\tcore_name = \"%s\";", r->core_name);
+	}
+	if (!ht_ctf_trace_env(&t->pub, "core_id")) {
+		n += (size_t)snprintf(add + n, sizeof(add) - n,
+				      "\n\tcore_id = %u;", r->info->core_id);
+	}
+	if (role && !ht_ctf_trace_env(&t->pub, "core_role")) {
+		n += (size_t)snprintf(add + n, sizeof(add) - n,
+				      "\n\tcore_role = \"%s\";", role);
+	}
+	if (master && !ht_ctf_trace_env(&t->pub, "core_master")) {
+		n += (size_t)snprintf(add + n, sizeof(add) - n,
+				      "\n\tcore_master = \"%s\";", master);
+	}
+	at = env_block(text, len);
+	s = malloc(len + n + 16);
+	if (!s) {
+		return HT_ENOMEM;
+	}
+	if (at) {
+		memcpy(s, text, at);
+		memcpy(s + at, add, n);
+		memcpy(s + at + n, text + at, len - at);
+		*out_len = len + n;
+	} else if (n) {
+		memcpy(s, text, len);
+		memcpy(s + len, "\nenv {", 6);
+		memcpy(s + len + 6, add, n);
+		memcpy(s + len + 6 + n, "\n};\n", 4);
+		*out_len = len + n + 10;
+	} else {
+		memcpy(s, text, len);
+		*out_len = len;
+	}
+	s[*out_len] = '\0';
+	*out = s;
+	return 0;
+}
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+
+	while (len) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0) {
+			if (errno == EINTR) {
+				continue;
+			}
+			return HT_EIO;
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+/* ---- collector ---- */
+
+int ht_collector_create(struct ht_collector **out, const char *capture_dir,
+			const struct ht_collector_opts *opts, char *err,
+			size_t err_len)
+{
+	struct ht_collector *c;
+
+	if (mkdir_p(capture_dir)) {
+		return fail(err, err_len, HT_EIO, "%s: cannot create: %s",
+			    capture_dir, strerror(errno));
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c || !(c->dir = strdup(capture_dir))) {
+		free(c);
+		return fail(err, err_len, HT_ENOMEM, "out of memory");
+	}
+	if (opts) {
+		c->opts = *opts;
+	}
+	*out = c;
+	return 0;
+}
+
+static void ring_free(struct ring *r)
+{
+	if (!r) {
+		return;
+	}
+	if (r->fd >= 0) {
+		close(r->fd);
+	}
+	if (r->own_reader) {
+		ht_ring_reader_close(r->rr);
+	}
+	free(r->core_name);
+	free(r->stream_name);
+	free(r->core_dir);
+	free(r->stream_path);
+	free(r->metadata);
+	free(r->lay.ctx);
+	free(r->copy);
+	free(r->last_hc);
+	free(r);
+}
+
+/* The first ring already added for core @name, or NULL. */
+static struct ring *core_ring(const struct ht_collector *c, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr_rings; i++) {
+		if (!strcmp(c->rings[i]->core_name, name)) {
+			return c->rings[i];
+		}
+	}
+	return NULL;
+}
+
+/* Reads the metadata text: the caller's file or the ring's area. */
+static int metadata_text(const struct ring *r, const char *path, char **text,
+			 size_t *len, char *err, size_t err_len)
+{
+	const struct ht_ring_info *in = r->info;
+	size_t n;
+
+	if (path) {
+		return ht__metadata_read(path, text, len, err, err_len);
+	}
+	if (!in->metadata) {
+		return fail(err, err_len, HT_ENOENT,
+			    "%s: the ring carries no metadata: give a metadata "
+			    "file",
+			    in->source);
+	}
+	/* A private copy: the region is shared with the producer. */
+	n = in->metadata_size;
+	*text = malloc(n + 1);
+	if (!*text) {
+		return HT_ENOMEM;
+	}
+	memcpy(*text, in->metadata, n);
+	while (n && (*text)[n - 1] == '\0') {
+		n--;
+	}
+	(*text)[n] = '\0';
+	if (strlen(*text) != n) {
+		size_t at = strlen(*text);
+
+		free(*text);
+		return fail(err, err_len, HT_EFORMAT,
+			    "%s: metadata area: a null byte at offset %zu of "
+			    "%zu: not TSDL text",
+			    in->source, at, n);
+	}
+	*len = n;
+	return 0;
+}
+
+static int ring_setup(struct ht_collector *c, struct ring *r,
+		      const struct ht_collector_ring_opts *o, char *err,
+		      size_t err_len)
+{
+	const char *src = r->info->source;
+	const char *name = o->core_name ? o->core_name : r->info->core_name;
+	const char *stream = o->stream_name ? o->stream_name : "stream";
+	struct ht__trace *t = NULL, *t2 = NULL;
+	char *text = NULL, *mpath = NULL;
+	size_t len;
+	struct ring *first;
+	int ret, fd;
+
+	if (!name_ok(name)) {
+		return fail(err, err_len, HT_EINVAL,
+			    "%s: core name `%s`: give a name of letters, "
+			    "digits, `_`, `-` or `.`",
+			    src, name);
+	}
+	if (!name_ok(stream) || !strcmp(stream, "metadata") ||
+	    (o->core_role && !name_ok(o->core_role)) ||
+	    (o->core_master && !name_ok(o->core_master))) {
+		return fail(err, err_len, HT_EINVAL,
+			    "%s: invalid stream name, core role or master",
+			    src);
+	}
+	r->core_name = strdup(name);
+	r->stream_name = strdup(stream);
+	r->core_dir = path_join(c->dir, name);
+	r->stream_path = r->core_dir ? path_join(r->core_dir, stream) : NULL;
+	if (!r->core_name || !r->stream_name || !r->stream_path) {
+		return HT_ENOMEM;
+	}
+	ret = metadata_text(r, o->metadata_path, &text, &len, err, err_len);
+	if (ret) {
+		return ret;
+	}
+	ret = parse(o->metadata_path ? o->metadata_path : src, text, len, &t,
+		    err, err_len);
+	if (ret) {
+		goto free_text;
+	}
+	ret = layout_build(&r->lay, t, src, err, err_len);
+	if (ret) {
+		goto free_trace;
+	}
+	ret = env_complete(t, text, len, r, o->core_role, o->core_master,
+			   &r->metadata, &r->metadata_len);
+	if (ret) {
+		goto free_trace;
+	}
+	if (r->metadata_len != len) {
+		/* What is written must still parse. */
+		ret =
+		    parse(src, r->metadata, r->metadata_len, &t2, err, err_len);
+		trace_free(t2);
+		if (ret) {
+			goto free_trace;
+		}
+	}
+
+	first = core_ring(c, name);
+	if (first && (first->metadata_len != r->metadata_len ||
+		      memcmp(first->metadata, r->metadata, r->metadata_len))) {
+		ret = fail(err, err_len, HT_EINVAL,
+			   "%s: core %s: the metadata differs from the one of "
+			   "its first ring (%s)",
+			   src, name, first->info->source);
+		goto free_trace;
+	}
+	if (mkdir_p(r->core_dir)) {
+		ret = fail(err, err_len, HT_EIO, "%s: cannot create: %s",
+			   r->core_dir, strerror(errno));
+		goto free_trace;
+	}
+	r->fd =
+	    open(r->stream_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	if (r->fd < 0) {
+		ret = fail(err, err_len, errno == EEXIST ? HT_EEXIST : HT_EIO,
+			   "%s: cannot create the stream file: %s%s",
+			   r->stream_path, strerror(errno),
+			   errno == EEXIST ? " (a capture is already there)"
+					   : "");
+		goto free_trace;
+	}
+	if (!first) {
+		mpath = path_join(r->core_dir, "metadata");
+		if (!mpath) {
+			ret = HT_ENOMEM;
+			goto free_trace;
+		}
+		fd =
+		    open(mpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+		if (fd < 0 || write_all(fd, r->metadata, r->metadata_len)) {
+			ret = fail(err, err_len, HT_EIO, "%s: cannot write: %s",
+				   mpath, strerror(errno));
+			if (fd >= 0) {
+				close(fd);
+			}
+			goto free_trace;
+		}
+		close(fd);
+		r->metadata_owner = true;
+	}
+	if (r->lay.hc_bytes) {
+		r->last_hc = malloc(r->lay.hc_bytes);
+		if (!r->last_hc) {
+			ret = HT_ENOMEM;
+			goto free_trace;
+		}
+	}
+	if (r->info->mode == HT_RING_OVERWRITE) {
+		r->copy = malloc(r->info->slot_size);
+		if (!r->copy) {
+			ret = HT_ENOMEM;
+			goto free_trace;
+		}
+	}
+	r->st.core_name = r->core_name;
+	r->st.stream_name = r->stream_name;
+	r->st.source = src;
+	r->st.core_id = r->info->core_id;
+	r->st.mode = r->info->mode;
+	ret = 0;
+
+free_trace:
+	if (ret && r->fd >= 0) {
+		close(r->fd);
+		r->fd = -1;
+		unlink(r->stream_path);
+	}
+	free(mpath);
+	trace_free(t);
+free_text:
+	free(text);
+	return ret;
+}
+
+static int add_ring(struct ht_collector *c, struct ht_ring_reader *rr,
+		    const struct ht_collector_ring_opts *opts, char *err,
+		    size_t err_len)
+{
+	static const struct ht_collector_ring_opts none;
+	struct ring *r, **nr;
+	int ret;
+
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		ht_ring_reader_close(rr);
+		return fail(err, err_len, HT_ENOMEM, "out of memory");
+	}
+	r->fd = -1;
+	r->rr = rr;
+	r->own_reader = true;
+	r->info = ht_ring_reader_info(rr);
+	ret = ring_setup(c, r, opts ? opts : &none, err, err_len);
+	if (ret == HT_ENOMEM) {
+		fail(err, err_len, ret, "%s: out of memory", r->info->source);
+	}
+	if (ret) {
+		goto free_ring;
+	}
+	nr = realloc(c->rings, (c->nr_rings + 1) * sizeof(*nr));
+	if (!nr) {
+		ret = fail(err, err_len, HT_ENOMEM, "out of memory");
+		goto free_ring;
+	}
+	c->rings = nr;
+	c->rings[c->nr_rings++] = r;
+	return 0;
+
+free_ring:
+	ring_free(r);
+	return ret;
+}
+
+int ht_collector_add_path(struct ht_collector *c, const char *path,
+			  const struct ht_collector_ring_opts *opts, char *err,
+			  size_t err_len)
+{
+	struct ht_ring_reader *rr;
+	int ret;
+
+	ret = ht_ring_reader_open(&rr, path, err, err_len);
+	if (ret) {
+		return ret;
+	}
+	return add_ring(c, rr, opts, err, err_len);
+}
+
+int ht_collector_add_memory(struct ht_collector *c, void *mem, size_t size,
+			    const struct ht_collector_ring_opts *opts,
+			    char *err, size_t err_len)
+{
+	struct ht_ring_reader *rr;
+	const char *what = opts && opts->core_name ? opts->core_name : "memory";
+	int ret;
+
+	ret = ht_ring_reader_attach(&rr, mem, size, what, err, err_len);
+	if (ret) {
+		return ret;
+	}
+	return add_ring(c, rr, opts, err, err_len);
+}
+
+static int write_fail(struct ht_collector *c, struct ring *r)
+{
+	warn(c, "%s: write error: %s: core %s is no longer collected",
+	     r->stream_path, strerror(errno), r->core_name);
+	r->st.failed = true;
+	return HT_EIO;
+}
+
+/* Keeps the header and context of the packet being written. */
+static void keep_last(struct ring *r, const uint8_t *p,
+		      const struct ctx_layout *cl)
+{
+	if (r->last_hc && cl->end_bits) {
+		memcpy(r->last_hc, p, (cl->end_bits + 7u) / 8u);
+		r->last_cl = cl;
+	}
+}
+
+/*
+ * The producer stopped with drops that no packet carries (its ring was
+ * full at the stop): an empty packet after the last one, with the final
+ * events_discarded, so that readers report them. It copies the last
+ * packet's header and context: content and packet size are the header
+ * and context, both timestamps the last packet's end, the next
+ * sequence number.
+ */
+static int final_packet(struct ht_collector *c, struct ring *r, uint64_t *bytes)
+{
+	uint32_t final = ht_ring_reader_final_discarded(r->rr);
+	const struct ctx_layout *cl = r->last_cl;
+	uint32_t size;
+
+	if (!cl || final <= r->st.events_discarded || !cl->discarded.set) {
+		return 0;
+	}
+	size = (uint32_t)((cl->end_bits + 7u) / 8u);
+	write_bits(r->last_hc, &cl->packet_size, (uint64_t)size * 8u);
+	if (cl->content_size.set) {
+		write_bits(r->last_hc, &cl->content_size, cl->end_bits);
+	}
+	if (cl->ts_begin.set && cl->ts_end.set) {
+		write_bits(r->last_hc, &cl->ts_begin,
+			   read_bits(r->last_hc, &cl->ts_end));
+	}
+	if (cl->seq_num.set) {
+		write_bits(r->last_hc, &cl->seq_num,
+			   read_bits(r->last_hc, &cl->seq_num) + 1u);
+	}
+	write_bits(r->last_hc, &cl->discarded, final);
+	if (write_all(r->fd, r->last_hc, size)) {
+		return write_fail(c, r);
+	}
+	warn(c,
+	     "%s (core %s): %llu events dropped after the last packet: "
+	     "written in an empty packet",
+	     r->info->source, r->core_name,
+	     (unsigned long long)(final - r->st.events_discarded));
+	r->st.events_discarded = final;
+	r->st.packets++;
+	r->st.bytes += size;
+	*bytes += size;
+	return 0;
+}
+
+/* Discard ring: every committed packet, written in place. */
+static int drain_discard(struct ht_collector *c, struct ring *r,
+			 uint64_t *bytes)
+{
+	uint32_t avail = ht_ring_reader_avail(r->rr), done = 0;
+	const struct ctx_layout *cl;
+	char why[256];
+
+	while (done < avail) {
+		uint32_t n = 0, i, k, size;
+		size_t total = 0;
+
+		for (i = done; i < avail && n < BATCH; i++) {
+			const uint8_t *p = ht_ring_reader_slot(r->rr, i, &k);
+
+			size = packet_check(r, p, why, sizeof(why), &cl);
+			if (!size) {
+				damaged(c, r, k, why);
+				continue;
+			}
+			if (i + 1u == avail || n + 1u == BATCH) {
+				keep_last(r, p, cl);
+			}
+			c->iov[n].iov_base = (void *)p;
+			c->iov[n].iov_len = size;
+			total += size;
+			n++;
+		}
+		if (n) {
+			struct iovec *v = c->iov;
+			size_t left = total;
+
+			while (left) {
+				ssize_t w =
+				    writev(r->fd, v,
+					   (int)(n - (uint32_t)(v - c->iov)));
+
+				if (w < 0) {
+					if (errno == EINTR) {
+						continue;
+					}
+					return write_fail(c, r);
+				}
+				left -= (size_t)w;
+				/* A short write: skip what went out. */
+				while (w > 0 && (size_t)w >= v->iov_len) {
+					w -= (ssize_t)v->iov_len;
+					v++;
+				}
+				if (w > 0) {
+					v->iov_base =
+					    (uint8_t *)v->iov_base + w;
+					v->iov_len -= (size_t)w;
+				}
+			}
+		}
+		r->st.packets += n;
+		r->st.bytes += total;
+		*bytes += total;
+		ht_ring_reader_release(r->rr, i - done);
+		done = i;
+	}
+	r->st.lost_packets = ht_ring_reader_overrun(r->rr);
+	return 0;
+}
+
+/* Overwrite ring: the packets still in the ring, oldest first. */
+static int drain_overwrite(struct ht_collector *c, struct ring *r,
+			   uint64_t *bytes)
+{
+	const struct ctx_layout *cl;
+	uint32_t k, size;
+	char why[256];
+
+	while (ht_ring_reader_copy(r->rr, r->copy, &k, &r->st.lost_packets)) {
+		size = packet_check(r, r->copy, why, sizeof(why), &cl);
+		if (!size) {
+			damaged(c, r, k, why);
+			continue;
+		}
+		keep_last(r, r->copy, cl);
+		if (write_all(r->fd, r->copy, size)) {
+			return write_fail(c, r);
+		}
+		r->st.packets++;
+		r->st.bytes += size;
+		*bytes += size;
+	}
+	return 0;
+}
+
+static int drain_ring(struct ht_collector *c, struct ring *r, bool final,
+		      uint64_t *bytes)
+{
+	int ret;
+
+	if (r->st.failed) {
+		return 0;
+	}
+	r->st.state = ht_ring_reader_state(r->rr);
+	r->st.full_count = ht_ring_reader_full_count(r->rr);
+	if (r->info->mode == HT_RING_DISCARD) {
+		return drain_discard(c, r, bytes);
+	}
+	if (!final && !c->opts.overwrite_live &&
+	    r->st.state != HT_RING_STOPPED) {
+		return 0;
+	}
+	ret = drain_overwrite(c, r, bytes);
+	if (r->st.lost_packets > r->last_lost_warned &&
+	    c->opts.overwrite_live) {
+		warn(c,
+		     "%s (core %s): %llu packets overwritten before they "
+		     "could be read",
+		     r->info->source, r->core_name,
+		     (unsigned long long)(r->st.lost_packets -
+					  r->last_lost_warned));
+		r->last_lost_warned = r->st.lost_packets;
+	}
+	return ret;
+}
+
+int ht_collector_drain(struct ht_collector *c, uint64_t *bytes)
+{
+	uint64_t total = 0;
+	size_t i;
+	int ret = 0, r;
+
+	for (i = 0; i < c->nr_rings; i++) {
+		r = drain_ring(c, c->rings[i], false, &total);
+		if (r && !ret) {
+			ret = r;
+		}
+	}
+	if (bytes) {
+		*bytes += total;
+	}
+	return ret;
+}
+
+bool ht_collector_all_stopped(const struct ht_collector *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr_rings; i++) {
+		const struct ring *r = c->rings[i];
+
+		if (r->st.failed) {
+			continue;
+		}
+		if (ht_ring_reader_state(r->rr) != HT_RING_STOPPED ||
+		    ht_ring_reader_pending(r->rr) != 0) {
+			return false;
+		}
+	}
+	return true;
+}
+
+size_t ht_collector_nr_rings(const struct ht_collector *c)
+{
+	return c->nr_rings;
+}
+
+void ht_collector_stats(const struct ht_collector *c, size_t i,
+			struct ht_collector_stats *st)
+{
+	const struct ring *r = c->rings[i];
+
+	*st = r->st;
+	if (!c->finished) {
+		st->state = ht_ring_reader_state(r->rr);
+		st->full_count = ht_ring_reader_full_count(r->rr);
+	}
+}
+
+static int sync_path(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int ret = 0;
+
+	if (fd < 0) {
+		return HT_EIO;
+	}
+	if (fsync(fd) < 0 && errno != EINVAL) {
+		ret = HT_EIO;
+	}
+	close(fd);
+	return ret;
+}
+
+int ht_collector_finish(struct ht_collector *c, char *err, size_t err_len)
+{
+	uint64_t total = 0;
+	size_t i;
+	int ret = 0;
+
+	if (c->finished) {
+		return 0;
+	}
+	for (i = 0; i < c->nr_rings; i++) {
+		struct ring *r = c->rings[i];
+		int e = drain_ring(c, r, true, &total);
+
+		if (!e && !r->st.failed) {
+			e = final_packet(c, r, &total);
+		}
+
+		if (e && !ret) {
+			ret = fail(err, err_len, e, "%s: write error: %s",
+				   r->stream_path, strerror(errno));
+		}
+	}
+	for (i = 0; i < c->nr_rings; i++) {
+		struct ring *r = c->rings[i];
+		char *mpath;
+
+		if (!c->opts.no_fsync) {
+			if (fsync(r->fd) < 0 && !ret) {
+				ret =
+				    fail(err, err_len, HT_EIO, "%s: fsync: %s",
+					 r->stream_path, strerror(errno));
+			}
+			if (r->metadata_owner) {
+				mpath = path_join(r->core_dir, "metadata");
+				if (mpath && sync_path(mpath) && !ret) {
+					ret = fail(err, err_len, HT_EIO,
+						   "%s: fsync failed", mpath);
+				}
+				free(mpath);
+				sync_path(r->core_dir);
+			}
+		}
+		if (close(r->fd) < 0 && !ret) {
+			ret = fail(err, err_len, HT_EIO, "%s: close: %s",
+				   r->stream_path, strerror(errno));
+		}
+		r->fd = -1;
+	}
+	if (!c->opts.no_fsync) {
+		sync_path(c->dir);
+	}
+	c->finished = true;
+	return ret;
+}
+
+void ht_collector_destroy(struct ht_collector *c)
+{
+	size_t i;
+
+	if (!c) {
+		return;
+	}
+	for (i = 0; i < c->nr_rings; i++) {
+		ring_free(c->rings[i]);
+	}
+	free(c->rings);
+	free(c->dir);
+	free(c);
+}

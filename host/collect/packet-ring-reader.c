@@ -1,0 +1,546 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The consumer side of the packet ring. The invariants and the
+ * producer's barriers are in include/hetrace/packet-ring.h; the
+ * consumer's are here, each next to the access it orders:
+ *
+ * - head is read with acquire semantics before a slot is read: the
+ *   producer's barrier in ht_ring_commit() made the packet's bytes
+ *   visible before the head that covers it, so everything read from
+ *   the slot afterwards is the committed packet.
+ * - tail is stored with release semantics after the slot's bytes were
+ *   used (written out): the producer, which reads tail before writing
+ *   a slot, cannot overwrite a packet still being read.
+ * - Overwrite re-check: the slot is copied, then an acquire fence, then
+ *   head is read again. The producer stores a new head and, after a
+ *   barrier, starts writing the next slot; so if the second head still
+ *   leaves packet k in the ring (head - k < nr_slots), no byte of the
+ *   copy came from a newer packet.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/error.h"
+#include "hetrace/packet-ring.h"
+#include "packet-ring-reader.h"
+
+struct ht_ring_reader {
+	struct ht_ring *ring;
+	void *map; /* what we mapped, or NULL */
+	size_t map_size;
+	struct ht_ring_info info;
+	uint32_t slots_off;
+	uint32_t next;	  /* the next packet to read; the consumer's tail */
+	uint64_t overrun; /* discard mode: packets past a full ring */
+	char *source;
+};
+
+static uint32_t load_acquire(const volatile uint32_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+static int fail(char *err, size_t err_len, int ret, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static int fail(char *err, size_t err_len, int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err_len) {
+		va_start(ap, fmt);
+		vsnprintf(err, err_len, fmt, ap);
+		va_end(ap);
+	}
+	return ret;
+}
+
+#define OFF(field) ((unsigned)offsetof(struct ht_ring, field))
+
+/*
+ * Checks the header against the @size bytes of the region. Reads each
+ * field once (the producer may still be initializing: the magic is
+ * written last, after a barrier, so the rest is valid once it is seen).
+ */
+static int validate(struct ht_ring_reader *rr, size_t size, char *err,
+		    size_t err_len)
+{
+	const char *what = rr->source;
+	struct ht_ring *r = rr->ring;
+	uint32_t magic, version, hsize, total, mode, slot, nr, soff, moff,
+	    msize;
+	uint64_t end;
+
+	if (size < sizeof(struct ht_ring)) {
+		return fail(err, err_len, HT_ETRUNC,
+			    "%s: %zu bytes: too small for a packet ring header "
+			    "(%zu bytes)",
+			    what, size, sizeof(struct ht_ring));
+	}
+	magic = load_acquire(&r->magic);
+	if (magic != HT_RING_MAGIC) {
+		return fail(err, err_len, HT_EFORMAT,
+			    "%s: offset %u: magic 0x%08x%s: not a packet ring "
+			    "(expected 0x%08x)",
+			    what, OFF(magic), magic,
+			    magic ? "" : " (not initialized yet?)",
+			    HT_RING_MAGIC);
+	}
+	version = r->version;
+	if (version != HT_RING_VERSION) {
+		return fail(err, err_len, HT_EUNSUPPORTED,
+			    "%s: offset %u: ring version %u: this hetrace "
+			    "reads version %u",
+			    what, OFF(version), version, HT_RING_VERSION);
+	}
+	hsize = r->size;
+	total = r->total_size;
+	if (hsize < sizeof(struct ht_ring) || hsize % 4u) {
+		return fail(err, err_len, HT_EFORMAT,
+			    "%s: offset %u: header size %u: version %u headers "
+			    "have at least %zu bytes",
+			    what, OFF(size), hsize, version,
+			    sizeof(struct ht_ring));
+	}
+	if (total > size) {
+		return fail(err, err_len, HT_ETRUNC,
+			    "%s: offset %u: total_size %u but the region has "
+			    "%zu bytes (truncated?)",
+			    what, OFF(total_size), total, size);
+	}
+	if (hsize > total) {
+		return fail(err, err_len, HT_EFORMAT,
+			    "%s: offset %u: header size %u past total_size %u",
+			    what, OFF(size), hsize, total);
+	}
+	mode = r->mode;
+	if (mode != HT_RING_DISCARD && mode != HT_RING_OVERWRITE) {
+		return fail(err, err_len, HT_EFORMAT,
+			    "%s: offset %u: unknown mode %u (0 discard, "
+			    "1 overwrite)",
+			    what, OFF(mode), mode);
+	}
+	slot = r->slot_size;
+	nr = r->nr_slots;
+	soff = r->slots_off;
+	if (slot == 0u || slot % 8u) {
+		return fail(err, err_len, HT_EFORMAT,
+			    "%s: offset %u: slot_size %u: not a positive "
+			    "multiple of 8",
+			    what, OFF(slot_size), slot);
+	}
+	if (nr < 2u) {
+		return fail(err, err_len, HT_EFORMAT,
+			    "%s: offset %u: nr_slots %u: a ring has at least "
+			    "2 slots",
+			    what, OFF(nr_slots), nr);
+	}
+	if (soff < hsize || soff % 8u) {
+		return fail(err, err_len, HT_EFORMAT,
+			    "%s: offset %u: slots_off %u: inside the header "
+			    "(%u bytes) or not 8-byte aligned",
+			    what, OFF(slots_off), soff, hsize);
+	}
+	end = (uint64_t)soff + (uint64_t)nr * slot;
+	if (end > total) {
+		return fail(err, err_len, HT_EFORMAT,
+			    "%s: offset %u: slot geometry past the end: "
+			    "slots_off %u + %u slots x %u bytes = %llu > "
+			    "total_size %u",
+			    what, OFF(nr_slots), soff, nr, slot,
+			    (unsigned long long)end, total);
+	}
+	moff = r->metadata_off;
+	msize = r->metadata_size;
+	if (moff == 0u) {
+		if (msize) {
+			return fail(err, err_len, HT_EFORMAT,
+				    "%s: offset %u: metadata_size %u without "
+				    "metadata_off",
+				    what, OFF(metadata_size), msize);
+		}
+	} else if (moff < hsize || (uint64_t)moff + msize > soff) {
+		return fail(err, err_len, HT_EFORMAT,
+			    "%s: offset %u: metadata %u..%llu outside the "
+			    "space between the header (%u bytes) and the "
+			    "slots (%u)",
+			    what, OFF(metadata_off), moff,
+			    (unsigned long long)moff + msize, hsize, soff);
+	}
+
+	rr->info.mode = mode;
+	rr->info.slot_size = slot;
+	rr->info.nr_slots = nr;
+	rr->info.slots_off = soff;
+	rr->info.core_id = r->core_id;
+	memcpy(rr->info.core_name, (const char *)r->core_name,
+	       sizeof(rr->info.core_name) - 1u);
+	rr->info.core_name[sizeof(rr->info.core_name) - 1u] = '\0';
+	rr->info.metadata = moff ? (const char *)r + moff : NULL;
+	rr->info.metadata_size = msize;
+	rr->info.source = rr->source;
+	rr->slots_off = soff;
+	/* Start where a previous consumer left off. */
+	rr->next = r->tail;
+	return 0;
+}
+
+static int reader_new(struct ht_ring_reader **out, const char *what, char *err,
+		      size_t err_len)
+{
+	struct ht_ring_reader *rr = calloc(1, sizeof(*rr));
+
+	if (!rr || !(rr->source = strdup(what))) {
+		free(rr);
+		return fail(err, err_len, HT_ENOMEM, "%s: out of memory", what);
+	}
+	*out = rr;
+	return 0;
+}
+
+int ht_ring_reader_attach(struct ht_ring_reader **out, void *mem, size_t size,
+			  const char *what, char *err, size_t err_len)
+{
+	struct ht_ring_reader *rr;
+	int ret;
+
+	if (!what) {
+		what = "memory";
+	}
+	if (!mem || (uintptr_t)mem % 8u) {
+		return fail(err, err_len, HT_EINVAL,
+			    "%s: region not 8-byte aligned", what);
+	}
+	ret = reader_new(&rr, what, err, err_len);
+	if (ret) {
+		return ret;
+	}
+	rr->ring = mem;
+	ret = validate(rr, size, err, err_len);
+	if (ret) {
+		ht_ring_reader_close(rr);
+		return ret;
+	}
+	*out = rr;
+	return 0;
+}
+
+/* "/NAME" or "NAME" with no other slash: a POSIX shared memory name. */
+static bool is_shm_name(const char *path)
+{
+	const char *p = path[0] == '/' ? path + 1 : path;
+
+	return *p && !strchr(p, '/');
+}
+
+/*
+ * Parses the OFFSET of "FILE@OFFSET": terms joined by '+', each a
+ * decimal or 0x-hexadecimal number with an optional binary suffix k, M
+ * or G (8M+64K = 0x810000). Returns false when @s is not that.
+ */
+static bool parse_offset(const char *s, uint64_t *off)
+{
+	uint64_t sum = 0, v, mul;
+	const char *p = s;
+	int base, d;
+
+	do {
+		base = 10;
+		if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+			base = 16;
+			p += 2;
+		}
+		v = 0;
+		for (d = 0;; p++, d++) {
+			unsigned dig;
+
+			if (*p >= '0' && *p <= '9') {
+				dig = (unsigned)(*p - '0');
+			} else if (base == 16 && *p >= 'a' && *p <= 'f') {
+				dig = (unsigned)(*p - 'a' + 10);
+			} else if (base == 16 && *p >= 'A' && *p <= 'F') {
+				dig = (unsigned)(*p - 'A' + 10);
+			} else {
+				break;
+			}
+			if (v > (UINT64_MAX - dig) / (unsigned)base) {
+				return false;
+			}
+			v = v * (unsigned)base + dig;
+		}
+		if (d == 0) {
+			return false;
+		}
+		mul = 1;
+		if (*p == 'k' || *p == 'K') {
+			mul = 1u << 10;
+		} else if (*p == 'm' || *p == 'M') {
+			mul = 1u << 20;
+		} else if (*p == 'g' || *p == 'G') {
+			mul = 1u << 30;
+		}
+		if (mul > 1u) {
+			p++;
+		}
+		/* Offsets stay below 2^62: no sum or product wraps. */
+		if (v >= ((uint64_t)1 << 62) / mul) {
+			return false;
+		}
+		sum += v * mul;
+		if (sum >= ((uint64_t)1 << 62)) {
+			return false;
+		}
+	} while (*p++ == '+');
+	if (p[-1] != '\0') {
+		return false;
+	}
+	*off = sum;
+	return true;
+}
+
+static int open_region(const char *path)
+{
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0 && errno == ENOENT && is_shm_name(path)) {
+		fd = shm_open(path, O_RDWR, 0);
+	}
+	return fd;
+}
+
+int ht_ring_reader_open(struct ht_ring_reader **out, const char *path,
+			char *err, size_t err_len)
+{
+	struct ht_ring_reader *rr;
+	const char *at;
+	char *file = NULL;
+	uint64_t off = 0, map_off;
+	long page = sysconf(_SC_PAGESIZE) > 0 ? sysconf(_SC_PAGESIZE) : 4096;
+	struct stat st;
+	int fd, ret;
+
+	fd = open_region(path);
+	/*
+	 * "FILE@OFFSET": the ring lies OFFSET bytes into FILE (a QEMU RAM
+	 * file holds the firmware before it). Only when PATH itself does
+	 * not exist, so a name with an '@' in it still opens as is.
+	 */
+	at = strrchr(path, '@');
+	if (fd < 0 && errno == ENOENT && at && at != path) {
+		if (!parse_offset(at + 1, &off)) {
+			return fail(err, err_len, HT_EINVAL,
+				    "%s: no such file, and '%s' after the '@' "
+				    "is not an offset (FILE@OFFSET: bytes, "
+				    "0x hex, k/M/G suffixes, terms joined by "
+				    "'+', e.g. ram@8M+64K)",
+				    path, at + 1);
+		}
+		file = strndup(path, (size_t)(at - path));
+		if (!file) {
+			return fail(err, err_len, HT_ENOMEM,
+				    "%s: out of memory", path);
+		}
+		fd = open_region(file);
+	}
+	if (fd < 0) {
+		ret = fail(err, err_len, errno == ENOENT ? HT_ENOENT : HT_EIO,
+			   "%s: cannot open the ring (file or shared "
+			   "memory): %s",
+			   file ? file : path, strerror(errno));
+		goto free_file;
+	}
+	if (fstat(fd, &st) < 0) {
+		ret =
+		    fail(err, err_len, HT_EIO, "%s: %s", path, strerror(errno));
+		goto close_fd;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		ret = fail(err, err_len, HT_EINVAL,
+			   "%s: not a regular file or shared memory object",
+			   path);
+		goto close_fd;
+	}
+	if (off % 8u) {
+		ret = fail(err, err_len, HT_EINVAL,
+			   "%s: offset %llu (0x%llx) is not 8-byte aligned: "
+			   "a ring starts on an 8-byte boundary",
+			   path, (unsigned long long)off,
+			   (unsigned long long)off);
+		goto close_fd;
+	}
+	if (off >= (uint64_t)st.st_size ||
+	    (uint64_t)st.st_size - off < sizeof(struct ht_ring)) {
+		ret = fail(err, err_len, HT_ETRUNC,
+			   "%s: %lld bytes%s: too small for a packet ring "
+			   "header (%zu bytes)%s",
+			   path, (long long)st.st_size, off ? " in the file" : "",
+			   sizeof(struct ht_ring),
+			   off >= (uint64_t)st.st_size ? ": the offset is past "
+							 "the end"
+						       : " at the offset");
+		goto close_fd;
+	}
+	ret = reader_new(&rr, path, err, err_len);
+	if (ret) {
+		goto close_fd;
+	}
+	/* mmap takes page-aligned offsets: map from the page below. */
+	map_off = off - off % (uint64_t)page;
+	rr->map_size = (size_t)((uint64_t)st.st_size - map_off);
+	rr->map = mmap(NULL, rr->map_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       fd, (off_t)map_off);
+	if (rr->map == MAP_FAILED) {
+		rr->map = NULL;
+		ret = fail(err, err_len, HT_EIO, "%s: mmap: %s", path,
+			   strerror(errno));
+		goto free_reader;
+	}
+	rr->ring = (struct ht_ring *)((uint8_t *)rr->map + (off - map_off));
+	ret = validate(rr, (size_t)((uint64_t)st.st_size - off), err, err_len);
+	if (ret) {
+		goto free_reader;
+	}
+	close(fd);
+	free(file);
+	*out = rr;
+	return 0;
+
+free_reader:
+	ht_ring_reader_close(rr);
+close_fd:
+	close(fd);
+free_file:
+	free(file);
+	return ret;
+}
+
+void ht_ring_reader_close(struct ht_ring_reader *rr)
+{
+	if (!rr) {
+		return;
+	}
+	if (rr->map) {
+		munmap(rr->map, rr->map_size);
+	}
+	free(rr->source);
+	free(rr);
+}
+
+const struct ht_ring_info *ht_ring_reader_info(const struct ht_ring_reader *rr)
+{
+	return &rr->info;
+}
+
+uint32_t ht_ring_reader_state(const struct ht_ring_reader *rr)
+{
+	return load_acquire(&rr->ring->state);
+}
+
+uint32_t ht_ring_reader_full_count(const struct ht_ring_reader *rr)
+{
+	return rr->ring->full_count;
+}
+
+uint32_t ht_ring_reader_final_discarded(const struct ht_ring_reader *rr)
+{
+	/* Written before the STOPPED state: read after it. */
+	if (ht_ring_reader_state(rr) != HT_RING_STOPPED) {
+		return 0;
+	}
+	return load_acquire(&rr->ring->events_discarded);
+}
+
+uint32_t ht_ring_reader_pending(const struct ht_ring_reader *rr)
+{
+	return load_acquire(&rr->ring->head) - rr->next;
+}
+
+static const uint8_t *slot_of(const struct ht_ring_reader *rr, uint32_t k)
+{
+	return (const uint8_t *)rr->ring + rr->slots_off +
+	       (size_t)(k % rr->info.nr_slots) * rr->info.slot_size;
+}
+
+uint32_t ht_ring_reader_avail(struct ht_ring_reader *rr)
+{
+	/* Acquire: the packets' bytes are read after the head covering them. */
+	uint32_t head = load_acquire(&rr->ring->head);
+	uint32_t n = head - rr->next;
+
+	if (n > rr->info.nr_slots) {
+		/* Not a correct discard producer: the oldest are gone. */
+		rr->overrun += n - rr->info.nr_slots;
+		rr->next = head - rr->info.nr_slots;
+		n = rr->info.nr_slots;
+	}
+	return n;
+}
+
+const uint8_t *ht_ring_reader_slot(const struct ht_ring_reader *rr, uint32_t i,
+				   uint32_t *k)
+{
+	*k = rr->next + i;
+	return slot_of(rr, rr->next + i);
+}
+
+void ht_ring_reader_release(struct ht_ring_reader *rr, uint32_t n)
+{
+	rr->next += n;
+	/* Release: every read of the slots is done before the producer
+	 * can see them free. */
+	__atomic_store_n(&rr->ring->tail, rr->next, __ATOMIC_RELEASE);
+}
+
+uint64_t ht_ring_reader_overrun(const struct ht_ring_reader *rr)
+{
+	return rr->overrun;
+}
+
+bool ht_ring_reader_copy(struct ht_ring_reader *rr, uint8_t *buf, uint32_t *k,
+			 uint64_t *lost)
+{
+	const uint32_t n = rr->info.nr_slots;
+	uint32_t head, head2, state;
+
+	for (;;) {
+		/* The state before head: a STOPPED state means head is final
+		 * (the producer's last commit precedes it). */
+		state = load_acquire(&rr->ring->state);
+		head = load_acquire(&rr->ring->head);
+		if (head == rr->next) {
+			return false;
+		}
+		if (head - rr->next > n) {
+			/* The oldest packets are gone: overwritten. */
+			*lost += head - n - rr->next;
+			rr->next = head - n;
+		}
+		if (state != HT_RING_STOPPED && head - rr->next == n) {
+			/* Packet head - n shares its slot with packet head,
+			 * which a running producer is writing. */
+			*lost += 1u;
+			rr->next++;
+			continue;
+		}
+		memcpy(buf, slot_of(rr, rr->next), rr->info.slot_size);
+		/* The copy's loads before the second head's load. */
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		head2 = load_acquire(&rr->ring->head);
+		if (state == HT_RING_STOPPED || head2 - rr->next < n) {
+			break;
+		}
+		/* Overwritten while copying: try the oldest again. */
+	}
+	*k = rr->next;
+	rr->next++;
+	__atomic_store_n(&rr->ring->tail, rr->next, __ATOMIC_RELEASE);
+	return true;
+}

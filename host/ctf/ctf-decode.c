@@ -1,0 +1,1559 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The decoder of one data stream file: packets, then events, each scope
+ * decoded by running its plan (ctf-plan.c) into a reused field array.
+ * The file is mapped once; pages of finished packets are given back to
+ * the kernel so that the resident size does not grow with the file.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "ctf-internal.h"
+#include "common/error.h"
+
+#define PKT_MAGIC 0xc1fc1fc1u
+
+/* bits [pos, pos + size) of the file, CTF bit order, size <= 64 */
+uint64_t ht__read_bits_slow(const uint8_t *map, uint64_t pos, unsigned size,
+			    int bo)
+{
+	const uint8_t *p = map + (pos >> 3);
+	unsigned shift = pos & 7;
+	unsigned nbytes = (shift + size + 7) / 8;
+	uint64_t v = 0;
+	unsigned i;
+
+	if (bo == HT_CTF_LE) {
+		if (nbytes <= 8) {
+			for (i = nbytes; i-- > 0;) {
+				v = (v << 8) | p[i];
+			}
+			v >>= shift;
+		} else {
+			for (i = 8; i-- > 0;) {
+				v = (v << 8) | p[i];
+			}
+			v = (v >> shift) | ((uint64_t)p[8] << (64 - shift));
+		}
+	} else {
+		if (nbytes <= 8) {
+			for (i = 0; i < nbytes; i++) {
+				v = (v << 8) | p[i];
+			}
+			v >>= nbytes * 8 - shift - size;
+		} else {
+			for (i = 0; i < 8; i++) {
+				v = (v << 8) | p[i];
+			}
+			v = (v << shift) | (p[8] >> (8 - shift));
+			v >>= 64 - size;
+			return v;
+		}
+	}
+	if (size < 64) {
+		v &= (UINT64_C(1) << size) - 1;
+	}
+	return v;
+}
+
+static int dfail(struct ht__stream *s, int code, uint64_t at_bits,
+		 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static int dfail(struct ht__stream *s, int code, uint64_t at_bits,
+		 const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (s->err_len) {
+		n = snprintf(s->err, s->err_len,
+			     "cannot decode packet: file=%s offset=%llu: ",
+			     s->pub.path, (unsigned long long)(at_bits / 8));
+		if (n >= 0 && (size_t)n < s->err_len) {
+			va_start(ap, fmt);
+			vsnprintf(s->err + n, s->err_len - n, fmt, ap);
+			va_end(ap);
+		}
+	}
+	return code;
+}
+
+static int fb_grow(struct ht__fieldbuf *fb, uint64_t need)
+{
+	uint64_t cap = fb->cap ? fb->cap : 64;
+	struct ht_ctf_field *n;
+
+	while (cap < need) {
+		cap *= 2;
+	}
+	if (cap > (1u << 28)) {
+		return HT_ENOMEM;
+	}
+	n = realloc(fb->f, cap * sizeof(*n));
+	if (!n) {
+		return HT_ENOMEM;
+	}
+	fb->f = n;
+	fb->cap = cap;
+	return 0;
+}
+
+
+
+static uint64_t bswap_n(uint64_t v, unsigned size)
+{
+	switch (size) {
+	case 16:
+		return __builtin_bswap16((uint16_t)v);
+	case 32:
+		return __builtin_bswap32((uint32_t)v);
+	default:
+		return __builtin_bswap64(v);
+	}
+}
+
+
+static const char *op_name(const struct ht__op *op)
+{
+	return op->name ? op->name : "(element)";
+}
+
+
+/*
+ * The raw bits of integer op at bit position pos (already aligned and
+ * bounds-checked): whole bytes in the host's order are one load.
+ */
+static inline uint64_t read_int(const struct ht__stream *s,
+				const struct ht__op *op, uint64_t pos)
+{
+	uint64_t v;
+
+	switch (op->fast) {
+	case HT__FAST_U8:
+		return s->map[pos >> 3];
+	case HT__FAST_U16: {
+		uint16_t x;
+
+		memcpy(&x, s->map + (pos >> 3), 2);
+		return x;
+	}
+	case HT__FAST_U32: {
+		uint32_t x;
+
+		memcpy(&x, s->map + (pos >> 3), 4);
+		return x;
+	}
+	case HT__FAST_U64:
+		memcpy(&v, s->map + (pos >> 3), 8);
+		return v;
+	default:
+		return ht__read_bits(s->map, pos, op->size_bits, op->bo);
+	}
+}
+
+static inline int exec_int(struct ht__stream *s, const struct ht__op *op,
+			   struct ht_ctf_field *f, uint64_t pos)
+{
+	uint64_t v;
+
+	if (pos + op->size_bits > s->content_end) {
+		return dfail(s, HT_ETRUNC, pos,
+			     "field '%s' (%u bits) goes past the end "
+			     "of the packet content (byte %llu)",
+			     op_name(op), op->size_bits,
+			     (unsigned long long)(s->content_end / 8));
+	}
+	v = read_int(s, op, pos);
+	s->pos = pos + op->size_bits;
+	if (op->is_signed && op->size_bits < 64) {
+		uint64_t m = UINT64_C(1) << (op->size_bits - 1);
+
+		v = (v ^ m) - m;
+	}
+	f->v.u = v;
+	ht__int_side(s, op->reg, op->meaning, op->clock, v,
+		     op->size_bits);
+	return 0;
+}
+
+
+static int exec(struct ht__stream *s, const struct ht__op *ops, uint32_t i,
+		const char *name, struct ht__fieldbuf *fb, unsigned depth);
+
+/* A float leaf, or an integer that may span 9 bytes. */
+static void load_leaf_other(struct ht__stream *s, const struct ht__leaf *l,
+			    uint64_t p, uint64_t w, struct ht_ctf_field *f)
+{
+	uint64_t v;
+
+	switch (l->load) {
+	case HT__LOAD_F64:
+		memcpy(&f->v.d, &w, 8);
+		return;
+	case HT__LOAD_F32: {
+		float x;
+
+		memcpy(&x, s->map + (p >> 3), 4);
+		f->v.d = x;
+		return;
+	}
+	case HT__LOAD_FSLOW:
+		v = ht__read_bits_slow(s->map, p, l->size_bits, l->bo);
+		if (l->size_bits == 32) {
+			uint32_t x = v;
+			float fl;
+
+			memcpy(&fl, &x, 4);
+			f->v.d = fl;
+		} else {
+			memcpy(&f->v.d, &v, 8);
+		}
+		return;
+	default:
+		v = ht__read_bits_slow(s->map, p, l->size_bits, l->bo);
+		v = (v ^ l->sign) - l->sign;
+		f->v.u = v;
+		if (l->side) {
+			ht__int_side(s, l->reg, l->meaning, l->clock, v,
+				     l->size_bits);
+		}
+		return;
+	}
+}
+
+/*
+ * Loads the leaves of a run starting at @pos into fields @f: integers
+ * are one 8-byte load, a shift and a mask (the file mapping has
+ * padding for the last load).
+ */
+/*
+ * Loads plain leaves [@l, @end) of a run starting at @pos into fields
+ * @f: a load, a shift, a mask and a sign extension each.
+ */
+static inline void load_plain(const struct ht__leaf *restrict l,
+			      const struct ht__leaf *end,
+			      const uint8_t *restrict map, uint64_t pos,
+			      struct ht_ctf_field *restrict f)
+{
+	for (; l < end; l++) {
+		f[l->field].v.u = ht__leaf_value(map, pos, l);
+	}
+}
+
+static inline void load_leaves(struct ht__stream *restrict s,
+			       const struct ht__run *r, uint64_t pos,
+			       struct ht_ctf_field *restrict f)
+{
+	const struct ht__leaf *restrict l = r->leaves;
+	const struct ht__leaf *plain = l + r->nr_plain;
+	const struct ht__leaf *end = l + r->nr_leaves;
+	const uint8_t *restrict map = s->map;
+
+	load_plain(l, plain, map, pos, f);
+	for (l = plain; l < end; l++) {
+		const uint64_t p = pos + l->off_bits;
+		const unsigned load = l->load;
+		uint64_t v, w;
+
+		memcpy(&w, map + (p >> 3), 8);
+		if (load == HT__LOAD_LE) {
+			v = (ht__le64(w) >> (p & 7)) & l->mask;
+		} else if (load == HT__LOAD_BE) {
+			v = (ht__be64(w) << (p & 7)) >> (64 - l->size_bits);
+		} else {
+			load_leaf_other(s, l, p, w, &f[l->field]);
+			continue;
+		}
+		v = (v ^ l->sign) - l->sign;
+		f[l->field].v.u = v;
+		if (l->side) {
+			ht__int_side(s, l->reg, l->meaning, l->clock, v,
+				     l->size_bits);
+		}
+	}
+}
+
+/*
+ * Runs run @r of op @parent at s->pos: one alignment, one bounds check
+ * and one capacity check, then the leaves at their constant offsets.
+ * When the run does not fit in the packet content, its members go
+ * through the general interpreter, which says which field is cut.
+ */
+static int exec_run(struct ht__stream *s, const struct ht__op *ops,
+		    uint32_t parent, const struct ht__run *r,
+		    struct ht__fieldbuf *fb, unsigned depth)
+{
+	uint32_t c = parent + r->member_op, k;
+	uint64_t pos = s->pos;
+	int ret;
+
+	if (!r->tmpl) {
+		return exec(s, ops, c, ops[c].name, fb, depth + 1);
+	}
+	if (r->align_bits > 1) {
+		pos = ht__align_in_packet(s, pos, r->align_bits);
+	}
+	if (pos + r->size_bits <= s->content_end) {
+		struct ht_ctf_field *f;
+
+		if (fb->n + r->nr_fields > fb->cap) {
+			ret = fb_grow(fb, (uint64_t)fb->n + r->nr_fields);
+			if (ret) {
+				return dfail(s, ret, pos, "out of memory");
+			}
+		}
+		f = &fb->f[fb->n];
+		memcpy(f, r->tmpl, r->nr_fields * sizeof(*f));
+		load_leaves(s, r, pos, f);
+		fb->n += r->nr_fields;
+		s->pos = pos + r->size_bits;
+		return 0;
+	}
+	for (k = 0; k < r->nr_members; k++) {
+		ret = exec(s, ops, c, ops[c].name, fb, depth + 1);
+		if (ret) {
+			return ret;
+		}
+		c += ops[c].span;
+	}
+	return 0;
+}
+
+
+/* Runs op @i of @ops at s->pos, appending fields to @fb. */
+static int exec(struct ht__stream *s, const struct ht__op *ops, uint32_t i,
+		const char *name, struct ht__fieldbuf *fb, unsigned depth)
+{
+	const struct ht__op *op = &ops[i];
+	struct ht_ctf_field *f;
+	uint32_t fi;
+	uint64_t pos = s->pos;
+	uint64_t v;
+	int ret;
+
+	if (op->align_bits > 1) {
+		pos = ht__align_in_packet(s, pos, op->align_bits);
+	}
+	if (fb->n >= fb->cap) {
+		ret = fb_grow(fb, (uint64_t)fb->n + 1);
+		if (ret) {
+			return dfail(s, ret, pos, "out of memory");
+		}
+	}
+	fi = fb->n++;
+	f = &fb->f[fi];
+	f->type = op->type;
+	f->name = name;
+	f->next = 1;
+	f->nr_children = 0;
+
+	switch (op->kind) {
+	case HT__OP_INT:
+		return exec_int(s, op, f, pos);
+	case HT__OP_FLOAT:
+		if (pos + op->size_bits > s->content_end) {
+			return dfail(s, HT_ETRUNC, pos,
+				     "field '%s' goes past the end of the "
+				     "packet content",
+				     op_name(op));
+		}
+		if (pos % 8 == 0) {
+			memcpy(&v, s->map + (pos >> 3), op->size_bits / 8);
+			if (op->size_bits == 32) {
+				v &= 0xffffffffu;
+			}
+			if (op->bo != HT_CTF_LE) {
+				v = bswap_n(v, op->size_bits);
+			}
+		} else {
+			v = ht__read_bits(s->map, pos, op->size_bits, op->bo);
+		}
+		if (op->size_bits == 32) {
+			uint32_t x = v;
+			float fl;
+
+			memcpy(&fl, &x, 4);
+			f->v.d = fl;
+		} else {
+			memcpy(&f->v.d, &v, 8);
+		}
+		s->pos = pos + op->size_bits;
+		return 0;
+	case HT__OP_STRING: {
+		const uint8_t *p = s->map + (pos >> 3);
+		const uint8_t *z;
+		uint64_t avail;
+
+		if (pos >= s->content_end) {
+			return dfail(s, HT_ETRUNC, pos,
+				     "string '%s' starts past the end of the "
+				     "packet content",
+				     op_name(op));
+		}
+		avail = (s->content_end - pos) / 8;
+		z = ht__find_nul(p, avail);
+		if (!z) {
+			return dfail(s, HT_ETRUNC, pos,
+				     "string '%s' is not terminated before "
+				     "the end of the packet content",
+				     op_name(op));
+		}
+		f->v.str = (const char *)p;
+		f->nr_children = z - p;
+		s->pos = pos + (uint64_t)(z - p + 1) * 8;
+		return 0;
+	}
+	case HT__OP_STRUCT: {
+		uint32_t k;
+
+		s->pos = pos;
+		f->nr_children = op->nr;
+		for (k = 0; k < op->nr_runs; k++) {
+			const struct ht__run *r = &op->runs[k];
+
+			if (r->tmpl) {
+				ret = exec_run(s, ops, i, r, fb, depth);
+			} else if (ops[i + r->member_op].kind ==
+					   HT__OP_STRING &&
+				   fb->n < fb->cap) {
+				/* strings are common members: no call */
+				const struct ht__op *so = &ops[i + r->member_op];
+				uint64_t sp = (s->pos + 7) & ~(uint64_t)7;
+				const uint8_t *p = s->map + (sp >> 3);
+				const uint8_t *z = NULL;
+				struct ht_ctf_field *sf;
+
+				if (sp < s->content_end) {
+					z = ht__find_nul(p, (s->content_end - sp) /
+								8);
+				}
+				if (!z) {
+					/* the general path says what is wrong */
+					ret = exec(s, ops, i + r->member_op,
+						   so->name, fb, depth + 1);
+				} else {
+					sf = &fb->f[fb->n++];
+					sf->type = so->type;
+					sf->name = so->name;
+					sf->next = 1;
+					sf->nr_children = z - p;
+					sf->v.str = (const char *)p;
+					s->pos = sp + (uint64_t)(z - p + 1) * 8;
+					ret = 0;
+				}
+			} else {
+				uint32_t c = i + r->member_op;
+
+				ret = exec(s, ops, c, ops[c].name, fb,
+					   depth + 1);
+			}
+			if (ret) {
+				return ret;
+			}
+		}
+		fb->f[fi].next = fb->n - fi;
+		return 0;
+	}
+	case HT__OP_ARRAY:
+	case HT__OP_SEQ: {
+		uint64_t len = op->kind == HT__OP_ARRAY ? op->nr
+							: s->regs[op->src_reg];
+		uint64_t k, room = s->content_end > pos ? s->content_end - pos
+							 : 0;
+		const struct ht__op *el = &ops[i + 1];
+
+		s->pos = pos;
+		if (el->min_bits ? len > room / el->min_bits
+				 : len > (1u << 20)) {
+			return dfail(s, HT_EFORMAT, pos,
+				     "%s '%s' of %llu elements does not fit "
+				     "in the packet content",
+				     op->kind == HT__OP_SEQ ? "sequence"
+							    : "array",
+				     op_name(op), (unsigned long long)len);
+		}
+		if (len > UINT32_MAX) {
+			return dfail(s, HT_ERANGE, pos, "sequence too long");
+		}
+		if ((uint64_t)fb->n + len + 1 > fb->cap) {
+			ret = fb_grow(fb, (uint64_t)fb->n + len + 1);
+			if (ret) {
+				return dfail(s, ret, pos, "out of memory");
+			}
+		}
+		fb->f[fi].nr_children = len;
+		if (el->kind == HT__OP_INT && el->fast == HT__FAST_U8 &&
+		    el->reg < 0 && !el->meaning && !el->clock) {
+			/* bytes (char arrays, UUIDs): no per-op dispatch */
+			struct ht_ctf_field *ef = &fb->f[fb->n];
+			const uint8_t *p;
+
+			pos = (pos + 7) & ~(uint64_t)7;
+			if (pos + len * 8 > s->content_end) {
+				return dfail(s, HT_ETRUNC, pos,
+					     "array '%s' goes past the end "
+					     "of the packet content",
+					     op_name(op));
+			}
+			p = s->map + (pos >> 3);
+			for (k = 0; k < len; k++) {
+				ef[k].type = el->type;
+				ef[k].name = NULL;
+				ef[k].next = 1;
+				ef[k].nr_children = 0;
+				ef[k].v.u = el->is_signed ? (uint64_t)(int64_t)(
+								    int8_t)p[k]
+							  : p[k];
+			}
+			fb->n += len;
+			s->pos = pos + len * 8;
+		} else if (op->elem_run) {
+			for (k = 0; k < len; k++) {
+				ret = exec_run(s, ops, i, op->elem_run, fb, depth);
+				if (ret) {
+					return ret;
+				}
+			}
+		} else {
+			for (k = 0; k < len; k++) {
+				ret = exec(s, ops, i + 1, NULL, fb, depth + 1);
+				if (ret) {
+					return ret;
+				}
+			}
+		}
+		fb->f[fi].next = fb->n - fi;
+		return 0;
+	}
+	case HT__OP_VARIANT: {
+		uint64_t tag = s->regs[op->src_reg];
+		uint32_t k;
+		const struct ht__op *opt;
+
+		s->pos = pos;
+		for (k = 0; k < op->nr_sel; k++) {
+			const struct ht__variant_sel *sel = &op->sel[k];
+
+			if (op->tag_signed
+				    ? (int64_t)tag >= sel->lo &&
+					      (int64_t)tag <= sel->hi
+				    : tag >= (uint64_t)sel->lo &&
+					      tag <= (uint64_t)sel->hi) {
+				break;
+			}
+		}
+		if (k == op->nr_sel) {
+			return dfail(s, HT_EFORMAT, pos,
+				     "variant '%s': tag value %lld selects "
+				     "no option",
+				     op_name(op), (long long)tag);
+		}
+		opt = &ops[i + op->option_op[op->sel[k].option]];
+		f->nr_children = 1;
+		ret = exec(s, ops, i + op->option_op[op->sel[k].option],
+			   opt->name, fb, depth + 1);
+		if (ret) {
+			return ret;
+		}
+		fb->f[fi].next = fb->n - fi;
+		return 0;
+	}
+	}
+	return dfail(s, HT_EFORMAT, pos, "bad decode plan");
+}
+
+/*
+ * Decodes flat scope @p (see struct ht__plan) at s->pos into the
+ * stream's kept fields *@keep. Returns 0 with *@root set, 1 when a run
+ * or a string does not fit in the packet content (nothing is
+ * consumed), or a negative HT_E... code.
+ */
+static inline int decode_flat(struct ht__stream *s, const struct ht__plan *p,
+			      struct ht_ctf_field **keep,
+			      const struct ht_ctf_field **root)
+{
+	const struct ht__op *op = &p->ops[0];
+	struct ht_ctf_field *f = *keep;
+	uint64_t pos = s->pos;
+	uint32_t k;
+
+	if (!f) {
+		f = malloc(p->flat_fields * sizeof(*f));
+		if (!f) {
+			return dfail(s, HT_ENOMEM, pos, "out of memory");
+		}
+		memcpy(f, p->flat_tmpl, p->flat_fields * sizeof(*f));
+		*keep = f;
+	}
+	if (op->align_bits > 1) {
+		pos = ht__align_in_packet(s, pos, op->align_bits);
+	}
+	for (k = 0; k < op->nr_runs; k++) {
+		const struct ht__run *r = &op->runs[k];
+
+		if (r->tmpl) {
+			if (r->align_bits > 1) {
+				pos = ht__align_in_packet(s, pos, r->align_bits);
+			}
+			if (pos + r->size_bits > s->content_end) {
+				return 1;
+			}
+			load_leaves(s, r, pos, f + r->keep_off);
+			pos += r->size_bits;
+		} else {
+			const uint8_t *q, *z;
+
+			/* packets start on a byte: byte alignment in the
+			 * packet is byte alignment in the file */
+			pos = (pos + 7) & ~(uint64_t)7;
+			if (pos >= s->content_end) {
+				return 1;
+			}
+			q = s->map + (pos >> 3);
+			z = ht__find_nul(q, (s->content_end - pos) / 8);
+			if (!z) {
+				return 1;
+			}
+			f[r->keep_off].v.str = (const char *)q;
+			f[r->keep_off].nr_children = z - q;
+			pos += (uint64_t)(z - q + 1) * 8;
+		}
+	}
+	s->pos = pos;
+	*root = f;
+	return 0;
+}
+
+/*
+ * Decodes scope @p at s->pos. A fixed scope that fits in the packet
+ * content goes into the stream's kept fields *@keep (made from the
+ * template on first use) and *@root points to them; anything else is
+ * appended to @fb and *@idx is its root's index there. Both stay NULL
+ * and -1 when the scope is absent.
+ */
+static inline int run_scope(struct ht__stream *s, const struct ht__plan *p,
+			    struct ht_ctf_field **keep,
+			    struct ht__fieldbuf *fb,
+			    const struct ht_ctf_field **root, int64_t *idx)
+{
+	const struct ht__run *r = p->root_run;
+
+	*root = NULL;
+	*idx = -1;
+	if (!p->nr_ops) {
+		return 0;
+	}
+	if (r) {
+		uint64_t pos = s->pos;
+
+		if (r->align_bits > 1) {
+			pos = ht__align_in_packet(s, pos, r->align_bits);
+		}
+		if (pos + r->size_bits <= s->content_end) {
+			struct ht_ctf_field *f = *keep;
+
+			if (!f) {
+				f = malloc(r->nr_fields * sizeof(*f));
+				if (!f) {
+					return dfail(s, HT_ENOMEM, pos,
+						     "out of memory");
+				}
+				memcpy(f, r->tmpl, r->nr_fields * sizeof(*f));
+				*keep = f;
+			}
+			load_leaves(s, r, pos, f);
+			s->pos = pos + r->size_bits;
+			*root = f;
+			return 0;
+		}
+	}
+	if (p->flat_tmpl) {
+		int ret = decode_flat(s, p, keep, root);
+
+		if (ret <= 0) {
+			return ret;
+		}
+		/* it does not fit: the general path says where */
+	}
+	*idx = fb->n;
+	return exec(s, p->ops, 0, NULL, fb, 0);
+}
+
+static inline const struct ht_ctf_field *
+scope_root(const struct ht__fieldbuf *fb, const struct ht_ctf_field *root,
+	   int64_t idx)
+{
+	if (root) {
+		return root;
+	}
+	return idx >= 0 ? &fb->f[idx] : NULL;
+}
+
+static bool has_m(const struct ht__stream *s, enum ht__meaning m)
+{
+	return s->mset & (1u << m);
+}
+
+static inline int64_t to_ns(const struct ht__stream *s, uint64_t cycles)
+{
+	const struct ht__stream_class *sc = s->sc;
+	const struct ht_ctf_clock *c = sc ? sc->pub.default_clock : NULL;
+	uint64_t vns;
+	int64_t ns;
+
+	if (!c) {
+		return 0;
+	}
+	if (sc->base_ok) {
+		/* what ht_ctf_clock_cycles_to_ns() computes, inlined */
+		if (sc->clock_is_ns) {
+			vns = cycles;
+		} else {
+			double d = (1e9 * (double)cycles) / sc->freq_d;
+
+			vns = d >= (double)UINT64_MAX ? UINT64_MAX
+						      : (uint64_t)d;
+		}
+		if (vns < (uint64_t)INT64_MAX &&
+		    !(sc->base_ns > 0 &&
+		      (int64_t)vns > INT64_MAX - sc->base_ns)) {
+			return sc->base_ns + (int64_t)vns;
+		}
+	}
+	if (ht_ctf_clock_cycles_to_ns(c, cycles, &ns)) {
+		return cycles > INT64_MAX ? INT64_MAX : (int64_t)cycles;
+	}
+	return ns;
+}
+
+int64_t ht__stream_to_ns(const struct ht__stream *s, uint64_t cycles)
+{
+	return to_ns(s, cycles);
+}
+
+/*
+ * Releases the mapped pages more than 2 MiB before byte @upto (keeps
+ * the resident size flat). Page cache folios are large (up to 2 MiB
+ * here) and a fault maps a whole folio or a fault-around window:
+ * released ranges end on a 2 MiB boundary at least 2 MiB behind the
+ * current packet, else pages just released are mapped again (without
+ * the margin `print` grew by 16 MiB per GiB read). A stream keeps at
+ * most about 4 MiB plus its current packet mapped (bench/memory.sh and
+ * tests/reader/test-memory.sh measure it, 16 streams at once too).
+ */
+#define RELEASE_ALIGN (UINT64_C(2) << 20)
+#define RELEASE_MARGIN (UINT64_C(2) << 20)
+
+void ht__stream_release(struct ht__stream *s, uint64_t upto)
+{
+	uint64_t to = upto > RELEASE_MARGIN
+			      ? (upto - RELEASE_MARGIN) & ~(RELEASE_ALIGN - 1)
+			      : 0;
+
+	if (to > s->released) {
+		madvise((void *)(s->map + s->released), to - s->released,
+			MADV_DONTNEED);
+		s->released = to;
+	}
+}
+
+/* At the end of a stream: nothing of it stays mapped. */
+void ht__stream_release_all(struct ht__stream *s)
+{
+	if (s->size > s->released) {
+		madvise((void *)(s->map + s->released),
+			s->size - s->released, MADV_DONTNEED);
+		s->released = s->size;
+	}
+}
+
+static void msg_init(struct ht__stream *s, struct ht_ctf_msg *m,
+		     enum ht_ctf_msg_kind kind)
+{
+	memset(m, 0, sizeof(*m));
+	m->kind = kind;
+	m->stream = &s->pub;
+	m->packet = &s->pkt;
+}
+
+static void msg_time(struct ht__stream *s, struct ht_ctf_msg *m,
+		     uint64_t cycles)
+{
+	m->has_time = true;
+	m->cycles = cycles;
+	m->ns = to_ns(s, cycles);
+}
+
+static int find_stream_class(struct ht__stream *s, uint64_t at)
+{
+	const struct ht_ctf_trace *t = &s->trace->pub;
+	struct ht__stream_class *sc = NULL;
+	size_t i;
+
+	if (has_m(s, HT__M_STREAM_ID)) {
+		uint64_t id = s->mval[HT__M_STREAM_ID];
+
+		for (i = 0; i < t->nr_stream_classes; i++) {
+			if (t->stream_classes[i]->id == id) {
+				sc = (struct ht__stream_class *)
+					     t->stream_classes[i];
+			}
+		}
+		if (!sc) {
+			return dfail(s, HT_EFORMAT, at,
+				     "stream id %llu is not declared in the "
+				     "metadata",
+				     (unsigned long long)id);
+		}
+	} else if (t->nr_stream_classes == 1) {
+		sc = (struct ht__stream_class *)t->stream_classes[0];
+	} else {
+		return dfail(s, HT_EFORMAT, at,
+			     "the packet has no stream_id and the metadata "
+			     "declares %zu streams",
+			     t->nr_stream_classes);
+	}
+	if (s->sc && s->sc != sc) {
+		return dfail(s, HT_EFORMAT, at,
+			     "stream id %llu differs from the previous "
+			     "packets' %llu",
+			     (unsigned long long)sc->pub.id,
+			     (unsigned long long)s->sc->pub.id);
+	}
+	if (!s->sc) {
+		s->keep_ec = calloc(sc->pub.nr_event_classes * 2 + 1,
+				    sizeof(*s->keep_ec));
+		if (!s->keep_ec) {
+			return dfail(s, HT_ENOMEM, at, "out of memory");
+		}
+		s->nr_keep_ec = sc->pub.nr_event_classes * 2;
+		s->sc = sc;
+		s->pub.stream_class = &sc->pub;
+		memset(&s->ev_msg, 0, sizeof(s->ev_msg));
+		s->ev_msg.kind = HT_CTF_MSG_EVENT;
+		s->ev_msg.stream = &s->pub;
+		s->ev_msg.packet = &s->pkt;
+		s->ev_msg.event = &s->ev;
+		s->ev_msg.has_time = sc->pub.default_clock != NULL;
+	}
+	return 0;
+}
+
+void ht__stream_fini(struct ht__stream *s)
+{
+	size_t i;
+
+	for (i = 0; i < HT__NR_KEEP; i++) {
+		free(s->keep[i]);
+	}
+	for (i = 0; i < HT__HDR_OPTIONS; i++) {
+		free(s->keep_hdr[i]);
+	}
+	for (i = 0; i < s->nr_keep_ec; i++) {
+		free(s->keep_ec[i]);
+	}
+	free(s->keep_ec);
+	free(s->pf.f);
+	free(s->ef.f);
+}
+
+/*
+ * A packet scope for a scan without packet fields: only the integers
+ * the reader needs are read; when anything is wrong the scope is
+ * decoded again by run_scope(), which says what and where.
+ */
+static int scan_packet_scope(struct ht__stream *s, const struct ht__plan *p,
+			     struct ht_ctf_field **keep,
+			     struct ht__fieldbuf *fb,
+			     const struct ht_ctf_field **root, int64_t *idx)
+{
+	uint64_t at = s->pos;
+	uint32_t mset = s->mset;
+
+	if (!ht__scan_scope(s, p)) {
+		*root = NULL;
+		*idx = -1;
+		return 0;
+	}
+	s->pos = at;
+	s->mset = mset;
+	return run_scope(s, p, keep, fb, root, idx);
+}
+
+/* Reads the header and context of the packet at s->pkt_off. */
+int ht__stream_read_packet(struct ht__stream *s, bool fields)
+{
+	int (*scope)(struct ht__stream *, const struct ht__plan *,
+		     struct ht_ctf_field **, struct ht__fieldbuf *,
+		     const struct ht_ctf_field **, int64_t *) =
+		fields ? run_scope : scan_packet_scope;
+	uint64_t start = s->pkt_off * 8, end = s->size * 8;
+	uint64_t psize, csize;
+	const struct ht_ctf_field *hf, *cf;
+	int64_t hroot, croot;
+	int ret;
+
+	s->next_known = false;
+	s->pos = start;
+	s->content_end = end;
+	s->mset = 0;
+	s->pf.n = 0;
+	ret = scope(s, &s->trace->packet_header, &s->keep[HT__KEEP_PKT_HEADER],
+		    &s->pf, &hf, &hroot);
+	if (ret) {
+		return ret;
+	}
+	if (has_m(s, HT__M_MAGIC) && s->mval[HT__M_MAGIC] != PKT_MAGIC) {
+		return dfail(s, HT_EFORMAT, start,
+			     "wrong packet magic 0x%08llx (expected "
+			     "0x%08x)",
+			     (unsigned long long)s->mval[HT__M_MAGIC],
+			     PKT_MAGIC);
+	}
+	ret = find_stream_class(s, start);
+	if (ret) {
+		return ret;
+	}
+	if (has_m(s, HT__M_STREAM_INSTANCE_ID)) {
+		s->pub.has_instance_id = true;
+		s->pub.instance_id = s->mval[HT__M_STREAM_INSTANCE_ID];
+	}
+	ret = scope(s, &s->sc->packet_context, &s->keep[HT__KEEP_PKT_CONTEXT],
+		    &s->pf, &cf, &croot);
+	if (ret) {
+		return ret;
+	}
+	psize = has_m(s, HT__M_PACKET_SIZE) ? s->mval[HT__M_PACKET_SIZE]
+					    : end - start;
+	csize = has_m(s, HT__M_CONTENT_SIZE) ? s->mval[HT__M_CONTENT_SIZE]
+					     : psize;
+	if (!has_m(s, HT__M_PACKET_SIZE) && has_m(s, HT__M_CONTENT_SIZE)) {
+		psize = csize; /* babeltrace2 does the same */
+		psize = (psize + 7) & ~(uint64_t)7;
+	}
+	if (psize % 8 || psize == 0) {
+		return dfail(s, HT_EFORMAT, start,
+			     "packet_size %llu bits is not a positive "
+			     "multiple of 8",
+			     (unsigned long long)psize);
+	}
+	if (psize > end - start) {
+		return dfail(s, HT_ETRUNC, start,
+			     "packet_size %llu bytes goes past the end of "
+			     "the file (%llu bytes left)",
+			     (unsigned long long)(psize / 8),
+			     (unsigned long long)((end - start) / 8));
+	}
+	s->next_pkt = s->pkt_off + psize / 8;
+	s->next_known = true;
+	s->last_psize = psize / 8;
+	if (csize > psize) {
+		return dfail(s, HT_EFORMAT, start,
+			     "content_size %llu bits is larger than "
+			     "packet_size %llu bits",
+			     (unsigned long long)csize,
+			     (unsigned long long)psize);
+	}
+	if (s->pos > start + csize) {
+		return dfail(s, HT_EFORMAT, start,
+			     "the packet header and context (%llu bits) do "
+			     "not fit in content_size %llu bits",
+			     (unsigned long long)(s->pos - start),
+			     (unsigned long long)csize);
+	}
+	s->content_end = start + csize;
+
+	memset(&s->pkt, 0, sizeof(s->pkt));
+	s->pkt.offset_bytes = s->pkt_off;
+	s->pkt.size_bits = psize;
+	s->pkt.content_bits = csize;
+	s->pkt.has_begin = has_m(s, HT__M_TS_BEGIN);
+	s->pkt.begin_cycles = s->mval[HT__M_TS_BEGIN];
+	s->pkt.has_end = has_m(s, HT__M_TS_END);
+	s->pkt.end_cycles = s->mval[HT__M_TS_END];
+	s->pkt.has_seq_num = has_m(s, HT__M_SEQ_NUM);
+	s->pkt.seq_num = s->mval[HT__M_SEQ_NUM];
+	s->pkt.has_discarded = has_m(s, HT__M_DISCARDED);
+	s->pkt.discarded_snapshot = s->mval[HT__M_DISCARDED];
+	s->pkt.header = scope_root(&s->pf, hf, hroot);
+	s->pkt.context = scope_root(&s->pf, cf, croot);
+	s->ev.scope[HT_CTF_SCOPE_PACKET_HEADER] = s->pkt.header;
+	s->ev.scope[HT_CTF_SCOPE_PACKET_CONTEXT] = s->pkt.context;
+	if (s->pkt.has_begin) {
+		/* timestamp_begin set the clock if it is mapped; else */
+		s->clock = s->pkt.begin_cycles;
+	}
+	return 0;
+}
+
+void ht__stream_losses(struct ht__stream *s, uint64_t *discarded,
+		       uint64_t *lost)
+{
+	const struct ht_ctf_packet *p = &s->pkt;
+
+	*discarded = *lost = 0;
+	/* each count is non-zero exactly when babeltrace2 reports it */
+	if (p->has_discarded &&
+	    (s->prev_valid && s->prev_has_disc
+		     ? p->discarded_snapshot != s->prev_disc
+		     : !s->prev_valid && p->discarded_snapshot != 0)) {
+		*discarded = p->discarded_snapshot -
+			     (s->prev_valid ? s->prev_disc : 0);
+	}
+	if (p->has_seq_num && s->prev_valid && s->prev_has_seq &&
+	    p->seq_num != s->prev_seq + 1) {
+		*lost = p->seq_num - s->prev_seq - 1;
+	}
+	s->prev_valid = true;
+	s->prev_has_end = p->has_end;
+	s->prev_end = p->end_cycles;
+	s->prev_has_seq = p->has_seq_num;
+	s->prev_seq = p->seq_num;
+	s->prev_has_disc = p->has_discarded;
+	s->prev_disc = p->discarded_snapshot;
+}
+
+/* Queues DISCARDED_EVENTS, DISCARDED_PACKETS and PACKET_BEGIN. */
+static void queue_packet_msgs(struct ht__stream *s)
+{
+	struct ht_ctf_packet *p = &s->pkt;
+	struct ht_ctf_msg *m;
+	/* the previous packet, before ht__stream_losses() moves it */
+	bool prev_valid = s->prev_valid, prev_has_end = s->prev_has_end;
+	uint64_t prev_end = s->prev_end, disc, lost;
+
+	ht__stream_losses(s, &disc, &lost);
+	s->qn = s->qi = 0;
+	if (disc) {
+		m = &s->q[s->qn++];
+		msg_init(s, m, HT_CTF_MSG_DISCARDED_EVENTS);
+		m->count = disc;
+		if (p->has_end && (prev_valid ? prev_has_end : p->has_begin)) {
+			m->has_range = true;
+			m->begin_cycles = prev_valid ? prev_end
+						     : p->begin_cycles;
+			m->end_cycles = p->end_cycles;
+			m->begin_ns = to_ns(s, m->begin_cycles);
+			m->end_ns = to_ns(s, m->end_cycles);
+			msg_time(s, m, m->begin_cycles);
+		}
+	}
+	if (lost) {
+		m = &s->q[s->qn++];
+		msg_init(s, m, HT_CTF_MSG_DISCARDED_PACKETS);
+		m->count = lost;
+		if (prev_has_end && p->has_begin) {
+			m->has_range = true;
+			m->begin_cycles = prev_end;
+			m->end_cycles = p->begin_cycles;
+			m->begin_ns = to_ns(s, m->begin_cycles);
+			m->end_ns = to_ns(s, m->end_cycles);
+			msg_time(s, m, m->begin_cycles);
+		}
+	}
+	if (!(s->flags & HT_CTF_EVENTS_ONLY)) {
+		m = &s->q[s->qn++];
+		msg_init(s, m, HT_CTF_MSG_PACKET_BEGIN);
+		if (p->has_begin) {
+			msg_time(s, m, p->begin_cycles);
+		}
+	}
+}
+
+/*
+ * A scope of the fast path: absent, fixed or flat, into the kept fields.
+ * Returns 0 with *@root set, 1 when the scope does not fit in the packet
+ * content or its fields are not made yet (the general path then takes
+ * the record), or a negative HT_E... code.
+ */
+static inline int fast_scope(struct ht__stream *s, const struct ht__plan *p,
+			     struct ht_ctf_field **keep,
+			     const struct ht_ctf_field **root)
+{
+	const struct ht__run *r = p->root_run;
+
+	if (!p->nr_ops) {
+		*root = NULL;
+		return 0;
+	}
+	if (r) {
+		uint64_t pos = s->pos;
+		struct ht_ctf_field *f = *keep;
+
+		if (r->align_bits > 1) {
+			pos = ht__align_in_packet(s, pos, r->align_bits);
+		}
+		if (!f || pos + r->size_bits > s->content_end) {
+			return 1;
+		}
+		load_leaves(s, r, pos, f);
+		s->pos = pos + r->size_bits;
+		*root = f;
+		return 0;
+	}
+	return decode_flat(s, p, keep, root);
+}
+
+
+/*
+ * Decodes the event record at s->pos into s->ev / s->ev_msg. The fast
+ * path: a fast event header (see struct ht__stream_class) and an event
+ * class whose scopes are all fixed or flat, decoded into the kept
+ * fields; anything else (and a record that does not fit, which needs a
+ * message saying where) goes through ht__stream_read_event().
+ */
+static inline int read_event(struct ht__stream *s)
+{
+	struct ht__stream_class *sc = s->sc;
+	const struct ht__run *hr = sc->hdr_fast;
+	struct ht_ctf_field *hf = s->keep[HT__KEEP_EV_HEADER];
+	uint64_t start = s->pos, pos = start;
+
+	if (hr && hf) {
+		if (hr->align_bits > 1) {
+			pos = ht__align_in_packet(s, pos, hr->align_bits);
+		}
+	}
+	if (hr && hf && pos + hr->size_bits <= s->content_end) {
+		struct ht__event_class *ec;
+		const struct ht_ctf_field *r1, *r2, *r3;
+		struct ht_ctf_field **kec;
+		int ret;
+
+		load_plain(hr->leaves, hr->leaves + hr->nr_leaves, s->map, pos,
+			   hf);
+		if (sc->hdr_ts >= 0) {
+			ht__clock_update(s, hf[sc->hdr_ts].v.u, sc->hdr_ts_bits);
+		}
+		if (sc->hdr_id >= 0) {
+			uint64_t id = hf[sc->hdr_id].v.u;
+
+			ec = id < sc->nr_by_id ? sc->by_id[id] : NULL;
+		} else {
+			ec = sc->pub.nr_event_classes == 1
+				     ? (struct ht__event_class *)
+					       sc->pub.event_classes[0]
+				     : NULL;
+		}
+		if (ec && ec->fast) {
+			s->ev_start = start;
+			s->pos = pos + hr->size_bits;
+			kec = &s->keep_ec[2 * ec->index];
+			ret = fast_scope(s, &sc->event_context,
+					 &s->keep[HT__KEEP_EV_CONTEXT], &r1);
+			if (!ret) {
+				ret = fast_scope(s, &ec->context, &kec[0], &r2);
+			}
+			if (!ret) {
+				ret = fast_scope(s, &ec->payload, &kec[1], &r3);
+			}
+			if (ret < 0) {
+				return ret;
+			}
+			if (!ret && s->pos != start) {
+				s->ev.cls = &ec->pub;
+				s->ev.offset_bits = start;
+				s->ev.scope[2] = hf;
+				s->ev.scope[3] = r1;
+				s->ev.scope[4] = r2;
+				s->ev.scope[5] = r3;
+				s->cur = &s->ev_msg;
+				if (s->ev_msg.has_time) {
+					s->ev_msg.cycles = s->clock;
+					s->ev_msg.ns = to_ns(s, s->clock);
+					s->key = s->ev_msg.ns;
+				}
+				return 0;
+			}
+			/* the general path decodes it again (the clock
+			 * update gives the same value twice) */
+			s->pos = start;
+		}
+	}
+	return ht__stream_read_event(s);
+}
+
+/*
+ * An LTTng-style variant event header (.hdr_var) at s->pos, for an
+ * option already seen in this stream: the tag's run and the option's
+ * run are loaded into the option's kept fields, with their side
+ * effects (the id, the clock). Returns the header's fields, or NULL
+ * when the general path must decode it (a first or damaged record).
+ */
+static inline const struct ht_ctf_field *hdr_var_fast(struct ht__stream *s)
+{
+	const struct ht__hdr_var *hv = &s->sc->hdr_var;
+	const struct ht__hdr_option *o;
+	struct ht_ctf_field *f;
+	uint64_t pos = s->pos, p2;
+
+	if (hv->align_bits > 1) {
+		pos = ht__align_in_packet(s, pos, hv->align_bits);
+	}
+	if (pos + hv->tag_bits > s->content_end) {
+		return NULL;
+	}
+	o = ht__hdr_option(hv, ht__leaf_value(s->map, pos, &hv->tag));
+	if (!o || !(f = s->keep_hdr[o - hv->opt])) {
+		return NULL;
+	}
+	p2 = pos + hv->tag_bits;
+	if (o->align_bits > 1) {
+		p2 = ht__align_in_packet(s, p2, o->align_bits);
+	}
+	if (p2 + o->size_bits > s->content_end) {
+		return NULL;
+	}
+	load_leaves(s, hv->tag_run, pos, f + 1);
+	load_leaves(s, o->run, p2, f + o->field_base);
+	s->pos = p2 + o->size_bits;
+	return f;
+}
+
+/*
+ * Keeps the fields of a variant event header the general path just
+ * decoded at the start of s->ef (from record start @at), when they
+ * are laid out as hdr_var_fast() expects.
+ */
+static void keep_hdr_var(struct ht__stream *s, uint64_t at)
+{
+	const struct ht__hdr_var *hv = &s->sc->hdr_var;
+	const struct ht__hdr_option *o;
+	struct ht_ctf_field **keep;
+	uint64_t pos = at;
+	uint32_t n;
+
+	if (hv->align_bits > 1) {
+		pos = ht__align_in_packet(s, pos, hv->align_bits);
+	}
+	o = ht__hdr_option(hv, ht__leaf_value(s->map, pos, &hv->tag));
+	if (!o || *(keep = &s->keep_hdr[o - hv->opt])) {
+		return;
+	}
+	n = s->ef.f[0].next;
+	if (n != o->field_base + o->run->nr_fields || n > s->ef.n ||
+	    s->ef.f[o->field_base - 2].type->kind != HT_CTF_VARIANT) {
+		return;
+	}
+	*keep = malloc(n * sizeof(*s->ef.f));
+	if (*keep) {
+		memcpy(*keep, s->ef.f, n * sizeof(*s->ef.f));
+	}
+}
+
+int ht__stream_read_event(struct ht__stream *s)
+{
+	struct ht__stream_class *sc = s->sc;
+	struct ht__event_class *ec = NULL;
+	const struct ht_ctf_field *root[4];
+	struct ht_ctf_field **kec;
+	int64_t idx[4];
+	uint64_t id;
+	int ret;
+
+	s->ev_start = s->pos;
+	s->ef.n = 0;
+	s->mset &= ~(1u << HT__M_EVENT_ID);
+	root[0] = sc->hdr_var.nr ? hdr_var_fast(s) : NULL;
+	idx[0] = -1;
+	if (!root[0]) {
+		ret = run_scope(s, &sc->event_header,
+				&s->keep[HT__KEEP_EV_HEADER], &s->ef, &root[0],
+				&idx[0]);
+		if (ret) {
+			return ret;
+		}
+		if (sc->hdr_var.nr && idx[0] == 0) {
+			keep_hdr_var(s, s->ev_start);
+		}
+	}
+	if (has_m(s, HT__M_EVENT_ID)) {
+		id = s->mval[HT__M_EVENT_ID];
+		if (id < sc->nr_by_id) {
+			ec = sc->by_id[id];
+		} else {
+			size_t k;
+
+			for (k = 0; k < sc->pub.nr_event_classes; k++) {
+				if (sc->pub.event_classes[k]->id == id) {
+					ec = (struct ht__event_class *)
+						     sc->pub.event_classes[k];
+				}
+			}
+		}
+	} else if (sc->pub.nr_event_classes == 1) {
+		ec = (struct ht__event_class *)sc->pub.event_classes[0];
+		id = ec->pub.id;
+	} else {
+		return dfail(s, HT_EFORMAT, s->ev_start,
+			     "the event header has no id and the stream "
+			     "declares %zu events",
+			     sc->pub.nr_event_classes);
+	}
+	if (!ec) {
+		return dfail(s, HT_EFORMAT, s->ev_start,
+			     "event id %llu is not declared",
+			     (unsigned long long)id);
+	}
+	kec = &s->keep_ec[2 * ec->index];
+	ret = run_scope(s, &sc->event_context, &s->keep[HT__KEEP_EV_CONTEXT],
+			&s->ef, &root[1], &idx[1]);
+	if (!ret) {
+		ret = run_scope(s, &ec->context, &kec[0], &s->ef, &root[2],
+				&idx[2]);
+	}
+	if (!ret) {
+		ret = run_scope(s, &ec->payload, &kec[1], &s->ef, &root[3],
+				&idx[3]);
+	}
+	if (ret) {
+		return ret;
+	}
+	if (s->pos == s->ev_start) {
+		return dfail(s, HT_EFORMAT, s->ev_start,
+			     "event '%s' has a size of zero bits",
+			     ec->pub.name);
+	}
+	/* the field arrays are final now: scope roots in s->ef are safe
+	 * to point to */
+	s->ev.cls = &ec->pub;
+	s->ev.offset_bits = s->ev_start;
+	s->ev.scope[2] = scope_root(&s->ef, root[0], idx[0]);
+	s->ev.scope[3] = scope_root(&s->ef, root[1], idx[1]);
+	s->ev.scope[4] = scope_root(&s->ef, root[2], idx[2]);
+	s->ev.scope[5] = scope_root(&s->ef, root[3], idx[3]);
+	s->cur = &s->ev_msg;
+	if (s->ev_msg.has_time) {
+		s->ev_msg.cycles = s->clock;
+		s->ev_msg.ns = to_ns(s, s->clock);
+		s->key = s->ev_msg.ns;
+	}
+	return 0;
+}
+
+void ht__stream_rewind(struct ht__stream *s)
+{
+	s->state = HT__S_BEGIN;
+	s->pkt_off = 0;
+	s->last_psize = 0;
+	s->prev_valid = false;
+	s->clock = 0;
+	s->key = INT64_MIN;
+	s->qn = s->qi = 0;
+	s->released = 0;
+}
+
+static int deliver_queued(struct ht__stream *s)
+{
+	s->cur = &s->q[s->qi++];
+	if (s->cur->has_time) {
+		s->key = s->cur->ns;
+	}
+	if (s->qi == s->qn) {
+		s->state = HT__S_EVENTS;
+	}
+	return 0;
+}
+
+void ht__stream_end_packet(struct ht__stream *s)
+{
+	s->pkt_off = s->next_pkt;
+	s->state = HT__S_PACKET;
+}
+
+/*
+ * Whether the packet header starts with a 32-bit magic field: then a
+ * packet whose size is unknown can be skipped by looking for the next
+ * magic.
+ */
+static bool magic_first(const struct ht__stream *s, uint8_t bytes[4])
+{
+	const struct ht__run *r = s->trace->packet_header.root_run;
+	uint32_t m = PKT_MAGIC;
+	uint32_t i;
+
+	if (!r) {
+		return false;
+	}
+	for (i = 0; i < r->nr_leaves; i++) {
+		const struct ht__leaf *l = &r->leaves[i];
+
+		if (l->meaning == HT__M_MAGIC && l->off_bits == 0 &&
+		    l->size_bits == 32) {
+			for (i = 0; i < 4; i++) {
+				bytes[l->bo == HT_CTF_LE ? i : 3 - i] =
+					(uint8_t)(m >> (8 * i));
+			}
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * After damage in the packet at s->pkt_off whose size is unknown (bad
+ * magic, a packet_size past the end of the file): the next packet is
+ * taken at the previous packet's size when a magic is there (tracers
+ * mostly write packets of one size), else at the next magic found at
+ * any byte offset after the damaged packet's start. Returns false when
+ * there is none: the stream ends.
+ */
+static bool resync(struct ht__stream *s)
+{
+	uint8_t magic[4];
+	uint64_t at;
+	const uint8_t *p;
+
+	if (!magic_first(s, magic) || s->pkt_off + 1 >= s->size) {
+		return false;
+	}
+	at = s->pkt_off + s->last_psize;
+	if (s->last_psize && at + 4 <= s->size &&
+	    !memcmp(s->map + at, magic, 4)) {
+		s->next_pkt = at;
+		return true;
+	}
+	p = memmem(s->map + s->pkt_off + 1, s->size - s->pkt_off - 1, magic,
+		   4);
+	if (!p) {
+		return false;
+	}
+	s->next_pkt = p - s->map;
+	return true;
+}
+
+int ht__stream_damaged(struct ht__stream *s, int ret)
+{
+	/* with keep-going the stream resumes at the next packet when
+	 * its position is known or can be found again; else it ends */
+	if ((s->flags & HT_CTF_KEEP_GOING) && (s->next_known || resync(s))) {
+		ht__stream_end_packet(s);
+	} else {
+		s->state = HT__S_END;
+	}
+	return ret;
+}
+
+static int stream_advance_slow(struct ht__stream *s);
+
+int ht__stream_advance(struct ht__stream *s)
+{
+	/* the usual case: the next event of the current packet */
+	if (s->state == HT__S_EVENTS && s->pos < s->content_end &&
+	    !s->seeking) {
+		int ret = read_event(s);
+
+		return ret ? ht__stream_damaged(s, ret) : 0;
+	}
+	return stream_advance_slow(s);
+}
+
+static int stream_advance_slow(struct ht__stream *s)
+{
+	int ret;
+
+	for (;;) {
+		switch (s->state) {
+		case HT__S_BEGIN:
+			s->state = HT__S_PACKET;
+			if (s->flags & HT_CTF_EVENTS_ONLY || s->seeking) {
+				continue;
+			}
+			msg_init(s, &s->msg, HT_CTF_MSG_STREAM_BEGIN);
+			s->msg.packet = NULL;
+			s->cur = &s->msg;
+			s->key = INT64_MIN;
+			return 0;
+		case HT__S_PACKET:
+			ht__stream_release(s, s->pkt_off);
+			if (s->pkt_off >= s->size) {
+				s->state = HT__S_END;
+				continue;
+			}
+			ret = ht__stream_read_packet(s, true);
+			if (ret) {
+				goto damaged;
+			}
+			if (s->seeking && s->pkt.has_end &&
+			    to_ns(s, s->pkt.end_cycles) < s->seek_ns) {
+				/* the whole packet is before the target */
+				s->prev_valid = true;
+				s->prev_has_end = true;
+				s->prev_end = s->pkt.end_cycles;
+				s->prev_has_seq = s->pkt.has_seq_num;
+				s->prev_seq = s->pkt.seq_num;
+				s->prev_has_disc = s->pkt.has_discarded;
+				s->prev_disc = s->pkt.discarded_snapshot;
+				ht__stream_end_packet(s);
+				continue;
+			}
+			queue_packet_msgs(s);
+			s->state = s->qn ? HT__S_QUEUE : HT__S_EVENTS;
+			continue;
+		case HT__S_QUEUE:
+			/* a seek ends at the first message at or after its
+			 * time, whatever its type: then the messages after
+			 * it come in the same order as without the seek */
+			deliver_queued(s);
+			if (s->seeking) {
+				if (!s->cur->has_time ||
+				    s->cur->ns < s->seek_ns) {
+					continue;
+				}
+				s->seeking = false;
+			}
+			return 0;
+		case HT__S_EVENTS:
+			if (s->pos >= s->content_end) {
+				ht__stream_end_packet(s);
+				if (s->flags & HT_CTF_EVENTS_ONLY) {
+					continue;
+				}
+				if (s->seeking &&
+				    (!s->pkt.has_end ||
+				     to_ns(s, s->pkt.end_cycles) < s->seek_ns)) {
+					continue;
+				}
+				s->seeking = false;
+				msg_init(s, &s->msg, HT_CTF_MSG_PACKET_END);
+				s->cur = &s->msg;
+				if (s->pkt.has_end) {
+					msg_time(s, &s->msg,
+						 s->pkt.end_cycles);
+					s->key = s->msg.ns;
+				}
+				return 0;
+			}
+			ret = read_event(s);
+			if (ret) {
+				goto damaged;
+			}
+			if (s->seeking) {
+				if (s->ev_msg.has_time &&
+				    s->ev_msg.ns < s->seek_ns) {
+					continue;
+				}
+				s->seeking = false;
+			}
+			return 0;
+		case HT__S_END:
+			ht__stream_release_all(s);
+			s->state = HT__S_DONE;
+			if (s->flags & HT_CTF_EVENTS_ONLY) {
+				continue;
+			}
+			msg_init(s, &s->msg, HT_CTF_MSG_STREAM_END);
+			s->msg.packet = NULL;
+			s->cur = &s->msg;
+			return 0;
+		case HT__S_DONE:
+			s->seeking = false;
+			return HT_EEOF;
+		}
+	}
+damaged:
+	return ht__stream_damaged(s, ret);
+}

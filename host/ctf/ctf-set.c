@@ -1,0 +1,1043 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A set of CTF traces read as one time-ordered sequence of messages:
+ * traces found under directories like babeltrace2 does, one decoder per
+ * data stream file, merged with a binary heap keyed by time.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ctf-internal.h"
+#include "common/error.h"
+
+struct ht_ctf_set {
+	struct ht__trace **traces;
+	size_t nr_traces;
+	struct ht__stream **streams;
+	size_t nr_streams;
+	struct ht__stream **heap;
+	size_t nr_heap;
+	size_t init_i;   /* streams given their first message so far */
+	bool started;    /* the heap top was delivered: advance it first */
+	struct ht_ctf_open_opts opts;
+	char err[1024];
+};
+
+/* ---------------------------------------------------------------- */
+/* Small public helpers                                              */
+
+size_t ht_ctf_enum_labels(const struct ht_ctf_type *type, uint64_t value,
+			  const char **labels, size_t max)
+{
+	size_t m, r, n = 0;
+	bool sig = type->container ? type->container->is_signed
+				   : type->is_signed;
+
+	for (m = 0; m < type->nr_mappings; m++) {
+		const struct ht_ctf_enum_mapping *mp = &type->mappings[m];
+
+		for (r = 0; r < mp->nr_ranges; r++) {
+			const struct ht_ctf_enum_range *rg = &mp->ranges[r];
+			bool in = sig ? (int64_t)value >= rg->lower.s &&
+						(int64_t)value <= rg->upper.s
+				      : value >= rg->lower.u &&
+						value <= rg->upper.u;
+
+			if (in) {
+				if (n < max) {
+					labels[n] = mp->label;
+				}
+				n++;
+				break;
+			}
+		}
+	}
+	return n;
+}
+
+const struct ht_ctf_field *ht_ctf_field_member(const struct ht_ctf_field *f,
+					       const char *name)
+{
+	const struct ht_ctf_field *c;
+	uint32_t i;
+
+	if (!f || f->type->kind != HT_CTF_STRUCT) {
+		return NULL;
+	}
+	c = ht_ctf_field_first_child(f);
+	for (i = 0; i < f->nr_children; i++, c = ht_ctf_field_next(c)) {
+		if (c->name && !strcmp(c->name, name)) {
+			return c;
+		}
+	}
+	return NULL;
+}
+
+const struct ht_ctf_env_entry *
+ht_ctf_trace_env(const struct ht_ctf_trace *trace, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < trace->nr_env; i++) {
+		if (!strcmp(trace->env[i].name, name)) {
+			return &trace->env[i];
+		}
+	}
+	return NULL;
+}
+
+static uint64_t ns_from_value(uint64_t freq, uint64_t cycles)
+{
+	double d;
+
+	if (freq == UINT64_C(1000000000)) {
+		return cycles;
+	}
+	/* the same double arithmetic as babeltrace2, for equal output */
+	d = (1e9 * (double)cycles) / (double)freq;
+	if (d >= (double)UINT64_MAX) {
+		return UINT64_MAX;
+	}
+	return (uint64_t)d;
+}
+
+int ht_ctf_clock_cycles_to_ns(const struct ht_ctf_clock *clk, uint64_t cycles,
+			      int64_t *ns_from_origin)
+{
+	int64_t off_s = clk->offset_s, base;
+	int64_t off_c = clk->offset_cycles;
+	uint64_t freq = clk->freq_hz ? clk->freq_hz : 1;
+	uint64_t vns;
+
+	/* normalize the offset: 0 <= offset cycles < freq */
+	if (off_c >= 0) {
+		off_s += off_c / (int64_t)(freq > INT64_MAX ? INT64_MAX : freq);
+		off_c %= (int64_t)(freq > INT64_MAX ? INT64_MAX : freq);
+	} else {
+		int64_t f = freq > INT64_MAX ? INT64_MAX : (int64_t)freq;
+		int64_t secs = (-off_c + f - 1) / f;
+
+		off_s -= secs;
+		off_c += secs * f;
+	}
+	if (__builtin_mul_overflow(off_s, INT64_C(1000000000), &base)) {
+		return HT_ERANGE;
+	}
+	base += (int64_t)ns_from_value(freq, (uint64_t)off_c);
+	vns = ns_from_value(freq, cycles);
+	if (vns >= (uint64_t)INT64_MAX) {
+		return HT_ERANGE;
+	}
+	if (base > 0 && (int64_t)vns > INT64_MAX - base) {
+		return HT_ERANGE;
+	}
+	*ns_from_origin = base + (int64_t)vns;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* Metadata files                                                    */
+
+#define META_MAGIC 0x75d11d57u
+#define META_HDR 37
+
+int ht__metadata_read(const char *path, char **text, size_t *len, char *err,
+		      size_t err_len)
+{
+	FILE *f;
+	uint8_t *buf = NULL;
+	size_t n = 0, cap = 0;
+	char *out = NULL;
+	size_t olen = 0;
+	uint32_t magic;
+	int ret = 0;
+
+	f = fopen(path, "rb");
+	if (!f) {
+		snprintf(err, err_len, "%s: cannot open: %s", path,
+			 strerror(errno));
+		return errno == ENOENT ? HT_ENOENT : HT_EIO;
+	}
+	for (;;) {
+		size_t r;
+
+		if (cap - n < 65536) {
+			uint8_t *nb;
+
+			cap = cap ? cap * 2 : 65536;
+			if (cap > (256u << 20)) {
+				snprintf(err, err_len,
+					 "%s: metadata larger than 256 MiB",
+					 path);
+				ret = HT_ERANGE;
+				goto out;
+			}
+			nb = realloc(buf, cap);
+			if (!nb) {
+				ret = HT_ENOMEM;
+				goto out;
+			}
+			buf = nb;
+		}
+		r = fread(buf + n, 1, cap - n - 1, f);
+		n += r;
+		if (r == 0) {
+			break;
+		}
+	}
+	if (ferror(f)) {
+		snprintf(err, err_len, "%s: read error", path);
+		ret = HT_EIO;
+		goto out;
+	}
+	magic = 0;
+	if (n >= 4) {
+		memcpy(&magic, buf, 4);
+	}
+	if (magic == META_MAGIC || magic == __builtin_bswap32(META_MAGIC)) {
+		bool swap = magic != META_MAGIC;
+		size_t off = 0;
+
+		out = malloc(n + 1);
+		if (!out) {
+			ret = HT_ENOMEM;
+			goto out;
+		}
+		while (off < n) {
+			uint32_t m, csize, psize;
+
+			if (n - off < META_HDR) {
+				snprintf(err, err_len,
+					 "%s: offset %zu: truncated metadata "
+					 "packet header",
+					 path, off);
+				ret = HT_ETRUNC;
+				goto out;
+			}
+			memcpy(&m, buf + off, 4);
+			memcpy(&csize, buf + off + 24, 4);
+			memcpy(&psize, buf + off + 28, 4);
+			if (swap) {
+				m = __builtin_bswap32(m);
+				csize = __builtin_bswap32(csize);
+				psize = __builtin_bswap32(psize);
+			}
+			if (m != META_MAGIC) {
+				snprintf(err, err_len,
+					 "%s: offset %zu: wrong metadata "
+					 "packet magic 0x%08x",
+					 path, off, m);
+				ret = HT_EFORMAT;
+				goto out;
+			}
+			if (buf[off + 32] || buf[off + 33]) {
+				snprintf(err, err_len,
+					 "%s: offset %zu: compressed or "
+					 "encrypted metadata is not supported",
+					 path, off);
+				ret = HT_EUNSUPPORTED;
+				goto out;
+			}
+			if (csize % 8 || psize % 8 || csize < META_HDR * 8 ||
+			    csize > psize || psize / 8 > n - off) {
+				snprintf(err, err_len,
+					 "%s: offset %zu: bad metadata packet "
+					 "sizes (content %u, packet %u bits)",
+					 path, off, csize, psize);
+				ret = HT_EFORMAT;
+				goto out;
+			}
+			memcpy(out + olen, buf + off + META_HDR,
+			       csize / 8 - META_HDR);
+			olen += csize / 8 - META_HDR;
+			off += psize / 8;
+		}
+		out[olen] = '\0';
+		free(buf);
+		buf = NULL;
+	} else {
+		out = (char *)buf;
+		out[n] = '\0';
+		olen = n;
+		buf = NULL;
+	}
+	*text = out;
+	*len = olen;
+	out = NULL;
+out:
+	if (ret == HT_ENOMEM) {
+		snprintf(err, err_len, "%s: out of memory", path);
+	}
+	free(out);
+	free(buf);
+	fclose(f);
+	return ret;
+}
+
+/* ---------------------------------------------------------------- */
+/* Opening                                                           */
+
+struct strvec {
+	char **v;
+	size_t n, cap;
+};
+
+static int sv_push(struct strvec *sv, const char *s)
+{
+	char *d;
+
+	if (sv->n == sv->cap) {
+		size_t cap = sv->cap ? sv->cap * 2 : 16;
+		char **n = realloc(sv->v, cap * sizeof(*n));
+
+		if (!n) {
+			return HT_ENOMEM;
+		}
+		sv->v = n;
+		sv->cap = cap;
+	}
+	d = strdup(s);
+	if (!d) {
+		return HT_ENOMEM;
+	}
+	sv->v[sv->n++] = d;
+	return 0;
+}
+
+static void sv_fini(struct strvec *sv)
+{
+	size_t i;
+
+	for (i = 0; i < sv->n; i++) {
+		free(sv->v[i]);
+	}
+	free(sv->v);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static char *path_join(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	char *p = malloc(la + lb + 2);
+
+	if (p) {
+		memcpy(p, a, la);
+		p[la] = '/';
+		memcpy(p + la + 1, b, lb + 1);
+		if (la && a[la - 1] == '/') {
+			memmove(p + la, p + la + 1, lb + 1);
+		}
+	}
+	return p;
+}
+
+/* Adds @dir if it holds `metadata`, else searches its subdirectories. */
+static int find_traces(const char *dir, struct strvec *out, unsigned depth,
+		       char *err, size_t err_len)
+{
+	char *meta;
+	struct stat st;
+	DIR *d;
+	struct dirent *de;
+	struct strvec subs = {0};
+	size_t i;
+	int ret = 0;
+
+	if (depth > 32) {
+		return 0;
+	}
+	meta = path_join(dir, "metadata");
+	if (!meta) {
+		return HT_ENOMEM;
+	}
+	if (!stat(meta, &st) && S_ISREG(st.st_mode)) {
+		free(meta);
+		return sv_push(out, dir);
+	}
+	free(meta);
+	d = opendir(dir);
+	if (!d) {
+		snprintf(err, err_len, "%s: cannot open directory: %s", dir,
+			 strerror(errno));
+		return HT_EIO;
+	}
+	while ((de = readdir(d))) {
+		char *sub;
+
+		if (de->d_name[0] == '.') {
+			continue;
+		}
+		sub = path_join(dir, de->d_name);
+		if (!sub) {
+			ret = HT_ENOMEM;
+			break;
+		}
+		if (!stat(sub, &st) && S_ISDIR(st.st_mode)) {
+			ret = sv_push(&subs, sub);
+		}
+		free(sub);
+		if (ret) {
+			break;
+		}
+	}
+	closedir(d);
+	if (subs.n > 1) {
+		qsort(subs.v, subs.n, sizeof(*subs.v), cmp_str);
+	}
+	for (i = 0; !ret && i < subs.n; i++) {
+		ret = find_traces(subs.v[i], out, depth + 1, err, err_len);
+	}
+	sv_fini(&subs);
+	return ret;
+}
+
+static void trace_free(struct ht__trace *t)
+{
+	if (!t) {
+		return;
+	}
+	free(t->metadata_path);
+	ht__arena_fini(&t->arena);
+	free(t);
+}
+
+static void stream_free(struct ht__stream *s)
+{
+	if (!s) {
+		return;
+	}
+	if (s->map) {
+		munmap((void *)s->map, s->map_len);
+	}
+	if (s->fd >= 0) {
+		close(s->fd);
+	}
+	free(s->regs);
+	free(s->tally);
+	ht__stream_fini(s);
+	free((char *)s->pub.path);
+	free(s);
+}
+
+static int add_stream(struct ht_ctf_set *set, struct ht__trace *t,
+		      const char *path, const char *name, uint64_t size,
+		      char *err, size_t err_len)
+{
+	struct ht__stream *s, **n;
+	void *base;
+	uint64_t len;
+	long pg;
+	int ret;
+
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		return HT_ENOMEM;
+	}
+	s->fd = -1;
+	s->pub.path = strdup(path);
+	s->regs = calloc(t->nr_regs + 1, sizeof(*s->regs));
+	if (!s->pub.path || !s->regs) {
+		ret = HT_ENOMEM;
+		goto fail;
+	}
+	s->pub.file_name = s->pub.path + strlen(s->pub.path) - strlen(name);
+	s->pub.file_size = size;
+	s->pub.trace = &t->pub;
+	s->trace = t;
+	s->size = size;
+	s->flags = set->opts.flags;
+	s->err = set->err;
+	s->err_len = sizeof(set->err);
+	s->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (s->fd < 0) {
+		snprintf(err, err_len, "%s: cannot open: %s", path,
+			 strerror(errno));
+		ret = HT_EIO;
+		goto fail;
+	}
+	/* the file, then at least one page of zeros: the decoder loads 8
+	 * bytes at a time and may read up to 7 bytes past the end */
+	pg = sysconf(_SC_PAGESIZE);
+	if (pg <= 0) {
+		pg = 4096;
+	}
+	len = ((size + pg - 1) & ~(uint64_t)(pg - 1)) + pg;
+	if (len != (size_t)len) {
+		snprintf(err, err_len, "%s: too large to map", path);
+		ret = HT_EIO;
+		goto fail;
+	}
+	base = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+		    0);
+	if (base == MAP_FAILED ||
+	    mmap(base, size, PROT_READ, MAP_PRIVATE | MAP_FIXED, s->fd, 0) ==
+		    MAP_FAILED) {
+		snprintf(err, err_len, "%s: cannot map: %s", path,
+			 strerror(errno));
+		if (base != MAP_FAILED) {
+			munmap(base, len);
+		}
+		ret = HT_EIO;
+		goto fail;
+	}
+	s->map = base;
+	s->map_len = len;
+	madvise((void *)s->map, size, MADV_SEQUENTIAL);
+	ht__stream_rewind(s);
+	n = realloc(set->streams, (set->nr_streams + 1) * sizeof(*n));
+	if (!n) {
+		ret = HT_ENOMEM;
+		goto fail;
+	}
+	set->streams = n;
+	s->pub.index = set->nr_streams;
+	set->streams[set->nr_streams++] = s;
+	return 0;
+fail:
+	stream_free(s);
+	return ret;
+}
+
+static int open_trace(struct ht_ctf_set *set, const char *dir, char *err,
+		      size_t err_len)
+{
+	struct ht__trace *t, **nt;
+	char *text = NULL;
+	size_t len, i;
+	struct strvec files = {0};
+	DIR *d;
+	struct dirent *de;
+	int ret;
+
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		return HT_ENOMEM;
+	}
+	t->metadata_path = path_join(dir, "metadata");
+	if (!t->metadata_path) {
+		ret = HT_ENOMEM;
+		goto fail;
+	}
+	ret = ht__metadata_read(t->metadata_path, &text, &len, err, err_len);
+	if (ret) {
+		goto fail;
+	}
+	ret = ht__tsdl_parse(t, t->metadata_path, text, len, &set->opts, err,
+			     err_len);
+	free(text);
+	if (ret) {
+		goto fail;
+	}
+	t->pub.path = ht__arena_strdup(&t->arena, dir);
+	if (!t->pub.path) {
+		ret = HT_ENOMEM;
+		goto fail;
+	}
+	{
+		const struct ht_ctf_env_entry *e;
+
+		e = ht_ctf_trace_env(&t->pub, "trace_name");
+		t->pub.name = e && e->is_string ? e->str : t->pub.path;
+	}
+	nt = realloc(set->traces, (set->nr_traces + 1) * sizeof(*nt));
+	if (!nt) {
+		ret = HT_ENOMEM;
+		goto fail;
+	}
+	set->traces = nt;
+	set->traces[set->nr_traces++] = t;
+
+	/* data stream files: every regular, non-empty file but metadata
+	 * and hidden ones, in name order */
+	d = opendir(dir);
+	if (!d) {
+		snprintf(err, err_len, "%s: cannot open directory: %s", dir,
+			 strerror(errno));
+		return HT_EIO;
+	}
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, "metadata")) {
+			continue;
+		}
+		ret = sv_push(&files, de->d_name);
+		if (ret) {
+			break;
+		}
+	}
+	closedir(d);
+	if (files.n > 1) {
+		qsort(files.v, files.n, sizeof(*files.v), cmp_str);
+	}
+	{
+		size_t first = set->nr_streams;
+		const struct ht_ctf_stream **ss;
+
+		for (i = 0; !ret && i < files.n; i++) {
+			char *p = path_join(dir, files.v[i]);
+			struct stat st;
+
+			if (!p) {
+				ret = HT_ENOMEM;
+				break;
+			}
+			if (!stat(p, &st) && S_ISREG(st.st_mode) &&
+			    st.st_size > 0) {
+				ret = add_stream(set, t, p, files.v[i],
+						 st.st_size, err, err_len);
+			}
+			free(p);
+		}
+		if (!ret) {
+			ss = ht__arena_alloc(&t->arena,
+					     (set->nr_streams - first + 1) *
+						     sizeof(*ss));
+			if (!ss) {
+				ret = HT_ENOMEM;
+			} else {
+				for (i = first; i < set->nr_streams; i++) {
+					ss[i - first] = &set->streams[i]->pub;
+				}
+				t->pub.streams = ss;
+				t->pub.nr_streams = set->nr_streams - first;
+			}
+		}
+	}
+	sv_fini(&files);
+	return ret;
+fail:
+	trace_free(t);
+	return ret;
+}
+
+void ht_ctf_set_close(struct ht_ctf_set *set)
+{
+	size_t i;
+
+	if (!set) {
+		return;
+	}
+	for (i = 0; i < set->nr_streams; i++) {
+		stream_free(set->streams[i]);
+	}
+	for (i = 0; i < set->nr_traces; i++) {
+		trace_free(set->traces[i]);
+	}
+	free(set->streams);
+	free(set->traces);
+	free(set->heap);
+	free(set);
+}
+
+int ht_ctf_set_open(struct ht_ctf_set **out, const char *const *paths,
+		    size_t nr_paths, const struct ht_ctf_open_opts *opts,
+		    char *err, size_t err_len)
+{
+	struct ht_ctf_set *set;
+	struct strvec dirs = {0};
+	char dummy[2];
+	size_t i;
+	int ret = 0;
+
+	if (!err || !err_len) {
+		err = dummy;
+		err_len = sizeof(dummy);
+	}
+	err[0] = '\0';
+	*out = NULL;
+	set = calloc(1, sizeof(*set));
+	if (!set) {
+		snprintf(err, err_len, "out of memory");
+		return HT_ENOMEM;
+	}
+	if (opts) {
+		set->opts = *opts;
+	}
+	for (i = 0; !ret && i < nr_paths; i++) {
+		struct stat st;
+		const char *p = paths[i];
+
+		if (stat(p, &st)) {
+			snprintf(err, err_len, "%s: %s", p, strerror(errno));
+			ret = errno == ENOENT ? HT_ENOENT : HT_EIO;
+		} else if (S_ISDIR(st.st_mode)) {
+			size_t before = dirs.n;
+
+			ret = find_traces(p, &dirs, 0, err, err_len);
+			if (!ret && dirs.n == before) {
+				snprintf(err, err_len,
+					 "%s: no CTF trace found (no "
+					 "`metadata` file)",
+					 p);
+				ret = HT_ENOENT;
+			}
+		} else {
+			/* a metadata file: its directory is the trace */
+			const char *slash = strrchr(p, '/');
+			char *dir = slash ? strndup(p, slash - p)
+					  : strdup(".");
+
+			if (!dir) {
+				ret = HT_ENOMEM;
+			} else {
+				ret = sv_push(&dirs, dir[0] ? dir : "/");
+				free(dir);
+			}
+		}
+	}
+	if (!ret && dirs.n > 1) {
+		qsort(dirs.v, dirs.n, sizeof(*dirs.v), cmp_str);
+	}
+	for (i = 0; !ret && i < dirs.n; i++) {
+		if (i && !strcmp(dirs.v[i], dirs.v[i - 1])) {
+			continue;
+		}
+		ret = open_trace(set, dirs.v[i], err, err_len);
+	}
+	sv_fini(&dirs);
+	if (!ret) {
+		set->heap = calloc(set->nr_streams + 1, sizeof(*set->heap));
+		if (!set->heap) {
+			ret = HT_ENOMEM;
+		}
+	}
+	if (ret) {
+		if (ret == HT_ENOMEM && !err[0]) {
+			snprintf(err, err_len, "out of memory");
+		}
+		ht_ctf_set_close(set);
+		return ret;
+	}
+	*out = set;
+	return 0;
+}
+
+size_t ht_ctf_set_nr_traces(const struct ht_ctf_set *set)
+{
+	return set->nr_traces;
+}
+
+const struct ht_ctf_trace *ht_ctf_set_trace(const struct ht_ctf_set *set,
+					    size_t i)
+{
+	return i < set->nr_traces ? &set->traces[i]->pub : NULL;
+}
+
+const char *ht_ctf_set_error(const struct ht_ctf_set *set)
+{
+	return set->err;
+}
+
+/* ---------------------------------------------------------------- */
+/* Merging                                                           */
+
+/* babeltrace2's muxer puts message types in this order on a tie */
+static int kind_weight(enum ht_ctf_msg_kind k)
+{
+	switch (k) {
+	case HT_CTF_MSG_STREAM_BEGIN:
+		return 7;
+	case HT_CTF_MSG_PACKET_BEGIN:
+		return 6;
+	case HT_CTF_MSG_EVENT:
+		return 5;
+	case HT_CTF_MSG_DISCARDED_EVENTS:
+		return 4;
+	case HT_CTF_MSG_PACKET_END:
+		return 3;
+	case HT_CTF_MSG_DISCARDED_PACKETS:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* strcmp with NULL first */
+static int cmp_opt_str(const char *a, const char *b)
+{
+	if (!a || !b) {
+		return !a && b ? -1 : a && !b ? 1 : 0;
+	}
+	return strcmp(a, b);
+}
+
+/*
+ * The order of two pending messages at the same time, as babeltrace2
+ * 2.0's muxer decides it (plugins/common/muxing): trace UUID (with one
+ * first), trace name, stream class id, stream id, message type, then
+ * per type the event class (id, name, log level, EMF URI) or the
+ * discarded range and count. Where it finds no difference, the order
+ * of its input ports decides: the order of the streams in the set.
+ * babeltrace2 takes some differences as an int, truncated: so here.
+ */
+static bool tie_before(const struct ht__stream *a, const struct ht__stream *b)
+{
+	const struct ht_ctf_trace *ta = a->pub.trace, *tb = b->pub.trace;
+	const struct ht_ctf_stream_class *sa = a->pub.stream_class;
+	const struct ht_ctf_stream_class *sb = b->pub.stream_class;
+	const struct ht_ctf_msg *ma = a->cur, *mb = b->cur;
+	int c;
+
+	if (ta != tb) {
+		if (ta->has_uuid != tb->has_uuid) {
+			return ta->has_uuid;
+		}
+		if (ta->has_uuid) {
+			c = memcmp(ta->uuid, tb->uuid, 16);
+			if (c) {
+				return c < 0;
+			}
+		}
+		c = cmp_opt_str(ta->name, tb->name);
+		if (c) {
+			return c < 0;
+		}
+	}
+	if (sa && sb && sa->id != sb->id) {
+		return sa->id < sb->id;
+	}
+	if (a->pub.has_instance_id && b->pub.has_instance_id &&
+	    a->pub.instance_id != b->pub.instance_id) {
+		return a->pub.instance_id < b->pub.instance_id;
+	}
+	if (ma && mb && ma->kind != mb->kind) {
+		return kind_weight(ma->kind) > kind_weight(mb->kind);
+	}
+	if (ma && mb && ma->kind == HT_CTF_MSG_EVENT) {
+		const struct ht_ctf_event_class *ea = ma->event->cls;
+		const struct ht_ctf_event_class *eb = mb->event->cls;
+
+		if (ea->id != eb->id) {
+			return ea->id < eb->id;
+		}
+		c = cmp_opt_str(ea->name, eb->name);
+		if (c) {
+			return c < 0;
+		}
+		if (ea->has_loglevel != eb->has_loglevel) {
+			return ea->has_loglevel;
+		}
+		if (ea->has_loglevel && ea->loglevel != eb->loglevel) {
+			return (int)(ea->loglevel - eb->loglevel) < 0;
+		}
+		c = cmp_opt_str(ea->emf_uri, eb->emf_uri);
+		if (c) {
+			return c < 0;
+		}
+	} else if (ma && mb &&
+		   (ma->kind == HT_CTF_MSG_DISCARDED_EVENTS ||
+		    ma->kind == HT_CTF_MSG_DISCARDED_PACKETS)) {
+		if (ma->has_range && mb->has_range) {
+			c = (int)(ma->begin_cycles - mb->begin_cycles);
+			if (c) {
+				return c < 0;
+			}
+			c = (int)(ma->end_cycles - mb->end_cycles);
+			if (c) {
+				return c < 0;
+			}
+		}
+		c = (int)(ma->count - mb->count);
+		if (c) {
+			return c < 0;
+		}
+	}
+	return a->pub.index < b->pub.index;
+}
+
+static inline bool before(const struct ht__stream *a,
+			  const struct ht__stream *b)
+{
+	if (a->key != b->key) {
+		return a->key < b->key;
+	}
+	return tie_before(a, b);
+}
+
+static void sift_down(struct ht_ctf_set *set, size_t i)
+{
+	struct ht__stream **h = set->heap, *x = h[i];
+	size_t n = set->nr_heap;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= n) {
+			break;
+		}
+		if (c + 1 < n && before(h[c + 1], h[c])) {
+			c++;
+		}
+		if (!before(h[c], x)) {
+			break;
+		}
+		h[i] = h[c];
+		i = c;
+	}
+	h[i] = x;
+}
+
+static void heap_pop(struct ht_ctf_set *set)
+{
+	set->heap[0] = set->heap[--set->nr_heap];
+	if (set->nr_heap) {
+		sift_down(set, 0);
+	}
+}
+
+/*
+ * Copies the pending message of @s. An event's time was just stored
+ * field by field: copying those fields one by one (not as a block of
+ * wide loads) lets the loads take the values from the stores.
+ */
+static inline void msg_copy(struct ht_ctf_msg *dst, const struct ht__stream *s)
+{
+	const struct ht_ctf_msg *m = s->cur;
+
+	if (m->kind == HT_CTF_MSG_EVENT) {
+		dst->kind = m->kind;
+		dst->stream = m->stream;
+		dst->has_time = m->has_time;
+		dst->cycles = m->cycles;
+		dst->ns = m->ns;
+		dst->packet = m->packet;
+		dst->event = m->event;
+		dst->count = 0;
+		dst->has_range = false;
+		dst->begin_cycles = dst->end_cycles = 0;
+		dst->begin_ns = dst->end_ns = 0;
+		return;
+	}
+	*dst = *m;
+}
+
+/* Advances stream heap[0]; on error keeps the heap consistent. */
+static int advance_top(struct ht_ctf_set *set)
+{
+	struct ht__stream *s = set->heap[0];
+	int ret = ht__stream_advance(s);
+
+	if (ret == HT_EEOF) {
+		heap_pop(set);
+		return 0;
+	}
+	if (ret) {
+		/* the stream state moved past the damage: re-advance it
+		 * on the next call */
+		return ret;
+	}
+	sift_down(set, 0);
+	return 0;
+}
+
+int ht_ctf_set_next(struct ht_ctf_set *set, struct ht_ctf_msg *msg)
+{
+	int ret;
+
+	if (set->started && set->nr_heap) {
+		/* the usual case: the top stream goes on, and most often
+		 * stays before both its children (no sift) */
+		struct ht__stream **h = set->heap, *s = h[0];
+
+		ret = ht__stream_advance(s);
+		if (!ret) {
+			if ((set->nr_heap > 1 && before(h[1], s)) ||
+			    (set->nr_heap > 2 && before(h[2], s))) {
+				sift_down(set, 0);
+			}
+			msg_copy(msg, h[0]);
+			return 0;
+		}
+		if (ret != HT_EEOF) {
+			return ret;
+		}
+		heap_pop(set);
+		if (!set->nr_heap) {
+			return HT_EEOF;
+		}
+		msg_copy(msg, set->heap[0]);
+		return 0;
+	}
+	if (!set->started) {
+		/* first call (or after a seek): every stream gets its
+		 * first message */
+		while (set->init_i < set->nr_streams) {
+			struct ht__stream *s = set->streams[set->init_i];
+			size_t i;
+
+			ret = ht__stream_advance(s);
+			if (ret && ret != HT_EEOF) {
+				/* the stream went on or ended: it is tried
+				 * again on the next call */
+				return ret;
+			}
+			set->init_i++;
+			if (!ret) {
+				set->heap[set->nr_heap++] = s;
+			}
+			if (set->init_i == set->nr_streams) {
+				for (i = set->nr_heap / 2 + 1; i-- > 0;) {
+					if (i < set->nr_heap) {
+						sift_down(set, i);
+					}
+				}
+			}
+		}
+		set->started = true;
+	} else if (set->nr_heap) {
+		ret = advance_top(set);
+		if (ret) {
+			return ret;
+		}
+	}
+	if (!set->nr_heap) {
+		return HT_EEOF;
+	}
+	msg_copy(msg, set->heap[0]);
+	return 0;
+}
+
+int ht_ctf_set_seek_ns(struct ht_ctf_set *set, int64_t ns)
+{
+	size_t i;
+
+	for (i = 0; i < set->nr_streams; i++) {
+		struct ht__stream *s = set->streams[i];
+
+		ht__stream_rewind(s);
+		s->seeking = true;
+		s->seek_ns = ns;
+	}
+	set->nr_heap = 0;
+	set->init_i = 0;
+	set->started = false;
+	return 0;
+}
+
+int ht_ctf_stream_scan(struct ht_ctf_set *set,
+		       const struct ht_ctf_stream *stream,
+		       const struct ht_ctf_scan_ops *ops)
+{
+	if (!set || !stream || !ops || stream->index >= set->nr_streams ||
+	    &set->streams[stream->index]->pub != stream) {
+		return HT_EINVAL;
+	}
+	return ht__stream_scan(set->streams[stream->index], ops);
+}
+
+int64_t ht_ctf_stream_cycles_to_ns(const struct ht_ctf_stream *stream,
+				   uint64_t cycles)
+{
+	/* the public part is the first member of the private stream */
+	return ht__stream_to_ns((const struct ht__stream *)stream, cycles);
+}

@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The export driver (export.h): reads the set through the states model
+ * and hands every item to the exporter; the formats' table.
+ */
+#include "export.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/error.h"
+
+extern const struct ht_export_ops ht__export_perfetto;
+extern const struct ht_export_ops ht__export_chrome_json;
+
+const struct ht_export_ops *const ht_export_formats[] = {
+    &ht__export_perfetto,
+    &ht__export_chrome_json,
+    NULL,
+};
+
+const struct ht_export_ops *ht_export_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; ht_export_formats[i]; i++) {
+		if (!strcmp(ht_export_formats[i]->name, name)) {
+			return ht_export_formats[i];
+		}
+	}
+	return NULL;
+}
+
+#define OUT_CAP (1u << 20)
+
+static int flush(struct ht__export_out *o)
+{
+	if (o->len && !o->failed && fwrite(o->buf, 1, o->len, o->f) != o->len) {
+		o->failed = true;
+	}
+	o->bytes += o->len;
+	o->len = 0;
+	return o->failed ? HT_EIO : 0;
+}
+
+int ht__export_reserve(struct ht__export_out *o, size_t n)
+{
+	if (o->len + n <= o->cap) {
+		return 0;
+	}
+	if (flush(o)) {
+		return HT_EIO;
+	}
+	if (n > o->cap) {
+		char *nb = realloc(o->buf, n);
+
+		if (!nb) {
+			return HT_ENOMEM;
+		}
+		o->buf = nb;
+		o->cap = n;
+	}
+	return 0;
+}
+
+void ht__export_puts(struct ht__export_out *o, const char *s, size_t n)
+{
+	if (ht__export_reserve(o, n)) {
+		return; /* o->failed or no memory: reported at the end */
+	}
+	memcpy(o->buf + o->len, s, n);
+	o->len += n;
+}
+
+int ht__export_maybe_flush(struct ht__export_out *o)
+{
+	return o->len > o->cap / 2 ? flush(o) : (o->failed ? HT_EIO : 0);
+}
+
+struct run {
+	struct ht_export ex;
+	const struct ht_export_ops *ops;
+};
+
+static int on_item(void *arg, const struct ht_states_item *it)
+{
+	struct run *r = arg;
+
+	if (it->kind == HT_STATES_ANOMALY) {
+		r->ex.stats->anomalies++;
+		if (r->ex.opts->warn) {
+			r->ex.opts->warn(r->ex.opts->warn_arg, it->text);
+		}
+	}
+	return r->ops->event(&r->ex, it);
+}
+
+static const char *symbolize(void *arg, const struct ht_ctf_msg *msg,
+			     uint64_t addr)
+{
+	return ht_fnames_name(arg, msg, addr);
+}
+
+/* The first pass for function names: func_base records and addresses
+ * decide each core's load bias (func-names.h); then back to the start.
+ * Damaged input is reported by the second pass only. */
+static int scan_names(struct ht_ctf_set *set, const struct ht_export_opts *o)
+{
+	struct ht_ctf_msg msg;
+	int ret;
+
+	for (;;) {
+		ret = ht_ctf_set_next(set, &msg);
+		if (ret == HT_EEOF) {
+			break;
+		}
+		if (ret) {
+			continue;
+		}
+		ret = ht_fnames_scan(o->fnames, &msg);
+		if (ret) {
+			return ret;
+		}
+	}
+	ht_fnames_ready(o->fnames, o->warn, o->warn_arg);
+	return ht_ctf_set_seek_ns(set, INT64_MIN);
+}
+
+int ht_export_run(const struct ht_export_ops *ops, struct ht_ctf_set *set,
+		  FILE *out, const struct ht_export_opts *opts,
+		  struct ht_export_stats *stats, char *err, size_t err_len)
+{
+	struct ht_export_opts o = {0};
+	struct ht_states_opts so = {0};
+	struct ht_states *st = NULL;
+	struct ht_ctf_msg msg;
+	struct run r;
+	int ret, ret2;
+
+	if (opts) {
+		o = *opts;
+	}
+	if (o.counter_window_ns <= 0) {
+		o.counter_window_ns = 1000000;
+	}
+	memset(stats, 0, sizeof(*stats));
+	memset(&r, 0, sizeof(r));
+	r.ops = ops;
+	r.ex.opts = &o;
+	r.ex.stats = stats;
+	r.ex.out.f = out;
+	r.ex.out.cap = OUT_CAP;
+	r.ex.out.buf = malloc(OUT_CAP);
+	if (err_len) {
+		err[0] = '\0';
+	}
+	if (!r.ex.out.buf) {
+		snprintf(err, err_len, "out of memory");
+		return HT_ENOMEM;
+	}
+	so.window_ns = o.counter_window_ns;
+	so.max_pending_msgs = o.max_pending_msgs;
+	if (o.fnames && ht_fnames_count(o.fnames)) {
+		ret = scan_names(set, &o);
+		if (ret) {
+			snprintf(err, err_len, "out of memory");
+			goto free_buf;
+		}
+		so.symbolize = symbolize;
+		so.symbolize_arg = o.fnames;
+	}
+	ret = ht_states_create(&st, &so, on_item, &r);
+	if (ret) {
+		snprintf(err, err_len, "out of memory");
+		goto free_buf;
+	}
+	r.ex.states = st;
+	ret = ops->begin(&r.ex);
+	if (ret) {
+		goto end;
+	}
+	for (;;) {
+		ret = ht_ctf_set_next(set, &msg);
+		if (ret == HT_EEOF) {
+			break;
+		}
+		if (ret) {
+			stats->reader_errors++;
+			if (o.warn) {
+				o.warn(o.warn_arg, ht_ctf_set_error(set));
+			}
+			continue;
+		}
+		if (msg.kind == HT_CTF_MSG_EVENT) {
+			stats->events++;
+		}
+		ret = ht_states_feed(st, &msg);
+		if (ret) {
+			goto end;
+		}
+	}
+	ret = ht_states_finish(st);
+end:
+	ret2 = ops->end(&r.ex, ret == 0);
+	if (!ret) {
+		ret = ret2;
+	}
+	ret2 = flush(&r.ex.out);
+	if (!ret) {
+		ret = ret2;
+	}
+	if (!ret && fflush(out)) {
+		ret = HT_EIO;
+	}
+	stats->bytes = r.ex.out.bytes;
+	if (ret) {
+		snprintf(err, err_len, "%s: %s", ops->name,
+			 ret == HT_EIO ? "cannot write the output"
+				       : ht_strerror(ret));
+	}
+	ht_states_destroy(st);
+free_buf:
+	free(r.ex.out.buf);
+	return ret;
+}

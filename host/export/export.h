@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef HT_HOST_EXPORT_H
+#define HT_HOST_EXPORT_H
+
+/*
+ * Exporters: a trace set, through the states model (states.h), written
+ * in a viewer's format (docs/views.md). One exporter per file
+ * (export-<format>.c), an ops struct with begin / event / end
+ * callbacks; ht_export_run() drives it. Streaming: what an exporter
+ * keeps is per core or per distinct name, never per event.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "host/ctf/ctf-reader.h"
+#include "host/analysis/func-names.h"
+#include "host/analysis/states.h"
+
+/* What an export wrote (for the summary and the tests). */
+struct ht_export_stats {
+	uint64_t events;    /* trace events read */
+	uint64_t cores;	    /* core tracks */
+	uint64_t groups;    /* core type groups */
+	uint64_t slices;    /* task, interrupt and function slices */
+	uint64_t instants;  /* other events, with their fields */
+	uint64_t flows;	    /* matched messages (send -> receive) */
+	uint64_t counters;  /* utilization samples */
+	uint64_t anomalies; /* reported by the states model */
+	uint64_t bytes;	    /* bytes written */
+	uint64_t reader_errors;
+};
+
+struct ht_export_opts {
+	int64_t counter_window_ns; /* utilization sample period; 0: 1 ms */
+	size_t max_pending_msgs;   /* states.h; 0: its default */
+	/* function names from ELF files (host/analysis/func-names.h), or NULL.
+	 * With ELF files the set is read twice: a first pass finds each
+	 * core's load bias (func_base, else the traced addresses), then
+	 * the set is rewound and exported. */
+	struct ht_fnames *fnames;
+	/* called with each anomaly text and each reader error; may be NULL */
+	void (*warn)(void *arg, const char *msg);
+	void *warn_arg;
+};
+
+/* The output: a buffer in front of a FILE (internal to exporters). */
+struct ht__export_out {
+	FILE *f;
+	char *buf;
+	size_t len, cap;
+	uint64_t bytes;
+	bool failed;
+};
+
+/* The state an exporter gets: the output, the options, the stats, and
+ * a pointer for its own data (set in begin, released in end). */
+struct ht_export {
+	struct ht__export_out out;
+	const struct ht_export_opts *opts;
+	struct ht_export_stats *stats;
+	const struct ht_states *states;
+	void *priv;
+};
+
+struct ht_export_ops {
+	const char *name;	 /* the --format value */
+	const char *description; /* one line */
+	int (*begin)(struct ht_export *ex);
+	/* one states item (states.h): cores, slices, events, windows */
+	int (*event)(struct ht_export *ex, const struct ht_states_item *it);
+	/* the end of the trace; also called after a failure, to release
+	 * priv (@ok false: nothing more needs to be written) */
+	int (*end)(struct ht_export *ex, bool ok);
+};
+
+/* The exporters, NULL-terminated, and one by name (NULL if none). */
+extern const struct ht_export_ops *const ht_export_formats[];
+const struct ht_export_ops *ht_export_find(const char *name);
+
+/*
+ * Reads @set to its end and writes it to @out in @ops's format.
+ * Damaged input is counted (stats->reader_errors, @opts->warn) and the
+ * reading goes on. Returns 0, HT_EIO when writing failed, HT_ENOMEM;
+ * @err says what.
+ */
+int ht_export_run(const struct ht_export_ops *ops, struct ht_ctf_set *set,
+		  FILE *out, const struct ht_export_opts *opts,
+		  struct ht_export_stats *stats, char *err, size_t err_len);
+
+/* Output helpers for exporters. */
+int ht__export_reserve(struct ht__export_out *o, size_t n);
+static inline char *ht__export_tail(struct ht__export_out *o)
+{
+	return o->buf + o->len;
+}
+void ht__export_puts(struct ht__export_out *o, const char *s, size_t n);
+/* flush when more than half full (exporters call it between records) */
+int ht__export_maybe_flush(struct ht__export_out *o);
+
+#endif

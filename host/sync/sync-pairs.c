@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: MIT */
+/* The text form of a message set (sync-pairs.h). */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/error.h"
+#include "sync-pairs.h"
+
+/* Splits the next integer off *pp; false (and why) when there is none
+ * or it does not fit. */
+static bool next_int(char **pp, long long *v, const char **why)
+{
+	char *p = *pp, *end;
+
+	while (*p == ' ' || *p == '\t') {
+		p++;
+	}
+	if (!*p) {
+		*why = "missing";
+		return false;
+	}
+	errno = 0;
+	*v = strtoll(p, &end, 10);
+	if (end == p || (*end && !isspace((unsigned char)*end))) {
+		*why = "not an integer";
+		return false;
+	}
+	if (errno == ERANGE) {
+		*why = "too large";
+		return false;
+	}
+	*pp = end;
+	return true;
+}
+
+static const char *const field_names[] = {"sender", "receiver", "send_time",
+					  "recv_time"};
+
+int ht_sync_pairs_read(FILE *in, const char *name, struct ht_sync_set **out,
+		       size_t **lines, char *err, size_t errlen)
+{
+	struct ht_sync_set *set = NULL;
+	size_t *ln = NULL, nr_ln = 0, cap_ln = 0, lineno = 0;
+	char *buf = NULL;
+	size_t bufsz = 0;
+	long long nodes = 0;
+	ssize_t len;
+	int ret = 0;
+
+	*out = NULL;
+	*lines = NULL;
+	while ((len = getline(&buf, &bufsz, in)) >= 0) {
+		long long v[4];
+		const char *why = NULL;
+		char *p = buf;
+		int i;
+
+		lineno++;
+		while (len > 0 && isspace((unsigned char)buf[len - 1])) {
+			buf[--len] = '\0';
+		}
+		while (*p == ' ' || *p == '\t') {
+			p++;
+		}
+		if (!*p || *p == '#') {
+			continue;
+		}
+		if (!set) {
+			if (!next_int(&p, &nodes, &why) || nodes < 1 ||
+			    nodes > 4096 || *p) {
+				snprintf(err, errlen,
+					 "%s:%zu: expected the number of nodes "
+					 "(1 to 4096), got '%s'",
+					 name, lineno, buf);
+				ret = HT_ESYNTAX;
+				goto fail;
+			}
+			set = ht_sync_create((unsigned)nodes);
+			if (!set) {
+				ret = HT_ENOMEM;
+				snprintf(err, errlen, "%s: out of memory",
+					 name);
+				goto fail;
+			}
+			continue;
+		}
+		for (i = 0; i < 4; i++) {
+			if (!next_int(&p, &v[i], &why)) {
+				snprintf(err, errlen,
+					 "%s:%zu: %s: %s (expected 'sender "
+					 "receiver send_time recv_time')",
+					 name, lineno, field_names[i], why);
+				ret = HT_ESYNTAX;
+				goto fail;
+			}
+		}
+		while (*p == ' ' || *p == '\t') {
+			p++;
+		}
+		if (*p) {
+			snprintf(err, errlen,
+				 "%s:%zu: extra text '%s' after 4 fields", name,
+				 lineno, p);
+			ret = HT_ESYNTAX;
+			goto fail;
+		}
+		for (i = 0; i < 2; i++) {
+			if (v[i] < 0 || v[i] >= nodes) {
+				snprintf(err, errlen,
+					 "%s:%zu: %s %lld is not a node (0 to "
+					 "%lld)",
+					 name, lineno, field_names[i], v[i],
+					 nodes - 1);
+				ret = HT_ERANGE;
+				goto fail;
+			}
+		}
+		ret = ht_sync_add_message(set, (unsigned)v[0], (unsigned)v[1],
+					  v[2], v[3]);
+		if (ret) {
+			snprintf(err, errlen, "%s:%zu: %s", name, lineno,
+				 ht_sync_last_error(set));
+			goto fail;
+		}
+		if (nr_ln == cap_ln) {
+			size_t n = cap_ln ? cap_ln * 2 : 256;
+			size_t *nl = realloc(ln, n * sizeof(*nl));
+
+			if (!nl) {
+				ret = HT_ENOMEM;
+				snprintf(err, errlen, "%s: out of memory",
+					 name);
+				goto fail;
+			}
+			ln = nl;
+			cap_ln = n;
+		}
+		ln[nr_ln++] = lineno;
+	}
+	if (ferror(in)) {
+		snprintf(err, errlen, "%s:%zu: read error", name, lineno);
+		ret = HT_EIO;
+		goto fail;
+	}
+	if (!set) {
+		snprintf(err, errlen,
+			 "%s:%zu: no node count (the first line that is not a "
+			 "comment)",
+			 name, lineno);
+		ret = HT_ESYNTAX;
+		goto fail;
+	}
+	free(buf);
+	*out = set;
+	*lines = ln;
+	return 0;
+
+fail:
+	free(buf);
+	free(ln);
+	ht_sync_destroy(set);
+	return ret;
+}

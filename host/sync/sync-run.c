@@ -1,0 +1,1030 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `hetrace sync` as a library call (sync-run.h).
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/error.h"
+#include "common/json-out.h"
+#include "sync-run.h"
+
+#define NS_PER_S 1000000000ll
+/* pairs examined per core for its bound width */
+#define WIDTH_SAMPLES 4096
+/* points of the bounds over time in the report */
+#define BOUND_SAMPLES 256
+
+/* A receive to place no earlier than its send (reference units). */
+struct fix {
+	uint64_t cycles; /* the receive's time on its core */
+	int64_t need;	 /* the send's mapped time */
+	/* which receive: several can share one tick of a coarse clock */
+	uint64_t num;	 /* its seq or message id */
+	uint32_t sender; /* the sending core's id */
+	uint8_t chan;	 /* enum ht_capture_chan */
+};
+
+struct core_map {
+	const struct ht_sync_run *run;
+	size_t node;
+	bool own_clock;			  /* unsynced: the core's own clock */
+	const struct ht_ctf_clock *clock; /* own or reference clock */
+	const struct fix *fixes;	  /* sorted by cycles */
+	size_t nr_fixes, next;
+	int64_t shift_ns; /* unsynced on a kept clock: added to own ns */
+};
+
+/* floor(a / b), b > 0 */
+static __int128 floor_div(__int128 a, __int128 b)
+{
+	__int128 q = a / b;
+
+	return (a % b && a < 0) ? q - 1 : q;
+}
+
+static int64_t sat(__int128 v)
+{
+	if (v > INT64_MAX) {
+		return INT64_MAX;
+	}
+	if (v < INT64_MIN) {
+		return INT64_MIN;
+	}
+	return (int64_t)v;
+}
+
+/* A value of clock @k (cycles, may be negative) in ns from its origin. */
+static int64_t clock_ns(const struct ht_ctf_clock *k, int64_t cycles)
+{
+	__int128 c = (__int128)cycles + k->offset_cycles;
+	uint64_t f = k->freq_hz ? k->freq_hz : 1;
+
+	return sat((__int128)k->offset_s * NS_PER_S +
+		   floor_div(c * NS_PER_S, (__int128)f));
+}
+
+static const struct ht_ctf_clock *ref_clock(const struct ht_sync_run *run)
+{
+	return ht_capture_core(run->cap, run->reference)->clock;
+}
+
+static int64_t to_time(uint64_t cycles)
+{
+	return cycles >= (uint64_t)HT_SYNC_TIME_LIMIT ? HT_SYNC_TIME_LIMIT - 1
+						      : (int64_t)cycles;
+}
+
+/* The line through l's points at x, in exact arithmetic (floored). */
+static __int128 line_at(const struct ht_sync_line *l, int64_t x)
+{
+	__int128 dx = (__int128)l->x1 - l->x0;
+
+	return l->y0 +
+	       floor_div(((__int128)x - l->x0) * ((__int128)l->y1 - l->y0), dx);
+}
+
+/* The estimate line of @node's fit at its time @t, in its parent's unit,
+ * composed up to the reference. false when there is none. */
+static bool line_est(const struct ht_sync_set *sync, unsigned node, int64_t t,
+		     unsigned depth, int64_t *out)
+{
+	const struct ht_sync_fit *fit = ht_sync_get_fit(sync, node);
+	const struct ht_sync_segment *g;
+	size_t k;
+
+	if (!fit || depth > 64) {
+		return false;
+	}
+	if (fit->quality == HT_SYNC_REFERENCE) {
+		*out = t;
+		return true;
+	}
+	if (fit->parent < 0 || !fit->nr_segments) {
+		return false;
+	}
+	g = &fit->segments[0];
+	for (k = 1; k < fit->nr_segments; k++) {
+		if (t >= fit->segments[k].begin_x) {
+			g = &fit->segments[k];
+		}
+	}
+	if (!g->min_line.valid || !g->max_line.valid) {
+		return false;
+	}
+	/* the mean of the min- and max-slope lines */
+	t = sat(
+	    floor_div(line_at(&g->min_line, t) + line_at(&g->max_line, t), 2));
+	if (t <= -HT_SYNC_TIME_LIMIT || t >= HT_SYNC_TIME_LIMIT) {
+		return false;
+	}
+	return line_est(sync, (unsigned)fit->parent, t, depth + 1, out);
+}
+
+/* Whether @t lies between the first and the last message of one piece
+ * of @node's fit (where the bounds are tight). */
+static bool within_piece(const struct ht_sync_set *sync, unsigned node,
+			 int64_t t)
+{
+	const struct ht_sync_fit *fit = ht_sync_get_fit(sync, node);
+	size_t k;
+
+	if (!fit || fit->quality == HT_SYNC_REFERENCE) {
+		return true;
+	}
+	for (k = 0; k < fit->nr_segments; k++) {
+		if (t >= fit->segments[k].first_x &&
+		    t <= fit->segments[k].last_x) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * The time of @node's clock value @t on the reference (its unit).
+ * Within a piece of the fit (between its first and last message): the
+ * middle of the guaranteed bounds [lo, hi], so |est - truth| is at most
+ * half their width. Outside (before the first message, after the last,
+ * between two pieces where the clock rate stepped), the bounds only say
+ * "between the neighbouring messages" and their middle jumps away from
+ * the clock: there the fit's estimate line (piecewise, continuous at
+ * the breaks), kept inside [lo, hi]. docs/merge.md.
+ */
+static int est_at(const struct ht_sync_set *sync, unsigned node, int64_t t,
+		  int64_t *est, int64_t *lo, int64_t *hi)
+{
+	int64_t l, h, mid, e;
+	int ret = ht_sync_map(sync, node, t, &mid, &l, &h);
+
+	if (ret) {
+		return ret;
+	}
+	if (!within_piece(sync, node, t) && line_est(sync, node, t, 0, &e)) {
+		mid = e < l ? l : e > h ? h : e;
+	}
+	*est = mid;
+	if (lo) {
+		*lo = l;
+	}
+	if (hi) {
+		*hi = h;
+	}
+	return 0;
+}
+
+static int64_t map_cycles(void *arg, uint64_t cycles)
+{
+	const struct core_map *m = arg;
+	int64_t est = 0;
+
+	if (m->own_clock) {
+		return sat((__int128)clock_ns(m->clock, to_time(cycles)) +
+			   m->shift_ns);
+	}
+	if (est_at(m->run->sync, (unsigned)m->node, to_time(cycles), &est, NULL,
+		   NULL)) {
+		return INT64_MIN;
+	}
+	return clock_ns(m->clock, est);
+}
+
+/* An unsigned payload member (TSDL may add one leading '_'). */
+static bool payload_uint(const struct ht_ctf_msg *msg, const char *name,
+			 uint64_t *v)
+{
+	const struct ht_ctf_field *p =
+	    msg->event->scope[HT_CTF_SCOPE_EVENT_PAYLOAD];
+	const struct ht_ctf_field *f;
+	char alt[32];
+
+	if (!p) {
+		return false;
+	}
+	f = ht_ctf_field_member(p, name);
+	if (!f) {
+		snprintf(alt, sizeof(alt), "_%s", name);
+		f = ht_ctf_field_member(p, alt);
+	}
+	if (!f ||
+	    (f->type->kind != HT_CTF_INT && f->type->kind != HT_CTF_ENUM)) {
+		return false;
+	}
+	*v = f->v.u;
+	return true;
+}
+
+/*
+ * Which message @msg receives, if it is a receive: its channel, number
+ * and (but for sync_ack, whose sender is the core's master) the
+ * sender's core id.
+ */
+static bool receive_key(const struct ht_ctf_msg *msg, uint8_t *chan,
+			uint64_t *num, uint64_t *sender)
+{
+	const char *name = msg->event->cls->name;
+	const char *s = strrchr(name, ':');
+
+	if (s) {
+		name = s + 1;
+	}
+	*sender = UINT64_MAX;
+	if (!strcmp(name, "sync_ack")) {
+		*chan = HT_CAPTURE_DOWN;
+		return payload_uint(msg, "seq", num);
+	}
+	if (!strcmp(name, "sync_recv")) {
+		*chan = HT_CAPTURE_UP;
+		return payload_uint(msg, "seq", num) &&
+		       payload_uint(msg, "slave", sender);
+	}
+	if (!strcmp(name, "msg_recv")) {
+		*chan = HT_CAPTURE_MSG;
+		return payload_uint(msg, "id", num) &&
+		       payload_uint(msg, "src", sender);
+	}
+	return false;
+}
+
+/*
+ * A receive stamped with tick r happened in [r, r + 1) of its clock,
+ * after its send: when the mapping of r puts it before the send, the
+ * event is placed at the send's time, still inside its tick (the fix
+ * list only holds receives for which that is possible). Only that very
+ * receive moves (other receives of the tick keep their own need); the
+ * merge keeps the core's later events at or after it.
+ */
+static int64_t event_time(void *arg, const struct ht_ctf_msg *msg, int64_t ns)
+{
+	struct core_map *m = arg;
+	uint64_t num, sender;
+	uint8_t chan;
+	size_t k;
+
+	while (m->next < m->nr_fixes &&
+	       m->fixes[m->next].cycles < msg->cycles) {
+		m->next++;
+	}
+	if (m->next == m->nr_fixes || m->fixes[m->next].cycles != msg->cycles ||
+	    !receive_key(msg, &chan, &num, &sender)) {
+		return ns;
+	}
+	for (k = m->next; k < m->nr_fixes && m->fixes[k].cycles == msg->cycles;
+	     k++) {
+		const struct fix *f = &m->fixes[k];
+
+		if (f->chan == chan && f->num == num &&
+		    (sender == UINT64_MAX || sender == f->sender)) {
+			int64_t need = clock_ns(m->clock, f->need);
+
+			if (need > ns) {
+				ns = need;
+			}
+			break;
+		}
+	}
+	return ns;
+}
+
+static void json_num(FILE *f, double d)
+{
+	if (isfinite(d)) {
+		fprintf(f, "%.17g", d);
+	} else {
+		fputs("null", f);
+	}
+}
+
+/* The (hi - lo) / 2 of @node at time @t in ns; -1 when unbounded. */
+static double half_width(const struct ht_sync_run *run, size_t node, int64_t t)
+{
+	int64_t lo, hi;
+
+	if (ht_sync_map(run->sync, (unsigned)node, t, NULL, &lo, &hi) ||
+	    lo == INT64_MIN || hi == INT64_MAX) {
+		return -1;
+	}
+	return (double)(hi - lo) / 2 * 1e9 / (double)ref_clock(run)->freq_hz;
+}
+
+static void widen(double *w, double x)
+{
+	if (*w < 0) {
+		return;
+	}
+	if (x < 0) {
+		*w = -1;
+	} else if (x > *w) {
+		*w = x;
+	}
+}
+
+static void core_figures(struct ht_sync_run *run, size_t i)
+{
+	struct ht_sync_run_core *r = &run->cores[i];
+	const struct ht_capture_core *c = r->core;
+	const struct ht_sync_fit *fit = ht_sync_get_fit(run->sync, (unsigned)i);
+	size_t k, j;
+
+	r->quality = fit ? fit->quality : HT_SYNC_ABSENT;
+	r->parent = fit ? fit->parent : -1;
+	if (fit) {
+		r->drift_ppm = fit->drift_ppm;
+		r->pairs_up = fit->pairs_up;
+		r->pairs_down = fit->pairs_down;
+		r->pairs_used = fit->pairs_used;
+		r->pairs_rejected = fit->pairs_rejected;
+		r->nr_segments = fit->nr_segments;
+	}
+	if (r->quality == HT_SYNC_ABSENT || r->quality == HT_SYNC_FAIL) {
+		r->unsynced = true;
+		r->half_width_ns = -1;
+		r->offset_ns = NAN;
+		run->nr_unsynced++;
+		return;
+	}
+	if (c->has_time) {
+		struct core_map m = {run,  i, false, ref_clock(run),
+				     NULL, 0, 0,     0};
+		int64_t t = to_time(c->first_cycles);
+
+		r->offset_ns = (double)map_cycles(&m, c->first_cycles) -
+			       (double)clock_ns(c->clock, t);
+	}
+	/* the bound width at the times of the core's messages */
+	r->half_width_ns = 0;
+	for (k = 0; k < ht_capture_nr_links(run->cap); k++) {
+		const struct ht_capture_link *l =
+		    ht_capture_link_at(run->cap, k);
+		size_t step;
+
+		if (l->from != i && l->to != i) {
+			continue;
+		}
+		step = l->nr_pairs / WIDTH_SAMPLES + 1;
+		for (j = 0; j < l->nr_pairs; j += step) {
+			const struct ht_capture_pair *p = &l->pairs[j];
+
+			widen(&r->half_width_ns,
+			      half_width(
+				  run, i,
+				  to_time(l->from == i ? p->send : p->recv)));
+		}
+	}
+}
+
+static int cmp_fix(const void *a, const void *b)
+{
+	const struct fix *x = a, *y = b;
+
+	if (x->cycles != y->cycles) {
+		return x->cycles < y->cycles ? -1 : 1;
+	}
+	if (x->chan != y->chan) {
+		return x->chan < y->chan ? -1 : 1;
+	}
+	if (x->num != y->num) {
+		return x->num < y->num ? -1 : 1;
+	}
+	return (x->sender > y->sender) - (x->sender < y->sender);
+}
+
+static int add_fix(struct ht_sync_run *run, size_t core,
+		   const struct ht_capture_pair *p, uint32_t sender,
+		   int64_t need)
+{
+	struct fix *f;
+
+	struct ht_sync_run_core *r = &run->cores[core];
+
+	if (r->nr_fixes == r->cap_fixes) {
+		size_t n = r->cap_fixes ? 2 * r->cap_fixes : 64;
+		void *p = realloc(r->fixes, n * sizeof(struct fix));
+
+		if (!p) {
+			return HT_ENOMEM;
+		}
+		r->fixes = p;
+		r->cap_fixes = n;
+	}
+	f = &((struct fix *)r->fixes)[r->nr_fixes];
+	f->cycles = p->recv;
+	f->need = need;
+	f->num = p->num;
+	f->sender = sender;
+	f->chan = p->chan;
+	r->nr_fixes++;
+	return 0;
+}
+
+/*
+ * Messages that the mapping puts before their send: moved within the
+ * receive's tick when possible (a coarse clock), else counted.
+ */
+static int order_check(struct ht_sync_run *run)
+{
+	bool keep = run->cores[run->reference].core->is_lttng;
+	size_t k, j;
+	int ret;
+
+	for (k = 0; k < ht_capture_nr_links(run->cap); k++) {
+		const struct ht_capture_link *l =
+		    ht_capture_link_at(run->cap, k);
+
+		if (run->cores[l->from].unsynced ||
+		    run->cores[l->to].unsynced) {
+			continue;
+		}
+		for (j = 0; j < l->nr_pairs; j++) {
+			int64_t s, r, r_next;
+			uint64_t rc = l->pairs[j].recv;
+
+			if (est_at(run->sync, (unsigned)l->from,
+				   to_time(l->pairs[j].send), &s, NULL, NULL) ||
+			    est_at(run->sync, (unsigned)l->to, to_time(rc), &r,
+				   NULL, NULL)) {
+				continue;
+			}
+			if (r >= s) {
+				continue;
+			}
+			/* a kept (LTTng) reference clock is never moved */
+			if (!(keep && l->to == run->reference) &&
+			    !est_at(run->sync, (unsigned)l->to, to_time(rc + 1),
+				    &r_next, NULL, NULL) &&
+			    s < r_next) {
+				ret = add_fix(run, l->to, &l->pairs[j],
+					      run->cores[l->from].core->id, s);
+				if (ret) {
+					return ret;
+				}
+				run->cores[l->to].order_fixed++;
+				continue;
+			}
+			run->cores[l->from].order_violations++;
+			run->cores[l->to].order_violations++;
+		}
+	}
+	for (k = 0; k < run->nr_cores; k++) {
+		struct ht_sync_run_core *r = &run->cores[k];
+		struct fix *f = r->fixes;
+		size_t n = 0;
+
+		if (!r->nr_fixes) {
+			continue;
+		}
+		/* by cycles, then by receive: one entry per receive */
+		qsort(f, r->nr_fixes, sizeof(*f), cmp_fix);
+		for (j = 0; j < r->nr_fixes; j++) {
+			if (!n || cmp_fix(&f[n - 1], &f[j])) {
+				f[n++] = f[j];
+			} else if (f[j].need > f[n - 1].need) {
+				f[n - 1].need = f[j].need;
+			}
+		}
+		r->nr_fixes = n;
+	}
+	return 0;
+}
+
+static long pick_reference(const struct ht_capture *cap, const char *name,
+			   char *err, size_t err_len)
+{
+	size_t i, n = ht_capture_nr_cores(cap);
+	long r;
+
+	if (name) {
+		r = ht_capture_find_core(cap, name);
+		if (r < 0) {
+			snprintf(err, err_len,
+				 "--reference %s: no core of that name in "
+				 "the capture",
+				 name);
+		}
+		return r;
+	}
+	/* the root master: a master with no master of its own */
+	for (i = 0; i < n; i++) {
+		const struct ht_capture_core *c = ht_capture_core(cap, i);
+
+		if (c->is_master && !c->master_name) {
+			return (long)i;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		if (!ht_capture_core(cap, i)->master_name) {
+			return (long)i;
+		}
+	}
+	return 0;
+}
+
+static int merge(struct ht_sync_run *run, const struct ht_sync_run_opts *o,
+		 char *err, size_t err_len)
+{
+	size_t n = run->nr_cores, i;
+	struct ht_merge_core *mc = calloc(n, sizeof(*mc));
+	struct core_map *maps = calloc(n, sizeof(*maps));
+	char **quality = calloc(n, sizeof(*quality));
+	struct ht_merge_opts mo = {0};
+	struct ht_merge_env *env = NULL;
+	const struct ht_ctf_trace *ref_trace =
+	    run->cores[run->reference].core->trace;
+	bool keep = run->cores[run->reference].core->is_lttng;
+	char *unsynced = NULL;
+	size_t nr_env = 0, len = 0;
+	int64_t first = INT64_MAX;
+	int ret = HT_ENOMEM;
+
+	env = calloc(ref_trace->nr_env + 3, sizeof(*env));
+	if (!mc || !maps || !quality || !env) {
+		goto free_all;
+	}
+	for (i = 0; i < n; i++) {
+		const struct ht_capture_core *c = run->cores[i].core;
+		const char *q = ht_sync_quality_name(run->cores[i].quality);
+
+		maps[i].run = run;
+		maps[i].node = i;
+		maps[i].own_clock = run->cores[i].unsynced;
+		maps[i].clock = maps[i].own_clock ? c->clock : ref_clock(run);
+		mc[i].path = c->trace->path;
+		mc[i].name = c->name;
+		mc[i].id = c->id;
+		mc[i].role = c->is_master     ? "master"
+			     : c->master_name ? "slave"
+					      : NULL;
+		mc[i].master = c->master_name;
+		maps[i].fixes = run->cores[i].fixes;
+		maps[i].nr_fixes = run->cores[i].nr_fixes;
+		mc[i].map = map_cycles;
+		mc[i].event_time = event_time;
+		mc[i].map_arg = &maps[i];
+		mc[i].clock_hz = c->clock ? c->clock->freq_hz : 0;
+		quality[i] = malloc(strlen(q) + 32);
+		if (!quality[i]) {
+			goto free_all;
+		}
+		sprintf(quality[i], "%s%s", q,
+			run->cores[i].unsynced ? " (unsynchronized: own clock)"
+					       : "");
+		mc[i].sync = quality[i];
+		if (run->cores[i].unsynced) {
+			char *u = realloc(unsynced, len + strlen(c->name) + 2);
+
+			if (!u) {
+				goto free_all;
+			}
+			unsynced = u;
+			len += (size_t)sprintf(unsynced + len, "%s%s",
+					       len ? "," : "", c->name);
+		}
+		if (c->has_time) {
+			int64_t t = map_cycles(&maps[i], c->first_cycles);
+
+			if (t < first) {
+				first = t;
+			}
+		}
+	}
+	if (keep) {
+		/*
+		 * The LTTng clock is kept: an unsynchronized core (on request)
+		 * starts with the reference's first event, not at the
+		 * clock's origin (the Unix epoch for LTTng).
+		 * (first, computed above, is not used with a kept clock.)
+		 */
+		const struct ht_capture_core *rc =
+		    run->cores[run->reference].core;
+		/* (a reference without events: its clock's origin) */
+		int64_t start = rc->has_time ? map_cycles(&maps[run->reference],
+							  rc->first_cycles)
+					     : clock_ns(ref_clock(run), 0);
+
+		for (i = 0; i < n; i++) {
+			const struct ht_capture_core *c = run->cores[i].core;
+
+			if (maps[i].own_clock && c->has_time) {
+				maps[i].shift_ns =
+				    start -
+				    map_cycles(&maps[i], c->first_cycles);
+			}
+		}
+	}
+	env[nr_env].name = "sync_method";
+	env[nr_env].str = "convex hull (hetrace sync): estimate = mean of the "
+			  "min- and max-slope lines";
+	nr_env++;
+	if (unsynced) {
+		env[nr_env].name = "sync_unsynced_cores";
+		env[nr_env].str = unsynced;
+		nr_env++;
+	}
+	if (keep) {
+		env[nr_env].name = "sync_reference_lttng";
+		env[nr_env].str = ref_trace->path;
+		nr_env++;
+		/* the LTTng trace's own env (hostname, tracer, ...) as is */
+		for (i = 0; i < ref_trace->nr_env; i++) {
+			const struct ht_ctf_env_entry *e = &ref_trace->env[i];
+
+			env[nr_env].name = e->name;
+			env[nr_env].str = e->is_string ? e->str : NULL;
+			env[nr_env].i = e->i;
+			nr_env++;
+		}
+	}
+	mo.out_dir = o->out_dir;
+	mo.overwrite = o->overwrite;
+	mo.packet_bytes = o->packet_bytes;
+	mo.reference = run->cores[run->reference].core->name;
+	mo.ref_clock = ref_clock(run);
+	mo.keep_ref_clock = keep;
+	mo.origin_s =
+	    first == INT64_MAX ? 0 : (int64_t)floor_div(first, NS_PER_S);
+	mo.env = env;
+	mo.nr_env = nr_env;
+	/* the scan read the same files and noted the same damage */
+	mo.note = NULL;
+	ret = ht_merge_run(mc, n, &mo, &run->merge, err, err_len);
+	if (!ret) {
+		run->merged = true;
+		if (run->merge.damaged > run->damaged) {
+			run->damaged = run->merge.damaged;
+		}
+	}
+free_all:
+	if (quality) {
+		for (i = 0; i < n; i++) {
+			free(quality[i]);
+		}
+	}
+	free(quality);
+	free(unsynced);
+	free(env);
+	free(maps);
+	free(mc);
+	return ret;
+}
+
+int ht_sync_run(const struct ht_sync_run_opts *o, struct ht_sync_run **out,
+		char *err, size_t err_len)
+{
+	struct ht_capture_opts co = {0};
+	struct ht_sync_run *run;
+	size_t i, j, k;
+	long ref;
+	int ret;
+
+	*out = NULL;
+	run = calloc(1, sizeof(*run));
+	if (!run) {
+		return HT_ENOMEM;
+	}
+	co.dir = o->capture;
+	co.lttng_dir = o->lttng_dir;
+	co.lttng_core = o->lttng_core;
+	ret = ht_capture_open_opts(&run->cap, &co, err, err_len);
+	if (ret) {
+		goto free_run;
+	}
+	ref = pick_reference(run->cap, o->reference, err, err_len);
+	if (ref < 0) {
+		ret = HT_ENOTFOUND;
+		goto free_run;
+	}
+	run->reference = (size_t)ref;
+	ret = ht_capture_scan(run->cap);
+	if (ret) {
+		snprintf(err, err_len, "%s: %s", o->capture, ht_strerror(ret));
+		goto free_run;
+	}
+	run->nr_cores = ht_capture_nr_cores(run->cap);
+	run->cores = calloc(run->nr_cores, sizeof(*run->cores));
+	run->sync = ht_sync_create((unsigned)run->nr_cores);
+	if (!run->cores || !run->sync) {
+		ret = HT_ENOMEM;
+		goto free_run;
+	}
+	for (i = 0; i < run->nr_cores; i++) {
+		const struct ht_capture_core *c = ht_capture_core(run->cap, i);
+
+		run->cores[i].core = c;
+		run->damaged += c->problems[HT_CAPTURE_DAMAGED];
+		ht_sync_set_rate(run->sync, (unsigned)i, c->clock->freq_hz);
+	}
+	for (k = 0; k < ht_capture_nr_links(run->cap); k++) {
+		const struct ht_capture_link *l =
+		    ht_capture_link_at(run->cap, k);
+
+		for (j = 0; j < l->nr_pairs; j++) {
+			ret = ht_sync_add_message(run->sync, (unsigned)l->from,
+						  (unsigned)l->to,
+						  to_time(l->pairs[j].send),
+						  to_time(l->pairs[j].recv));
+			if (ret) {
+				snprintf(err, err_len, "%s: %s", o->capture,
+					 ht_sync_last_error(run->sync));
+				goto free_run;
+			}
+		}
+	}
+	ret = ht_sync_solve(run->sync, (unsigned)run->reference, NULL);
+	if (ret) {
+		snprintf(err, err_len, "%s: %s", o->capture,
+			 ht_sync_last_error(run->sync));
+		goto free_run;
+	}
+	for (i = 0; i < run->nr_cores; i++) {
+		core_figures(run, i);
+	}
+	ret = order_check(run);
+	if (ret) {
+		goto free_run;
+	}
+	if (o->out_dir && (!run->nr_unsynced || o->allow_unsynced)) {
+		ret = merge(run, o, err, err_len);
+		if (ret) {
+			goto free_run;
+		}
+	}
+	*out = run;
+	return 0;
+free_run:
+	ht_sync_run_free(run);
+	return ret;
+}
+
+void ht_sync_run_free(struct ht_sync_run *run)
+{
+	if (!run) {
+		return;
+	}
+	ht_sync_destroy(run->sync);
+	ht_capture_close(run->cap);
+	if (run->cores) {
+		size_t i;
+
+		for (i = 0; i < run->nr_cores; i++) {
+			free(run->cores[i].fixes);
+		}
+	}
+	free(run->cores);
+	free(run);
+}
+
+/* ------------------------------------------------------------------ */
+/* JSON report                                                         */
+
+static void json_line(FILE *f, const struct ht_sync_line *l)
+{
+	if (!l->valid) {
+		fputs("null", f);
+		return;
+	}
+	fprintf(f,
+		"{\"x0\": %" PRId64 ", \"y0\": %" PRId64 ", \"x1\": %" PRId64
+		", \"y1\": %" PRId64 ", \"slope\": ",
+		l->x0, l->y0, l->x1, l->y1);
+	json_num(f, ht_sync_line_slope(l));
+	fputs(", \"offset\": ", f);
+	json_num(f, ht_sync_line_offset(l));
+	fputs("}", f);
+}
+
+static void json_x(FILE *f, int64_t x)
+{
+	if (x == INT64_MIN || x == INT64_MAX) {
+		fputs("null", f);
+	} else {
+		fprintf(f, "%" PRId64, x);
+	}
+}
+
+/* Pairs as [child time, parent time] points, at most @max. */
+static void json_pairs(FILE *f, const struct ht_capture_link *l, bool up,
+		       size_t max)
+{
+	size_t j, step, n = 0;
+
+	fputs("[", f);
+	if (l && l->nr_pairs) {
+		step = max && l->nr_pairs > max ? (l->nr_pairs + max - 1) / max
+						: 1;
+		for (j = 0; j < l->nr_pairs; j += step) {
+			const struct ht_capture_pair *p = &l->pairs[j];
+
+			/* up: child sends, parent receives; down: reverse */
+			fprintf(f, "%s[%" PRIu64 ", %" PRIu64 "]",
+				n++ ? ", " : "", up ? p->send : p->recv,
+				up ? p->recv : p->send);
+		}
+	}
+	fputs("]", f);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Adds the child-side times of a link's pairs (every step-th) to @t. */
+static size_t pair_times(const struct ht_capture_link *l, bool child_sends,
+			 size_t max, uint64_t *t)
+{
+	size_t j, n = 0, step;
+
+	if (!l || !l->nr_pairs) {
+		return 0;
+	}
+	step = max && l->nr_pairs > max ? (l->nr_pairs + max - 1) / max : 1;
+	for (j = 0; j < l->nr_pairs; j += step) {
+		t[n++] = child_sends ? l->pairs[j].send : l->pairs[j].recv;
+	}
+	return n;
+}
+
+/*
+ * The bounds over the core's trace, in reference ns: evenly spaced
+ * times from its first to its last event, and the times of its
+ * messages with its parent (where lo and hi have their corners).
+ */
+static void json_bounds(const struct ht_sync_run *run, FILE *f, size_t i,
+			size_t max_pairs)
+{
+	const struct ht_sync_run_core *r = &run->cores[i];
+	const struct ht_capture_core *c = r->core;
+	const struct ht_ctf_clock *rk = ref_clock(run);
+	const struct ht_capture_link *down = NULL, *up = NULL;
+	uint64_t a = c->first_cycles, b = c->last_cycles, *t;
+	size_t n = 0, cap = BOUND_SAMPLES + 2, s, k = 0;
+
+	if (r->parent >= 0) {
+		down = ht_capture_link(run->cap, (size_t)r->parent, i);
+		up = ht_capture_link(run->cap, i, (size_t)r->parent);
+		cap += (down ? down->nr_pairs : 0) + (up ? up->nr_pairs : 0);
+	}
+	t = malloc(cap * sizeof(*t));
+	if (!t) {
+		fputs(",\n     \"bounds\": null", f);
+		return;
+	}
+	for (s = 0; s < BOUND_SAMPLES; s++) {
+		t[n++] =
+		    a + (uint64_t)((double)(b - a) * s / (BOUND_SAMPLES - 1));
+	}
+	t[n++] = b;
+	n += pair_times(down, false, max_pairs, t + n);
+	n += pair_times(up, true, max_pairs, t + n);
+	qsort(t, n, sizeof(*t), cmp_u64);
+	fputs(",\n     \"bounds\": [", f);
+	for (s = 0; s < n; s++) {
+		int64_t est, lo, hi;
+
+		if ((s && t[s] == t[s - 1]) ||
+		    est_at(run->sync, (unsigned)i, to_time(t[s]), &est, &lo,
+			   &hi)) {
+			continue;
+		}
+		fprintf(f, "%s[%" PRIu64 ", ", k++ ? ", " : "", t[s]);
+		json_x(f, lo == INT64_MIN ? lo : clock_ns(rk, lo));
+		fprintf(f, ", %" PRId64 ", ", clock_ns(rk, est));
+		json_x(f, hi == INT64_MAX ? hi : clock_ns(rk, hi));
+		fputs("]", f);
+	}
+	fputs("]", f);
+	free(t);
+}
+
+static void json_core(const struct ht_sync_run *run, FILE *f, size_t i,
+		      size_t max_pairs)
+{
+	const struct ht_sync_run_core *r = &run->cores[i];
+	const struct ht_capture_core *c = r->core;
+	const struct ht_sync_fit *fit = ht_sync_get_fit(run->sync, (unsigned)i);
+	size_t p, s;
+
+	fputs("    {\"name\": ", f);
+	ht__json_str(f, c->name);
+	fprintf(f, ", \"id\": %" PRIu32 ", \"role\": ", c->id);
+	ht__json_str(f, c->is_master	 ? "master"
+			: c->master_name ? "slave"
+					 : "");
+	fprintf(f, ",\n     \"clock\": {\"name\": ");
+	ht__json_str(f, c->clock->name);
+	fprintf(f, ", \"freq_hz\": %" PRIu64 "}", c->clock->freq_hz);
+	fputs(",\n     \"quality\": ", f);
+	ht__json_str(f, ht_sync_quality_name(r->quality));
+	fprintf(f, ", \"unsynced\": %s, \"parent\": ",
+		r->unsynced ? "true" : "false");
+	if (r->parent >= 0) {
+		ht__json_str(f, run->cores[r->parent].core->name);
+	} else {
+		fputs("null", f);
+	}
+	fputs(", \"drift_ppm\": ", f);
+	json_num(f, r->drift_ppm);
+	fputs(", \"offset_ns\": ", f);
+	json_num(f, r->offset_ns);
+	fputs(", \"half_width_ns\": ", f);
+	json_num(f, r->half_width_ns < 0 ? NAN : r->half_width_ns);
+	fprintf(f,
+		",\n     \"pairs_up\": %zu, \"pairs_down\": %zu, "
+		"\"pairs_used\": %zu, \"pairs_rejected\": %zu, "
+		"\"order_violations\": %" PRIu64 ", \"order_fixed\": %" PRIu64,
+		r->pairs_up, r->pairs_down, r->pairs_used, r->pairs_rejected,
+		r->order_violations, r->order_fixed);
+	fprintf(f,
+		",\n     \"events\": %" PRIu64 ", \"sync_events\": %" PRIu64
+		", \"discarded_events\": %" PRIu64
+		", \"lost_packets\": %" PRIu64 ", \"problems\": {",
+		c->nr_events, c->nr_sync_events, c->discarded_events,
+		c->lost_packets);
+	for (p = 0; p < HT_CAPTURE_NR_PROBLEMS; p++) {
+		fprintf(f, "%s", p ? ", " : "");
+		ht__json_str(f, ht_capture_problem_name(p));
+		fprintf(f, ": %" PRIu64, c->problems[p]);
+	}
+	fputs("}", f);
+	if (fit && r->parent >= 0 && !r->unsynced) {
+		size_t pa = (size_t)r->parent;
+
+		fprintf(f,
+			",\n     \"fit\": {\"x\": \"%s clock (cycles)\", "
+			"\"y\": \"%s clock (cycles)\", "
+			"\"estimate\": \"mean of the min- and max-slope "
+			"lines\",\n      \"min_line\": ",
+			c->name, run->cores[pa].core->name);
+		json_line(f, &fit->min_line);
+		fputs(",\n      \"max_line\": ", f);
+		json_line(f, &fit->max_line);
+		fputs(",\n      \"slope\": ", f);
+		json_num(f, fit->slope);
+		fputs(", \"offset\": ", f);
+		json_num(f, fit->offset);
+		fprintf(f,
+			", \"width_max\": %" PRId64 ",\n      \"segments\": [",
+			fit->width_max);
+		for (s = 0; s < fit->nr_segments; s++) {
+			const struct ht_sync_segment *g = &fit->segments[s];
+
+			fprintf(f, "%s\n       {\"begin_x\": ", s ? "," : "");
+			json_x(f, g->begin_x);
+			fputs(", \"end_x\": ", f);
+			json_x(f, g->end_x);
+			fprintf(f,
+				", \"first_x\": %" PRId64
+				", \"last_x\": %" PRId64
+				", \"pairs\": %zu, \"width_max\": %" PRId64
+				",\n        \"min_line\": ",
+				g->first_x, g->last_x, g->pairs, g->width_max);
+			json_line(f, &g->min_line);
+			fputs(",\n        \"max_line\": ", f);
+			json_line(f, &g->max_line);
+			fputs(", \"slope\": ", f);
+			json_num(f, g->slope);
+			fputs(", \"offset\": ", f);
+			json_num(f, g->offset);
+			fputs("}", f);
+		}
+		fputs("],\n      \"lower\": ", f);
+		json_pairs(f, ht_capture_link(run->cap, pa, i), false,
+			   max_pairs);
+		fputs(",\n      \"upper\": ", f);
+		json_pairs(f, ht_capture_link(run->cap, i, pa), true,
+			   max_pairs);
+		fputs("}", f);
+	}
+	if (!r->unsynced && c->has_time) {
+		json_bounds(run, f, i, max_pairs);
+	}
+	fputs("}", f);
+}
+
+int ht_sync_run_write_json(const struct ht_sync_run *run, FILE *f,
+			   size_t max_pairs)
+{
+	size_t i;
+
+	fputs("{\n  \"version\": 1,\n  \"reference\": ", f);
+	ht__json_str(f, run->cores[run->reference].core->name);
+	fputs(",\n  \"bounds\": \"[core cycles, lo ns, estimate ns, hi ns] "
+	      "on the reference clock\",\n",
+	      f);
+	fprintf(f,
+		"  \"merged\": %s, \"events\": %" PRIu64
+		", \"damaged_packets\": %" PRIu64 ",\n  \"cores\": [\n",
+		run->merged ? "true" : "false", run->merge.events,
+		run->damaged);
+	for (i = 0; i < run->nr_cores; i++) {
+		json_core(run, f, i, max_pairs);
+		fputs(i + 1 < run->nr_cores ? ",\n" : "\n", f);
+	}
+	fputs("  ]\n}\n", f);
+	return ferror(f) ? HT_EIO : 0;
+}

@@ -1,0 +1,968 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The simulated board's master (docs/sim.md): creates the shared memory,
+ * the cores' clocks and metadata, forks the slaves, runs the frame
+ * pipeline on its main thread, the sync daemon and the collector on two
+ * more threads, then stops everything and writes truth.json.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "board-master.h"
+#include "platforms/sim/board.h"
+#include "host/collect/collector.h"
+#include "common/error.h"
+#include "hetrace/packet-ring.h"
+#include "host/collect/lttng-ust.h"
+#include "meta.h"
+#include "sim.h"
+#include "host/collect/sync-daemon.h"
+
+extern const unsigned char ht_sim_board_master_metadata[];
+extern const unsigned char ht_sim_board_slave_metadata[];
+
+/*
+ * The slaves' clocks: every one different; dsp0's counter wraps about
+ * half a second into the run, dsp2's frequency steps half-way (DVFS),
+ * dsp1 is a 32.768 kHz RTC-like counter. Drifts stay within +-200 ppm.
+ */
+struct core_spec {
+	const char *name;
+	uint64_t freq_hz;
+	int64_t drift_ppb;
+	uint64_t start_ticks; /* counter at the start (< 2^32) */
+	uint64_t step_hz;     /* frequency after the mid-run step, or 0 */
+};
+
+#define WRAP_SOON(hz, ms) ((1ull << 32) - (uint64_t)(hz) / 1000u * (ms))
+
+static const struct core_spec slave_specs[HT_SIM_MAX_SLAVES] = {
+    {"dsp0", 1000000000u, 35200, WRAP_SOON(1000000000u, 500), 0},
+    {"dsp1", 32768u, -173500, 123456789u, 0},
+    {"dsp2", 600000000u, 12000, 0x80000000u, 1000000000u},
+    {"dsp3", 200000000u, 199000, 3000000000u, 0},
+    {"dsp4", 19200000u, -88000, 77777u, 0},
+    {"dsp5", 100000000u, -200000, 4000000000u, 0},
+    {"dsp6", 750000000u, 57000, 1000u, 0},
+    {"dsp7", 48000000u, -9500, 0xdeadbeefu, 0},
+};
+
+struct master {
+	const struct ht_sim_opts *o;
+	struct ht_sim_result *res;
+	char *err;
+	size_t err_len;
+
+	unsigned nr; /* cores: master + slaves */
+	struct sim_core_desc desc[SIM_MAX_CORES];
+	int memfd;
+	size_t shm_size;
+	struct sim_shared *sh;
+	int forked; /* slaves forked so far */
+
+	/* The master core's tracer, shared by the pipeline and the daemon. */
+	struct ht_ring *ring;
+	struct sim_master_core_ctx ctx;
+	pthread_mutex_t trace_lock;
+	uint64_t next_msg_id;
+	int tracing;
+	/* --lttng: the same sync and message events through LTTng-UST */
+	const struct ht_lttng_ops *lt;
+
+	struct ht_sync_daemon *sd;
+
+	struct ht_collector *col;
+	pthread_t col_thread;
+	int col_running;
+	volatile int col_stop;
+	int col_ret;
+
+	/* Frame state, updated by the messages from the slaves. */
+	uint32_t alloc_buf;
+	unsigned alloc_done;
+	unsigned stripes_done;
+	uint32_t replied; /* bit k: slave k sent its stripe's result */
+	uint32_t edges;
+
+	uint64_t t0, t_end;
+};
+
+static void set_err(struct master *m, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void set_err(struct master *m, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(m->err, m->err_len, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- The master core's tracer ---- */
+
+static uint64_t master_clock(void *data)
+{
+	(void)data;
+	return sim_ref_now_ns();
+}
+
+static int master_ring_full(void *data)
+{
+	struct master *m = data;
+
+	return ht_ring_is_full(m->ring);
+}
+
+static void master_open_packet(void *data)
+{
+	struct master *m = data;
+
+	sim_master_packet_set_buf(&m->ctx, ht_ring_slot(m->ring),
+				  m->ring->slot_size);
+	sim_master_core_open_packet(&m->ctx);
+}
+
+static void master_close_packet(void *data)
+{
+	struct master *m = data;
+
+	sim_master_core_close_packet(&m->ctx);
+	ht_ring_commit(m->ring);
+}
+
+/* Every master tracing call: one thread at a time. */
+#define MT(m, call)                                                            \
+	do {                                                                   \
+		pthread_mutex_lock(&(m)->trace_lock);                          \
+		call;                                                          \
+		(m)->sh->events[0]++;                                          \
+		pthread_mutex_unlock(&(m)->trace_lock);                        \
+	} while (0)
+
+static void trace_sync_req(void *arg, uint32_t seq, uint32_t slave)
+{
+	struct master *m = arg;
+
+	MT(m, sim_master_trace_sync_req(&m->ctx, seq, slave));
+	if (m->lt) {
+		m->lt->sync_req(seq, slave);
+	}
+}
+
+static void trace_sync_recv(void *arg, uint32_t seq, uint32_t slave)
+{
+	struct master *m = arg;
+
+	MT(m, sim_master_trace_sync_recv(&m->ctx, seq, slave));
+	if (m->lt) {
+		m->lt->sync_recv(seq, slave);
+	}
+}
+
+static int raise_sync_irq(void *arg)
+{
+	pid_t pid = (pid_t)(intptr_t)arg;
+
+	return kill(pid, SIGUSR1) == 0 ? 0 : HT_EIO;
+}
+
+/*
+ * Around a burst of sync rounds: the slave runs on another CPU than the
+ * daemon, as a DSP is another core than the master's. Woken on the
+ * daemon's CPU, the slave's ACK would wait for the daemon to be
+ * scheduled again (2 us here) instead of being seen by its poll at once.
+ */
+static void slave_off_this_cpu(void *arg)
+{
+	pid_t pid = (pid_t)(intptr_t)arg;
+	int cpu = sched_getcpu();
+	cpu_set_t set;
+
+	if (cpu < 0 || sched_getaffinity(0, sizeof(set), &set) != 0 ||
+	    CPU_COUNT(&set) < 2) {
+		return;
+	}
+	CPU_CLR(cpu, &set);
+	(void)sched_setaffinity(pid, sizeof(set), &set);
+}
+
+static void slave_any_cpu(void *arg)
+{
+	pid_t pid = (pid_t)(intptr_t)arg;
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+		(void)sched_setaffinity(pid, sizeof(set), &set);
+	}
+}
+
+/* ---- Set-up ---- */
+
+static void make_uuid(uint8_t u[16], unsigned salt)
+{
+	if (getrandom(u, 16, 0) != 16) {
+		/* No entropy source: still unique per core and run. */
+		uint64_t t = sim_ref_now_ns() ^ ((uint64_t)getpid() << 32);
+
+		memcpy(u, &t, 8);
+		memcpy(u + 8, &salt, sizeof(salt));
+	}
+	u[6] = (uint8_t)((u[6] & 0x0fu) | 0x40u); /* version 4 */
+	u[8] = (uint8_t)((u[8] & 0x3fu) | 0x80u); /* RFC 4122 variant */
+}
+
+static int setup_shared(struct master *m)
+{
+	unsigned nr_slaves = m->nr - 1u;
+	uint64_t step_ns = m->t0 + m->o->duration_ns / 2u;
+	unsigned i;
+
+	m->shm_size = SIM_RINGS_OFF + (size_t)m->nr * SIM_RING_SIZE;
+	m->memfd = memfd_create("hetrace-sim", MFD_CLOEXEC);
+	if (m->memfd < 0) {
+		set_err(m, "cannot create the shared memory: %s",
+			strerror(errno));
+		return HT_EIO;
+	}
+	if (ftruncate(m->memfd, (off_t)m->shm_size) != 0) {
+		set_err(m, "cannot size the shared memory (%zu bytes): %s",
+			m->shm_size, strerror(errno));
+		return HT_EIO;
+	}
+	m->sh = mmap(NULL, m->shm_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		     m->memfd, 0);
+	if (m->sh == MAP_FAILED) {
+		m->sh = NULL;
+		set_err(m, "cannot map the shared memory: %s", strerror(errno));
+		return HT_EIO;
+	}
+	m->sh->version = SIM_SHARED_VERSION;
+	m->sh->size = (uint32_t)sizeof(*m->sh);
+	m->sh->nr_cores = m->nr;
+	m->sh->idle_spin_ns = m->o->idle_spin_ns;
+	if (sem_init(&m->sh->master_irq, 1, 0) != 0) {
+		set_err(m, "cannot create the master's semaphore: %s",
+			strerror(errno));
+		return HT_EIO;
+	}
+
+	/* The master: the reference clock. */
+	snprintf(m->desc[0].name, sizeof(m->desc[0].name), "arm0");
+	m->desc[0].core_id = 0;
+	m->desc[0].is_master = 1;
+	m->desc[0].freq_hz = 1000000000u;
+	make_uuid(m->desc[0].uuid, 0);
+	for (i = 0; i < nr_slaves; i++) {
+		const struct core_spec *sp = &slave_specs[i];
+		struct sim_core_desc *d = &m->desc[i + 1];
+		struct sim_clock_model *cm = &m->sh->clock[i + 1];
+
+		sim_clock_model_init(cm, m->t0, sp->freq_hz, sp->drift_ppb,
+				     sp->start_ticks, 32, step_ns, sp->step_hz);
+		snprintf(d->name, sizeof(d->name), "%s", sp->name);
+		d->core_id = i + 1;
+		d->freq_hz = sp->freq_hz;
+		d->clock = cm;
+		make_uuid(d->uuid, i + 1);
+		ht_sync_mbox_init(&m->sh->mbox[i + 1], i + 1);
+	}
+
+	for (i = 0; i < m->nr; i++) {
+		const struct sim_core_desc *d = &m->desc[i];
+		const char *tmpl =
+		    (const char *)(i == 0 ? ht_sim_board_master_metadata
+					  : ht_sim_board_slave_metadata);
+		char *meta;
+		size_t len;
+		int ret;
+
+		ret = ht__sim_core_metadata(tmpl, d, m->desc[0].name, &meta,
+					    &len);
+		if (ret < 0) {
+			set_err(m, "cannot write the metadata of %s: %s",
+				d->name, ht_strerror(ret));
+			return ret;
+		}
+		if (!ht_ring_init(sim_ring_mem(m->sh, i), SIM_RING_SIZE,
+				  SIM_SLOT_SIZE, HT_RING_DISCARD, i, d->name,
+				  meta, (uint32_t)len)) {
+			free(meta);
+			set_err(m, "cannot lay out the ring of %s", d->name);
+			return HT_EINVAL;
+		}
+		free(meta);
+	}
+	/* Everything above before the magic that says the region is ready. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	m->sh->magic = SIM_SHARED_MAGIC;
+	return 0;
+}
+
+static int fork_slaves(struct master *m)
+{
+	pid_t self = getpid();
+	sigset_t irqs, old;
+	unsigned i;
+	int ret = 0;
+
+	/*
+	 * A child inherits the mask: an interrupt raised before it installed
+	 * its handlers stays pending instead of killing it.
+	 */
+	sigemptyset(&irqs);
+	sigaddset(&irqs, SIGUSR1);
+	sigaddset(&irqs, SIGUSR2);
+	pthread_sigmask(SIG_BLOCK, &irqs, &old);
+	for (i = 1; i < m->nr; i++) {
+		pid_t pid = fork();
+
+		if (pid < 0) {
+			set_err(m, "cannot start slave %s: %s", m->desc[i].name,
+				strerror(errno));
+			ret = HT_EIO;
+			break;
+		}
+		if (pid == 0) {
+			char comm[16];
+
+			/* The master stops the slaves, not the terminal. */
+			signal(SIGINT, SIG_IGN);
+			signal(SIGTERM, SIG_IGN);
+			signal(SIGHUP, SIG_IGN);
+			/* Never outlive the master. */
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			if (getppid() != self) {
+				_exit(1);
+			}
+			snprintf(comm, sizeof(comm), "sim-%s", m->desc[i].name);
+			prctl(PR_SET_NAME, comm);
+			ht__sim_slave_main(m->sh, i);
+		}
+		m->sh->pid[i] = pid;
+		m->forked++;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return ret;
+}
+
+/* ---- The collector thread ---- */
+
+static void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = {(time_t)(ns / 1000000000u),
+			      (long)(ns % 1000000000u)};
+
+	nanosleep(&ts, NULL);
+}
+
+static void *collector_main(void *arg)
+{
+	struct master *m = arg;
+	int ret;
+
+	while (!m->col_stop) {
+		ret = ht_collector_drain(m->col, NULL);
+		if (ret < 0) {
+			m->col_ret = ret;
+			break;
+		}
+		sleep_ns(5000000u);
+	}
+	return NULL;
+}
+
+/* The collector and its rings; its thread starts after the fork. */
+static int create_collector(struct master *m)
+{
+	struct ht_collector_opts co = {0};
+	char cerr[512];
+	unsigned i;
+	int ret;
+
+	co.warn = m->o->warn;
+	co.warn_arg = m->o->warn_arg;
+	co.no_fsync = m->o->no_fsync;
+	ret = ht_collector_create(&m->col, m->o->capture_dir, &co, cerr,
+				  sizeof(cerr));
+	if (ret < 0) {
+		set_err(m, "%s", cerr);
+		return ret;
+	}
+	for (i = 0; i < m->nr; i++) {
+		struct ht_collector_ring_opts ro = {0};
+
+		ro.core_name = m->desc[i].name;
+		ro.core_role = i == 0 ? "master" : "slave";
+		ro.core_master = i == 0 ? NULL : m->desc[0].name;
+		ret = ht_collector_add_memory(m->col, sim_ring_mem(m->sh, i),
+					      SIM_RING_SIZE, &ro, cerr,
+					      sizeof(cerr));
+		if (ret < 0) {
+			set_err(m, "%s", cerr);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/* ---- The frame pipeline ---- */
+
+static void master_send(struct master *m, uint32_t dst, struct sim_msg *msg)
+{
+	struct sim_msgq *q = &m->sh->q[0][dst];
+
+	msg->id = ++m->next_msg_id;
+	/* msg_send is stamped before the message is visible. */
+	MT(m, sim_master_trace_msg_send(&m->ctx, msg->id, dst, msg->size));
+	if (m->lt) {
+		m->lt->msg_send(msg->id, dst, msg->size);
+	}
+	while (!sim_msgq_push(q, msg)) {
+		/* The slave is behind: let it run. */
+		sleep_ns(20000u);
+	}
+	kill(m->sh->pid[dst], SIGUSR2);
+}
+
+/* Takes every message the slaves queued for the master. */
+static void master_receive(struct master *m)
+{
+	struct sim_msg msg;
+	uint32_t src;
+
+	for (src = 1; src < m->nr; src++) {
+		while (sim_msgq_pop(&m->sh->q[src][0], &msg)) {
+			/* msg_recv is stamped after the message was taken. */
+			MT(m, sim_master_trace_msg_recv(&m->ctx, msg.id, src,
+							msg.size));
+			if (m->lt) {
+				m->lt->msg_recv(msg.id, src, msg.size);
+			}
+			if (msg.type == SIM_MSG_ALLOC_REPLY) {
+				m->alloc_buf = msg.buf % SIM_NBUF;
+				m->alloc_done = 1;
+			} else if (msg.type == SIM_MSG_STRIPE_DONE) {
+				m->stripes_done++;
+				m->replied |= 1u << src;
+				m->edges += msg.edges;
+			}
+		}
+	}
+}
+
+/*
+ * HT_EIO when a slave process has ended (it never should on its own).
+ * The zombie is left for stop_slaves(): its pid cannot be reused while
+ * the daemon may still signal it.
+ */
+static int check_slaves(struct master *m)
+{
+	siginfo_t si;
+	unsigned i;
+
+	for (i = 1; i < m->nr; i++) {
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_PID, (id_t)m->sh->pid[i], &si,
+			   WEXITED | WNOHANG | WNOWAIT) != 0 ||
+		    si.si_pid != m->sh->pid[i]) {
+			continue;
+		}
+		if (si.si_code == CLD_EXITED) {
+			set_err(m, "slave %s exited with status %d",
+				m->desc[i].name, si.si_status);
+		} else {
+			set_err(m, "slave %s died: %s", m->desc[i].name,
+				strsignal(si.si_status));
+		}
+		return HT_EIO;
+	}
+	return 0;
+}
+
+/*
+ * Waits until *@done reaches @want; HT_EIO when a slave died or after a
+ * long silence (naming the slaves that did not answer).
+ */
+static int master_wait(struct master *m, const volatile unsigned *done,
+		       unsigned want, uint32_t frame, const char *what)
+{
+	uint64_t deadline = sim_ref_now_ns() + 5000000000ull;
+	struct timespec ts;
+	char missing[128];
+	size_t at = 0;
+	unsigned i;
+
+	for (;;) {
+		master_receive(m);
+		if (*done >= want) {
+			return 0;
+		}
+		if (check_slaves(m) < 0) {
+			return HT_EIO;
+		}
+		if (sim_ref_now_ns() > deadline) {
+			missing[0] = 0;
+			for (i = 1; i < m->nr && at + 8 < sizeof(missing);
+			     i++) {
+				if (done == &m->alloc_done
+					? i == 1
+					: !(m->replied & (1u << i))) {
+					at += (size_t)snprintf(
+					    missing + at, sizeof(missing) - at,
+					    " %s", m->desc[i].name);
+				}
+			}
+			set_err(m, "frame %" PRIu32 ": no %s after 5 s from:%s",
+				frame, what, missing);
+			return HT_EIO;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_nsec += 2000000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		(void)sem_clockwait(&m->sh->master_irq, CLOCK_MONOTONIC, &ts);
+	}
+}
+
+static void fill_image(struct master *m, uint32_t buf, uint32_t frame)
+{
+	uint32_t x, y;
+
+	/* A moving checkerboard: every frame has different edges. */
+	for (y = 0; y < SIM_HEIGHT; y++) {
+		for (x = 0; x < SIM_WIDTH; x++) {
+			m->sh->image[buf][y][x] =
+			    (uint8_t)(((x + frame * 7u) / 16u + y / 16u) % 2u
+					  ? 200
+					  : 30);
+		}
+	}
+}
+
+static int run_frame(struct master *m, uint32_t f, uint64_t release)
+{
+	unsigned nr_slaves = m->nr - 1u;
+	unsigned a = nr_slaves >= 3 ? 2 : 1, b = a + 1; /* preempted slaves */
+	int preempt = nr_slaves >= 2 && m->o->preempt_every &&
+		      f % m->o->preempt_every == m->o->preempt_every - 1u;
+	uint32_t rows = (SIM_HEIGHT + nr_slaves - 1u) / nr_slaves;
+	struct sim_msg msg;
+	uint64_t latency;
+	unsigned k;
+	int ret;
+
+	MT(m, sim_master_trace_path_begin(&m->ctx, "frame", f));
+	MT(m, sim_master_trace_frame_begin(&m->ctx, f, nr_slaves));
+
+	/* dsp0 hands out the frame's buffers. */
+	memset(&msg, 0, sizeof(msg));
+	msg.type = SIM_MSG_ALLOC_REQ;
+	msg.frame = f;
+	msg.size = 16;
+	m->alloc_done = 0;
+	master_send(m, 1, &msg);
+	ret = master_wait(m, &m->alloc_done, 1, f, "buffers");
+	if (ret < 0) {
+		return ret;
+	}
+
+	MT(m, sim_master_trace_activity_begin(&m->ctx, "frame", "split", f));
+	fill_image(m, m->alloc_buf, f);
+	m->stripes_done = 0;
+	m->replied = 0;
+	m->edges = 0;
+	for (k = 0; k < nr_slaves; k++) {
+		memset(&msg, 0, sizeof(msg));
+		msg.type = SIM_MSG_STRIPE;
+		msg.frame = f;
+		msg.buf = m->alloc_buf;
+		msg.row0 = k * rows;
+		msg.rows = msg.row0 >= SIM_HEIGHT ? 0
+			   : msg.row0 + rows > SIM_HEIGHT
+			       ? SIM_HEIGHT - msg.row0
+			       : rows;
+		msg.size = msg.rows * SIM_WIDTH;
+		if (preempt && (k + 1 == a || k + 1 == b)) {
+			msg.hiprio = k + 1 == a ? SIM_HIPRIO_INITIATOR
+						: SIM_HIPRIO_RESPONDER;
+			msg.peer = k + 1 == a ? b : a;
+			msg.hiprio_us = (uint32_t)(m->o->preempt_ns / 1000u);
+		}
+		master_send(m, k + 1, &msg);
+	}
+	MT(m, sim_master_trace_activity_end(&m->ctx, "frame", "split", f));
+
+	ret = master_wait(m, &m->stripes_done, nr_slaves, f, "stripe results");
+	if (ret < 0) {
+		return ret;
+	}
+
+	MT(m, sim_master_trace_activity_begin(&m->ctx, "frame", "gather", f));
+	memset(&msg, 0, sizeof(msg));
+	msg.type = SIM_MSG_FREE;
+	msg.frame = f;
+	msg.buf = m->alloc_buf;
+	msg.size = 16;
+	master_send(m, 1, &msg);
+	MT(m, sim_master_trace_activity_end(&m->ctx, "frame", "gather", f));
+
+	latency = sim_ref_now_ns() - release;
+	m->res->frames++;
+	if (latency > m->o->deadline_ns) {
+		m->res->late_frames++;
+	}
+	MT(m, sim_master_trace_frame_end(
+		  &m->ctx, f, latency, m->o->deadline_ns, m->edges,
+		  latency > m->o->deadline_ns ? "late" : "ok"));
+	return 0;
+}
+
+static int stop_requested(const struct master *m)
+{
+	return m->o->stop && *m->o->stop;
+}
+
+static int run_pipeline(struct master *m)
+{
+	uint64_t start = sim_ref_now_ns();
+	uint32_t f;
+	int ret;
+
+	for (f = 0;; f++) {
+		uint64_t release = start + (uint64_t)f * m->o->frame_period_ns;
+		uint64_t now;
+
+		/* Sleeps until the frame's release, in steps (Ctrl-C). */
+		while ((now = sim_ref_now_ns()) < release &&
+		       !stop_requested(m)) {
+			sleep_ns(release - now < 10000000u ? release - now
+							   : 10000000u);
+		}
+		if (stop_requested(m)) {
+			m->res->interrupted = true;
+			return 0;
+		}
+		if (release >= m->t0 + m->o->duration_ns) {
+			return 0;
+		}
+		ret = run_frame(m, f, release);
+		if (ret < 0) {
+			return ret;
+		}
+	}
+}
+
+/* ---- Tear-down, from any stage of the set-up ---- */
+
+static void stop_slaves(struct master *m)
+{
+	/*
+	 * The pids stay in the shared memory: a slave still running may
+	 * signal a peer that already exited (a zombie until reaped here, so
+	 * its pid is not reused meanwhile).
+	 */
+	int reaped[SIM_MAX_CORES] = {0};
+	uint64_t deadline;
+	int i, left;
+
+	if (!m->sh || !m->forked) {
+		return;
+	}
+	m->sh->stop = 1;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	for (i = 1; i <= m->forked; i++) {
+		kill(m->sh->pid[i], SIGUSR2);
+	}
+	deadline = sim_ref_now_ns() + 3000000000ull;
+	do {
+		left = 0;
+		for (i = 1; i <= m->forked; i++) {
+			if (reaped[i]) {
+				continue;
+			}
+			if (waitpid(m->sh->pid[i], NULL, WNOHANG) ==
+			    m->sh->pid[i]) {
+				reaped[i] = 1;
+			} else {
+				left++;
+			}
+		}
+		if (left) {
+			sleep_ns(2000000u);
+		}
+	} while (left && sim_ref_now_ns() < deadline);
+	for (i = 1; i <= m->forked; i++) {
+		if (!reaped[i]) {
+			kill(m->sh->pid[i], SIGKILL);
+			waitpid(m->sh->pid[i], NULL, 0);
+		}
+	}
+	m->forked = 0;
+}
+
+static void fill_result(struct master *m)
+{
+	struct ht_sim_result *r = m->res;
+	unsigned i;
+
+	r->nr_cores = m->nr;
+	for (i = 0; i < m->nr; i++) {
+		struct ht_sim_core_stats *cs = &r->core[i];
+		const struct sim_core_desc *d = &m->desc[i];
+
+		snprintf(cs->name, sizeof(cs->name), "%s", d->name);
+		cs->role = d->is_master ? "master" : "slave";
+		cs->core_id = d->core_id;
+		cs->freq_hz = d->freq_hz;
+		if (m->sh) {
+			cs->events = m->sh->events[i];
+		}
+		if (d->clock) {
+			cs->wrapped = (sim_clock_ticks(d->clock, m->t_end) >>
+				       32) != (d->clock->seg[0].ticks >> 32);
+		}
+		if (m->col && i < ht_collector_nr_rings(m->col)) {
+			struct ht_collector_stats st;
+
+			ht_collector_stats(m->col, i, &st);
+			cs->packets = st.packets;
+			cs->bytes = st.bytes;
+			cs->discarded = st.events_discarded;
+		}
+		if (m->sd && i > 0) {
+			struct ht_sync_daemon_stats st;
+
+			ht_sync_daemon_stats(m->sd, i - 1, &st);
+			cs->sync_rounds = st.rounds;
+			cs->sync_timeouts = st.timeouts;
+			cs->sync_min_rtt_ns = st.min_rtt_ns;
+		}
+	}
+}
+
+static int teardown(struct master *m, int ret)
+{
+	char cerr[512];
+	char path[4096];
+	int r;
+
+	if (m->sd) {
+		ht_sync_daemon_stop(m->sd);
+	}
+	stop_slaves(m);
+	if (m->tracing) {
+		pthread_mutex_lock(&m->trace_lock);
+		if (sim_master_packet_is_open(&m->ctx) &&
+		    !sim_master_packet_is_empty(&m->ctx)) {
+			master_close_packet(m);
+		}
+		ht_ring_stop(m->ring);
+		pthread_mutex_unlock(&m->trace_lock);
+	}
+	/* Every core stopped tracing: the traces end before this. */
+	m->t_end = sim_ref_now_ns();
+	if (m->col) {
+		if (m->col_running) {
+			m->col_stop = 1;
+			pthread_join(m->col_thread, NULL);
+			m->col_running = 0;
+		}
+		if (m->col_ret < 0 && ret == 0) {
+			set_err(m, "cannot write the capture in %s: %s",
+				m->o->capture_dir, ht_strerror(m->col_ret));
+			ret = m->col_ret;
+		}
+		r = ht_collector_finish(m->col, cerr, sizeof(cerr));
+		if (r < 0 && ret == 0) {
+			set_err(m, "%s", cerr);
+			ret = r;
+		}
+		snprintf(path, sizeof(path), "%s/truth.json",
+			 m->o->capture_dir);
+		r = ht__sim_write_truth(path, m->desc, m->nr, m->t0, m->t_end);
+		if (r < 0 && ret == 0) {
+			set_err(m, "cannot write %s: %s", path,
+				strerror(errno));
+			ret = r;
+		}
+	}
+	fill_result(m);
+	m->res->elapsed_ns = m->t_end - m->t0;
+	ht_sync_daemon_destroy(m->sd);
+	m->sd = NULL;
+	ht_collector_destroy(m->col);
+	m->col = NULL;
+	if (m->sh) {
+		sem_destroy(&m->sh->master_irq);
+		munmap(m->sh, m->shm_size);
+		m->sh = NULL;
+	}
+	if (m->memfd >= 0) {
+		close(m->memfd);
+	}
+	if (m->tracing) {
+		pthread_mutex_destroy(&m->trace_lock);
+	}
+	return ret;
+}
+
+int ht_sim_run(const struct ht_sim_opts *opts, struct ht_sim_result *res,
+	       char *err, size_t err_len)
+{
+	struct ht_sim_opts o = *opts;
+	struct master *m;
+	struct ht_sync_slave slaves[HT_SIM_MAX_SLAVES] = {0};
+	struct ht_sync_daemon_opts so = {0};
+	struct sim_master_platform_callbacks cbs = {
+	    master_clock, master_ring_full, master_open_packet,
+	    master_close_packet};
+	uint64_t settle_ns;
+	unsigned i;
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	if (!o.capture_dir || o.nr_slaves > HT_SIM_MAX_SLAVES ||
+	    o.idle_spin_ns > 1000000000u) {
+		snprintf(err, err_len, "invalid options");
+		return HT_EINVAL;
+	}
+	if (!o.nr_slaves) {
+		o.nr_slaves = HT_SIM_MAX_SLAVES;
+	}
+	if (!o.duration_ns) {
+		o.duration_ns = 3000000000ull;
+	}
+	if (!o.frame_period_ns) {
+		o.frame_period_ns = 33000000u;
+	}
+	if (!o.deadline_ns) {
+		o.deadline_ns = 16000000u;
+	}
+	if (!o.sync_period_ns) {
+		o.sync_period_ns = 10000000u;
+	}
+	if (!o.preempt_every) {
+		o.preempt_every = 10;
+	}
+	if (!o.sync_burst) {
+		o.sync_burst = 3;
+	}
+	if (!o.preempt_ns) {
+		o.preempt_ns = 20000000u;
+	}
+
+	m = calloc(1, sizeof(*m));
+	if (!m) {
+		snprintf(err, err_len, "out of memory");
+		return HT_ENOMEM;
+	}
+	m->o = &o;
+	m->res = res;
+	m->err = err;
+	m->err_len = err_len;
+	m->nr = o.nr_slaves + 1u;
+	m->memfd = -1;
+	m->t0 = sim_ref_now_ns();
+
+	ret = setup_shared(m);
+	if (ret < 0) {
+		goto out;
+	}
+	ret = create_collector(m);
+	if (ret < 0) {
+		goto out;
+	}
+	/* The slaves before any thread: fork() copies only the caller. */
+	ret = fork_slaves(m);
+	if (ret < 0) {
+		goto out;
+	}
+	if (pthread_create(&m->col_thread, NULL, collector_main, m) != 0) {
+		set_err(m, "cannot start the collector thread");
+		ret = HT_ENOMEM;
+		goto out;
+	}
+	m->col_running = 1;
+	if (o.lttng) {
+		/* After the fork: the slaves do not inherit lttng-ust. */
+		char lerr[768];
+
+		ret = ht_lttng_load(&m->lt, lerr, sizeof(lerr));
+		if (ret < 0) {
+			set_err(m, "--lttng: %s", lerr);
+			goto out;
+		}
+	}
+
+	pthread_mutex_init(&m->trace_lock, NULL);
+	m->ring = (struct ht_ring *)sim_ring_mem(m->sh, 0);
+	sim_master_init(&m->ctx, ht_ring_slot(m->ring), m->ring->slot_size, cbs,
+			m);
+	sim_master_set_core_id(&m->ctx, 0);
+	m->tracing = 1;
+	pthread_mutex_lock(&m->trace_lock);
+	master_open_packet(m);
+	pthread_mutex_unlock(&m->trace_lock);
+
+	for (i = 1; i < m->nr; i++) {
+		slaves[i - 1].mbox = &m->sh->mbox[i];
+		slaves[i - 1].core_id = i;
+		slaves[i - 1].raise_irq = raise_sync_irq;
+		slaves[i - 1].burst_begin = slave_off_this_cpu;
+		slaves[i - 1].burst_end = slave_any_cpu;
+		slaves[i - 1].raise_arg = (void *)(intptr_t)m->sh->pid[i];
+	}
+	so.period_ns = o.sync_period_ns;
+	so.burst = o.sync_burst;
+	so.trace_req = trace_sync_req;
+	so.trace_recv = trace_sync_recv;
+	so.trace_arg = m;
+	ret = ht_sync_daemon_create(&m->sd, &so, slaves, m->nr - 1u);
+	if (ret < 0) {
+		set_err(m, "cannot create the sync daemon: %s",
+			ht_strerror(ret));
+		goto out;
+	}
+
+	/*
+	 * The handshake starts before the workload, as a board syncs its
+	 * cores at boot: the slaves answer while they wait for the go, so
+	 * the traces begin with rounds on a quiet board (otherwise the
+	 * widest bounds were at the start).
+	 */
+	ret = ht_sync_daemon_start(m->sd);
+	if (ret < 0) {
+		set_err(m, "cannot start the sync daemon: %s",
+			ht_strerror(ret));
+		goto out;
+	}
+	settle_ns = 2u * o.sync_period_ns;
+	sleep_ns(settle_ns < 100000000u ? settle_ns : 100000000u);
+	/* Go: the slaves leave their wait, the workload starts. */
+	m->sh->go = 1;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	for (i = 1; i < m->nr; i++) {
+		kill(m->sh->pid[i], SIGUSR2);
+	}
+	ret = run_pipeline(m);
+out:
+	ret = teardown(m, ret);
+	free(m);
+	return ret;
+}
