@@ -174,9 +174,12 @@ demo-qemu: all
 check-layers:
 	@tools/check-layers.sh
 
-# The tests run against a build with AddressSanitizer and UBSan.
-check: check-layers
+# The tests run against a build with AddressSanitizer and UBSan, after
+# the include rules and the formatting are checked.
+check:
 	@scripts/deps.sh build check
+	@tools/check-layers.sh
+	@tools/format-check.sh
 	@$(MAKE) --no-print-directory build-all BUILD=build/asan SAN=1 OPT=-O1
 	@$(MAKE) --no-print-directory build-all
 	@BUILD=build/asan HETRACE=$(CURDIR)/build/asan/hetrace \

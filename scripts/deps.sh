@@ -5,7 +5,7 @@ set -eu
 
 pkgs_build="gcc make pkg-config libyaml-dev libelf-dev libdw-dev"
 pkgs_check="babeltrace2 python3-bt2 python3-barectf gcc-arm-none-eabi libnewlib-arm-none-eabi
-  gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf clang valgrind
+  gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf clang clang-format valgrind
   lttng-tools liblttng-ust-dev chromium qemu-system-arm qemu-system-misc"
 pkgs_bench="babeltrace2 python3-barectf valgrind uftrace"
 pkgs_lttng="lttng-tools liblttng-ust-dev"
