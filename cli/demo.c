@@ -89,8 +89,7 @@ static int remove_tree(const char *path)
 	return nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-static int write_file(const char *path, const unsigned char *data,
-		      size_t size)
+static int write_file(const char *path, const unsigned char *data, size_t size)
 {
 	FILE *f = fopen(path, "wb");
 	int ret = 0;
@@ -172,16 +171,16 @@ static void print_frames(const struct ht_paths_result *res)
 				continue;
 			}
 			listed++;
-			printf("  late: %s %" PRIu64 " took %s, %s past its "
-			       "deadline",
-			       p->path->name, in->number,
-			       ht_paths_format_ns(a, sizeof(a),
-						  in->response_ns),
-			       ht_paths_format_ns(b, sizeof(b),
-						  (uint64_t)in->lateness_ns));
+			printf(
+			    "  late: %s %" PRIu64 " took %s, %s past its "
+			    "deadline",
+			    p->path->name, in->number,
+			    ht_paths_format_ns(a, sizeof(a), in->response_ns),
+			    ht_paths_format_ns(b, sizeof(b),
+					       (uint64_t)in->lateness_ns));
 			sep = ": ";
-			if (in->has_firing &&
-			    in->start_ns - in->firing_ns > in->lateness_ns / 2) {
+			if (in->has_firing && in->start_ns - in->firing_ns >
+						  in->lateness_ns / 2) {
 				/* Released late: an earlier frame overran. */
 				printf("%sstarted %s after its release time",
 				       sep,
@@ -293,8 +292,9 @@ int cmd_demo(int argc, char **argv)
 
 	/* The files of an earlier run would make the steps refuse. */
 	if (remove_tree(capture) < 0 || remove_tree(synced) < 0) {
-		fprintf(stderr, "%s: cannot remove the files of an earlier "
-				"run under %s: %s\n",
+		fprintf(stderr,
+			"%s: cannot remove the files of an earlier "
+			"run under %s: %s\n",
 			ht_cli_prog, dir, strerror(errno));
 		return HT_EXIT_FAIL;
 	}
@@ -316,8 +316,9 @@ int cmd_demo(int argc, char **argv)
 	}
 
 	{
-		char *av[] = {"sim", "-o", capture, "--cores", (char *)cores,
-			      "--seconds", (char *)seconds, NULL};
+		char *av[] = {"sim",	       "-o",	      capture,
+			      "--cores",       (char *)cores, "--seconds",
+			      (char *)seconds, NULL};
 
 		if (step("the board: a master and its slaves record a capture",
 			 cmd_sim, av) != HT_EXIT_OK) {
@@ -325,8 +326,8 @@ int cmd_demo(int argc, char **argv)
 		}
 	}
 	{
-		char *av[] = {"sync", capture, "-o", synced, "--report",
-			      sync_json, NULL};
+		char *av[] = {"sync",	  capture,   "-o", synced,
+			      "--report", sync_json, NULL};
 
 		if (step("one clock: the convex-hull fit per core, one merged "
 			 "trace",
@@ -338,8 +339,8 @@ int cmd_demo(int argc, char **argv)
 		return HT_EXIT_FAIL;
 	}
 	{
-		char *av[] = {"profile", synced, "--elf", self, "--core", "dsp0",
-			      "-n", "5", NULL};
+		char *av[] = {"profile", synced, "--elf", self, "--core",
+			      "dsp0",	 "-n",	 "5",	  NULL};
 
 		if (step("the function profile of one slave "
 			 "(-finstrument-functions)",
@@ -348,15 +349,16 @@ int cmd_demo(int argc, char **argv)
 		}
 	}
 	{
-		char *av[] = {"report", "-o", report, "--paths", paths_file,
-			      "--sync", sync_json, "--elf", self, synced, NULL};
+		char *av[] = {"report",	  "-o",	    report,    "--paths",
+			      paths_file, "--sync", sync_json, "--elf",
+			      self,	  synced,   NULL};
 
 		if (step("the HTML report", cmd_report, av) != HT_EXIT_OK) {
 			return HT_EXIT_FAIL;
 		}
 	}
 	{
-		char *av[] = {"export", synced, "-f", "perfetto", "-o",
+		char *av[] = {"export", synced,	 "-f", "perfetto", "-o",
 			      perfetto, "--elf", self, NULL};
 
 		if (step("the Perfetto trace (open it in ui.perfetto.dev)",

@@ -26,16 +26,17 @@ static void usage(FILE *out)
 {
 	size_t i;
 
-	fprintf(out,
-		"usage: %s [OPTIONS] TRACE... -o FILE\n\n"
-		"Writes the CTF traces under TRACE... (a synchronized trace or\n"
-		"a capture) for a trace viewer: one track per core, grouped by\n"
-		"core type; task, interrupt and function slices; the other\n"
-		"events as instants with their fields; message flows; a CPU\n"
-		"utilization counter per core.\n\n"
-		"options:\n"
-		"  -f, --format F     output format (default perfetto):\n",
-		ht_cli_prog);
+	fprintf(
+	    out,
+	    "usage: %s [OPTIONS] TRACE... -o FILE\n\n"
+	    "Writes the CTF traces under TRACE... (a synchronized trace or\n"
+	    "a capture) for a trace viewer: one track per core, grouped by\n"
+	    "core type; task, interrupt and function slices; the other\n"
+	    "events as instants with their fields; message flows; a CPU\n"
+	    "utilization counter per core.\n\n"
+	    "options:\n"
+	    "  -f, --format F     output format (default perfetto):\n",
+	    ht_cli_prog);
 	for (i = 0; ht_export_formats[i]; i++) {
 		fprintf(out, "                       %-12s %s\n",
 			ht_export_formats[i]->name,
@@ -67,17 +68,17 @@ static void warn_cb(void *arg, const char *msg)
 int cmd_export(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"format", required_argument, NULL, 'f'},
-		{"output", required_argument, NULL, 'o'},
-		{"window", required_argument, NULL, 'w'},
-		{"elf", required_argument, NULL, 'e'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"format", required_argument, NULL, 'f'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"window", required_argument, NULL, 'w'},
+	    {"elf", required_argument, NULL, 'e'},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct ht_ctf_open_opts opts = {
-		.flags = HT_CTF_KEEP_GOING | HT_CTF_EVENTS_ONLY,
-		.warn = warn_cb,
+	    .flags = HT_CTF_KEEP_GOING | HT_CTF_EVENTS_ONLY,
+	    .warn = warn_cb,
 	};
 	struct ht_export_opts eopts = {.warn = warn_cb};
 	const struct ht_export_ops *ops = ht_export_find("perfetto");
@@ -122,8 +123,10 @@ int cmd_export(int argc, char **argv)
 		case 'e':
 			if (!strchr(optarg, '=') ? !*optarg
 						 : !strchr(optarg, '=')[1]) {
-				fprintf(stderr, "%s: bad --elf value '%s' "
-					"([CORE=]FILE)\n", ht_cli_prog, optarg);
+				fprintf(stderr,
+					"%s: bad --elf value '%s' "
+					"([CORE=]FILE)\n",
+					ht_cli_prog, optarg);
 				return HT_EXIT_USAGE;
 			}
 			if (nr_elfs == MAX_ELFS) {
@@ -199,17 +202,19 @@ int cmd_export(int argc, char **argv)
 			ht_cli_prog, nr_warnings, MAX_WARNINGS_SHOWN);
 	}
 	if (stats.reader_errors) {
-		fprintf(stderr, "%s: %" PRIu64 " damaged parts of the input "
-			"skipped\n", ht_cli_prog, stats.reader_errors);
+		fprintf(stderr,
+			"%s: %" PRIu64 " damaged parts of the input "
+			"skipped\n",
+			ht_cli_prog, stats.reader_errors);
 		status = HT_EXIT_FAIL;
 	}
 	if (!quiet) {
 		fprintf(stderr,
-			"%s: %s: %" PRIu64 " events: %" PRIu64 " groups, %"
-			PRIu64 " cores, %" PRIu64 " slices, %" PRIu64
-			" instants, %" PRIu64 " flows, %" PRIu64
-			" counter samples, %" PRIu64 " anomalies, %" PRIu64
-			" bytes\n",
+			"%s: %s: %" PRIu64 " events: %" PRIu64
+			" groups, %" PRIu64 " cores, %" PRIu64
+			" slices, %" PRIu64 " instants, %" PRIu64
+			" flows, %" PRIu64 " counter samples, %" PRIu64
+			" anomalies, %" PRIu64 " bytes\n",
 			ht_cli_prog, ops->name, stats.events, stats.groups,
 			stats.cores, stats.slices, stats.instants, stats.flows,
 			stats.counters, stats.anomalies, stats.bytes);

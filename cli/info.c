@@ -99,9 +99,9 @@ static int scan_stream(struct ht_ctf_set *set, const struct ht_ctf_stream *s,
 		       struct stream_stats *st)
 {
 	const struct ht_ctf_scan_ops ops = {
-		.packet = on_packet,
-		.tally = on_tally,
-		.arg = st,
+	    .packet = on_packet,
+	    .tally = on_tally,
+	    .arg = st,
 	};
 	int status = HT_EXIT_OK;
 	int ret;
@@ -112,8 +112,7 @@ static int scan_stream(struct ht_ctf_set *set, const struct ht_ctf_stream *s,
 			fprintf(stderr, "%s: out of memory\n", ht_cli_prog);
 			return HT_EXIT_FAIL;
 		}
-		fprintf(stderr, "%s: %s\n", ht_cli_prog,
-			ht_ctf_set_error(set));
+		fprintf(stderr, "%s: %s\n", ht_cli_prog, ht_ctf_set_error(set));
 		status = HT_EXIT_FAIL;
 	}
 	if (st->events && s->stream_class && s->stream_class->default_clock) {
@@ -155,8 +154,8 @@ static void print_uuid(const uint8_t *u)
 	}
 }
 
-static void print_stream(const struct ht_ctf_stream *s,
-			 struct stream_stats *st, unsigned top)
+static void print_stream(const struct ht_ctf_stream *s, struct stream_stats *st,
+			 unsigned top)
 {
 	struct class_count *cc;
 	size_t n = 0, i;
@@ -230,9 +229,9 @@ static void print_report(struct ht_ctf_set *set, struct stream_stats *stats,
 			print_uuid(tr->uuid);
 			printf("\n");
 		}
-		printf("  byte order: %s\n",
-		       tr->byte_order == HT_CTF_LE ? "little-endian"
-						   : "big-endian");
+		printf("  byte order: %s\n", tr->byte_order == HT_CTF_LE
+						 ? "little-endian"
+						 : "big-endian");
 		for (i = 0; i < tr->nr_env; i++) {
 			const struct ht_ctf_env_entry *e = &tr->env[i];
 
@@ -246,12 +245,11 @@ static void print_report(struct ht_ctf_set *set, struct stream_stats *stats,
 		for (i = 0; i < tr->nr_clocks; i++) {
 			const struct ht_ctf_clock *c = tr->clocks[i];
 
-			printf("  clock %s: %" PRIu64 " Hz, offset %" PRId64
-			       " s + %" PRId64 " cycles, precision %" PRIu64
-			       "%s",
-			       c->name, c->freq_hz, c->offset_s,
-			       c->offset_cycles, c->precision,
-			       c->absolute ? ", absolute" : "");
+			printf(
+			    "  clock %s: %" PRIu64 " Hz, offset %" PRId64
+			    " s + %" PRId64 " cycles, precision %" PRIu64 "%s",
+			    c->name, c->freq_hz, c->offset_s, c->offset_cycles,
+			    c->precision, c->absolute ? ", absolute" : "");
 			if (c->has_uuid) {
 				printf(", uuid ");
 				print_uuid(c->uuid);
@@ -286,10 +284,10 @@ static size_t count_streams(struct ht_ctf_set *set)
 int cmd_info(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"top", required_argument, NULL, 'n'},
-		{"keep-going", no_argument, NULL, 'k'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"top", required_argument, NULL, 'n'},
+	    {"keep-going", no_argument, NULL, 'k'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct ht_ctf_open_opts opts = {.warn = ht_cli_warn};
 	struct ht_ctf_set *set = NULL;

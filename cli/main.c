@@ -15,7 +15,7 @@ struct command {
 
 static const struct command commands[] = {
 #define HT__CLI_ENTRY(name, help) {#name, cmd_##name, help},
-	HT_CLI_COMMANDS(HT__CLI_ENTRY)
+    HT_CLI_COMMANDS(HT__CLI_ENTRY)
 #undef HT__CLI_ENTRY
 };
 

@@ -24,36 +24,37 @@
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"usage: %s [OPTIONS] TRACE...\n\n"
-		"Prints the events of the CTF traces found under each TRACE\n"
-		"(searched recursively), merged in time order, exactly as\n"
-		"`babeltrace2 TRACE...` prints them. Discarded events and lost\n"
-		"packets are reported on stderr.\n\n"
-		"options:\n"
-		"  --clock-seconds    timestamps as seconds since the origin\n"
-		"  --clock-cycles     timestamps and deltas in clock cycles\n"
-		"  --clock-date       print the date too\n"
-		"  --clock-gmt        UTC instead of the local time zone\n"
-		"  --no-delta         no time delta between events\n"
-		"  --names=LIST       what to name: all, none, or some of\n"
-		"                     header, context, payload, scope\n"
-		"                     (default: context,payload)\n"
-		"  --fields=LIST      header fields: all, or some of trace,\n"
-		"                     trace:hostname, trace:domain,\n"
-		"                     trace:procname, trace:vpid, loglevel,\n"
-		"                     emf, callsite (default: trace:hostname,\n"
-		"                     trace:procname, trace:vpid)\n"
-		"  -e, --elf [CORE=]FILE\n"
-		"                     name the functions of func_entry and\n"
-		"                     func_exit records from this ELF file (of\n"
-		"                     core CORE, else of every core): the\n"
-		"                     name and file:line after the address\n"
-		"                     (repeatable; those lines then differ\n"
-		"                     from babeltrace2's)\n"
-		"  -k, --keep-going   skip a damaged packet and go on\n"
-		"  -h, --help         this help\n",
-		ht_cli_prog);
+	fprintf(
+	    out,
+	    "usage: %s [OPTIONS] TRACE...\n\n"
+	    "Prints the events of the CTF traces found under each TRACE\n"
+	    "(searched recursively), merged in time order, exactly as\n"
+	    "`babeltrace2 TRACE...` prints them. Discarded events and lost\n"
+	    "packets are reported on stderr.\n\n"
+	    "options:\n"
+	    "  --clock-seconds    timestamps as seconds since the origin\n"
+	    "  --clock-cycles     timestamps and deltas in clock cycles\n"
+	    "  --clock-date       print the date too\n"
+	    "  --clock-gmt        UTC instead of the local time zone\n"
+	    "  --no-delta         no time delta between events\n"
+	    "  --names=LIST       what to name: all, none, or some of\n"
+	    "                     header, context, payload, scope\n"
+	    "                     (default: context,payload)\n"
+	    "  --fields=LIST      header fields: all, or some of trace,\n"
+	    "                     trace:hostname, trace:domain,\n"
+	    "                     trace:procname, trace:vpid, loglevel,\n"
+	    "                     emf, callsite (default: trace:hostname,\n"
+	    "                     trace:procname, trace:vpid)\n"
+	    "  -e, --elf [CORE=]FILE\n"
+	    "                     name the functions of func_entry and\n"
+	    "                     func_exit records from this ELF file (of\n"
+	    "                     core CORE, else of every core): the\n"
+	    "                     name and file:line after the address\n"
+	    "                     (repeatable; those lines then differ\n"
+	    "                     from babeltrace2's)\n"
+	    "  -k, --keep-going   skip a damaged packet and go on\n"
+	    "  -h, --help         this help\n",
+	    ht_cli_prog);
 }
 
 struct word {
@@ -62,24 +63,21 @@ struct word {
 };
 
 static const struct word name_words[] = {
-	{"all", HT_PRETTY_NAME_ALL},
-	{"none", 0},
-	{"header", HT_PRETTY_NAME_HEADER},
-	{"context", HT_PRETTY_NAME_CONTEXT},
-	{"payload", HT_PRETTY_NAME_PAYLOAD},
-	{"scope", HT_PRETTY_NAME_SCOPE},
+    {"all", HT_PRETTY_NAME_ALL},	 {"none", 0},
+    {"header", HT_PRETTY_NAME_HEADER},	 {"context", HT_PRETTY_NAME_CONTEXT},
+    {"payload", HT_PRETTY_NAME_PAYLOAD}, {"scope", HT_PRETTY_NAME_SCOPE},
 };
 
 static const struct word field_words[] = {
-	{"all", HT_PRETTY_FIELD_ALL},
-	{"trace", HT_PRETTY_FIELD_TRACE},
-	{"trace:hostname", HT_PRETTY_FIELD_HOSTNAME},
-	{"trace:domain", HT_PRETTY_FIELD_DOMAIN},
-	{"trace:procname", HT_PRETTY_FIELD_PROCNAME},
-	{"trace:vpid", HT_PRETTY_FIELD_VPID},
-	{"loglevel", HT_PRETTY_FIELD_LOGLEVEL},
-	{"emf", HT_PRETTY_FIELD_EMF},
-	{"callsite", HT_PRETTY_FIELD_CALLSITE},
+    {"all", HT_PRETTY_FIELD_ALL},
+    {"trace", HT_PRETTY_FIELD_TRACE},
+    {"trace:hostname", HT_PRETTY_FIELD_HOSTNAME},
+    {"trace:domain", HT_PRETTY_FIELD_DOMAIN},
+    {"trace:procname", HT_PRETTY_FIELD_PROCNAME},
+    {"trace:vpid", HT_PRETTY_FIELD_VPID},
+    {"loglevel", HT_PRETTY_FIELD_LOGLEVEL},
+    {"emf", HT_PRETTY_FIELD_EMF},
+    {"callsite", HT_PRETTY_FIELD_CALLSITE},
 };
 
 /* A comma-separated list of words into a bit set; -1 on an unknown one. */
@@ -95,7 +93,8 @@ static int parse_list(const char *arg, const struct word *words, size_t n,
 		return -1;
 	}
 	*bits = 0;
-	for (w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+	for (w = strtok_r(copy, ",", &save); w;
+	     w = strtok_r(NULL, ",", &save)) {
 		size_t i;
 
 		for (i = 0; i < n; i++) {
@@ -208,14 +207,14 @@ static int name_trace(struct ht_pretty *pretty, const struct ht_ctf_trace *tr,
 			break;
 		}
 	}
-	len = strlen(rel) + 2 + (host && host->is_string ? strlen(host->str) : 0);
+	len =
+	    strlen(rel) + 2 + (host && host->is_string ? strlen(host->str) : 0);
 	name = malloc(len);
 	if (!name) {
 		free(dir);
 		return HT_ENOMEM;
 	}
-	snprintf(name, len, "%s%s%s",
-		 host && host->is_string ? host->str : "",
+	snprintf(name, len, "%s%s%s", host && host->is_string ? host->str : "",
 		 host && host->is_string && rel[0] ? "/" : "", rel);
 	ret = ht_pretty_set_trace_name(pretty, tr, name);
 	free(name);
@@ -425,8 +424,7 @@ static int report_discarded(struct ht_pretty *pretty,
 		return -1;
 	}
 	path = abs_path(msg->stream->path);
-	n = ht_pretty_discarded(pretty, msg,
-				path ? path : msg->stream->path,
+	n = ht_pretty_discarded(pretty, msg, path ? path : msg->stream->path,
 				stream_id(msg->stream), line, sizeof(line));
 	free(path);
 	fwrite(line, 1, n, stderr);
@@ -445,24 +443,24 @@ int cmd_print(int argc, char **argv)
 		OPT_FIELDS,
 	};
 	static const struct option longopts[] = {
-		{"clock-seconds", no_argument, NULL, OPT_CLOCK_SECONDS},
-		{"clock-cycles", no_argument, NULL, OPT_CLOCK_CYCLES},
-		{"clock-date", no_argument, NULL, OPT_CLOCK_DATE},
-		{"clock-gmt", no_argument, NULL, OPT_CLOCK_GMT},
-		{"no-delta", no_argument, NULL, OPT_NO_DELTA},
-		{"names", required_argument, NULL, OPT_NAMES},
-		{"fields", required_argument, NULL, OPT_FIELDS},
-		{"elf", required_argument, NULL, 'e'},
-		{"keep-going", no_argument, NULL, 'k'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"clock-seconds", no_argument, NULL, OPT_CLOCK_SECONDS},
+	    {"clock-cycles", no_argument, NULL, OPT_CLOCK_CYCLES},
+	    {"clock-date", no_argument, NULL, OPT_CLOCK_DATE},
+	    {"clock-gmt", no_argument, NULL, OPT_CLOCK_GMT},
+	    {"no-delta", no_argument, NULL, OPT_NO_DELTA},
+	    {"names", required_argument, NULL, OPT_NAMES},
+	    {"fields", required_argument, NULL, OPT_FIELDS},
+	    {"elf", required_argument, NULL, 'e'},
+	    {"keep-going", no_argument, NULL, 'k'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct elf_arg *elfs = NULL;
 	size_t nr_elfs = 0;
 	struct fnames fn = {0};
 	struct ht_pretty_opts po = {
-		.names = HT_PRETTY_NAME_DEFAULT,
-		.fields = HT_PRETTY_FIELD_DEFAULT,
+	    .names = HT_PRETTY_NAME_DEFAULT,
+	    .fields = HT_PRETTY_FIELD_DEFAULT,
 	};
 	struct ht_ctf_open_opts oo = {.warn = ht_cli_warn};
 	struct ht_pretty *pretty = NULL;
@@ -475,7 +473,8 @@ int cmd_print(int argc, char **argv)
 
 	elfs = calloc((size_t)argc + 1, sizeof(*elfs));
 	if (!elfs) {
-		fprintf(stderr, "%s: %s\n", ht_cli_prog, ht_strerror(HT_ENOMEM));
+		fprintf(stderr, "%s: %s\n", ht_cli_prog,
+			ht_strerror(HT_ENOMEM));
 		return HT_EXIT_FAIL;
 	}
 	optind = 1;
@@ -516,7 +515,8 @@ int cmd_print(int argc, char **argv)
 			break;
 		case OPT_NAMES:
 			if (parse_list(optarg, name_words,
-				       sizeof(name_words) / sizeof(name_words[0]),
+				       sizeof(name_words) /
+					   sizeof(name_words[0]),
 				       &po.names)) {
 				free(elfs);
 				return HT_EXIT_USAGE;
@@ -525,7 +525,7 @@ int cmd_print(int argc, char **argv)
 		case OPT_FIELDS:
 			if (parse_list(optarg, field_words,
 				       sizeof(field_words) /
-					       sizeof(field_words[0]),
+					   sizeof(field_words[0]),
 				       &po.fields)) {
 				free(elfs);
 				return HT_EXIT_USAGE;
@@ -580,9 +580,9 @@ int cmd_print(int argc, char **argv)
 	}
 	if (nr_elfs) {
 		struct ht_pretty_note note = {
-			.wants = fn_wants,
-			.note = fn_note,
-			.arg = &fn,
+		    .wants = fn_wants,
+		    .note = fn_note,
+		    .arg = &fn,
 		};
 		size_t nr_streams = 0;
 

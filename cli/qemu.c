@@ -32,7 +32,8 @@ static void usage(FILE *out)
 	    "(platforms/qemu; `make demo-qemu` builds it), and this process\n"
 	    "as the Linux master: it maps each core's RAM file, runs the sync\n"
 	    "handshake (the interrupt is a byte on the core's serial socket),\n"
-	    "hands out the paper's workload (SHA-256 of the 5,040 permutations\n"
+	    "hands out the paper's workload (SHA-256 of the 5,040 "
+	    "permutations\n"
 	    "of \"barectf\", pisum, quicksort) through shared-memory queues,\n"
 	    "and drains every core's packet ring into CAPTURE (one CTF trace\n"
 	    "per core; `hetrace sync CAPTURE -o TRACE` puts them on one time\n"
@@ -41,10 +42,12 @@ static void usage(FILE *out)
 	    "\n"
 	    "options:\n"
 	    "  -o, --output DIR      the capture directory (required)\n"
-	    "      --fw-dir DIR      firmware images DIR/cm3.elf, DIR/rv32.elf\n"
+	    "      --fw-dir DIR      firmware images DIR/cm3.elf, "
+	    "DIR/rv32.elf\n"
 	    "      --cm3 ELF         the Cortex-M3 image (alone: no RISC-V)\n"
 	    "      --rv32 ELF        the RISC-V image (alone: no Cortex-M3)\n"
-	    "      --icount CORE     run CORE (cm3, rv32, none) under -icount,\n"
+	    "      --icount CORE     run CORE (cm3, rv32, none) under "
+	    "-icount,\n"
 	    "                        its clock counting instructions "
 	    "(default rv32)\n"
 	    "      --shift N         -icount shift=N (default 0: 1 ns/insn)\n"
@@ -82,15 +85,15 @@ static void summary(const char *dir, const struct ht_qemu_result *r)
 	printf("hetrace qemu: %u cores, %.2f s%s, capture in %s\n", r->nr_cores,
 	       (double)r->elapsed_ns / 1e9,
 	       r->interrupted ? " (interrupted)" : "", dir);
-	printf("  %-6s %-6s %12s %7s %9s %8s %8s %9s %5s %5s %5s %9s\n",
-	       "core", "role", "clock", "icount", "events", "packets", "MB",
+	printf("  %-6s %-6s %12s %7s %9s %8s %8s %9s %5s %5s %5s %9s\n", "core",
+	       "role", "clock", "icount", "events", "packets", "MB",
 	       "discarded", "jobs", "sync", "tmo", "min rtt");
 	for (i = 0; i < r->nr_cores; i++) {
 		const struct ht_qemu_core_stats *c = &r->core[i];
 
 		printf("  %-6s %-6s %9.3f MHz %7s %9" PRIu64 " %8" PRIu64
-		       " %8.2f %9" PRIu64 " %5" PRIu64 " %5" PRIu64
-		       " %5" PRIu64 " %6.1f us\n",
+		       " %8.2f %9" PRIu64 " %5" PRIu64 " %5" PRIu64 " %5" PRIu64
+		       " %6.1f us\n",
 		       c->name, c->role, (double)c->clock_hz / 1e6,
 		       c->icount ? "yes" : "no", c->events, c->packets,
 		       (double)c->bytes / 1e6, c->discarded, c->jobs,
@@ -261,7 +264,8 @@ int cmd_qemu(int argc, char **argv)
 					"%s: --%s: '%s': expected cm3 or "
 					"rv32\n",
 					ht_cli_prog,
-					c == O_CRASH ? "crash" : "hang", optarg);
+					c == O_CRASH ? "crash" : "hang",
+					optarg);
 				return 2;
 			}
 			o.fail = c == O_CRASH ? HT_QEMU_FAIL_CRASH
@@ -292,14 +296,13 @@ int cmd_qemu(int argc, char **argv)
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "%s: unexpected argument '%s'\n",
-			ht_cli_prog, argv[optind]);
+		fprintf(stderr, "%s: unexpected argument '%s'\n", ht_cli_prog,
+			argv[optind]);
 		usage(stderr);
 		return 2;
 	}
 	if (!o.capture_dir) {
-		fprintf(stderr, "%s: -o CAPTURE is required\n",
-			ht_cli_prog);
+		fprintf(stderr, "%s: -o CAPTURE is required\n", ht_cli_prog);
 		usage(stderr);
 		return 2;
 	}
@@ -322,10 +325,12 @@ int cmd_qemu(int argc, char **argv)
 		return 2;
 	}
 	if (o.fail_core && !strcmp(o.fail_core, "cm3") ? !o.fw_cm3
-	    : o.fail_core				  ? !o.fw_rv32
-							  : false) {
-		fprintf(stderr, "%s: --crash/--hang %s: that core does "
-			"not run\n", ht_cli_prog, o.fail_core);
+	    : o.fail_core			       ? !o.fw_rv32
+						       : false) {
+		fprintf(stderr,
+			"%s: --crash/--hang %s: that core does "
+			"not run\n",
+			ht_cli_prog, o.fail_core);
 		return 2;
 	}
 	o.icount_cm3 = !strcmp(icount, "cm3");

@@ -97,7 +97,8 @@ static void print_window(struct ctx *x, const struct ht_states_item *it)
 	if (!c->has_tasks) {
 		printf(" %7s %7s", "-", "-");
 	} else {
-		printf(" %7.2f %7.2f", pct(it->win_task_ns + it->win_isr_ns, known),
+		printf(" %7.2f %7.2f",
+		       pct(it->win_task_ns + it->win_isr_ns, known),
 		       pct(it->win_task_ns, known));
 	}
 	printf(" %7.2f %7.2f %8.2f ", pct(it->win_isr_ns, known),
@@ -146,8 +147,8 @@ static void print_core(const struct ht_states_core *c)
 		printf(" (id %" PRIu32 "%s%s)", c->core_id, c->role ? ", " : "",
 		       c->role ? c->role : "");
 	}
-	printf(": %" PRIu64 " events, %" PRId64 " .. %" PRId64 " ns (span %"
-	       PRIu64 " ns)\n",
+	printf(": %" PRIu64 " events, %" PRId64 " .. %" PRId64
+	       " ns (span %" PRIu64 " ns)\n",
 	       c->events, c->first_ns, c->last_ns, span);
 	if (!c->has_tasks) {
 		printf("  no task_switch events: no task timeline, no "
@@ -155,8 +156,9 @@ static void print_core(const struct ht_states_core *c)
 	} else {
 		printf("  utilization %.2f %% (task %.2f %%, isr %.2f %%, "
 		       "idle %.2f %%) over %" PRIu64 " ns known\n",
-		       pct(c->task_ns + c->isr_ns, known), pct(c->task_ns, known),
-		       pct(c->isr_ns, known), pct(c->idle_ns, known), known);
+		       pct(c->task_ns + c->isr_ns, known),
+		       pct(c->task_ns, known), pct(c->isr_ns, known),
+		       pct(c->idle_ns, known), known);
 	}
 	printf("  time: task %" PRIu64 " ns, isr %" PRIu64 " ns, idle %" PRIu64
 	       " ns, unknown %" PRIu64 " ns\n",
@@ -171,8 +173,8 @@ static void print_core(const struct ht_states_core *c)
 	for (i = 0; i < c->nr_tasks; i++) {
 		const struct ht_states_task *t = &c->tasks[i];
 
-		printf("  %-5s %-10" PRIu64 " %-20s %16" PRIu64 " %8.2f %10"
-		       PRIu64 " %14" PRIu64 "\n",
+		printf("  %-5s %-10" PRIu64 " %-20s %16" PRIu64
+		       " %8.2f %10" PRIu64 " %14" PRIu64 "\n",
 		       kind_name(t->kind), t->id, t->name, t->run_ns,
 		       pct(t->run_ns, known), t->slices, t->max_slice_ns);
 	}
@@ -183,8 +185,8 @@ static void print_core(const struct ht_states_core *c)
 		       ", isr_enter unclosed %" PRIu64
 		       ", func_exit unmatched %" PRIu64
 		       ", func_entry unclosed %" PRIu64
-		       ", prev_tid mismatch %" PRIu64 ", time backwards %"
-		       PRIu64 ", too deep %" PRIu64 "\n",
+		       ", prev_tid mismatch %" PRIu64
+		       ", time backwards %" PRIu64 ", too deep %" PRIu64 "\n",
 		       c->isr_exit_unmatched, c->isr_enter_unclosed,
 		       c->func_exit_unmatched, c->func_entry_unclosed,
 		       c->switch_prev_mismatch, c->time_backwards,
@@ -195,12 +197,12 @@ static void print_core(const struct ht_states_core *c)
 int cmd_states(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"window", required_argument, NULL, 'w'},
-		{"core", required_argument, NULL, 'c'},
-		{"pending", required_argument, NULL, 'p'},
-		{"keep-going", no_argument, NULL, 'k'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"window", required_argument, NULL, 'w'},
+	    {"core", required_argument, NULL, 'c'},
+	    {"pending", required_argument, NULL, 'p'},
+	    {"keep-going", no_argument, NULL, 'k'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct ht_ctf_open_opts opts = {.warn = ht_cli_warn};
 	struct ht_states_opts sopts = {.no_events = true};
@@ -214,7 +216,8 @@ int cmd_states(int argc, char **argv)
 	int c, ret, status = HT_EXIT_OK;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "w:c:p:kh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "w:c:p:kh", longopts, NULL)) !=
+	       -1) {
 		switch (c) {
 		case 'w': {
 			uint64_t v;
@@ -299,8 +302,8 @@ int cmd_states(int argc, char **argv)
 	}
 	if (!x.core_sel) {
 		ht_states_msgs(st, &m);
-		printf("messages: %" PRIu64 " sent, %" PRIu64 " received, %"
-		       PRIu64 " matched, %" PRIu64
+		printf("messages: %" PRIu64 " sent, %" PRIu64
+		       " received, %" PRIu64 " matched, %" PRIu64
 		       " received without a send, %" PRIu64
 		       " sent without a receive (%" PRIu64 " evicted)\n",
 		       m.sent, m.received, m.matched, m.recv_unmatched,

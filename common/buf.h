@@ -59,7 +59,7 @@ void ht_buf_putc(struct ht_buf *b, char c);
 
 /* Appends printf-formatted text. */
 void ht_buf_printf(struct ht_buf *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 void ht_buf_vprintf(struct ht_buf *b, const char *fmt, va_list ap);
 
 /* Empties the buffer, keeping its memory. */

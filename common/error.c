@@ -1,17 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 #include "error.h"
 
-static const char *const texts[HT__ERRNO_COUNT] = {
-	[HT__ERRNO_NONE] = "success",
+static const char *const texts[HT__ERRNO_COUNT] = {[HT__ERRNO_NONE] = "success",
 #define HT__ERRNO_TEXT(name, text) [HT__ERRNO_##name] = text,
-	HT_ERRNO_MAP(HT__ERRNO_TEXT)
+						   HT_ERRNO_MAP(HT__ERRNO_TEXT)
 #undef HT__ERRNO_TEXT
 };
 
-static const char *const names[HT__ERRNO_COUNT] = {
-	[HT__ERRNO_NONE] = "HT_OK",
+static const char *const names[HT__ERRNO_COUNT] = {[HT__ERRNO_NONE] = "HT_OK",
 #define HT__ERRNO_NAME(name, text) [HT__ERRNO_##name] = "HT_E" #name,
-	HT_ERRNO_MAP(HT__ERRNO_NAME)
+						   HT_ERRNO_MAP(HT__ERRNO_NAME)
 #undef HT__ERRNO_NAME
 };
 

@@ -26,7 +26,7 @@ enum ht__errno_index {
 #define HT__ERRNO_INDEX(name, text) HT__ERRNO_##name,
 	HT_ERRNO_MAP(HT__ERRNO_INDEX)
 #undef HT__ERRNO_INDEX
-	HT__ERRNO_COUNT
+	    HT__ERRNO_COUNT
 };
 
 enum ht_error {

@@ -17,8 +17,8 @@
 /* Where a node was written, for messages: "file:line:column: ...". */
 struct ht_src_loc {
 	const char *file; /* owned by whoever read the file */
-	unsigned line;    /* 1-based */
-	unsigned col;     /* 1-based */
+	unsigned line;	  /* 1-based */
+	unsigned col;	  /* 1-based */
 };
 
 enum ht_ynode_kind {

@@ -15,7 +15,8 @@ const char *ht_cli_prog = "hetrace gen";
 int main(int argc, char **argv)
 {
 	if (argc < 2 || strcmp(argv[1], "gen") != 0) {
-		fprintf(stderr, "usage: gen-boot gen CONFIG.yaml -o DIR [OPTIONS]\n");
+		fprintf(stderr,
+			"usage: gen-boot gen CONFIG.yaml -o DIR [OPTIONS]\n");
 		return HT_EXIT_USAGE;
 	}
 	return cmd_gen(argc - 1, argv + 1);

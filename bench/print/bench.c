@@ -22,10 +22,10 @@ int main(int argc, char **argv)
 	static const char *const msgs[] = {"sensor read", "buffer ready",
 					   "timeout on dma channel 2", "ok"};
 	const struct barectf_platform_callbacks cbs = {
-		.default_clock_get_value = plat_clock,
-		.is_backend_full = plat_is_full,
-		.open_packet = plat_open,
-		.close_packet = plat_close,
+	    .default_clock_get_value = plat_clock,
+	    .is_backend_full = plat_is_full,
+	    .open_packet = plat_open,
+	    .close_packet = plat_close,
 	};
 	struct plat p = {0};
 	unsigned long n, i;

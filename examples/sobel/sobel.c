@@ -171,8 +171,10 @@ int main(int argc, char **argv)
 		/* A moving pattern: every frame has different edges. */
 		for (y = 0; y < HEIGHT; y++) {
 			for (x = 0; x < WIDTH; x++) {
-				image[y][x] = (uint8_t)(((x + f * 7) / 16 + y / 16) % 2 ?
-								200 : 30);
+				image[y][x] =
+				    (uint8_t)(((x + f * 7) / 16 + y / 16) % 2
+						  ? 200
+						  : 30);
 			}
 		}
 		sobel_trace_frame_begin(&cores[0].ctx, f, WORKERS);
@@ -187,7 +189,8 @@ int main(int argc, char **argv)
 		for (i = 1; i <= WORKERS; i++) {
 			pthread_mutex_lock(&cores[i].lock);
 			while (cores[i].has_work) {
-				pthread_cond_wait(&cores[i].cond, &cores[i].lock);
+				pthread_cond_wait(&cores[i].cond,
+						  &cores[i].lock);
 			}
 			pthread_mutex_unlock(&cores[i].lock);
 		}

@@ -369,9 +369,10 @@ static void check_dup_names(struct loader *ld, const struct ht_ynode *map,
  * record types, data stream types), every error reported; `where` says
  * what holds it in the "missing" message; `item` names one object.
  */
-static const struct ht_ynode *
-get_named_map(struct loader *ld, const struct ht_ynode *parent,
-	      const char *key, const char *where, const char *item)
+static const struct ht_ynode *get_named_map(struct loader *ld,
+					    const struct ht_ynode *parent,
+					    const char *key, const char *where,
+					    const char *item)
 {
 	const struct ht_ynode *v = ht_ynode_get(parent, key);
 	char what[160];

@@ -18,7 +18,6 @@
 
 #include "common/yaml-doc.h"
 
-
 enum ht_byte_order {
 	HT_BO_NATIVE = 0, /* the trace type's native byte order */
 	HT_BO_LE,
@@ -78,7 +77,7 @@ struct ht_ft {
 	/* Integers, enumerations (size 1..64) and reals (32 or 64). */
 	unsigned size_bits;
 	enum ht_byte_order byte_order; /* hetrace extension; default native */
-	unsigned display_base;         /* 2, 8, 10 or 16 */
+	unsigned display_base;	       /* 2, 8, 10 or 16 */
 
 	/* Enumerations. */
 	struct ht_enum_mapping *mappings;
@@ -97,15 +96,15 @@ struct ht_ft {
 struct ht_clock_type {
 	char *name;
 	struct ht_src_loc loc;
-	uint64_t freq_hz;       /* default 1000000000 */
-	uint64_t precision;     /* default 0 */
-	int64_t offset_seconds; /* default 0 */
-	uint64_t offset_cycles; /* default 0 */
+	uint64_t freq_hz;	   /* default 1000000000 */
+	uint64_t precision;	   /* default 0 */
+	int64_t offset_seconds;	   /* default 0 */
+	uint64_t offset_cycles;	   /* default 0 */
 	bool origin_is_unix_epoch; /* default false, as barectf 3.1 */
 	bool has_uuid;
 	uint8_t uuid[16];
-	char *description;      /* NULL if none */
-	char *c_type;           /* `$c-type`, default "uint32_t" */
+	char *description; /* NULL if none */
+	char *c_type;	   /* `$c-type`, default "uint32_t" */
 };
 
 /*
@@ -121,17 +120,17 @@ struct ht_feature {
 struct ht_event_type {
 	char *name;
 	struct ht_src_loc loc;
-	uint64_t id;          /* index in name order (barectf) */
+	uint64_t id; /* index in name order (barectf) */
 	bool has_log_level;
 	int64_t log_level;
 	struct ht_ft *spec_ctx; /* structure or NULL */
-	struct ht_ft *payload;  /* structure or NULL */
+	struct ht_ft *payload;	/* structure or NULL */
 };
 
 struct ht_stream_type {
 	char *name;
 	struct ht_src_loc loc;
-	uint64_t id;      /* index in name order (barectf) */
+	uint64_t id; /* index in name order (barectf) */
 	bool is_default;
 	struct ht_clock_type *default_clock; /* NULL if none */
 
@@ -176,10 +175,10 @@ struct ht_config {
 	size_t nr_files;
 
 	/* `options: code-generation:` */
-	char *prefix_ident;     /* default "barectf_" */
-	char *prefix_file;      /* default "barectf" */
-	bool header_ident_prefix_def;  /* default false */
-	bool header_default_dst_def;   /* default false */
+	char *prefix_ident;	      /* default "barectf_" */
+	char *prefix_file;	      /* default "barectf" */
+	bool header_ident_prefix_def; /* default false */
+	bool header_default_dst_def;  /* default false */
 
 	/* Trace type. */
 	enum ht_byte_order native_bo; /* HT_BO_LE or HT_BO_BE */
@@ -210,7 +209,8 @@ struct ht_config {
 unsigned ht_ft_align(const struct ht_ft *ft);
 
 /* The default stream type, or NULL when there is none. */
-const struct ht_stream_type *ht_config_default_stream(const struct ht_config *cfg);
+const struct ht_stream_type *
+ht_config_default_stream(const struct ht_config *cfg);
 
 void ht_config_destroy(struct ht_config *cfg);
 

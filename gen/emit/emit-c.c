@@ -32,24 +32,33 @@ struct walk {
 	const struct ht_config *cfg;
 	enum walk_mode mode;
 	int indent;
-	int dynamic;         /* position known at run time only */
-	uint64_t off;        /* static bit offset from q */
+	int dynamic;	     /* position known at run time only */
+	uint64_t off;	     /* static bit offset from q */
 	unsigned base_align; /* alignment of q in bits */
 	unsigned dyn_align;  /* known alignment of b while dynamic */
 	unsigned strings;    /* string length variables used so far */
-	unsigned depth;      /* loop nesting, names the indices */
+	unsigned depth;	     /* loop nesting, names the indices */
 	int err;
 };
 
 /* Default feature field types, barectf's. */
 static struct ht_ft ft_u64_a8 = {
-	.kind = HT_FT_UINT, .align_bits = 8, .size_bits = 64, .display_base = 10,
+    .kind = HT_FT_UINT,
+    .align_bits = 8,
+    .size_bits = 64,
+    .display_base = 10,
 };
 static struct ht_ft ft_u32_a8 = {
-	.kind = HT_FT_UINT, .align_bits = 8, .size_bits = 32, .display_base = 10,
+    .kind = HT_FT_UINT,
+    .align_bits = 8,
+    .size_bits = 32,
+    .display_base = 10,
 };
 static struct ht_ft ft_u8_a8 = {
-	.kind = HT_FT_UINT, .align_bits = 8, .size_bits = 8, .display_base = 16,
+    .kind = HT_FT_UINT,
+    .align_bits = 8,
+    .size_bits = 8,
+    .display_base = 16,
 };
 
 static void line(struct walk *w, const char *fmt, ...)
@@ -99,9 +108,8 @@ static int is_native(const struct walk *w, const struct ht_ft *ft)
 
 static int ft_is_le(const struct ht_config *cfg, const struct ht_ft *ft)
 {
-	enum ht_byte_order bo = ft->byte_order == HT_BO_NATIVE ?
-					cfg->native_bo :
-					ft->byte_order;
+	enum ht_byte_order bo =
+	    ft->byte_order == HT_BO_NATIVE ? cfg->native_bo : ft->byte_order;
 
 	return bo == HT_BO_LE;
 }
@@ -168,8 +176,8 @@ static void go_dynamic(struct walk *w)
 		line(w, "nb = %" PRIu64 "u;", w->off);
 	}
 	w->dynamic = 1;
-	w->dyn_align = w->base_align < low_bit(w->off) ? w->base_align :
-							 low_bit(w->off);
+	w->dyn_align =
+	    w->base_align < low_bit(w->off) ? w->base_align : low_bit(w->off);
 }
 
 static void walk_align(struct walk *w, unsigned a)
@@ -208,8 +216,8 @@ static void walk_advance(struct walk *w, const char *bits_expr, uint64_t bits)
 		     bits_expr);
 		w->dyn_align = w->dyn_align < 8 ? w->dyn_align : 8;
 	} else {
-		line(w, "%s += %" PRIu64 "u;", w->mode == WALK_WRITE ? "b" : "nb",
-		     bits);
+		line(w, "%s += %" PRIu64 "u;",
+		     w->mode == WALK_WRITE ? "b" : "nb", bits);
 		if (low_bit(bits) < w->dyn_align) {
 			w->dyn_align = low_bit(bits);
 		}
@@ -234,8 +242,7 @@ static int pos_byte_aligned(const struct walk *w)
 }
 
 /* Writes an integer, enumeration or real of `ft` from expression v. */
-static void walk_scalar(struct walk *w, const struct ht_ft *ft,
-			const char *v)
+static void walk_scalar(struct walk *w, const struct ht_ft *ft, const char *v)
 {
 	unsigned n = ft->size_bits;
 	char ptr[64];
@@ -266,12 +273,15 @@ static void walk_scalar(struct walk *w, const struct ht_ft *ft,
 				     ptr, n, val);
 			}
 		} else if (w->dynamic) {
-			line(w, "ht_bits_write_%s(s->buf, b, %u, (uint64_t)%s);",
+			line(w,
+			     "ht_bits_write_%s(s->buf, b, %u, (uint64_t)%s);",
 			     ft_is_le(w->cfg, ft) ? "le" : "be", n, val);
 		} else {
 			line(w,
-			     "ht_bits_write_%s(q, %" PRIu64 "u, %u, (uint64_t)%s);",
-			     ft_is_le(w->cfg, ft) ? "le" : "be", w->off, n, val);
+			     "ht_bits_write_%s(q, %" PRIu64
+			     "u, %u, (uint64_t)%s);",
+			     ft_is_le(w->cfg, ft) ? "le" : "be", w->off, n,
+			     val);
 		}
 	}
 	walk_advance(w, NULL, n);
@@ -376,8 +386,8 @@ static void walk_array(struct walk *w, const struct ht_ft *ft, const char *v,
 			     cnt, elem->size_bits / 8);
 		}
 		if (count_v) {
-			snprintf(bits, sizeof(bits), "(uint32_t)(%s) * %uu", cnt,
-				 elem->size_bits);
+			snprintf(bits, sizeof(bits), "(uint32_t)(%s) * %uu",
+				 cnt, elem->size_bits);
 			walk_advance(w, bits, 0);
 		} else {
 			walk_advance(w, NULL, count * elem->size_bits);
@@ -456,18 +466,21 @@ struct params {
 static void c_elem_type(const struct params *pp, const struct ht_ft *ft,
 			const char *path, char *buf, size_t len)
 {
-	while (ft->kind == HT_FT_STATIC_ARRAY || ft->kind == HT_FT_DYNAMIC_ARRAY) {
+	while (ft->kind == HT_FT_STATIC_ARRAY ||
+	       ft->kind == HT_FT_DYNAMIC_ARRAY) {
 		ft = ft->elem;
 	}
 	switch (ft->kind) {
 	case HT_FT_REAL:
-		snprintf(buf, len, "%s", ft->size_bits == 32 ? "float" : "double");
+		snprintf(buf, len, "%s",
+			 ft->size_bits == 32 ? "float" : "double");
 		break;
 	case HT_FT_STRING:
 		snprintf(buf, len, "const char *");
 		break;
 	case HT_FT_STRUCT:
-		snprintf(buf, len, "struct %s%s_%s", pp->prefix, pp->owner, path);
+		snprintf(buf, len, "struct %s%s_%s", pp->prefix, pp->owner,
+			 path);
 		break;
 	case HT_FT_DYNAMIC_ARRAY:
 		/* Rejected before: arrays of sequences have no C form here. */
@@ -493,8 +506,8 @@ static void emit_elem_types(FILE *out, const struct params *pp,
 
 		if (e->kind == HT_FT_STRUCT) {
 			emit_elem_types(out, pp, e, path);
-			fprintf(out, "struct %s%s_%s {\n", pp->prefix, pp->owner,
-				path);
+			fprintf(out, "struct %s%s_%s {\n", pp->prefix,
+				pp->owner, path);
 			for (i = 0; i < e->nr_members; i++) {
 				const struct ht_ft *m = e->members[i].ft;
 
@@ -534,7 +547,8 @@ static void emit_params(FILE *out, const struct params *pp,
 	for (i = 0; i < ft->nr_members; i++) {
 		const struct ht_ft *m = ft->members[i].ft;
 
-		snprintf(name, sizeof(name), "%s_%s", path, ft->members[i].name);
+		snprintf(name, sizeof(name), "%s_%s", path,
+			 ft->members[i].name);
 		switch (m->kind) {
 		case HT_FT_STRUCT:
 			emit_params(out, pp, m, name);
@@ -547,7 +561,8 @@ static void emit_params(FILE *out, const struct params *pp,
 					ft->members[i].name);
 			}
 			if (flat_elem(m->elem)->kind == HT_FT_STRING) {
-				fprintf(out, ",\n\tconst char *const *%s", name);
+				fprintf(out, ",\n\tconst char *const *%s",
+					name);
 			} else {
 				fprintf(out, ",\n\tconst %s *%s", ty, name);
 			}
@@ -562,8 +577,7 @@ static void emit_params(FILE *out, const struct params *pp,
 }
 
 /* Walks a scope structure whose members are parameters. */
-static void walk_scope(struct walk *w, const struct ht_ft *ft,
-		       const char *path)
+static void walk_scope(struct walk *w, const struct ht_ft *ft, const char *path)
 {
 	size_t i;
 	char name[256];
@@ -573,7 +587,8 @@ static void walk_scope(struct walk *w, const struct ht_ft *ft,
 	for (i = 0; i < ft->nr_members; i++) {
 		const struct ht_ft *m = ft->members[i].ft;
 
-		snprintf(name, sizeof(name), "%s_%s", path, ft->members[i].name);
+		snprintf(name, sizeof(name), "%s_%s", path,
+			 ft->members[i].name);
 		if (w->mode == WALK_WRITE) {
 			line(w, "/* `%s` */", ft->members[i].name);
 		}
@@ -597,11 +612,11 @@ static void walk_scope(struct walk *w, const struct ht_ft *ft,
 
 struct stream_layout {
 	const struct ht_stream_type *st;
-	char prefix[128];   /* identifier prefix, e.g. "barectf_" */
-	char sprefix[256];  /* stream prefix, e.g. "barectf_default_" */
+	char prefix[128];  /* identifier prefix, e.g. "barectf_" */
+	char sprefix[256]; /* stream prefix, e.g. "barectf_default_" */
 	int compact;
 	int has_clock;
-	unsigned clock_bits;   /* width of the clock's C type */
+	unsigned clock_bits; /* width of the clock's C type */
 	/* compact with a clock */
 	unsigned id_bits, ts_bits;
 	uint64_t esc;
@@ -612,8 +627,8 @@ struct stream_layout {
 	uint64_t hdr_bits;
 	unsigned hdr_align;
 	/* body */
-	unsigned base_align;  /* alignment of q */
-	uint64_t off0;        /* bit offset of the body from q */
+	unsigned base_align; /* alignment of q */
+	uint64_t off0;	     /* bit offset of the body from q */
 	/*
 	 * Every record starts on the header's alignment: record sizes are
 	 * rounded up to it, in bytes.
@@ -651,8 +666,8 @@ static void layout_stream(const struct ht_config *cfg,
 		 st->name);
 	sl->compact = st->compact_header;
 	sl->has_clock = st->default_clock != NULL;
-	sl->clock_bits = sl->has_clock ? clock_c_bits(st->default_clock->c_type) :
-					 64;
+	sl->clock_bits =
+	    sl->has_clock ? clock_c_bits(st->default_clock->c_type) : 64;
 	if (sl->compact && sl->has_clock) {
 		sl->id_bits = 1;
 		while (sl->id_bits < 16 &&
@@ -672,14 +687,14 @@ static void layout_stream(const struct ht_config *cfg,
 	} else {
 		struct walk probe;
 
-		sl->id_ft = st->ev_type_id.enabled ?
-				    (st->ev_type_id.ft ? st->ev_type_id.ft :
-							 &ft_u64_a8) :
-				    NULL;
-		sl->ts_ft = sl->has_clock && st->ev_timestamp.enabled ?
-				    (st->ev_timestamp.ft ? st->ev_timestamp.ft :
-							   &ft_u64_a8) :
-				    NULL;
+		sl->id_ft =
+		    st->ev_type_id.enabled
+			? (st->ev_type_id.ft ? st->ev_type_id.ft : &ft_u64_a8)
+			: NULL;
+		sl->ts_ft = sl->has_clock && st->ev_timestamp.enabled
+				? (st->ev_timestamp.ft ? st->ev_timestamp.ft
+						       : &ft_u64_a8)
+				: NULL;
 		sl->hdr_align = 8;
 		if (sl->id_ft && ht_ft_align(sl->id_ft) > sl->hdr_align) {
 			sl->hdr_align = ht_ft_align(sl->id_ft);
@@ -719,8 +734,8 @@ static void emit_clock_read(FILE *out, const struct stream_layout *sl,
 			    const char *ctx)
 {
 	(void)sl;
-	fprintf(out, "%s_clock_%s(%s)", sl->prefix,
-		sl->st->default_clock->name, ctx);
+	fprintf(out, "%s_clock_%s(%s)", sl->prefix, sl->st->default_clock->name,
+		ctx);
 }
 
 /* The guard-check prologue and the clock read of a tracing function. */
@@ -787,7 +802,8 @@ static void emit_event_body(FILE *out, const struct ht_config *cfg,
 		}
 		if (need_dynamic) {
 			fputs(sz_text, out);
-			fprintf(out, "\tneed = (((nb + 7u) >> 3) + %uu) & ~%uu;\n",
+			fprintf(out,
+				"\tneed = (((nb + 7u) >> 3) + %uu) & ~%uu;\n",
 				sl->rec_align - 1, sl->rec_align - 1);
 		}
 		free(sz_text);
@@ -796,19 +812,22 @@ static void emit_event_body(FILE *out, const struct ht_config *cfg,
 	/* Reserve: the fast path inline, the rest in the source. */
 	{
 		char need[64];
-		uint64_t need_bytes = align_up((need_static + 7) / 8,
-					       sl->rec_align);
+		uint64_t need_bytes =
+		    align_up((need_static + 7) / 8, sl->rec_align);
 
 		if (need_dynamic) {
 			snprintf(need, sizeof(need), "need");
 		} else {
-			snprintf(need, sizeof(need), "%" PRIu64 "u", need_bytes);
+			snprintf(need, sizeof(need), "%" PRIu64 "u",
+				 need_bytes);
 		}
-		fast_compact = sl->compact && (!sl->has_clock || ev->id < sl->esc);
+		fast_compact =
+		    sl->compact && (!sl->has_clock || ev->id < sl->esc);
 		if (sl->compact && sl->has_clock && fast_compact) {
 			fprintf(out,
 				"\tif (HT_LIKELY(s->at + %u + %s <= s->end &&\n"
-				"\t\t       ts - s->last_ts < ((uint64_t)1 << %u))) {\n"
+				"\t\t       ts - s->last_ts < ((uint64_t)1 << "
+				"%u))) {\n"
 				"\t\tq = s->buf + s->at;\n"
 				"\t\ts->at += %u + %s;\n"
 				"\t\ts->last_ts = ts;\n",
@@ -819,22 +838,25 @@ static void emit_event_body(FILE *out, const struct ht_config *cfg,
 					"u | ((uint32_t)ts << %u));\n",
 					ev->id, sl->id_bits);
 			} else {
-				fprintf(out,
-					"\t\tht_store_u32(q, ((uint32_t)%" PRIu64
-					"u << %u) | ((uint32_t)ts & 0x%" PRIx64
-					"u));\n",
-					ev->id, sl->ts_bits,
-					((uint64_t)1 << sl->ts_bits) - 1);
+				fprintf(
+				    out,
+				    "\t\tht_store_u32(q, ((uint32_t)%" PRIu64
+				    "u << %u) | ((uint32_t)ts & 0x%" PRIx64
+				    "u));\n",
+				    ev->id, sl->ts_bits,
+				    ((uint64_t)1 << sl->ts_bits) - 1);
 			}
 			fprintf(out, "\t\tq += 4;\n");
 		} else if (sl->compact && !sl->has_clock) {
-			fprintf(out,
-				"\tif (HT_LIKELY(s->at + %u + %s <= s->end)) {\n"
-				"\t\tq = s->buf + s->at;\n"
-				"\t\ts->at += %u + %s;\n",
-				hb, need, hb, need);
+			fprintf(
+			    out,
+			    "\tif (HT_LIKELY(s->at + %u + %s <= s->end)) {\n"
+			    "\t\tq = s->buf + s->at;\n"
+			    "\t\ts->at += %u + %s;\n",
+			    hb, need, hb, need);
 			if (sl->id_width == 8) {
-				fprintf(out, "\t\tht_store_u8(q, %" PRIu64 "u);\n",
+				fprintf(out,
+					"\t\tht_store_u8(q, %" PRIu64 "u);\n",
 					ev->id);
 			} else {
 				fprintf(out,
@@ -852,20 +874,25 @@ static void emit_event_body(FILE *out, const struct ht_config *cfg,
 				sl->has_clock ? ", ts" : "");
 		}
 		if (fast_compact || !sl->compact) {
-			fprintf(out, "\t} else {\n"
-				     "\t\tq = %s_reserve(sctx, %" PRIu64 "u, %s, %s);\n"
-				     "\t\tif (!q) {\n"
-				     "\t\t\tgoto end;\n"
-				     "\t\t}\n"
-				     "\t}\n",
+			fprintf(out,
+				"\t} else {\n"
+				"\t\tq = %s_reserve(sctx, %" PRIu64
+				"u, %s, %s);\n"
+				"\t\tif (!q) {\n"
+				"\t\t\tgoto end;\n"
+				"\t\t}\n"
+				"\t}\n",
 				sl->sprefix, ev->id, need,
 				sl->has_clock ? "ts" : "0");
 		} else {
-			/* Ids past the escape always take the extended header. */
-			fprintf(out, "\tq = %s_reserve(sctx, %" PRIu64 "u, %s, ts);\n"
-				     "\tif (!q) {\n"
-				     "\t\tgoto end;\n"
-				     "\t}\n",
+			/* Ids past the escape always take the extended header.
+			 */
+			fprintf(out,
+				"\tq = %s_reserve(sctx, %" PRIu64
+				"u, %s, ts);\n"
+				"\tif (!q) {\n"
+				"\t\tgoto end;\n"
+				"\t}\n",
 				sl->sprefix, ev->id, need);
 		}
 	}
@@ -881,8 +908,9 @@ static void emit_event_body(FILE *out, const struct ht_config *cfg,
 	if (w.dynamic) {
 		/* The next record starts on the header's alignment. */
 		if (sl->rec_align > 1) {
-			fprintf(out, "\ts->content_end_bits = b;\n"
-				     "\ts->at = (((b + 7u) >> 3) + %uu) & ~%uu;\n",
+			fprintf(out,
+				"\ts->content_end_bits = b;\n"
+				"\ts->at = (((b + 7u) >> 3) + %uu) & ~%uu;\n",
 				sl->rec_align - 1, sl->rec_align - 1);
 		} else {
 			fprintf(out, "\ts->at = (b + 7u) >> 3;\n");
@@ -890,8 +918,8 @@ static void emit_event_body(FILE *out, const struct ht_config *cfg,
 	} else if ((w.off + fast_hdr_bytes(sl) * 8u) % (sl->rec_align * 8u)) {
 		/* Padding follows this record: say where it really ends. */
 		fprintf(out,
-			"\ts->content_end_bits = (uint32_t)(q - s->buf) * 8u + %" PRIu64
-			"u;\n",
+			"\ts->content_end_bits = (uint32_t)(q - s->buf) * 8u + "
+			"%" PRIu64 "u;\n",
 			w.off);
 	}
 	fprintf(out, "end:\n\tht_stream_leave(s);\n");
@@ -933,8 +961,8 @@ struct pkt_field {
 };
 
 static size_t packet_fields(const struct ht_config *cfg,
-			    const struct stream_layout *sl,
-			    struct pkt_field *f, size_t max)
+			    const struct stream_layout *sl, struct pkt_field *f,
+			    size_t max)
 {
 	const struct ht_stream_type *st = sl->st;
 	size_t n = 0;
@@ -958,7 +986,8 @@ static size_t packet_fields(const struct ht_config *cfg,
 	}
 	if (cfg->stream_id_field.enabled) {
 		PF("stream_id",
-		   cfg->stream_id_field.ft ? cfg->stream_id_field.ft : &ft_u64_a8,
+		   cfg->stream_id_field.ft ? cfg->stream_id_field.ft
+					   : &ft_u64_a8,
 		   0, "%" PRIu64 "u", st->id);
 	}
 	PF("packet_size",
@@ -1002,11 +1031,12 @@ static size_t packet_fields(const struct ht_config *cfg,
 static void emit_packet_prologue(FILE *out, const struct stream_layout *sl,
 				 const char *nothing_to_do)
 {
-	fprintf(out, "\n\tif ((s->off && !nested) || %s) {\n"
-		     "\t\treturn;\n"
-		     "\t}\n"
-		     "\ts->busy = 1;\n"
-		     "\tHT_COMPILER_BARRIER();\n",
+	fprintf(out,
+		"\n\tif ((s->off && !nested) || %s) {\n"
+		"\t\treturn;\n"
+		"\t}\n"
+		"\ts->busy = 1;\n"
+		"\tHT_COMPILER_BARRIER();\n",
 		nothing_to_do);
 	if (sl->has_clock) {
 		fprintf(out, "\tts = s->use_pending_ts ? s->pending_ts : ");
@@ -1074,7 +1104,8 @@ static void emit_open_close(FILE *out, const struct ht_config *cfg,
 		walk_scope(&w, st->pkt_ctx_extra, "pc");
 	}
 	if (w.dynamic) {
-		fprintf(out, "\ts->content_off = (((b + 7u) >> 3) + %uu) & ~%uu;\n",
+		fprintf(out,
+			"\ts->content_off = (((b + 7u) >> 3) + %uu) & ~%uu;\n",
 			sl->rec_align - 1, sl->rec_align - 1);
 	} else {
 		/* The first record starts on the header's alignment. */
@@ -1104,10 +1135,11 @@ static void emit_open_close(FILE *out, const struct ht_config *cfg,
 	}
 	emit_packet_prologue(out, sl, "!s->packet_open");
 	if (sl->has_clock) {
-		fprintf(out, "\tif (ts < s->last_ts) {\n"
-			     "\t\t/* The end is never before the last record. */\n"
-			     "\t\tts = s->last_ts;\n"
-			     "\t}\n");
+		fprintf(out,
+			"\tif (ts < s->last_ts) {\n"
+			"\t\t/* The end is never before the last record. */\n"
+			"\t\tts = s->last_ts;\n"
+			"\t}\n");
 	}
 	walk_init(&w, cfg, WALK_WRITE, 64, out);
 	for (i = 0; i < n; i++) {
@@ -1118,14 +1150,15 @@ static void emit_open_close(FILE *out, const struct ht_config *cfg,
 		w.off = offs[i];
 		walk_scalar(&w, f[i].ft, f[i].value);
 	}
-	fprintf(out, "\ts->packet_open = 0;\n"
-		     "\ts->seq_num++;\n"
-		     "\ts->end = 0;\n"
-		     "\t/* barectf's closed state: the packet reads as full. */\n"
-		     "\ts->at = s->size;\n"
-		     "\tHT_COMPILER_BARRIER();\n"
-		     "\ts->busy = nested;\n"
-		     "}\n\n");
+	fprintf(out,
+		"\ts->packet_open = 0;\n"
+		"\ts->seq_num++;\n"
+		"\ts->end = 0;\n"
+		"\t/* barectf's closed state: the packet reads as full. */\n"
+		"\ts->at = s->size;\n"
+		"\tHT_COMPILER_BARRIER();\n"
+		"\ts->busy = nested;\n"
+		"}\n\n");
 }
 
 /* The per-stream slow path: packet switch, extended header, drops. */
@@ -1141,40 +1174,44 @@ static void emit_reserve(FILE *out, const struct ht_config *cfg,
 	if (sl->compact && sl->has_clock) {
 		uint64_t span_mask = ((uint64_t)1 << sl->ts_bits) - 1;
 
-		fprintf(out,
-			"\tuint32_t hdr = id < %" PRIu64 "u && s->packet_open &&\n"
-			"\t\tts - s->last_ts < ((uint64_t)1 << %u) ? 4u : 16u;\n\n"
-			"\tif (!s->packet_open || s->at + hdr + need > s->end) {\n"
-			"\t\t/* After a switch the compact header fits (delta 0). */\n"
-			"\t\tuint32_t room = id < %" PRIu64 "u ? 4u : 16u;\n\n"
-			"\t\tif (16u + need <= s->size - s->content_off) {\n"
-			"\t\t\troom = 16u;\n"
-			"\t\t}\n"
-			"\t\tif (!ht_stream_make_room(s, room + need, ts)) {\n"
-			"\t\t\treturn 0;\n"
-			"\t\t}\n"
-			"\t\thdr = id < %" PRIu64 "u &&\n"
-			"\t\t\tts - s->last_ts < ((uint64_t)1 << %u) ? 4u : 16u;\n"
-			"\t\tif (s->at + hdr + need > s->end) {\n"
-			"\t\t\ts->discarded++;\n"
-			"\t\t\treturn 0;\n"
-			"\t\t}\n"
-			"\t}\n"
-			"\trec = s->buf + s->at;\n"
-			"\tif (hdr == 4u) {\n",
-			sl->esc, sl->ts_bits, sl->esc, sl->esc, sl->ts_bits);
+		fprintf(
+		    out,
+		    "\tuint32_t hdr = id < %" PRIu64 "u && s->packet_open &&\n"
+		    "\t\tts - s->last_ts < ((uint64_t)1 << %u) ? 4u : 16u;\n\n"
+		    "\tif (!s->packet_open || s->at + hdr + need > s->end) {\n"
+		    "\t\t/* After a switch the compact header fits (delta 0). "
+		    "*/\n"
+		    "\t\tuint32_t room = id < %" PRIu64 "u ? 4u : 16u;\n\n"
+		    "\t\tif (16u + need <= s->size - s->content_off) {\n"
+		    "\t\t\troom = 16u;\n"
+		    "\t\t}\n"
+		    "\t\tif (!ht_stream_make_room(s, room + need, ts)) {\n"
+		    "\t\t\treturn 0;\n"
+		    "\t\t}\n"
+		    "\t\thdr = id < %" PRIu64 "u &&\n"
+		    "\t\t\tts - s->last_ts < ((uint64_t)1 << %u) ? 4u : 16u;\n"
+		    "\t\tif (s->at + hdr + need > s->end) {\n"
+		    "\t\t\ts->discarded++;\n"
+		    "\t\t\treturn 0;\n"
+		    "\t\t}\n"
+		    "\t}\n"
+		    "\trec = s->buf + s->at;\n"
+		    "\tif (hdr == 4u) {\n",
+		    sl->esc, sl->ts_bits, sl->esc, sl->esc, sl->ts_bits);
 		if (cfg->native_bo == HT_BO_LE) {
 			fprintf(out,
-				"\t\tht_store_u32(rec, id | ((uint32_t)ts << %u));\n"
+				"\t\tht_store_u32(rec, id | ((uint32_t)ts << "
+				"%u));\n"
 				"\t} else {\n"
 				"\t\tht_store_u32(rec, %" PRIu64 "u);\n",
 				sl->id_bits, sl->esc);
 		} else {
 			fprintf(out,
-				"\t\tht_store_u32(rec, (id << %u) | ((uint32_t)ts & 0x%" PRIx64
-				"u));\n"
+				"\t\tht_store_u32(rec, (id << %u) | "
+				"((uint32_t)ts & 0x%" PRIx64 "u));\n"
 				"\t} else {\n"
-				"\t\tht_store_u32(rec, (uint32_t)%" PRIu64 "u << %u);\n",
+				"\t\tht_store_u32(rec, (uint32_t)%" PRIu64
+				"u << %u);\n",
 				sl->ts_bits, span_mask, sl->esc, sl->ts_bits);
 		}
 		fprintf(out, "\t\tht_store_u32(rec + 4, id);\n"
@@ -1187,24 +1224,26 @@ static void emit_reserve(FILE *out, const struct ht_config *cfg,
 	} else if (sl->compact) {
 		unsigned hb = sl->id_width / 8;
 
-		fprintf(out,
-			"\n\t(void)ts;\n"
-			"\tif (!s->packet_open || s->at + %uu + need > s->end) {\n"
-			"\t\tif (!ht_stream_make_room(s, %uu + need, 0)) {\n"
-			"\t\t\treturn 0;\n"
-			"\t\t}\n"
-			"\t}\n"
-			"\trec = s->buf + s->at;\n",
-			hb, hb);
+		fprintf(
+		    out,
+		    "\n\t(void)ts;\n"
+		    "\tif (!s->packet_open || s->at + %uu + need > s->end) {\n"
+		    "\t\tif (!ht_stream_make_room(s, %uu + need, 0)) {\n"
+		    "\t\t\treturn 0;\n"
+		    "\t\t}\n"
+		    "\t}\n"
+		    "\trec = s->buf + s->at;\n",
+		    hb, hb);
 		if (hb == 1) {
 			fprintf(out, "\tht_store_u8(rec, (uint8_t)id);\n");
 		} else {
 			fprintf(out, "\tht_store_u%u(rec, (uint%u_t)id);\n",
 				sl->id_width, sl->id_width);
 		}
-		fprintf(out, "\ts->at += %uu + need;\n"
-			     "\treturn rec + %u;\n"
-			     "}\n\n",
+		fprintf(out,
+			"\ts->at += %uu + need;\n"
+			"\treturn rec + %u;\n"
+			"}\n\n",
 			hb, hb);
 	} else {
 		fprintf(out,
@@ -1251,8 +1290,9 @@ static void upper(char *dst, size_t len, const char *src)
 	size_t i;
 
 	for (i = 0; i + 1 < len && src[i]; i++) {
-		dst[i] = (char)(src[i] >= 'a' && src[i] <= 'z' ? src[i] - 32 :
-			(src[i] == '-' || src[i] == '.') ? '_' : src[i]);
+		dst[i] = (char)(src[i] >= 'a' && src[i] <= 'z'	   ? src[i] - 32
+				: (src[i] == '-' || src[i] == '.') ? '_'
+								   : src[i]);
 	}
 	dst[i] = '\0';
 }
@@ -1262,60 +1302,67 @@ static void emit_accessors(FILE *out, const struct ht_config *cfg,
 {
 	const char *p = cfg->prefix_ident;
 
-	fprintf(out,
-		"%suint32_t %spacket_size(const void *vctx)\n{\n"
-		"\treturn ((const struct ht_stream *)vctx)->size * 8u;\n}\n\n"
-		"%sint %spacket_is_full(const void *vctx)\n{\n"
-		"\tconst struct ht_stream *s = (const struct ht_stream *)vctx;\n\n"
-		"\treturn s->at == s->size;\n}\n\n"
-		"%sint %spacket_is_empty(const void *vctx)\n{\n"
-		"\tconst struct ht_stream *s = (const struct ht_stream *)vctx;\n\n"
-		"\treturn s->at <= s->content_off;\n}\n\n"
-		"%suint32_t %spacket_events_discarded(const void *vctx)\n{\n"
-		"\treturn ht_stream_discarded((const struct ht_stream *)vctx);\n}\n\n"
-		"%suint32_t %sdiscarded_event_records_count(const void *vctx)\n{\n"
-		"\treturn ht_stream_discarded((const struct ht_stream *)vctx);\n}\n\n"
-		"%suint32_t %spacket_sequence_number(const void *vctx)\n{\n"
-		"\treturn ((const struct ht_stream *)vctx)->seq_num;\n}\n\n"
-		"%suint8_t *%spacket_buf(const void *vctx)\n{\n"
-		"\treturn ((const struct ht_stream *)vctx)->buf;\n}\n\n"
-		"%suint8_t *%spacket_buf_addr(const void *vctx)\n{\n"
-		"\treturn ((const struct ht_stream *)vctx)->buf;\n}\n\n",
-		lead, p, lead, p, lead, p, lead, p, lead, p, lead, p, lead, p,
-		lead, p);
-	fprintf(out,
-		"%svoid %spacket_set_buf(void *vctx, uint8_t *buf, uint32_t buf_size)\n{\n"
-		"\tstruct ht_stream *s = (struct ht_stream *)vctx;\n\n"
-		"\ts->buf = buf;\n"
-		"\tif (s->at == s->size) {\n"
-		"\t\t/* Keep the full packet state. */\n"
-		"\t\ts->at = buf_size;\n"
-		"\t}\n"
-		"\ts->size = buf_size;\n"
-		"\tif (s->packet_open) {\n"
-		"\t\ts->end = buf_size;\n"
-		"\t}\n}\n\n"
-		"%suint32_t %spacket_buf_size(const void *vctx)\n{\n"
-		"\treturn ((const struct ht_stream *)vctx)->size;\n}\n\n"
-		"%sint %spacket_is_open(const void *vctx)\n{\n"
-		"\treturn ((const struct ht_stream *)vctx)->packet_open;\n}\n\n"
-		"%sint %sis_in_tracing_section(const void *vctx)\n{\n"
-		"\treturn ((const struct ht_stream *)vctx)->busy;\n}\n\n"
-		"%svolatile const int *%sis_in_tracing_section_ptr(const void *vctx)\n{\n"
-		"\treturn &((const struct ht_stream *)vctx)->busy;\n}\n\n"
-		"%sint %sis_tracing_enabled(const void *vctx)\n{\n"
-		"\treturn !((const struct ht_stream *)vctx)->off;\n}\n\n"
-		"%svoid %senable_tracing(void *vctx, int enable)\n{\n"
-		"\tht_stream_set_enabled((struct ht_stream *)vctx, enable);\n}\n\n"
-		"%svoid %sset_core_id(void *vctx, uint32_t core_id)\n{\n"
-		"\t((struct ht_stream *)vctx)->core_id = core_id;\n}\n\n",
-		lead, p, lead, p, lead, p, lead, p, lead, p, lead, p, lead, p,
-		lead, p);
+	fprintf(
+	    out,
+	    "%suint32_t %spacket_size(const void *vctx)\n{\n"
+	    "\treturn ((const struct ht_stream *)vctx)->size * 8u;\n}\n\n"
+	    "%sint %spacket_is_full(const void *vctx)\n{\n"
+	    "\tconst struct ht_stream *s = (const struct ht_stream *)vctx;\n\n"
+	    "\treturn s->at == s->size;\n}\n\n"
+	    "%sint %spacket_is_empty(const void *vctx)\n{\n"
+	    "\tconst struct ht_stream *s = (const struct ht_stream *)vctx;\n\n"
+	    "\treturn s->at <= s->content_off;\n}\n\n"
+	    "%suint32_t %spacket_events_discarded(const void *vctx)\n{\n"
+	    "\treturn ht_stream_discarded((const struct ht_stream "
+	    "*)vctx);\n}\n\n"
+	    "%suint32_t %sdiscarded_event_records_count(const void *vctx)\n{\n"
+	    "\treturn ht_stream_discarded((const struct ht_stream "
+	    "*)vctx);\n}\n\n"
+	    "%suint32_t %spacket_sequence_number(const void *vctx)\n{\n"
+	    "\treturn ((const struct ht_stream *)vctx)->seq_num;\n}\n\n"
+	    "%suint8_t *%spacket_buf(const void *vctx)\n{\n"
+	    "\treturn ((const struct ht_stream *)vctx)->buf;\n}\n\n"
+	    "%suint8_t *%spacket_buf_addr(const void *vctx)\n{\n"
+	    "\treturn ((const struct ht_stream *)vctx)->buf;\n}\n\n",
+	    lead, p, lead, p, lead, p, lead, p, lead, p, lead, p, lead, p, lead,
+	    p);
+	fprintf(
+	    out,
+	    "%svoid %spacket_set_buf(void *vctx, uint8_t *buf, uint32_t "
+	    "buf_size)\n{\n"
+	    "\tstruct ht_stream *s = (struct ht_stream *)vctx;\n\n"
+	    "\ts->buf = buf;\n"
+	    "\tif (s->at == s->size) {\n"
+	    "\t\t/* Keep the full packet state. */\n"
+	    "\t\ts->at = buf_size;\n"
+	    "\t}\n"
+	    "\ts->size = buf_size;\n"
+	    "\tif (s->packet_open) {\n"
+	    "\t\ts->end = buf_size;\n"
+	    "\t}\n}\n\n"
+	    "%suint32_t %spacket_buf_size(const void *vctx)\n{\n"
+	    "\treturn ((const struct ht_stream *)vctx)->size;\n}\n\n"
+	    "%sint %spacket_is_open(const void *vctx)\n{\n"
+	    "\treturn ((const struct ht_stream *)vctx)->packet_open;\n}\n\n"
+	    "%sint %sis_in_tracing_section(const void *vctx)\n{\n"
+	    "\treturn ((const struct ht_stream *)vctx)->busy;\n}\n\n"
+	    "%svolatile const int *%sis_in_tracing_section_ptr(const void "
+	    "*vctx)\n{\n"
+	    "\treturn &((const struct ht_stream *)vctx)->busy;\n}\n\n"
+	    "%sint %sis_tracing_enabled(const void *vctx)\n{\n"
+	    "\treturn !((const struct ht_stream *)vctx)->off;\n}\n\n"
+	    "%svoid %senable_tracing(void *vctx, int enable)\n{\n"
+	    "\tht_stream_set_enabled((struct ht_stream *)vctx, enable);\n}\n\n"
+	    "%svoid %sset_core_id(void *vctx, uint32_t core_id)\n{\n"
+	    "\t((struct ht_stream *)vctx)->core_id = core_id;\n}\n\n",
+	    lead, p, lead, p, lead, p, lead, p, lead, p, lead, p, lead, p, lead,
+	    p);
 	fprintf(out,
 		"%svoid %sinit(void *vctx, uint8_t *buf, uint32_t buf_size,\n"
 		"\tconst struct %splatform_callbacks cbs, void *data)\n{\n"
 		"\tstruct %sctx *ctx = (struct %sctx *)vctx;\n\n"
-		"\tht_stream_init(&ctx->s, buf, buf_size, data, cbs.is_backend_full,\n"
+		"\tht_stream_init(&ctx->s, buf, buf_size, data, "
+		"cbs.is_backend_full,\n"
 		"\t\tcbs.open_packet, cbs.close_packet);\n"
 		"\tctx->cbs = cbs;\n",
 		lead, p, p, p, p);
@@ -1329,49 +1376,57 @@ static void emit_protos(FILE *out, const struct ht_config *cfg,
 	const char *p = cfg->prefix_ident;
 	size_t i;
 
-	fprintf(out,
-		"%suint32_t %spacket_size(const void *vctx);\n"
-		"%sint %spacket_is_full(const void *vctx);\n"
-		"%sint %spacket_is_empty(const void *vctx);\n"
-		"%suint32_t %spacket_events_discarded(const void *vctx);\n"
-		"%suint32_t %sdiscarded_event_records_count(const void *vctx);\n"
-		"%suint32_t %spacket_sequence_number(const void *vctx);\n"
-		"%suint8_t *%spacket_buf(const void *vctx);\n"
-		"%suint8_t *%spacket_buf_addr(const void *vctx);\n"
-		"%svoid %spacket_set_buf(void *vctx, uint8_t *buf, uint32_t buf_size);\n"
-		"%suint32_t %spacket_buf_size(const void *vctx);\n"
-		"%sint %spacket_is_open(const void *vctx);\n"
-		"%sint %sis_in_tracing_section(const void *vctx);\n"
-		"%svolatile const int *%sis_in_tracing_section_ptr(const void *vctx);\n"
-		"%sint %sis_tracing_enabled(const void *vctx);\n"
-		"%svoid %senable_tracing(void *vctx, int enable);\n"
-		"\n/* hetrace: the core id written in every packet context (default 0). */\n"
-		"%svoid %sset_core_id(void *vctx, uint32_t core_id);\n\n"
-		"/* Initialize context */\n"
-		"%svoid %sinit(void *vctx, uint8_t *buf, uint32_t buf_size,\n"
-		"\tconst struct %splatform_callbacks cbs, void *data);\n\n",
-		lead, p, lead, p, lead, p, lead, p, lead, p, lead, p, lead, p,
-		lead, p, lead, p, lead, p, lead, p, lead, p, lead, p, lead, p,
-		lead, p, lead, p, lead, p, p);
+	fprintf(
+	    out,
+	    "%suint32_t %spacket_size(const void *vctx);\n"
+	    "%sint %spacket_is_full(const void *vctx);\n"
+	    "%sint %spacket_is_empty(const void *vctx);\n"
+	    "%suint32_t %spacket_events_discarded(const void *vctx);\n"
+	    "%suint32_t %sdiscarded_event_records_count(const void *vctx);\n"
+	    "%suint32_t %spacket_sequence_number(const void *vctx);\n"
+	    "%suint8_t *%spacket_buf(const void *vctx);\n"
+	    "%suint8_t *%spacket_buf_addr(const void *vctx);\n"
+	    "%svoid %spacket_set_buf(void *vctx, uint8_t *buf, uint32_t "
+	    "buf_size);\n"
+	    "%suint32_t %spacket_buf_size(const void *vctx);\n"
+	    "%sint %spacket_is_open(const void *vctx);\n"
+	    "%sint %sis_in_tracing_section(const void *vctx);\n"
+	    "%svolatile const int *%sis_in_tracing_section_ptr(const void "
+	    "*vctx);\n"
+	    "%sint %sis_tracing_enabled(const void *vctx);\n"
+	    "%svoid %senable_tracing(void *vctx, int enable);\n"
+	    "\n/* hetrace: the core id written in every packet context "
+	    "(default 0). */\n"
+	    "%svoid %sset_core_id(void *vctx, uint32_t core_id);\n\n"
+	    "/* Initialize context */\n"
+	    "%svoid %sinit(void *vctx, uint8_t *buf, uint32_t buf_size,\n"
+	    "\tconst struct %splatform_callbacks cbs, void *data);\n\n",
+	    lead, p, lead, p, lead, p, lead, p, lead, p, lead, p, lead, p, lead,
+	    p, lead, p, lead, p, lead, p, lead, p, lead, p, lead, p, lead, p,
+	    lead, p, lead, p, p);
 	for (i = 0; i < cfg->nr_streams; i++) {
 		struct stream_layout sl;
 		struct params pp = {cfg->prefix_ident, cfg->streams[i].name};
 
 		layout_stream(cfg, &cfg->streams[i], &sl);
-		fprintf(out, "/* Open packet for data stream type `%s` */\n"
-			     "%svoid %sopen_packet(struct %sctx *sctx",
+		fprintf(out,
+			"/* Open packet for data stream type `%s` */\n"
+			"%svoid %sopen_packet(struct %sctx *sctx",
 			cfg->streams[i].name, lead, sl.sprefix, sl.sprefix);
 		if (cfg->streams[i].pkt_ctx_extra) {
-			emit_params(out, &pp, cfg->streams[i].pkt_ctx_extra, "pc");
+			emit_params(out, &pp, cfg->streams[i].pkt_ctx_extra,
+				    "pc");
 		}
-		fprintf(out, ");\n\n"
-			     "/* Close packet for data stream type `%s` */\n"
-			     "%svoid %sclose_packet(struct %sctx *sctx);\n\n"
-			     "/* Slow path of the tracing functions. */\n"
-			     "%suint8_t *%s_reserve(struct %sctx *sctx, uint32_t id,\n"
-			     "\tuint32_t need, uint64_t ts);\n\n",
-			cfg->streams[i].name, lead, sl.sprefix, sl.sprefix,
-			lead, sl.sprefix, sl.sprefix);
+		fprintf(
+		    out,
+		    ");\n\n"
+		    "/* Close packet for data stream type `%s` */\n"
+		    "%svoid %sclose_packet(struct %sctx *sctx);\n\n"
+		    "/* Slow path of the tracing functions. */\n"
+		    "%suint8_t *%s_reserve(struct %sctx *sctx, uint32_t id,\n"
+		    "\tuint32_t need, uint64_t ts);\n\n",
+		    cfg->streams[i].name, lead, sl.sprefix, sl.sprefix, lead,
+		    sl.sprefix, sl.sprefix);
 	}
 }
 
@@ -1387,30 +1442,33 @@ int ht_emit_c_header(const struct ht_config *cfg, FILE *out, bool header_only)
 	size_t i, j;
 
 	upper(guard, sizeof(guard), cfg->prefix_file);
-	fprintf(out,
-		"/*\n"
-		" * Tracing functions for this configuration, generated by hetrace gen.\n"
-		" * The API is barectf 3.1's; the tracing functions are inline.\n"
-		" * Do not edit.\n"
-		" */\n\n"
-		"#ifndef _%s_H\n"
-		"#define _%s_H\n\n"
-		"#include <stdint.h>\n"
-		"#include <string.h>\n\n"
-		"#include \"hetrace/stream.h\"\n\n"
-		"#if HT_NATIVE_LITTLE_ENDIAN != %d\n"
-		"#error \"this trace type is %s-endian but the target is not: "
-		"regenerate with native-byte-order: %s\"\n"
-		"#endif\n\n"
-		"#ifdef __cplusplus\n"
-		"extern \"C\" {\n"
-		"#endif\n\n",
-		guard, guard, cfg->native_bo == HT_BO_LE,
-		cfg->native_bo == HT_BO_LE ? "little" : "big",
-		cfg->native_bo == HT_BO_LE ? "big-endian" : "little-endian");
+	fprintf(
+	    out,
+	    "/*\n"
+	    " * Tracing functions for this configuration, generated by hetrace "
+	    "gen.\n"
+	    " * The API is barectf 3.1's; the tracing functions are inline.\n"
+	    " * Do not edit.\n"
+	    " */\n\n"
+	    "#ifndef _%s_H\n"
+	    "#define _%s_H\n\n"
+	    "#include <stdint.h>\n"
+	    "#include <string.h>\n\n"
+	    "#include \"hetrace/stream.h\"\n\n"
+	    "#if HT_NATIVE_LITTLE_ENDIAN != %d\n"
+	    "#error \"this trace type is %s-endian but the target is not: "
+	    "regenerate with native-byte-order: %s\"\n"
+	    "#endif\n\n"
+	    "#ifdef __cplusplus\n"
+	    "extern \"C\" {\n"
+	    "#endif\n\n",
+	    guard, guard, cfg->native_bo == HT_BO_LE,
+	    cfg->native_bo == HT_BO_LE ? "little" : "big",
+	    cfg->native_bo == HT_BO_LE ? "big-endian" : "little-endian");
 	if (cfg->header_ident_prefix_def) {
-		fprintf(out, "#define _BARECTF_PREFIX %s\n"
-			     "#define _BARECTF_IDENTIFIER_PREFIX %s\n\n",
+		fprintf(out,
+			"#define _BARECTF_PREFIX %s\n"
+			"#define _BARECTF_IDENTIFIER_PREFIX %s\n\n",
 			p, p);
 	}
 	if (def && cfg->header_default_dst_def) {
@@ -1429,29 +1487,34 @@ int ht_emit_c_header(const struct ht_config *cfg, FILE *out, bool header_only)
 	}
 
 	/* Callbacks and contexts. */
-	fprintf(out, "/* barectf platform callbacks */\n"
-		     "struct %splatform_callbacks {\n",
+	fprintf(out,
+		"/* barectf platform callbacks */\n"
+		"struct %splatform_callbacks {\n",
 		p);
 	for (i = 0; i < cfg->nr_clocks; i++) {
 		fprintf(out, "\t%s (*%s_clock_get_value)(void *);\n",
-			cfg->clocks[i].c_type ? cfg->clocks[i].c_type : "uint32_t",
+			cfg->clocks[i].c_type ? cfg->clocks[i].c_type
+					      : "uint32_t",
 			cfg->clocks[i].name);
 	}
-	fprintf(out, "\tint (*is_backend_full)(void *);\n"
-		     "\tvoid (*open_packet)(void *);\n"
-		     "\tvoid (*close_packet)(void *);\n"
-		     "};\n\n"
-		     "/* Common context: the runtime's stream and the callbacks. */\n"
-		     "struct %sctx {\n"
-		     "\tstruct ht_stream s;\n"
-		     "\tstruct %splatform_callbacks cbs;\n"
-		     "};\n\n",
-		p, p);
+	fprintf(
+	    out,
+	    "\tint (*is_backend_full)(void *);\n"
+	    "\tvoid (*open_packet)(void *);\n"
+	    "\tvoid (*close_packet)(void *);\n"
+	    "};\n\n"
+	    "/* Common context: the runtime's stream and the callbacks. */\n"
+	    "struct %sctx {\n"
+	    "\tstruct ht_stream s;\n"
+	    "\tstruct %splatform_callbacks cbs;\n"
+	    "};\n\n",
+	    p, p);
 	for (i = 0; i < cfg->nr_streams; i++) {
-		fprintf(out, "/* Context for data stream type `%s` */\n"
-			     "struct %s%s_ctx {\n"
-			     "\tstruct %sctx parent;\n"
-			     "};\n\n",
+		fprintf(out,
+			"/* Context for data stream type `%s` */\n"
+			"struct %s%s_ctx {\n"
+			"\tstruct %sctx parent;\n"
+			"};\n\n",
 			cfg->streams[i].name, p, cfg->streams[i].name, p);
 	}
 
@@ -1466,23 +1529,31 @@ int ht_emit_c_header(const struct ht_config *cfg, FILE *out, bool header_only)
 		snprintf(mac, sizeof(mac), "%sCLOCK_%s_FN", "HT_", up);
 		fprintf(out,
 			"/*\n"
-			" * Clock `%s`. Define %s as the name of an inline function\n"
-			" * `uint64_t f(void *data)` before including this header to read\n"
-			" * the clock without the callback (a compile-time clock).\n"
+			" * Clock `%s`. Define %s as the name of an inline "
+			"function\n"
+			" * `uint64_t f(void *data)` before including this "
+			"header to read\n"
+			" * the clock without the callback (a compile-time "
+			"clock).\n"
 			" */\n"
-			"static inline uint64_t %s_clock_%s(struct %sctx *ctx)\n{\n",
+			"static inline uint64_t %s_clock_%s(struct %sctx "
+			"*ctx)\n{\n",
 			c->name, mac, p, c->name, p);
-		fprintf(out, "#ifdef %s\n"
-			     "\tuint64_t raw = %s(ctx->s.data);\n"
-			     "#else\n"
-			     "\tuint64_t raw = (uint64_t)ctx->cbs.%s_clock_get_value(ctx->s.data);\n"
-			     "#endif\n\n",
+		fprintf(out,
+			"#ifdef %s\n"
+			"\tuint64_t raw = %s(ctx->s.data);\n"
+			"#else\n"
+			"\tuint64_t raw = "
+			"(uint64_t)ctx->cbs.%s_clock_get_value(ctx->s.data);\n"
+			"#endif\n\n",
 			mac, mac, c->name);
 		if (bits < 64) {
-			fprintf(out,
-				"\t/* A %u-bit counter: extended to 64 bits. */\n"
-				"\treturn ht_clock_extend(&ctx->s.clock_last, raw, %u);\n",
-				bits, bits);
+			fprintf(
+			    out,
+			    "\t/* A %u-bit counter: extended to 64 bits. */\n"
+			    "\treturn ht_clock_extend(&ctx->s.clock_last, raw, "
+			    "%u);\n",
+			    bits, bits);
 		} else {
 			fprintf(out, "\treturn raw;\n");
 		}
@@ -1505,7 +1576,8 @@ int ht_emit_c_header(const struct ht_config *cfg, FILE *out, bool header_only)
 			char owner[256];
 			struct params pp = {p, owner};
 
-			snprintf(owner, sizeof(owner), "%s_%s", st->name, ev->name);
+			snprintf(owner, sizeof(owner), "%s_%s", st->name,
+				 ev->name);
 			if (ev->spec_ctx) {
 				emit_elem_types(out, &pp, ev->spec_ctx, "sc");
 			}
@@ -1539,10 +1611,12 @@ int ht_emit_c_header(const struct ht_config *cfg, FILE *out, bool header_only)
 
 		layout_stream(cfg, &cfg->streams[i], &sl);
 		for (j = 0; j < cfg->streams[i].nr_events; j++) {
-			const struct ht_event_type *ev = &cfg->streams[i].events[j];
+			const struct ht_event_type *ev =
+			    &cfg->streams[i].events[j];
 
 			fprintf(out,
-				"/* Trace (data stream type `%s`, event record type `%s`) */\n",
+				"/* Trace (data stream type `%s`, event record "
+				"type `%s`) */\n",
 				cfg->streams[i].name, ev->name);
 			emit_event_proto(out, cfg, &sl, ev, "HT_TRACE_INLINE ");
 			fprintf(out, "\n{\n");
@@ -1578,11 +1652,13 @@ static int emit_source_body(const struct ht_config *cfg, FILE *out,
 
 int ht_emit_c_source(const struct ht_config *cfg, FILE *out)
 {
-	fprintf(out, "/*\n"
-		     " * Packet functions and the slow path, generated by hetrace gen.\n"
-		     " * Do not edit.\n"
-		     " */\n\n"
-		     "#include \"%s.h\"\n\n",
-		cfg->prefix_file);
+	fprintf(
+	    out,
+	    "/*\n"
+	    " * Packet functions and the slow path, generated by hetrace gen.\n"
+	    " * Do not edit.\n"
+	    " */\n\n"
+	    "#include \"%s.h\"\n\n",
+	    cfg->prefix_file);
 	return emit_source_body(cfg, out, "");
 }

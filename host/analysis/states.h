@@ -167,8 +167,9 @@ struct ht_states_opts {
 	bool no_events;		 /* do not deliver EVENT items for events
 				  * that are not msg_send/msg_recv */
 	/* function name of an address (func_entry without a name field)
-	 * traced in @msg (its stream says the core: host/analysis/func-names.h), a
-	 * string that stays valid; NULL or returning NULL: "0x..." */
+	 * traced in @msg (its stream says the core:
+	 * host/analysis/func-names.h), a string that stays valid; NULL or
+	 * returning NULL: "0x..." */
 	const char *(*symbolize)(void *arg, const struct ht_ctf_msg *msg,
 				 uint64_t addr);
 	void *symbolize_arg;

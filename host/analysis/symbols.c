@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ELF function symbols and DWARF lines (host/analysis/symbols.h), with elfutils.
+ * ELF function symbols and DWARF lines (host/analysis/symbols.h), with
+ * elfutils.
  */
 #include <elfutils/libdw.h>
 #include <errno.h>

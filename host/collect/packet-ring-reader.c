@@ -381,8 +381,8 @@ int ht_ring_reader_open(struct ht_ring_reader **out, const char *path,
 		ret = fail(err, err_len, HT_ETRUNC,
 			   "%s: %lld bytes%s: too small for a packet ring "
 			   "header (%zu bytes)%s",
-			   path, (long long)st.st_size, off ? " in the file" : "",
-			   sizeof(struct ht_ring),
+			   path, (long long)st.st_size,
+			   off ? " in the file" : "", sizeof(struct ht_ring),
 			   off >= (uint64_t)st.st_size ? ": the offset is past "
 							 "the end"
 						       : " at the offset");

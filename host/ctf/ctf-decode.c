@@ -101,8 +101,6 @@ static int fb_grow(struct ht__fieldbuf *fb, uint64_t need)
 	return 0;
 }
 
-
-
 static uint64_t bswap_n(uint64_t v, unsigned size)
 {
 	switch (size) {
@@ -115,12 +113,10 @@ static uint64_t bswap_n(uint64_t v, unsigned size)
 	}
 }
 
-
 static const char *op_name(const struct ht__op *op)
 {
 	return op->name ? op->name : "(element)";
 }
-
 
 /*
  * The raw bits of integer op at bit position pos (already aligned and
@@ -174,11 +170,9 @@ static inline int exec_int(struct ht__stream *s, const struct ht__op *op,
 		v = (v ^ m) - m;
 	}
 	f->v.u = v;
-	ht__int_side(s, op->reg, op->meaning, op->clock, v,
-		     op->size_bits);
+	ht__int_side(s, op->reg, op->meaning, op->clock, v, op->size_bits);
 	return 0;
 }
-
 
 static int exec(struct ht__stream *s, const struct ht__op *ops, uint32_t i,
 		const char *name, struct ht__fieldbuf *fb, unsigned depth);
@@ -322,7 +316,6 @@ static int exec_run(struct ht__stream *s, const struct ht__op *ops,
 	return 0;
 }
 
-
 /* Runs op @i of @ops at s->pos, appending fields to @fb. */
 static int exec(struct ht__stream *s, const struct ht__op *ops, uint32_t i,
 		const char *name, struct ht__fieldbuf *fb, unsigned depth)
@@ -417,21 +410,23 @@ static int exec(struct ht__stream *s, const struct ht__op *ops, uint32_t i,
 			if (r->tmpl) {
 				ret = exec_run(s, ops, i, r, fb, depth);
 			} else if (ops[i + r->member_op].kind ==
-					   HT__OP_STRING &&
+				       HT__OP_STRING &&
 				   fb->n < fb->cap) {
 				/* strings are common members: no call */
-				const struct ht__op *so = &ops[i + r->member_op];
+				const struct ht__op *so =
+				    &ops[i + r->member_op];
 				uint64_t sp = (s->pos + 7) & ~(uint64_t)7;
 				const uint8_t *p = s->map + (sp >> 3);
 				const uint8_t *z = NULL;
 				struct ht_ctf_field *sf;
 
 				if (sp < s->content_end) {
-					z = ht__find_nul(p, (s->content_end - sp) /
-								8);
+					z = ht__find_nul(
+					    p, (s->content_end - sp) / 8);
 				}
 				if (!z) {
-					/* the general path says what is wrong */
+					/* the general path says what is wrong
+					 */
 					ret = exec(s, ops, i + r->member_op,
 						   so->name, fb, depth + 1);
 				} else {
@@ -447,8 +442,8 @@ static int exec(struct ht__stream *s, const struct ht__op *ops, uint32_t i,
 			} else {
 				uint32_t c = i + r->member_op;
 
-				ret = exec(s, ops, c, ops[c].name, fb,
-					   depth + 1);
+				ret =
+				    exec(s, ops, c, ops[c].name, fb, depth + 1);
 			}
 			if (ret) {
 				return ret;
@@ -459,10 +454,10 @@ static int exec(struct ht__stream *s, const struct ht__op *ops, uint32_t i,
 	}
 	case HT__OP_ARRAY:
 	case HT__OP_SEQ: {
-		uint64_t len = op->kind == HT__OP_ARRAY ? op->nr
-							: s->regs[op->src_reg];
-		uint64_t k, room = s->content_end > pos ? s->content_end - pos
-							 : 0;
+		uint64_t len =
+		    op->kind == HT__OP_ARRAY ? op->nr : s->regs[op->src_reg];
+		uint64_t k,
+		    room = s->content_end > pos ? s->content_end - pos : 0;
 		const struct ht__op *el = &ops[i + 1];
 
 		s->pos = pos;
@@ -504,15 +499,17 @@ static int exec(struct ht__stream *s, const struct ht__op *ops, uint32_t i,
 				ef[k].name = NULL;
 				ef[k].next = 1;
 				ef[k].nr_children = 0;
-				ef[k].v.u = el->is_signed ? (uint64_t)(int64_t)(
-								    int8_t)p[k]
-							  : p[k];
+				ef[k].v.u =
+				    el->is_signed
+					? (uint64_t)(int64_t)(int8_t)p[k]
+					: p[k];
 			}
 			fb->n += len;
 			s->pos = pos + len * 8;
 		} else if (op->elem_run) {
 			for (k = 0; k < len; k++) {
-				ret = exec_run(s, ops, i, op->elem_run, fb, depth);
+				ret = exec_run(s, ops, i, op->elem_run, fb,
+					       depth);
 				if (ret) {
 					return ret;
 				}
@@ -537,11 +534,10 @@ static int exec(struct ht__stream *s, const struct ht__op *ops, uint32_t i,
 		for (k = 0; k < op->nr_sel; k++) {
 			const struct ht__variant_sel *sel = &op->sel[k];
 
-			if (op->tag_signed
-				    ? (int64_t)tag >= sel->lo &&
-					      (int64_t)tag <= sel->hi
-				    : tag >= (uint64_t)sel->lo &&
-					      tag <= (uint64_t)sel->hi) {
+			if (op->tag_signed ? (int64_t)tag >= sel->lo &&
+						 (int64_t)tag <= sel->hi
+					   : tag >= (uint64_t)sel->lo &&
+						 tag <= (uint64_t)sel->hi) {
 				break;
 			}
 		}
@@ -596,7 +592,8 @@ static inline int decode_flat(struct ht__stream *s, const struct ht__plan *p,
 
 		if (r->tmpl) {
 			if (r->align_bits > 1) {
-				pos = ht__align_in_packet(s, pos, r->align_bits);
+				pos =
+				    ht__align_in_packet(s, pos, r->align_bits);
 			}
 			if (pos + r->size_bits > s->content_end) {
 				return 1;
@@ -635,8 +632,7 @@ static inline int decode_flat(struct ht__stream *s, const struct ht__plan *p,
  * and -1 when the scope is absent.
  */
 static inline int run_scope(struct ht__stream *s, const struct ht__plan *p,
-			    struct ht_ctf_field **keep,
-			    struct ht__fieldbuf *fb,
+			    struct ht_ctf_field **keep, struct ht__fieldbuf *fb,
 			    const struct ht_ctf_field **root, int64_t *idx)
 {
 	const struct ht__run *r = p->root_run;
@@ -714,8 +710,8 @@ static inline int64_t to_ns(const struct ht__stream *s, uint64_t cycles)
 		} else {
 			double d = (1e9 * (double)cycles) / sc->freq_d;
 
-			vns = d >= (double)UINT64_MAX ? UINT64_MAX
-						      : (uint64_t)d;
+			vns =
+			    d >= (double)UINT64_MAX ? UINT64_MAX : (uint64_t)d;
 		}
 		if (vns < (uint64_t)INT64_MAX &&
 		    !(sc->base_ns > 0 &&
@@ -750,8 +746,8 @@ int64_t ht__stream_to_ns(const struct ht__stream *s, uint64_t cycles)
 void ht__stream_release(struct ht__stream *s, uint64_t upto)
 {
 	uint64_t to = upto > RELEASE_MARGIN
-			      ? (upto - RELEASE_MARGIN) & ~(RELEASE_ALIGN - 1)
-			      : 0;
+			  ? (upto - RELEASE_MARGIN) & ~(RELEASE_ALIGN - 1)
+			  : 0;
 
 	if (to > s->released) {
 		madvise((void *)(s->map + s->released), to - s->released,
@@ -764,8 +760,8 @@ void ht__stream_release(struct ht__stream *s, uint64_t upto)
 void ht__stream_release_all(struct ht__stream *s)
 {
 	if (s->size > s->released) {
-		madvise((void *)(s->map + s->released),
-			s->size - s->released, MADV_DONTNEED);
+		madvise((void *)(s->map + s->released), s->size - s->released,
+			MADV_DONTNEED);
 		s->released = s->size;
 	}
 }
@@ -799,7 +795,7 @@ static int find_stream_class(struct ht__stream *s, uint64_t at)
 		for (i = 0; i < t->nr_stream_classes; i++) {
 			if (t->stream_classes[i]->id == id) {
 				sc = (struct ht__stream_class *)
-					     t->stream_classes[i];
+					 t->stream_classes[i];
 			}
 		}
 		if (!sc) {
@@ -889,7 +885,7 @@ int ht__stream_read_packet(struct ht__stream *s, bool fields)
 	int (*scope)(struct ht__stream *, const struct ht__plan *,
 		     struct ht_ctf_field **, struct ht__fieldbuf *,
 		     const struct ht_ctf_field **, int64_t *) =
-		fields ? run_scope : scan_packet_scope;
+	    fields ? run_scope : scan_packet_scope;
 	uint64_t start = s->pkt_off * 8, end = s->size * 8;
 	uint64_t psize, csize;
 	const struct ht_ctf_field *hf, *cf;
@@ -928,8 +924,8 @@ int ht__stream_read_packet(struct ht__stream *s, bool fields)
 	}
 	psize = has_m(s, HT__M_PACKET_SIZE) ? s->mval[HT__M_PACKET_SIZE]
 					    : end - start;
-	csize = has_m(s, HT__M_CONTENT_SIZE) ? s->mval[HT__M_CONTENT_SIZE]
-					     : psize;
+	csize =
+	    has_m(s, HT__M_CONTENT_SIZE) ? s->mval[HT__M_CONTENT_SIZE] : psize;
 	if (!has_m(s, HT__M_PACKET_SIZE) && has_m(s, HT__M_CONTENT_SIZE)) {
 		psize = csize; /* babeltrace2 does the same */
 		psize = (psize + 7) & ~(uint64_t)7;
@@ -998,10 +994,10 @@ void ht__stream_losses(struct ht__stream *s, uint64_t *discarded,
 	/* each count is non-zero exactly when babeltrace2 reports it */
 	if (p->has_discarded &&
 	    (s->prev_valid && s->prev_has_disc
-		     ? p->discarded_snapshot != s->prev_disc
-		     : !s->prev_valid && p->discarded_snapshot != 0)) {
-		*discarded = p->discarded_snapshot -
-			     (s->prev_valid ? s->prev_disc : 0);
+		 ? p->discarded_snapshot != s->prev_disc
+		 : !s->prev_valid && p->discarded_snapshot != 0)) {
+		*discarded =
+		    p->discarded_snapshot - (s->prev_valid ? s->prev_disc : 0);
 	}
 	if (p->has_seq_num && s->prev_valid && s->prev_has_seq &&
 	    p->seq_num != s->prev_seq + 1) {
@@ -1033,8 +1029,8 @@ static void queue_packet_msgs(struct ht__stream *s)
 		m->count = disc;
 		if (p->has_end && (prev_valid ? prev_has_end : p->has_begin)) {
 			m->has_range = true;
-			m->begin_cycles = prev_valid ? prev_end
-						     : p->begin_cycles;
+			m->begin_cycles =
+			    prev_valid ? prev_end : p->begin_cycles;
 			m->end_cycles = p->end_cycles;
 			m->begin_ns = to_ns(s, m->begin_cycles);
 			m->end_ns = to_ns(s, m->end_cycles);
@@ -1097,7 +1093,6 @@ static inline int fast_scope(struct ht__stream *s, const struct ht__plan *p,
 	return decode_flat(s, p, keep, root);
 }
 
-
 /*
  * Decodes the event record at s->pos into s->ev / s->ev_msg. The fast
  * path: a fast event header (see struct ht__stream_class) and an event
@@ -1126,7 +1121,8 @@ static inline int read_event(struct ht__stream *s)
 		load_plain(hr->leaves, hr->leaves + hr->nr_leaves, s->map, pos,
 			   hf);
 		if (sc->hdr_ts >= 0) {
-			ht__clock_update(s, hf[sc->hdr_ts].v.u, sc->hdr_ts_bits);
+			ht__clock_update(s, hf[sc->hdr_ts].v.u,
+					 sc->hdr_ts_bits);
 		}
 		if (sc->hdr_id >= 0) {
 			uint64_t id = hf[sc->hdr_id].v.u;
@@ -1134,9 +1130,9 @@ static inline int read_event(struct ht__stream *s)
 			ec = id < sc->nr_by_id ? sc->by_id[id] : NULL;
 		} else {
 			ec = sc->pub.nr_event_classes == 1
-				     ? (struct ht__event_class *)
-					       sc->pub.event_classes[0]
-				     : NULL;
+				 ? (struct ht__event_class *)
+				       sc->pub.event_classes[0]
+				 : NULL;
 		}
 		if (ec && ec->fast) {
 			s->ev_start = start;
@@ -1280,7 +1276,7 @@ int ht__stream_read_event(struct ht__stream *s)
 			for (k = 0; k < sc->pub.nr_event_classes; k++) {
 				if (sc->pub.event_classes[k]->id == id) {
 					ec = (struct ht__event_class *)
-						     sc->pub.event_classes[k];
+						 sc->pub.event_classes[k];
 				}
 			}
 		}
@@ -1385,7 +1381,7 @@ static bool magic_first(const struct ht__stream *s, uint8_t bytes[4])
 		    l->size_bits == 32) {
 			for (i = 0; i < 4; i++) {
 				bytes[l->bo == HT_CTF_LE ? i : 3 - i] =
-					(uint8_t)(m >> (8 * i));
+				    (uint8_t)(m >> (8 * i));
 			}
 			return true;
 		}
@@ -1416,8 +1412,7 @@ static bool resync(struct ht__stream *s)
 		s->next_pkt = at;
 		return true;
 	}
-	p = memmem(s->map + s->pkt_off + 1, s->size - s->pkt_off - 1, magic,
-		   4);
+	p = memmem(s->map + s->pkt_off + 1, s->size - s->pkt_off - 1, magic, 4);
 	if (!p) {
 		return false;
 	}
@@ -1512,17 +1507,16 @@ static int stream_advance_slow(struct ht__stream *s)
 				if (s->flags & HT_CTF_EVENTS_ONLY) {
 					continue;
 				}
-				if (s->seeking &&
-				    (!s->pkt.has_end ||
-				     to_ns(s, s->pkt.end_cycles) < s->seek_ns)) {
+				if (s->seeking && (!s->pkt.has_end ||
+						   to_ns(s, s->pkt.end_cycles) <
+						       s->seek_ns)) {
 					continue;
 				}
 				s->seeking = false;
 				msg_init(s, &s->msg, HT_CTF_MSG_PACKET_END);
 				s->cur = &s->msg;
 				if (s->pkt.has_end) {
-					msg_time(s, &s->msg,
-						 s->pkt.end_cycles);
+					msg_time(s, &s->msg, s->pkt.end_cycles);
 					s->key = s->msg.ns;
 				}
 				return 0;

@@ -68,11 +68,11 @@ enum ht__fast {
  * in the host's order are one load; anything else goes through shifts.
  */
 enum ht__load {
-	HT__LOAD_LE,    /* integer: one 8-byte load, shift, mask */
-	HT__LOAD_BE,    /* the same, byte-swapped */
-	HT__LOAD_F32,   /* byte-aligned floats in the host's order */
+	HT__LOAD_LE,  /* integer: one 8-byte load, shift, mask */
+	HT__LOAD_BE,  /* the same, byte-swapped */
+	HT__LOAD_F32, /* byte-aligned floats in the host's order */
 	HT__LOAD_F64,
-	HT__LOAD_SLOW,  /* a wide integer that may span 9 bytes */
+	HT__LOAD_SLOW,	/* a wide integer that may span 9 bytes */
 	HT__LOAD_FSLOW, /* other floats */
 };
 
@@ -80,16 +80,16 @@ struct ht__op;
 
 struct ht__leaf {
 	uint32_t off_bits; /* from the run's aligned start */
-	uint32_t field;    /* its field's index in the run's template */
-	uint8_t load;      /* enum ht__load */
+	uint32_t field;	   /* its field's index in the run's template */
+	uint8_t load;	   /* enum ht__load */
 	uint8_t size_bits;
-	uint8_t bo;        /* enum ht_ctf_byte_order */
-	uint8_t side;      /* it saves a register, a meaning or a clock */
-	uint8_t meaning;   /* enum ht__meaning */
-	uint8_t clock;     /* updates the stream's default clock */
-	int32_t reg;       /* saves its value in this register, or -1 */
-	uint64_t mask;     /* HT__LOAD_LE: the value's bits */
-	uint64_t sign;     /* sign-extension mask (1 << (size - 1)), or 0 */
+	uint8_t bo;	 /* enum ht_ctf_byte_order */
+	uint8_t side;	 /* it saves a register, a meaning or a clock */
+	uint8_t meaning; /* enum ht__meaning */
+	uint8_t clock;	 /* updates the stream's default clock */
+	int32_t reg;	 /* saves its value in this register, or -1 */
+	uint64_t mask;	 /* HT__LOAD_LE: the value's bits */
+	uint64_t sign;	 /* sign-extension mask (1 << (size - 1)), or 0 */
 };
 
 /*
@@ -101,7 +101,7 @@ struct ht__leaf {
  * no template is one member decoded by the general interpreter.
  */
 struct ht__run {
-	uint32_t member_op;  /* first member: op index from the parent op */
+	uint32_t member_op; /* first member: op index from the parent op */
 	uint32_t nr_members;
 	uint32_t align_bits;
 	uint32_t size_bits;
@@ -123,29 +123,29 @@ struct ht__run {
 };
 
 struct ht__variant_sel {
-	int64_t lo, hi;  /* tag value range (compared as the tag's sign) */
+	int64_t lo, hi;	 /* tag value range (compared as the tag's sign) */
 	uint32_t option; /* index of the option */
 };
 
 struct ht__op {
-	uint8_t kind;    /* enum ht__op_kind */
-	uint8_t fast;    /* enum ht__fast */
+	uint8_t kind; /* enum ht__op_kind */
+	uint8_t fast; /* enum ht__fast */
 	uint8_t is_signed;
-	uint8_t bo;      /* enum ht_ctf_byte_order */
+	uint8_t bo;	 /* enum ht_ctf_byte_order */
 	uint8_t meaning; /* enum ht__meaning */
-	uint8_t clock;   /* updates the stream's default clock */
-	uint8_t side;    /* INT: has a register, a meaning or a clock */
-	uint8_t fixed;   /* the subtree's layout and shape are constant */
+	uint8_t clock;	 /* updates the stream's default clock */
+	uint8_t side;	 /* INT: has a register, a meaning or a clock */
+	uint8_t fixed;	 /* the subtree's layout and shape are constant */
 	uint16_t size_bits;
 	uint32_t align_bits;
-	int32_t reg;     /* saves its value in this register, or -1 */
+	int32_t reg;	 /* saves its value in this register, or -1 */
 	int32_t src_reg; /* SEQ: length register; VARIANT: tag register */
-	uint32_t span;   /* ops in this subtree, itself included */
-	uint32_t nr;     /* STRUCT: members; ARRAY: length; VARIANT: options */
-	uint64_t min_bits; /* lower bound of the encoded size */
-	uint64_t fx_bits;  /* fixed: size from its aligned start */
+	uint32_t span;	 /* ops in this subtree, itself included */
+	uint32_t nr;	 /* STRUCT: members; ARRAY: length; VARIANT: options */
+	uint64_t min_bits;	       /* lower bound of the encoded size */
+	uint64_t fx_bits;	       /* fixed: size from its aligned start */
 	uint32_t fx_fields, fx_leaves; /* fixed: fields and leaves */
-	const struct ht__run *runs; /* STRUCT: its members as runs */
+	const struct ht__run *runs;    /* STRUCT: its members as runs */
 	uint32_t nr_runs;
 	const struct ht__run *elem_run; /* ARRAY/SEQ: a fixed element */
 	const struct ht_ctf_type *type;
@@ -177,13 +177,13 @@ struct ht__plan {
  * makes the padding between them constant.
  */
 enum ht__skip_kind {
-	HT__SKIP_FIXED,  /* align to .align_bits, then .size_bits */
+	HT__SKIP_FIXED,	 /* align to .align_bits, then .size_bits */
 	HT__SKIP_STRING, /* a null-terminated string */
-	HT__SKIP_RUN,    /* fixed run .run: some leaves save something */
-	HT__SKIP_LEN,    /* fixed run .run of .size_bits whose one saving
+	HT__SKIP_RUN,	 /* fixed run .run: some leaves save something */
+	HT__SKIP_LEN,	 /* fixed run .run of .size_bits whose one saving
 			  * leaf .leaf only saves a register (a length) */
-	HT__SKIP_OP,     /* op .op of .ops, walked */
-	HT__SKIP_SEQ,    /* sequence op .op of .ops: elements of .size_bits
+	HT__SKIP_OP,	 /* op .op of .ops, walked */
+	HT__SKIP_SEQ,	 /* sequence op .op of .ops: elements of .size_bits
 			  * one after the other, nothing to save */
 };
 
@@ -213,7 +213,7 @@ struct ht__quick_step {
 
 /* What follows a record's fixed header, for the scan's dispatch. */
 enum ht__shape {
-	HT__SHAPE_NONE,   /* nothing: .head_bits is the whole record */
+	HT__SHAPE_NONE,	  /* nothing: .head_bits is the whole record */
 	HT__SHAPE_FIXED,  /* .q[0], a fixed run */
 	HT__SHAPE_STRING, /* .q[0], a string */
 	HT__SHAPE_QUICK,  /* .q[0 ... .nr_skip - 1] */
@@ -227,7 +227,7 @@ enum ht__shape {
  * HT__QUICK_STEPS quick ones, they are copied in: no second load.
  */
 struct ht__scan_entry {
-	uint64_t head_bits; /* see struct ht__event_class */
+	uint64_t head_bits;	    /* see struct ht__event_class */
 	struct ht__event_class *ec; /* NULL: no class has this id */
 	const struct ht__skip *skip;
 	uint32_t nr_skip;
@@ -329,9 +329,9 @@ struct ht__stream_class {
 	/* with .hdr_fast: the scan's entries by id (.nr_by_id of them) */
 	struct ht__scan_entry *scan_by_id;
 	bool clock_is_ns; /* default clock at 1 GHz: ns = base + cycles */
-	bool base_ok;     /* base_ns is valid */
+	bool base_ok;	  /* base_ns is valid */
 	int64_t base_ns;  /* the default clock's offset in ns */
-	double freq_d;    /* its frequency */
+	double freq_d;	  /* its frequency */
 };
 
 struct ht__trace {
@@ -348,9 +348,8 @@ struct ht__trace {
  * decode plans. Warnings go to @opts->warn. Returns 0 or a negative
  * HT_E... code with "path:line:col: message" in @err.
  */
-int ht__tsdl_parse(struct ht__trace *trace, const char *path,
-		   const char *text, size_t len,
-		   const struct ht_ctf_open_opts *opts, char *err,
+int ht__tsdl_parse(struct ht__trace *trace, const char *path, const char *text,
+		   size_t len, const struct ht_ctf_open_opts *opts, char *err,
 		   size_t err_len);
 
 /*
@@ -358,8 +357,8 @@ int ht__tsdl_parse(struct ht__trace *trace, const char *path,
  * writes it) into a malloc'ed, null-terminated text. Returns 0 or a
  * negative HT_E... code with a message in @err.
  */
-int ht__metadata_read(const char *path, char **text, size_t *len,
-		      char *err, size_t err_len);
+int ht__metadata_read(const char *path, char **text, size_t *len, char *err,
+		      size_t err_len);
 
 /* ---- one data stream file being read ---- */
 struct ht__fieldbuf {
@@ -368,11 +367,11 @@ struct ht__fieldbuf {
 };
 
 enum ht__stream_state {
-	HT__S_BEGIN,   /* STREAM_BEGIN not yet delivered */
-	HT__S_PACKET,  /* at a packet boundary */
-	HT__S_QUEUE,   /* delivering the messages queued at a packet start */
-	HT__S_EVENTS,  /* inside a packet */
-	HT__S_END,     /* STREAM_END not yet delivered */
+	HT__S_BEGIN,  /* STREAM_BEGIN not yet delivered */
+	HT__S_PACKET, /* at a packet boundary */
+	HT__S_QUEUE,  /* delivering the messages queued at a packet start */
+	HT__S_EVENTS, /* inside a packet */
+	HT__S_END,    /* STREAM_END not yet delivered */
 	HT__S_DONE,
 };
 
@@ -394,10 +393,10 @@ struct ht__stream {
 	struct ht__trace *trace;
 	unsigned flags; /* enum ht_ctf_open_flags */
 	int fd;
-	const uint8_t *map;  /* the file, then at least 8 readable bytes */
-	size_t map_len;      /* the whole mapping */
-	uint64_t size;       /* file size in bytes */
-	uint64_t released;   /* bytes given back to the kernel so far */
+	const uint8_t *map; /* the file, then at least 8 readable bytes */
+	size_t map_len;	    /* the whole mapping */
+	uint64_t size;	    /* file size in bytes */
+	uint64_t released;  /* bytes given back to the kernel so far */
 	/* ht__stream_scan() with .tally: its counts by class index */
 	uint64_t *tally;
 	size_t nr_tally;
@@ -410,9 +409,9 @@ struct ht__stream {
 	uint64_t next_pkt;    /* bytes: the next packet's start */
 	bool next_known;      /* next_pkt is usable after an error */
 	uint64_t last_psize;  /* bytes: the last valid packet_size, or 0 */
-	uint64_t pos;         /* bits from the file start */
+	uint64_t pos;	      /* bits from the file start */
 	uint64_t content_end; /* bits from the file start */
-	uint64_t clock;       /* the default clock, extended to 64 bits */
+	uint64_t clock;	      /* the default clock, extended to 64 bits */
 	uint64_t ev_start;    /* bits: the current event record's start */
 
 	uint64_t mval[HT__M_COUNT];
@@ -439,10 +438,10 @@ struct ht__stream {
 	struct ht_ctf_field **keep_ec;
 	size_t nr_keep_ec;
 
-	struct ht_ctf_msg msg;    /* the pending message, unless EVENT */
-	struct ht_ctf_msg ev_msg; /* the pending EVENT message */
+	struct ht_ctf_msg msg;	      /* the pending message, unless EVENT */
+	struct ht_ctf_msg ev_msg;     /* the pending EVENT message */
 	const struct ht_ctf_msg *cur; /* &msg or &ev_msg */
-	int64_t key;           /* its time for merging */
+	int64_t key;		      /* its time for merging */
 	bool seeking;
 	int64_t seek_ns;
 
@@ -464,8 +463,7 @@ void ht__stream_rewind(struct ht__stream *s);
 void ht__stream_fini(struct ht__stream *s);
 
 /* Compiles the decode plans of a parsed trace; called by the parser. */
-int ht__plan_compile_trace(struct ht__trace *trace, char *err,
-			   size_t err_len);
+int ht__plan_compile_trace(struct ht__trace *trace, char *err, size_t err_len);
 
 /* ---- the decoders' shared parts (ctf-decode.c, ctf-scan.c) ---- */
 
@@ -573,8 +571,7 @@ static inline uint64_t ht__leaf_value(const uint8_t *map, uint64_t pos,
 }
 
 /* Clock @clock once a field of its low @size bits says @v. */
-static inline uint64_t ht__clock_next(uint64_t clock, uint64_t v,
-				      unsigned size)
+static inline uint64_t ht__clock_next(uint64_t clock, uint64_t v, unsigned size)
 {
 	uint64_t mask, nv;
 

@@ -21,7 +21,7 @@ struct compiler {
 	char *err;
 	size_t err_len;
 	const char *where; /* "event 'x'" for messages */
-	int scope;         /* enum ht_ctf_scope being compiled */
+	int scope;	   /* enum ht_ctf_scope being compiled */
 	struct ht__plan *plans[HT_CTF_NR_SCOPES];
 	/* the plan being built */
 	struct ht__op *ops;
@@ -31,7 +31,7 @@ struct compiler {
 };
 
 static int cfail(struct compiler *cc, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 static int cfail(struct compiler *cc, int code, const char *fmt, ...)
 {
@@ -39,8 +39,8 @@ static int cfail(struct compiler *cc, int code, const char *fmt, ...)
 	int n;
 
 	if (cc->err_len) {
-		n = snprintf(cc->err, cc->err_len, "%s: %s: ",
-			     cc->t->metadata_path, cc->where);
+		n = snprintf(cc->err, cc->err_len,
+			     "%s: %s: ", cc->t->metadata_path, cc->where);
 		if (n >= 0 && (size_t)n < cc->err_len) {
 			va_start(ap, fmt);
 			vsnprintf(cc->err + n, cc->err_len - n, fmt, ap);
@@ -120,9 +120,8 @@ static long find_in(const struct ht__op *ops, uint32_t s, const char *path)
 }
 
 static const char *const abs_prefix[HT_CTF_NR_SCOPES] = {
-	"trace.packet.header.", "stream.packet.context.",
-	"stream.event.header.", "stream.event.context.",
-	"event.context.",       "event.fields.",
+    "trace.packet.header.",  "stream.packet.context.", "stream.event.header.",
+    "stream.event.context.", "event.context.",	       "event.fields.",
 };
 
 /* Resolves @ref to an op saving its value in a register. */
@@ -189,29 +188,23 @@ found:
 	return 0;
 }
 
-static enum ht__meaning meaning_of(int scope, unsigned depth,
-				   const char *name)
+static enum ht__meaning meaning_of(int scope, unsigned depth, const char *name)
 {
 	static const struct {
 		int scope;
 		const char *name;
 		enum ht__meaning m;
 	} tab[] = {
-		{HT_CTF_SCOPE_PACKET_HEADER, "magic", HT__M_MAGIC},
-		{HT_CTF_SCOPE_PACKET_HEADER, "stream_id", HT__M_STREAM_ID},
-		{HT_CTF_SCOPE_PACKET_HEADER, "stream_instance_id",
-		 HT__M_STREAM_INSTANCE_ID},
-		{HT_CTF_SCOPE_PACKET_CONTEXT, "packet_size",
-		 HT__M_PACKET_SIZE},
-		{HT_CTF_SCOPE_PACKET_CONTEXT, "content_size",
-		 HT__M_CONTENT_SIZE},
-		{HT_CTF_SCOPE_PACKET_CONTEXT, "timestamp_begin",
-		 HT__M_TS_BEGIN},
-		{HT_CTF_SCOPE_PACKET_CONTEXT, "timestamp_end", HT__M_TS_END},
-		{HT_CTF_SCOPE_PACKET_CONTEXT, "events_discarded",
-		 HT__M_DISCARDED},
-		{HT_CTF_SCOPE_PACKET_CONTEXT, "packet_seq_num",
-		 HT__M_SEQ_NUM},
+	    {HT_CTF_SCOPE_PACKET_HEADER, "magic", HT__M_MAGIC},
+	    {HT_CTF_SCOPE_PACKET_HEADER, "stream_id", HT__M_STREAM_ID},
+	    {HT_CTF_SCOPE_PACKET_HEADER, "stream_instance_id",
+	     HT__M_STREAM_INSTANCE_ID},
+	    {HT_CTF_SCOPE_PACKET_CONTEXT, "packet_size", HT__M_PACKET_SIZE},
+	    {HT_CTF_SCOPE_PACKET_CONTEXT, "content_size", HT__M_CONTENT_SIZE},
+	    {HT_CTF_SCOPE_PACKET_CONTEXT, "timestamp_begin", HT__M_TS_BEGIN},
+	    {HT_CTF_SCOPE_PACKET_CONTEXT, "timestamp_end", HT__M_TS_END},
+	    {HT_CTF_SCOPE_PACKET_CONTEXT, "events_discarded", HT__M_DISCARDED},
+	    {HT_CTF_SCOPE_PACKET_CONTEXT, "packet_seq_num", HT__M_SEQ_NUM},
 	};
 	size_t i;
 
@@ -239,7 +232,7 @@ static int emit_int(struct compiler *cc, struct ht__op *op,
 		    const struct ht_ctf_type *type)
 {
 	const struct ht_ctf_type *it =
-		type->kind == HT_CTF_ENUM ? type->container : type;
+	    type->kind == HT_CTF_ENUM ? type->container : type;
 	bool host_le = true;
 	uint16_t probe = 1;
 
@@ -305,8 +298,10 @@ static int emit_variant(struct compiler *cc, uint32_t idx,
 	}
 	et = tag->type;
 	if (et->kind != HT_CTF_ENUM) {
-		return cfail(cc, HT_ESYNTAX, "the tag '%s' of %s is not an "
-			     "enumeration", type->tag_ref, what);
+		return cfail(cc, HT_ESYNTAX,
+			     "the tag '%s' of %s is not an "
+			     "enumeration",
+			     type->tag_ref, what);
 	}
 	cc->ops[idx].src_reg = tag->reg;
 	cc->ops[idx].tag_signed = et->is_signed;
@@ -416,8 +411,8 @@ static int emit(struct compiler *cc, const struct ht_ctf_type *type,
 		break;
 	case HT_CTF_ARRAY:
 	case HT_CTF_SEQUENCE:
-		op->kind = type->kind == HT_CTF_ARRAY ? HT__OP_ARRAY
-						      : HT__OP_SEQ;
+		op->kind =
+		    type->kind == HT_CTF_ARRAY ? HT__OP_ARRAY : HT__OP_SEQ;
 		if (type->kind == HT_CTF_ARRAY) {
 			if (type->length > UINT32_MAX) {
 				return cfail(cc, HT_EUNSUPPORTED,
@@ -452,9 +447,9 @@ static int emit(struct compiler *cc, const struct ht_ctf_type *type,
 			uint64_t eb = cc->ops[child].min_bits;
 
 			cc->ops[idx].min_bits =
-				eb && type->length > UINT64_MAX / eb
-					? UINT64_MAX
-					: eb * type->length;
+			    eb && type->length > UINT64_MAX / eb
+				? UINT64_MAX
+				: eb * type->length;
 		}
 		break;
 	case HT_CTF_VARIANT:
@@ -551,7 +546,8 @@ static void mark_fixed(struct ht__op *ops, uint32_t nr_ops)
 			for (k = 0; k < op->nr; k++) {
 				const struct ht__op *m = &ops[c];
 
-				if (!m->fixed || m->align_bits > op->align_bits) {
+				if (!m->fixed ||
+				    m->align_bits > op->align_bits) {
 					break;
 				}
 				off = align_up(off, m->align_bits) + m->fx_bits;
@@ -631,12 +627,12 @@ static void walk_fixed(struct run_builder *rb, uint32_t i, uint64_t off)
 		l->clock = op->clock;
 		l->reg = op->reg;
 		l->mask = op->size_bits < 64
-				  ? (UINT64_C(1) << op->size_bits) - 1
-				  : ~UINT64_C(0);
+			      ? (UINT64_C(1) << op->size_bits) - 1
+			      : ~UINT64_C(0);
 		l->sign = op->kind == HT__OP_INT && op->is_signed &&
-					  op->size_bits < 64
-				  ? UINT64_C(1) << (op->size_bits - 1)
-				  : 0;
+				  op->size_bits < 64
+			      ? UINT64_C(1) << (op->size_bits - 1)
+			      : 0;
 		if (op->kind == HT__OP_FLOAT) {
 			l->load = HT__LOAD_FSLOW;
 			if (bytes && host && op->size_bits == 32) {
@@ -652,8 +648,8 @@ static void walk_fixed(struct run_builder *rb, uint32_t i, uint64_t off)
 		if (!bytes && op->size_bits > 57) {
 			l->load = HT__LOAD_SLOW;
 		} else {
-			l->load = op->bo == HT_CTF_LE ? HT__LOAD_LE
-						      : HT__LOAD_BE;
+			l->load =
+			    op->bo == HT_CTF_LE ? HT__LOAD_LE : HT__LOAD_BE;
 		}
 		break;
 	}
@@ -707,8 +703,8 @@ static int make_run(struct ht__trace *t, const struct ht__op *ops,
 		c += ops[c].span;
 	}
 	rb.tmpl = ht__arena_alloc(&t->arena, fields * sizeof(*rb.tmpl));
-	rb.leaves = ht__arena_alloc(&t->arena,
-				    (leaves + 1) * sizeof(*rb.leaves));
+	rb.leaves =
+	    ht__arena_alloc(&t->arena, (leaves + 1) * sizeof(*rb.leaves));
 	if (!rb.tmpl || !rb.leaves) {
 		return HT_ENOMEM;
 	}
@@ -852,8 +848,8 @@ static int build_runs(struct ht__trace *t, struct ht__plan *p)
 			struct ht__run *runs;
 			uint32_t c = i + 1, k = 0, nr = 0;
 
-			runs = ht__arena_alloc(&t->arena,
-					       op->nr * sizeof(*runs));
+			runs =
+			    ht__arena_alloc(&t->arena, op->nr * sizeof(*runs));
 			if (!runs) {
 				return HT_ENOMEM;
 			}
@@ -954,12 +950,12 @@ static void plan_one_load(struct ht__stream_class *sc)
 {
 	const struct ht__run *r = sc->hdr_fast;
 	const struct ht__leaf *id =
-		sc->hdr_id_leaf >= 0 ? &r->leaves[sc->hdr_id_leaf] : NULL;
+	    sc->hdr_id_leaf >= 0 ? &r->leaves[sc->hdr_id_leaf] : NULL;
 	const struct ht__leaf *ts =
-		sc->hdr_ts_leaf >= 0 ? &r->leaves[sc->hdr_ts_leaf] : NULL;
+	    sc->hdr_ts_leaf >= 0 ? &r->leaves[sc->hdr_ts_leaf] : NULL;
 
-	sc->hdr_one_load = id && one_load_leaf(id) &&
-			   (!ts || one_load_leaf(ts));
+	sc->hdr_one_load =
+	    id && one_load_leaf(id) && (!ts || one_load_leaf(ts));
 	if (!sc->hdr_one_load) {
 		return;
 	}
@@ -986,8 +982,8 @@ static bool plan_hdr_option(struct ht__hdr_option *ho, const struct ht__op *o)
 	}
 	r = &o->runs[0];
 	ho->run = r;
-	ho->align_bits = o->align_bits > r->align_bits ? o->align_bits
-						       : r->align_bits;
+	ho->align_bits =
+	    o->align_bits > r->align_bits ? o->align_bits : r->align_bits;
 	if (!ho->align_bits) {
 		ho->align_bits = 1;
 	}
@@ -1055,7 +1051,7 @@ static void plan_hdr_variant(struct ht__stream_class *sc)
 	for (i = 0; i < var->nr_sel; i++) {
 		const struct ht__variant_sel *sel = &var->sel[i];
 		const struct ht__op *o =
-			&p->ops[vi + var->option_op[sel->option]];
+		    &p->ops[vi + var->option_op[sel->option]];
 
 		if (!plan_hdr_option(&hv->opt[i], o)) {
 			return;
@@ -1115,7 +1111,7 @@ static void plan_fast_paths(struct ht__stream_class *sc)
 	plan_hdr_variant(sc);
 	for (e = 0; e < sc->pub.nr_event_classes; e++) {
 		struct ht__event_class *ec =
-			(struct ht__event_class *)sc->pub.event_classes[e];
+		    (struct ht__event_class *)sc->pub.event_classes[e];
 
 		ec->fast = scope_fast(&sc->event_context) &&
 			   scope_fast(&ec->context) && scope_fast(&ec->payload);
@@ -1126,7 +1122,7 @@ static void plan_fast_paths(struct ht__stream_class *sc)
 static void skip_add(struct ht__skip *out, uint32_t *n, struct ht__skip k)
 {
 	struct ht__skip *last = *n ? &out[*n - 1] : NULL;
-	uint32_t a = k.kind == HT__SKIP_OP	   ? k.ops[k.op].align_bits
+	uint32_t a = k.kind == HT__SKIP_OP	 ? k.ops[k.op].align_bits
 		     : k.kind == HT__SKIP_STRING ? 8
 						 : k.align_bits;
 
@@ -1145,8 +1141,8 @@ static void skip_add(struct ht__skip *out, uint32_t *n, struct ht__skip k)
 		/* after the last step the position is its size modulo its
 		 * alignment, which @k's alignment divides: the padding
 		 * before @k is constant */
-		last->size_bits = align_up(last->size_bits, k.align_bits) +
-				  k.size_bits;
+		last->size_bits =
+		    align_up(last->size_bits, k.align_bits) + k.size_bits;
 		return;
 	}
 	out[(*n)++] = k;
@@ -1275,7 +1271,7 @@ static int plan_skips(struct ht__trace *t, struct ht__stream_class *sc)
 
 	for (e = 0; e < sc->pub.nr_event_classes; e++) {
 		struct ht__event_class *ec =
-			(struct ht__event_class *)sc->pub.event_classes[e];
+		    (struct ht__event_class *)sc->pub.event_classes[e];
 		uint32_t max = skip_bound(&sc->event_context) +
 			       skip_bound(&ec->context) +
 			       skip_bound(&ec->payload);
@@ -1297,11 +1293,11 @@ static int plan_skips(struct ht__trace *t, struct ht__stream_class *sc)
 
 			ec->head_bits = h->size_bits;
 			if (ec->nr_skip && k->kind == HT__SKIP_FIXED &&
-			    k->align_bits <= (h->align_bits ? h->align_bits
-							    : 1)) {
-				ec->head_bits = align_up(h->size_bits,
-							 k->align_bits) +
-						k->size_bits;
+			    k->align_bits <=
+				(h->align_bits ? h->align_bits : 1)) {
+				ec->head_bits =
+				    align_up(h->size_bits, k->align_bits) +
+				    k->size_bits;
 				ec->skip++;
 				ec->nr_skip--;
 			}
@@ -1309,13 +1305,13 @@ static int plan_skips(struct ht__trace *t, struct ht__stream_class *sc)
 	}
 	if ((sc->hdr_fast || sc->hdr_var.nr) && sc->nr_by_id) {
 		sc->scan_by_id = ht__arena_alloc(
-			&t->arena, sc->nr_by_id * sizeof(*sc->scan_by_id));
+		    &t->arena, sc->nr_by_id * sizeof(*sc->scan_by_id));
 		if (!sc->scan_by_id) {
 			return HT_ENOMEM;
 		}
 		for (e = 0; e < sc->pub.nr_event_classes; e++) {
 			struct ht__event_class *ec =
-				(struct ht__event_class *)sc->pub.event_classes[e];
+			    (struct ht__event_class *)sc->pub.event_classes[e];
 			struct ht__scan_entry *se = &sc->scan_by_id[ec->pub.id];
 			uint32_t q;
 
@@ -1360,26 +1356,25 @@ int ht__plan_compile_trace(struct ht__trace *t, char *err, size_t err_len)
 	}
 	for (s = 0; s < t->pub.nr_stream_classes; s++) {
 		struct ht__stream_class *sc =
-			(struct ht__stream_class *)t->pub.stream_classes[s];
+		    (struct ht__stream_class *)t->pub.stream_classes[s];
 		char where[128];
 		uint64_t max_id = 0;
 
 		snprintf(where, sizeof(where), "stream %llu",
 			 (unsigned long long)sc->pub.id);
 		cc.where = where;
-		ret = compile_scope(&cc, HT_CTF_SCOPE_PACKET_CONTEXT,
-				    sc->pub.packet_context,
-				    &sc->packet_context);
+		ret =
+		    compile_scope(&cc, HT_CTF_SCOPE_PACKET_CONTEXT,
+				  sc->pub.packet_context, &sc->packet_context);
 		if (!ret) {
 			ret = compile_scope(&cc, HT_CTF_SCOPE_EVENT_HEADER,
 					    sc->pub.event_header,
 					    &sc->event_header);
 		}
 		if (!ret) {
-			ret = compile_scope(&cc,
-					    HT_CTF_SCOPE_EVENT_COMMON_CONTEXT,
-					    sc->pub.event_context,
-					    &sc->event_context);
+			ret = compile_scope(
+			    &cc, HT_CTF_SCOPE_EVENT_COMMON_CONTEXT,
+			    sc->pub.event_context, &sc->event_context);
 		}
 		if (ret) {
 			return ret;
@@ -1387,19 +1382,18 @@ int ht__plan_compile_trace(struct ht__trace *t, char *err, size_t err_len)
 		sc->pub.default_clock = plan_clock(t, &sc->event_header);
 		if (!sc->pub.default_clock) {
 			sc->pub.default_clock =
-				plan_clock(t, &sc->packet_context);
+			    plan_clock(t, &sc->packet_context);
 		}
 		sc->clock_is_ns = sc->pub.default_clock &&
 				  sc->pub.default_clock->freq_hz == 1000000000;
 		if (sc->pub.default_clock) {
 			sc->base_ok = !ht_ctf_clock_cycles_to_ns(
-				sc->pub.default_clock, 0, &sc->base_ns);
+			    sc->pub.default_clock, 0, &sc->base_ns);
 			sc->freq_d = (double)sc->pub.default_clock->freq_hz;
 		}
 		for (e = 0; e < sc->pub.nr_event_classes; e++) {
 			struct ht__event_class *ec =
-				(struct ht__event_class *)
-					sc->pub.event_classes[e];
+			    (struct ht__event_class *)sc->pub.event_classes[e];
 			char ewhere[200];
 
 			ec->index = e;
@@ -1410,10 +1404,9 @@ int ht__plan_compile_trace(struct ht__trace *t, char *err, size_t err_len)
 					    HT_CTF_SCOPE_EVENT_SPECIFIC_CONTEXT,
 					    ec->pub.context, &ec->context);
 			if (!ret) {
-				ret = compile_scope(&cc,
-						    HT_CTF_SCOPE_EVENT_PAYLOAD,
-						    ec->pub.payload,
-						    &ec->payload);
+				ret = compile_scope(
+				    &cc, HT_CTF_SCOPE_EVENT_PAYLOAD,
+				    ec->pub.payload, &ec->payload);
 			}
 			if (ret) {
 				return ret;
@@ -1426,14 +1419,14 @@ int ht__plan_compile_trace(struct ht__trace *t, char *err, size_t err_len)
 		if (sc->pub.nr_event_classes && max_id < 65536) {
 			sc->nr_by_id = max_id + 1;
 			sc->by_id = ht__arena_alloc(
-				&t->arena, sc->nr_by_id * sizeof(*sc->by_id));
+			    &t->arena, sc->nr_by_id * sizeof(*sc->by_id));
 			if (!sc->by_id) {
 				return HT_ENOMEM;
 			}
 			for (e = 0; e < sc->pub.nr_event_classes; e++) {
 				struct ht__event_class *ec =
-					(struct ht__event_class *)
-						sc->pub.event_classes[e];
+				    (struct ht__event_class *)
+					sc->pub.event_classes[e];
 
 				sc->by_id[ec->pub.id] = ec;
 			}
@@ -1444,7 +1437,7 @@ int ht__plan_compile_trace(struct ht__trace *t, char *err, size_t err_len)
 	ret = build_runs(t, &t->packet_header);
 	for (s = 0; !ret && s < t->pub.nr_stream_classes; s++) {
 		struct ht__stream_class *sc =
-			(struct ht__stream_class *)t->pub.stream_classes[s];
+		    (struct ht__stream_class *)t->pub.stream_classes[s];
 
 		ret = build_runs(t, &sc->packet_context);
 		if (!ret) {
@@ -1455,8 +1448,7 @@ int ht__plan_compile_trace(struct ht__trace *t, char *err, size_t err_len)
 		}
 		for (e = 0; !ret && e < sc->pub.nr_event_classes; e++) {
 			struct ht__event_class *ec =
-				(struct ht__event_class *)
-					sc->pub.event_classes[e];
+			    (struct ht__event_class *)sc->pub.event_classes[e];
 
 			ret = build_runs(t, &ec->context);
 			if (!ret) {
@@ -1466,7 +1458,7 @@ int ht__plan_compile_trace(struct ht__trace *t, char *err, size_t err_len)
 	}
 	for (s = 0; !ret && s < t->pub.nr_stream_classes; s++) {
 		struct ht__stream_class *sc =
-			(struct ht__stream_class *)t->pub.stream_classes[s];
+		    (struct ht__stream_class *)t->pub.stream_classes[s];
 
 		plan_fast_paths(sc);
 		ret = plan_skips(t, sc);

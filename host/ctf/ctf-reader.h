@@ -27,11 +27,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct ht_ctf_set;     /* opaque: the set of traces being read */
-struct ht_ctf_trace;   /* below */
-struct ht_ctf_stream;  /* below */
-struct ht_ctf_type;    /* below */
-struct ht_ctf_clock;   /* below */
+struct ht_ctf_set;    /* opaque: the set of traces being read */
+struct ht_ctf_trace;  /* below */
+struct ht_ctf_stream; /* below */
+struct ht_ctf_type;   /* below */
+struct ht_ctf_clock;  /* below */
 
 enum ht_ctf_byte_order {
 	HT_CTF_LE = 0,
@@ -42,14 +42,14 @@ enum ht_ctf_byte_order {
 /* Field types (from the metadata)                                     */
 
 enum ht_ctf_type_kind {
-	HT_CTF_INT,      /* integer */
-	HT_CTF_ENUM,     /* enumeration; .container is its integer type */
-	HT_CTF_FLOAT,    /* floating_point */
-	HT_CTF_STRING,   /* null-terminated string */
-	HT_CTF_STRUCT,   /* structure */
-	HT_CTF_ARRAY,    /* static array: .length elements */
+	HT_CTF_INT,	 /* integer */
+	HT_CTF_ENUM,	 /* enumeration; .container is its integer type */
+	HT_CTF_FLOAT,	 /* floating_point */
+	HT_CTF_STRING,	 /* null-terminated string */
+	HT_CTF_STRUCT,	 /* structure */
+	HT_CTF_ARRAY,	 /* static array: .length elements */
 	HT_CTF_SEQUENCE, /* dynamic array: length in the field .length_ref */
-	HT_CTF_VARIANT,  /* variant selected by the enum field .tag_ref */
+	HT_CTF_VARIANT,	 /* variant selected by the enum field .tag_ref */
 };
 
 enum ht_ctf_encoding {
@@ -61,7 +61,7 @@ enum ht_ctf_encoding {
 /* One range of an enumeration mapping; lower <= upper. */
 struct ht_ctf_enum_range {
 	union {
-		int64_t s; /* signed container */
+		int64_t s;  /* signed container */
 		uint64_t u; /* unsigned container */
 	} lower, upper;
 };
@@ -85,11 +85,11 @@ struct ht_ctf_type {
 	unsigned align_bits; /* alignment in bits (1 = bit-packed) */
 
 	/* HT_CTF_INT and the container of HT_CTF_ENUM */
-	unsigned size_bits;                 /* 1..64 */
+	unsigned size_bits; /* 1..64 */
 	bool is_signed;
-	enum ht_ctf_byte_order byte_order;  /* resolved: never "native" */
-	unsigned base;                      /* 2, 8, 10 or 16 (display) */
-	enum ht_ctf_encoding encoding;      /* also for HT_CTF_STRING */
+	enum ht_ctf_byte_order byte_order;	 /* resolved: never "native" */
+	unsigned base;				 /* 2, 8, 10 or 16 (display) */
+	enum ht_ctf_encoding encoding;		 /* also for HT_CTF_STRING */
 	const struct ht_ctf_clock *mapped_clock; /* map = clock.X.value */
 
 	/* HT_CTF_FLOAT: size_bits = exp_dig + mant_dig */
@@ -107,11 +107,11 @@ struct ht_ctf_type {
 
 	/* HT_CTF_ARRAY and HT_CTF_SEQUENCE */
 	const struct ht_ctf_type *element;
-	uint64_t length;         /* HT_CTF_ARRAY */
-	const char *length_ref;  /* HT_CTF_SEQUENCE: as written in TSDL */
+	uint64_t length;	/* HT_CTF_ARRAY */
+	const char *length_ref; /* HT_CTF_SEQUENCE: as written in TSDL */
 
 	/* HT_CTF_VARIANT */
-	const char *tag_ref;     /* as written in TSDL */
+	const char *tag_ref; /* as written in TSDL */
 };
 
 /*
@@ -144,12 +144,12 @@ size_t ht_ctf_enum_labels(const struct ht_ctf_type *type, uint64_t value,
 struct ht_ctf_field {
 	const struct ht_ctf_type *type;
 	const char *name;     /* member/option name; NULL for elements */
-	uint32_t next;        /* distance to the next sibling (>= 1) */
+	uint32_t next;	      /* distance to the next sibling (>= 1) */
 	uint32_t nr_children; /* see above */
 	union {
-		uint64_t u; /* HT_CTF_INT/ENUM unsigned */
-		int64_t s;  /* HT_CTF_INT/ENUM signed (sign-extended) */
-		double d;   /* HT_CTF_FLOAT (32-bit floats widened) */
+		uint64_t u;	 /* HT_CTF_INT/ENUM unsigned */
+		int64_t s;	 /* HT_CTF_INT/ENUM signed (sign-extended) */
+		double d;	 /* HT_CTF_FLOAT (32-bit floats widened) */
 		const char *str; /* HT_CTF_STRING */
 	} v;
 };
@@ -175,9 +175,9 @@ enum ht_ctf_scope {
 	HT_CTF_SCOPE_PACKET_HEADER = 0,
 	HT_CTF_SCOPE_PACKET_CONTEXT,
 	HT_CTF_SCOPE_EVENT_HEADER,
-	HT_CTF_SCOPE_EVENT_COMMON_CONTEXT, /* stream { event.context } */
+	HT_CTF_SCOPE_EVENT_COMMON_CONTEXT,   /* stream { event.context } */
 	HT_CTF_SCOPE_EVENT_SPECIFIC_CONTEXT, /* event { context } */
-	HT_CTF_SCOPE_EVENT_PAYLOAD,          /* event { fields } */
+	HT_CTF_SCOPE_EVENT_PAYLOAD,	     /* event { fields } */
 	HT_CTF_NR_SCOPES,
 };
 
@@ -187,11 +187,11 @@ enum ht_ctf_scope {
 struct ht_ctf_clock {
 	const char *name;
 	const char *description; /* NULL when not given */
-	uint64_t freq_hz;        /* default 1000000000 */
-	uint64_t precision;      /* cycles; default 0 */
-	int64_t offset_s;        /* default 0 */
-	int64_t offset_cycles;   /* TSDL `offset`; default 0 */
-	bool absolute;           /* default false */
+	uint64_t freq_hz;	 /* default 1000000000 */
+	uint64_t precision;	 /* cycles; default 0 */
+	int64_t offset_s;	 /* default 0 */
+	int64_t offset_cycles;	 /* TSDL `offset`; default 0 */
+	bool absolute;		 /* default false */
 	bool has_uuid;
 	uint8_t uuid[16];
 };
@@ -208,7 +208,7 @@ struct ht_ctf_env_entry {
 	const char *name;
 	bool is_string;
 	const char *str; /* is_string */
-	int64_t i;       /* !is_string */
+	int64_t i;	 /* !is_string */
 };
 
 struct ht_ctf_event_class {
@@ -226,7 +226,7 @@ struct ht_ctf_stream_class {
 	uint64_t id;
 	const struct ht_ctf_trace *trace;
 	const struct ht_ctf_type *packet_context; /* NULL when absent */
-	const struct ht_ctf_type *event_header;   /* NULL when absent */
+	const struct ht_ctf_type *event_header;	  /* NULL when absent */
 	const struct ht_ctf_type *event_context;  /* NULL when absent */
 	/* the default clock: the clock of the event header's timestamp,
 	 * else of the packet context's timestamp_begin; NULL when none */
@@ -236,9 +236,9 @@ struct ht_ctf_stream_class {
 };
 
 struct ht_ctf_trace {
-	const char *path;       /* the directory holding `metadata` */
-	const char *name;       /* babeltrace2's name: env trace_name, or the
-				 * path relative to the common prefix */
+	const char *path; /* the directory holding `metadata` */
+	const char *name; /* babeltrace2's name: env trace_name, or the
+			   * path relative to the common prefix */
 	enum ht_ctf_byte_order byte_order;
 	unsigned major, minor;
 	bool has_uuid;
@@ -267,8 +267,8 @@ struct ht_ctf_stream {
 	/* known once the first packet is read (NULL before) */
 	const struct ht_ctf_stream_class *stream_class;
 	bool has_instance_id;
-	uint64_t instance_id;  /* packet header stream_instance_id */
-	unsigned index;        /* position in the set, 0-based */
+	uint64_t instance_id; /* packet header stream_instance_id */
+	unsigned index;	      /* position in the set, 0-based */
 };
 
 /* ------------------------------------------------------------------ */
@@ -276,9 +276,9 @@ struct ht_ctf_stream {
 
 /* What a packet says about itself, from its header and context. */
 struct ht_ctf_packet {
-	uint64_t offset_bytes;   /* where it starts in the file */
-	uint64_t size_bits;      /* packet_size (file rest when absent) */
-	uint64_t content_bits;   /* content_size (size_bits when absent) */
+	uint64_t offset_bytes; /* where it starts in the file */
+	uint64_t size_bits;    /* packet_size (file rest when absent) */
+	uint64_t content_bits; /* content_size (size_bits when absent) */
 	bool has_begin, has_end;
 	uint64_t begin_cycles, end_cycles; /* timestamp_begin/end */
 	bool has_seq_num;

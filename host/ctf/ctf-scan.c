@@ -34,8 +34,7 @@ static void scan_side_leaves(struct ht__stream *s, const struct ht__run *r,
 					       l->size_bits, l->bo);
 			v = (v ^ l->sign) - l->sign;
 		}
-		ht__int_side(s, l->reg, l->meaning, l->clock, v,
-			     l->size_bits);
+		ht__int_side(s, l->reg, l->meaning, l->clock, v, l->size_bits);
 	}
 }
 
@@ -484,6 +483,7 @@ entry_of(const struct ht__scan_entry *by_id, uint64_t v)
 {
 	const struct ht__scan_entry *se;
 
+	/* clang-format off */
 	switch (v) {
 #define CASE(i)                                                                \
 	case i:                                                                \
@@ -497,6 +497,7 @@ entry_of(const struct ht__scan_entry *by_id, uint64_t v)
 	default:
 		return by_id + v;
 	}
+	/* clang-format on */
 }
 
 /*
@@ -521,8 +522,8 @@ enum hdr_mode {
  */
 static inline uint64_t variant_header(const uint8_t *map,
 				      const struct ht__hdr_var *hv,
-				      uint64_t base, uint64_t pos,
-				      uint64_t *id, uint64_t *clock)
+				      uint64_t base, uint64_t pos, uint64_t *id,
+				      uint64_t *clock)
 {
 	const uint64_t tag = ht__leaf_value(map, pos, &hv->tag);
 	const struct ht__hdr_option *o = ht__hdr_option(hv, tag);
@@ -654,8 +655,8 @@ static inline int scan_fixed_header(struct ht__stream *s,
 			break;
 		case HT__SHAPE_FIXED:
 			if (se->q[0].align_bits > 1) {
-				pos = align_from(base, pos,
-						 se->q[0].align_bits);
+				pos =
+				    align_from(base, pos, se->q[0].align_bits);
 			}
 			pos += se->q[0].size_bits;
 			break;

@@ -24,8 +24,8 @@ struct ht_ctf_set {
 	size_t nr_streams;
 	struct ht__stream **heap;
 	size_t nr_heap;
-	size_t init_i;   /* streams given their first message so far */
-	bool started;    /* the heap top was delivered: advance it first */
+	size_t init_i; /* streams given their first message so far */
+	bool started;  /* the heap top was delivered: advance it first */
 	struct ht_ctf_open_opts opts;
 	char err[1024];
 };
@@ -37,18 +37,18 @@ size_t ht_ctf_enum_labels(const struct ht_ctf_type *type, uint64_t value,
 			  const char **labels, size_t max)
 {
 	size_t m, r, n = 0;
-	bool sig = type->container ? type->container->is_signed
-				   : type->is_signed;
+	bool sig =
+	    type->container ? type->container->is_signed : type->is_signed;
 
 	for (m = 0; m < type->nr_mappings; m++) {
 		const struct ht_ctf_enum_mapping *mp = &type->mappings[m];
 
 		for (r = 0; r < mp->nr_ranges; r++) {
 			const struct ht_ctf_enum_range *rg = &mp->ranges[r];
-			bool in = sig ? (int64_t)value >= rg->lower.s &&
-						(int64_t)value <= rg->upper.s
-				      : value >= rg->lower.u &&
-						value <= rg->upper.u;
+			bool in =
+			    sig ? (int64_t)value >= rg->lower.s &&
+				      (int64_t)value <= rg->upper.s
+				: value >= rg->lower.u && value <= rg->upper.u;
 
 			if (in) {
 				if (n < max) {
@@ -478,11 +478,10 @@ static int add_stream(struct ht_ctf_set *set, struct ht__trace *t,
 		ret = HT_EIO;
 		goto fail;
 	}
-	base = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1,
-		    0);
+	base = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (base == MAP_FAILED ||
 	    mmap(base, size, PROT_READ, MAP_PRIVATE | MAP_FIXED, s->fd, 0) ==
-		    MAP_FAILED) {
+		MAP_FAILED) {
 		snprintf(err, err_len, "%s: cannot map: %s", path,
 			 strerror(errno));
 		if (base != MAP_FAILED) {
@@ -601,7 +600,7 @@ static int open_trace(struct ht_ctf_set *set, const char *dir, char *err,
 		if (!ret) {
 			ss = ht__arena_alloc(&t->arena,
 					     (set->nr_streams - first + 1) *
-						     sizeof(*ss));
+						 sizeof(*ss));
 			if (!ss) {
 				ret = HT_ENOMEM;
 			} else {
@@ -684,8 +683,7 @@ int ht_ctf_set_open(struct ht_ctf_set **out, const char *const *paths,
 		} else {
 			/* a metadata file: its directory is the trace */
 			const char *slash = strrchr(p, '/');
-			char *dir = slash ? strndup(p, slash - p)
-					  : strdup(".");
+			char *dir = slash ? strndup(p, slash - p) : strdup(".");
 
 			if (!dir) {
 				ret = HT_ENOMEM;

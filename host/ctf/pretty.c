@@ -28,17 +28,17 @@
  * a literal (names, braces, separators, all baked in) then one value.
  */
 enum op_kind {
-	OP_UDEC,    /* unsigned decimal integer */
-	OP_SDEC,    /* signed decimal integer */
-	OP_INT,     /* integer in another base */
+	OP_UDEC, /* unsigned decimal integer */
+	OP_SDEC, /* signed decimal integer */
+	OP_INT,	 /* integer in another base */
 	OP_ENUM,
 	OP_FLOAT,
 	OP_STRING,
 	OP_TEXT,    /* text array: children are the bytes */
 	OP_GENERIC, /* a whole scope of variable shape: the field walker */
-	OP_VAR,     /* a sequence or variant inside a compiled scope */
+	OP_VAR,	    /* a sequence or variant inside a compiled scope */
 	OP_PCTX,    /* the packet context, variable shape */
-	OP_END,     /* only the literal */
+	OP_END,	    /* only the literal */
 };
 
 /* Literals up to this long are copied with one fixed-size memcpy. */
@@ -98,7 +98,7 @@ struct ht_pretty {
 	/* the broken-down time of the last second printed */
 	bool have_sec;
 	int64_t sec;
-	bool sec_fast;  /* sec_ns is valid */
+	bool sec_fast;	/* sec_ns is valid */
 	int64_t sec_ns; /* the first ns of that second */
 	char sec_text[48];
 	size_t sec_len;
@@ -114,10 +114,10 @@ struct ht_pretty {
 };
 
 static const char digit_pairs[201] =
-	"00010203040506070809101112131415161718192021222324"
-	"25262728293031323334353637383940414243444546474849"
-	"50515253545556575859606162636465666768697071727374"
-	"75767778798081828384858687888990919293949596979899";
+    "00010203040506070809101112131415161718192021222324"
+    "25262728293031323334353637383940414243444546474849"
+    "50515253545556575859606162636465666768697071727374"
+    "75767778798081828384858687888990919293949596979899";
 
 /* ------------------------------------------------------------------ */
 /* The buffer                                                          */
@@ -247,7 +247,8 @@ static inline void store_digits8(char *out, uint32_t v, unsigned n)
 static inline void store_digits(char *out, uint64_t v, unsigned n)
 {
 	if (n > 16) {
-		store_digits8(out, (uint32_t)(v / 10000000000000000ull % 100000000),
+		store_digits8(out,
+			      (uint32_t)(v / 10000000000000000ull % 100000000),
 			      n - 16);
 		out += n - 16;
 		v %= 10000000000000000ull;
@@ -306,32 +307,32 @@ static inline void put_u64(struct ht_pretty *p, uint64_t v)
 /* Floats                                                              */
 
 static const uint64_t pow10_u64[20] = {
-	1ull,
-	10ull,
-	100ull,
-	1000ull,
-	10000ull,
-	100000ull,
-	1000000ull,
-	10000000ull,
-	100000000ull,
-	1000000000ull,
-	10000000000ull,
-	100000000000ull,
-	1000000000000ull,
-	10000000000000ull,
-	100000000000000ull,
-	1000000000000000ull,
-	10000000000000000ull,
-	100000000000000000ull,
-	1000000000000000000ull,
-	10000000000000000000ull,
+    1ull,
+    10ull,
+    100ull,
+    1000ull,
+    10000ull,
+    100000ull,
+    1000000ull,
+    10000000ull,
+    100000000ull,
+    1000000000ull,
+    10000000000ull,
+    100000000000ull,
+    1000000000000ull,
+    10000000000000ull,
+    100000000000000ull,
+    1000000000000000ull,
+    10000000000000000ull,
+    100000000000000000ull,
+    1000000000000000000ull,
+    10000000000000000000ull,
 };
 
 /* 10^k as doubles, all exact (k <= 22) */
 static const double pow10_d[20] = {
-	1e0,  1e1,  1e2,  1e3,	1e4,  1e5,  1e6,  1e7,	1e8,  1e9,
-	1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
+    1e0,  1e1,	1e2,  1e3,  1e4,  1e5,	1e6,  1e7,  1e8,  1e9,
+    1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
 };
 
 /* @d * 10^@s for -19 <= s <= 19, correctly rounded: one operation with
@@ -501,9 +502,9 @@ format:
  * 0x20 and for 0x7f; bytes from 0x80 are written as they are.
  */
 static const char *const escapes[128] = {
-	[0x07] = "\\a", [0x08] = "\\b", [0x09] = "\\t", [0x0a] = "\\n",
-	[0x0b] = "\\v", [0x0c] = "\\f", [0x0d] = "\\r", [0x1b] = "\\e",
-	['"'] = "\\\"", ['\''] = "\\'", ['?'] = "\\?", ['\\'] = "\\\\",
+    [0x07] = "\\a", [0x08] = "\\b", [0x09] = "\\t", [0x0a] = "\\n",
+    [0x0b] = "\\v", [0x0c] = "\\f", [0x0d] = "\\r", [0x1b] = "\\e",
+    ['"'] = "\\\"", ['\''] = "\\'", ['?'] = "\\?",  ['\\'] = "\\\\",
 };
 
 static bool needs_escape[256];
@@ -517,8 +518,8 @@ static void init_tables(void)
 		return;
 	}
 	for (c = 0; c < 256; c++) {
-		needs_escape[c] = c < 0x20 || c == 0x7f ||
-				  (c < 128 && escapes[c]);
+		needs_escape[c] =
+		    c < 0x20 || c == 0x7f || (c < 128 && escapes[c]);
 	}
 	done = true;
 }
@@ -634,7 +635,8 @@ static char *out_int(char *o, const struct ht_ctf_type *t, uint64_t raw)
 		}
 		return o;
 	default:
-		return t->is_signed ? out_s64(o, (int64_t)raw) : out_u64(o, raw);
+		return t->is_signed ? out_s64(o, (int64_t)raw)
+				    : out_u64(o, raw);
 	}
 }
 
@@ -853,11 +855,11 @@ static void cache_second(struct ht_pretty *p, int64_t sec)
 		memset(&tm, 0, sizeof(tm));
 	}
 	if (p->o.clock_date) {
-		p->sec_len = (size_t)snprintf(
-			p->sec_text, sizeof(p->sec_text),
-			"%04d-%02d-%02d %02d:%02d:%02d", tm.tm_year + 1900,
-			tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
-			tm.tm_sec);
+		p->sec_len = (size_t)snprintf(p->sec_text, sizeof(p->sec_text),
+					      "%04d-%02d-%02d %02d:%02d:%02d",
+					      tm.tm_year + 1900, tm.tm_mon + 1,
+					      tm.tm_mday, tm.tm_hour, tm.tm_min,
+					      tm.tm_sec);
 	} else {
 		p->sec_len = (size_t)snprintf(p->sec_text, sizeof(p->sec_text),
 					      "%02d:%02d:%02d", tm.tm_hour,
@@ -873,8 +875,7 @@ static void cache_second(struct ht_pretty *p, int64_t sec)
  * the first time in the time-of-day modes, and afterwards formats the
  * absolute value as a time of day: so do we.
  */
-static char *out_time(struct ht_pretty *p, char *o, int64_t ns,
-		      bool seconds)
+static char *out_time(struct ht_pretty *p, char *o, int64_t ns, bool seconds)
 {
 	/* most events fall in the second formatted last */
 	if (!seconds && p->sec_fast && ns >= p->sec_ns &&
@@ -917,7 +918,8 @@ static char *out_timestamp(struct ht_pretty *p, char *o,
 	if (p->o.clock == HT_PRETTY_CLOCK_CYCLES) {
 		o = out_pad(o, m->cycles, 20);
 	} else {
-		o = out_time(p, o, m->ns, p->o.clock == HT_PRETTY_CLOCK_SECONDS);
+		o = out_time(p, o, m->ns,
+			     p->o.clock == HT_PRETTY_CLOCK_SECONDS);
 	}
 	o = hn ? OUT_LIT(o, ", ") : OUT_LIT(o, "] ");
 	if (p->o.no_delta) {
@@ -939,8 +941,8 @@ static char *out_timestamp(struct ht_pretty *p, char *o,
 		}
 	} else if (p->have_last) {
 		/* time never goes back in the merged sequence */
-		uint64_t d = m->ns >= p->last_ns ? (uint64_t)(m->ns - p->last_ns)
-						 : 0;
+		uint64_t d =
+		    m->ns >= p->last_ns ? (uint64_t)(m->ns - p->last_ns) : 0;
 
 		if (d < 1000000000) {
 			*o++ = '0';
@@ -965,11 +967,14 @@ out:
 /* The per event class prefix                                          */
 
 static const char *const loglevel_names[] = {
-	"TRACE_EMERG",	      "TRACE_ALERT",	      "TRACE_CRIT",
-	"TRACE_ERR",	      "TRACE_WARNING",	      "TRACE_NOTICE",
-	"TRACE_INFO",	      "TRACE_DEBUG_SYSTEM",   "TRACE_DEBUG_PROGRAM",
-	"TRACE_DEBUG_PROCESS", "TRACE_DEBUG_MODULE",  "TRACE_DEBUG_UNIT",
-	"TRACE_DEBUG_FUNCTION", "TRACE_DEBUG_LINE",   "TRACE_DEBUG",
+    "TRACE_EMERG",	    "TRACE_ALERT",
+    "TRACE_CRIT",	    "TRACE_ERR",
+    "TRACE_WARNING",	    "TRACE_NOTICE",
+    "TRACE_INFO",	    "TRACE_DEBUG_SYSTEM",
+    "TRACE_DEBUG_PROGRAM",  "TRACE_DEBUG_PROCESS",
+    "TRACE_DEBUG_MODULE",   "TRACE_DEBUG_UNIT",
+    "TRACE_DEBUG_FUNCTION", "TRACE_DEBUG_LINE",
+    "TRACE_DEBUG",
 };
 
 struct sbuf {
@@ -1103,8 +1108,8 @@ static char *build_prefix(struct ht_pretty *p,
 static bool pc_special(const struct ht_ctf_member *m)
 {
 	static const char *const special[] = {
-		"packet_size",	   "content_size",	"timestamp_begin",
-		"timestamp_end",   "events_discarded", "packet_seq_num",
+	    "packet_size",   "content_size",	 "timestamp_begin",
+	    "timestamp_end", "events_discarded", "packet_seq_num",
 	};
 	size_t i;
 
@@ -1187,8 +1192,8 @@ static struct ec_cache *ec_get(struct ht_pretty *p,
 		return NULL;
 	}
 	e->cls = cls;
-	e->noted = p->note.wants && p->note.note &&
-		   p->note.wants(p->note.arg, cls);
+	e->noted =
+	    p->note.wants && p->note.note && p->note.wants(p->note.arg, cls);
 	p->ec_count++;
 	pc = cls->stream_class ? cls->stream_class->packet_context : NULL;
 	e->pc_mask = ~(uint64_t)0;
@@ -1246,7 +1251,6 @@ static int put_packet_context(struct ht_pretty *p, const struct ec_cache *e,
 	PUT_LIT(p, " }");
 	return 0;
 }
-
 
 /* ------------------------------------------------------------------ */
 /* Compiled lines                                                      */
@@ -1413,8 +1417,8 @@ static void compile_field(struct compiler *c, const struct ht_ctf_type *t,
 				lit(c, ", ");
 			}
 			if (names) {
-				snprintf(num, sizeof(num), "[%llu] = ",
-					 (unsigned long long)i);
+				snprintf(num, sizeof(num),
+					 "[%llu] = ", (unsigned long long)i);
 				lit(c, num);
 			}
 			compile_field(c, t->element, scope, names, idx);
@@ -1455,8 +1459,8 @@ static void compile_packet_context(struct compiler *c,
 	lit(c, " }");
 }
 
-static const struct ht_ctf_type *scope_type(const struct ht_ctf_event_class *cls,
-					    int s)
+static const struct ht_ctf_type *
+scope_type(const struct ht_ctf_event_class *cls, int s)
 {
 	const struct ht_ctf_stream_class *sc = cls->stream_class;
 
@@ -1475,10 +1479,10 @@ static const struct ht_ctf_type *scope_type(const struct ht_ctf_event_class *cls
 }
 
 static const char *const scope_names[HT_CTF_NR_SCOPES] = {
-	[HT_CTF_SCOPE_PACKET_CONTEXT] = "stream.packet.context = ",
-	[HT_CTF_SCOPE_EVENT_COMMON_CONTEXT] = "stream.event.context = ",
-	[HT_CTF_SCOPE_EVENT_SPECIFIC_CONTEXT] = "event.context = ",
-	[HT_CTF_SCOPE_EVENT_PAYLOAD] = "event.fields = ",
+    [HT_CTF_SCOPE_PACKET_CONTEXT] = "stream.packet.context = ",
+    [HT_CTF_SCOPE_EVENT_COMMON_CONTEXT] = "stream.event.context = ",
+    [HT_CTF_SCOPE_EVENT_SPECIFIC_CONTEXT] = "event.context = ",
+    [HT_CTF_SCOPE_EVENT_PAYLOAD] = "event.fields = ",
 };
 
 /* Compiles the line of @e's class; leaves e->ops NULL when it cannot. */
@@ -1504,12 +1508,13 @@ static void compile_line(struct ht_pretty *p, struct ec_cache *e)
 			lit(&c, scope_names[s]);
 		}
 		names = s == HT_CTF_SCOPE_EVENT_PAYLOAD
-				? p->o.names & HT_PRETTY_NAME_PAYLOAD
-				: p->o.names & HT_PRETTY_NAME_CONTEXT;
+			    ? p->o.names & HT_PRETTY_NAME_PAYLOAD
+			    : p->o.names & HT_PRETTY_NAME_CONTEXT;
 		if (t->kind != HT_CTF_STRUCT ||
 		    (s == HT_CTF_SCOPE_PACKET_CONTEXT && !fixed_shape(t))) {
-			emit(&c, s == HT_CTF_SCOPE_PACKET_CONTEXT ? OP_PCTX
-								  : OP_GENERIC,
+			emit(&c,
+			     s == HT_CTF_SCOPE_PACKET_CONTEXT ? OP_PCTX
+							      : OP_GENERIC,
 			     s, names, 0, t, 0);
 			e->scope_size[s] = 0;
 			continue;
@@ -1763,8 +1768,8 @@ int ht_pretty_event(struct ht_pretty *p, const struct ht_ctf_msg *msg)
 			put(p, scope_names[s], strlen(scope_names[s]));
 		}
 		names = s == HT_CTF_SCOPE_EVENT_PAYLOAD
-				? p->o.names & HT_PRETTY_NAME_PAYLOAD
-				: p->o.names & HT_PRETTY_NAME_CONTEXT;
+			    ? p->o.names & HT_PRETTY_NAME_PAYLOAD
+			    : p->o.names & HT_PRETTY_NAME_CONTEXT;
 		if (s == HT_CTF_SCOPE_PACKET_CONTEXT) {
 			ret = put_packet_context(p, e, f, names);
 		} else {
@@ -1827,10 +1832,11 @@ size_t ht_pretty_discarded(struct ht_pretty *p, const struct ht_ctf_msg *msg,
 				return 0;
 			}
 			at = p->len;
-			p->len = (size_t)(out_time(p, p->buf + p->len, ns[i],
-						   p->o.clock ==
-							   HT_PRETTY_CLOCK_SECONDS) -
-					  p->buf);
+			p->len =
+			    (size_t)(out_time(p, p->buf + p->len, ns[i],
+					      p->o.clock ==
+						  HT_PRETTY_CLOCK_SECONDS) -
+				     p->buf);
 			snprintf(out[i], 64, "%.*s", (int)(p->len - at),
 				 p->buf + at);
 			p->len = at;
@@ -1866,8 +1872,7 @@ size_t ht_pretty_discarded(struct ht_pretty *p, const struct ht_ctf_msg *msg,
 /* ------------------------------------------------------------------ */
 
 int ht_pretty_set_trace_name(struct ht_pretty *p,
-			     const struct ht_ctf_trace *trace,
-			     const char *name)
+			     const struct ht_ctf_trace *trace, const char *name)
 {
 	struct trace_name *t;
 	char *copy = strdup(name);

@@ -21,7 +21,7 @@
 enum ht_pretty_clock {
 	HT_PRETTY_CLOCK_TIME = 0, /* [HH:MM:SS.nnnnnnnnn] */
 	HT_PRETTY_CLOCK_SECONDS,  /* [s.nnnnnnnnn] */
-	HT_PRETTY_CLOCK_CYCLES,   /* [cycles, 20 digits] */
+	HT_PRETTY_CLOCK_CYCLES,	  /* [cycles, 20 digits] */
 };
 
 /* What --names shows (babeltrace2's default: context and payload). */
@@ -29,8 +29,9 @@ enum ht_pretty_names {
 	HT_PRETTY_NAME_HEADER = 1u << 0,  /* timestamp = ..., name = ... */
 	HT_PRETTY_NAME_CONTEXT = 1u << 1, /* field names in the contexts */
 	HT_PRETTY_NAME_PAYLOAD = 1u << 2, /* field names in the payload */
-	HT_PRETTY_NAME_SCOPE = 1u << 3,   /* stream.packet.context = ... */
-	HT_PRETTY_NAME_DEFAULT = HT_PRETTY_NAME_CONTEXT | HT_PRETTY_NAME_PAYLOAD,
+	HT_PRETTY_NAME_SCOPE = 1u << 3,	  /* stream.packet.context = ... */
+	HT_PRETTY_NAME_DEFAULT =
+	    HT_PRETTY_NAME_CONTEXT | HT_PRETTY_NAME_PAYLOAD,
 	HT_PRETTY_NAME_ALL = 0xf,
 };
 
@@ -53,9 +54,9 @@ enum ht_pretty_fields {
 struct ht_pretty_opts {
 	enum ht_pretty_clock clock;
 	bool clock_date; /* [YYYY-MM-DD HH:MM:SS.nnnnnnnnn] */
-	bool clock_gmt;  /* UTC instead of the local time zone */
+	bool clock_gmt;	 /* UTC instead of the local time zone */
 	bool no_delta;
-	unsigned names;  /* enum ht_pretty_names */
+	unsigned names;	 /* enum ht_pretty_names */
 	unsigned fields; /* enum ht_pretty_fields */
 };
 

@@ -52,12 +52,12 @@ struct parser {
 	struct alias *aliases;
 	size_t nr_aliases, cap_aliases;
 	unsigned depth;
-	struct vec types;    /* int/float types: native order resolved later */
-	struct vec clocks;   /* struct ht_ctf_clock * */
-	struct vec streams;  /* struct ht__stream_class * */
-	struct vec events;   /* struct ht__event_class * + stream id */
-	struct vec env;      /* struct ht_ctf_env_entry * */
-	struct vec warned;   /* const char * names already warned about */
+	struct vec types;   /* int/float types: native order resolved later */
+	struct vec clocks;  /* struct ht_ctf_clock * */
+	struct vec streams; /* struct ht__stream_class * */
+	struct vec events;  /* struct ht__event_class * + stream id */
+	struct vec env;	    /* struct ht_ctf_env_entry * */
+	struct vec warned;  /* const char * names already warned about */
 	bool has_trace_bo;
 	bool seen_trace;
 	struct ht_ctf_type *native_marker;
@@ -209,8 +209,8 @@ static int lex(struct parser *ps, const char *src, size_t len)
 				unsigned l0 = line, c0 = p - line_start + 1;
 
 				p += 2;
-				while (p < end &&
-				       !(*p == '*' && p + 1 < end && p[1] == '/')) {
+				while (p < end && !(*p == '*' && p + 1 < end &&
+						    p[1] == '/')) {
 					if (*p == '\n') {
 						line++;
 						line_start = p + 1;
@@ -266,8 +266,8 @@ static int lex(struct parser *ps, const char *src, size_t len)
 				}
 				if (v > (UINT64_MAX - d) / base) {
 					return fail_at(
-						ps, t.line, t.col, HT_ERANGE,
-						"integer constant too large");
+					    ps, t.line, t.col, HT_ERANGE,
+					    "integer constant too large");
 				}
 				v = v * base + d;
 				any = true;
@@ -477,7 +477,8 @@ static int parse_value(struct parser *ps, struct value *v)
 		v->kind = V_NUM;
 		v->num = t->num;
 		if (v->neg && v->num > (uint64_t)INT64_MAX + 1) {
-			return FAIL(ps, HT_ERANGE, "integer constant too small");
+			return FAIL(ps, HT_ERANGE,
+				    "integer constant too small");
 		}
 		advance(ps);
 		return 0;
@@ -658,9 +659,8 @@ static int add_alias(struct parser *ps, const char *name, int kind,
 	return 0;
 }
 
-static const struct ht_ctf_type *find_alias(struct parser *ps,
-					    const char *name, size_t len,
-					    int kind)
+static const struct ht_ctf_type *find_alias(struct parser *ps, const char *name,
+					    size_t len, int kind)
 {
 	size_t i = ps->nr_aliases;
 
@@ -682,8 +682,8 @@ static void enter_scope(struct parser *ps)
 
 static void leave_scope(struct parser *ps)
 {
-	while (ps->nr_aliases && ps->aliases[ps->nr_aliases - 1].depth >=
-					 ps->depth) {
+	while (ps->nr_aliases &&
+	       ps->aliases[ps->nr_aliases - 1].depth >= ps->depth) {
 		ps->nr_aliases--;
 	}
 	ps->depth--;
@@ -699,7 +699,7 @@ static bool is_type_start(struct parser *ps)
 {
 	struct tok *t = cur(ps);
 	static const char *const kw[] = {"integer", "floating_point", "string",
-					 "enum",    "struct",         "variant",
+					 "enum",    "struct",	      "variant",
 					 "const",   "volatile"};
 	size_t i;
 
@@ -754,11 +754,10 @@ static int parse_attrs(struct parser *ps, struct ht_ctf_type *t)
 			if (!strcmp(name, "size")) {
 				if (u == 0 || u > 64) {
 					return fail_at(
-						ps, v.line, v.col,
-						HT_EUNSUPPORTED,
-						"integer size %llu: only 1 to "
-						"64 bits are supported",
-						(unsigned long long)u);
+					    ps, v.line, v.col, HT_EUNSUPPORTED,
+					    "integer size %llu: only 1 to "
+					    "64 bits are supported",
+					    (unsigned long long)u);
 				}
 				t->size_bits = u;
 			} else if (!strcmp(name, "exp_dig")) {
@@ -1004,8 +1003,8 @@ static int parse_enum(struct parser *ps, const struct ht_ctf_type **out)
 				next = (int64_t)r->upper.u;
 			}
 			next_valid = !(container->is_signed
-					       ? next == INT64_MAX
-					       : (uint64_t)next == UINT64_MAX);
+					   ? next == INT64_MAX
+					   : (uint64_t)next == UINT64_MAX);
 			next++;
 		} else {
 			if (!next_valid) {
@@ -1015,8 +1014,8 @@ static int parse_enum(struct parser *ps, const struct ht_ctf_type **out)
 			}
 			r->lower.s = r->upper.s = next;
 			next_valid = !(container->is_signed
-					       ? next == INT64_MAX
-					       : (uint64_t)next == UINT64_MAX);
+					   ? next == INT64_MAX
+					   : (uint64_t)next == UINT64_MAX);
 			next++;
 		}
 		/* a label given twice adds a range to the first one */
@@ -1032,7 +1031,7 @@ static int parse_enum(struct parser *ps, const struct ht_ctf_type **out)
 			struct ht_ctf_enum_range *nrs;
 
 			nrs = ht__arena_alloc(ps->a, (m->nr_ranges + 1) *
-							     sizeof(*nrs));
+							 sizeof(*nrs));
 			if (!nrs) {
 				ret = HT_ENOMEM;
 				goto fail;
@@ -1181,8 +1180,8 @@ static int parse_compound_body(struct parser *ps, struct ht_ctf_type *t)
 	advance(ps);
 	leave_scope(ps);
 	if (nr) {
-		struct ht_ctf_member *m = ht__arena_alloc(ps->a,
-							  nr * sizeof(*m));
+		struct ht_ctf_member *m =
+		    ht__arena_alloc(ps->a, nr * sizeof(*m));
 
 		if (!m) {
 			free(mem);
@@ -1511,8 +1510,8 @@ static int parse_declarator(struct parser *ps, const struct ht_ctf_type *base,
 	while (nd--) {
 		struct ht_ctf_type *at;
 
-		at = new_type(ps, dims[nd].is_seq ? HT_CTF_SEQUENCE
-						  : HT_CTF_ARRAY);
+		at = new_type(ps,
+			      dims[nd].is_seq ? HT_CTF_SEQUENCE : HT_CTF_ARRAY);
 		if (!at) {
 			return HT_ENOMEM;
 		}
@@ -1692,8 +1691,8 @@ static int parse_block(struct parser *ps, void *obj, entry_fn fn)
 				advance(ps);
 				ret = parse_type(ps, &type, false);
 				if (!ret) {
-					ret = fn(ps, obj, key, type, NULL,
-						 line, col);
+					ret = fn(ps, obj, key, type, NULL, line,
+						 col);
 				}
 			} else {
 				struct value v;
@@ -1722,8 +1721,8 @@ out:
 	return ret;
 }
 
-static int need_value(struct parser *ps, const struct value *v,
-		      const char *key, unsigned line, unsigned col)
+static int need_value(struct parser *ps, const struct value *v, const char *key,
+		      unsigned line, unsigned col)
 {
 	if (!v) {
 		return fail_at(ps, line, col, HT_ESYNTAX,
@@ -2029,12 +2028,11 @@ static int parse_top(struct parser *ps)
 				struct ht__stream_class *o = ps->streams.v[i];
 
 				if (o->pub.id == sc->pub.id) {
-					return fail_at(ps, line, col,
-						       HT_ESYNTAX,
-						       "duplicate stream id "
-						       "%llu",
-						       (unsigned long long)
-							       sc->pub.id);
+					return fail_at(
+					    ps, line, col, HT_ESYNTAX,
+					    "duplicate stream id "
+					    "%llu",
+					    (unsigned long long)sc->pub.id);
 				}
 			}
 			if (!ret && vec_push(&ps->streams, sc)) {
@@ -2188,13 +2186,11 @@ static int link_model(struct parser *ps)
 			for (k = 0; k < n; k++) {
 				if (ecs[k]->id == pe->ec->pub.id) {
 					return fail_at(
-						ps, pe->line, pe->col,
-						HT_ESYNTAX,
-						"duplicate event id %llu in "
-						"stream %llu",
-						(unsigned long long)
-							pe->ec->pub.id,
-						(unsigned long long)sc->pub.id);
+					    ps, pe->line, pe->col, HT_ESYNTAX,
+					    "duplicate event id %llu in "
+					    "stream %llu",
+					    (unsigned long long)pe->ec->pub.id,
+					    (unsigned long long)sc->pub.id);
 				}
 			}
 			pe->ec->pub.stream_class = &sc->pub;
@@ -2218,9 +2214,8 @@ static int link_model(struct parser *ps)
 	return 0;
 }
 
-int ht__tsdl_parse(struct ht__trace *trace, const char *path,
-		   const char *text, size_t len,
-		   const struct ht_ctf_open_opts *opts, char *err,
+int ht__tsdl_parse(struct ht__trace *trace, const char *path, const char *text,
+		   size_t len, const struct ht_ctf_open_opts *opts, char *err,
 		   size_t err_len)
 {
 	struct parser ps;

@@ -1374,12 +1374,14 @@ int ht_report_write(const char *const *traces, size_t nr_traces,
 	fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
 		     "<meta charset=\"utf-8\">\n<title>hetrace report</title>\n"
 		     "<style>\n");
-	ret = write_embedded(out, "host/export/report/report.css", err, err_len);
+	ret =
+	    write_embedded(out, "host/export/report/report.css", err, err_len);
 	if (ret) {
 		goto out;
 	}
 	fprintf(out, "</style>\n</head>\n<body>\n");
-	ret = write_embedded(out, "host/export/report/report.html", err, err_len);
+	ret =
+	    write_embedded(out, "host/export/report/report.html", err, err_len);
 	if (ret) {
 		goto out;
 	}

@@ -19,15 +19,16 @@
 #elif defined(HT_PORT_BIG_ENDIAN)
 #define HT_NATIVE_LITTLE_ENDIAN 0
 #elif defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) &&           \
-	__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define HT_NATIVE_LITTLE_ENDIAN 1
 #elif defined(__BYTE_ORDER__) && defined(__ORDER_BIG_ENDIAN__) &&              \
-	__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 #define HT_NATIVE_LITTLE_ENDIAN 0
 #elif defined(_MSC_VER) || defined(__i386__) || defined(__x86_64__)
 #define HT_NATIVE_LITTLE_ENDIAN 1
 #else
-#error "hetrace: unknown byte order: define HT_PORT_LITTLE_ENDIAN or HT_PORT_BIG_ENDIAN"
+#error                                                                         \
+    "hetrace: unknown byte order: define HT_PORT_LITTLE_ENDIAN or HT_PORT_BIG_ENDIAN"
 #endif
 
 /*
@@ -81,7 +82,8 @@ void ht_port_barrier(void);
  * HT_PORT_NO_FORCE_INLINE to leave the choice to the compiler (for
  * instance when optimizing for size with many tracepoints).
  */
-#if !defined(HT_PORT_NO_FORCE_INLINE) && (defined(__GNUC__) || defined(__clang__))
+#if !defined(HT_PORT_NO_FORCE_INLINE) &&                                       \
+    (defined(__GNUC__) || defined(__clang__))
 #define HT_TRACE_INLINE static inline __attribute__((always_inline))
 #else
 #define HT_TRACE_INLINE static inline

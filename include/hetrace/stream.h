@@ -34,15 +34,16 @@
 
 struct ht_stream {
 	/* Fast path: read and written by every tracing call. */
-	uint8_t *buf;     /* the packet buffer */
-	uint32_t at;      /* offset of the next event record, bytes */
-	uint32_t end;     /* packet size in bytes while a packet is open, else 0 */
-	uint64_t last_ts; /* timestamp of the previous record (or packet start) */
+	uint8_t *buf; /* the packet buffer */
+	uint32_t at;  /* offset of the next event record, bytes */
+	uint32_t end; /* packet size in bytes while a packet is open, else 0 */
+	uint64_t
+	    last_ts; /* timestamp of the previous record (or packet start) */
 	volatile int busy; /* in a tracing section */
 	volatile int off;  /* tracing disabled */
 
 	/* Slow path. */
-	uint32_t size;        /* packet buffer size, bytes */
+	uint32_t size;	      /* packet buffer size, bytes */
 	uint32_t content_off; /* bytes taken by the packet header and context */
 	/*
 	 * Exact end, in bits, of the last record whose size is not a
@@ -52,9 +53,9 @@ struct ht_stream {
 	 */
 	uint32_t content_end_bits;
 	int packet_open;
-	uint32_t seq_num;     /* sequence number of the open (or next) packet */
+	uint32_t seq_num; /* sequence number of the open (or next) packet */
 	uint32_t core_id;
-	uint32_t discarded;   /* dropped by the owner: no room, back end full */
+	uint32_t discarded; /* dropped by the owner: no room, back end full */
 	volatile uint32_t discarded_nested; /* dropped by nested calls */
 
 	/*
@@ -110,9 +111,9 @@ static inline uint64_t ht_stream_content_bits(const struct ht_stream *s,
 {
 	uint64_t at_bits = (uint64_t)s->at * 8u;
 
-	return s->content_end_bits + rec_align * 8u > at_bits ?
-		       s->content_end_bits :
-		       at_bits;
+	return s->content_end_bits + rec_align * 8u > at_bits
+		   ? s->content_end_bits
+		   : at_bits;
 }
 
 /* Enables or disables tracing at run time. */
@@ -314,7 +315,8 @@ static inline void ht_bits_write_be(uint8_t *buf, uint32_t bit, unsigned n,
 	while (n) {
 		unsigned room = 8 - used;
 		unsigned take = room < n ? room : n;
-		unsigned chunk = (unsigned)(v >> (n - take)) & ((1u << take) - 1);
+		unsigned chunk =
+		    (unsigned)(v >> (n - take)) & ((1u << take) - 1);
 		unsigned pos = room - take;
 		unsigned mask = ((1u << take) - 1) << pos;
 

@@ -32,12 +32,12 @@
 #define QB_MAGIC 0x42515448u /* "HTQB" in little-endian memory */
 #define QB_VERSION 1u
 #define QB_QLEN 64u
-#define QB_RING_OFF 0x10000u	/* ring offset from the block */
-#define QB_RING_SIZE 0x300000u	/* 3 MiB of ring */
-#define QB_SLOT_SIZE 4096u	/* packet size */
+#define QB_RING_OFF 0x10000u   /* ring offset from the block */
+#define QB_RING_SIZE 0x300000u /* 3 MiB of ring */
+#define QB_SLOT_SIZE 4096u     /* packet size */
 
 /* Offsets of the block in each machine's RAM file (= guest RAM). */
-#define QB_BLOCK_OFF_MPS2 0x0u	   /* mps2-an385: PSRAM 0x21000000 */
+#define QB_BLOCK_OFF_MPS2 0x0u	    /* mps2-an385: PSRAM 0x21000000 */
 #define QB_BLOCK_OFF_VIRT 0x800000u /* RISC-V virt: 0x80800000 */
 
 enum qb_state {
@@ -62,13 +62,13 @@ enum qb_job {
 #define QB_QSORT_MAX 10000u
 
 struct qb_msg {
-	uint64_t id;	  /* unique per sender: msg_send/msg_recv `id` */
-	uint32_t type;	  /* enum qb_job */
+	uint64_t id;   /* unique per sender: msg_send/msg_recv `id` */
+	uint32_t type; /* enum qb_job */
 	uint32_t arg;
-	uint32_t size;	  /* bytes the message stands for */
-	uint32_t job;	  /* replies: the id of the job answered */
-	uint64_t result;  /* replies: the job's result */
-	uint64_t ticks;	  /* replies: the job's duration, clock ticks */
+	uint32_t size;	 /* bytes the message stands for */
+	uint32_t job;	 /* replies: the id of the job answered */
+	uint64_t result; /* replies: the job's result */
+	uint64_t ticks;	 /* replies: the job's duration, clock ticks */
 	uint32_t pad[2];
 };
 
@@ -86,11 +86,11 @@ struct qb_queue {
 
 /* What a fault handler saw (state QB_FAULT). */
 struct qb_fault {
-	uint32_t kind;	/* exception number (M3) or mcause (RISC-V) */
-	uint32_t pc;	/* faulting instruction */
-	uint32_t addr;	/* BFAR/MMFAR (M3), mtval (RISC-V), or 0 */
+	uint32_t kind;	 /* exception number (M3) or mcause (RISC-V) */
+	uint32_t pc;	 /* faulting instruction */
+	uint32_t addr;	 /* BFAR/MMFAR (M3), mtval (RISC-V), or 0 */
 	uint32_t status; /* CFSR (M3), mstatus (RISC-V) */
-	uint32_t lr;	/* return address register at the fault */
+	uint32_t lr;	 /* return address register at the fault */
 	uint32_t sp;
 	uint32_t ticks_lo; /* the core's clock at the fault, 64-bit */
 	uint32_t ticks_hi;

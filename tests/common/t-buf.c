@@ -12,7 +12,8 @@
 #define CHECK(c)                                                               \
 	do {                                                                   \
 		if (!(c)) {                                                    \
-			fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #c);  \
+			fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__,     \
+				#c);                                           \
 			exit(1);                                               \
 		}                                                              \
 	} while (0)
@@ -34,7 +35,8 @@ int main(void)
 		CHECK(v[i] == (uint32_t)i * 7u);
 	}
 	/* an overflowing size fails and leaves the array as it was */
-	CHECK(ht_array_reserve((void **)&v, &cap, SIZE_MAX / 2, 8) == HT_ENOMEM);
+	CHECK(ht_array_reserve((void **)&v, &cap, SIZE_MAX / 2, 8) ==
+	      HT_ENOMEM);
 	CHECK(v[99999] == 99999u * 7u);
 	free(v);
 

@@ -85,7 +85,10 @@ static struct barectf_core_ctx *core(unsigned id)
 	c = &cores[id];
 	if (!c->used) {
 		struct barectf_platform_callbacks cbs = {
-			clock_cb, full_cb, open_cb, close_cb,
+		    clock_cb,
+		    full_cb,
+		    open_cb,
+		    close_cb,
 		};
 
 		snprintf(path, sizeof(path), "%s/stream_%u", outdir, id);
@@ -149,8 +152,10 @@ static void run_script(void)
 				   s2, &d) != 5) {
 				bad(lineno, line);
 			}
-			barectf_core_trace_task_switch(core(c), a, s1, b, s2, d);
-		} else if (!strcmp(ev, "isr_enter") || !strcmp(ev, "isr_exit")) {
+			barectf_core_trace_task_switch(core(c), a, s1, b, s2,
+						       d);
+		} else if (!strcmp(ev, "isr_enter") ||
+			   !strcmp(ev, "isr_exit")) {
 			if (sscanf(r, "%llu", &a) != 1) {
 				bad(lineno, line);
 			}
@@ -168,7 +173,8 @@ static void run_script(void)
 			} else {
 				barectf_core_trace_msg_recv(core(c), a, b, d);
 			}
-		} else if (!strcmp(ev, "func_entry") || !strcmp(ev, "func_exit")) {
+		} else if (!strcmp(ev, "func_entry") ||
+			   !strcmp(ev, "func_exit")) {
 			if (sscanf(r, "%llx %llx", &a, &b) != 2) {
 				bad(lineno, line);
 			}
@@ -182,7 +188,8 @@ static void run_script(void)
 				bad(lineno, line);
 			}
 			barectf_core_trace_sample(core(c), a, (int32_t)sd, s1);
-		} else if (!strcmp(ev, "sync_req") || !strcmp(ev, "sync_recv")) {
+		} else if (!strcmp(ev, "sync_req") ||
+			   !strcmp(ev, "sync_recv")) {
 			if (sscanf(r, "%llu %llu", &a, &b) != 2) {
 				bad(lineno, line);
 			}
@@ -191,7 +198,8 @@ static void run_script(void)
 			} else {
 				barectf_core_trace_sync_recv(core(c), a, b);
 			}
-		} else if (!strcmp(ev, "sync_ack") || !strcmp(ev, "sync_notify")) {
+		} else if (!strcmp(ev, "sync_ack") ||
+			   !strcmp(ev, "sync_notify")) {
 			if (sscanf(r, "%llu", &a) != 1) {
 				bad(lineno, line);
 			}
@@ -211,9 +219,11 @@ static void run_script(void)
 				bad(lineno, line);
 			}
 			if (ev[9] == 'b') {
-				barectf_core_trace_activity_begin(core(c), s1, s2, a);
+				barectf_core_trace_activity_begin(core(c), s1,
+								  s2, a);
 			} else {
-				barectf_core_trace_activity_end(core(c), s1, s2, a);
+				barectf_core_trace_activity_end(core(c), s1, s2,
+								a);
 			}
 		} else {
 			bad(lineno, line);
@@ -241,9 +251,8 @@ static void run_bench(uint64_t n)
 			unsigned dst = (c + 1) % NR_CORES;
 
 			now += 100;
-			barectf_core_trace_task_switch(core(c), prev,
-						       names[prev], next,
-						       names[next], 5);
+			barectf_core_trace_task_switch(
+			    core(c), prev, names[prev], next, names[next], 5);
 			now += 50;
 			barectf_core_trace_isr_enter(core(c), 11);
 			now += 20;

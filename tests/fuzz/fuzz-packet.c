@@ -81,8 +81,8 @@ static int on_tally(void *arg, const struct ht_ctf_stream *s,
 
 	/* no counts (nr 0) before the first packet's records */
 	if (nr > 64 || (!nr && n) ||
-	    (nr && (!s->stream_class ||
-		    nr != s->stream_class->nr_event_classes))) {
+	    (nr &&
+	     (!s->stream_class || nr != s->stream_class->nr_event_classes))) {
 		abort();
 	}
 	t->sc = s->stream_class;
@@ -116,8 +116,8 @@ static void check_tally(struct ht_ctf_set *set, const struct seen *w,
 		}
 	}
 	if (errors || t->n != w->n ||
-	    (w->n && (t->first != w->cycles[0] ||
-		      t->last != w->cycles[w->n - 1]))) {
+	    (w->n &&
+	     (t->first != w->cycles[0] || t->last != w->cycles[w->n - 1]))) {
 		abort();
 	}
 	for (k = 0; k < t->nr; k++) {

@@ -77,8 +77,8 @@ static inline void fp_close_packet(void *data)
 	fp_write(fp);
 }
 
-static inline void fp_start(struct file_platform *fp, const char *path, uint32_t size,
-		     uint64_t step)
+static inline void fp_start(struct file_platform *fp, const char *path,
+			    uint32_t size, uint64_t step)
 {
 	fp->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fp->fd < 0) {

@@ -19,10 +19,10 @@
 		struct plat *p = plat_new(dir, #st, sz, step,                  \
 					  sizeof(struct bt_##st##_ctx));       \
 		struct bt_platform_callbacks cbs = {                           \
-			.clk##_clock_get_value = plat_clock,                   \
-			.is_backend_full = plat_full,                          \
-			.open_packet = st##_open,                              \
-			.close_packet = st##_close,                            \
+		    .clk##_clock_get_value = plat_clock,                       \
+		    .is_backend_full = plat_full,                              \
+		    .open_packet = st##_open,                                  \
+		    .close_packet = st##_close,                                \
 		};                                                             \
 		bt_init(p->ctx, p->buf, sz, cbs, p);                           \
 		bt_##st##_open_packet(p->ctx);                                 \

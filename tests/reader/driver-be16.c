@@ -16,13 +16,13 @@ static void core_close(void *d)
 
 int main(int argc, char **argv)
 {
-	struct plat *c = plat_new(argv[1], "core0", 256, 9000,
-				  sizeof(struct bt_core_ctx));
+	struct plat *c =
+	    plat_new(argv[1], "core0", 256, 9000, sizeof(struct bt_core_ctx));
 	struct bt_platform_callbacks cbs = {
-		.mhz_clock_get_value = plat_clock,
-		.is_backend_full = plat_full,
-		.open_packet = core_open,
-		.close_packet = core_close,
+	    .mhz_clock_get_value = plat_clock,
+	    .is_backend_full = plat_full,
+	    .open_packet = core_open,
+	    .close_packet = core_close,
 	};
 	struct bt_core_ctx *cc = c->ctx;
 	long n = atol(argv[2]), i;
@@ -32,8 +32,8 @@ int main(int argc, char **argv)
 	bt_core_open_packet(cc);
 	for (i = 0; i < n; i++) {
 		if (i % 2) {
-			bt_core_trace_small(cc, i % 128,
-					    (int)(i % 8000) - 4000, i * 7);
+			bt_core_trace_small(cc, i % 128, (int)(i % 8000) - 4000,
+					    i * 7);
 		} else {
 			bt_core_trace_text(cc, i % 10 ? "hello" : "");
 		}

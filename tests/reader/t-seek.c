@@ -42,27 +42,27 @@ static int failures;
 	} while (0)
 
 static const char meta_fmt[] =
-	"/* CTF 1.8 */\n"
-	"typealias integer { size = 32; align = 32; signed = false; } "
-	":= uint32_t;\n"
-	"typealias integer { size = 64; align = 64; signed = false; } "
-	":= uint64_t;\n"
-	"trace { major = 1; minor = 8; byte_order = le;\n"
-	"\tpacket.header := struct { uint32_t magic; uint32_t stream_id; };\n"
-	"};\n"
-	"env { trace_name = \"%s\"; };\n"
-	"clock { name = clk; freq = %llu; offset_s = %lld; };\n"
-	"typealias integer { size = 64; align = 64; signed = false; "
-	"map = clock.clk.value; } := ts_t;\n"
-	"stream { id = 0;\n"
-	"\tpacket.context := struct { ts_t timestamp_begin; "
-	"ts_t timestamp_end;\n"
-	"\t\tuint64_t content_size; uint64_t packet_size; };\n"
-	"\tevent.header := struct { uint32_t id; ts_t timestamp; };\n"
-	"};\n"
-	"event { name = e; id = 0; stream_id = 0;\n"
-	"\tfields := struct { uint32_t v; };\n"
-	"};\n";
+    "/* CTF 1.8 */\n"
+    "typealias integer { size = 32; align = 32; signed = false; } "
+    ":= uint32_t;\n"
+    "typealias integer { size = 64; align = 64; signed = false; } "
+    ":= uint64_t;\n"
+    "trace { major = 1; minor = 8; byte_order = le;\n"
+    "\tpacket.header := struct { uint32_t magic; uint32_t stream_id; };\n"
+    "};\n"
+    "env { trace_name = \"%s\"; };\n"
+    "clock { name = clk; freq = %llu; offset_s = %lld; };\n"
+    "typealias integer { size = 64; align = 64; signed = false; "
+    "map = clock.clk.value; } := ts_t;\n"
+    "stream { id = 0;\n"
+    "\tpacket.context := struct { ts_t timestamp_begin; "
+    "ts_t timestamp_end;\n"
+    "\t\tuint64_t content_size; uint64_t packet_size; };\n"
+    "\tevent.header := struct { uint32_t id; ts_t timestamp; };\n"
+    "};\n"
+    "event { name = e; id = 0; stream_id = 0;\n"
+    "\tfields := struct { uint32_t v; };\n"
+    "};\n";
 
 static void put32(uint8_t *p, uint32_t v)
 {
@@ -112,10 +112,9 @@ static void write_metadata(const char *dir, const char *name,
  * Writes stream file @name of @dir: packets of @per_packet[i] events
  * whose timestamps are @ts (cycles, non-decreasing), payload v = @v0 + k.
  */
-static void write_stream(const char *dir, const char *name,
-			 const uint64_t *ts, size_t n,
-			 const unsigned *per_packet, size_t nr_packets,
-			 uint32_t v0)
+static void write_stream(const char *dir, const char *name, const uint64_t *ts,
+			 size_t n, const unsigned *per_packet,
+			 size_t nr_packets, uint32_t v0)
 {
 	uint8_t pkt[PKT_BYTES];
 	char path[512];
@@ -145,7 +144,8 @@ static void write_stream(const char *dir, const char *name,
 		put64(pkt + 8, begin);
 		put64(pkt + 16, end);
 		/* the content ends after the last event's payload */
-		put64(pkt + 24, (uint64_t)(off > HDR_BYTES ? off - 4 : off) * 8);
+		put64(pkt + 24,
+		      (uint64_t)(off > HDR_BYTES ? off - 4 : off) * 8);
 		put64(pkt + 32, (uint64_t)PKT_BYTES * 8);
 		if (fwrite(pkt, 1, sizeof(pkt), f) != sizeof(pkt)) {
 			die(path);
@@ -207,8 +207,8 @@ static size_t first_at(const struct ev *lin, size_t n, int64_t ns)
 
 static struct ev got[MAX_EVENTS];
 
-static void check_seek(struct ht_ctf_set *set, const struct ev *lin,
-		       size_t n, int64_t target, const char *what)
+static void check_seek(struct ht_ctf_set *set, const struct ev *lin, size_t n,
+		       int64_t target, const char *what)
 {
 	size_t from = first_at(lin, n, target), k, m;
 	int ret = ht_ctf_set_seek_ns(set, target);
@@ -327,7 +327,8 @@ int main(void)
 			cap += pp[s][k];
 		}
 		for (k = 0; k < cap - 2; k++) {
-			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			seed = seed * 6364136223846793005ull +
+			       1442695040888963407ull;
 			t += ((seed >> 33) % 4) * 1000;
 			ts[s][na[s]++] = t;
 		}

@@ -113,9 +113,9 @@ static int64_t check_gaps(const struct ht_sync_set *set, unsigned node,
 		/* the gap, then every x within 20000 of the break: where
 		 * the bounds change from one piece to the other */
 		for (i = 0; i <= 2 * nr && bad < 5; i++) {
-			int64_t t = i <= nr ? g0 + (int64_t)((s_i128)(g1 - g0) *
-							    i / nr)
-					    : brk - 20000 + 100 * (i - nr - 1);
+			int64_t t =
+			    i <= nr ? g0 + (int64_t)((s_i128)(g1 - g0) * i / nr)
+				    : brk - 20000 + 100 * (i - nr - 1);
 			int64_t est, lo, hi;
 
 			if (i == nr + 1) {
@@ -135,8 +135,9 @@ static int64_t check_gaps(const struct ht_sync_set *set, unsigned node,
 			    !s_within_half(c, t, est, hi - lo + 1) ||
 			    lo < plo || est < pest || hi < phi) {
 				CHECK(0,
-				      "%s: gap %zu t=%" PRId64 ": truth %" PRId64
-				      " est %" PRId64 " [%" PRId64 ", %" PRId64
+				      "%s: gap %zu t=%" PRId64
+				      ": truth %" PRId64 " est %" PRId64
+				      " [%" PRId64 ", %" PRId64
 				      "] (monotone: %d)",
 				      what, k, t, s_truth(c, t), est, lo, hi,
 				      lo >= plo && est >= pest && hi >= phi);
@@ -254,10 +255,10 @@ static void test_frequency_step(void)
 static void test_step_gap(void)
 {
 	static const uint64_t steps[][2] = {
-		{600000000, 1000000000},
-		{1000000000, 600000000},
-		{24000000, 12000000},
-		{100000000, 101000000},
+	    {600000000, 1000000000},
+	    {1000000000, 600000000},
+	    {24000000, 12000000},
+	    {100000000, 101000000},
 	};
 	int64_t T0 = NS_PER_S, period = 10000000;
 	int64_t wmax = 0;
@@ -292,8 +293,8 @@ static void test_step_gap(void)
 		w = check_gaps(set, 1, &c, 0, "step gap");
 		/* the union of both pieces over a 40 ms gap would be up
 		 * to 13 ms wide */
-		CHECK(w <= 10000, "step gap %u: width in the gap %" PRId64
-		      " ns", v, w);
+		CHECK(w <= 10000,
+		      "step gap %u: width in the gap %" PRId64 " ns", v, w);
 		wmax = w > wmax ? w : wmax;
 		ht_sync_destroy(set);
 	}

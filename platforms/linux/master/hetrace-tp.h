@@ -24,42 +24,32 @@
 #include <lttng/tracepoint.h>
 
 /* Round n, step 1: stamped before the slave's interrupt is raised. */
-LTTNG_UST_TRACEPOINT_EVENT(hetrace, sync_req,
-	LTTNG_UST_TP_ARGS(uint32_t, seq, uint32_t, slave),
-	LTTNG_UST_TP_FIELDS(
-		lttng_ust_field_integer(uint32_t, seq, seq)
-		lttng_ust_field_integer(uint32_t, slave, slave)
-	)
-)
+LTTNG_UST_TRACEPOINT_EVENT(
+    hetrace, sync_req, LTTNG_UST_TP_ARGS(uint32_t, seq, uint32_t, slave),
+    LTTNG_UST_TP_FIELDS(lttng_ust_field_integer(uint32_t, seq, seq)
+			    lttng_ust_field_integer(uint32_t, slave, slave)))
 
 /* Round n, step 4 (seq n + 1): stamped after the slave's ACK was seen. */
-LTTNG_UST_TRACEPOINT_EVENT(hetrace, sync_recv,
-	LTTNG_UST_TP_ARGS(uint32_t, seq, uint32_t, slave),
-	LTTNG_UST_TP_FIELDS(
-		lttng_ust_field_integer(uint32_t, seq, seq)
-		lttng_ust_field_integer(uint32_t, slave, slave)
-	)
-)
+LTTNG_UST_TRACEPOINT_EVENT(
+    hetrace, sync_recv, LTTNG_UST_TP_ARGS(uint32_t, seq, uint32_t, slave),
+    LTTNG_UST_TP_FIELDS(lttng_ust_field_integer(uint32_t, seq, seq)
+			    lttng_ust_field_integer(uint32_t, slave, slave)))
 
 /* Stamped before the message becomes visible to its receiver. */
-LTTNG_UST_TRACEPOINT_EVENT(hetrace, msg_send,
-	LTTNG_UST_TP_ARGS(uint64_t, id, uint32_t, dst, uint32_t, size),
-	LTTNG_UST_TP_FIELDS(
-		lttng_ust_field_integer(uint64_t, id, id)
-		lttng_ust_field_integer(uint32_t, dst, dst)
-		lttng_ust_field_integer(uint32_t, size, size)
-	)
-)
+LTTNG_UST_TRACEPOINT_EVENT(
+    hetrace, msg_send,
+    LTTNG_UST_TP_ARGS(uint64_t, id, uint32_t, dst, uint32_t, size),
+    LTTNG_UST_TP_FIELDS(lttng_ust_field_integer(uint64_t, id, id)
+			    lttng_ust_field_integer(uint32_t, dst, dst)
+				lttng_ust_field_integer(uint32_t, size, size)))
 
 /* Stamped after the message was taken. */
-LTTNG_UST_TRACEPOINT_EVENT(hetrace, msg_recv,
-	LTTNG_UST_TP_ARGS(uint64_t, id, uint32_t, src, uint32_t, size),
-	LTTNG_UST_TP_FIELDS(
-		lttng_ust_field_integer(uint64_t, id, id)
-		lttng_ust_field_integer(uint32_t, src, src)
-		lttng_ust_field_integer(uint32_t, size, size)
-	)
-)
+LTTNG_UST_TRACEPOINT_EVENT(
+    hetrace, msg_recv,
+    LTTNG_UST_TP_ARGS(uint64_t, id, uint32_t, src, uint32_t, size),
+    LTTNG_UST_TP_FIELDS(lttng_ust_field_integer(uint64_t, id, id)
+			    lttng_ust_field_integer(uint32_t, src, src)
+				lttng_ust_field_integer(uint32_t, size, size)))
 
 #endif
 

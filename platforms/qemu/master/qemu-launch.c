@@ -89,7 +89,8 @@ static void describe_exit(const struct qlaunch *q, char *out, size_t len)
 		snprintf(out, len, "exited with status %d",
 			 WEXITSTATUS(q->status));
 	} else if (WIFSIGNALED(q->status)) {
-		snprintf(out, len, "killed by %s", strsignal(WTERMSIG(q->status)));
+		snprintf(out, len, "killed by %s",
+			 strsignal(WTERMSIG(q->status)));
 	} else {
 		snprintf(out, len, "ended");
 	}
@@ -155,14 +156,16 @@ int qlaunch_start(struct qlaunch *q, unsigned boot_timeout_ms, char *err,
 	 * absolute path only when it fits. */
 	if ((size_t)snprintf(q->sock_path, sizeof(q->sock_path), "%s/%s.sock",
 			     q->work_dir, q->name) >= sizeof(q->sock_path)) {
-		snprintf(err, err_len, "%s: work directory path too long for a "
-			 "unix socket: %s", q->name, q->work_dir);
+		snprintf(err, err_len,
+			 "%s: work directory path too long for a "
+			 "unix socket: %s",
+			 q->name, q->work_dir);
 		return HT_EINVAL;
 	}
 	unlink(q->sock_path);
 
-	q->ram_fd = open(q->ram_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC,
-			 0600);
+	q->ram_fd =
+	    open(q->ram_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (q->ram_fd < 0 || ftruncate(q->ram_fd, QL_RAM_SIZE) != 0) {
 		snprintf(err, err_len, "%s: cannot create the RAM file %s: %s",
 			 q->name, q->ram_path, strerror(errno));
@@ -216,8 +219,8 @@ int qlaunch_start(struct qlaunch *q, unsigned boot_timeout_ms, char *err,
 	}
 	argv[argc] = NULL;
 
-	logfd = open(q->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-		     0644);
+	logfd =
+	    open(q->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (logfd < 0) {
 		snprintf(err, err_len, "%s: cannot create %s: %s", q->name,
 			 q->log_path, strerror(errno));
@@ -297,7 +300,8 @@ int qlaunch_start(struct qlaunch *q, unsigned boot_timeout_ms, char *err,
 			break;
 		}
 		if (qlaunch_has_exited(q)) {
-			fail(q, err, err_len, "ended before the firmware booted");
+			fail(q, err, err_len,
+			     "ended before the firmware booted");
 			ret = HT_EIO;
 			goto undo;
 		}
@@ -324,8 +328,10 @@ int qlaunch_start(struct qlaunch *q, unsigned boot_timeout_ms, char *err,
 		goto undo;
 	}
 	if (b->state == QB_FAULT) {
-		snprintf(err, err_len, "%s: the firmware faulted at boot: pc "
-			 "0x%08x: %s", q->name, b->fault.pc, q->uart);
+		snprintf(err, err_len,
+			 "%s: the firmware faulted at boot: pc "
+			 "0x%08x: %s",
+			 q->name, b->fault.pc, q->uart);
 		ret = HT_EIO;
 		goto undo;
 	}

@@ -24,7 +24,7 @@ struct qlaunch {
 	const char *qemu;     /* the binary */
 	const char *firmware; /* ELF */
 	const char *work_dir;
-	bool riscv;	      /* virt (RISC-V) instead of mps2-an385 */
+	bool riscv; /* virt (RISC-V) instead of mps2-an385 */
 	bool icount;
 	unsigned icount_shift;
 

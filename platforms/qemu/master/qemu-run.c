@@ -231,8 +231,9 @@ static int master_metadata(char **out, size_t *len)
 		return HT_ENOMEM;
 	}
 	fwrite(tmpl, 1, (size_t)(env - tmpl), f);
-	fprintf(f, "\tcore_name = \"%s\";\n\tcore_id = 0;\n"
-		   "\tcore_role = \"master\";\n\tboard = \"hetrace-qemu\";\n",
+	fprintf(f,
+		"\tcore_name = \"%s\";\n\tcore_id = 0;\n"
+		"\tcore_role = \"master\";\n\tboard = \"hetrace-qemu\";\n",
 		MASTER_NAME);
 	fwrite(env, 1, (size_t)(name + 1 - env), f);
 	fprintf(f, "\tuuid = \"");
@@ -272,9 +273,9 @@ static int setup_master(struct run *r)
 		return HT_ENOMEM;
 	}
 	memset(r->mring_mem, 0, MASTER_RING_SIZE);
-	r->mring = ht_ring_init(r->mring_mem, MASTER_RING_SIZE, QB_SLOT_SIZE,
-				HT_RING_DISCARD, 0, MASTER_NAME, meta,
-				(uint32_t)len);
+	r->mring =
+	    ht_ring_init(r->mring_mem, MASTER_RING_SIZE, QB_SLOT_SIZE,
+			 HT_RING_DISCARD, 0, MASTER_NAME, meta, (uint32_t)len);
 	free(meta);
 	if (!r->mring) {
 		set_err(r, "cannot lay out the master's ring");
@@ -310,8 +311,7 @@ static void stop_master_tracing(struct run *r)
 
 /* ---- Messages ---- */
 
-static int send_job(struct run *r, struct qcore *c, uint32_t type,
-		    uint32_t arg)
+static int send_job(struct run *r, struct qcore *c, uint32_t type, uint32_t arg)
 {
 	struct qb_msg m = {0};
 	struct qb_block *b = c->q.block;
@@ -413,7 +413,8 @@ static int check_core(struct run *r, struct qcore *c)
 
 	qlaunch_poll_uart(&c->q);
 	if (qlaunch_has_exited(&c->q)) {
-		return core_stopped(r, c, "QEMU (pid gone) ended at %.3f s "
+		return core_stopped(r, c,
+				    "QEMU (pid gone) ended at %.3f s "
 				    "(status 0x%x): %s",
 				    rel_s(r, now), c->q.status, c->q.cmdline);
 	}
@@ -447,9 +448,9 @@ static int check_core(struct run *r, struct qcore *c)
 		    rel_s(r, c->last_ack_ns));
 	}
 	if (c->busy && now - c->sent_ns > JOB_TIMEOUT_NS) {
-		return core_stopped(r, c, "job %" PRIu64 " unanswered for %.0f s",
-				    c->busy_id,
-				    (double)(now - c->sent_ns) / 1e9);
+		return core_stopped(
+		    r, c, "job %" PRIu64 " unanswered for %.0f s", c->busy_id,
+		    (double)(now - c->sent_ns) / 1e9);
 	}
 	return 0;
 }
@@ -459,9 +460,9 @@ static int check_core(struct run *r, struct qcore *c)
 static void plan_jobs(struct run *r)
 {
 	static const struct job_spec full[] = {
-	    {QB_JOB_SHA, 0, "sha/none"}, {QB_JOB_SHA, 1, "sha/1"},
-	    {QB_JOB_SHA, 5, "sha/5"},	 {QB_JOB_SHA, 10, "sha/10"},
-	    {QB_JOB_SHA, 100, "sha/100"}, {QB_JOB_PISUM, 2, "pisum"},
+	    {QB_JOB_SHA, 0, "sha/none"},    {QB_JOB_SHA, 1, "sha/1"},
+	    {QB_JOB_SHA, 5, "sha/5"},	    {QB_JOB_SHA, 10, "sha/10"},
+	    {QB_JOB_SHA, 100, "sha/100"},   {QB_JOB_PISUM, 2, "pisum"},
 	    {QB_JOB_QSORT, 10000, "qsort"},
 	};
 	static const struct job_spec light[] = {
@@ -531,7 +532,8 @@ static int run_workload(struct run *r)
 				continue;
 			}
 			if (c->next_job < r->nr_jobs) {
-				const struct job_spec *j = &r->jobs[c->next_job++];
+				const struct job_spec *j =
+				    &r->jobs[c->next_job++];
 
 				ret = send_job(r, c, j->type, j->arg);
 				if (ret < 0) {
@@ -632,10 +634,9 @@ static int create_collector(struct run *r)
 		ro.core_name = c->q.name;
 		ro.core_role = "slave";
 		ro.core_master = MASTER_NAME;
-		ret = ht_collector_add_memory(r->col,
-					      (uint8_t *)b + b->ring_off,
-					      b->ring_size, &ro, cerr,
-					      sizeof(cerr));
+		ret = ht_collector_add_memory(
+		    r->col, (uint8_t *)b + b->ring_off, b->ring_size, &ro, cerr,
+		    sizeof(cerr));
 	}
 	if (ret < 0) {
 		set_err(r, "%s", cerr);
@@ -686,15 +687,16 @@ static int start_cores(struct run *r)
 		c->started = true;
 		if (c->q.block->core_id != c->core_id ||
 		    strncmp(c->q.block->core_name, c->q.name, 16) != 0) {
-			set_err(r, "%s: the firmware %s is core %u (%.16s), "
-				"not %s", c->q.name, c->q.firmware,
-				c->q.block->core_id, c->q.block->core_name,
-				c->q.name);
+			set_err(r,
+				"%s: the firmware %s is core %u (%.16s), "
+				"not %s",
+				c->q.name, c->q.firmware, c->q.block->core_id,
+				c->q.block->core_name, c->q.name);
 			return HT_EINVAL;
 		}
 		c->clock_hz = c->q.block->clock_hz;
-		progress(r, "%.2f s  %-5s booted: %s", rel_s(r, sim_ref_now_ns()),
-			 c->q.name, c->q.cmdline);
+		progress(r, "%.2f s  %-5s booted: %s",
+			 rel_s(r, sim_ref_now_ns()), c->q.name, c->q.cmdline);
 	}
 	return 0;
 }

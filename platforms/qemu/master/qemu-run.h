@@ -43,7 +43,7 @@ struct ht_qemu_opts {
 	 * (1 round of each SHA, 2 pisum, 10,000 ints). `light` runs one
 	 * SHA round, 1 pisum and 2,000 ints (tests). */
 	bool light;
-	unsigned repeat; /* the whole job list, N times (0: 1) */
+	unsigned repeat;   /* the whole job list, N times (0: 1) */
 	uint64_t extra_ns; /* keep the handshake running after the jobs */
 	/* A core that crashes or hangs after its first job. */
 	enum ht_qemu_fail fail;
@@ -60,13 +60,13 @@ struct ht_qemu_opts {
 struct ht_qemu_core_stats {
 	char name[16];
 	uint32_t core_id;
-	const char *role;	 /* "master" / "slave" */
+	const char *role; /* "master" / "slave" */
 	uint64_t clock_hz;
 	bool icount;
 	uint64_t events;	 /* tracing calls (firmware's count) */
 	uint64_t packets, bytes; /* written to the capture */
 	uint64_t discarded;
-	uint64_t jobs;		 /* jobs answered */
+	uint64_t jobs; /* jobs answered */
 	uint64_t sync_rounds, sync_timeouts, sync_min_rtt_ns;
 	uint64_t irqs;
 	/* A core that stopped: why and when. */

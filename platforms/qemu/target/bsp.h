@@ -4,9 +4,9 @@
 
 /*
  * The board-support layer each QEMU port implements
- * (platforms/qemu/target/cortex-m/bsp.c, platforms/qemu/target/riscv/bsp.c): what
- * the common firmware (main.c) and the benchmarks need from the
- * machine. Freestanding C99; no libc.
+ * (platforms/qemu/target/cortex-m/bsp.c, platforms/qemu/target/riscv/bsp.c):
+ * what the common firmware (main.c) and the benchmarks need from the machine.
+ * Freestanding C99; no libc.
  */
 #include <stddef.h>
 #include <stdint.h>

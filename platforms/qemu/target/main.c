@@ -216,8 +216,8 @@ static void run_job(const struct qb_msg *job)
 		stop_tracing();
 		return;
 	}
-	TASK_TRACE(fw_trace_task_switch(&fw_ctx, TID_WORKER, "worker",
-					TID_IDLE, "idle", 0));
+	TASK_TRACE(fw_trace_task_switch(&fw_ctx, TID_WORKER, "worker", TID_IDLE,
+					"idle", 0));
 }
 
 static void init_block(void)

@@ -44,10 +44,10 @@ void wl_sha256_short(const uint8_t *msg, uint32_t len, uint32_t h[8])
 		       (uint32_t)blk[4 * i + 2] << 8 | blk[4 * i + 3];
 	}
 	for (i = 16; i < 64u; i++) {
-		uint32_t s0 = ror(w[i - 15], 7) ^ ror(w[i - 15], 18) ^
-			      (w[i - 15] >> 3);
-		uint32_t s1 = ror(w[i - 2], 17) ^ ror(w[i - 2], 19) ^
-			      (w[i - 2] >> 10);
+		uint32_t s0 =
+		    ror(w[i - 15], 7) ^ ror(w[i - 15], 18) ^ (w[i - 15] >> 3);
+		uint32_t s1 =
+		    ror(w[i - 2], 17) ^ ror(w[i - 2], 19) ^ (w[i - 2] >> 10);
 
 		w[i] = w[i - 16] + s0 + w[i - 7] + s1;
 	}

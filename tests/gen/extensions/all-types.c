@@ -28,11 +28,13 @@ int main(int argc, char **argv)
 {
 	static struct file_platform fp;
 	struct tr_platform_callbacks cbs = {
-		fp_clock_get_value, fp_is_backend_full, fp_open_packet,
-		fp_close_packet,
+	    fp_clock_get_value,
+	    fp_is_backend_full,
+	    fp_open_packet,
+	    fp_close_packet,
 	};
 	const struct tr_core_nested_p_corners corners[2] = {{-1, 2},
-							     {2147483647, -7}};
+							    {2147483647, -7}};
 	const uint16_t fixed[4] = {1, 2, 65535, 300};
 	const uint8_t empty[1] = {0};
 	const double dyn[2] = {0.5, -1e10};

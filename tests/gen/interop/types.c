@@ -23,8 +23,10 @@ int main(int argc, char **argv)
 {
 	static struct file_platform fp;
 	struct barectf_platform_callbacks cbs = {
-		fp_clock_get_value, fp_is_backend_full, fp_open_packet,
-		fp_close_packet,
+	    fp_clock_get_value,
+	    fp_is_backend_full,
+	    fp_open_packet,
+	    fp_close_packet,
 	};
 	const uint16_t sa[4] = {1, 2, 65535, 40000};
 	const int32_t da[3] = {-1, 0, 2147483647};
@@ -49,7 +51,8 @@ int main(int argc, char **argv)
 		barectf_trace_ints(&ctx, 255, 65535, 4294967295u,
 				   18446744073709551615ull, -128, -32768,
 				   -2147483647 - 1, -9223372036854775807ll - 1);
-		barectf_trace_ints(&ctx, 1, 2, 3, 4, -1, -2, -3, (int64_t)round);
+		barectf_trace_ints(&ctx, 1, 2, 3, 4, -1, -2, -3,
+				   (int64_t)round);
 		barectf_trace_bits(&ctx, 5, -16, 4095, 8589934591ull,
 				   -1152921504606846976ll, 2);
 		barectf_trace_bits(&ctx, 1, 15, 1, 1, 1152921504606846975ll, 7);

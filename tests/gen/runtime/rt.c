@@ -60,8 +60,10 @@ static void on_alarm(int sig)
 static void start(const char *path, uint32_t size, uint64_t step)
 {
 	struct barectf_platform_callbacks cbs = {
-		nesting_clock, fp_is_backend_full, fp_open_packet,
-		fp_close_packet,
+	    nesting_clock,
+	    fp_is_backend_full,
+	    fp_open_packet,
+	    fp_close_packet,
 	};
 
 	fp_start(&fp, path, size, step);
@@ -147,8 +149,10 @@ int main(int argc, char **argv)
 		static struct barectf_aux_ctx aux;
 		static struct file_platform afp;
 		struct barectf_platform_callbacks cbs = {
-			fp_clock_get_value32, fp_is_backend_full,
-			fp_open_packet, fp_close_packet,
+		    fp_clock_get_value32,
+		    fp_is_backend_full,
+		    fp_open_packet,
+		    fp_close_packet,
 		};
 
 		fp_start(&afp, argv[3], 64, 1);

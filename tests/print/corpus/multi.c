@@ -29,11 +29,11 @@ static void close_mcu(void *ctx)
 }
 
 static const struct barectf_platform_callbacks cbs = {
-	.fast_clock_get_value = plat_clock,
-	.slow_clock_get_value = plat_clock,
-	.is_backend_full = plat_is_full,
-	.open_packet = plat_open,
-	.close_packet = plat_close,
+    .fast_clock_get_value = plat_clock,
+    .slow_clock_get_value = plat_clock,
+    .is_backend_full = plat_is_full,
+    .open_packet = plat_open,
+    .close_packet = plat_close,
 };
 
 static void start(struct plat *p, void *ctx, const char *dir, const char *name,
@@ -95,20 +95,22 @@ int main(int argc, char **argv)
 		for (k = 0; k < 2; k++) {
 			seed = seed * 1103515245u + 12345u;
 			/* sometimes more than one 16-bit wrap between events */
-			pd[k].clock += (seed >> 10) % (i % 7 == 3 ? 200000 : 3000);
+			pd[k].clock +=
+			    (seed >> 10) % (i % 7 == 3 ? 200000 : 3000);
 			pd[k].full = k == 0 && i % 50 >= 45;
 			barectf_dsp_trace_job_start(&dsp[k], k, i & 0xf,
 						    (int16_t)(i % 4096) - 2048,
 						    i, names[i % 4]);
 			pd[k].clock += 1 + (seed >> 20) % 700;
-			barectf_dsp_trace_job_end(&dsp[k], k, (i >> 1) & 0xf,
-						  -(int16_t)(i % 2048), i,
-						  (int8_t)((int)(seed >> 24) - 128) % 13);
+			barectf_dsp_trace_job_end(
+			    &dsp[k], k, (i >> 1) & 0xf, -(int16_t)(i % 2048), i,
+			    (int8_t)((int)(seed >> 24) - 128) % 13);
 		}
 		seed = seed * 1103515245u + 12345u;
 		pm.clock += (seed >> 12) % 400000;
 		barectf_mcu_trace_irq(&mcu, seed >> 16,
-				      (uint64_t)seed << 32 | (seed ^ 0xdeadbeef));
+				      (uint64_t)seed << 32 |
+					  (seed ^ 0xdeadbeef));
 		pm.clock += 1;
 		barectf_mcu_trace_tick(&mcu);
 	}

@@ -21,23 +21,51 @@ static void close_main(void *ctx)
 }
 
 static const char *const strings[] = {
-	"", "hello", "tab\there", "new\nline", "quote\"back\\slash",
-	"utf8 \xc3\xa9t\xc3\xa9", "ctrl \x01\x1f\x7f end", "\xff\xfe raw",
-	"bell\a bs\b ff\f cr\r vt\v esc\x1b",
+    "",
+    "hello",
+    "tab\there",
+    "new\nline",
+    "quote\"back\\slash",
+    "utf8 \xc3\xa9t\xc3\xa9",
+    "ctrl \x01\x1f\x7f end",
+    "\xff\xfe raw",
+    "bell\a bs\b ff\f cr\r vt\v esc\x1b",
 };
 
 #define STR(k) (i == 0 ? "" : strings[1 + (k) % 8])
 
 static const float floats[] = {
-	0.0f, -0.0f, 1.0f, -1.5f, 3.14159265f, 1e-10f, 1e10f, 123456789.0f,
-	0.1f, 1e38f, 1.17549435e-38f, 16777216.0f, 100000.0f, 1234567.0f,
+    0.0f,      -0.0f,	     1.0f, -1.5f, 3.14159265f,	   1e-10f,
+    1e10f,     123456789.0f, 0.1f, 1e38f, 1.17549435e-38f, 16777216.0f,
+    100000.0f, 1234567.0f,
 };
 
 static const double doubles[] = {
-	0.0, -0.0, 1.0, -1.5, 3.141592653589793, 1e-10, 1e10, 123456789.0,
-	0.1, 1e300, 2.2250738585072014e-308, 4.9e-324, 1e15, 1e16, 1e17,
-	123456.789, 0.000123456789, 1.0 / 3.0, 2.0 / 3.0, 100000.0, 1e6,
-	12345678901234567.0, 5e-5, 99999.95, 999999.5,
+    0.0,
+    -0.0,
+    1.0,
+    -1.5,
+    3.141592653589793,
+    1e-10,
+    1e10,
+    123456789.0,
+    0.1,
+    1e300,
+    2.2250738585072014e-308,
+    4.9e-324,
+    1e15,
+    1e16,
+    1e17,
+    123456.789,
+    0.000123456789,
+    1.0 / 3.0,
+    2.0 / 3.0,
+    100000.0,
+    1e6,
+    12345678901234567.0,
+    5e-5,
+    99999.95,
+    999999.5,
 };
 
 int main(int argc, char **argv)
@@ -45,10 +73,10 @@ int main(int argc, char **argv)
 	static struct barectf_main_ctx ctx;
 	struct plat p = {0};
 	const struct barectf_platform_callbacks cbs = {
-		.default_clock_get_value = plat_clock,
-		.is_backend_full = plat_is_full,
-		.open_packet = plat_open,
-		.close_packet = plat_close,
+	    .default_clock_get_value = plat_clock,
+	    .is_backend_full = plat_is_full,
+	    .open_packet = plat_open,
+	    .close_packet = plat_close,
 	};
 	unsigned long rounds, i, n;
 	uint32_t seed = 12345;
@@ -87,14 +115,13 @@ int main(int argc, char **argv)
 		p.clock += 1 + (seed >> 8) % 5000000;
 		/* discard a burst now and then */
 		p.full = rounds > 8 && (i % 97) >= 90;
-		barectf_main_trace_ints(&ctx, cpu, i, -(int8_t)i, seed >> 16,
-					(int16_t)(seed >> 7), seed,
-					(int32_t)seed, (uint64_t)seed * seed * 7,
-					-(int64_t)seed * seed,
-					i == 0 ? 0 : seed, i == 1 ? 0 : seed >> 9,
-					i == 2 ? 0 : seed >> 24,
-					i == 3 ? INT32_MIN : (int32_t)-i,
-					i % 8, (int8_t)(i % 32) - 16);
+		barectf_main_trace_ints(
+		    &ctx, cpu, i, -(int8_t)i, seed >> 16, (int16_t)(seed >> 7),
+		    seed, (int32_t)seed, (uint64_t)seed * seed * 7,
+		    -(int64_t)seed * seed, i == 0 ? 0 : seed,
+		    i == 1 ? 0 : seed >> 9, i == 2 ? 0 : seed >> 24,
+		    i == 3 ? INT32_MIN : (int32_t)-i, i % 8,
+		    (int8_t)(i % 32) - 16);
 		p.clock += 1 + (seed >> 12) % 1000;
 		/*
 		 * babeltrace2 2.0 prints a stale value for an empty string
@@ -104,13 +131,13 @@ int main(int argc, char **argv)
 		barectf_main_trace_strs(&ctx, cpu, STR(i), STR(i + 3));
 		p.clock += 1000000000ull * (i % 3);
 		barectf_main_trace_floats(
-			&ctx, cpu,
-			i < sizeof(floats) / sizeof(floats[0])
-				? floats[i]
-				: (float)(int32_t)seed / (float)(seed >> 20 | 1),
-			i < sizeof(doubles) / sizeof(doubles[0])
-				? doubles[i]
-				: (double)(int32_t)seed / (double)(seed >> 13 | 1));
+		    &ctx, cpu,
+		    i < sizeof(floats) / sizeof(floats[0])
+			? floats[i]
+			: (float)(int32_t)seed / (float)(seed >> 20 | 1),
+		    i < sizeof(doubles) / sizeof(doubles[0])
+			? doubles[i]
+			: (double)(int32_t)seed / (double)(seed >> 13 | 1));
 		p.clock += 17;
 		barectf_main_trace_enums(&ctx, cpu, i % 12,
 					 (int16_t)(i % 14) - 11);
@@ -125,8 +152,8 @@ int main(int argc, char **argv)
 		row0[1] = i + 1;
 		row1[0] = i + 2;
 		row1[1] = i + 3;
-		barectf_main_trace_arrays(&ctx, cpu, sa, i % 6, da, i % 4,
-					  dstr, sa0, nested);
+		barectf_main_trace_arrays(&ctx, cpu, sa, i % 6, da, i % 4, dstr,
+					  sa0, nested);
 		barectf_main_trace_empty(&ctx, cpu);
 	}
 	if (barectf_packet_is_open(&ctx) && !barectf_packet_is_empty(&ctx)) {

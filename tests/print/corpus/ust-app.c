@@ -17,8 +17,8 @@ static long n_events = 10;
 static void *run(void *arg)
 {
 	/* no empty string: babeltrace2 2.0 prints a stale value for it */
-	static const char *const s[] = {"hello", "a\tb", "-", "xyzw",
-					"quote\"", "\xc3\xa9t\xc3\xa9"};
+	static const char *const s[] = {
+	    "hello", "a\tb", "-", "xyzw", "quote\"", "\xc3\xa9t\xc3\xa9"};
 	int arr[3] = {1, -2, 3};
 	long base = (long)arg, i;
 

@@ -24,7 +24,8 @@ static void unexpected(void)
 }
 
 /* System exceptions 1..15, then the 32 external interrupts of the AN385. */
-__attribute__((section(".vectors"), used)) static void (*const vectors[48])(void) = {
+__attribute__((section(".vectors"),
+	       used)) static void (*const vectors[48])(void) = {
     (void (*)(void))_stack_top,
     cm3_reset,
     cm3_fault, /* NMI */
@@ -32,17 +33,46 @@ __attribute__((section(".vectors"), used)) static void (*const vectors[48])(void
     cm3_fault, /* MemManage */
     cm3_fault, /* BusFault */
     cm3_fault, /* UsageFault */
-    unexpected, unexpected, unexpected, unexpected,
+    unexpected,
+    unexpected,
+    unexpected,
+    unexpected,
     unexpected, /* SVCall */
-    unexpected, unexpected,
-    unexpected, /* PendSV */
-    unexpected, /* SysTick */
+    unexpected,
+    unexpected,
+    unexpected,	  /* PendSV */
+    unexpected,	  /* SysTick */
     cm3_uart0_rx, /* IRQ 0: UART0 receive */
-    unexpected, unexpected, unexpected, unexpected, unexpected, unexpected,
-    unexpected, unexpected, unexpected, unexpected, unexpected, unexpected,
-    unexpected, unexpected, unexpected, unexpected, unexpected, unexpected,
-    unexpected, unexpected, unexpected, unexpected, unexpected, unexpected,
-    unexpected, unexpected, unexpected, unexpected, unexpected, unexpected,
+    unexpected,
+    unexpected,
+    unexpected,
+    unexpected,
+    unexpected,
+    unexpected,
+    unexpected,
+    unexpected,
+    unexpected,
+    unexpected,
+    unexpected,
+    unexpected,
+    unexpected,
+    unexpected,
+    unexpected,
+    unexpected,
+    unexpected,
+    unexpected,
+    unexpected,
+    unexpected,
+    unexpected,
+    unexpected,
+    unexpected,
+    unexpected,
+    unexpected,
+    unexpected,
+    unexpected,
+    unexpected,
+    unexpected,
+    unexpected,
     unexpected,
 };
 
