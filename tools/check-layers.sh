@@ -18,8 +18,9 @@
 #   host/analysis                host/sync, host/ctf, common
 #   host/export                  host/analysis, host/sync, host/ctf, common
 #   platforms/B/master           host/collect, host/ctf, common, hetrace/,
-#                                a board's root headers (platforms/*/*.h),
-#                                files of its own board
+#                                the root and master headers of any board
+#                                (platforms/*/*.h, platforms/*/master/),
+#                                never a board's target code
 #   tools                        cli, gen, common
 #   cli                          anything
 #   tests, bench, examples       anything
@@ -145,9 +146,10 @@ for f in $files; do
 		case $to in
 		board | target | master)
 			tb=$(echo "$target" | cut -d/ -f2)
-			# A master may use any board's root (the QEMU launcher runs the
-			# simulated board's master tracer); the rest stay on their board.
-			if [ "$tb" != "$board" ] && ! { [ "$me" = master ] && [ "$to" = board ]; }; then
+			# A master may use another board's root and master (the QEMU
+			# launcher runs the simulated board's master tracer); firmware
+			# stays on its board.
+			if [ "$tb" != "$board" ] && ! { [ "$me" = master ] && [ "$to" != target ]; }; then
 				report "$f" "$line" "\"$name\": $me code of board $board includes board $tb"
 				continue
 			fi

@@ -16,12 +16,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "board-master.h"
 #include "platforms/qemu/qemu-board.h"
+#include "platforms/sim/master/master-tracer.h"
+#include "platforms/sim/master/meta.h"
 #include "platforms/sim/clock-model.h"
 #include "host/collect/collector.h"
 #include "common/error.h"
@@ -81,9 +82,7 @@ struct run {
 	/* The master's tracer and its ring (private memory). */
 	uint8_t *mring_mem;
 	struct ht_ring *mring;
-	struct sim_master_core_ctx ctx;
-	pthread_mutex_t lock;
-	bool tracing;
+	struct sim_master_tracer tr;
 	uint64_t next_msg_id;
 	uint64_t master_events;
 
@@ -138,124 +137,26 @@ static double rel_s(const struct run *r, uint64_t ns)
 
 /* ---- The master's tracer ---- */
 
-static uint64_t master_clock(void *data)
-{
-	(void)data;
-	return sim_ref_now_ns();
-}
-
-static int master_ring_full(void *data)
-{
-	struct run *r = data;
-
-	return ht_ring_is_full(r->mring);
-}
-
-static void master_open_packet(void *data)
-{
-	struct run *r = data;
-
-	sim_master_packet_set_buf(&r->ctx, ht_ring_slot(r->mring),
-				  r->mring->slot_size);
-	sim_master_core_open_packet(&r->ctx);
-}
-
-static void master_close_packet(void *data)
-{
-	struct run *r = data;
-
-	sim_master_core_close_packet(&r->ctx);
-	ht_ring_commit(r->mring);
-}
-
-/* Every master tracing call: the main thread and the daemon's. */
-#define MT(r, call)                                                            \
-	do {                                                                   \
-		pthread_mutex_lock(&(r)->lock);                                \
-		call;                                                          \
-		(r)->master_events++;                                          \
-		pthread_mutex_unlock(&(r)->lock);                              \
-	} while (0)
-
-static void trace_sync_req(void *arg, uint32_t seq, uint32_t slave)
-{
-	struct run *r = arg;
-
-	MT(r, sim_master_trace_sync_req(&r->ctx, seq, slave));
-}
-
-static void trace_sync_recv(void *arg, uint32_t seq, uint32_t slave)
-{
-	struct run *r = arg;
-
-	MT(r, sim_master_trace_sync_recv(&r->ctx, seq, slave));
-}
-
 static int raise_irq(void *arg)
 {
 	return qlaunch_raise_irq(arg);
 }
 
-/*
- * The master's metadata: the generated text with the core's env
- * entries (docs/events.md) and a fresh clock UUID.
- */
+/* The master's metadata: the generated text with the core's env entries
+ * (docs/events.md) and a fresh clock UUID. */
 static int master_metadata(char **out, size_t *len)
 {
-	const char *tmpl = (const char *)ht_sim_board_master_metadata;
-	const char *env = strstr(tmpl, "\nenv {\n");
-	const char *clk = strstr(tmpl, "\nclock {\n");
-	const char *name;
-	uint8_t u[16];
-	FILE *f;
-	unsigned i;
+	struct sim_core_desc d = {
+	    .core_id = 0, .is_master = 1, .freq_hz = 1000000000u};
 
-	if (!env || !clk || env > clk) {
-		return HT_EFORMAT;
-	}
-	name = strstr(clk, "\n\tname = ");
-	if (!name || !(name = strchr(name + 1, '\n'))) {
-		return HT_EFORMAT;
-	}
-	if (getrandom(u, sizeof(u), 0) != (ssize_t)sizeof(u)) {
-		uint64_t t = sim_ref_now_ns() ^ (uint64_t)getpid() << 40;
-
-		memcpy(u, &t, 8);
-		memcpy(u + 8, &t, 8);
-	}
-	u[6] = (uint8_t)((u[6] & 0x0fu) | 0x40u);
-	u[8] = (uint8_t)((u[8] & 0x3fu) | 0x80u);
-	env += strlen("\nenv {\n");
-	f = open_memstream(out, len);
-	if (!f) {
-		return HT_ENOMEM;
-	}
-	fwrite(tmpl, 1, (size_t)(env - tmpl), f);
-	fprintf(f,
-		"\tcore_name = \"%s\";\n\tcore_id = 0;\n"
-		"\tcore_role = \"master\";\n\tboard = \"hetrace-qemu\";\n",
-		MASTER_NAME);
-	fwrite(env, 1, (size_t)(name + 1 - env), f);
-	fprintf(f, "\tuuid = \"");
-	for (i = 0; i < 16; i++) {
-		fprintf(f, "%02x%s", u[i],
-			i == 3 || i == 5 || i == 7 || i == 9 ? "-" : "");
-	}
-	fprintf(f, "\";\n");
-	fputs(name + 1, f);
-	if (fclose(f) != 0) {
-		free(*out);
-		*out = NULL;
-		return HT_ENOMEM;
-	}
-	return 0;
+	snprintf(d.name, sizeof(d.name), "%s", MASTER_NAME);
+	ht__sim_make_uuid(d.uuid, 0);
+	return ht__sim_core_metadata((const char *)ht_sim_board_master_metadata,
+				     &d, MASTER_NAME, "hetrace-qemu", out, len);
 }
 
 static int setup_master(struct run *r)
 {
-	struct sim_master_platform_callbacks cbs = {
-	    master_clock, master_ring_full, master_open_packet,
-	    master_close_packet};
 	char *meta = NULL;
 	size_t len = 0;
 	int ret;
@@ -281,32 +182,8 @@ static int setup_master(struct run *r)
 		set_err(r, "cannot lay out the master's ring");
 		return HT_EINVAL;
 	}
-	pthread_mutex_init(&r->lock, NULL);
-	sim_master_init(&r->ctx, ht_ring_slot(r->mring), r->mring->slot_size,
-			cbs, r);
-	sim_master_set_core_id(&r->ctx, 0);
-	r->tracing = true;
-	pthread_mutex_lock(&r->lock);
-	master_open_packet(r);
-	pthread_mutex_unlock(&r->lock);
+	sim_master_tracer_start(&r->tr, r->mring, &r->master_events);
 	return 0;
-}
-
-static void stop_master_tracing(struct run *r)
-{
-	if (!r->tracing) {
-		return;
-	}
-	pthread_mutex_lock(&r->lock);
-	if (sim_master_packet_is_open(&r->ctx) &&
-	    !sim_master_packet_is_empty(&r->ctx)) {
-		master_close_packet(r);
-	}
-	ht_ring_set_discarded(r->mring,
-			      sim_master_packet_events_discarded(&r->ctx));
-	ht_ring_stop(r->mring);
-	r->tracing = false;
-	pthread_mutex_unlock(&r->lock);
 }
 
 /* ---- Messages ---- */
@@ -320,12 +197,12 @@ static int send_job(struct run *r, struct qcore *c, uint32_t type, uint32_t arg)
 	m.type = type;
 	m.arg = arg;
 	m.size = (uint32_t)sizeof(m);
-	pthread_mutex_lock(&r->lock);
+	pthread_mutex_lock(&r->tr.lock);
 	m.id = ++r->next_msg_id;
 	/* msg_send is stamped before the message is visible. */
-	sim_master_trace_msg_send(&r->ctx, m.id, c->core_id, m.size);
+	sim_master_trace_msg_send(&r->tr.ctx, m.id, c->core_id, m.size);
 	r->master_events++;
-	pthread_mutex_unlock(&r->lock);
+	pthread_mutex_unlock(&r->tr.lock);
 	while (!qb_queue_push(&b->down, &m)) {
 		if (sim_ref_now_ns() > deadline) {
 			return HT_EIO;
@@ -354,8 +231,9 @@ static void receive(struct run *r)
 			uint64_t now;
 
 			/* msg_recv is stamped after the message was taken. */
-			MT(r, sim_master_trace_msg_recv(&r->ctx, m.id,
-							c->core_id, m.size));
+			SIM_MT(&r->tr,
+			       sim_master_trace_msg_recv(&r->tr.ctx, m.id,
+							 c->core_id, m.size));
 			now = sim_ref_now_ns();
 			if (c->busy && m.job == (uint32_t)c->busy_id) {
 				c->busy = false;
@@ -763,7 +641,7 @@ static int teardown(struct run *r, int ret)
 	if (r->col) {
 		stop_cores(r);
 	}
-	stop_master_tracing(r);
+	sim_master_tracer_stop(&r->tr);
 	if (r->col) {
 		rr = ht_collector_finish(r->col, cerr, sizeof(cerr));
 		if (rr < 0 && ret == 0) {
@@ -784,9 +662,7 @@ static int teardown(struct run *r, int ret)
 		free(r->mring_mem);
 		r->mring_mem = NULL;
 	}
-	if (r->tracing || r->mring) {
-		pthread_mutex_destroy(&r->lock);
-	}
+	sim_master_tracer_fini(&r->tr);
 	return ret;
 }
 
@@ -836,9 +712,9 @@ int ht_qemu_run(const struct ht_qemu_opts *opts, struct ht_qemu_result *res,
 		slaves[i].raise_arg = &r->c[i].q;
 	}
 	so.period_ns = opts->sync_period_ns ? opts->sync_period_ns : 5000000u;
-	so.trace_req = trace_sync_req;
-	so.trace_recv = trace_sync_recv;
-	so.trace_arg = r;
+	so.trace_req = sim_master_tracer_sync_req;
+	so.trace_recv = sim_master_tracer_sync_recv;
+	so.trace_arg = &r->tr;
 	ret = ht_sync_daemon_create(&r->sd, &so, slaves, r->nc);
 	if (ret < 0) {
 		set_err(r, "cannot create the sync daemon: %s",

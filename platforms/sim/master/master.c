@@ -16,7 +16,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/random.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,6 +26,7 @@
 #include "common/error.h"
 #include "hetrace/packet-ring.h"
 #include "host/collect/lttng-ust.h"
+#include "master-tracer.h"
 #include "meta.h"
 #include "sim.h"
 #include "host/collect/sync-daemon.h"
@@ -74,11 +74,8 @@ struct master {
 	int forked; /* slaves forked so far */
 
 	/* The master core's tracer, shared by the pipeline and the daemon. */
-	struct ht_ring *ring;
-	struct sim_master_core_ctx ctx;
-	pthread_mutex_t trace_lock;
+	struct sim_master_tracer tr;
 	uint64_t next_msg_id;
-	int tracing;
 	/* --lttng: the same sync and message events through LTTng-UST */
 	const struct ht_lttng_ops *lt;
 
@@ -114,50 +111,11 @@ static void set_err(struct master *m, const char *fmt, ...)
 
 /* ---- The master core's tracer ---- */
 
-static uint64_t master_clock(void *data)
-{
-	(void)data;
-	return sim_ref_now_ns();
-}
-
-static int master_ring_full(void *data)
-{
-	struct master *m = data;
-
-	return ht_ring_is_full(m->ring);
-}
-
-static void master_open_packet(void *data)
-{
-	struct master *m = data;
-
-	sim_master_packet_set_buf(&m->ctx, ht_ring_slot(m->ring),
-				  m->ring->slot_size);
-	sim_master_core_open_packet(&m->ctx);
-}
-
-static void master_close_packet(void *data)
-{
-	struct master *m = data;
-
-	sim_master_core_close_packet(&m->ctx);
-	ht_ring_commit(m->ring);
-}
-
-/* Every master tracing call: one thread at a time. */
-#define MT(m, call)                                                            \
-	do {                                                                   \
-		pthread_mutex_lock(&(m)->trace_lock);                          \
-		call;                                                          \
-		(m)->sh->events[0]++;                                          \
-		pthread_mutex_unlock(&(m)->trace_lock);                        \
-	} while (0)
-
 static void trace_sync_req(void *arg, uint32_t seq, uint32_t slave)
 {
 	struct master *m = arg;
 
-	MT(m, sim_master_trace_sync_req(&m->ctx, seq, slave));
+	sim_master_tracer_sync_req(&m->tr, seq, slave);
 	if (m->lt) {
 		m->lt->sync_req(seq, slave);
 	}
@@ -167,7 +125,7 @@ static void trace_sync_recv(void *arg, uint32_t seq, uint32_t slave)
 {
 	struct master *m = arg;
 
-	MT(m, sim_master_trace_sync_recv(&m->ctx, seq, slave));
+	sim_master_tracer_sync_recv(&m->tr, seq, slave);
 	if (m->lt) {
 		m->lt->sync_recv(seq, slave);
 	}
@@ -212,19 +170,6 @@ static void slave_any_cpu(void *arg)
 
 /* ---- Set-up ---- */
 
-static void make_uuid(uint8_t u[16], unsigned salt)
-{
-	if (getrandom(u, 16, 0) != 16) {
-		/* No entropy source: still unique per core and run. */
-		uint64_t t = sim_ref_now_ns() ^ ((uint64_t)getpid() << 32);
-
-		memcpy(u, &t, 8);
-		memcpy(u + 8, &salt, sizeof(salt));
-	}
-	u[6] = (uint8_t)((u[6] & 0x0fu) | 0x40u); /* version 4 */
-	u[8] = (uint8_t)((u[8] & 0x3fu) | 0x80u); /* RFC 4122 variant */
-}
-
 static int setup_shared(struct master *m)
 {
 	unsigned nr_slaves = m->nr - 1u;
@@ -265,7 +210,7 @@ static int setup_shared(struct master *m)
 	m->desc[0].core_id = 0;
 	m->desc[0].is_master = 1;
 	m->desc[0].freq_hz = 1000000000u;
-	make_uuid(m->desc[0].uuid, 0);
+	ht__sim_make_uuid(m->desc[0].uuid, 0);
 	for (i = 0; i < nr_slaves; i++) {
 		const struct core_spec *sp = &slave_specs[i];
 		struct sim_core_desc *d = &m->desc[i + 1];
@@ -277,7 +222,7 @@ static int setup_shared(struct master *m)
 		d->core_id = i + 1;
 		d->freq_hz = sp->freq_hz;
 		d->clock = cm;
-		make_uuid(d->uuid, i + 1);
+		ht__sim_make_uuid(d->uuid, i + 1);
 		ht_sync_mbox_init(&m->sh->mbox[i + 1], i + 1);
 	}
 
@@ -290,8 +235,8 @@ static int setup_shared(struct master *m)
 		size_t len;
 		int ret;
 
-		ret = ht__sim_core_metadata(tmpl, d, m->desc[0].name, &meta,
-					    &len);
+		ret = ht__sim_core_metadata(tmpl, d, m->desc[0].name,
+					    "hetrace-sim", &meta, &len);
 		if (ret < 0) {
 			set_err(m, "cannot write the metadata of %s: %s",
 				d->name, ht_strerror(ret));
@@ -427,7 +372,8 @@ static void master_send(struct master *m, uint32_t dst, struct sim_msg *msg)
 
 	msg->id = ++m->next_msg_id;
 	/* msg_send is stamped before the message is visible. */
-	MT(m, sim_master_trace_msg_send(&m->ctx, msg->id, dst, msg->size));
+	SIM_MT(&m->tr,
+	       sim_master_trace_msg_send(&m->tr.ctx, msg->id, dst, msg->size));
 	if (m->lt) {
 		m->lt->msg_send(msg->id, dst, msg->size);
 	}
@@ -447,8 +393,8 @@ static void master_receive(struct master *m)
 	for (src = 1; src < m->nr; src++) {
 		while (sim_msgq_pop(&m->sh->q[src][0], &msg)) {
 			/* msg_recv is stamped after the message was taken. */
-			MT(m, sim_master_trace_msg_recv(&m->ctx, msg.id, src,
-							msg.size));
+			SIM_MT(&m->tr, sim_master_trace_msg_recv(
+					   &m->tr.ctx, msg.id, src, msg.size));
 			if (m->lt) {
 				m->lt->msg_recv(msg.id, src, msg.size);
 			}
@@ -567,8 +513,8 @@ static int run_frame(struct master *m, uint32_t f, uint64_t release)
 	unsigned k;
 	int ret;
 
-	MT(m, sim_master_trace_path_begin(&m->ctx, "frame", f));
-	MT(m, sim_master_trace_frame_begin(&m->ctx, f, nr_slaves));
+	SIM_MT(&m->tr, sim_master_trace_path_begin(&m->tr.ctx, "frame", f));
+	SIM_MT(&m->tr, sim_master_trace_frame_begin(&m->tr.ctx, f, nr_slaves));
 
 	/* dsp0 hands out the frame's buffers. */
 	memset(&msg, 0, sizeof(msg));
@@ -582,7 +528,8 @@ static int run_frame(struct master *m, uint32_t f, uint64_t release)
 		return ret;
 	}
 
-	MT(m, sim_master_trace_activity_begin(&m->ctx, "frame", "split", f));
+	SIM_MT(&m->tr, sim_master_trace_activity_begin(&m->tr.ctx, "frame",
+						       "split", f));
 	fill_image(m, m->alloc_buf, f);
 	m->stripes_done = 0;
 	m->replied = 0;
@@ -606,30 +553,33 @@ static int run_frame(struct master *m, uint32_t f, uint64_t release)
 		}
 		master_send(m, k + 1, &msg);
 	}
-	MT(m, sim_master_trace_activity_end(&m->ctx, "frame", "split", f));
+	SIM_MT(&m->tr,
+	       sim_master_trace_activity_end(&m->tr.ctx, "frame", "split", f));
 
 	ret = master_wait(m, &m->stripes_done, nr_slaves, f, "stripe results");
 	if (ret < 0) {
 		return ret;
 	}
 
-	MT(m, sim_master_trace_activity_begin(&m->ctx, "frame", "gather", f));
+	SIM_MT(&m->tr, sim_master_trace_activity_begin(&m->tr.ctx, "frame",
+						       "gather", f));
 	memset(&msg, 0, sizeof(msg));
 	msg.type = SIM_MSG_FREE;
 	msg.frame = f;
 	msg.buf = m->alloc_buf;
 	msg.size = 16;
 	master_send(m, 1, &msg);
-	MT(m, sim_master_trace_activity_end(&m->ctx, "frame", "gather", f));
+	SIM_MT(&m->tr,
+	       sim_master_trace_activity_end(&m->tr.ctx, "frame", "gather", f));
 
 	latency = sim_ref_now_ns() - release;
 	m->res->frames++;
 	if (latency > m->o->deadline_ns) {
 		m->res->late_frames++;
 	}
-	MT(m, sim_master_trace_frame_end(
-		  &m->ctx, f, latency, m->o->deadline_ns, m->edges,
-		  latency > m->o->deadline_ns ? "late" : "ok"));
+	SIM_MT(&m->tr, sim_master_trace_frame_end(
+			   &m->tr.ctx, f, latency, m->o->deadline_ns, m->edges,
+			   latency > m->o->deadline_ns ? "late" : "ok"));
 	return 0;
 }
 
@@ -766,15 +716,7 @@ static int teardown(struct master *m, int ret)
 		ht_sync_daemon_stop(m->sd);
 	}
 	stop_slaves(m);
-	if (m->tracing) {
-		pthread_mutex_lock(&m->trace_lock);
-		if (sim_master_packet_is_open(&m->ctx) &&
-		    !sim_master_packet_is_empty(&m->ctx)) {
-			master_close_packet(m);
-		}
-		ht_ring_stop(m->ring);
-		pthread_mutex_unlock(&m->trace_lock);
-	}
+	sim_master_tracer_stop(&m->tr);
 	/* Every core stopped tracing: the traces end before this. */
 	m->t_end = sim_ref_now_ns();
 	if (m->col) {
@@ -816,9 +758,7 @@ static int teardown(struct master *m, int ret)
 	if (m->memfd >= 0) {
 		close(m->memfd);
 	}
-	if (m->tracing) {
-		pthread_mutex_destroy(&m->trace_lock);
-	}
+	sim_master_tracer_fini(&m->tr);
 	return ret;
 }
 
@@ -829,9 +769,6 @@ int ht_sim_run(const struct ht_sim_opts *opts, struct ht_sim_result *res,
 	struct master *m;
 	struct ht_sync_slave slaves[HT_SIM_MAX_SLAVES] = {0};
 	struct ht_sync_daemon_opts so = {0};
-	struct sim_master_platform_callbacks cbs = {
-	    master_clock, master_ring_full, master_open_packet,
-	    master_close_packet};
 	uint64_t settle_ns;
 	unsigned i;
 	int ret;
@@ -910,15 +847,9 @@ int ht_sim_run(const struct ht_sim_opts *opts, struct ht_sim_result *res,
 		}
 	}
 
-	pthread_mutex_init(&m->trace_lock, NULL);
-	m->ring = (struct ht_ring *)sim_ring_mem(m->sh, 0);
-	sim_master_init(&m->ctx, ht_ring_slot(m->ring), m->ring->slot_size, cbs,
-			m);
-	sim_master_set_core_id(&m->ctx, 0);
-	m->tracing = 1;
-	pthread_mutex_lock(&m->trace_lock);
-	master_open_packet(m);
-	pthread_mutex_unlock(&m->trace_lock);
+	sim_master_tracer_start(&m->tr,
+				(struct ht_ring *)sim_ring_mem(m->sh, 0),
+				&m->sh->events[0]);
 
 	for (i = 1; i < m->nr; i++) {
 		slaves[i - 1].mbox = &m->sh->mbox[i];

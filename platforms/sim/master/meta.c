@@ -4,9 +4,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
 
 #include "common/error.h"
 #include "meta.h"
+#include "platforms/sim/clock-model.h"
 
 static void put_uuid(FILE *f, const uint8_t u[16])
 {
@@ -18,8 +21,22 @@ static void put_uuid(FILE *f, const uint8_t u[16])
 	}
 }
 
+void ht__sim_make_uuid(uint8_t u[16], unsigned salt)
+{
+	if (getrandom(u, 16, 0) != 16) {
+		/* No entropy source: still unique per core and run. */
+		uint64_t t = sim_ref_now_ns() ^ ((uint64_t)getpid() << 32);
+
+		memcpy(u, &t, 8);
+		memcpy(u + 8, &salt, sizeof(salt));
+	}
+	u[6] = (uint8_t)((u[6] & 0x0fu) | 0x40u); /* version 4 */
+	u[8] = (uint8_t)((u[8] & 0x3fu) | 0x80u); /* RFC 4122 variant */
+}
+
 int ht__sim_core_metadata(const char *tmpl, const struct sim_core_desc *c,
-			  const char *master_name, char **out, size_t *len)
+			  const char *master_name, const char *board,
+			  char **out, size_t *len)
 {
 	const char *env = strstr(tmpl, "\nenv {\n");
 	const char *clk = strstr(tmpl, "\nclock {\n");
@@ -57,7 +74,7 @@ int ht__sim_core_metadata(const char *tmpl, const struct sim_core_desc *c,
 	if (!c->is_master) {
 		fprintf(f, "\tcore_master = \"%s\";\n", master_name);
 	}
-	fprintf(f, "\tboard = \"hetrace-sim\";\n");
+	fprintf(f, "\tboard = \"%s\";\n", board);
 	/* Up to the clock's name line, then its UUID. */
 	fwrite(env, 1, (size_t)(name + 1 - env), f);
 	fprintf(f, "\tuuid = \"");

@@ -19,13 +19,18 @@ struct sim_core_desc {
 
 /*
  * The core's metadata: the generated TSDL @tmpl with the core's env
- * entries (core_name, core_id, core_role, core_master, board), its
+ * entries (core_name, core_id, core_role, core_master, board = @board), its
  * clock's frequency and UUID. Sets *@out (malloc'd, NUL-terminated) and
  * *@len. Returns 0, HT_EFORMAT when @tmpl lacks the env or clock block
  * (the generator changed), or HT_ENOMEM.
  */
 int ht__sim_core_metadata(const char *tmpl, const struct sim_core_desc *c,
-			  const char *master_name, char **out, size_t *len);
+			  const char *master_name, const char *board,
+			  char **out, size_t *len);
+
+/* A fresh random (version 4) UUID for a clock; without an entropy source,
+ * one made of the time, the process id and @salt. */
+void ht__sim_make_uuid(uint8_t u[16], unsigned salt);
 
 /*
  * Writes truth.json (docs/sim.md) into @path, through a temporary file

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef HT_SIM_MASTER_TRACER_H
+#define HT_SIM_MASTER_TRACER_H
+
+/*
+ * The Linux master's own tracer on the boards hetrace runs itself (the
+ * simulated board, and the QEMU board's master): the tracepoints of
+ * board-master.yaml (sim_master_*) written into a packet ring that the
+ * collector drains like any core's. Several threads trace (the board's
+ * main loop, the sync daemon), so every tracepoint runs under the
+ * tracer's lock, through SIM_MT().
+ *
+ * It knows the ring and the generated tracer, not the board: the caller
+ * lays out the ring (with the core's metadata) and says where events
+ * are counted.
+ */
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "board-master.h"
+#include "hetrace/packet-ring.h"
+
+struct sim_master_tracer {
+	struct ht_ring *ring;
+	struct sim_master_core_ctx ctx;
+	pthread_mutex_t lock;
+	volatile uint64_t *events; /* bumped once per traced event */
+	bool on;
+};
+
+/* One tracepoint call under the lock, counted: SIM_MT(t, call). */
+#define SIM_MT(t, call)                                                        \
+	do {                                                                   \
+		pthread_mutex_lock(&(t)->lock);                                \
+		call;                                                          \
+		(*(t)->events)++;                                              \
+		pthread_mutex_unlock(&(t)->lock);                              \
+	} while (0)
+
+/*
+ * Starts tracing core 0 into @ring (laid out by ht_ring_init()) and opens
+ * the first packet; each event bumps *@events.
+ */
+void sim_master_tracer_start(struct sim_master_tracer *t, struct ht_ring *ring,
+			     volatile uint64_t *events);
+
+/*
+ * Closes the open packet when it holds events, records the events the
+ * tracer discarded in the ring and stops the ring: the collector's last
+ * drain sees everything. Does nothing when not started.
+ */
+void sim_master_tracer_stop(struct sim_master_tracer *t);
+
+/* Releases the lock; after stop (or when never started). */
+void sim_master_tracer_fini(struct sim_master_tracer *t);
+
+/* The sync daemon's hooks (ht_sync_daemon_opts trace_req/trace_recv, with
+ * the tracer as their argument): sync_req and sync_recv events. */
+void sim_master_tracer_sync_req(void *tracer, uint32_t seq, uint32_t slave);
+void sim_master_tracer_sync_recv(void *tracer, uint32_t seq, uint32_t slave);
+
+#endif
