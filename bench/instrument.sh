@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Function tracing overhead (issue 6): ns added per instrumented call
+# Function tracing overhead: ns added per instrumented call
 # (entry + exit) by hetrace's -finstrument-functions runtime and by
 # uftrace 0.13's `record` on the same program (bench/instrument/), in
 # the same run. Each figure is the best of 5 runs of N calls, minus the
