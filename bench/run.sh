@@ -35,9 +35,9 @@ cpu=$(sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo 2>/dev/nu
 {
 	echo "# Benchmark results"
 	echo
-	echo "Written by \`bench/run.sh $BUILD\` (\`make bench\`); every table is the"
-	echo "output of the benchmark named by its section, hetrace and its anchor"
-	echo "measured in the same run."
+	echo "Written by \`bench/run.sh $BUILD\` (what \`make bench\` runs). Each"
+	echo "section is the output of the benchmark it is named after: hetrace"
+	echo "and its anchor measured in the same run."
 	echo
 	echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "- commit: $commit"
