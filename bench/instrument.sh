@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Function tracing overhead (issue 6): ns added per instrumented call
+# Function tracing overhead: ns added per instrumented call
 # (entry + exit) by hetrace's -finstrument-functions runtime and by
 # uftrace 0.13's `record` on the same program (bench/instrument/), in
 # the same run. Each figure is the best of 5 runs of N calls, minus the
@@ -57,7 +57,7 @@ uf=$(best uftrace record --no-libcall -d "$work/uftrace.data" "$work/noop" "$N")
 
 u=$(per_call "$uf" "$base")
 h=$(per_call "$ht" "$base")
-printf '%-52s %10s %10s %8s %8s\n' "function tracing (issue 6), N=$N" uftrace hetrace ratio target
+printf '%-52s %10s %10s %8s %8s\n' "function tracing, N=$N" uftrace hetrace ratio target
 printf '%-52s %10s %10s %8s %8s\n' "ns per call, entry+exit records (rdtsc clock)" "$u" "$h" "$(ratio "$h" "$u")" "<=0.3"
 printf '%-52s %10s %10s %8s %8s\n' "ns per call, on-target profile only" "$u" "$(per_call "$htp" "$base")" "$(ratio "$(per_call "$htp" "$base")" "$u")" ""
 printf '%-52s %10s %10s %8s %8s\n' "ns per call, records + on-target profile" "$u" "$(per_call "$htb" "$base")" "$(ratio "$(per_call "$htb" "$base")" "$u")" ""

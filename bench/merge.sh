@@ -44,7 +44,7 @@ best() { # CMD...: the fastest of 3 runs (its memory too)
 	echo "$b"
 }
 
-printf '%-40s %12s %12s %8s\n' "merge (issue 4)" babeltrace2 hetrace ratio
+printf '%-40s %12s %12s %8s\n' "merge" babeltrace2 hetrace ratio
 declare -A anon
 for per in 20000 80000; do
 	cap=$work/cap-$per

@@ -58,7 +58,7 @@ run() { # PORT TRACER: the firmware's output lines
 	esac | tr -d '\r'
 }
 
-printf '%-40s %8s %8s %8s %7s %8s %7s %7s\n' "tracepoint on target (issue 7), instr." barectf "bctf+bi" hetrace ratio "ht+clock" ratio target
+printf '%-40s %8s %8s %8s %7s %8s %7s %7s\n' "tracepoint on target, instr." barectf "bctf+bi" hetrace ratio "ht+clock" ratio target
 for port in cm3 rv32; do
 	# Instructions per clock tick under -icount shift=0.
 	case $port in cm3) ipt=40 ;; rv32) ipt=100 ;; esac

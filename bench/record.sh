@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Collector throughput (issue 4: at least 1 GB/s from rings to files).
+# Collector throughput (target: at least 1 GB/s from rings to files).
 # 8 rings in POSIX shared memory (/dev/shm, tmpfs), filled by the
 # tests/record producer (generated tracepoints) and stopped, then
 # drained by `hetrace record` into a capture on tmpfs (a directory in

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Clock sync (issue 4): pairs per second of the convex-hull fit against
+# Clock sync: pairs per second of the convex-hull fit against
 # the absolute target of 1 million pairs/s (no peer tool to anchor on:
 # the ratio is to the target), maps per second, and the error against
 # exact truth falling as rounds grow from 10 to 10,000.

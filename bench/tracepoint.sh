@@ -46,7 +46,7 @@ fl=$("$work/h" floor $n)
 bb=$(awk -v s="$(stat -c %s "$work/b.stream")" 'BEGIN { printf "%.2f", s / 100000 }')
 hb=$(awk -v s="$(stat -c %s "$work/h.stream")" 'BEGIN { printf "%.2f", s / 100000 }')
 
-printf '%-44s %10s %10s %8s %8s\n' "tracepoint (issue 2)" barectf hetrace ratio target
+printf '%-44s %10s %10s %8s %8s\n' "tracepoint" barectf hetrace ratio target
 printf '%-44s %10s %10s %8s %8s\n' "instructions/event, one uint32 (callgrind)" "$b1" "$h1" "$(ratio "$h1" "$b1")" "<=0.35"
 printf '%-44s %10s %10s %8s %8s\n' "instructions/event, four uint32 (callgrind)" "$b4" "$h4" "$(ratio "$h4" "$b4")" ""
 printf '%-44s %10s %10s %8s %8s\n' "ns/event, rdtsc clock callback" "$bt" "$ht" "$(ratio "$ht" "$bt")" "<=0.75"
