@@ -21,7 +21,7 @@
 #                                the root and master headers of any board
 #                                (platforms/*/*.h, platforms/*/master/),
 #                                never a board's target code
-#   tools                        cli, gen, common
+#   tools                        cli, gen, common, hetrace/
 #   cli                          anything
 #   tests, bench, examples       anything
 # Everywhere: no "../" in an include. A header of another folder is

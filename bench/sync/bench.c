@@ -145,7 +145,7 @@ int main(int argc, char **argv)
 	size_t rounds = argc > 1 ? strtoul(argv[1], NULL, 10) : 1000000;
 	size_t r;
 
-	printf("%-44s %10s %10s %8s %8s\n", "clock sync (issue 4)", "hetrace",
+	printf("%-44s %10s %10s %8s %8s\n", "clock sync", "hetrace",
 	       "target", "ratio", "want");
 	throughput("fit, pairs/s (millions), in time order", rounds, 0, 0);
 	throughput("fit, pairs/s (millions), shuffled", rounds, 1, 0);

@@ -3,7 +3,7 @@
 #define HETRACE_SYNC_H
 
 /*
- * The sync handshake's mailbox and its slave side (DESIGN.md,
+ * The sync handshake's mailbox and its slave side (docs/sync.md,
  * "Synchronization"; docs/events.md gives the events and their
  * timestamping rules). One mailbox per slave, in memory the slave shares
  * with its master.

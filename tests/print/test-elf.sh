@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# hetrace print --elf (issue 6): function names (and file:line) after the
+# hetrace print --elf: function names (and file:line) after the
 # addresses of func_entry/func_exit records, from a position-independent
 # program built with -finstrument-functions (tests/instrument/drv.c);
 # without --elf the text is babeltrace2's, byte for byte; an ELF that
