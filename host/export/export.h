@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/buf.h"
 #include "host/ctf/ctf-reader.h"
 #include "host/analysis/func-names.h"
 #include "host/analysis/states.h"
@@ -45,11 +46,12 @@ struct ht_export_opts {
 	void *warn_arg;
 };
 
-/* The output: a buffer in front of a FILE (internal to exporters). */
+/* The output: a buffer in front of a FILE (internal to exporters).
+ * Exporters append to @buf (buf.h) and call ht__export_maybe_flush()
+ * between records. */
 struct ht__export_out {
 	FILE *f;
-	char *buf;
-	size_t len, cap;
+	struct ht_buf buf;
 	uint64_t bytes;
 	bool failed;
 };
@@ -89,14 +91,10 @@ int ht_export_run(const struct ht_export_ops *ops, struct ht_ctf_set *set,
 		  FILE *out, const struct ht_export_opts *opts,
 		  struct ht_export_stats *stats, char *err, size_t err_len);
 
-/* Output helpers for exporters. */
-int ht__export_reserve(struct ht__export_out *o, size_t n);
-static inline char *ht__export_tail(struct ht__export_out *o)
-{
-	return o->buf + o->len;
-}
+/* Appends @n bytes of @s to the output. */
 void ht__export_puts(struct ht__export_out *o, const char *s, size_t n);
-/* flush when more than half full (exporters call it between records) */
+/* Writes the output out when it is more than half full (exporters call
+ * it between records). Returns 0, HT_EIO or HT_ENOMEM. */
 int ht__export_maybe_flush(struct ht__export_out *o);
 
 #endif
