@@ -94,9 +94,10 @@ static void put_pid_tid(struct ht_json *j, unsigned pid, unsigned tid)
 	ht_json_u64(j, tid);
 }
 
-static int on_core(struct ht_export *ex, struct cj *cj,
-		   const struct ht_states_core *c)
+static int on_core(struct ht_export *ex, const struct ht_states_item *it)
 {
+	struct cj *cj = ex->priv;
+	const struct ht_states_core *c = it->core;
 	struct ht_json *j = &cj->j;
 	size_t g;
 
@@ -223,9 +224,9 @@ static void put_field_value(struct ht_json *j, const struct ht_ctf_field *f,
 	}
 }
 
-static int on_slice(struct ht_export *ex, struct cj *cj,
-		    const struct ht_states_item *it)
+static int on_slice(struct ht_export *ex, const struct ht_states_item *it)
 {
+	struct cj *cj = ex->priv;
 	struct ht_json *j = &cj->j;
 	const struct ht_states_slice *s = it->slice;
 	const struct ht_states_core *c = it->core;
@@ -302,9 +303,9 @@ static void put_flow_id(struct ht_json *j, uint64_t id)
 	ht_json_raw(j, tmp);
 }
 
-static int on_event(struct ht_export *ex, struct cj *cj,
-		    const struct ht_states_item *it)
+static int on_event(struct ht_export *ex, const struct ht_states_item *it)
 {
+	struct cj *cj = ex->priv;
 	struct ht_json *j = &cj->j;
 	const struct ht_states_core *c = it->core;
 	const struct ht_ctf_event *ev = it->msg->event;
@@ -327,9 +328,9 @@ static int on_event(struct ht_export *ex, struct cj *cj,
 }
 
 /* A matched message: `s` on the sender, `f` on the receiver. */
-static int on_flow(struct ht_export *ex, struct cj *cj,
-		   const struct ht_states_item *it)
+static int on_flow(struct ht_export *ex, const struct ht_states_item *it)
 {
+	struct cj *cj = ex->priv;
 	struct ht_json *j = &cj->j;
 	record_begin(cj);
 	ht_json_raw(j,
@@ -345,13 +346,12 @@ static int on_flow(struct ht_export *ex, struct cj *cj,
 	ht_json_raw(j, ",\"ts\":");
 	put_ts(j, it->peer_ns);
 	ht_json_raw(j, "}");
-	ex->stats->flows++;
 	return ht__export_maybe_flush(&ex->out);
 }
 
-static int on_window(struct ht_export *ex, struct cj *cj,
-		     const struct ht_states_item *it)
+static int on_window(struct ht_export *ex, const struct ht_states_item *it)
 {
+	struct cj *cj = ex->priv;
 	struct ht_json *j = &cj->j;
 	const struct ht_states_core *c = it->core;
 	uint64_t known = it->win_idle_ns + it->win_task_ns + it->win_isr_ns;
@@ -376,27 +376,6 @@ static int on_window(struct ht_export *ex, struct cj *cj,
 	ht_json_raw(j, "}}");
 	ex->stats->counters++;
 	return ht__export_maybe_flush(&ex->out);
-}
-
-static int cj_event(struct ht_export *ex, const struct ht_states_item *it)
-{
-	struct cj *cj = ex->priv;
-
-	switch (it->kind) {
-	case HT_STATES_CORE:
-		return on_core(ex, cj, it->core);
-	case HT_STATES_SLICE_BEGIN:
-	case HT_STATES_SLICE_END:
-		return on_slice(ex, cj, it);
-	case HT_STATES_EVENT:
-		return on_event(ex, cj, it);
-	case HT_STATES_WINDOW:
-		return on_window(ex, cj, it);
-	case HT_STATES_FLOW:
-		return on_flow(ex, cj, it);
-	default:
-		return 0;
-	}
 }
 
 static int cj_end(struct ht_export *ex, bool ok)
@@ -424,6 +403,10 @@ const struct ht_export_ops ht__export_chrome_json = {
     .name = "chrome-json",
     .description = "Chrome trace event JSON (chrome://tracing, Perfetto UI)",
     .begin = cj_begin,
-    .event = cj_event,
+    .core = on_core,
+    .slice = on_slice,
+    .event = on_event,
+    .window = on_window,
+    .flow = on_flow,
     .end = cj_end,
 };

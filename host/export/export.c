@@ -76,14 +76,36 @@ struct run {
 static int on_item(void *arg, const struct ht_states_item *it)
 {
 	struct run *r = arg;
+	int (*cb)(struct ht_export * ex, const struct ht_states_item *it);
 
-	if (it->kind == HT_STATES_ANOMALY) {
+	switch (it->kind) {
+	case HT_STATES_CORE:
+		cb = r->ops->core;
+		break;
+	case HT_STATES_SLICE_BEGIN:
+	case HT_STATES_SLICE_END:
+		cb = r->ops->slice;
+		break;
+	case HT_STATES_EVENT:
+		cb = r->ops->event;
+		break;
+	case HT_STATES_WINDOW:
+		cb = r->ops->window;
+		break;
+	case HT_STATES_FLOW:
+		r->ex.stats->flows++;
+		cb = r->ops->flow;
+		break;
+	case HT_STATES_ANOMALY:
 		r->ex.stats->anomalies++;
 		if (r->ex.opts->warn) {
 			r->ex.opts->warn(r->ex.opts->warn_arg, it->text);
 		}
+		return 0;
+	default:
+		return 0;
 	}
-	return r->ops->event(&r->ex, it);
+	return cb ? cb(&r->ex, it) : 0;
 }
 
 static const char *symbolize(void *arg, const struct ht_ctf_msg *msg,

@@ -70,8 +70,15 @@ struct ht_export_ops {
 	const char *name;	 /* the --format value */
 	const char *description; /* one line */
 	int (*begin)(struct ht_export *ex);
-	/* one states item (states.h): cores, slices, events, windows */
+	/* one callback per kind of states item (states.h), NULL for the
+	 * kinds the format does not show: a core appears (it->core), a
+	 * slice begins or ends, another event, a utilization window ends,
+	 * a matched message */
+	int (*core)(struct ht_export *ex, const struct ht_states_item *it);
+	int (*slice)(struct ht_export *ex, const struct ht_states_item *it);
 	int (*event)(struct ht_export *ex, const struct ht_states_item *it);
+	int (*window)(struct ht_export *ex, const struct ht_states_item *it);
+	int (*flow)(struct ht_export *ex, const struct ht_states_item *it);
 	/* the end of the trace; also called after a failure, to release
 	 * priv (@ok false: nothing more needs to be written) */
 	int (*end)(struct ht_export *ex, bool ok);
