@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/buf.h"
 #include "common/error.h"
 #include "path-desc.h"
 #include "common/yaml-doc.h"
@@ -40,16 +41,10 @@ static void diag(struct loader *ld, const struct ht_src_loc *loc,
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	if (ld->nr_diags == ld->cap_diags) {
-		size_t n = ld->cap_diags ? 2 * ld->cap_diags : 8;
-		struct diag *nd = realloc(ld->diags, n * sizeof(*nd));
-
-		if (!nd) {
-			ld->nomem = true;
-			return;
-		}
-		ld->diags = nd;
-		ld->cap_diags = n;
+	if (ht_array_reserve((void **)&ld->diags, &ld->cap_diags,
+			     ld->nr_diags + 1, sizeof(*ld->diags))) {
+		ld->nomem = true;
+		return;
 	}
 	ld->diags[ld->nr_diags].line = loc->line;
 	ld->diags[ld->nr_diags].col = loc->col;

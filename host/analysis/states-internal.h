@@ -98,7 +98,7 @@ struct ht_states {
 	struct core **cores;
 	size_t nr_cores, cap_cores;
 	struct core **by_stream; /* stream index -> core */
-	size_t nr_by_stream;
+	size_t nr_by_stream, cap_by_stream;
 
 	struct cls_map_entry *cls_map; /* open addressing, power of two */
 	size_t cls_cap, cls_used;

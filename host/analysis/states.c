@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/buf.h"
 #include "common/error.h"
 #include "states-internal.h"
 
@@ -354,16 +355,9 @@ static int core_of(struct ht_states *st, const struct ht_ctf_msg *msg,
 		struct ht_states_item it = {.kind = HT_STATES_CORE};
 		size_t glen;
 
-		if (st->nr_cores == st->cap_cores) {
-			size_t ncap = st->cap_cores ? st->cap_cores * 2 : 8;
-			struct core **nc =
-			    realloc(st->cores, ncap * sizeof(*nc));
-
-			if (!nc) {
-				return HT_ENOMEM;
-			}
-			st->cores = nc;
-			st->cap_cores = ncap;
+		if (ht_array_reserve((void **)&st->cores, &st->cap_cores,
+				     st->nr_cores + 1, sizeof(*st->cores))) {
+			return HT_ENOMEM;
 		}
 		c = calloc(1, sizeof(*c));
 		if (!c) {
@@ -403,17 +397,10 @@ static int core_of(struct ht_states *st, const struct ht_ctf_msg *msg,
 			return ret;
 		}
 	}
-	if (s->index >= st->nr_by_stream) {
-		size_t n = s->index + 16;
-		struct core **nb = realloc(st->by_stream, n * sizeof(*nb));
-
-		if (!nb) {
-			return HT_ENOMEM;
-		}
-		memset(nb + st->nr_by_stream, 0,
-		       (n - st->nr_by_stream) * sizeof(*nb));
-		st->by_stream = nb;
-		st->nr_by_stream = n;
+	if (ht_array_extend((void **)&st->by_stream, &st->nr_by_stream,
+			    &st->cap_by_stream, (size_t)s->index + 1,
+			    sizeof(*st->by_stream))) {
+		return HT_ENOMEM;
 	}
 	st->by_stream[s->index] = c;
 	*out = c;
@@ -437,18 +424,11 @@ static int task_of(struct core *c, enum ht_states_kind kind, uint64_t id,
 			return 0;
 		}
 	}
-	if (c->pub.nr_tasks == c->cap_tasks) {
-		size_t ncap = c->cap_tasks ? c->cap_tasks * 2 : 16;
-		struct ht_states_task *nt =
-		    realloc(c->tasks, ncap * sizeof(*nt));
-
-		if (!nt) {
-			return HT_ENOMEM;
-		}
-		c->tasks = nt;
-		c->cap_tasks = ncap;
-		c->pub.tasks = nt;
+	if (ht_array_reserve((void **)&c->tasks, &c->cap_tasks,
+			     c->pub.nr_tasks + 1, sizeof(*c->tasks))) {
+		return HT_ENOMEM;
 	}
+	c->pub.tasks = c->tasks;
 	if (kind == HT_STATES_ISR) {
 		snprintf(buf, sizeof(buf), "irq %" PRIu64, id);
 		name = buf;
