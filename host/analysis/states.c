@@ -1010,6 +1010,30 @@ int ht_states_feed(struct ht_states *st, const struct ht_ctf_msg *msg)
 	return ht__states_emit(st, &it);
 }
 
+/* At the end of the trace: the slices still open on @s (calls or
+ * interrupts), innermost first, end at @t; each one is counted in
+ * *@unclosed and reported. */
+static int close_open(struct ht_states *st, struct core *c, struct stack *s,
+		      uint64_t *unclosed, int64_t t)
+{
+	int ret = 0;
+
+	while (!ret && s->n) {
+		struct open_slice *o = &s->v[s->n - 1];
+
+		(*unclosed)++;
+		ret = ht__states_anomaly(st, c, t, NULL,
+					 "%s entered at %" PRId64
+					 " ns has no exit: closed at the end",
+					 o->s.name, o->s.begin_ns);
+		if (!ret) {
+			ret = slice_end(st, c, o, t, true);
+		}
+		s->n--;
+	}
+	return ret;
+}
+
 int ht_states_finish(struct ht_states *st)
 {
 	size_t i;
@@ -1024,33 +1048,13 @@ int ht_states_finish(struct ht_states *st)
 		int64_t t = c->pub.last_ns;
 
 		ret = charge(st, c, t);
-		while (!ret && c->func.n) {
-			struct open_slice *o = &c->func.v[c->func.n - 1];
-
-			c->pub.func_entry_unclosed++;
-			ret = ht__states_anomaly(
-			    st, c, t, NULL,
-			    "%s entered at %" PRId64
-			    " ns has no exit: closed at the end",
-			    o->s.name, o->s.begin_ns);
-			if (!ret) {
-				ret = slice_end(st, c, o, t, true);
-			}
-			c->func.n--;
+		if (!ret) {
+			ret = close_open(st, c, &c->func,
+					 &c->pub.func_entry_unclosed, t);
 		}
-		while (!ret && c->isr.n) {
-			struct open_slice *o = &c->isr.v[c->isr.n - 1];
-
-			c->pub.isr_enter_unclosed++;
-			ret = ht__states_anomaly(
-			    st, c, t, NULL,
-			    "%s entered at %" PRId64
-			    " ns has no exit: closed at the end",
-			    o->s.name, o->s.begin_ns);
-			if (!ret) {
-				ret = slice_end(st, c, o, t, true);
-			}
-			c->isr.n--;
+		if (!ret) {
+			ret = close_open(st, c, &c->isr,
+					 &c->pub.isr_enter_unclosed, t);
 		}
 		if (!ret && c->task_open) {
 			ret = slice_end(st, c, &c->task, t, true);
