@@ -5,9 +5,10 @@
 /*
  * Exporters: a trace set, through the states model (states.h), written
  * in a viewer's format (docs/views.md). One exporter per file
- * (export-<format>.c), an ops struct with begin / event / end
- * callbacks; ht_export_run() drives it. Streaming: what an exporter
- * keeps is per core or per distinct name, never per event.
+ * (export-<format>.c), an ops struct with begin and end callbacks and
+ * one callback per kind of states item; ht_export_run() drives it.
+ * Streaming: what an exporter keeps is per core or per distinct name,
+ * never per event.
  */
 #include <stdbool.h>
 #include <stddef.h>
