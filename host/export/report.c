@@ -344,6 +344,16 @@ static void write_core(struct ht_json *j, const struct report *r,
 	ht_json_end_object(j);
 }
 
+/* An array item: the @n bytes at @p as a base64 string (the page's
+ * JSON goes to a stream, j->f). */
+static void base64_item(struct ht_json *j, const void *p, size_t n)
+{
+	ht_json_item(j);
+	ht_json_raw(j, "\"");
+	ht_base64_write(j->f, p, n);
+	ht_json_raw(j, "\"");
+}
+
 /* The timeline levels kept, then the exact slices when kept: per row
  * its runs in base64. */
 static void write_levels(struct ht_json *j, struct report *r)
@@ -365,10 +375,7 @@ static void write_levels(struct ht_json *j, struct report *r)
 			const struct trow *t = ht__report_row(r, i);
 			const struct enc *e = ex ? &t->exact : &t->lv[l];
 
-			ht_json_item(j);
-			ht_json_raw(j, "\"");
-			ht_base64_write(j->f, e->out.data, e->out.len);
-			ht_json_raw(j, "\"");
+			base64_item(j, e->out.data, e->out.len);
 		}
 		ht_json_end_array(j);
 		ht_json_end_object(j);
@@ -398,10 +405,7 @@ static void write_util(struct ht_json *j, const struct job *jb)
 							 (double)c->known[k]))
 				: 0;
 		}
-		ht_json_item(j);
-		ht_json_raw(j, "\"");
-		ht_base64_write(j->f, u, UTIL_BUCKETS);
-		ht_json_raw(j, "\"");
+		base64_item(j, u, UTIL_BUCKETS);
 	}
 	ht_json_end_array(j);
 	ht_json_raw(j, "}");
