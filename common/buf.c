@@ -34,6 +34,20 @@ int ht_array_reserve(void **items, size_t *cap, size_t need, size_t elem_size)
 	return 0;
 }
 
+int ht_array_extend(void **items, size_t *nr, size_t *cap, size_t need,
+		    size_t elem_size)
+{
+	if (need <= *nr) {
+		return 0;
+	}
+	if (ht_array_reserve(items, cap, need, elem_size)) {
+		return HT_ENOMEM;
+	}
+	memset((char *)*items + *nr * elem_size, 0, (need - *nr) * elem_size);
+	*nr = need;
+	return 0;
+}
+
 bool ht_buf_reserve(struct ht_buf *b, size_t n)
 {
 	if (b->nomem) {

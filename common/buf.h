@@ -31,6 +31,15 @@
 int ht_array_reserve(void **items, size_t *cap, size_t need, size_t elem_size);
 
 /*
+ * Makes the array *@items of *@nr elements (capacity *@cap) at least
+ * @need elements long, the new ones zeroed: for tables indexed by an
+ * id that grow as ids are seen. Returns 0 or HT_ENOMEM (nothing
+ * changed).
+ */
+int ht_array_extend(void **items, size_t *nr, size_t *cap, size_t need,
+		    size_t elem_size);
+
+/*
  * A byte buffer: @data holds @len bytes and room for @cap. Writes through
  * the ht_buf_* functions keep a NUL after the last byte (not counted in
  * @len), so @data is a C string when only text went in. A failed growth

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/buf.h"
 #include "common/error.h"
 #include "functions.h"
 
@@ -29,7 +30,8 @@ struct frame {
 struct fstack {
 	uint32_t tid;
 	struct frame *fr;
-	unsigned n, cap;
+	unsigned n;
+	size_t cap;
 	uint64_t overflow; /* open calls deeper than max_depth */
 };
 
@@ -44,7 +46,7 @@ struct core {
 	struct ht_funcs_core pub;
 	char *name;
 	struct fstack *stacks;
-	size_t nr_stacks;
+	size_t nr_stacks, cap_stacks;
 	struct addr_set addrs; /* distinct function addresses seen */
 	bool bias_decided;
 	struct ht_funcs_dumped *dumped;
@@ -64,13 +66,13 @@ struct elf_for {
 struct ht_funcs {
 	struct ht_funcs_opts opts;
 	struct core **cores; /* by stream index (NULL: not seen) */
-	size_t nr_slots;
+	size_t nr_slots, cap_slots;
 	struct core **order; /* by core index */
-	size_t nr_cores;
+	size_t nr_cores, cap_order;
 	struct class_kind *kinds;
-	size_t nr_kinds;
+	size_t nr_kinds, cap_kinds;
 	struct elf_for *elfs;
-	size_t nr_elfs;
+	size_t nr_elfs, cap_elfs;
 };
 
 static int set_add(struct addr_set *s, uint64_t a)
@@ -166,12 +168,13 @@ void ht_funcs_destroy(struct ht_funcs *f)
 int ht_funcs_add_symbols(struct ht_funcs *f, const char *core,
 			 struct ht_symbols *sy)
 {
-	struct elf_for *e = realloc(f->elfs, (f->nr_elfs + 1) * sizeof(*e));
+	struct elf_for *e;
 
-	if (!e) {
+	if (ht_array_reserve((void **)&f->elfs, &f->cap_elfs, f->nr_elfs + 1,
+			     sizeof(*f->elfs))) {
 		return HT_ENOMEM;
 	}
-	f->elfs = e;
+	e = f->elfs;
 	e[f->nr_elfs].core = core ? strdup(core) : NULL;
 	if (core && !e[f->nr_elfs].core) {
 		return HT_ENOMEM;
@@ -192,7 +195,6 @@ static enum kind kind_of(struct ht_funcs *f,
 	    {"func_base", K_BASE},	     {"func_profile", K_PROFILE},
 	    {"func_profile_stats", K_STATS},
 	};
-	struct class_kind *grown;
 	const char *n, *colon;
 	enum kind k = K_OTHER;
 	size_t i;
@@ -212,9 +214,8 @@ static enum kind kind_of(struct ht_funcs *f,
 			k = names[i].kind;
 		}
 	}
-	grown = realloc(f->kinds, (f->nr_kinds + 1) * sizeof(*grown));
-	if (grown) {
-		f->kinds = grown;
+	if (!ht_array_reserve((void **)&f->kinds, &f->cap_kinds,
+			      f->nr_kinds + 1, sizeof(*f->kinds))) {
 		f->kinds[f->nr_kinds].cls = cls;
 		f->kinds[f->nr_kinds].kind = k;
 		f->nr_kinds++;
@@ -284,30 +285,19 @@ static struct ht_symbols *elf_for(struct ht_funcs *f, const char *name)
 static struct core *core_of(struct ht_funcs *f, const struct ht_ctf_msg *msg)
 {
 	unsigned si = msg->stream->index;
-	struct core *c, **order;
+	struct core *c;
 	char *base;
 	size_t i;
 
 	if (si < f->nr_slots && f->cores[si]) {
 		return f->cores[si];
 	}
-	if (si >= f->nr_slots) {
-		size_t n = si + 16;
-		struct core **grown = realloc(f->cores, n * sizeof(*grown));
-
-		if (!grown) {
-			return NULL;
-		}
-		memset(grown + f->nr_slots, 0,
-		       (n - f->nr_slots) * sizeof(*grown));
-		f->cores = grown;
-		f->nr_slots = n;
-	}
-	order = realloc(f->order, (f->nr_cores + 1) * sizeof(*order));
-	if (!order) {
+	if (ht_array_extend((void **)&f->cores, &f->nr_slots, &f->cap_slots,
+			    (size_t)si + 1, sizeof(*f->cores)) ||
+	    ht_array_reserve((void **)&f->order, &f->cap_order, f->nr_cores + 1,
+			     sizeof(*f->order))) {
 		return NULL;
 	}
-	f->order = order;
 	c = calloc(1, sizeof(*c));
 	base = core_name_of(msg);
 	if (!c || !base) {
@@ -352,7 +342,6 @@ static struct core *core_of(struct ht_funcs *f, const struct ht_ctf_msg *msg)
 
 static struct fstack *stack_of(struct core *c, uint32_t tid)
 {
-	struct fstack *grown;
 	size_t i;
 
 	for (i = 0; i < c->nr_stacks; i++) {
@@ -360,13 +349,12 @@ static struct fstack *stack_of(struct core *c, uint32_t tid)
 			return &c->stacks[i];
 		}
 	}
-	grown = realloc(c->stacks, (c->nr_stacks + 1) * sizeof(*grown));
-	if (!grown) {
+	if (ht_array_reserve((void **)&c->stacks, &c->cap_stacks,
+			     c->nr_stacks + 1, sizeof(*c->stacks))) {
 		return NULL;
 	}
-	c->stacks = grown;
-	memset(&grown[c->nr_stacks], 0, sizeof(*grown));
-	grown[c->nr_stacks].tid = tid;
+	memset(&c->stacks[c->nr_stacks], 0, sizeof(*c->stacks));
+	c->stacks[c->nr_stacks].tid = tid;
 	return &c->stacks[c->nr_stacks++];
 }
 
@@ -431,15 +419,10 @@ static int on_entry(struct ht_funcs *f, struct core *c, struct fstack *s,
 		s->overflow++;
 		return 0;
 	}
-	if (s->n == s->cap) {
-		unsigned cap = s->cap ? s->cap * 2 : 64;
-		struct frame *grown = realloc(s->fr, cap * sizeof(*grown));
-
-		if (!grown) {
-			return HT_ENOMEM;
-		}
-		s->fr = grown;
-		s->cap = cap;
+	if (s->n == s->cap &&
+	    ht_array_reserve((void **)&s->fr, &s->cap, (size_t)s->n + 1,
+			     sizeof(*s->fr))) {
+		return HT_ENOMEM;
 	}
 	fr = &s->fr[s->n++];
 	fr->addr = addr;
@@ -502,16 +485,9 @@ static int on_profile(struct core *c, const struct ht_ctf_field *p)
 	field_u64(p, "incl", &d.incl_cycles);
 	field_u64(p, "excl", &d.excl_cycles);
 	field_u64(p, "max", &d.max_cycles);
-	if (c->nr_dumped == c->cap_dumped) {
-		size_t cap = c->cap_dumped ? c->cap_dumped * 2 : 64;
-		struct ht_funcs_dumped *grown =
-		    realloc(c->dumped, cap * sizeof(*grown));
-
-		if (!grown) {
-			return HT_ENOMEM;
-		}
-		c->dumped = grown;
-		c->cap_dumped = cap;
+	if (ht_array_reserve((void **)&c->dumped, &c->cap_dumped,
+			     c->nr_dumped + 1, sizeof(*c->dumped))) {
+		return HT_ENOMEM;
 	}
 	c->dumped[c->nr_dumped++] = d;
 	c->pub.dumped = c->dumped;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/buf.h"
 #include "common/error.h"
 #include "path-desc.h"
 #include "common/yaml-doc.h"
@@ -40,16 +41,10 @@ static void diag(struct loader *ld, const struct ht_src_loc *loc,
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	if (ld->nr_diags == ld->cap_diags) {
-		size_t n = ld->cap_diags ? 2 * ld->cap_diags : 8;
-		struct diag *nd = realloc(ld->diags, n * sizeof(*nd));
-
-		if (!nd) {
-			ld->nomem = true;
-			return;
-		}
-		ld->diags = nd;
-		ld->cap_diags = n;
+	if (ht_array_reserve((void **)&ld->diags, &ld->cap_diags,
+			     ld->nr_diags + 1, sizeof(*ld->diags))) {
+		ld->nomem = true;
+		return;
 	}
 	ld->diags[ld->nr_diags].line = loc->line;
 	ld->diags[ld->nr_diags].col = loc->col;
@@ -198,6 +193,23 @@ static void check_dup_keys(struct loader *ld, const struct ht_ynode *map,
 			}
 		}
 	}
+}
+
+/* @map, the value of `@key`, must be a non-empty mapping of @what
+ * names: else a diagnostic and false. Repeated names are diagnosed. */
+static bool names_map(struct loader *ld, const struct ht_ynode *map,
+		      const char *key, const char *what)
+{
+	if (map->kind != HT_YNODE_MAP || !map->nr) {
+		diag(ld, &map->loc,
+		     "`%s`: expected a non-empty mapping of %s names, got %s%s",
+		     key, what, map->kind == HT_YNODE_MAP ? "an empty " : "",
+		     map->kind == HT_YNODE_MAP ? "mapping"
+					       : ht_ynode_describe(map));
+		return false;
+	}
+	check_dup_keys(ld, map, what);
+	return true;
 }
 
 static bool is_name(const struct ht_ynode *node)
@@ -462,16 +474,9 @@ static int load_path(struct loader *ld, struct ht_path *path,
 		     path->name);
 		return 0;
 	}
-	if (acts->kind != HT_YNODE_MAP || !acts->nr) {
-		diag(ld, &acts->loc,
-		     "`activities`: expected a non-empty mapping of activity "
-		     "names, got %s%s",
-		     acts->kind == HT_YNODE_MAP ? "an empty " : "",
-		     acts->kind == HT_YNODE_MAP ? "mapping"
-						: ht_ynode_describe(acts));
+	if (!names_map(ld, acts, "activities", "activity")) {
 		return 0;
 	}
-	check_dup_keys(ld, acts, "activity");
 	path->activities = calloc(acts->nr, sizeof(*path->activities));
 	if (!path->activities) {
 		return HT_ENOMEM;
@@ -566,16 +571,9 @@ static int load_root(struct loader *ld, struct ht_path_desc *desc,
 		diag(ld, &root->loc, "no `paths` mapping");
 		return 0;
 	}
-	if (paths->kind != HT_YNODE_MAP || !paths->nr) {
-		diag(ld, &paths->loc,
-		     "`paths`: expected a non-empty mapping of path names, "
-		     "got %s%s",
-		     paths->kind == HT_YNODE_MAP ? "an empty " : "",
-		     paths->kind == HT_YNODE_MAP ? "mapping"
-						 : ht_ynode_describe(paths));
+	if (!names_map(ld, paths, "paths", "path")) {
 		return 0;
 	}
-	check_dup_keys(ld, paths, "path");
 	desc->paths = calloc(paths->nr, sizeof(*desc->paths));
 	if (!desc->paths) {
 		return HT_ENOMEM;

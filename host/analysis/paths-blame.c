@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/buf.h"
 #include "common/error.h"
 #include "paths-internal.h"
 #include "states.h"
@@ -59,20 +60,20 @@ struct core_state {
 	unsigned depth;	      /* may exceed STACK_MAX: counted only */
 	int64_t last_ns;
 	size_t *targets; /* indexes in blame.targets */
-	size_t nr_targets;
+	size_t nr_targets, cap_targets;
 	int64_t min_b, max_e;
 };
 
 struct blame {
 	struct ht_paths_result *res;
 	struct target *targets;
-	size_t nr_targets;
+	size_t nr_targets, cap_targets;
 	struct who *who;
 	size_t nr_who, cap_who;
 	struct core_state *cores; /* by result core index */
 	size_t nr_cores;
 	size_t *map; /* states core index -> result core index + 1 */
-	size_t nr_map;
+	size_t nr_map, cap_map;
 	bool nomem;
 };
 
@@ -86,15 +87,9 @@ static int who_of(struct blame *bl, const struct ht_states_slice *s)
 			return (int)i;
 		}
 	}
-	if (bl->nr_who == bl->cap_who) {
-		size_t n = bl->cap_who ? 2 * bl->cap_who : 32;
-		struct who *nw = realloc(bl->who, n * sizeof(*nw));
-
-		if (!nw) {
-			return HT_ENOMEM;
-		}
-		bl->who = nw;
-		bl->cap_who = n;
+	if (ht_array_reserve((void **)&bl->who, &bl->cap_who, bl->nr_who + 1,
+			     sizeof(*bl->who))) {
+		return HT_ENOMEM;
 	}
 	bl->who[bl->nr_who].kind = s->kind;
 	bl->who[bl->nr_who].id = s->id;
@@ -116,15 +111,9 @@ static int acc_add(struct target *t, int who, uint64_t ns, uint64_t during)
 			return 0;
 		}
 	}
-	if (t->nr_acc == t->cap_acc) {
-		size_t n = t->cap_acc ? 2 * t->cap_acc : 8;
-		struct acc *na = realloc(t->acc, n * sizeof(*na));
-
-		if (!na) {
-			return HT_ENOMEM;
-		}
-		t->acc = na;
-		t->cap_acc = n;
+	if (ht_array_reserve((void **)&t->acc, &t->cap_acc, t->nr_acc + 1,
+			     sizeof(*t->acc))) {
+		return HT_ENOMEM;
 	}
 	t->acc[t->nr_acc].who = who;
 	t->acc[t->nr_acc].ns = ns;
@@ -185,19 +174,10 @@ static struct core_state *core_for(struct blame *bl,
 {
 	size_t i;
 
-	if (sc->index >= bl->nr_map) {
-		size_t n = sc->index + 16;
-		size_t *nm = realloc(bl->map, n * sizeof(*nm));
-
-		if (!nm) {
-			bl->nomem = true;
-			return NULL;
-		}
-		for (i = bl->nr_map; i < n; i++) {
-			nm[i] = 0;
-		}
-		bl->map = nm;
-		bl->nr_map = n;
+	if (ht_array_extend((void **)&bl->map, &bl->nr_map, &bl->cap_map,
+			    (size_t)sc->index + 1, sizeof(*bl->map))) {
+		bl->nomem = true;
+		return NULL;
 	}
 	if (!bl->map[sc->index]) {
 		int ci = ht__paths_core_index(bl->res, sc->name);
@@ -297,15 +277,13 @@ static int add_targets(struct blame *bl, struct ht_paths_path_result *pr,
 				continue;
 			}
 			if (!t) {
-				struct target *nt =
-				    realloc(bl->targets,
-					    (bl->nr_targets + 1) * sizeof(*nt));
-
-				if (!nt) {
+				if (ht_array_reserve((void **)&bl->targets,
+						     &bl->cap_targets,
+						     bl->nr_targets + 1,
+						     sizeof(*bl->targets))) {
 					return HT_ENOMEM;
 				}
-				bl->targets = nt;
-				t = &nt[bl->nr_targets++];
+				t = &bl->targets[bl->nr_targets++];
 				memset(t, 0, sizeof(*t));
 				t->worst = w;
 				t->core = core;
@@ -392,14 +370,12 @@ static int collect(struct blame *bl, struct ht_paths_worst *w)
 				}
 			}
 			if (!b) {
-				struct ht_paths_blame *nb = realloc(
-				    w->blame, (w->nr_blame + 1) * sizeof(*nb));
-
-				if (!nb) {
+				if (ht_array_reserve(
+					(void **)&w->blame, &w->cap_blame,
+					w->nr_blame + 1, sizeof(*w->blame))) {
 					return HT_ENOMEM;
 				}
-				w->blame = nb;
-				b = &nb[w->nr_blame++];
+				b = &w->blame[w->nr_blame++];
 				memset(b, 0, sizeof(*b));
 				b->who = strdup(who->name);
 				b->is_isr = who->kind == HT_STATES_ISR;
@@ -458,21 +434,19 @@ int ht__paths_blame(struct ht_paths_result *res, const char *const *traces,
 	for (i = 0; i < bl.nr_targets; i++) {
 		struct target *t = &bl.targets[i];
 		struct core_state *c = &bl.cores[t->core];
-		size_t *nt =
-		    realloc(c->targets, (c->nr_targets + 1) * sizeof(*nt));
 
-		if (!nt) {
+		if (ht_array_reserve((void **)&c->targets, &c->cap_targets,
+				     c->nr_targets + 1, sizeof(*c->targets))) {
 			ret = HT_ENOMEM;
 			goto out;
 		}
-		c->targets = nt;
 		if (!c->nr_targets || t->mw[0][0] < c->min_b) {
 			c->min_b = t->mw[0][0];
 		}
 		if (!c->nr_targets || t->mw[t->nr_mw - 1][1] > c->max_e) {
 			c->max_e = t->mw[t->nr_mw - 1][1];
 		}
-		nt[c->nr_targets++] = i;
+		c->targets[c->nr_targets++] = i;
 	}
 	ret = ht_states_create(&st, &so, on_item, &bl);
 	if (ret) {

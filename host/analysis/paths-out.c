@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "common/error.h"
-#include "common/json-out.h"
+#include "common/json-writer.h"
 #include "paths-internal.h"
 
 const char *ht_paths_format_ns(char *buf, size_t len, uint64_t ns)
@@ -324,17 +324,22 @@ int ht_paths_write_text(const struct ht_paths_result *res, FILE *out,
 	return ferror(out) ? HT_EIO : 0;
 }
 
-static void json_stat(FILE *out, const char *name,
+/* A statistic as a member "@name": count, and min, mean, max, p99 when
+ * there is something to count. */
+static void json_stat(struct ht_json *j, const char *name,
 		      const struct ht_paths_stat *st)
 {
-	fprintf(out, "\"%s\":{\"count\":%" PRIu64, name, st->count);
+	ht_json_key(j, name);
+	ht_json_begin_object(j);
+	ht_json_member_u64(j, "count", st->count);
 	if (st->count) {
-		fprintf(out,
-			",\"min\":%" PRIu64 ",\"mean\":%.1f,\"max\":%" PRIu64
-			",\"p99\":%" PRIu64,
-			st->min_ns, st->mean_ns, st->max_ns, st->p99_ns);
+		ht_json_member_u64(j, "min", st->min_ns);
+		ht_json_key(j, "mean");
+		ht_json_printf(j, "%.1f", st->mean_ns);
+		ht_json_member_u64(j, "max", st->max_ns);
+		ht_json_member_u64(j, "p99", st->p99_ns);
 	}
-	fputc('}', out);
+	ht_json_end_object(j);
 }
 
 static const char *const dl_names[] = {
@@ -344,59 +349,220 @@ static const char *const dl_names[] = {
     [HT_PATHS_DL_UNKNOWN] = "unknown",
 };
 
-static void json_instance(FILE *out, const struct ht_paths_path_result *pr,
+/* A time, or null when it is not known. */
+static void json_time(struct ht_json *j, bool known, int64_t ns)
+{
+	if (known) {
+		ht_json_i64(j, ns);
+	} else {
+		ht_json_raw(j, "null");
+	}
+}
+
+/* Per activity: [core, ready|null, begin, end|null], [-1, ready, null,
+ * null] when it was ready and never ran, or null. */
+static void json_run(struct ht_json *j, const struct ht_paths_run *r)
+{
+	if (!(r->flags & HT_PATHS_RUN_BEGIN)) {
+		if (r->flags & HT_PATHS_RUN_READY) {
+			ht_json_printf(j, "[-1,%" PRId64 ",null,null]",
+				       r->ready_ns);
+		} else {
+			ht_json_raw(j, "null");
+		}
+		return;
+	}
+	ht_json_printf(j, "[%d,", r->core);
+	json_time(j,
+		  (r->flags & HT_PATHS_RUN_READY) &&
+		      !(r->flags & HT_PATHS_RUN_EARLY),
+		  r->ready_ns);
+	ht_json_printf(j, ",%" PRId64 ",", r->begin_ns);
+	json_time(j, r->flags & HT_PATHS_RUN_END, r->end_ns);
+	ht_json_raw(j, "]");
+}
+
+static void json_instance(struct ht_json *j,
+			  const struct ht_paths_path_result *pr,
 			  const struct ht_paths_instance *in)
 {
 	size_t k;
 
-	fprintf(out, "{\"n\":%" PRIu64 ",\"start\":%" PRId64, in->number,
-		in->start_ns);
+	ht_json_begin_object(j);
+	ht_json_member_u64(j, "n", in->number);
+	ht_json_member_i64(j, "start", in->start_ns);
 	if (in->has_trigger) {
-		fprintf(out, ",\"trigger\":%" PRId64, in->trigger_ns);
+		ht_json_member_i64(j, "trigger", in->trigger_ns);
 	}
 	if (in->has_firing) {
-		fprintf(out, ",\"firing\":%" PRId64, in->firing_ns);
+		ht_json_member_i64(j, "firing", in->firing_ns);
 	}
 	if (in->complete) {
-		fprintf(out, ",\"end\":%" PRId64 ",\"response\":%" PRIu64,
-			in->end_ns, in->response_ns);
+		ht_json_member_i64(j, "end", in->end_ns);
+		ht_json_member_u64(j, "response", in->response_ns);
 	}
-	fprintf(out, ",\"complete\":%s,\"deadline\":\"%s\"",
-		in->complete ? "true" : "false", dl_names[in->deadline]);
+	ht_json_member_bool(j, "complete", in->complete);
+	ht_json_member_str(j, "deadline", dl_names[in->deadline]);
 	if (in->deadline == HT_PATHS_DL_MET ||
 	    in->deadline == HT_PATHS_DL_MISSED) {
-		fprintf(out, ",\"lateness\":%" PRId64, in->lateness_ns);
+		ht_json_member_i64(j, "lateness", in->lateness_ns);
 	}
-	/* per activity: [core, ready|null, begin|null, end|null] or null */
-	fprintf(out, ",\"runs\":[");
+	ht_json_key(j, "runs");
+	ht_json_begin_array(j);
 	for (k = 0; k < pr->path->nr_activities; k++) {
-		const struct ht_paths_run *r = &in->runs[k];
+		ht_json_item(j);
+		json_run(j, &in->runs[k]);
+	}
+	ht_json_end_array(j);
+	ht_json_end_object(j);
+}
 
-		fprintf(out, "%s", k ? "," : "");
-		if (!(r->flags & HT_PATHS_RUN_BEGIN)) {
-			if (r->flags & HT_PATHS_RUN_READY) {
-				fprintf(out, "[-1,%" PRId64 ",null,null]",
-					r->ready_ns);
-			} else {
-				fprintf(out, "null");
-			}
+/* The strings @names as an array. */
+static void json_names(struct ht_json *j, char *const *names, size_t n)
+{
+	size_t i;
+
+	ht_json_begin_array(j);
+	for (i = 0; i < n; i++) {
+		ht_json_item(j);
+		ht_json_str(j, names[i]);
+	}
+	ht_json_end_array(j);
+}
+
+static void json_activity(struct ht_json *j, const struct ht_path *path,
+			  const struct ht_paths_path_result *pr, size_t k)
+{
+	const struct ht_path_activity *a = &path->activities[k];
+	size_t p;
+
+	ht_json_begin_object(j);
+	ht_json_member_str(j, "name", a->name);
+	ht_json_member_str(j, "join",
+			   a->join == HT_PATH_JOIN_AND ? "and" : "or");
+	ht_json_key(j, "after");
+	ht_json_begin_array(j);
+	for (p = 0; p < a->nr_preds; p++) {
+		ht_json_item(j);
+		ht_json_str(j, path->activities[a->preds[p]].name);
+	}
+	ht_json_end_array(j);
+	ht_json_member_u64(j, "not_run", pr->acts[k].not_run);
+	ht_json_member_u64(j, "early", pr->acts[k].early);
+	json_stat(j, "wait", &pr->acts[k].wait);
+	json_stat(j, "exec", &pr->acts[k].exec);
+	ht_json_end_object(j);
+}
+
+/* Who delayed a worst instance: per core, and during which
+ * activities. */
+static void json_blame(struct ht_json *j, const struct ht_paths_result *res,
+		       const struct ht_path *path,
+		       const struct ht_paths_blame *b)
+{
+	size_t c;
+
+	ht_json_begin_object(j);
+	ht_json_member_str(j, "who", b->who);
+	ht_json_member_bool(j, "isr", b->is_isr);
+	ht_json_member_u64(j, "ns", b->total_ns);
+	ht_json_key(j, "cores");
+	ht_json_begin_object(j);
+	for (c = 0; c < res->nr_cores; c++) {
+		if (b->core_ns[c]) {
+			ht_json_member_u64(j, res->cores[c], b->core_ns[c]);
+		}
+	}
+	ht_json_end_object(j);
+	ht_json_key(j, "during");
+	ht_json_begin_array(j);
+	for (c = 0; c < path->nr_activities && c < 64; c++) {
+		if (b->during & (1ull << c)) {
+			ht_json_item(j);
+			ht_json_str(j, path->activities[c].name);
+		}
+	}
+	ht_json_end_array(j);
+	ht_json_end_object(j);
+}
+
+/* The instances, evenly thinned to @max (the worst ones always). */
+static void json_instances(struct ht_json *j,
+			   const struct ht_paths_path_result *pr, size_t max)
+{
+	size_t stride = 1, shown = 0, i;
+
+	if (max && pr->nr_instances > max) {
+		stride = (pr->nr_instances + max - 1) / max;
+	}
+	ht_json_key(j, "instances");
+	ht_json_begin_array(j);
+	for (i = 0; i < pr->nr_instances; i++) {
+		if (i % stride && !is_worst(pr, i)) {
 			continue;
 		}
-		fprintf(out, "[%d,", r->core);
-		if ((r->flags & HT_PATHS_RUN_READY) &&
-		    !(r->flags & HT_PATHS_RUN_EARLY)) {
-			fprintf(out, "%" PRId64, r->ready_ns);
-		} else {
-			fprintf(out, "null");
-		}
-		fprintf(out, ",%" PRId64 ",", r->begin_ns);
-		if (r->flags & HT_PATHS_RUN_END) {
-			fprintf(out, "%" PRId64 "]", r->end_ns);
-		} else {
-			fprintf(out, "null]");
-		}
+		ht_json_item(j);
+		ht_json_raw(j, "\n");
+		json_instance(j, pr, &pr->instances[i]);
+		shown++;
 	}
-	fprintf(out, "]}");
+	ht_json_end_array(j);
+	ht_json_member_u64(j, "instances_shown", shown);
+}
+
+static void json_path(struct ht_json *j, const struct ht_paths_result *res,
+		      const struct ht_paths_path_result *pr,
+		      size_t max_instances)
+{
+	const struct ht_path *path = pr->path;
+	size_t k, b;
+
+	ht_json_begin_object(j);
+	ht_json_member_str(j, "name", path->name);
+	ht_json_member_str(j, "trigger", path->trigger);
+	if (path->has_period) {
+		ht_json_member_u64(j, "period_ns", path->period_ns);
+	}
+	if (path->has_deadline) {
+		ht_json_member_u64(j, "deadline_ns", path->deadline_ns);
+	}
+	ht_json_member_u64(j, "instances_count", pr->nr_instances);
+	ht_json_member_u64(j, "met", pr->met);
+	ht_json_member_u64(j, "missed", pr->missed);
+	ht_json_member_u64(j, "incomplete", pr->incomplete);
+	ht_json_member_u64(j, "no_trigger", pr->no_trigger);
+	json_stat(j, "response", &pr->response);
+	json_stat(j, "release_delay", &pr->jitter);
+	ht_json_key(j, "activities");
+	ht_json_begin_array(j);
+	for (k = 0; k < path->nr_activities; k++) {
+		ht_json_item(j);
+		ht_json_raw(j, "\n");
+		json_activity(j, path, pr, k);
+	}
+	ht_json_end_array(j);
+	ht_json_key(j, "worst");
+	ht_json_begin_array(j);
+	for (k = 0; k < pr->nr_worst; k++) {
+		const struct ht_paths_worst *w = &pr->worst[k];
+
+		ht_json_item(j);
+		ht_json_raw(j, "\n");
+		ht_json_begin_object(j);
+		ht_json_member_u64(j, "instance",
+				   pr->instances[w->instance].number);
+		ht_json_key(j, "blame");
+		ht_json_begin_array(j);
+		for (b = 0; b < w->nr_blame; b++) {
+			ht_json_item(j);
+			json_blame(j, res, path, &w->blame[b]);
+		}
+		ht_json_end_array(j);
+		ht_json_end_object(j);
+	}
+	ht_json_end_array(j);
+	json_instances(j, pr, max_instances);
+	ht_json_end_object(j);
 }
 
 int ht_paths_write_json(const struct ht_paths_result *res, FILE *out)
@@ -407,143 +573,36 @@ int ht_paths_write_json(const struct ht_paths_result *res, FILE *out)
 int ht_paths_write_json_max(const struct ht_paths_result *res, FILE *out,
 			    size_t max_instances)
 {
-	size_t i, k, j, c;
+	struct ht_json j = {.f = out};
+	size_t i;
 
-	fprintf(out, "{\"file\":");
-	ht__json_str(out, res->desc->file);
-	fprintf(out,
-		",\"events\":%" PRIu64 ",\"path_events\":%" PRIu64
-		",\"has_states\":%s,\"cores\":[",
-		res->events, res->path_events,
-		res->has_states ? "true" : "false");
-	for (i = 0; i < res->nr_cores; i++) {
-		fprintf(out, "%s", i ? "," : "");
-		ht__json_str(out, res->cores[i]);
-	}
-	fprintf(out,
-		"],\"anomalies\":{\"unmatched_begin\":%" PRIu64
-		",\"unmatched_end\":%" PRIu64 ",\"repeated_trigger\":%" PRIu64
-		",\"unknown_path\":%" PRIu64 ",\"unknown_activity\":%" PRIu64
-		",\"read_errors\":%" PRIu64 "},\"notes\":[",
-		res->unmatched_begin, res->unmatched_end, res->repeated_trigger,
-		res->unknown_path, res->unknown_activity, res->read_errors);
-	for (i = 0; i < res->nr_notes; i++) {
-		fprintf(out, "%s", i ? "," : "");
-		ht__json_str(out, res->notes[i]);
-	}
-	fprintf(out, "],\"paths\":[");
+	ht_json_begin_object(&j);
+	ht_json_member_str(&j, "file", res->desc->file);
+	ht_json_member_u64(&j, "events", res->events);
+	ht_json_member_u64(&j, "path_events", res->path_events);
+	ht_json_member_bool(&j, "has_states", res->has_states);
+	ht_json_key(&j, "cores");
+	json_names(&j, res->cores, res->nr_cores);
+	ht_json_key(&j, "anomalies");
+	ht_json_begin_object(&j);
+	ht_json_member_u64(&j, "unmatched_begin", res->unmatched_begin);
+	ht_json_member_u64(&j, "unmatched_end", res->unmatched_end);
+	ht_json_member_u64(&j, "repeated_trigger", res->repeated_trigger);
+	ht_json_member_u64(&j, "unknown_path", res->unknown_path);
+	ht_json_member_u64(&j, "unknown_activity", res->unknown_activity);
+	ht_json_member_u64(&j, "read_errors", res->read_errors);
+	ht_json_end_object(&j);
+	ht_json_key(&j, "notes");
+	json_names(&j, res->notes, res->nr_notes);
+	ht_json_key(&j, "paths");
+	ht_json_begin_array(&j);
 	for (i = 0; i < res->desc->nr_paths; i++) {
-		const struct ht_paths_path_result *pr = &res->paths[i];
-		const struct ht_path *path = pr->path;
-
-		fprintf(out, "%s\n{\"name\":", i ? "," : "");
-		ht__json_str(out, path->name);
-		fprintf(out, ",\"trigger\":");
-		ht__json_str(out, path->trigger);
-		if (path->has_period) {
-			fprintf(out, ",\"period_ns\":%" PRIu64,
-				path->period_ns);
-		}
-		if (path->has_deadline) {
-			fprintf(out, ",\"deadline_ns\":%" PRIu64,
-				path->deadline_ns);
-		}
-		fprintf(out,
-			",\"instances_count\":%zu,\"met\":%" PRIu64
-			",\"missed\":%" PRIu64 ",\"incomplete\":%" PRIu64
-			",\"no_trigger\":%" PRIu64 ",",
-			pr->nr_instances, pr->met, pr->missed, pr->incomplete,
-			pr->no_trigger);
-		json_stat(out, "response", &pr->response);
-		fputc(',', out);
-		json_stat(out, "release_delay", &pr->jitter);
-		fprintf(out, ",\"activities\":[");
-		for (k = 0; k < path->nr_activities; k++) {
-			const struct ht_path_activity *a = &path->activities[k];
-
-			fprintf(out, "%s\n{\"name\":", k ? "," : "");
-			ht__json_str(out, a->name);
-			fprintf(out, ",\"join\":\"%s\",\"after\":[",
-				a->join == HT_PATH_JOIN_AND ? "and" : "or");
-			for (j = 0; j < a->nr_preds; j++) {
-				fprintf(out, "%s", j ? "," : "");
-				ht__json_str(
-				    out, path->activities[a->preds[j]].name);
-			}
-			fprintf(out,
-				"],\"not_run\":%" PRIu64 ",\"early\":%" PRIu64
-				",",
-				pr->acts[k].not_run, pr->acts[k].early);
-			json_stat(out, "wait", &pr->acts[k].wait);
-			fputc(',', out);
-			json_stat(out, "exec", &pr->acts[k].exec);
-			fputc('}', out);
-		}
-		fprintf(out, "],\"worst\":[");
-		for (k = 0; k < pr->nr_worst; k++) {
-			const struct ht_paths_worst *w = &pr->worst[k];
-
-			fprintf(
-			    out, "%s\n{\"instance\":%" PRIu64 ",\"blame\":[",
-			    k ? "," : "", pr->instances[w->instance].number);
-			for (j = 0; j < w->nr_blame; j++) {
-				const struct ht_paths_blame *b = &w->blame[j];
-				bool first = true;
-
-				fprintf(out, "%s{\"who\":", j ? "," : "");
-				ht__json_str(out, b->who);
-				fprintf(out,
-					",\"isr\":%s,\"ns\":%" PRIu64
-					",\"cores\":{",
-					b->is_isr ? "true" : "false",
-					b->total_ns);
-				for (c = 0; c < res->nr_cores; c++) {
-					if (!b->core_ns[c]) {
-						continue;
-					}
-					fprintf(out, "%s", first ? "" : ",");
-					first = false;
-					ht__json_str(out, res->cores[c]);
-					fprintf(out, ":%" PRIu64,
-						b->core_ns[c]);
-				}
-				fprintf(out, "},\"during\":[");
-				first = true;
-				for (c = 0; c < path->nr_activities && c < 64;
-				     c++) {
-					if (b->during & (1ull << c)) {
-						fprintf(out, "%s",
-							first ? "" : ",");
-						first = false;
-						ht__json_str(
-						    out,
-						    path->activities[c].name);
-					}
-				}
-				fprintf(out, "]}");
-			}
-			fprintf(out, "]}");
-		}
-		{
-			size_t stride = 1, shown = 0;
-
-			if (max_instances && pr->nr_instances > max_instances) {
-				stride =
-				    (pr->nr_instances + max_instances - 1) /
-				    max_instances;
-			}
-			fprintf(out, "],\"instances\":[");
-			for (j = 0; j < pr->nr_instances; j++) {
-				if (j % stride && !is_worst(pr, j)) {
-					continue;
-				}
-				fprintf(out, "%s\n", shown++ ? "," : "");
-				json_instance(out, pr, &pr->instances[j]);
-			}
-			fprintf(out, "],\"instances_shown\":%zu", shown);
-		}
-		fputc('}', out);
+		ht_json_item(&j);
+		ht_json_raw(&j, "\n");
+		json_path(&j, res, &res->paths[i], max_instances);
 	}
-	fprintf(out, "]}\n");
+	ht_json_end_array(&j);
+	ht_json_end_object(&j);
+	ht_json_raw(&j, "\n");
 	return ferror(out) ? HT_EIO : 0;
 }

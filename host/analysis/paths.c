@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "host/ctf/ctf-reader.h"
+#include "common/buf.h"
 #include "common/error.h"
 #include "paths-internal.h"
 
@@ -50,7 +51,7 @@ struct pass1 {
 	struct class_entry *classes;
 	size_t classes_cap;
 	int32_t *stream_core; /* per stream index, -1 not yet known */
-	size_t nr_stream_core;
+	size_t nr_stream_core, cap_stream_core;
 };
 
 void ht__paths_note(struct ht_paths_result *res, const char *fmt, ...)
@@ -81,20 +82,18 @@ static const char *short_name(const char *name)
 int ht__paths_core_index(struct ht_paths_result *res, const char *name)
 {
 	size_t i;
-	char **nc;
 
 	for (i = 0; i < res->nr_cores; i++) {
 		if (!strcmp(res->cores[i], name)) {
 			return (int)i;
 		}
 	}
-	nc = realloc(res->cores, (res->nr_cores + 1) * sizeof(*nc));
-	if (!nc) {
+	if (ht_array_reserve((void **)&res->cores, &res->cap_cores,
+			     res->nr_cores + 1, sizeof(*res->cores))) {
 		return HT_ENOMEM;
 	}
-	res->cores = nc;
-	nc[res->nr_cores] = strdup(name);
-	if (!nc[res->nr_cores]) {
+	res->cores[res->nr_cores] = strdup(name);
+	if (!res->cores[res->nr_cores]) {
 		return HT_ENOMEM;
 	}
 	return (int)res->nr_cores++;
@@ -115,16 +114,16 @@ static int core_of_msg(struct pass1 *p, const struct ht_ctf_msg *msg)
 		return p->stream_core[s->index];
 	}
 	if (s->index >= p->nr_stream_core) {
-		size_t n = s->index + 16, i;
-		int32_t *nc = realloc(p->stream_core, n * sizeof(*nc));
+		size_t n = (size_t)s->index + 1, i;
 
-		if (!nc) {
+		if (ht_array_reserve((void **)&p->stream_core,
+				     &p->cap_stream_core, n,
+				     sizeof(*p->stream_core))) {
 			return HT_ENOMEM;
 		}
 		for (i = p->nr_stream_core; i < n; i++) {
-			nc[i] = -1;
+			p->stream_core[i] = -1; /* not named yet */
 		}
-		p->stream_core = nc;
 		p->nr_stream_core = n;
 	}
 	if (msg->packet && msg->packet->context) {
@@ -262,16 +261,9 @@ static struct ht_paths_instance *instance_get(struct pass1 *p, size_t pi,
 		}
 		h = (h + 1) & (ps->map.cap - 1);
 	}
-	if (ps->nr == ps->cap) {
-		size_t cap = ps->cap ? 2 * ps->cap : 64;
-		struct ht_paths_instance *ni =
-		    realloc(ps->inst, cap * sizeof(*ni));
-
-		if (!ni) {
-			return NULL;
-		}
-		ps->inst = ni;
-		ps->cap = cap;
+	if (ht_array_reserve((void **)&ps->inst, &ps->cap, ps->nr + 1,
+			     sizeof(*ps->inst))) {
+		return NULL;
 	}
 	in = &ps->inst[ps->nr];
 	memset(in, 0, sizeof(*in));

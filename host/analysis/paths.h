@@ -89,7 +89,7 @@ struct ht_paths_blame {
 struct ht_paths_worst {
 	size_t instance;	      /* index in instances[] */
 	struct ht_paths_blame *blame; /* by total_ns, largest first */
-	size_t nr_blame;
+	size_t nr_blame, cap_blame;
 };
 
 struct ht_paths_path_result {
@@ -107,7 +107,7 @@ struct ht_paths_path_result {
 struct ht_paths_result {
 	const struct ht_path_desc *desc;
 	char **cores; /* core names, by index */
-	size_t nr_cores;
+	size_t nr_cores, cap_cores;
 	struct ht_paths_path_result *paths; /* as desc->paths */
 	uint64_t events, path_events;
 	uint64_t unmatched_begin, unmatched_end, repeated_trigger;

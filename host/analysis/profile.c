@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/buf.h"
 #include "common/error.h"
 #include "profile.h"
 
@@ -21,7 +22,7 @@ struct pcore {
 
 struct ht_profile {
 	struct pcore **cores; /* by ht_funcs_core index */
-	size_t nr_cores;
+	size_t nr_cores, cap_cores;
 	struct ht_profile_core all;
 	char **raw_names; /* "0x..." names of the all-cores sum */
 	size_t nr_raw;
@@ -64,17 +65,9 @@ static struct pcore *pcore_of(struct ht_profile *p,
 {
 	struct pcore *c;
 
-	if (core->index >= p->nr_cores) {
-		size_t n = core->index + 8;
-		struct pcore **grown = realloc(p->cores, n * sizeof(*grown));
-
-		if (!grown) {
-			return NULL;
-		}
-		memset(grown + p->nr_cores, 0,
-		       (n - p->nr_cores) * sizeof(*grown));
-		p->cores = grown;
-		p->nr_cores = n;
+	if (ht_array_extend((void **)&p->cores, &p->nr_cores, &p->cap_cores,
+			    (size_t)core->index + 1, sizeof(*p->cores))) {
+		return NULL;
 	}
 	if (p->cores[core->index]) {
 		return p->cores[core->index];
@@ -139,16 +132,10 @@ static struct ht_profile_func *func_of(struct pcore *c, uint64_t addr)
 		}
 		i = (i + 1) & (c->cap - 1);
 	}
-	if (c->pub.nr_funcs == c->cap_funcs) {
-		size_t cap = c->cap_funcs ? c->cap_funcs * 2 : 64;
-		struct ht_profile_func *grown =
-		    realloc(c->pub.funcs, cap * sizeof(*grown));
-
-		if (!grown) {
-			return NULL;
-		}
-		c->pub.funcs = grown;
-		c->cap_funcs = cap;
+	if (c->pub.nr_funcs == c->cap_funcs &&
+	    ht_array_reserve((void **)&c->pub.funcs, &c->cap_funcs,
+			     c->pub.nr_funcs + 1, sizeof(*c->pub.funcs))) {
+		return NULL;
 	}
 	memset(&c->pub.funcs[c->pub.nr_funcs], 0, sizeof(*c->pub.funcs));
 	c->pub.funcs[c->pub.nr_funcs].addr = addr;
@@ -177,16 +164,10 @@ static uint32_t child_of(struct pcore *c, uint32_t parent, uint64_t addr)
 			return k;
 		}
 	}
-	if (c->pub.nr_nodes == c->cap_nodes) {
-		size_t cap = c->cap_nodes * 2;
-		struct ht_profile_node *grown =
-		    realloc(c->pub.nodes, cap * sizeof(*grown));
-
-		if (!grown) {
-			return 0;
-		}
-		c->pub.nodes = grown;
-		c->cap_nodes = cap;
+	if (c->pub.nr_nodes == c->cap_nodes &&
+	    ht_array_reserve((void **)&c->pub.nodes, &c->cap_nodes,
+			     c->pub.nr_nodes + 1, sizeof(*c->pub.nodes))) {
+		return 0;
 	}
 	k = (uint32_t)c->pub.nr_nodes++;
 	n = &c->pub.nodes[k];

@@ -12,114 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/buf.h"
 #include "common/error.h"
-
-/* What an event class means to the model. */
-enum ev_role {
-	EV_OTHER = 0,
-	EV_TASK_SWITCH,
-	EV_ISR_ENTER,
-	EV_ISR_EXIT,
-	EV_FUNC_ENTRY,
-	EV_FUNC_EXIT,
-	EV_MSG_SEND,
-	EV_MSG_RECV,
-};
-
-struct open_slice {
-	struct ht_states_slice s;
-	size_t task;	    /* index in core->tasks (ISR, task) */
-	char addr_name[24]; /* FUNC without a symbol: "0x..." */
-};
-
-struct stack {
-	struct open_slice *v;
-	unsigned n;
-	unsigned overflow; /* enters ignored because the stack was full */
-};
-
-struct core {
-	struct ht_states_core pub;
-	struct ht_states_task *tasks;
-	size_t cap_tasks;
-	char *name, *role, *group;
-
-	/* timeline */
-	bool task_open;
-	struct open_slice task;
-	bool pending_switch; /* a task_switch inside an interrupt */
-	size_t pending_task;
-	struct stack isr, func;
-
-	/* accounting: the state since acc_ns */
-	int64_t acc_ns;
-	bool acc_started;
-	int64_t win_begin; /* the current window of this core */
-	uint64_t w_unknown, w_idle, w_task, w_isr;
-};
-
-struct cls_map_entry {
-	const struct ht_ctf_event_class *cls;
-	enum ev_role role;
-};
-
-struct pending_msg {
-	bool live;
-	uint32_t core_id; /* the sender's core id (key, with id) */
-	uint64_t id;
-	int64_t ns;
-	struct core *core; /* where it was seen */
-	const char *path;  /* its stream file (for messages) */
-	uint64_t offset;   /* its byte offset there */
-};
-
-/* A ring (insertion order) indexed by a hash of (core id, id) with
- * linear probing. */
-struct pend {
-	struct pending_msg *ring;
-	size_t ring_cap, ring_head, ring_len;
-	int32_t *hash; /* ring slot, or -1 */
-	size_t hash_cap;
-};
-
-#define MEMBER_CACHE 256
-
-struct member_cache {
-	const struct ht_ctf_type *type;
-	const char *name;
-	int index;
-};
-
-struct ht_states {
-	struct ht_states_opts opts;
-	struct member_cache mcache[MEMBER_CACHE];
-	ht_states_cb cb;
-	void *arg;
-
-	struct core **cores;
-	size_t nr_cores, cap_cores;
-	struct core **by_stream; /* stream index -> core */
-	size_t nr_by_stream;
-
-	struct cls_map_entry *cls_map; /* open addressing, power of two */
-	size_t cls_cap, cls_used;
-
-	struct pend sends, recvs; /* messages waiting for their other end */
-	struct ht_states_msgs msgs;
-
-	bool has_origin;
-	int64_t origin_ns; /* window grid origin: the first event time */
-	bool finished;
-	char text[512];
-};
+#include "states-internal.h"
 
 /* ------------------------------------------------------------------ */
 /* small helpers */
-
-static int emit(struct ht_states *st, const struct ht_states_item *it)
-{
-	return st->cb ? st->cb(st->arg, it) : 0;
-}
 
 static int anomaly_v(struct ht_states *st, struct core *c, int64_t ns,
 		     const char *path, uint64_t offset, const char *fmt,
@@ -146,12 +44,13 @@ static int anomaly_v(struct ht_states *st, struct core *c, int64_t ns,
 	it.core = &c->pub;
 	it.ns = ns;
 	it.text = st->text;
-	return emit(st, &it);
+	return ht__states_emit(st, &it);
 }
 
 /* An anomaly at (@path, @offset) when @path is not NULL. */
-static int anomaly_at(struct ht_states *st, struct core *c, int64_t ns,
-		      const char *path, uint64_t offset, const char *fmt, ...)
+int ht__states_anomaly_at(struct ht_states *st, struct core *c, int64_t ns,
+			  const char *path, uint64_t offset, const char *fmt,
+			  ...)
 {
 	va_list ap;
 	int ret;
@@ -163,8 +62,8 @@ static int anomaly_at(struct ht_states *st, struct core *c, int64_t ns,
 }
 
 /* An anomaly at @msg's event (when @msg is not NULL). */
-static int anomaly(struct ht_states *st, struct core *c, int64_t ns,
-		   const struct ht_ctf_msg *msg, const char *fmt, ...)
+int ht__states_anomaly(struct ht_states *st, struct core *c, int64_t ns,
+		       const struct ht_ctf_msg *msg, const char *fmt, ...)
 {
 	bool at = msg && msg->stream && msg->event;
 	va_list ap;
@@ -177,19 +76,10 @@ static int anomaly(struct ht_states *st, struct core *c, int64_t ns,
 	return ret;
 }
 
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebull;
-	x ^= x >> 31;
-	return x;
-}
-
 uint64_t ht_states_flow_id(uint32_t sender_core_id, uint64_t id)
 {
-	uint64_t h = mix64(id ^ mix64((uint64_t)sender_core_id + 1));
+	uint64_t h = ht__states_mix64(
+	    id ^ ht__states_mix64((uint64_t)sender_core_id + 1));
 
 	return h ? h : 1;
 }
@@ -227,8 +117,8 @@ static const struct ht_ctf_field *payload_member(struct ht_states *st,
 		return NULL;
 	}
 	t = p->type;
-	h = (size_t)mix64((uint64_t)(uintptr_t)t ^
-			  ((uint64_t)(uintptr_t)name << 7)) &
+	h = (size_t)ht__states_mix64((uint64_t)(uintptr_t)t ^
+				     ((uint64_t)(uintptr_t)name << 7)) &
 	    (MEMBER_CACHE - 1);
 	e = &st->mcache[h];
 	if (e->type != t || e->name != name) {
@@ -305,7 +195,7 @@ static enum ev_role role_of_name(const char *full)
 
 static size_t ptr_hash(const void *p)
 {
-	return (size_t)mix64((uint64_t)(uintptr_t)p);
+	return (size_t)ht__states_mix64((uint64_t)(uintptr_t)p);
 }
 
 static int cls_role(struct ht_states *st, const struct ht_ctf_event_class *cls,
@@ -465,16 +355,9 @@ static int core_of(struct ht_states *st, const struct ht_ctf_msg *msg,
 		struct ht_states_item it = {.kind = HT_STATES_CORE};
 		size_t glen;
 
-		if (st->nr_cores == st->cap_cores) {
-			size_t ncap = st->cap_cores ? st->cap_cores * 2 : 8;
-			struct core **nc =
-			    realloc(st->cores, ncap * sizeof(*nc));
-
-			if (!nc) {
-				return HT_ENOMEM;
-			}
-			st->cores = nc;
-			st->cap_cores = ncap;
+		if (ht_array_reserve((void **)&st->cores, &st->cap_cores,
+				     st->nr_cores + 1, sizeof(*st->cores))) {
+			return HT_ENOMEM;
 		}
 		c = calloc(1, sizeof(*c));
 		if (!c) {
@@ -509,22 +392,15 @@ static int core_of(struct ht_states *st, const struct ht_ctf_msg *msg,
 		st->cores[st->nr_cores++] = c;
 		it.core = &c->pub;
 		it.ns = msg->has_time ? msg->ns : 0;
-		ret = emit(st, &it);
+		ret = ht__states_emit(st, &it);
 		if (ret) {
 			return ret;
 		}
 	}
-	if (s->index >= st->nr_by_stream) {
-		size_t n = s->index + 16;
-		struct core **nb = realloc(st->by_stream, n * sizeof(*nb));
-
-		if (!nb) {
-			return HT_ENOMEM;
-		}
-		memset(nb + st->nr_by_stream, 0,
-		       (n - st->nr_by_stream) * sizeof(*nb));
-		st->by_stream = nb;
-		st->nr_by_stream = n;
+	if (ht_array_extend((void **)&st->by_stream, &st->nr_by_stream,
+			    &st->cap_by_stream, (size_t)s->index + 1,
+			    sizeof(*st->by_stream))) {
+		return HT_ENOMEM;
 	}
 	st->by_stream[s->index] = c;
 	*out = c;
@@ -548,18 +424,11 @@ static int task_of(struct core *c, enum ht_states_kind kind, uint64_t id,
 			return 0;
 		}
 	}
-	if (c->pub.nr_tasks == c->cap_tasks) {
-		size_t ncap = c->cap_tasks ? c->cap_tasks * 2 : 16;
-		struct ht_states_task *nt =
-		    realloc(c->tasks, ncap * sizeof(*nt));
-
-		if (!nt) {
-			return HT_ENOMEM;
-		}
-		c->tasks = nt;
-		c->cap_tasks = ncap;
-		c->pub.tasks = nt;
+	if (ht_array_reserve((void **)&c->tasks, &c->cap_tasks,
+			     c->pub.nr_tasks + 1, sizeof(*c->tasks))) {
+		return HT_ENOMEM;
 	}
+	c->pub.tasks = c->tasks;
 	if (kind == HT_STATES_ISR) {
 		snprintf(buf, sizeof(buf), "irq %" PRIu64, id);
 		name = buf;
@@ -621,7 +490,7 @@ static int flush_window(struct ht_states *st, struct core *c, int64_t end)
 	it.win_idle_ns = c->w_idle;
 	it.win_task_ns = c->w_task;
 	it.win_isr_ns = c->w_isr;
-	ret = emit(st, &it);
+	ret = ht__states_emit(st, &it);
 	c->w_unknown = c->w_idle = c->w_task = c->w_isr = 0;
 	for (i = 0; i < c->pub.nr_tasks; i++) {
 		c->tasks[i].window_ns = 0;
@@ -675,7 +544,7 @@ static int slice_begin(struct ht_states *st, struct core *c,
 	it.core = &c->pub;
 	it.ns = o->s.begin_ns;
 	it.slice = &o->s;
-	return emit(st, &it);
+	return ht__states_emit(st, &it);
 }
 
 static int slice_end(struct ht_states *st, struct core *c, struct open_slice *o,
@@ -697,7 +566,7 @@ static int slice_end(struct ht_states *st, struct core *c, struct open_slice *o,
 	it.core = &c->pub;
 	it.ns = o->s.end_ns;
 	it.slice = &o->s;
-	return emit(st, &it);
+	return ht__states_emit(st, &it);
 }
 
 static int task_start(struct ht_states *st, struct core *c, size_t task,
@@ -742,16 +611,16 @@ static int on_task_switch(struct ht_states *st, struct core *c,
 	int ret;
 
 	if (!member_uint(st, msg, "next_tid", &next)) {
-		return anomaly(st, c, t, msg,
-			       "task_switch without an integer next_tid");
+		return ht__states_anomaly(
+		    st, c, t, msg, "task_switch without an integer next_tid");
 	}
 	if (member_uint(st, msg, "prev_tid", &prev) && c->task_open &&
 	    !c->pending_switch && c->task.s.id != prev) {
 		c->pub.switch_prev_mismatch++;
-		ret = anomaly(st, c, t, msg,
-			      "task_switch prev_tid %" PRIu64
-			      " but tid %" PRIu64 " was running",
-			      prev, c->task.s.id);
+		ret = ht__states_anomaly(st, c, t, msg,
+					 "task_switch prev_tid %" PRIu64
+					 " but tid %" PRIu64 " was running",
+					 prev, c->task.s.id);
 		if (ret) {
 			return ret;
 		}
@@ -777,9 +646,10 @@ static int push(struct ht_states *st, struct core *c, struct stack *s,
 	if (s->n >= st->opts.max_depth) {
 		s->overflow++;
 		c->pub.depth_overflow++;
-		return anomaly(st, c, o->s.begin_ns, msg,
-			       "nesting deeper than %u: slice dropped",
-			       st->opts.max_depth);
+		return ht__states_anomaly(
+		    st, c, o->s.begin_ns, msg,
+		    "nesting deeper than %u: slice dropped",
+		    st->opts.max_depth);
 	}
 	s->v[s->n] = *o;
 	if (o->s.kind == HT_STATES_FUNC && o->s.name == o->addr_name) {
@@ -818,10 +688,10 @@ static int pop_id(struct ht_states *st, struct core *c, struct stack *s,
 		struct open_slice *o = &s->v[s->n - 1];
 
 		(*unclosed)++;
-		ret = anomaly(st, c, t, msg,
-			      "%s entered at %" PRId64
-			      " ns has no exit: closed here",
-			      o->s.name, o->s.begin_ns);
+		ret = ht__states_anomaly(st, c, t, msg,
+					 "%s entered at %" PRId64
+					 " ns has no exit: closed here",
+					 o->s.name, o->s.begin_ns);
 		if (!ret) {
 			ret = slice_end(st, c, o, t, true);
 		}
@@ -867,9 +737,9 @@ static int on_isr(struct ht_states *st, struct core *c,
 	}
 	if (!found) {
 		c->pub.isr_exit_unmatched++;
-		return anomaly(st, c, t, msg,
-			       "isr_exit irq %" PRIu64 " without isr_enter",
-			       irq);
+		return ht__states_anomaly(
+		    st, c, t, msg, "isr_exit irq %" PRIu64 " without isr_enter",
+		    irq);
 	}
 	if (!c->isr.n && c->pending_switch) {
 		c->pending_switch = false;
@@ -939,190 +809,15 @@ static int on_func(struct ht_states *st, struct core *c,
 	}
 	if (!found) {
 		c->pub.func_exit_unmatched++;
-		return anomaly(st, c, t, msg,
-			       "func_exit 0x%" PRIx64 " without func_entry",
-			       addr);
+		return ht__states_anomaly(
+		    st, c, t, msg, "func_exit 0x%" PRIx64 " without func_entry",
+		    addr);
 	}
 	return 0;
 }
 
 /* ------------------------------------------------------------------ */
-/* messages: two bounded tables, sends waiting for their receive and
- * receives waiting for their send (in a synchronized trace a receive
- * can come at the same time as its send, or a little before it, within
- * the synchronization's error) */
-
-static size_t msg_hash(uint32_t core_id, uint64_t id)
-{
-	return (size_t)mix64(id * 31 + core_id);
-}
-
-static int32_t *msg_find(struct pend *t, uint32_t core_id, uint64_t id)
-{
-	size_t mask = t->hash_cap - 1, i;
-
-	for (i = msg_hash(core_id, id) & mask; t->hash[i] >= 0;
-	     i = (i + 1) & mask) {
-		const struct pending_msg *p = &t->ring[t->hash[i]];
-
-		if (p->core_id == core_id && p->id == id) {
-			return &t->hash[i];
-		}
-	}
-	return NULL;
-}
-
-/* Linear probing deletion by backward shift: no tombstones. */
-static void msg_unhash(struct pend *t, int32_t *slot)
-{
-	size_t mask = t->hash_cap - 1;
-	size_t i = (size_t)(slot - t->hash), j = i, k;
-
-	t->hash[i] = -1;
-	for (;;) {
-		const struct pending_msg *p;
-
-		j = (j + 1) & mask;
-		if (t->hash[j] < 0) {
-			return;
-		}
-		p = &t->ring[t->hash[j]];
-		k = msg_hash(p->core_id, p->id) & mask;
-		/* move j to i when k is not cyclically in (i, j] */
-		if ((i <= j) ? (i < k && k <= j) : (i < k || k <= j)) {
-			continue;
-		}
-		t->hash[i] = t->hash[j];
-		t->hash[j] = -1;
-		i = j;
-	}
-}
-
-static int pend_init(struct pend *t, size_t n)
-{
-	t->ring_cap = n;
-	t->hash_cap = 1;
-	while (t->hash_cap < 2 * n) {
-		t->hash_cap *= 2;
-	}
-	t->ring = calloc(n, sizeof(*t->ring));
-	t->hash = malloc(t->hash_cap * sizeof(*t->hash));
-	if (!t->ring || !t->hash) {
-		return HT_ENOMEM;
-	}
-	memset(t->hash, 0xff, t->hash_cap * sizeof(*t->hash));
-	return 0;
-}
-
-static void pend_fini(struct pend *t)
-{
-	free(t->ring);
-	free(t->hash);
-}
-
-static int msg_tables(struct ht_states *st)
-{
-	int ret = pend_init(&st->sends, st->opts.max_pending_msgs);
-
-	return ret ? ret : pend_init(&st->recvs, st->opts.max_pending_msgs);
-}
-
-/* Reports a pending entry that found no partner. */
-static int unmatched(struct ht_states *st, struct pend *t,
-		     struct pending_msg *p, const char *why)
-{
-	if (t == &st->sends) {
-		st->msgs.send_unmatched++;
-		return anomaly_at(st, p->core, p->ns, p->path, p->offset,
-				  "msg_send id %" PRIu64 " to no receive (%s)",
-				  p->id, why);
-	}
-	st->msgs.recv_unmatched++;
-	return anomaly_at(st, p->core, p->ns, p->path, p->offset,
-			  "msg_recv id %" PRIu64 " from core %" PRIu32
-			  " without its msg_send (%s)",
-			  p->id, p->core_id, why);
-}
-
-/* Drops the oldest ring slots that are no longer pending. */
-static void ring_trim(struct pend *t)
-{
-	while (t->ring_len && !t->ring[t->ring_head].live) {
-		t->ring_head = (t->ring_head + 1) % t->ring_cap;
-		t->ring_len--;
-	}
-}
-
-/* Adds (@key_core, @id) to @t, evicting the oldest when full. */
-static int pend_add(struct ht_states *st, struct pend *t, struct core *c,
-		    uint32_t key_core, uint64_t id, int64_t ns,
-		    const struct ht_ctf_msg *msg)
-{
-	int32_t *slot = msg_find(t, key_core, id);
-	struct pending_msg *p;
-	size_t pos, mask, i;
-	int ret;
-
-	if (slot) {
-		/* the same (sender, id) again: the older one is lost */
-		p = &t->ring[*slot];
-		p->live = false;
-		ret = unmatched(st, t, p, "its id came again");
-		msg_unhash(t, slot);
-		if (ret) {
-			return ret;
-		}
-	}
-	ring_trim(t);
-	if (t->ring_len == t->ring_cap) {
-		p = &t->ring[t->ring_head];
-		if (t == &st->sends) {
-			st->msgs.send_evicted++;
-		}
-		ret = unmatched(st, t, p, "evicted from the pending table");
-		msg_unhash(t, msg_find(t, p->core_id, p->id));
-		p->live = false;
-		t->ring_head = (t->ring_head + 1) % t->ring_cap;
-		t->ring_len--;
-		if (ret) {
-			return ret;
-		}
-	}
-	pos = (t->ring_head + t->ring_len) % t->ring_cap;
-	t->ring_len++;
-	p = &t->ring[pos];
-	p->live = true;
-	p->core_id = key_core;
-	p->id = id;
-	p->ns = ns;
-	p->core = c;
-	p->path = msg->stream ? msg->stream->path : NULL;
-	p->offset = msg->event ? msg->event->offset_bits / 8 : 0;
-	mask = t->hash_cap - 1;
-	for (i = msg_hash(key_core, id) & mask; t->hash[i] >= 0;
-	     i = (i + 1) & mask) {
-	}
-	t->hash[i] = (int32_t)pos;
-	return 0;
-}
-
-/* Takes (@key_core, @id) out of @t: its entry (valid until the next
- * add), or NULL. */
-static struct pending_msg *pend_take(struct pend *t, uint32_t key_core,
-				     uint64_t id)
-{
-	int32_t *slot = msg_find(t, key_core, id);
-	struct pending_msg *p;
-
-	if (!slot) {
-		return NULL;
-	}
-	p = &t->ring[*slot];
-	p->live = false;
-	msg_unhash(t, slot);
-	ring_trim(t);
-	return p;
-}
+/* messages: matched through the pending tables (states-msgs.c) */
 
 static int emit_flow(struct ht_states *st, struct core *sender, int64_t send_ns,
 		     struct core *receiver, int64_t recv_ns, uint64_t flow)
@@ -1135,7 +830,7 @@ static int emit_flow(struct ht_states *st, struct core *sender, int64_t send_ns,
 	it.peer = &receiver->pub;
 	it.peer_ns = recv_ns;
 	it.flow_id = flow;
-	return emit(st, &it);
+	return ht__states_emit(st, &it);
 }
 
 static int on_send(struct ht_states *st, struct core *c,
@@ -1146,17 +841,19 @@ static int on_send(struct ht_states *st, struct core *c,
 	uint64_t id;
 
 	if (!member_uint(st, msg, "id", &id)) {
-		return anomaly(st, c, t, msg, "msg_send without an integer id");
+		return ht__states_anomaly(st, c, t, msg,
+					  "msg_send without an integer id");
 	}
 	st->msgs.sent++;
 	it->flow_out = it->flow_id = ht_states_flow_id(c->pub.core_id, id);
-	p = pend_take(&st->recvs, c->pub.core_id, id);
+	p = ht__states_pend_take(&st->recvs, c->pub.core_id, id);
 	if (p) {
 		/* its receive came first (at the same time, or earlier
 		 * within the synchronization's error) */
 		return emit_flow(st, c, t, p->core, p->ns, it->flow_id);
 	}
-	return pend_add(st, &st->sends, c, c->pub.core_id, id, t, msg);
+	return ht__states_pend_add(st, &st->sends, c, c->pub.core_id, id, t,
+				   msg);
 }
 
 static int on_recv(struct ht_states *st, struct core *c,
@@ -1168,40 +865,20 @@ static int on_recv(struct ht_states *st, struct core *c,
 
 	if (!member_uint(st, msg, "id", &id) ||
 	    !member_uint(st, msg, "src", &src)) {
-		return anomaly(st, c, t, msg,
-			       "msg_recv without integer id and src");
+		return ht__states_anomaly(
+		    st, c, t, msg, "msg_recv without integer id and src");
 	}
 	st->msgs.received++;
 	it->flow_id = ht_states_flow_id((uint32_t)src, id);
-	p = pend_take(&st->sends, (uint32_t)src, id);
+	p = ht__states_pend_take(&st->sends, (uint32_t)src, id);
 	if (!p) {
-		return pend_add(st, &st->recvs, c, (uint32_t)src, id, t, msg);
+		return ht__states_pend_add(st, &st->recvs, c, (uint32_t)src, id,
+					   t, msg);
 	}
 	it->flow_in = it->flow_id;
 	it->peer = &p->core->pub;
 	it->peer_ns = p->ns;
 	return emit_flow(st, p->core, p->ns, c, t, it->flow_id);
-}
-
-/* Reports what is left in @t at the end. */
-static int pend_drain(struct ht_states *st, struct pend *t)
-{
-	int ret;
-
-	while (t->ring_len) {
-		struct pending_msg *p = &t->ring[t->ring_head];
-
-		if (p->live) {
-			p->live = false;
-			ret = unmatched(st, t, p, "end of trace");
-			if (ret) {
-				return ret;
-			}
-		}
-		t->ring_head = (t->ring_head + 1) % t->ring_cap;
-		t->ring_len--;
-	}
-	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1233,7 +910,7 @@ int ht_states_create(struct ht_states **out, const struct ht_states_opts *opts,
 	}
 	st->cb = cb;
 	st->arg = arg;
-	if (msg_tables(st)) {
+	if (ht__states_msgs_init(st)) {
 		ht_states_destroy(st);
 		return HT_ENOMEM;
 	}
@@ -1254,8 +931,7 @@ void ht_states_destroy(struct ht_states *st)
 	free(st->cores);
 	free(st->by_stream);
 	free(st->cls_map);
-	pend_fini(&st->sends);
-	pend_fini(&st->recvs);
+	ht__states_msgs_fini(st);
 	free(st);
 }
 
@@ -1289,10 +965,11 @@ int ht_states_feed(struct ht_states *st, const struct ht_ctf_msg *msg)
 		c->pub.last_ns = t;
 	} else if (t < c->pub.last_ns) {
 		c->pub.time_backwards++;
-		ret = anomaly(st, c, t, msg,
-			      "time goes back %" PRId64
-			      " ns on this core: taken as %" PRId64 " ns",
-			      c->pub.last_ns - t, c->pub.last_ns);
+		ret = ht__states_anomaly(st, c, t, msg,
+					 "time goes back %" PRId64
+					 " ns on this core: taken as %" PRId64
+					 " ns",
+					 c->pub.last_ns - t, c->pub.last_ns);
 		if (ret) {
 			return ret;
 		}
@@ -1330,7 +1007,31 @@ int ht_states_feed(struct ht_states *st, const struct ht_ctf_msg *msg)
 	it.core = &c->pub;
 	it.ns = t;
 	it.msg = msg;
-	return emit(st, &it);
+	return ht__states_emit(st, &it);
+}
+
+/* At the end of the trace: the slices still open on @s (calls or
+ * interrupts), innermost first, end at @t; each one is counted in
+ * *@unclosed and reported. */
+static int close_open(struct ht_states *st, struct core *c, struct stack *s,
+		      uint64_t *unclosed, int64_t t)
+{
+	int ret = 0;
+
+	while (!ret && s->n) {
+		struct open_slice *o = &s->v[s->n - 1];
+
+		(*unclosed)++;
+		ret = ht__states_anomaly(st, c, t, NULL,
+					 "%s entered at %" PRId64
+					 " ns has no exit: closed at the end",
+					 o->s.name, o->s.begin_ns);
+		if (!ret) {
+			ret = slice_end(st, c, o, t, true);
+		}
+		s->n--;
+	}
+	return ret;
 }
 
 int ht_states_finish(struct ht_states *st)
@@ -1347,31 +1048,13 @@ int ht_states_finish(struct ht_states *st)
 		int64_t t = c->pub.last_ns;
 
 		ret = charge(st, c, t);
-		while (!ret && c->func.n) {
-			struct open_slice *o = &c->func.v[c->func.n - 1];
-
-			c->pub.func_entry_unclosed++;
-			ret = anomaly(st, c, t, NULL,
-				      "%s entered at %" PRId64
-				      " ns has no exit: closed at the end",
-				      o->s.name, o->s.begin_ns);
-			if (!ret) {
-				ret = slice_end(st, c, o, t, true);
-			}
-			c->func.n--;
+		if (!ret) {
+			ret = close_open(st, c, &c->func,
+					 &c->pub.func_entry_unclosed, t);
 		}
-		while (!ret && c->isr.n) {
-			struct open_slice *o = &c->isr.v[c->isr.n - 1];
-
-			c->pub.isr_enter_unclosed++;
-			ret = anomaly(st, c, t, NULL,
-				      "%s entered at %" PRId64
-				      " ns has no exit: closed at the end",
-				      o->s.name, o->s.begin_ns);
-			if (!ret) {
-				ret = slice_end(st, c, o, t, true);
-			}
-			c->isr.n--;
+		if (!ret) {
+			ret = close_open(st, c, &c->isr,
+					 &c->pub.isr_enter_unclosed, t);
 		}
 		if (!ret && c->task_open) {
 			ret = slice_end(st, c, &c->task, t, true);
@@ -1385,11 +1068,7 @@ int ht_states_finish(struct ht_states *st)
 			return ret;
 		}
 	}
-	ret = pend_drain(st, &st->sends);
-	if (!ret) {
-		ret = pend_drain(st, &st->recvs);
-	}
-	return ret;
+	return ht__states_msgs_drain(st);
 }
 
 int ht_states_run(struct ht_states *st, struct ht_ctf_set *set,

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/buf.h"
 #include "common/error.h"
 #include "symbols.h"
 
@@ -32,7 +33,7 @@ struct ht_symbols {
 	uint64_t link_base;
 	uint64_t bias;
 	struct sym *syms;
-	size_t nr_syms;
+	size_t nr_syms, cap_syms;
 };
 
 static int cmp_sym(const void *a, const void *b)
@@ -54,17 +55,15 @@ static int read_symtab(struct ht_symbols *sy, Elf_Scn *scn, GElf_Shdr *sh)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
 	size_t n, i;
-	struct sym *grown;
 
 	if (!data || !sh->sh_entsize) {
 		return 0;
 	}
 	n = sh->sh_size / sh->sh_entsize;
-	grown = realloc(sy->syms, (sy->nr_syms + n) * sizeof(*grown) + 1);
-	if (!grown) {
+	if (ht_array_reserve((void **)&sy->syms, &sy->cap_syms, sy->nr_syms + n,
+			     sizeof(*sy->syms))) {
 		return HT_ENOMEM;
 	}
-	sy->syms = grown;
 	for (i = 0; i < n; i++) {
 		GElf_Sym s;
 		const char *name;

@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/buf.h"
 #include "common/error.h"
 #include "export.h"
 
@@ -56,67 +57,43 @@ enum {
 #define ANNOT_MAX_DEPTH 16
 
 /* ------------------------------------------------------------------ */
-/* a growing byte buffer for one packet */
+/* the packet being built: protobuf fields into a byte buffer */
 
-struct buf {
-	uint8_t *p;
-	size_t len, cap;
-	bool nomem;
-};
-
-static bool buf_grow(struct buf *b, size_t n)
+/* Room for @n more bytes in @b (buf.h); inline, as every field
+ * written asks. */
+static inline bool buf_room(struct ht_buf *b, size_t n)
 {
-	{
-		size_t ncap = b->cap ? b->cap : 4096;
-		uint8_t *np;
-
-		while (ncap < b->len + n) {
-			ncap *= 2;
-		}
-		np = realloc(b->p, ncap);
-		if (!np) {
-			b->nomem = true;
-			return false;
-		}
-		b->p = np;
-		b->cap = ncap;
-	}
-	return true;
+	return n < b->cap - b->len || ht_buf_reserve(b, n);
 }
 
-static inline bool buf_room(struct buf *b, size_t n)
-{
-	return b->len + n <= b->cap || buf_grow(b, n);
-}
-
-static inline void put_varint(struct buf *b, uint64_t v)
+static inline void put_varint(struct ht_buf *b, uint64_t v)
 {
 	uint8_t *q;
 
 	if (!buf_room(b, 10)) {
 		return;
 	}
-	q = b->p + b->len;
+	q = (uint8_t *)b->data + b->len;
 	while (v >= 0x80) {
 		*q++ = (uint8_t)(v | 0x80);
 		v >>= 7;
 	}
 	*q++ = (uint8_t)v;
-	b->len = (size_t)(q - b->p);
+	b->len = (size_t)(q - (uint8_t *)b->data);
 }
 
-static inline void put_tag(struct buf *b, unsigned field, unsigned wt)
+static inline void put_tag(struct ht_buf *b, unsigned field, unsigned wt)
 {
 	put_varint(b, ((uint64_t)field << 3) | wt);
 }
 
-static inline void put_uint(struct buf *b, unsigned field, uint64_t v)
+static inline void put_uint(struct ht_buf *b, unsigned field, uint64_t v)
 {
 	put_tag(b, field, WT_VARINT);
 	put_varint(b, v);
 }
 
-static void put_fixed64(struct buf *b, unsigned field, uint64_t v)
+static void put_fixed64(struct ht_buf *b, unsigned field, uint64_t v)
 {
 	int i;
 
@@ -125,11 +102,11 @@ static void put_fixed64(struct buf *b, unsigned field, uint64_t v)
 		return;
 	}
 	for (i = 0; i < 8; i++) {
-		b->p[b->len++] = (uint8_t)(v >> (8 * i));
+		b->data[b->len++] = (char)(v >> (8 * i));
 	}
 }
 
-static void put_double(struct buf *b, unsigned field, double d)
+static void put_double(struct ht_buf *b, unsigned field, double d)
 {
 	uint64_t v;
 
@@ -137,34 +114,34 @@ static void put_double(struct buf *b, unsigned field, double d)
 	put_fixed64(b, field, v);
 }
 
-static void put_bytes(struct buf *b, unsigned field, const void *s, size_t n)
+static void put_bytes(struct ht_buf *b, unsigned field, const void *s, size_t n)
 {
 	put_tag(b, field, WT_LEN);
 	put_varint(b, n);
 	if (!buf_room(b, n)) {
 		return;
 	}
-	memcpy(b->p + b->len, s, n);
+	memcpy(b->data + b->len, s, n);
 	b->len += n;
 }
 
-static void put_str(struct buf *b, unsigned field, const char *s)
+static void put_str(struct ht_buf *b, unsigned field, const char *s)
 {
 	put_bytes(b, field, s, strlen(s));
 }
 
 /* A nested message: one byte is reserved for its length; when the
  * length needs more, the content moves (lengths are minimal varints). */
-static inline size_t nest_begin(struct buf *b, unsigned field)
+static inline size_t nest_begin(struct ht_buf *b, unsigned field)
 {
 	put_tag(b, field, WT_LEN);
 	if (buf_room(b, 1)) {
-		b->p[b->len++] = 0;
+		b->data[b->len++] = 0;
 	}
 	return b->len;
 }
 
-static inline void nest_end(struct buf *b, size_t start)
+static inline void nest_end(struct ht_buf *b, size_t start)
 {
 	size_t n = b->len - start, k = 1;
 	uint64_t v = n;
@@ -180,12 +157,12 @@ static inline void nest_end(struct buf *b, size_t start)
 		if (!buf_room(b, k - 1)) {
 			return;
 		}
-		memmove(b->p + start + k - 1, b->p + start, n);
+		memmove(b->data + start + k - 1, b->data + start, n);
 		b->len += k - 1;
 	}
 	v = n;
 	{
-		uint8_t *q = b->p + start - 1;
+		uint8_t *q = (uint8_t *)b->data + start - 1;
 
 		while (v >= 0x80) {
 			*q++ = (uint8_t)(v | 0x80);
@@ -230,7 +207,7 @@ struct arena_block {
 };
 
 struct pf {
-	struct buf pkt;	      /* the packet being built */
+	struct ht_buf pkt;    /* the packet being built */
 	struct intern names;  /* EventName */
 	struct intern annots; /* DebugAnnotationName */
 	struct arena_block *arena;
@@ -241,12 +218,12 @@ struct pf {
 		char *name;
 		uint64_t uuid;
 	} * groups;
-	size_t nr_groups;
+	size_t nr_groups, cap_groups;
 	struct core_tracks {
 		uint64_t uuid, group_uuid;
 		bool has_func, has_counter;
 	} * cores;
-	size_t nr_cores;
+	size_t nr_cores, cap_cores;
 };
 
 static uint64_t str_hash(const char *s, size_t n)
@@ -350,15 +327,9 @@ static uint64_t intern(struct pf *pf, struct intern *t, const char *s)
 			return e->iid;
 		}
 	}
-	if (t->nr_fresh == t->cap_fresh) {
-		size_t nc = t->cap_fresh ? t->cap_fresh * 2 : 64;
-		size_t *nf = realloc(t->fresh, nc * sizeof(*nf));
-
-		if (!nf) {
-			return 0;
-		}
-		t->fresh = nf;
-		t->cap_fresh = nc;
+	if (ht_array_reserve((void **)&t->fresh, &t->cap_fresh, t->nr_fresh + 1,
+			     sizeof(*t->fresh))) {
+		return 0;
 	}
 	e = &t->v[i];
 	e->str = arena_dup(pf, s, n);
@@ -393,7 +364,7 @@ static uint64_t intern_stable(struct pf *pf, struct intern *t, const char *s)
 	return t->ptr_cache[h].iid;
 }
 
-static void put_fresh(struct buf *b, struct intern *t, unsigned field)
+static void put_fresh(struct ht_buf *b, struct intern *t, unsigned field)
 {
 	size_t k, m;
 
@@ -414,7 +385,7 @@ static void put_fresh(struct buf *b, struct intern *t, unsigned field)
 /* Writes the packet built in pf->pkt as Trace.packet. */
 static int packet_flush(struct ht_export *ex, struct pf *pf)
 {
-	struct buf *b = &pf->pkt;
+	struct ht_buf *b = &pf->pkt;
 	uint8_t hdr[11];
 	size_t n = 0;
 	uint64_t v = b->len;
@@ -429,7 +400,7 @@ static int packet_flush(struct ht_export *ex, struct pf *pf)
 	}
 	hdr[n++] = (uint8_t)v;
 	ht__export_puts(&ex->out, (const char *)hdr, n);
-	ht__export_puts(&ex->out, (const char *)b->p, b->len);
+	ht__export_puts(&ex->out, b->data, b->len);
 	b->len = 0;
 	return ht__export_maybe_flush(&ex->out);
 }
@@ -461,7 +432,7 @@ static int event_begin(struct ht_export *ex, struct pf *pf, int64_t ns,
 	put_uint(&pf->pkt, 8, ns < 0 ? 0 : (uint64_t)ns);
 	/* trusted_packet_sequence_id and sequence_flags: constant bytes */
 	if (buf_room(&pf->pkt, 4)) {
-		uint8_t *q = pf->pkt.p + pf->pkt.len;
+		uint8_t *q = (uint8_t *)pf->pkt.data + pf->pkt.len;
 
 		q[0] = (10 << 3) | WT_VARINT;
 		q[1] = SEQ_ID;
@@ -475,7 +446,7 @@ static int event_begin(struct ht_export *ex, struct pf *pf, int64_t ns,
 
 static int event_end(struct ht_export *ex, struct pf *pf, size_t mark)
 {
-	struct buf *b = &pf->pkt;
+	struct ht_buf *b = &pf->pkt;
 
 	nest_end(b, mark);
 	if (pf->names.nr_fresh || pf->annots.nr_fresh) {
@@ -492,7 +463,7 @@ static int track_descriptor(struct ht_export *ex, struct pf *pf, uint64_t uuid,
 			    uint64_t parent, const char *name,
 			    const char *name2, bool counter)
 {
-	struct buf *b = &pf->pkt;
+	struct ht_buf *b = &pf->pkt;
 	size_t m = nest_begin(b, 60);
 
 	put_uint(b, 1, uuid);
@@ -506,9 +477,9 @@ static int track_descriptor(struct ht_export *ex, struct pf *pf, uint64_t uuid,
 		put_tag(b, 2, WT_LEN);
 		put_varint(b, n1 + 1 + n2);
 		if (buf_room(b, n1 + 1 + n2)) {
-			memcpy(b->p + b->len, name, n1);
-			b->p[b->len + n1] = ' ';
-			memcpy(b->p + b->len + n1 + 1, name2, n2);
+			memcpy(b->data + b->len, name, n1);
+			b->data[b->len + n1] = ' ';
+			memcpy(b->data + b->len + n1 + 1, name2, n2);
 			b->len += n1 + 1 + n2;
 		}
 	} else {
@@ -534,7 +505,7 @@ static void annot_named(struct pf *pf, unsigned field,
 			const struct ht_ctf_field *f, bool interned_name,
 			unsigned depth)
 {
-	struct buf *b = &pf->pkt;
+	struct ht_buf *b = &pf->pkt;
 	size_t m = nest_begin(b, field);
 
 	if (f->name) {
@@ -554,7 +525,7 @@ static void annot_named(struct pf *pf, unsigned field,
 static void annot_value(struct pf *pf, const struct ht_ctf_field *f,
 			unsigned depth)
 {
-	struct buf *b = &pf->pkt;
+	struct ht_buf *b = &pf->pkt;
 	const struct ht_ctf_field *c;
 	const char *label;
 	uint32_t i;
@@ -630,9 +601,10 @@ static struct core_tracks *core_tracks(struct pf *pf,
 	return c->index < pf->nr_cores ? &pf->cores[c->index] : NULL;
 }
 
-static int on_core(struct ht_export *ex, struct pf *pf,
-		   const struct ht_states_core *c)
+static int on_core(struct ht_export *ex, const struct ht_states_item *it)
 {
+	struct pf *pf = ex->priv;
+	const struct ht_states_core *c = it->core;
 	struct group *g = NULL;
 	size_t i;
 	int ret;
@@ -644,19 +616,15 @@ static int on_core(struct ht_export *ex, struct pf *pf,
 		}
 	}
 	if (!g) {
-		struct group *ng =
-		    realloc(pf->groups, (pf->nr_groups + 1) * sizeof(*ng));
-
-		if (!ng) {
+		if (ht_array_reserve((void **)&pf->groups, &pf->cap_groups,
+				     pf->nr_groups + 1, sizeof(*pf->groups))) {
 			return HT_ENOMEM;
 		}
-		pf->groups = ng;
-		g = &ng[pf->nr_groups];
-		g->name = malloc(strlen(c->group) + 1);
+		g = &pf->groups[pf->nr_groups];
+		g->name = strdup(c->group);
 		if (!g->name) {
 			return HT_ENOMEM;
 		}
-		strcpy(g->name, c->group);
 		g->uuid = 0x6000000000000000ull + ++pf->nr_groups;
 		ex->stats->groups++;
 		ret =
@@ -665,16 +633,9 @@ static int on_core(struct ht_export *ex, struct pf *pf,
 			return ret;
 		}
 	}
-	if (c->index >= pf->nr_cores) {
-		size_t n = c->index + 8;
-		struct core_tracks *nc = realloc(pf->cores, n * sizeof(*nc));
-
-		if (!nc) {
-			return HT_ENOMEM;
-		}
-		memset(nc + pf->nr_cores, 0, (n - pf->nr_cores) * sizeof(*nc));
-		pf->cores = nc;
-		pf->nr_cores = n;
+	if (ht_array_extend((void **)&pf->cores, &pf->nr_cores, &pf->cap_cores,
+			    (size_t)c->index + 1, sizeof(*pf->cores))) {
+		return HT_ENOMEM;
 	}
 	pf->cores[c->index].uuid =
 	    0x7000000000000000ull + ((uint64_t)c->index << 2);
@@ -684,12 +645,12 @@ static int on_core(struct ht_export *ex, struct pf *pf,
 				c->name, NULL, false);
 }
 
-static int on_slice(struct ht_export *ex, struct pf *pf,
-		    const struct ht_states_item *it)
+static int on_slice(struct ht_export *ex, const struct ht_states_item *it)
 {
+	struct pf *pf = ex->priv;
 	struct core_tracks *t = core_tracks(pf, it->core);
 	const struct ht_states_slice *s = it->slice;
-	struct buf *b = &pf->pkt;
+	struct ht_buf *b = &pf->pkt;
 	uint64_t track;
 	size_t mark, m;
 	int ret;
@@ -753,13 +714,13 @@ static int on_slice(struct ht_export *ex, struct pf *pf,
 	return event_end(ex, pf, mark);
 }
 
-static int on_event(struct ht_export *ex, struct pf *pf,
-		    const struct ht_states_item *it)
+static int on_event(struct ht_export *ex, const struct ht_states_item *it)
 {
+	struct pf *pf = ex->priv;
 	struct core_tracks *t = core_tracks(pf, it->core);
 	const struct ht_ctf_event *ev = it->msg->event;
 	const struct ht_ctf_field *p = ev->scope[HT_CTF_SCOPE_EVENT_PAYLOAD];
-	struct buf *b = &pf->pkt;
+	struct ht_buf *b = &pf->pkt;
 	size_t mark;
 	int ret;
 
@@ -791,12 +752,12 @@ static int on_event(struct ht_export *ex, struct pf *pf,
 	return event_end(ex, pf, mark);
 }
 
-static int on_window(struct ht_export *ex, struct pf *pf,
-		     const struct ht_states_item *it)
+static int on_window(struct ht_export *ex, const struct ht_states_item *it)
 {
+	struct pf *pf = ex->priv;
 	struct core_tracks *t = core_tracks(pf, it->core);
 	uint64_t known = it->win_idle_ns + it->win_task_ns + it->win_isr_ns;
-	struct buf *b = &pf->pkt;
+	struct ht_buf *b = &pf->pkt;
 	size_t mark;
 	int ret;
 
@@ -827,28 +788,6 @@ static int on_window(struct ht_export *ex, struct pf *pf,
 	return event_end(ex, pf, mark);
 }
 
-static int pf_event(struct ht_export *ex, const struct ht_states_item *it)
-{
-	struct pf *pf = ex->priv;
-
-	switch (it->kind) {
-	case HT_STATES_CORE:
-		return on_core(ex, pf, it->core);
-	case HT_STATES_SLICE_BEGIN:
-	case HT_STATES_SLICE_END:
-		return on_slice(ex, pf, it);
-	case HT_STATES_EVENT:
-		return on_event(ex, pf, it);
-	case HT_STATES_WINDOW:
-		return on_window(ex, pf, it);
-	case HT_STATES_FLOW:
-		ex->stats->flows++;
-		return 0;
-	default:
-		return 0;
-	}
-}
-
 static void intern_free(struct intern *t)
 {
 	free(t->v);
@@ -872,7 +811,7 @@ static int pf_end(struct ht_export *ex, bool ok)
 	intern_free(&pf->names);
 	intern_free(&pf->annots);
 	arena_free(pf);
-	free(pf->pkt.p);
+	ht_buf_fini(&pf->pkt);
 	free(pf);
 	ex->priv = NULL;
 	return 0;
@@ -882,6 +821,9 @@ const struct ht_export_ops ht__export_perfetto = {
     .name = "perfetto",
     .description = "Perfetto protobuf trace (ui.perfetto.dev, trace_processor)",
     .begin = pf_begin,
-    .event = pf_event,
+    .core = on_core,
+    .slice = on_slice,
+    .event = on_event,
+    .window = on_window,
     .end = pf_end,
 };

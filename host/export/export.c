@@ -35,46 +35,37 @@ const struct ht_export_ops *ht_export_find(const char *name)
 
 static int flush(struct ht__export_out *o)
 {
-	if (o->len && !o->failed && fwrite(o->buf, 1, o->len, o->f) != o->len) {
+	struct ht_buf *b = &o->buf;
+
+	if (b->nomem) {
+		return HT_ENOMEM;
+	}
+	if (b->len && !o->failed &&
+	    fwrite(b->data, 1, b->len, o->f) != b->len) {
 		o->failed = true;
 	}
-	o->bytes += o->len;
-	o->len = 0;
+	o->bytes += b->len;
+	b->len = 0;
 	return o->failed ? HT_EIO : 0;
-}
-
-int ht__export_reserve(struct ht__export_out *o, size_t n)
-{
-	if (o->len + n <= o->cap) {
-		return 0;
-	}
-	if (flush(o)) {
-		return HT_EIO;
-	}
-	if (n > o->cap) {
-		char *nb = realloc(o->buf, n);
-
-		if (!nb) {
-			return HT_ENOMEM;
-		}
-		o->buf = nb;
-		o->cap = n;
-	}
-	return 0;
 }
 
 void ht__export_puts(struct ht__export_out *o, const char *s, size_t n)
 {
-	if (ht__export_reserve(o, n)) {
-		return; /* o->failed or no memory: reported at the end */
+	struct ht_buf *b = &o->buf;
+
+	/* the buffer only grows past OUT_CAP for a record larger than half
+	 * of it; then a failure is reported by the next flush */
+	if (n >= b->cap - b->len && (flush(o) || !ht_buf_reserve(b, n))) {
+		return;
 	}
-	memcpy(o->buf + o->len, s, n);
-	o->len += n;
+	memcpy(b->data + b->len, s, n);
+	b->len += n;
 }
 
 int ht__export_maybe_flush(struct ht__export_out *o)
 {
-	return o->len > o->cap / 2 ? flush(o) : (o->failed ? HT_EIO : 0);
+	return o->buf.len > o->buf.cap / 2 ? flush(o)
+					   : (o->failed ? HT_EIO : 0);
 }
 
 struct run {
@@ -85,14 +76,36 @@ struct run {
 static int on_item(void *arg, const struct ht_states_item *it)
 {
 	struct run *r = arg;
+	int (*cb)(struct ht_export * ex, const struct ht_states_item *it);
 
-	if (it->kind == HT_STATES_ANOMALY) {
+	switch (it->kind) {
+	case HT_STATES_CORE:
+		cb = r->ops->core;
+		break;
+	case HT_STATES_SLICE_BEGIN:
+	case HT_STATES_SLICE_END:
+		cb = r->ops->slice;
+		break;
+	case HT_STATES_EVENT:
+		cb = r->ops->event;
+		break;
+	case HT_STATES_WINDOW:
+		cb = r->ops->window;
+		break;
+	case HT_STATES_FLOW:
+		r->ex.stats->flows++;
+		cb = r->ops->flow;
+		break;
+	case HT_STATES_ANOMALY:
 		r->ex.stats->anomalies++;
 		if (r->ex.opts->warn) {
 			r->ex.opts->warn(r->ex.opts->warn_arg, it->text);
 		}
+		return 0;
+	default:
+		return 0;
 	}
-	return r->ops->event(&r->ex, it);
+	return cb ? cb(&r->ex, it) : 0;
 }
 
 static const char *symbolize(void *arg, const struct ht_ctf_msg *msg,
@@ -149,12 +162,10 @@ int ht_export_run(const struct ht_export_ops *ops, struct ht_ctf_set *set,
 	r.ex.opts = &o;
 	r.ex.stats = stats;
 	r.ex.out.f = out;
-	r.ex.out.cap = OUT_CAP;
-	r.ex.out.buf = malloc(OUT_CAP);
 	if (err_len) {
 		err[0] = '\0';
 	}
-	if (!r.ex.out.buf) {
+	if (!ht_buf_reserve(&r.ex.out.buf, OUT_CAP)) {
 		snprintf(err, err_len, "out of memory");
 		return HT_ENOMEM;
 	}
@@ -220,6 +231,6 @@ end:
 	}
 	ht_states_destroy(st);
 free_buf:
-	free(r.ex.out.buf);
+	ht_buf_fini(&r.ex.out.buf);
 	return ret;
 }

@@ -5,15 +5,17 @@
 /*
  * Exporters: a trace set, through the states model (states.h), written
  * in a viewer's format (docs/views.md). One exporter per file
- * (export-<format>.c), an ops struct with begin / event / end
- * callbacks; ht_export_run() drives it. Streaming: what an exporter
- * keeps is per core or per distinct name, never per event.
+ * (export-<format>.c), an ops struct with begin and end callbacks and
+ * one callback per kind of states item; ht_export_run() drives it.
+ * Streaming: what an exporter keeps is per core or per distinct name,
+ * never per event.
  */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/buf.h"
 #include "host/ctf/ctf-reader.h"
 #include "host/analysis/func-names.h"
 #include "host/analysis/states.h"
@@ -45,11 +47,12 @@ struct ht_export_opts {
 	void *warn_arg;
 };
 
-/* The output: a buffer in front of a FILE (internal to exporters). */
+/* The output: a buffer in front of a FILE (internal to exporters).
+ * Exporters append to @buf (buf.h) and call ht__export_maybe_flush()
+ * between records. */
 struct ht__export_out {
 	FILE *f;
-	char *buf;
-	size_t len, cap;
+	struct ht_buf buf;
 	uint64_t bytes;
 	bool failed;
 };
@@ -68,8 +71,15 @@ struct ht_export_ops {
 	const char *name;	 /* the --format value */
 	const char *description; /* one line */
 	int (*begin)(struct ht_export *ex);
-	/* one states item (states.h): cores, slices, events, windows */
+	/* one callback per kind of states item (states.h), NULL for the
+	 * kinds the format does not show: a core appears (it->core), a
+	 * slice begins or ends, another event, a utilization window ends,
+	 * a matched message */
+	int (*core)(struct ht_export *ex, const struct ht_states_item *it);
+	int (*slice)(struct ht_export *ex, const struct ht_states_item *it);
 	int (*event)(struct ht_export *ex, const struct ht_states_item *it);
+	int (*window)(struct ht_export *ex, const struct ht_states_item *it);
+	int (*flow)(struct ht_export *ex, const struct ht_states_item *it);
 	/* the end of the trace; also called after a failure, to release
 	 * priv (@ok false: nothing more needs to be written) */
 	int (*end)(struct ht_export *ex, bool ok);
@@ -89,14 +99,10 @@ int ht_export_run(const struct ht_export_ops *ops, struct ht_ctf_set *set,
 		  FILE *out, const struct ht_export_opts *opts,
 		  struct ht_export_stats *stats, char *err, size_t err_len);
 
-/* Output helpers for exporters. */
-int ht__export_reserve(struct ht__export_out *o, size_t n);
-static inline char *ht__export_tail(struct ht__export_out *o)
-{
-	return o->buf + o->len;
-}
+/* Appends @n bytes of @s to the output. */
 void ht__export_puts(struct ht__export_out *o, const char *s, size_t n);
-/* flush when more than half full (exporters call it between records) */
+/* Writes the output out when it is more than half full (exporters call
+ * it between records). Returns 0, HT_EIO or HT_ENOMEM. */
 int ht__export_maybe_flush(struct ht__export_out *o);
 
 #endif

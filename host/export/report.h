@@ -61,11 +61,4 @@ int ht_report_write(const char *const *traces, size_t nr_traces,
 		    const struct ht_report_opts *opts, FILE *out,
 		    struct ht_report_stats *stats, char *err, size_t err_len);
 
-/*
- * Checks that @text (@size bytes) is one JSON value (RFC 8259). On an
- * error returns HT_ESYNTAX and writes "LINE:COL: what" into @err.
- */
-int ht_report_check_json(const char *text, size_t size, char *err,
-			 size_t err_len);
-
 #endif

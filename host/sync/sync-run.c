@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "common/error.h"
-#include "common/json-out.h"
+#include "common/json-writer.h"
 #include "sync-run.h"
 
 #define NS_PER_S 1000000000ll
@@ -287,15 +287,6 @@ static int64_t event_time(void *arg, const struct ht_ctf_msg *msg, int64_t ns)
 		}
 	}
 	return ns;
-}
-
-static void json_num(FILE *f, double d)
-{
-	if (isfinite(d)) {
-		fprintf(f, "%.17g", d);
-	} else {
-		fputs("null", f);
-	}
 }
 
 /* The (hi - lo) / 2 of @node at time @t in ns; -1 when unbounded. */
@@ -779,51 +770,52 @@ void ht_sync_run_free(struct ht_sync_run *run)
 /* ------------------------------------------------------------------ */
 /* JSON report                                                         */
 
-static void json_line(FILE *f, const struct ht_sync_line *l)
+static void json_line(struct ht_json *j, const struct ht_sync_line *l)
 {
 	if (!l->valid) {
-		fputs("null", f);
+		ht_json_raw(j, "null");
 		return;
 	}
-	fprintf(f,
-		"{\"x0\": %" PRId64 ", \"y0\": %" PRId64 ", \"x1\": %" PRId64
-		", \"y1\": %" PRId64 ", \"slope\": ",
-		l->x0, l->y0, l->x1, l->y1);
-	json_num(f, ht_sync_line_slope(l));
-	fputs(", \"offset\": ", f);
-	json_num(f, ht_sync_line_offset(l));
-	fputs("}", f);
+	ht_json_printf(j,
+		       "{\"x0\": %" PRId64 ", \"y0\": %" PRId64
+		       ", \"x1\": %" PRId64 ", \"y1\": %" PRId64
+		       ", \"slope\": ",
+		       l->x0, l->y0, l->x1, l->y1);
+	ht_json_double(j, ht_sync_line_slope(l));
+	ht_json_raw(j, ", \"offset\": ");
+	ht_json_double(j, ht_sync_line_offset(l));
+	ht_json_raw(j, "}");
 }
 
-static void json_x(FILE *f, int64_t x)
+static void json_x(struct ht_json *j, int64_t x)
 {
 	if (x == INT64_MIN || x == INT64_MAX) {
-		fputs("null", f);
+		ht_json_raw(j, "null");
 	} else {
-		fprintf(f, "%" PRId64, x);
+		ht_json_i64(j, x);
 	}
 }
 
 /* Pairs as [child time, parent time] points, at most @max. */
-static void json_pairs(FILE *f, const struct ht_capture_link *l, bool up,
-		       size_t max)
+static void json_pairs(struct ht_json *j, const struct ht_capture_link *l,
+		       bool up, size_t max)
 {
-	size_t j, step, n = 0;
+	size_t k, step, n = 0;
 
-	fputs("[", f);
+	ht_json_raw(j, "[");
 	if (l && l->nr_pairs) {
 		step = max && l->nr_pairs > max ? (l->nr_pairs + max - 1) / max
 						: 1;
-		for (j = 0; j < l->nr_pairs; j += step) {
-			const struct ht_capture_pair *p = &l->pairs[j];
+		for (k = 0; k < l->nr_pairs; k += step) {
+			const struct ht_capture_pair *p = &l->pairs[k];
 
 			/* up: child sends, parent receives; down: reverse */
-			fprintf(f, "%s[%" PRIu64 ", %" PRIu64 "]",
-				n++ ? ", " : "", up ? p->send : p->recv,
-				up ? p->recv : p->send);
+			ht_json_printf(j, "%s[%" PRIu64 ", %" PRIu64 "]",
+				       n++ ? ", " : "", up ? p->send : p->recv,
+				       up ? p->recv : p->send);
 		}
 	}
-	fputs("]", f);
+	ht_json_raw(j, "]");
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -854,8 +846,8 @@ static size_t pair_times(const struct ht_capture_link *l, bool child_sends,
  * times from its first to its last event, and the times of its
  * messages with its parent (where lo and hi have their corners).
  */
-static void json_bounds(const struct ht_sync_run *run, FILE *f, size_t i,
-			size_t max_pairs)
+static void json_bounds(const struct ht_sync_run *run, struct ht_json *j,
+			size_t i, size_t max_pairs)
 {
 	const struct ht_sync_run_core *r = &run->cores[i];
 	const struct ht_capture_core *c = r->core;
@@ -871,7 +863,7 @@ static void json_bounds(const struct ht_sync_run *run, FILE *f, size_t i,
 	}
 	t = malloc(cap * sizeof(*t));
 	if (!t) {
-		fputs(",\n     \"bounds\": null", f);
+		ht_json_raw(j, ",\n     \"bounds\": null");
 		return;
 	}
 	for (s = 0; s < BOUND_SAMPLES; s++) {
@@ -882,7 +874,7 @@ static void json_bounds(const struct ht_sync_run *run, FILE *f, size_t i,
 	n += pair_times(down, false, max_pairs, t + n);
 	n += pair_times(up, true, max_pairs, t + n);
 	qsort(t, n, sizeof(*t), cmp_u64);
-	fputs(",\n     \"bounds\": [", f);
+	ht_json_raw(j, ",\n     \"bounds\": [");
 	for (s = 0; s < n; s++) {
 		int64_t est, lo, hi;
 
@@ -891,128 +883,131 @@ static void json_bounds(const struct ht_sync_run *run, FILE *f, size_t i,
 			   &hi)) {
 			continue;
 		}
-		fprintf(f, "%s[%" PRIu64 ", ", k++ ? ", " : "", t[s]);
-		json_x(f, lo == INT64_MIN ? lo : clock_ns(rk, lo));
-		fprintf(f, ", %" PRId64 ", ", clock_ns(rk, est));
-		json_x(f, hi == INT64_MAX ? hi : clock_ns(rk, hi));
-		fputs("]", f);
+		ht_json_printf(j, "%s[%" PRIu64 ", ", k++ ? ", " : "", t[s]);
+		json_x(j, lo == INT64_MIN ? lo : clock_ns(rk, lo));
+		ht_json_printf(j, ", %" PRId64 ", ", clock_ns(rk, est));
+		json_x(j, hi == INT64_MAX ? hi : clock_ns(rk, hi));
+		ht_json_raw(j, "]");
 	}
-	fputs("]", f);
+	ht_json_raw(j, "]");
 	free(t);
 }
 
-static void json_core(const struct ht_sync_run *run, FILE *f, size_t i,
-		      size_t max_pairs)
+static void json_core(const struct ht_sync_run *run, struct ht_json *j,
+		      size_t i, size_t max_pairs)
 {
 	const struct ht_sync_run_core *r = &run->cores[i];
 	const struct ht_capture_core *c = r->core;
 	const struct ht_sync_fit *fit = ht_sync_get_fit(run->sync, (unsigned)i);
 	size_t p, s;
 
-	fputs("    {\"name\": ", f);
-	ht__json_str(f, c->name);
-	fprintf(f, ", \"id\": %" PRIu32 ", \"role\": ", c->id);
-	ht__json_str(f, c->is_master	 ? "master"
-			: c->master_name ? "slave"
-					 : "");
-	fprintf(f, ",\n     \"clock\": {\"name\": ");
-	ht__json_str(f, c->clock->name);
-	fprintf(f, ", \"freq_hz\": %" PRIu64 "}", c->clock->freq_hz);
-	fputs(",\n     \"quality\": ", f);
-	ht__json_str(f, ht_sync_quality_name(r->quality));
-	fprintf(f, ", \"unsynced\": %s, \"parent\": ",
-		r->unsynced ? "true" : "false");
+	ht_json_raw(j, "    {\"name\": ");
+	ht_json_str(j, c->name);
+	ht_json_printf(j, ", \"id\": %" PRIu32 ", \"role\": ", c->id);
+	ht_json_str(j, c->is_master ? "master" : c->master_name ? "slave" : "");
+	ht_json_raw(j, ",\n     \"clock\": {\"name\": ");
+	ht_json_str(j, c->clock->name);
+	ht_json_printf(j, ", \"freq_hz\": %" PRIu64 "}", c->clock->freq_hz);
+	ht_json_raw(j, ",\n     \"quality\": ");
+	ht_json_str(j, ht_sync_quality_name(r->quality));
+	ht_json_printf(j, ", \"unsynced\": %s, \"parent\": ",
+		       r->unsynced ? "true" : "false");
 	if (r->parent >= 0) {
-		ht__json_str(f, run->cores[r->parent].core->name);
+		ht_json_str(j, run->cores[r->parent].core->name);
 	} else {
-		fputs("null", f);
+		ht_json_raw(j, "null");
 	}
-	fputs(", \"drift_ppm\": ", f);
-	json_num(f, r->drift_ppm);
-	fputs(", \"offset_ns\": ", f);
-	json_num(f, r->offset_ns);
-	fputs(", \"half_width_ns\": ", f);
-	json_num(f, r->half_width_ns < 0 ? NAN : r->half_width_ns);
-	fprintf(f,
-		",\n     \"pairs_up\": %zu, \"pairs_down\": %zu, "
-		"\"pairs_used\": %zu, \"pairs_rejected\": %zu, "
-		"\"order_violations\": %" PRIu64 ", \"order_fixed\": %" PRIu64,
-		r->pairs_up, r->pairs_down, r->pairs_used, r->pairs_rejected,
-		r->order_violations, r->order_fixed);
-	fprintf(f,
-		",\n     \"events\": %" PRIu64 ", \"sync_events\": %" PRIu64
-		", \"discarded_events\": %" PRIu64
-		", \"lost_packets\": %" PRIu64 ", \"problems\": {",
-		c->nr_events, c->nr_sync_events, c->discarded_events,
-		c->lost_packets);
+	ht_json_raw(j, ", \"drift_ppm\": ");
+	ht_json_double(j, r->drift_ppm);
+	ht_json_raw(j, ", \"offset_ns\": ");
+	ht_json_double(j, r->offset_ns);
+	ht_json_raw(j, ", \"half_width_ns\": ");
+	ht_json_double(j, r->half_width_ns < 0 ? NAN : r->half_width_ns);
+	ht_json_printf(j,
+		       ",\n     \"pairs_up\": %zu, \"pairs_down\": %zu, "
+		       "\"pairs_used\": %zu, \"pairs_rejected\": %zu, "
+		       "\"order_violations\": %" PRIu64
+		       ", \"order_fixed\": %" PRIu64,
+		       r->pairs_up, r->pairs_down, r->pairs_used,
+		       r->pairs_rejected, r->order_violations, r->order_fixed);
+	ht_json_printf(j,
+		       ",\n     \"events\": %" PRIu64
+		       ", \"sync_events\": %" PRIu64
+		       ", \"discarded_events\": %" PRIu64
+		       ", \"lost_packets\": %" PRIu64 ", \"problems\": {",
+		       c->nr_events, c->nr_sync_events, c->discarded_events,
+		       c->lost_packets);
 	for (p = 0; p < HT_CAPTURE_NR_PROBLEMS; p++) {
-		fprintf(f, "%s", p ? ", " : "");
-		ht__json_str(f, ht_capture_problem_name(p));
-		fprintf(f, ": %" PRIu64, c->problems[p]);
+		ht_json_raw(j, p ? ", " : "");
+		ht_json_str(j, ht_capture_problem_name(p));
+		ht_json_printf(j, ": %" PRIu64, c->problems[p]);
 	}
-	fputs("}", f);
+	ht_json_raw(j, "}");
 	if (fit && r->parent >= 0 && !r->unsynced) {
 		size_t pa = (size_t)r->parent;
 
-		fprintf(f,
-			",\n     \"fit\": {\"x\": \"%s clock (cycles)\", "
-			"\"y\": \"%s clock (cycles)\", "
-			"\"estimate\": \"mean of the min- and max-slope "
-			"lines\",\n      \"min_line\": ",
-			c->name, run->cores[pa].core->name);
-		json_line(f, &fit->min_line);
-		fputs(",\n      \"max_line\": ", f);
-		json_line(f, &fit->max_line);
-		fputs(",\n      \"slope\": ", f);
-		json_num(f, fit->slope);
-		fputs(", \"offset\": ", f);
-		json_num(f, fit->offset);
-		fprintf(f,
-			", \"width_max\": %" PRId64 ",\n      \"segments\": [",
-			fit->width_max);
+		ht_json_printf(
+		    j,
+		    ",\n     \"fit\": {\"x\": \"%s clock (cycles)\", "
+		    "\"y\": \"%s clock (cycles)\", "
+		    "\"estimate\": \"mean of the min- and max-slope "
+		    "lines\",\n      \"min_line\": ",
+		    c->name, run->cores[pa].core->name);
+		json_line(j, &fit->min_line);
+		ht_json_raw(j, ",\n      \"max_line\": ");
+		json_line(j, &fit->max_line);
+		ht_json_raw(j, ",\n      \"slope\": ");
+		ht_json_double(j, fit->slope);
+		ht_json_raw(j, ", \"offset\": ");
+		ht_json_double(j, fit->offset);
+		ht_json_printf(
+		    j, ", \"width_max\": %" PRId64 ",\n      \"segments\": [",
+		    fit->width_max);
 		for (s = 0; s < fit->nr_segments; s++) {
 			const struct ht_sync_segment *g = &fit->segments[s];
 
-			fprintf(f, "%s\n       {\"begin_x\": ", s ? "," : "");
-			json_x(f, g->begin_x);
-			fputs(", \"end_x\": ", f);
-			json_x(f, g->end_x);
-			fprintf(f,
-				", \"first_x\": %" PRId64
-				", \"last_x\": %" PRId64
-				", \"pairs\": %zu, \"width_max\": %" PRId64
-				",\n        \"min_line\": ",
-				g->first_x, g->last_x, g->pairs, g->width_max);
-			json_line(f, &g->min_line);
-			fputs(",\n        \"max_line\": ", f);
-			json_line(f, &g->max_line);
-			fputs(", \"slope\": ", f);
-			json_num(f, g->slope);
-			fputs(", \"offset\": ", f);
-			json_num(f, g->offset);
-			fputs("}", f);
+			ht_json_printf(
+			    j, "%s\n       {\"begin_x\": ", s ? "," : "");
+			json_x(j, g->begin_x);
+			ht_json_raw(j, ", \"end_x\": ");
+			json_x(j, g->end_x);
+			ht_json_printf(
+			    j,
+			    ", \"first_x\": %" PRId64 ", \"last_x\": %" PRId64
+			    ", \"pairs\": %zu, \"width_max\": %" PRId64
+			    ",\n        \"min_line\": ",
+			    g->first_x, g->last_x, g->pairs, g->width_max);
+			json_line(j, &g->min_line);
+			ht_json_raw(j, ",\n        \"max_line\": ");
+			json_line(j, &g->max_line);
+			ht_json_raw(j, ", \"slope\": ");
+			ht_json_double(j, g->slope);
+			ht_json_raw(j, ", \"offset\": ");
+			ht_json_double(j, g->offset);
+			ht_json_raw(j, "}");
 		}
-		fputs("],\n      \"lower\": ", f);
-		json_pairs(f, ht_capture_link(run->cap, pa, i), false,
+		ht_json_raw(j, "],\n      \"lower\": ");
+		json_pairs(j, ht_capture_link(run->cap, pa, i), false,
 			   max_pairs);
-		fputs(",\n      \"upper\": ", f);
-		json_pairs(f, ht_capture_link(run->cap, i, pa), true,
+		ht_json_raw(j, ",\n      \"upper\": ");
+		json_pairs(j, ht_capture_link(run->cap, i, pa), true,
 			   max_pairs);
-		fputs("}", f);
+		ht_json_raw(j, "}");
 	}
 	if (!r->unsynced && c->has_time) {
-		json_bounds(run, f, i, max_pairs);
+		json_bounds(run, j, i, max_pairs);
 	}
-	fputs("}", f);
+	ht_json_raw(j, "}");
 }
 
 int ht_sync_run_write_json(const struct ht_sync_run *run, FILE *f,
 			   size_t max_pairs)
 {
+	struct ht_json j = {.f = f};
 	size_t i;
 
 	fputs("{\n  \"version\": 1,\n  \"reference\": ", f);
-	ht__json_str(f, run->cores[run->reference].core->name);
+	ht_json_str(&j, run->cores[run->reference].core->name);
 	fputs(",\n  \"bounds\": \"[core cycles, lo ns, estimate ns, hi ns] "
 	      "on the reference clock\",\n",
 	      f);
@@ -1022,7 +1017,7 @@ int ht_sync_run_write_json(const struct ht_sync_run *run, FILE *f,
 		run->merged ? "true" : "false", run->merge.events,
 		run->damaged);
 	for (i = 0; i < run->nr_cores; i++) {
-		json_core(run, f, i, max_pairs);
+		json_core(run, &j, i, max_pairs);
 		fputs(i + 1 < run->nr_cores ? ",\n" : "\n", f);
 	}
 	fputs("  ]\n}\n", f);

@@ -1,0 +1,668 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The HTML report's data (report-timeline.h): the timeline pyramid,
+ * the function rows, the utilization buckets and the message flows.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/error.h"
+#include "report-timeline.h"
+
+#define LEVEL0_BUCKETS 1024
+
+struct core *ht__report_core(struct report *r, unsigned index)
+{
+	if (ht_array_extend((void **)&r->cores, &r->nr_cores, &r->cap_cores,
+			    (size_t)index + 1, sizeof(*r->cores))) {
+		r->nomem = true;
+		return NULL;
+	}
+	return &r->cores[index];
+}
+
+static size_t state_hash(enum ht_states_kind kind, const char *name)
+{
+	uint64_t h = 1469598103934665603ull ^ (uint64_t)kind;
+
+	for (; *name; name++) {
+		h = (h ^ (unsigned char)*name) * 1099511628211ull;
+	}
+	return (size_t)(h ^ (h >> 29));
+}
+
+/* Puts state @id into the hash table (grown at half full). */
+static bool hash_put(struct report *r, uint32_t id)
+{
+	size_t i, mask;
+
+	if (2 * (r->nr_states + 1) > r->hash_cap) {
+		size_t cap = r->hash_cap ? 2 * r->hash_cap : 256, k;
+		uint32_t *h = calloc(cap, sizeof(*h));
+
+		if (!h) {
+			return false;
+		}
+		free(r->state_hash);
+		r->state_hash = h;
+		r->hash_cap = cap;
+		for (k = 0; k < r->nr_states; k++) {
+			if (k + 1 != id && !hash_put(r, (uint32_t)k + 1)) {
+				return false;
+			}
+		}
+	}
+	mask = r->hash_cap - 1;
+	for (i = state_hash(r->states[id - 1].kind, r->states[id - 1].name) &
+		 mask;
+	     r->state_hash[i]; i = (i + 1) & mask) {
+	}
+	r->state_hash[i] = id;
+	return true;
+}
+
+static uint32_t state_of(struct report *r, const struct ht_states_slice *s)
+{
+	const char *name = s->name ? s->name : "?";
+	size_t i, mask = r->hash_cap - 1;
+
+	for (i = r->hash_cap ? state_hash(s->kind, name) & mask : 0;
+	     r->hash_cap && r->state_hash[i]; i = (i + 1) & mask) {
+		const struct state *st = &r->states[r->state_hash[i] - 1];
+
+		if (st->kind == s->kind && !strcmp(st->name, name)) {
+			return r->state_hash[i];
+		}
+	}
+	if (ht_array_reserve((void **)&r->states, &r->cap_states,
+			     r->nr_states + 1, sizeof(*r->states))) {
+		r->nomem = true;
+		return 0;
+	}
+	r->states[r->nr_states].kind = s->kind;
+	r->states[r->nr_states].name = strdup(name);
+	if (!r->states[r->nr_states].name) {
+		r->nomem = true;
+		return 0;
+	}
+	r->nr_states++;
+	if (!hash_put(r, (uint32_t)r->nr_states)) {
+		r->nomem = true;
+		return 0;
+	}
+	return (uint32_t)r->nr_states;
+}
+
+static void put_varint(struct ht_buf *b, uint64_t v)
+{
+	unsigned char t[10];
+	size_t n = 0;
+
+	do {
+		t[n] = (unsigned char)(v & 0x7f);
+		v >>= 7;
+		if (v) {
+			t[n] |= 0x80;
+		}
+		n++;
+	} while (v);
+	ht_buf_add(b, t, n);
+}
+
+static void enc_run(struct enc *e, int64_t bucket, uint32_t state)
+{
+	if (e->runs && state == e->last_state) {
+		return;
+	}
+	put_varint(&e->out, (uint64_t)(bucket - (e->runs ? e->last_run : 0)));
+	put_varint(&e->out, state);
+	e->last_run = bucket;
+	e->last_state = state;
+	e->runs++;
+}
+
+static void enc_flush(struct enc *e)
+{
+	size_t i, best = 0;
+
+	if (e->cur < 0 || !e->nr_acc) {
+		return;
+	}
+	if (e->cur > e->next) {
+		enc_run(e, e->next, 0); /* nothing known in between */
+	}
+	for (i = 1; i < e->nr_acc; i++) {
+		if (e->acc_ns[i] > e->acc_ns[best]) {
+			best = i;
+		}
+	}
+	enc_run(e, e->cur, e->acc_state[best]);
+	e->next = e->cur + 1;
+	e->nr_acc = 0;
+	e->cur = -1;
+}
+
+static void enc_add(struct enc *e, int64_t bucket, uint32_t state, uint64_t ns,
+		    bool *nomem)
+{
+	size_t i;
+
+	if (bucket != e->cur) {
+		enc_flush(e);
+		e->cur = bucket;
+	}
+	for (i = 0; i < e->nr_acc; i++) {
+		if (e->acc_state[i] == state) {
+			e->acc_ns[i] += ns;
+			return;
+		}
+	}
+	if (ht_array_reserve((void **)&e->acc_state, &e->cap_state,
+			     e->nr_acc + 1, sizeof(*e->acc_state)) ||
+	    ht_array_reserve((void **)&e->acc_ns, &e->cap_ns, e->nr_acc + 1,
+			     sizeof(*e->acc_ns))) {
+		*nomem = true;
+		return;
+	}
+	e->acc_state[e->nr_acc] = state;
+	e->acc_ns[e->nr_acc++] = ns;
+}
+
+/* Segment [a, b) of @state into a level of @n buckets over the span. */
+static void enc_segment(struct report *r, struct enc *e, int64_t n, int64_t a,
+			int64_t b, uint32_t state)
+{
+	double span = (double)(r->t1 - r->t0);
+	double per = (double)n / span; /* buckets per ns */
+	int64_t ba = (int64_t)((double)(a - r->t0) * per);
+	int64_t bb = (int64_t)((double)(b - r->t0) * per);
+
+	if (ba >= n) {
+		ba = n - 1;
+	}
+	if (bb >= n) {
+		bb = n - 1;
+	}
+	if (ba == bb) {
+		enc_add(e, ba, state, (uint64_t)(b - a), &r->nomem);
+		return;
+	}
+	{
+		int64_t end_a = r->t0 + (int64_t)ceil((double)(ba + 1) / per);
+		int64_t start_b = r->t0 + (int64_t)ceil((double)bb / per);
+
+		enc_add(e, ba, state, (uint64_t)(end_a > a ? end_a - a : 1),
+			&r->nomem);
+		enc_flush(e);
+		if (bb > ba + 1) {
+			/* whole buckets of this state */
+			enc_run(e, ba + 1, state);
+			e->next = bb;
+		}
+		enc_add(e, bb, state, (uint64_t)(b > start_b ? b - start_b : 1),
+			&r->nomem);
+	}
+}
+
+static void exact_segment(struct report *r, struct enc *e, int64_t a, int64_t b,
+			  uint32_t state)
+{
+	int64_t ra = a - r->t0, rb = b - r->t0;
+
+	(void)rb;
+	if (e->runs && ra > e->next) {
+		enc_run(e, e->next, 0);
+	}
+	if (!e->runs && ra > 0) {
+		enc_run(e, 0, 0);
+	}
+	if (e->runs && state == e->last_state) {
+		e->next = b - r->t0;
+		return;
+	}
+	enc_run(e, ra, state);
+	e->next = b - r->t0;
+}
+
+static void util_segment(struct report *r, struct core *c, int64_t a, int64_t b,
+			 uint32_t state)
+{
+	double per = (double)UTIL_BUCKETS / (double)(r->t1 - r->t0);
+	bool busy = r->states[state - 1].kind != HT_STATES_IDLE;
+
+	while (a < b) {
+		int64_t k = (int64_t)((double)(a - r->t0) * per);
+		int64_t end;
+
+		if (k >= UTIL_BUCKETS) {
+			k = UTIL_BUCKETS - 1;
+		}
+		end = r->t0 + (int64_t)ceil((double)(k + 1) / per);
+		if (end > b || k == UTIL_BUCKETS - 1) {
+			end = b;
+		}
+		if (end <= a) {
+			end = a + 1;
+		}
+		c->known[k] += (uint64_t)(end - a);
+		if (busy) {
+			c->busy[k] += (uint64_t)(end - a);
+		}
+		a = end;
+	}
+}
+
+/* @state ran on row @t over [a, b): pass 1 counts, pass 2 encodes. */
+static bool encode(struct report *r, struct trow *t, int64_t a, int64_t b,
+		   uint32_t state)
+{
+	unsigned l;
+
+	if (b <= a || !state) {
+		return false;
+	}
+	if (r->pass == 1) {
+		t->segs++;
+		return false;
+	}
+	for (l = 0; l < r->nr_levels; l++) {
+		enc_segment(r, &t->lv[l], r->level_n[l], a, b, state);
+	}
+	if (r->exact) {
+		exact_segment(r, &t->exact, a, b, state);
+	}
+	return true;
+}
+
+/* The innermost slice @state ran on @c over [a, b). */
+static void segment(struct report *r, struct core *c, int64_t a, int64_t b,
+		    uint32_t state)
+{
+	if (encode(r, &c->row, a, b, state)) {
+		util_segment(r, c, a, b, state);
+	}
+}
+
+/* The function row of @c for calls at @depth, made on first use. */
+static struct frow *frow_of(struct report *r, struct core *c, unsigned core,
+			    unsigned depth)
+{
+	unsigned d = depth < FUNC_ROWS - 1 ? depth : FUNC_ROWS - 1;
+	struct frow *f;
+
+	if (c->frow[d]) {
+		return &r->frows[c->frow[d] - 1];
+	}
+	if (r->pass == 2) {
+		/* pass 1 saw the same items: every row exists */
+		r->nomem = true;
+		return NULL;
+	}
+	if (ht_array_reserve((void **)&r->frows, &r->cap_frows, r->nr_frows + 1,
+			     sizeof(*r->frows))) {
+		r->nomem = true;
+		return NULL;
+	}
+	f = &r->frows[r->nr_frows++];
+	memset(f, 0, sizeof(*f));
+	f->core = core;
+	f->depth = d;
+	c->frow[d] = r->nr_frows;
+	return f;
+}
+
+/* Row @f shows @state from @t on. */
+static void frow_set(struct report *r, struct frow *f, int64_t t,
+		     uint32_t state)
+{
+	if (f->state == state) {
+		return;
+	}
+	if (f->state) {
+		encode(r, &f->row, f->since, t, f->state);
+	}
+	f->state = state;
+	f->since = t;
+}
+
+/*
+ * A call begins or ends: the row of its depth changes (the last row
+ * shows the innermost call at that depth or deeper). Pass 1 only
+ * counts, so any non-zero state will do there (no names yet).
+ */
+static int on_func_slice(struct report *r, struct core *c,
+			 const struct ht_states_item *it)
+{
+	unsigned d = it->slice->depth;
+	struct frow *f = frow_of(r, c, it->core->index, d);
+	uint32_t s = 1;
+
+	if (!f) {
+		return HT_ENOMEM;
+	}
+	if (it->kind == HT_STATES_SLICE_BEGIN) {
+		if (r->pass == 2) {
+			s = state_of(r, it->slice);
+		}
+		if (d < STACK_MAX) {
+			c->fstack[d] = s;
+		}
+		frow_set(r, f, it->ns, s);
+	} else if (d <= FUNC_ROWS - 1) {
+		frow_set(r, f, it->ns, 0);
+	} else {
+		/* back to the caller, at depth d - 1 >= FUNC_ROWS - 1 (the
+		 * states model keeps fewer than STACK_MAX open calls) */
+		frow_set(r, f, it->ns,
+			 c->fstack[d - 1 < STACK_MAX ? d - 1 : STACK_MAX - 1]);
+	}
+	return r->nomem ? HT_ENOMEM : 0;
+}
+
+static int on_item(void *arg, const struct ht_states_item *it)
+{
+	struct report *r = arg;
+	struct core *c;
+
+	if (it->kind == HT_STATES_FLOW) {
+		/* every matched message, also a receive stamped at or
+		 * before its send (the sync's error) */
+		if (r->pass == 2 && r->flows++ % r->flow_stride == 0) {
+			ht_buf_printf(&r->flow_json,
+				      "%s[%u,%" PRId64 ",%u,%" PRId64 "]",
+				      r->flows_kept ? "," : "", it->core->index,
+				      it->ns - r->t0, it->peer->index,
+				      it->peer_ns - r->t0);
+			r->flows_kept++;
+		}
+		return 0;
+	}
+	if (it->kind != HT_STATES_SLICE_BEGIN &&
+	    it->kind != HT_STATES_SLICE_END) {
+		return 0;
+	}
+	c = ht__report_core(r, it->core->index);
+	if (!c) {
+		return HT_ENOMEM;
+	}
+	if (it->slice->kind == HT_STATES_FUNC) {
+		return on_func_slice(r, c, it);
+	}
+	if (c->depth && c->depth <= STACK_MAX) {
+		segment(r, c, c->last_ns, it->ns, c->stack[c->depth - 1]);
+	}
+	c->last_ns = it->ns;
+	if (it->kind == HT_STATES_SLICE_BEGIN) {
+		uint32_t s = state_of(r, it->slice);
+
+		if (c->depth < STACK_MAX) {
+			c->stack[c->depth] = s;
+		}
+		c->depth++;
+	} else if (c->depth) {
+		c->depth--;
+	}
+	return r->nomem ? HT_ENOMEM : 0;
+}
+
+static const char *symbolize(void *arg, const struct ht_ctf_msg *msg,
+			     uint64_t addr)
+{
+	return ht_fnames_name(arg, msg, addr);
+}
+
+int ht__report_pass(struct report *r, const char *const *traces,
+		    size_t nr_traces, struct ht_fnames *fnames,
+		    struct ht_states **stp, char *err, size_t err_len)
+{
+	struct ht_ctf_open_opts oo = {.flags = HT_CTF_KEEP_GOING};
+	struct ht_states_opts so = {.no_events = true};
+	struct ht_ctf_set *set = NULL;
+	struct ht_ctf_msg msg;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < r->nr_cores; i++) {
+		r->cores[i].depth = 0;
+	}
+	for (i = 0; i < r->nr_frows; i++) {
+		r->frows[i].state = 0;
+	}
+	if (fnames && r->pass == 2) {
+		so.symbolize = symbolize;
+		so.symbolize_arg = fnames;
+	}
+	ret = ht_states_create(stp, &so, on_item, r);
+	if (ret) {
+		return ret;
+	}
+	ret = ht_ctf_set_open(&set, traces, nr_traces, &oo, err, err_len);
+	if (ret) {
+		return ret;
+	}
+	for (;;) {
+		ret = ht_ctf_set_next(set, &msg);
+		if (ret == HT_EEOF) {
+			ret = ht_states_finish(*stp);
+			break;
+		}
+		if (ret) {
+			/* damaged: said once (pass 1), skipped, the rest is
+			 * used */
+			if (r->pass == 1) {
+				r->reader_errors++;
+				if (r->on_damage) {
+					r->on_damage(r->on_damage_arg,
+						     ht_ctf_set_error(set));
+				}
+			}
+			continue;
+		}
+		if (fnames && r->pass == 1) {
+			ret = ht_fnames_scan(fnames, &msg);
+			if (ret) {
+				break;
+			}
+		}
+		ret = ht_states_feed(*stp, &msg);
+		if (ret) {
+			break;
+		}
+	}
+	ht_ctf_set_close(set);
+	if (!ret && r->nomem) {
+		ret = HT_ENOMEM;
+	}
+	return ret;
+}
+
+/* The worst-case size of a level of @n buckets: one run per bucket or
+ * per segment, whichever is fewer, ~4 bytes each in base64. */
+static uint64_t level_bound(struct report *r, int64_t n)
+{
+	uint64_t bound = 0;
+	size_t i;
+
+	for (i = 0; i < ht__report_nr_rows(r); i++) {
+		uint64_t s = ht__report_row(r, i)->segs + 2;
+
+		bound += ((uint64_t)n < s ? (uint64_t)n : s) * 4;
+	}
+	return bound;
+}
+
+/*
+ * Chooses the levels: 4 times finer each while the worst case fits the
+ * budget; then one last level as fine as the rest of the budget allows
+ * (at least twice the previous one); then the exact slices if they fit.
+ */
+static void choose_levels(struct report *r, size_t budget)
+{
+	uint64_t total_segs = 0, used = 0;
+	int64_t n = LEVEL0_BUCKETS, span = r->t1 - r->t0;
+	size_t i;
+
+	for (i = 0; i < ht__report_nr_rows(r); i++) {
+		total_segs += ht__report_row(r, i)->segs;
+	}
+	r->nr_levels = 0;
+	while (r->nr_levels < MAX_LEVELS) {
+		uint64_t bound = level_bound(r, n);
+
+		if (r->nr_levels && used + bound > budget) {
+			/* the finest level that still fits */
+			int64_t lo = 2 * r->level_n[r->nr_levels - 1], hi = n;
+
+			if (used + level_bound(r, lo) > budget) {
+				break;
+			}
+			while (hi - lo > 1) {
+				int64_t mid = lo + (hi - lo) / 2;
+
+				if (used + level_bound(r, mid) <= budget) {
+					lo = mid;
+				} else {
+					hi = mid;
+				}
+			}
+			r->level_n[r->nr_levels++] = lo;
+			used += level_bound(r, lo);
+			break;
+		}
+		r->level_n[r->nr_levels++] = n;
+		used += bound;
+		/* a level with more buckets than segments, or buckets
+		 * under 1 ns, adds nothing */
+		if ((uint64_t)n >= 4 * (total_segs + 1) || n >= span) {
+			break;
+		}
+		n *= 4;
+	}
+	r->exact =
+	    used + (total_segs + 2 * ht__report_nr_rows(r)) * 8 <= budget;
+}
+
+static uint64_t level_size(struct report *r, unsigned l, bool exact)
+{
+	uint64_t size = 0;
+	size_t i;
+
+	for (i = 0; i < ht__report_nr_rows(r); i++) {
+		const struct enc *e = exact ? &ht__report_row(r, i)->exact
+					    : &ht__report_row(r, i)->lv[l];
+
+		size += (e->out.len + 2) / 3 * 4 + 3;
+	}
+	return size;
+}
+
+/* Keeps the coarse levels, then the exact slices, while they fit. */
+static void keep_levels(struct report *r, size_t budget)
+{
+	uint64_t used = 0;
+	unsigned l;
+
+	for (l = 0; l < r->nr_levels; l++) {
+		uint64_t size = level_size(r, l, false);
+
+		if (l && used + size > budget) {
+			break;
+		}
+		used += size;
+	}
+	r->nr_kept = l;
+	r->exact_kept = r->exact && r->nr_kept == r->nr_levels &&
+			used + level_size(r, 0, true) <= budget;
+}
+int ht__report_plan(struct report *r, size_t budget)
+{
+	size_t i;
+	unsigned l;
+
+	/* the bounds are pessimistic: encode for 3 times the budget, then
+	 * keep what fits once the sizes are known */
+	choose_levels(r, 3 * budget);
+	for (i = 0; i < r->nr_cores; i++) {
+		struct core *c = &r->cores[i];
+
+		c->busy = calloc(UTIL_BUCKETS, sizeof(*c->busy));
+		c->known = calloc(UTIL_BUCKETS, sizeof(*c->known));
+		if (!c->busy || !c->known) {
+			return HT_ENOMEM;
+		}
+	}
+	for (i = 0; i < ht__report_nr_rows(r); i++) {
+		struct trow *t = ht__report_row(r, i);
+
+		t->lv = calloc(r->nr_levels, sizeof(*t->lv));
+		if (!t->lv) {
+			return HT_ENOMEM;
+		}
+		for (l = 0; l < r->nr_levels; l++) {
+			t->lv[l].cur = -1;
+		}
+		t->exact.cur = -1;
+	}
+	return 0;
+}
+
+int ht__report_finish(struct report *r, size_t budget)
+{
+	size_t i;
+	unsigned l;
+
+	for (i = 0; i < ht__report_nr_rows(r); i++) {
+		struct trow *t = ht__report_row(r, i);
+
+		for (l = 0; l < r->nr_levels; l++) {
+			enc_flush(&t->lv[l]);
+			/* the end of the last run */
+			if (t->lv[l].runs) {
+				enc_run(&t->lv[l], t->lv[l].next, 0);
+			}
+			r->nomem |= t->lv[l].out.nomem;
+		}
+		if (t->exact.runs) {
+			enc_run(&t->exact, t->exact.next, 0);
+		}
+		r->nomem |= t->exact.out.nomem;
+	}
+	if (r->nomem || r->flow_json.nomem || r->notes.nomem) {
+		return HT_ENOMEM;
+	}
+	keep_levels(r, budget);
+	return 0;
+}
+
+void ht__report_fini(struct report *r)
+{
+	size_t i;
+	unsigned l;
+
+	for (i = 0; i < ht__report_nr_rows(r); i++) {
+		struct trow *t = ht__report_row(r, i);
+
+		for (l = 0; t->lv && l < r->nr_levels; l++) {
+			ht_buf_fini(&t->lv[l].out);
+			free(t->lv[l].acc_state);
+			free(t->lv[l].acc_ns);
+		}
+		free(t->lv);
+		ht_buf_fini(&t->exact.out);
+	}
+	for (i = 0; i < r->nr_cores; i++) {
+		free(r->cores[i].busy);
+		free(r->cores[i].known);
+	}
+	free(r->cores);
+	free(r->frows);
+	free(r->state_hash);
+	for (i = 0; i < r->nr_states; i++) {
+		free(r->states[i].name);
+	}
+	free(r->states);
+	ht_buf_fini(&r->flow_json);
+	ht_buf_fini(&r->notes);
+}

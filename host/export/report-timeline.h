@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef HT_HOST_REPORT_TIMELINE_H
+#define HT_HOST_REPORT_TIMELINE_H
+
+/*
+ * The HTML report's data, built from the traces (internal to
+ * report.c). Pass 1 runs the states model to count each row's segments
+ * (the innermost slice running on a core: an interrupt over a task, a
+ * task, idle; and per core the function rows) and to learn the cores
+ * and the span; the levels of the timeline pyramid are chosen from
+ * those counts to fit the budget. Pass 2 runs the model again and
+ * encodes every segment into every level, keeps the message flows
+ * (evenly thinned to the limit) and the utilization per bucket. It
+ * knows nothing of HTML: report.c writes what is built here.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/buf.h"
+#include "host/analysis/func-names.h"
+#include "host/analysis/states.h"
+
+#define UTIL_BUCKETS 1024
+#define MAX_LEVELS 12
+#define STACK_MAX 80
+/* function rows per core: depth 0, 1, 2, then the innermost call at
+ * depth 3 or more (a flame lane cut at a fixed height) */
+#define FUNC_ROWS 4
+
+struct state {
+	enum ht_states_kind kind;
+	char *name;
+};
+
+/* One level of one core: runs (bucket delta, state id) as varints. */
+struct enc {
+	int64_t cur;	  /* bucket being accumulated, -1 none */
+	int64_t next;	  /* first bucket not yet covered by a run */
+	int64_t last_run; /* bucket of the last run emitted */
+	uint32_t last_state;
+	uint32_t *acc_state;
+	uint64_t *acc_ns;
+	size_t nr_acc, cap_state, cap_ns;
+	struct ht_buf out;
+	uint64_t runs;
+};
+
+/* One row of the timeline: its segments encoded in every level. */
+struct trow {
+	uint64_t segs;	  /* pass 1: segments counted */
+	struct enc *lv;	  /* per level */
+	struct enc exact; /* unit 1 ns */
+};
+
+struct core {
+	struct trow row; /* what ran: tasks, interrupts, idle */
+	uint32_t stack[STACK_MAX];
+	unsigned depth;
+	int64_t last_ns;
+	uint64_t *busy;	 /* per util bucket, ns busy (task + isr) */
+	uint64_t *known; /* per util bucket, ns known */
+	/* function calls: the state of each open call by depth, and the
+	 * function rows (index into report.frows + 1, 0: none yet) */
+	uint32_t fstack[STACK_MAX];
+	size_t frow[FUNC_ROWS];
+};
+
+/* A function row: the call at one depth of one core. */
+struct frow {
+	struct trow row;
+	unsigned core, depth;
+	uint32_t state; /* running now (0: none) */
+	int64_t since;
+};
+
+struct report {
+	int pass;
+	struct state *states;
+	size_t nr_states, cap_states;
+	struct core *cores; /* by states core index */
+	size_t nr_cores, cap_cores;
+	int64_t t0, t1;
+	unsigned nr_levels;
+	int64_t level_n[MAX_LEVELS]; /* buckets per level */
+	bool exact;
+	unsigned nr_kept; /* levels written */
+	bool exact_kept;
+	uint64_t flows, flows_kept, flow_stride;
+	struct ht_buf flow_json;
+	struct frow *frows; /* in order of creation (the same both passes) */
+	size_t nr_frows, cap_frows;
+	uint32_t *state_hash; /* state ids by (kind, name); 0 empty */
+	size_t hash_cap;
+	size_t nr_core_rows; /* rows before the function rows */
+	struct ht_buf notes; /* JSON strings, comma-separated */
+	uint64_t reader_errors;
+	void (*on_damage)(void *arg, const char *text);
+	void *on_damage_arg;
+	bool nomem;
+};
+
+/* Row @i of the page: the cores' rows, then the function rows. */
+static inline struct trow *ht__report_row(struct report *r, size_t i)
+{
+	return i < r->nr_core_rows ? &r->cores[i].row
+				   : &r->frows[i - r->nr_core_rows].row;
+}
+
+static inline size_t ht__report_nr_rows(const struct report *r)
+{
+	return r->nr_core_rows + r->nr_frows;
+}
+
+/* The core of states index @index, made (zeroed) when new; NULL (and
+ * r->nomem) when there is no memory. */
+struct core *ht__report_core(struct report *r, unsigned index);
+
+/* One pass over the traces through the states model (r->pass says
+ * which); pass 1 also feeds @fnames (the load bias of each core), pass
+ * 2 names with it. *@stp is the model, for its totals. */
+int ht__report_pass(struct report *r, const char *const *traces,
+		    size_t nr_traces, struct ht_fnames *fnames,
+		    struct ht_states **stp, char *err, size_t err_len);
+
+/* After pass 1: the levels for @budget bytes, and the memory of pass
+ * 2. Returns 0 or HT_ENOMEM. */
+int ht__report_plan(struct report *r, size_t budget);
+
+/* After pass 2: ends every row's runs, then keeps the levels that fit
+ * @budget. Returns 0 or HT_ENOMEM. */
+int ht__report_finish(struct report *r, size_t budget);
+
+/* Frees what @r holds. */
+void ht__report_fini(struct report *r);
+
+#endif
