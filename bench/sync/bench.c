@@ -145,8 +145,8 @@ int main(int argc, char **argv)
 	size_t rounds = argc > 1 ? strtoul(argv[1], NULL, 10) : 1000000;
 	size_t r;
 
-	printf("%-44s %10s %10s %8s %8s\n", "clock sync", "hetrace",
-	       "target", "ratio", "want");
+	printf("%-44s %10s %10s %8s %8s\n", "clock sync", "hetrace", "target",
+	       "ratio", "want");
 	throughput("fit, pairs/s (millions), in time order", rounds, 0, 0);
 	throughput("fit, pairs/s (millions), shuffled", rounds, 1, 0);
 	throughput("fit, pairs/s (millions), 1 in 1000 too fast", rounds, 0,

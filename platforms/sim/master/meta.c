@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "common/error.h"
+#include "common/json-writer.h"
 #include "meta.h"
 #include "platforms/sim/clock-model.h"
 
@@ -135,6 +136,7 @@ int ht__sim_write_truth(const char *path, const struct sim_core_desc *cores,
 			unsigned nr, uint64_t start_ns, uint64_t end_ns)
 {
 	char tmp[4096];
+	struct ht_json j = {0};
 	const char *ref = "arm0";
 	unsigned i;
 	FILE *f;
@@ -152,21 +154,29 @@ int ht__sim_write_truth(const char *path, const struct sim_core_desc *cores,
 	if (!f) {
 		return HT_EIO;
 	}
+	j.f = f;
+	/* Names go through the JSON escaper; the layout is written here. */
 	fprintf(f,
 		"{\n  \"format\": \"hetrace-sim-truth\",\n  \"version\": 1,\n"
-		"  \"reference\": \"%s\",\n"
-		"  \"start_ns\": %" PRIu64 ",\n  \"end_ns\": %" PRIu64 ",\n"
+		"  \"reference\": ");
+	ht_json_str(&j, ref);
+	fprintf(f,
+		",\n  \"start_ns\": %" PRIu64 ",\n  \"end_ns\": %" PRIu64 ",\n"
 		"  \"cores\": [\n",
-		ref, start_ns, end_ns);
+		start_ns, end_ns);
 	for (i = 0; i < nr; i++) {
 		const struct sim_core_desc *c = &cores[i];
 
+		fprintf(f, "    {\n      \"name\": ");
+		ht_json_str(&j, c->name);
 		fprintf(f,
-			"    {\n      \"name\": \"%s\",\n      \"core_id\": "
-			"%" PRIu32 ",\n      \"role\": \"%s\",\n",
-			c->name, c->core_id, c->is_master ? "master" : "slave");
+			",\n      \"core_id\": %" PRIu32
+			",\n      \"role\": \"%s\",\n",
+			c->core_id, c->is_master ? "master" : "slave");
 		if (!c->is_master) {
-			fprintf(f, "      \"master\": \"%s\",\n", ref);
+			fprintf(f, "      \"master\": ");
+			ht_json_str(&j, ref);
+			fprintf(f, ",\n");
 		}
 		put_clock(f, c);
 		fprintf(f, "    }%s\n", i + 1 < nr ? "," : "");
