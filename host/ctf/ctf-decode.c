@@ -5,13 +5,14 @@
  * The file is mapped once; pages of finished packets are given back to
  * the kernel so that the resident size does not grow with the file.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "ctf-internal.h"
+#include "ctf-stream.h"
 #include "common/error.h"
 
 #define PKT_MAGIC 0xc1fc1fc1u
@@ -695,34 +696,7 @@ static bool has_m(const struct ht__stream *s, enum ht__meaning m)
 
 static inline int64_t to_ns(const struct ht__stream *s, uint64_t cycles)
 {
-	const struct ht__stream_class *sc = s->sc;
-	const struct ht_ctf_clock *c = sc ? sc->pub.default_clock : NULL;
-	uint64_t vns;
-	int64_t ns;
-
-	if (!c) {
-		return 0;
-	}
-	if (sc->base_ok) {
-		/* what ht_ctf_clock_cycles_to_ns() computes, inlined */
-		if (sc->clock_is_ns) {
-			vns = cycles;
-		} else {
-			double d = (1e9 * (double)cycles) / sc->freq_d;
-
-			vns =
-			    d >= (double)UINT64_MAX ? UINT64_MAX : (uint64_t)d;
-		}
-		if (vns < (uint64_t)INT64_MAX &&
-		    !(sc->base_ns > 0 &&
-		      (int64_t)vns > INT64_MAX - sc->base_ns)) {
-			return sc->base_ns + (int64_t)vns;
-		}
-	}
-	if (ht_ctf_clock_cycles_to_ns(c, cycles, &ns)) {
-		return cycles > INT64_MAX ? INT64_MAX : (int64_t)cycles;
-	}
-	return ns;
+	return s->sc ? ht__stream_class_to_ns(s->sc, cycles) : 0;
 }
 
 int64_t ht__stream_to_ns(const struct ht__stream *s, uint64_t cycles)
@@ -869,7 +843,7 @@ static int scan_packet_scope(struct ht__stream *s, const struct ht__plan *p,
 	uint64_t at = s->pos;
 	uint32_t mset = s->mset;
 
-	if (!ht__scan_scope(s, p)) {
+	if (!ht__skip_scope(s, p)) {
 		*root = NULL;
 		*idx = -1;
 		return 0;

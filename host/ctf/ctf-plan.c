@@ -5,11 +5,12 @@
  * resolved here, once: the field they name saves its value in a
  * register that the sequence or variant reads at decode time.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctf-internal.h"
+#include "ctf-model.h"
 #include "common/error.h"
 
 struct frame {
@@ -1384,13 +1385,7 @@ int ht__plan_compile_trace(struct ht__trace *t, char *err, size_t err_len)
 			sc->pub.default_clock =
 			    plan_clock(t, &sc->packet_context);
 		}
-		sc->clock_is_ns = sc->pub.default_clock &&
-				  sc->pub.default_clock->freq_hz == 1000000000;
-		if (sc->pub.default_clock) {
-			sc->base_ok = !ht_ctf_clock_cycles_to_ns(
-			    sc->pub.default_clock, 0, &sc->base_ns);
-			sc->freq_d = (double)sc->pub.default_clock->freq_hz;
-		}
+		ht__stream_class_clock_init(sc);
 		for (e = 0; e < sc->pub.nr_event_classes; e++) {
 			struct ht__event_class *ec =
 			    (struct ht__event_class *)sc->pub.event_classes[e];

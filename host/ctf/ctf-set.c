@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ctf-internal.h"
+#include "ctf-stream.h"
 #include "common/error.h"
 
 struct ht_ctf_set {
@@ -91,194 +91,6 @@ ht_ctf_trace_env(const struct ht_ctf_trace *trace, const char *name)
 		}
 	}
 	return NULL;
-}
-
-static uint64_t ns_from_value(uint64_t freq, uint64_t cycles)
-{
-	double d;
-
-	if (freq == UINT64_C(1000000000)) {
-		return cycles;
-	}
-	/* the same double arithmetic as babeltrace2, for equal output */
-	d = (1e9 * (double)cycles) / (double)freq;
-	if (d >= (double)UINT64_MAX) {
-		return UINT64_MAX;
-	}
-	return (uint64_t)d;
-}
-
-int ht_ctf_clock_cycles_to_ns(const struct ht_ctf_clock *clk, uint64_t cycles,
-			      int64_t *ns_from_origin)
-{
-	int64_t off_s = clk->offset_s, base;
-	int64_t off_c = clk->offset_cycles;
-	uint64_t freq = clk->freq_hz ? clk->freq_hz : 1;
-	uint64_t vns;
-
-	/* normalize the offset: 0 <= offset cycles < freq */
-	if (off_c >= 0) {
-		off_s += off_c / (int64_t)(freq > INT64_MAX ? INT64_MAX : freq);
-		off_c %= (int64_t)(freq > INT64_MAX ? INT64_MAX : freq);
-	} else {
-		int64_t f = freq > INT64_MAX ? INT64_MAX : (int64_t)freq;
-		int64_t secs = (-off_c + f - 1) / f;
-
-		off_s -= secs;
-		off_c += secs * f;
-	}
-	if (__builtin_mul_overflow(off_s, INT64_C(1000000000), &base)) {
-		return HT_ERANGE;
-	}
-	base += (int64_t)ns_from_value(freq, (uint64_t)off_c);
-	vns = ns_from_value(freq, cycles);
-	if (vns >= (uint64_t)INT64_MAX) {
-		return HT_ERANGE;
-	}
-	if (base > 0 && (int64_t)vns > INT64_MAX - base) {
-		return HT_ERANGE;
-	}
-	*ns_from_origin = base + (int64_t)vns;
-	return 0;
-}
-
-/* ---------------------------------------------------------------- */
-/* Metadata files                                                    */
-
-#define META_MAGIC 0x75d11d57u
-#define META_HDR 37
-
-int ht__metadata_read(const char *path, char **text, size_t *len, char *err,
-		      size_t err_len)
-{
-	FILE *f;
-	uint8_t *buf = NULL;
-	size_t n = 0, cap = 0;
-	char *out = NULL;
-	size_t olen = 0;
-	uint32_t magic;
-	int ret = 0;
-
-	f = fopen(path, "rb");
-	if (!f) {
-		snprintf(err, err_len, "%s: cannot open: %s", path,
-			 strerror(errno));
-		return errno == ENOENT ? HT_ENOENT : HT_EIO;
-	}
-	for (;;) {
-		size_t r;
-
-		if (cap - n < 65536) {
-			uint8_t *nb;
-
-			cap = cap ? cap * 2 : 65536;
-			if (cap > (256u << 20)) {
-				snprintf(err, err_len,
-					 "%s: metadata larger than 256 MiB",
-					 path);
-				ret = HT_ERANGE;
-				goto out;
-			}
-			nb = realloc(buf, cap);
-			if (!nb) {
-				ret = HT_ENOMEM;
-				goto out;
-			}
-			buf = nb;
-		}
-		r = fread(buf + n, 1, cap - n - 1, f);
-		n += r;
-		if (r == 0) {
-			break;
-		}
-	}
-	if (ferror(f)) {
-		snprintf(err, err_len, "%s: read error", path);
-		ret = HT_EIO;
-		goto out;
-	}
-	magic = 0;
-	if (n >= 4) {
-		memcpy(&magic, buf, 4);
-	}
-	if (magic == META_MAGIC || magic == __builtin_bswap32(META_MAGIC)) {
-		bool swap = magic != META_MAGIC;
-		size_t off = 0;
-
-		out = malloc(n + 1);
-		if (!out) {
-			ret = HT_ENOMEM;
-			goto out;
-		}
-		while (off < n) {
-			uint32_t m, csize, psize;
-
-			if (n - off < META_HDR) {
-				snprintf(err, err_len,
-					 "%s: offset %zu: truncated metadata "
-					 "packet header",
-					 path, off);
-				ret = HT_ETRUNC;
-				goto out;
-			}
-			memcpy(&m, buf + off, 4);
-			memcpy(&csize, buf + off + 24, 4);
-			memcpy(&psize, buf + off + 28, 4);
-			if (swap) {
-				m = __builtin_bswap32(m);
-				csize = __builtin_bswap32(csize);
-				psize = __builtin_bswap32(psize);
-			}
-			if (m != META_MAGIC) {
-				snprintf(err, err_len,
-					 "%s: offset %zu: wrong metadata "
-					 "packet magic 0x%08x",
-					 path, off, m);
-				ret = HT_EFORMAT;
-				goto out;
-			}
-			if (buf[off + 32] || buf[off + 33]) {
-				snprintf(err, err_len,
-					 "%s: offset %zu: compressed or "
-					 "encrypted metadata is not supported",
-					 path, off);
-				ret = HT_EUNSUPPORTED;
-				goto out;
-			}
-			if (csize % 8 || psize % 8 || csize < META_HDR * 8 ||
-			    csize > psize || psize / 8 > n - off) {
-				snprintf(err, err_len,
-					 "%s: offset %zu: bad metadata packet "
-					 "sizes (content %u, packet %u bits)",
-					 path, off, csize, psize);
-				ret = HT_EFORMAT;
-				goto out;
-			}
-			memcpy(out + olen, buf + off + META_HDR,
-			       csize / 8 - META_HDR);
-			olen += csize / 8 - META_HDR;
-			off += psize / 8;
-		}
-		out[olen] = '\0';
-		free(buf);
-		buf = NULL;
-	} else {
-		out = (char *)buf;
-		out[n] = '\0';
-		olen = n;
-		buf = NULL;
-	}
-	*text = out;
-	*len = olen;
-	out = NULL;
-out:
-	if (ret == HT_ENOMEM) {
-		snprintf(err, err_len, "%s: out of memory", path);
-	}
-	free(out);
-	free(buf);
-	fclose(f);
-	return ret;
 }
 
 /* ---------------------------------------------------------------- */
@@ -528,11 +340,11 @@ static int open_trace(struct ht_ctf_set *set, const char *dir, char *err,
 		ret = HT_ENOMEM;
 		goto fail;
 	}
-	ret = ht__metadata_read(t->metadata_path, &text, &len, err, err_len);
+	ret = ht_ctf_metadata_read(t->metadata_path, &text, &len, err, err_len);
 	if (ret) {
 		goto fail;
 	}
-	ret = ht__tsdl_parse(t, t->metadata_path, text, len, &set->opts, err,
+	ret = ht__trace_load(t, t->metadata_path, text, len, &set->opts, err,
 			     err_len);
 	free(text);
 	if (ret) {

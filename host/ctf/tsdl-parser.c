@@ -4,11 +4,12 @@
  * stream and event classes, env). Recursive descent over a token array;
  * every error names path:line:column.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctf-internal.h"
+#include "ctf-model.h"
 #include "common/error.h"
 
 enum tok_kind {
@@ -2234,9 +2235,6 @@ int ht__tsdl_parse(struct ht__trace *trace, const char *path, const char *text,
 	}
 	if (!ret) {
 		ret = link_model(&ps);
-	}
-	if (!ret) {
-		ret = ht__plan_compile_trace(trace, err, err_len);
 	}
 	if (ret == HT_ENOMEM && err_len) {
 		snprintf(err, err_len, "%s: out of memory", path);
