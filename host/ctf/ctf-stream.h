@@ -307,6 +307,81 @@ static inline const uint8_t *ht__find_nul(const uint8_t *p, uint64_t avail)
 	return memchr(p + i, 0, avail - i);
 }
 
+/* ---- decoding into fields (ctf-fields.c) ---- */
+
+/*
+ * Fills s->err with "cannot decode packet: file=... offset=...: " and
+ * the message, the offset being @at_bits in bytes. Returns @code.
+ */
+int ht__stream_fail(struct ht__stream *s, int code, uint64_t at_bits,
+		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/*
+ * Runs op @i of @ops at s->pos, appending its fields to @fb (@name: the
+ * field's name, @depth: its nesting). Returns 0 or a negative HT_E...
+ * code with a message.
+ */
+int ht__scope_decode(struct ht__stream *s, const struct ht__op *ops, uint32_t i,
+		     const char *name, struct ht__fieldbuf *fb, unsigned depth);
+
+/* Loads leaf @l, a float or an integer that may span 9 bytes, at bit
+ * @p (@w: the 8 bytes there) into field @f. */
+void ht__leaf_load_other(struct ht__stream *s, const struct ht__leaf *l,
+			 uint64_t p, uint64_t w, struct ht_ctf_field *f);
+
+/*
+ * Loads plain leaves [@l, @end) of a run starting at @pos into fields
+ * @f: a load, a shift, a mask and a sign extension each.
+ */
+static inline void ht__leaf_load_plain(const struct ht__leaf *restrict l,
+				       const struct ht__leaf *end,
+				       const uint8_t *restrict map,
+				       uint64_t pos,
+				       struct ht_ctf_field *restrict f)
+{
+	for (; l < end; l++) {
+		f[l->field].v.u = ht__leaf_value(map, pos, l);
+	}
+}
+
+/*
+ * Loads the leaves of run @r starting at @pos into fields @f: integers
+ * are one 8-byte load, a shift and a mask (the file mapping has
+ * padding for the last load).
+ */
+static inline void ht__run_load_leaves(struct ht__stream *restrict s,
+				       const struct ht__run *r, uint64_t pos,
+				       struct ht_ctf_field *restrict f)
+{
+	const struct ht__leaf *restrict l = r->leaves;
+	const struct ht__leaf *plain = l + r->nr_plain;
+	const struct ht__leaf *end = l + r->nr_leaves;
+	const uint8_t *restrict map = s->map;
+
+	ht__leaf_load_plain(l, plain, map, pos, f);
+	for (l = plain; l < end; l++) {
+		const uint64_t p = pos + l->off_bits;
+		const unsigned load = l->load;
+		uint64_t v, w;
+
+		memcpy(&w, map + (p >> 3), 8);
+		if (load == HT__LOAD_LE) {
+			v = (ht__le64(w) >> (p & 7)) & l->mask;
+		} else if (load == HT__LOAD_BE) {
+			v = (ht__be64(w) << (p & 7)) >> (64 - l->size_bits);
+		} else {
+			ht__leaf_load_other(s, l, p, w, &f[l->field]);
+			continue;
+		}
+		v = (v ^ l->sign) - l->sign;
+		f[l->field].v.u = v;
+		if (l->side) {
+			ht__int_side(s, l->reg, l->meaning, l->clock, v,
+				     l->size_bits);
+		}
+	}
+}
+
 /* ---- skipping without fields (ctf-skip.c) ---- */
 
 /* The leaves of run @r at @pos that save something: loaded, applied. */
