@@ -18,6 +18,7 @@
 #include "ctf-reader.h"
 
 struct ht__event_class;
+struct ht__stream_class;
 struct ht__trace;
 
 enum ht__op_kind {
@@ -279,5 +280,29 @@ ht__hdr_option(const struct ht__hdr_var *hv, uint64_t tag)
  * "path: message" in @err.
  */
 int ht__plan_compile_trace(struct ht__trace *trace, char *err, size_t err_len);
+
+/* ---- between the plan compiler's files ---- */
+
+/* @v rounded up to a multiple of @a, a power of two. */
+static inline uint64_t ht__align_up(uint64_t v, uint64_t a)
+{
+	return (v + a - 1) & ~(a - 1);
+}
+
+/*
+ * Builds the fixed runs and the flat-scope template of plan @p of
+ * trace @t (ctf-plan-runs.c). Returns 0 or HT_ENOMEM.
+ */
+int ht__plan_build_runs(struct ht__trace *t, struct ht__plan *p);
+
+/* Fills the event header's fast-path descriptions of @sc (ctf-plan-fast.c). */
+void ht__plan_fast_paths(struct ht__stream_class *sc);
+
+/*
+ * Compiles the scan steps of the event classes of @sc and, with a
+ * fixed event header, its scan entries by id (ctf-plan-fast.c).
+ * Returns 0 or HT_ENOMEM.
+ */
+int ht__plan_skips(struct ht__trace *t, struct ht__stream_class *sc);
 
 #endif
