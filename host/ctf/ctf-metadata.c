@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ctf-model.h"
+#include "common/buf.h"
 #include "common/error.h"
 
 #define META_MAGIC 0x75d11d57u
@@ -35,23 +36,16 @@ int ht_ctf_metadata_read(const char *path, char **text, size_t *len, char *err,
 	for (;;) {
 		size_t r;
 
-		if (cap - n < 65536) {
-			uint8_t *nb;
-
-			cap = cap ? cap * 2 : 65536;
-			if (cap > (256u << 20)) {
-				snprintf(err, err_len,
-					 "%s: metadata larger than 256 MiB",
-					 path);
-				ret = HT_ERANGE;
-				goto out;
-			}
-			nb = realloc(buf, cap);
-			if (!nb) {
-				ret = HT_ENOMEM;
-				goto out;
-			}
-			buf = nb;
+		/* room for 64 KiB more, the buffer doubling up to 256 MiB */
+		if (n + 65536 > (256u << 20)) {
+			snprintf(err, err_len,
+				 "%s: metadata larger than 256 MiB", path);
+			ret = HT_ERANGE;
+			goto out;
+		}
+		if (ht_array_reserve((void **)&buf, &cap, n + 65536, 1)) {
+			ret = HT_ENOMEM;
+			goto out;
 		}
 		r = fread(buf + n, 1, cap - n - 1, f);
 		n += r;

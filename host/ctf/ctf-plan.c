@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "ctf-model.h"
+#include "common/buf.h"
 #include "common/error.h"
 
 struct frame {
@@ -28,7 +29,8 @@ struct compiler {
 	struct ht__plan *plans[HT_CTF_NR_SCOPES];
 	/* the plan being built */
 	struct ht__op *ops;
-	uint32_t nr_ops, cap_ops;
+	uint32_t nr_ops;
+	size_t cap_ops;
 	struct frame stack[64];
 	unsigned depth;
 };
@@ -55,20 +57,12 @@ static int cfail(struct compiler *cc, int code, const char *fmt, ...)
 
 static int new_op(struct compiler *cc, uint32_t *idx)
 {
-	if (cc->nr_ops == cc->cap_ops) {
-		uint32_t cap = cc->cap_ops ? cc->cap_ops * 2 : 32;
-		struct ht__op *n;
-
-		if (cap > (1u << 24)) {
-			return cfail(cc, HT_EUNSUPPORTED,
-				     "the type is too large");
-		}
-		n = realloc(cc->ops, cap * sizeof(*n));
-		if (!n) {
-			return HT_ENOMEM;
-		}
-		cc->ops = n;
-		cc->cap_ops = cap;
+	if (cc->nr_ops == (1u << 24)) {
+		return cfail(cc, HT_EUNSUPPORTED, "the type is too large");
+	}
+	if (ht_array_reserve((void **)&cc->ops, &cc->cap_ops, cc->nr_ops + 1,
+			     sizeof(*cc->ops))) {
+		return HT_ENOMEM;
 	}
 	*idx = cc->nr_ops++;
 	memset(&cc->ops[*idx], 0, sizeof(cc->ops[*idx]));

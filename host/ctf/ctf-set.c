@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "ctf-stream.h"
+#include "common/buf.h"
 #include "common/error.h"
 
 struct ht_ctf_set {
@@ -105,15 +106,9 @@ static int sv_push(struct strvec *sv, const char *s)
 {
 	char *d;
 
-	if (sv->n == sv->cap) {
-		size_t cap = sv->cap ? sv->cap * 2 : 16;
-		char **n = realloc(sv->v, cap * sizeof(*n));
-
-		if (!n) {
-			return HT_ENOMEM;
-		}
-		sv->v = n;
-		sv->cap = cap;
+	if (ht_array_reserve((void **)&sv->v, &sv->cap, sv->n + 1,
+			     sizeof(*sv->v))) {
+		return HT_ENOMEM;
 	}
 	d = strdup(s);
 	if (!d) {

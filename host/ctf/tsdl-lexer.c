@@ -9,19 +9,14 @@
 #include <string.h>
 
 #include "tsdl-parser.h"
+#include "common/buf.h"
 #include "common/error.h"
 
 static int add_tok(struct parser *ps, struct tok *t)
 {
-	if (ps->nr_toks == ps->cap_toks) {
-		size_t cap = ps->cap_toks ? ps->cap_toks * 2 : 1024;
-		struct tok *n = realloc(ps->toks, cap * sizeof(*n));
-
-		if (!n) {
-			return HT_ENOMEM;
-		}
-		ps->toks = n;
-		ps->cap_toks = cap;
+	if (ht_array_reserve((void **)&ps->toks, &ps->cap_toks, ps->nr_toks + 1,
+			     sizeof(*ps->toks))) {
+		return HT_ENOMEM;
 	}
 	ps->toks[ps->nr_toks++] = *t;
 	return 0;
@@ -264,4 +259,27 @@ const char *ht__tsdl_tok_desc(const struct tok *t, char *buf, size_t n)
 		snprintf(buf, n, "'%s'", t->punct);
 		return buf;
 	}
+}
+
+bool ht__tsdl_dotted_name(struct parser *ps, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	for (;;) {
+		struct tok *t = cur(ps);
+
+		if (t->kind != T_IDENT || n + t->len + 2 > size) {
+			return false;
+		}
+		memcpy(buf + n, t->s, t->len);
+		n += t->len;
+		advance(ps);
+		if (!tok_is(cur(ps), ".")) {
+			break;
+		}
+		buf[n++] = '.';
+		advance(ps);
+	}
+	buf[n] = '\0';
+	return true;
 }

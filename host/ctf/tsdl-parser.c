@@ -10,19 +10,14 @@
 #include <string.h>
 
 #include "tsdl-parser.h"
+#include "common/buf.h"
 #include "common/error.h"
 
 int ht__tsdl_vec_push(struct vec *v, void *p)
 {
-	if (v->n == v->cap) {
-		size_t cap = v->cap ? v->cap * 2 : 16;
-		void **n = realloc(v->v, cap * sizeof(*n));
-
-		if (!n) {
-			return HT_ENOMEM;
-		}
-		v->v = n;
-		v->cap = cap;
+	if (ht_array_reserve((void **)&v->v, &v->cap, v->n + 1,
+			     sizeof(*v->v))) {
+		return HT_ENOMEM;
 	}
 	v->v[v->n++] = p;
 	return 0;
@@ -258,28 +253,13 @@ static int skip_block(struct parser *ps)
 /* LHS of an entry in trace/stream/event/clock blocks: dotted path */
 static int parse_lhs(struct parser *ps, char *buf, size_t size)
 {
-	size_t n = 0;
+	char b[64];
 
-	for (;;) {
-		struct tok *t = cur(ps);
-
-		if (t->kind != T_IDENT || n + t->len + 2 > size) {
-			char b[64];
-
-			return FAIL(ps, HT_ESYNTAX,
-				    "expected an attribute name, found %s",
-				    ht__tsdl_tok_desc(t, b, sizeof(b)));
-		}
-		memcpy(buf + n, t->s, t->len);
-		n += t->len;
-		advance(ps);
-		if (!tok_is(cur(ps), ".")) {
-			break;
-		}
-		buf[n++] = '.';
-		advance(ps);
+	if (!ht__tsdl_dotted_name(ps, buf, size)) {
+		return FAIL(ps, HT_ESYNTAX,
+			    "expected an attribute name, found %s",
+			    ht__tsdl_tok_desc(cur(ps), b, sizeof(b)));
 	}
-	buf[n] = '\0';
 	return 0;
 }
 
@@ -381,16 +361,40 @@ static int need_type(struct parser *ps, const struct ht_ctf_type *t,
 	return 0;
 }
 
+/*
+ * A scope type attribute: when @key is one of the @n @names, the type
+ * slot of the same index in @slots gets @type (which must be a
+ * structure). Returns 1 when @key is none of them, else 0 or an error.
+ */
+static int scope_attr(struct parser *ps, const char *key,
+		      const struct ht_ctf_type *type, const char *const *names,
+		      const struct ht_ctf_type **const *slots, size_t n,
+		      unsigned line, unsigned col)
+{
+	size_t i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		if (!strcmp(key, names[i])) {
+			ret = need_type(ps, type, key, line, col);
+			*slots[i] = type;
+			return ret;
+		}
+	}
+	return 1;
+}
+
 static int trace_entry(struct parser *ps, void *obj, const char *key,
 		       const struct ht_ctf_type *type, const struct value *v,
 		       unsigned line, unsigned col)
 {
 	struct ht__trace *t = obj;
+	const char *const names[] = {"packet.header"};
+	const struct ht_ctf_type **const slots[] = {&t->pub.packet_header};
 	int ret;
 
-	if (!strcmp(key, "packet.header")) {
-		ret = need_type(ps, type, key, line, col);
-		t->pub.packet_header = type;
+	ret = scope_attr(ps, key, type, names, slots, 1, line, col);
+	if (ret <= 0) {
 		return ret;
 	}
 	ret = need_value(ps, v, key, line, col);
@@ -538,21 +542,15 @@ static int stream_entry(struct parser *ps, void *obj, const char *key,
 			unsigned line, unsigned col)
 {
 	struct ht__stream_class *sc = obj;
+	const char *const names[] = {"packet.context", "event.header",
+				     "event.context"};
+	const struct ht_ctf_type **const slots[] = {&sc->pub.packet_context,
+						    &sc->pub.event_header,
+						    &sc->pub.event_context};
 	int ret;
 
-	if (!strcmp(key, "packet.context")) {
-		ret = need_type(ps, type, key, line, col);
-		sc->pub.packet_context = type;
-		return ret;
-	}
-	if (!strcmp(key, "event.header")) {
-		ret = need_type(ps, type, key, line, col);
-		sc->pub.event_header = type;
-		return ret;
-	}
-	if (!strcmp(key, "event.context")) {
-		ret = need_type(ps, type, key, line, col);
-		sc->pub.event_context = type;
+	ret = scope_attr(ps, key, type, names, slots, 3, line, col);
+	if (ret <= 0) {
 		return ret;
 	}
 	ret = need_value(ps, v, key, line, col);
@@ -572,16 +570,13 @@ static int event_entry(struct parser *ps, void *obj, const char *key,
 {
 	struct pending_event *pe = obj;
 	struct ht__event_class *ec = pe->ec;
+	const char *const names[] = {"context", "fields"};
+	const struct ht_ctf_type **const slots[] = {&ec->pub.context,
+						    &ec->pub.payload};
 	int ret;
 
-	if (!strcmp(key, "context")) {
-		ret = need_type(ps, type, key, line, col);
-		ec->pub.context = type;
-		return ret;
-	}
-	if (!strcmp(key, "fields")) {
-		ret = need_type(ps, type, key, line, col);
-		ec->pub.payload = type;
+	ret = scope_attr(ps, key, type, names, slots, 2, line, col);
+	if (ret <= 0) {
 		return ret;
 	}
 	ret = need_value(ps, v, key, line, col);

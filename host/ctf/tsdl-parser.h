@@ -177,6 +177,13 @@ static inline char *tok_strdup(struct parser *ps, const struct tok *t)
 	return ht__arena_strndup(ps->a, t->s, t->len);
 }
 
+/*
+ * Reads a dotted name (IDENT(.IDENT)*) at the current token into @buf
+ * of @size bytes, null-terminated. Returns false at the first token
+ * that does not fit that (or when the name is too long).
+ */
+bool ht__tsdl_dotted_name(struct parser *ps, char *buf, size_t size);
+
 /* ---- tsdl-types.c ---- */
 
 /* Opens a scope of aliases (a block or a compound body); closing it

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "tsdl-parser.h"
+#include "common/buf.h"
 #include "common/error.h"
 
 static struct ht_ctf_type *new_type(struct parser *ps,
@@ -43,15 +44,9 @@ static struct ht_ctf_type *copy_type(struct parser *ps,
 static int add_alias(struct parser *ps, const char *name, int kind,
 		     const struct ht_ctf_type *type)
 {
-	if (ps->nr_aliases == ps->cap_aliases) {
-		size_t cap = ps->cap_aliases ? ps->cap_aliases * 2 : 64;
-		struct alias *n = realloc(ps->aliases, cap * sizeof(*n));
-
-		if (!n) {
-			return HT_ENOMEM;
-		}
-		ps->aliases = n;
-		ps->cap_aliases = cap;
+	if (ht_array_reserve((void **)&ps->aliases, &ps->cap_aliases,
+			     ps->nr_aliases + 1, sizeof(*ps->aliases))) {
+		return HT_ENOMEM;
 	}
 	ps->aliases[ps->nr_aliases].name = name;
 	ps->aliases[ps->nr_aliases].kind = kind;
@@ -446,16 +441,10 @@ static int parse_enum(struct parser *ps, const struct ht_ctf_type **out)
 			m->ranges = nrs;
 			m->nr_ranges++;
 		} else {
-			if (nr == cap) {
-				struct ht_ctf_enum_mapping *n;
-
-				cap = cap ? cap * 2 : 8;
-				n = realloc(maps, cap * sizeof(*n));
-				if (!n) {
-					ret = HT_ENOMEM;
-					goto fail;
-				}
-				maps = n;
+			if (ht_array_reserve((void **)&maps, &cap, nr + 1,
+					     sizeof(*maps))) {
+				ret = HT_ENOMEM;
+				goto fail;
 			}
 			m = &maps[nr++];
 			m->label = tok_strdup(ps, lt);
@@ -557,16 +546,10 @@ static int parse_compound_body(struct parser *ps, struct ht_ctf_type *t)
 						goto fail;
 					}
 				}
-				if (nr == cap) {
-					struct ht_ctf_member *n;
-
-					cap = cap ? cap * 2 : 8;
-					n = realloc(mem, cap * sizeof(*n));
-					if (!n) {
-						ret = HT_ENOMEM;
-						goto fail;
-					}
-					mem = n;
+				if (ht_array_reserve((void **)&mem, &cap,
+						     nr + 1, sizeof(*mem))) {
+					ret = HT_ENOMEM;
+					goto fail;
 				}
 				mem[nr].name = name;
 				mem[nr].type = ft;
@@ -607,33 +590,20 @@ fail:
 static int parse_tag_ref(struct parser *ps, const char **ref)
 {
 	char buf[512];
-	size_t n = 0;
 	int ret;
 
 	ret = expect(ps, "<");
 	if (ret) {
 		return ret;
 	}
-	for (;;) {
-		struct tok *t = cur(ps);
-
-		if (t->kind != T_IDENT || n + t->len + 2 > sizeof(buf)) {
-			return FAIL(ps, HT_ESYNTAX, "bad variant tag");
-		}
-		memcpy(buf + n, t->s, t->len);
-		n += t->len;
-		advance(ps);
-		if (!tok_is(cur(ps), ".")) {
-			break;
-		}
-		buf[n++] = '.';
-		advance(ps);
+	if (!ht__tsdl_dotted_name(ps, buf, sizeof(buf))) {
+		return FAIL(ps, HT_ESYNTAX, "bad variant tag");
 	}
 	ret = expect(ps, ">");
 	if (ret) {
 		return ret;
 	}
-	*ref = ht__arena_strndup(ps->a, buf, n);
+	*ref = ht__arena_strdup(ps->a, buf);
 	return *ref ? 0 : HT_ENOMEM;
 }
 
