@@ -157,6 +157,17 @@ static inline int64_t to_ns(const struct ht__stream *s, uint64_t cycles)
 	return s->sc ? ht__stream_class_to_ns(s->sc, cycles) : 0;
 }
 
+/* The event just decoded becomes the pending message, at the clock. */
+static inline void event_pending(struct ht__stream *s)
+{
+	s->cur = &s->ev_msg;
+	if (s->ev_msg.has_time) {
+		s->ev_msg.cycles = s->clock;
+		s->ev_msg.ns = to_ns(s, s->clock);
+		s->key = s->ev_msg.ns;
+	}
+}
+
 int64_t ht__stream_to_ns(const struct ht__stream *s, uint64_t cycles)
 {
 	return to_ns(s, cycles);
@@ -595,12 +606,7 @@ static inline int read_event(struct ht__stream *s)
 				s->ev.scope[3] = r1;
 				s->ev.scope[4] = r2;
 				s->ev.scope[5] = r3;
-				s->cur = &s->ev_msg;
-				if (s->ev_msg.has_time) {
-					s->ev_msg.cycles = s->clock;
-					s->ev_msg.ns = to_ns(s, s->clock);
-					s->key = s->ev_msg.ns;
-				}
+				event_pending(s);
 				return 0;
 			}
 			/* the general path decodes it again (the clock
@@ -761,12 +767,7 @@ int ht__stream_read_event(struct ht__stream *s)
 	s->ev.scope[3] = scope_root(&s->ef, root[1], idx[1]);
 	s->ev.scope[4] = scope_root(&s->ef, root[2], idx[2]);
 	s->ev.scope[5] = scope_root(&s->ef, root[3], idx[3]);
-	s->cur = &s->ev_msg;
-	if (s->ev_msg.has_time) {
-		s->ev_msg.cycles = s->clock;
-		s->ev_msg.ns = to_ns(s, s->clock);
-		s->key = s->ev_msg.ns;
-	}
+	event_pending(s);
 	return 0;
 }
 

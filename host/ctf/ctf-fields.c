@@ -170,6 +170,22 @@ static inline int exec_int(struct ht__stream *s, const struct ht__op *op,
 	return 0;
 }
 
+/* The value of the IEEE 754 float of @size_bits (32 or 64) bits @v. */
+static double float_of_bits(uint64_t v, unsigned size_bits)
+{
+	double d;
+
+	if (size_bits == 32) {
+		uint32_t x = v;
+		float fl;
+
+		memcpy(&fl, &x, 4);
+		return fl;
+	}
+	memcpy(&d, &v, 8);
+	return d;
+}
+
 void ht__leaf_load_other(struct ht__stream *s, const struct ht__leaf *l,
 			 uint64_t p, uint64_t w, struct ht_ctf_field *f)
 {
@@ -188,15 +204,7 @@ void ht__leaf_load_other(struct ht__stream *s, const struct ht__leaf *l,
 	}
 	case HT__LOAD_FSLOW:
 		v = ht__read_bits_slow(s->map, p, l->size_bits, l->bo);
-		if (l->size_bits == 32) {
-			uint32_t x = v;
-			float fl;
-
-			memcpy(&fl, &x, 4);
-			f->v.d = fl;
-		} else {
-			memcpy(&f->v.d, &v, 8);
-		}
+		f->v.d = float_of_bits(v, l->size_bits);
 		return;
 	default:
 		v = ht__read_bits_slow(s->map, p, l->size_bits, l->bo);
@@ -305,15 +313,7 @@ int ht__scope_decode(struct ht__stream *s, const struct ht__op *ops, uint32_t i,
 		} else {
 			v = ht__read_bits(s->map, pos, op->size_bits, op->bo);
 		}
-		if (op->size_bits == 32) {
-			uint32_t x = v;
-			float fl;
-
-			memcpy(&fl, &x, 4);
-			f->v.d = fl;
-		} else {
-			memcpy(&f->v.d, &v, 8);
-		}
+		f->v.d = float_of_bits(v, op->size_bits);
 		s->pos = pos + op->size_bits;
 		return 0;
 	case HT__OP_STRING: {
@@ -479,16 +479,7 @@ int ht__scope_decode(struct ht__stream *s, const struct ht__op *ops, uint32_t i,
 		const struct ht__op *opt;
 
 		s->pos = pos;
-		for (k = 0; k < op->nr_sel; k++) {
-			const struct ht__variant_sel *sel = &op->sel[k];
-
-			if (op->tag_signed ? (int64_t)tag >= sel->lo &&
-						 (int64_t)tag <= sel->hi
-					   : tag >= (uint64_t)sel->lo &&
-						 tag <= (uint64_t)sel->hi) {
-				break;
-			}
-		}
+		k = ht__variant_select(op, tag);
 		if (k == op->nr_sel) {
 			return ht__stream_fail(
 			    s, HT_EFORMAT, pos,

@@ -150,6 +150,27 @@ struct ht__op {
 	const uint32_t *option_op; /* VARIANT: op index of each option */
 };
 
+/*
+ * The index in .sel of variant op @op of the range that holds tag
+ * value @tag (compared as the tag's sign), or .nr_sel when none does.
+ */
+static inline uint32_t ht__variant_select(const struct ht__op *op, uint64_t tag)
+{
+	uint32_t k;
+
+	for (k = 0; k < op->nr_sel; k++) {
+		const struct ht__variant_sel *sel = &op->sel[k];
+
+		if (op->tag_signed
+			? (int64_t)tag >= sel->lo && (int64_t)tag <= sel->hi
+			: tag >= (uint64_t)sel->lo &&
+			      tag <= (uint64_t)sel->hi) {
+			break;
+		}
+	}
+	return k;
+}
+
 struct ht__plan {
 	struct ht__op *ops;
 	uint32_t nr_ops;

@@ -135,18 +135,8 @@ int ht__skip_op(struct ht__stream *s, const struct ht__op *ops, uint32_t i)
 	}
 	case HT__OP_VARIANT: {
 		uint64_t tag = s->regs[op->src_reg];
-		uint32_t k;
+		uint32_t k = ht__variant_select(op, tag);
 
-		for (k = 0; k < op->nr_sel; k++) {
-			const struct ht__variant_sel *sel = &op->sel[k];
-
-			if (op->tag_signed ? (int64_t)tag >= sel->lo &&
-						 (int64_t)tag <= sel->hi
-					   : tag >= (uint64_t)sel->lo &&
-						 tag <= (uint64_t)sel->hi) {
-				break;
-			}
-		}
 		if (k == op->nr_sel) {
 			return 1;
 		}
