@@ -5,7 +5,6 @@
  * member by member while their sizes are fixed, the fields the packet
  * handlers need located on the way.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,21 +12,6 @@
 #include "ctf-layout.h"
 #include "ctf-model.h"
 #include "common/error.h"
-
-static int fail(char *err, size_t err_len, int ret, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static int fail(char *err, size_t err_len, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && err_len) {
-		va_start(ap, fmt);
-		vsnprintf(err, err_len, fmt, ap);
-		va_end(ap);
-	}
-	return ret;
-}
 
 static uint64_t align_up(uint64_t v, uint64_t a)
 {
@@ -133,21 +117,23 @@ static int layout_build(struct ht_ctf_packet_layout *lay,
 	size_t i;
 
 	if (pt->nr_stream_classes == 0) {
-		return fail(err, err_len, HT_EFORMAT,
-			    "%s: metadata: no stream class", what);
+		snprintf(err, err_len, "%s: metadata: no stream class", what);
+		return HT_EFORMAT;
 	}
 	hend = walk_scope(pt->packet_header, 0, hnames, hlocs, 2);
 	if (!hend && pt->packet_header) {
-		return fail(err, err_len, HT_EUNSUPPORTED,
-			    "%s: metadata: the packet header has a member of "
-			    "variable size: packets cannot be located",
-			    what);
+		snprintf(err, err_len,
+			 "%s: metadata: the packet header has a member of "
+			 "variable size: packets cannot be located",
+			 what);
+		return HT_EUNSUPPORTED;
 	}
 	if (pt->nr_stream_classes > 1 && !lay->stream_id.set) {
-		return fail(err, err_len, HT_EFORMAT,
-			    "%s: metadata: %zu stream classes but no "
-			    "stream_id in the packet header",
-			    what, pt->nr_stream_classes);
+		snprintf(err, err_len,
+			 "%s: metadata: %zu stream classes but no "
+			 "stream_id in the packet header",
+			 what, pt->nr_stream_classes);
+		return HT_EFORMAT;
 	}
 	lay->ctx = calloc(pt->nr_stream_classes, sizeof(*lay->ctx));
 	if (!lay->ctx) {
@@ -168,18 +154,18 @@ static int layout_build(struct ht_ctf_packet_layout *lay,
 		cl->end_bits =
 		    walk_scope(sc->packet_context, hend, names, locs, 6);
 		if (cl->end_bits > 8u * 4096u) {
-			cl->end_bits = 0; /* no final packet (below) */
+			cl->end_bits = 0; /* too large to be kept as fixed */
 		}
 		if ((cl->end_bits + 7u) / 8u > lay->hc_bytes) {
 			lay->hc_bytes = (uint32_t)((cl->end_bits + 7u) / 8u);
 		}
 		if (!cl->packet_size.set) {
-			return fail(
-			    err, err_len, HT_EUNSUPPORTED,
-			    "%s: metadata: stream class %llu: no "
-			    "packet_size at a fixed place in the packet "
-			    "context: packets cannot be delimited",
-			    what, (unsigned long long)sc->id);
+			snprintf(err, err_len,
+				 "%s: metadata: stream class %llu: no "
+				 "packet_size at a fixed place in the packet "
+				 "context: packets cannot be delimited",
+				 what, (unsigned long long)sc->id);
+			return HT_EUNSUPPORTED;
 		}
 	}
 	return 0;

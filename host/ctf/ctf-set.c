@@ -149,17 +149,49 @@ static char *path_join(const char *a, const char *b)
 	return p;
 }
 
+/*
+ * The names of the entries of @dir but hidden ones and @skip (may be
+ * NULL) into @out, in name order.
+ */
+static int dir_names(const char *dir, const char *skip, struct strvec *out,
+		     char *err, size_t err_len)
+{
+	DIR *d;
+	struct dirent *de;
+	int ret = 0;
+
+	d = opendir(dir);
+	if (!d) {
+		snprintf(err, err_len, "%s: cannot open directory: %s", dir,
+			 strerror(errno));
+		return HT_EIO;
+	}
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.' ||
+		    (skip && !strcmp(de->d_name, skip))) {
+			continue;
+		}
+		ret = sv_push(out, de->d_name);
+		if (ret) {
+			break;
+		}
+	}
+	closedir(d);
+	if (out->n > 1) {
+		qsort(out->v, out->n, sizeof(*out->v), cmp_str);
+	}
+	return ret;
+}
+
 /* Adds @dir if it holds `metadata`, else searches its subdirectories. */
 static int find_traces(const char *dir, struct strvec *out, unsigned depth,
 		       char *err, size_t err_len)
 {
 	char *meta;
 	struct stat st;
-	DIR *d;
-	struct dirent *de;
-	struct strvec subs = {0};
+	struct strvec names = {0};
 	size_t i;
-	int ret = 0;
+	int ret;
 
 	if (depth > 32) {
 		return 0;
@@ -173,39 +205,20 @@ static int find_traces(const char *dir, struct strvec *out, unsigned depth,
 		return sv_push(out, dir);
 	}
 	free(meta);
-	d = opendir(dir);
-	if (!d) {
-		snprintf(err, err_len, "%s: cannot open directory: %s", dir,
-			 strerror(errno));
-		return HT_EIO;
-	}
-	while ((de = readdir(d))) {
-		char *sub;
+	ret = dir_names(dir, NULL, &names, err, err_len);
+	for (i = 0; !ret && i < names.n; i++) {
+		char *sub = path_join(dir, names.v[i]);
 
-		if (de->d_name[0] == '.') {
-			continue;
-		}
-		sub = path_join(dir, de->d_name);
 		if (!sub) {
 			ret = HT_ENOMEM;
 			break;
 		}
 		if (!stat(sub, &st) && S_ISDIR(st.st_mode)) {
-			ret = sv_push(&subs, sub);
+			ret = find_traces(sub, out, depth + 1, err, err_len);
 		}
 		free(sub);
-		if (ret) {
-			break;
-		}
 	}
-	closedir(d);
-	if (subs.n > 1) {
-		qsort(subs.v, subs.n, sizeof(*subs.v), cmp_str);
-	}
-	for (i = 0; !ret && i < subs.n; i++) {
-		ret = find_traces(subs.v[i], out, depth + 1, err, err_len);
-	}
-	sv_fini(&subs);
+	sv_fini(&names);
 	return ret;
 }
 
@@ -315,15 +328,14 @@ fail:
 	return ret;
 }
 
-static int open_trace(struct ht_ctf_set *set, const char *dir, char *err,
-		      size_t err_len)
+/* Reads trace @dir's metadata into a new trace *@out. */
+static int load_trace(struct ht_ctf_set *set, const char *dir,
+		      struct ht__trace **out, char *err, size_t err_len)
 {
-	struct ht__trace *t, **nt;
+	struct ht__trace *t;
+	const struct ht_ctf_env_entry *e;
 	char *text = NULL;
-	size_t len, i;
-	struct strvec files = {0};
-	DIR *d;
-	struct dirent *de;
+	size_t len;
 	int ret;
 
 	t = calloc(1, sizeof(*t));
@@ -333,97 +345,94 @@ static int open_trace(struct ht_ctf_set *set, const char *dir, char *err,
 	t->metadata_path = path_join(dir, "metadata");
 	if (!t->metadata_path) {
 		ret = HT_ENOMEM;
-		goto fail;
+		goto free_trace;
 	}
 	ret = ht_ctf_metadata_read(t->metadata_path, &text, &len, err, err_len);
 	if (ret) {
-		goto fail;
+		goto free_trace;
 	}
 	ret = ht__trace_load(t, t->metadata_path, text, len, &set->opts, err,
 			     err_len);
 	free(text);
 	if (ret) {
-		goto fail;
+		goto free_trace;
 	}
 	t->pub.path = ht__arena_strdup(&t->arena, dir);
 	if (!t->pub.path) {
 		ret = HT_ENOMEM;
-		goto fail;
+		goto free_trace;
 	}
-	{
-		const struct ht_ctf_env_entry *e;
+	e = ht_ctf_trace_env(&t->pub, "trace_name");
+	t->pub.name = e && e->is_string ? e->str : t->pub.path;
+	*out = t;
+	return 0;
+free_trace:
+	trace_free(t);
+	return ret;
+}
 
-		e = ht_ctf_trace_env(&t->pub, "trace_name");
-		t->pub.name = e && e->is_string ? e->str : t->pub.path;
+/*
+ * The data stream files of trace @t in @dir: every regular, non-empty
+ * file but metadata and hidden ones, in name order.
+ */
+static int add_streams(struct ht_ctf_set *set, struct ht__trace *t,
+		       const char *dir, char *err, size_t err_len)
+{
+	struct strvec files = {0};
+	size_t first = set->nr_streams, i;
+	const struct ht_ctf_stream **ss;
+	int ret;
+
+	ret = dir_names(dir, "metadata", &files, err, err_len);
+	for (i = 0; !ret && i < files.n; i++) {
+		char *p = path_join(dir, files.v[i]);
+		struct stat st;
+
+		if (!p) {
+			ret = HT_ENOMEM;
+			break;
+		}
+		if (!stat(p, &st) && S_ISREG(st.st_mode) && st.st_size > 0) {
+			ret = add_stream(set, t, p, files.v[i], st.st_size, err,
+					 err_len);
+		}
+		free(p);
+	}
+	sv_fini(&files);
+	if (ret) {
+		return ret;
+	}
+	ss = ht__arena_alloc(&t->arena,
+			     (set->nr_streams - first + 1) * sizeof(*ss));
+	if (!ss) {
+		return HT_ENOMEM;
+	}
+	for (i = first; i < set->nr_streams; i++) {
+		ss[i - first] = &set->streams[i]->pub;
+	}
+	t->pub.streams = ss;
+	t->pub.nr_streams = set->nr_streams - first;
+	return 0;
+}
+
+static int open_trace(struct ht_ctf_set *set, const char *dir, char *err,
+		      size_t err_len)
+{
+	struct ht__trace *t, **nt;
+	int ret;
+
+	ret = load_trace(set, dir, &t, err, err_len);
+	if (ret) {
+		return ret;
 	}
 	nt = realloc(set->traces, (set->nr_traces + 1) * sizeof(*nt));
 	if (!nt) {
-		ret = HT_ENOMEM;
-		goto fail;
+		trace_free(t);
+		return HT_ENOMEM;
 	}
 	set->traces = nt;
 	set->traces[set->nr_traces++] = t;
-
-	/* data stream files: every regular, non-empty file but metadata
-	 * and hidden ones, in name order */
-	d = opendir(dir);
-	if (!d) {
-		snprintf(err, err_len, "%s: cannot open directory: %s", dir,
-			 strerror(errno));
-		return HT_EIO;
-	}
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.' || !strcmp(de->d_name, "metadata")) {
-			continue;
-		}
-		ret = sv_push(&files, de->d_name);
-		if (ret) {
-			break;
-		}
-	}
-	closedir(d);
-	if (files.n > 1) {
-		qsort(files.v, files.n, sizeof(*files.v), cmp_str);
-	}
-	{
-		size_t first = set->nr_streams;
-		const struct ht_ctf_stream **ss;
-
-		for (i = 0; !ret && i < files.n; i++) {
-			char *p = path_join(dir, files.v[i]);
-			struct stat st;
-
-			if (!p) {
-				ret = HT_ENOMEM;
-				break;
-			}
-			if (!stat(p, &st) && S_ISREG(st.st_mode) &&
-			    st.st_size > 0) {
-				ret = add_stream(set, t, p, files.v[i],
-						 st.st_size, err, err_len);
-			}
-			free(p);
-		}
-		if (!ret) {
-			ss = ht__arena_alloc(&t->arena,
-					     (set->nr_streams - first + 1) *
-						 sizeof(*ss));
-			if (!ss) {
-				ret = HT_ENOMEM;
-			} else {
-				for (i = first; i < set->nr_streams; i++) {
-					ss[i - first] = &set->streams[i]->pub;
-				}
-				t->pub.streams = ss;
-				t->pub.nr_streams = set->nr_streams - first;
-			}
-		}
-	}
-	sv_fini(&files);
-	return ret;
-fail:
-	trace_free(t);
-	return ret;
+	return add_streams(set, t, dir, err, err_len);
 }
 
 void ht_ctf_set_close(struct ht_ctf_set *set)
