@@ -520,10 +520,114 @@ static const struct ht_ctf_clock *plan_clock(const struct ht__trace *t,
 	return NULL;
 }
 
+/* Compiles the events of @sc, then its table of classes by id. */
+static int compile_events(struct compiler *cc, struct ht__stream_class *sc)
+{
+	uint64_t max_id = 0;
+	size_t e;
+	int ret;
+
+	for (e = 0; e < sc->pub.nr_event_classes; e++) {
+		struct ht__event_class *ec =
+		    (struct ht__event_class *)sc->pub.event_classes[e];
+		char where[200];
+
+		ec->index = e;
+		snprintf(where, sizeof(where), "event '%s'", ec->pub.name);
+		cc->where = where;
+		ret = compile_scope(cc, HT_CTF_SCOPE_EVENT_SPECIFIC_CONTEXT,
+				    ec->pub.context, &ec->context);
+		if (!ret) {
+			ret = compile_scope(cc, HT_CTF_SCOPE_EVENT_PAYLOAD,
+					    ec->pub.payload, &ec->payload);
+		}
+		if (ret) {
+			return ret;
+		}
+		if (ec->pub.id > max_id) {
+			max_id = ec->pub.id;
+		}
+	}
+	/* a dense id table for the usual small ids */
+	if (sc->pub.nr_event_classes && max_id < 65536) {
+		sc->nr_by_id = max_id + 1;
+		sc->by_id = ht__arena_alloc(&cc->t->arena,
+					    sc->nr_by_id * sizeof(*sc->by_id));
+		if (!sc->by_id) {
+			return HT_ENOMEM;
+		}
+		for (e = 0; e < sc->pub.nr_event_classes; e++) {
+			struct ht__event_class *ec =
+			    (struct ht__event_class *)sc->pub.event_classes[e];
+
+			sc->by_id[ec->pub.id] = ec;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Compiles the scopes of stream class @sc and of its events, and finds
+ * its default clock.
+ */
+static int compile_stream_class(struct compiler *cc,
+				struct ht__stream_class *sc)
+{
+	char where[128];
+	int ret;
+
+	snprintf(where, sizeof(where), "stream %llu",
+		 (unsigned long long)sc->pub.id);
+	cc->where = where;
+	ret = compile_scope(cc, HT_CTF_SCOPE_PACKET_CONTEXT,
+			    sc->pub.packet_context, &sc->packet_context);
+	if (!ret) {
+		ret = compile_scope(cc, HT_CTF_SCOPE_EVENT_HEADER,
+				    sc->pub.event_header, &sc->event_header);
+	}
+	if (!ret) {
+		ret = compile_scope(cc, HT_CTF_SCOPE_EVENT_COMMON_CONTEXT,
+				    sc->pub.event_context, &sc->event_context);
+	}
+	if (ret) {
+		return ret;
+	}
+	sc->pub.default_clock = plan_clock(cc->t, &sc->event_header);
+	if (!sc->pub.default_clock) {
+		sc->pub.default_clock = plan_clock(cc->t, &sc->packet_context);
+	}
+	ht__stream_class_clock_init(sc);
+	return compile_events(cc, sc);
+}
+
+/* Builds the runs of every plan of stream class @sc. */
+static int build_stream_class_runs(struct ht__trace *t,
+				   struct ht__stream_class *sc)
+{
+	struct ht__plan *const plans[] = {
+	    &sc->packet_context, &sc->event_header, &sc->event_context};
+	size_t e, k;
+	int ret = 0;
+
+	for (k = 0; !ret && k < 3; k++) {
+		ret = ht__plan_build_runs(t, plans[k]);
+	}
+	for (e = 0; !ret && e < sc->pub.nr_event_classes; e++) {
+		struct ht__event_class *ec =
+		    (struct ht__event_class *)sc->pub.event_classes[e];
+
+		ret = ht__plan_build_runs(t, &ec->context);
+		if (!ret) {
+			ret = ht__plan_build_runs(t, &ec->payload);
+		}
+	}
+	return ret;
+}
+
 int ht__plan_compile_trace(struct ht__trace *t, char *err, size_t err_len)
 {
 	struct compiler cc;
-	size_t s, e;
+	size_t s;
 	int ret;
 
 	memset(&cc, 0, sizeof(cc));
@@ -533,104 +637,19 @@ int ht__plan_compile_trace(struct ht__trace *t, char *err, size_t err_len)
 	cc.where = "trace packet header";
 	ret = compile_scope(&cc, HT_CTF_SCOPE_PACKET_HEADER,
 			    t->pub.packet_header, &t->packet_header);
+	for (s = 0; !ret && s < t->pub.nr_stream_classes; s++) {
+		ret = compile_stream_class(
+		    &cc, (struct ht__stream_class *)t->pub.stream_classes[s]);
+	}
 	if (ret) {
 		return ret;
-	}
-	for (s = 0; s < t->pub.nr_stream_classes; s++) {
-		struct ht__stream_class *sc =
-		    (struct ht__stream_class *)t->pub.stream_classes[s];
-		char where[128];
-		uint64_t max_id = 0;
-
-		snprintf(where, sizeof(where), "stream %llu",
-			 (unsigned long long)sc->pub.id);
-		cc.where = where;
-		ret =
-		    compile_scope(&cc, HT_CTF_SCOPE_PACKET_CONTEXT,
-				  sc->pub.packet_context, &sc->packet_context);
-		if (!ret) {
-			ret = compile_scope(&cc, HT_CTF_SCOPE_EVENT_HEADER,
-					    sc->pub.event_header,
-					    &sc->event_header);
-		}
-		if (!ret) {
-			ret = compile_scope(
-			    &cc, HT_CTF_SCOPE_EVENT_COMMON_CONTEXT,
-			    sc->pub.event_context, &sc->event_context);
-		}
-		if (ret) {
-			return ret;
-		}
-		sc->pub.default_clock = plan_clock(t, &sc->event_header);
-		if (!sc->pub.default_clock) {
-			sc->pub.default_clock =
-			    plan_clock(t, &sc->packet_context);
-		}
-		ht__stream_class_clock_init(sc);
-		for (e = 0; e < sc->pub.nr_event_classes; e++) {
-			struct ht__event_class *ec =
-			    (struct ht__event_class *)sc->pub.event_classes[e];
-			char ewhere[200];
-
-			ec->index = e;
-			snprintf(ewhere, sizeof(ewhere), "event '%s'",
-				 ec->pub.name);
-			cc.where = ewhere;
-			ret = compile_scope(&cc,
-					    HT_CTF_SCOPE_EVENT_SPECIFIC_CONTEXT,
-					    ec->pub.context, &ec->context);
-			if (!ret) {
-				ret = compile_scope(
-				    &cc, HT_CTF_SCOPE_EVENT_PAYLOAD,
-				    ec->pub.payload, &ec->payload);
-			}
-			if (ret) {
-				return ret;
-			}
-			if (ec->pub.id > max_id) {
-				max_id = ec->pub.id;
-			}
-		}
-		/* a dense id table for the usual small ids */
-		if (sc->pub.nr_event_classes && max_id < 65536) {
-			sc->nr_by_id = max_id + 1;
-			sc->by_id = ht__arena_alloc(
-			    &t->arena, sc->nr_by_id * sizeof(*sc->by_id));
-			if (!sc->by_id) {
-				return HT_ENOMEM;
-			}
-			for (e = 0; e < sc->pub.nr_event_classes; e++) {
-				struct ht__event_class *ec =
-				    (struct ht__event_class *)
-					sc->pub.event_classes[e];
-
-				sc->by_id[ec->pub.id] = ec;
-			}
-		}
 	}
 	/* registers may be added to earlier plans until the end: the runs
 	 * (which copy the side-effect flags) come last */
 	ret = ht__plan_build_runs(t, &t->packet_header);
 	for (s = 0; !ret && s < t->pub.nr_stream_classes; s++) {
-		struct ht__stream_class *sc =
-		    (struct ht__stream_class *)t->pub.stream_classes[s];
-
-		ret = ht__plan_build_runs(t, &sc->packet_context);
-		if (!ret) {
-			ret = ht__plan_build_runs(t, &sc->event_header);
-		}
-		if (!ret) {
-			ret = ht__plan_build_runs(t, &sc->event_context);
-		}
-		for (e = 0; !ret && e < sc->pub.nr_event_classes; e++) {
-			struct ht__event_class *ec =
-			    (struct ht__event_class *)sc->pub.event_classes[e];
-
-			ret = ht__plan_build_runs(t, &ec->context);
-			if (!ret) {
-				ret = ht__plan_build_runs(t, &ec->payload);
-			}
-		}
+		ret = build_stream_class_runs(
+		    t, (struct ht__stream_class *)t->pub.stream_classes[s]);
 	}
 	for (s = 0; !ret && s < t->pub.nr_stream_classes; s++) {
 		struct ht__stream_class *sc =
