@@ -719,19 +719,12 @@ static int parse_top(struct parser *ps)
 /* ---------------------------------------------------------------- */
 /* After parsing: link everything                                   */
 
-static int link_model(struct parser *ps)
+/* Native byte orders become the trace's; mapped clocks are found. */
+static int link_types(struct parser *ps)
 {
 	struct ht__trace *t = ps->t;
-	struct ht__arena *a = ps->a;
 	size_t i, j;
-	const struct ht_ctf_clock **clocks;
-	const struct ht_ctf_stream_class **scs;
-	struct ht_ctf_env_entry *env;
 
-	if (!ps->seen_trace) {
-		return ht__tsdl_fail_at(ps, 1, 1, HT_ESYNTAX, "no trace block");
-	}
-	/* native byte order -> the trace's */
 	for (i = 0; i < ps->types.n; i++) {
 		struct ht_ctf_type *ft = ps->types.v[i];
 
@@ -752,16 +745,26 @@ static int link_model(struct parser *ps)
 			if (!ft->mapped_clock) {
 				return ht__tsdl_fail_at(
 				    ps, 1, 1, HT_ESYNTAX,
-				    "an integer is mapped to "
-				    "clock '%s' which is not "
-				    "declared",
+				    "an integer is mapped to clock '%s' which "
+				    "is not declared",
 				    cn);
 			}
 		}
 	}
 	/* enums copied their container's order at parse time */
-	clocks = ht__arena_alloc(a, (ps->clocks.n + 1) * sizeof(*clocks));
-	env = ht__arena_alloc(a, (ps->env.n + 1) * sizeof(*env));
+	return 0;
+}
+
+/* The trace's clocks and env entries as arrays in the arena. */
+static int link_clocks_env(struct parser *ps)
+{
+	struct ht__trace *t = ps->t;
+	const struct ht_ctf_clock **clocks;
+	struct ht_ctf_env_entry *env;
+	size_t i;
+
+	clocks = ht__arena_alloc(ps->a, (ps->clocks.n + 1) * sizeof(*clocks));
+	env = ht__arena_alloc(ps->a, (ps->env.n + 1) * sizeof(*env));
 	if (!clocks || !env) {
 		return HT_ENOMEM;
 	}
@@ -775,79 +778,118 @@ static int link_model(struct parser *ps)
 	t->pub.nr_clocks = ps->clocks.n;
 	t->pub.env = env;
 	t->pub.nr_env = ps->env.n;
+	return 0;
+}
+
+/* Whether pending event @pe belongs to stream class @sc. */
+static bool event_in(const struct parser *ps, const struct pending_event *pe,
+		     const struct ht__stream_class *sc)
+{
+	return (!pe->has_stream_id && ps->streams.n == 1) ||
+	       (pe->has_stream_id && pe->stream_id == sc->pub.id);
+}
+
+/* The event classes of stream class @sc, each id once. */
+static int link_events(struct parser *ps, struct ht__stream_class *sc)
+{
+	const struct ht_ctf_event_class **ecs;
+	size_t j, k, n = 0;
+
+	for (j = 0; j < ps->events.n; j++) {
+		if (event_in(ps, ps->events.v[j], sc)) {
+			n++;
+		}
+	}
+	ecs = ht__arena_alloc(ps->a, (n + 1) * sizeof(*ecs));
+	if (!ecs) {
+		return HT_ENOMEM;
+	}
+	n = 0;
+	for (j = 0; j < ps->events.n; j++) {
+		struct pending_event *pe = ps->events.v[j];
+
+		if (!event_in(ps, pe, sc)) {
+			continue;
+		}
+		for (k = 0; k < n; k++) {
+			if (ecs[k]->id == pe->ec->pub.id) {
+				return ht__tsdl_fail_at(
+				    ps, pe->line, pe->col, HT_ESYNTAX,
+				    "duplicate event id %llu in stream %llu",
+				    (unsigned long long)pe->ec->pub.id,
+				    (unsigned long long)sc->pub.id);
+			}
+		}
+		pe->ec->pub.stream_class = &sc->pub;
+		ecs[n++] = &pe->ec->pub;
+	}
+	sc->pub.event_classes = ecs;
+	sc->pub.nr_event_classes = n;
+	return 0;
+}
+
+/* The stream classes, each with its events; every event has one. */
+static int link_streams(struct parser *ps)
+{
+	struct ht__trace *t = ps->t;
+	const struct ht_ctf_stream_class **scs;
+	size_t i, j;
+	int ret;
 
 	/* a trace with events but no stream block has one implicit */
 	if (!ps->streams.n && ps->events.n) {
-		struct ht__stream_class *sc = ht__arena_alloc(a, sizeof(*sc));
+		struct ht__stream_class *sc =
+		    ht__arena_alloc(ps->a, sizeof(*sc));
 
 		if (!sc || ht__tsdl_vec_push(&ps->streams, sc)) {
 			return HT_ENOMEM;
 		}
 	}
-	scs = ht__arena_alloc(a, (ps->streams.n + 1) * sizeof(*scs));
+	scs = ht__arena_alloc(ps->a, (ps->streams.n + 1) * sizeof(*scs));
 	if (!scs) {
 		return HT_ENOMEM;
 	}
 	for (i = 0; i < ps->streams.n; i++) {
 		struct ht__stream_class *sc = ps->streams.v[i];
-		const struct ht_ctf_event_class **ecs;
-		size_t n = 0;
 
 		sc->pub.trace = &t->pub;
 		scs[i] = &sc->pub;
-		for (j = 0; j < ps->events.n; j++) {
-			struct pending_event *pe = ps->events.v[j];
-
-			if ((!pe->has_stream_id && ps->streams.n == 1) ||
-			    (pe->has_stream_id &&
-			     pe->stream_id == sc->pub.id)) {
-				n++;
-			}
+		ret = link_events(ps, sc);
+		if (ret) {
+			return ret;
 		}
-		ecs = ht__arena_alloc(a, (n + 1) * sizeof(*ecs));
-		if (!ecs) {
-			return HT_ENOMEM;
-		}
-		n = 0;
-		for (j = 0; j < ps->events.n; j++) {
-			struct pending_event *pe = ps->events.v[j];
-			size_t k;
-
-			if (!((!pe->has_stream_id && ps->streams.n == 1) ||
-			      (pe->has_stream_id &&
-			       pe->stream_id == sc->pub.id))) {
-				continue;
-			}
-			for (k = 0; k < n; k++) {
-				if (ecs[k]->id == pe->ec->pub.id) {
-					return ht__tsdl_fail_at(
-					    ps, pe->line, pe->col, HT_ESYNTAX,
-					    "duplicate event id %llu in "
-					    "stream %llu",
-					    (unsigned long long)pe->ec->pub.id,
-					    (unsigned long long)sc->pub.id);
-				}
-			}
-			pe->ec->pub.stream_class = &sc->pub;
-			ecs[n++] = &pe->ec->pub;
-		}
-		sc->pub.event_classes = ecs;
-		sc->pub.nr_event_classes = n;
 	}
 	for (j = 0; j < ps->events.n; j++) {
 		struct pending_event *pe = ps->events.v[j];
 
 		if (!pe->ec->pub.stream_class) {
-			return ht__tsdl_fail_at(
-			    ps, pe->line, pe->col, HT_ESYNTAX,
-			    "event '%s' belongs to no declared "
-			    "stream",
-			    pe->ec->pub.name);
+			return ht__tsdl_fail_at(ps, pe->line, pe->col,
+						HT_ESYNTAX,
+						"event '%s' belongs to no "
+						"declared stream",
+						pe->ec->pub.name);
 		}
 	}
 	t->pub.stream_classes = scs;
 	t->pub.nr_stream_classes = ps->streams.n;
 	return 0;
+}
+
+static int link_model(struct parser *ps)
+{
+	int ret;
+
+	if (!ps->seen_trace) {
+		return ht__tsdl_fail_at(ps, 1, 1, HT_ESYNTAX, "no trace block");
+	}
+	ret = link_types(ps);
+	if (!ret) {
+		ret = link_clocks_env(ps);
+	}
+	if (!ret) {
+		ret = link_streams(ps);
+	}
+	return ret;
 }
 
 int ht__tsdl_parse(struct ht__trace *trace, const char *path, const char *text,
