@@ -485,17 +485,14 @@ static int metadata_text(const struct ring *r, const char *path, char **text,
 	return 0;
 }
 
-static int ring_setup(struct ht_collector *c, struct ring *r,
+/* Checks the ring's names and makes its paths in the capture. */
+static int ring_names(struct ht_collector *c, struct ring *r,
 		      const struct ht_collector_ring_opts *o, char *err,
 		      size_t err_len)
 {
 	const char *src = r->info->source;
 	const char *name = o->core_name ? o->core_name : r->info->core_name;
 	const char *stream = o->stream_name ? o->stream_name : "stream";
-	char *text = NULL, *mpath = NULL;
-	size_t len;
-	struct ring *first;
-	int ret, fd;
 
 	if (!name_ok(name)) {
 		return fail(err, err_len, HT_EINVAL,
@@ -517,6 +514,21 @@ static int ring_setup(struct ht_collector *c, struct ring *r,
 	if (!r->core_name || !r->stream_name || !r->stream_path) {
 		return HT_ENOMEM;
 	}
+	return 0;
+}
+
+/*
+ * Reads the ring's metadata: its packet layout, then the text to write
+ * (with the env entries of the core's identity).
+ */
+static int ring_metadata(struct ring *r, const struct ht_collector_ring_opts *o,
+			 char *err, size_t err_len)
+{
+	const char *src = r->info->source;
+	char *text = NULL;
+	size_t len;
+	int ret;
+
 	ret = metadata_text(r, o->metadata_path, &text, &len, err, err_len);
 	if (ret) {
 		return ret;
@@ -524,97 +536,125 @@ static int ring_setup(struct ht_collector *c, struct ring *r,
 	ret = ht_ctf_packet_layout_read(
 	    &r->lay, o->metadata_path ? o->metadata_path : src, text, len, src,
 	    err, err_len);
-	if (ret) {
-		goto free_text;
+	if (!ret) {
+		ret = env_complete(r->lay.trace, text, len, r, o->core_role,
+				   o->core_master, &r->metadata,
+				   &r->metadata_len);
 	}
-	ret = env_complete(r->lay.trace, text, len, r, o->core_role,
-			   o->core_master, &r->metadata, &r->metadata_len);
-	if (ret) {
-		goto close_stream;
-	}
-	if (r->metadata_len != len) {
+	if (!ret && r->metadata_len != len) {
 		/* What is written must still parse. */
 		ret = ht_ctf_metadata_check(src, r->metadata, r->metadata_len,
 					    err, err_len);
-		if (ret) {
-			goto close_stream;
-		}
 	}
+	free(text);
+	return ret;
+}
 
-	first = core_ring(c, name);
+/* Writes <core>/metadata for the core's first ring. */
+static int write_metadata(struct ring *r, char *err, size_t err_len)
+{
+	char *mpath = path_join(r->core_dir, "metadata");
+	int ret = 0, fd;
+
+	if (!mpath) {
+		return HT_ENOMEM;
+	}
+	fd = open(mpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (fd < 0 || write_all(fd, r->metadata, r->metadata_len)) {
+		ret = fail(err, err_len, HT_EIO, "%s: cannot write: %s", mpath,
+			   strerror(errno));
+	}
+	if (fd >= 0) {
+		close(fd);
+	}
+	if (!ret) {
+		r->metadata_owner = true;
+	}
+	free(mpath);
+	return ret;
+}
+
+/*
+ * Creates the ring's stream file (and the core's metadata file for its
+ * first ring). The stream file is open in r->fd on success.
+ */
+static int ring_files(struct ht_collector *c, struct ring *r, char *err,
+		      size_t err_len)
+{
+	const char *src = r->info->source;
+	struct ring *first = core_ring(c, r->core_name);
+
 	if (first && (first->metadata_len != r->metadata_len ||
 		      memcmp(first->metadata, r->metadata, r->metadata_len))) {
-		ret = fail(err, err_len, HT_EINVAL,
-			   "%s: core %s: the metadata differs from the one of "
-			   "its first ring (%s)",
-			   src, name, first->info->source);
-		goto close_stream;
+		return fail(err, err_len, HT_EINVAL,
+			    "%s: core %s: the metadata differs from the one "
+			    "of its first ring (%s)",
+			    src, r->core_name, first->info->source);
 	}
 	if (mkdir_p(r->core_dir)) {
-		ret = fail(err, err_len, HT_EIO, "%s: cannot create: %s",
-			   r->core_dir, strerror(errno));
-		goto close_stream;
+		return fail(err, err_len, HT_EIO, "%s: cannot create: %s",
+			    r->core_dir, strerror(errno));
 	}
 	r->fd =
 	    open(r->stream_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 	if (r->fd < 0) {
-		ret = fail(err, err_len, errno == EEXIST ? HT_EEXIST : HT_EIO,
-			   "%s: cannot create the stream file: %s%s",
-			   r->stream_path, strerror(errno),
-			   errno == EEXIST ? " (a capture is already there)"
-					   : "");
-		goto close_stream;
+		return fail(err, err_len, errno == EEXIST ? HT_EEXIST : HT_EIO,
+			    "%s: cannot create the stream file: %s%s",
+			    r->stream_path, strerror(errno),
+			    errno == EEXIST ? " (a capture is already there)"
+					    : "");
 	}
-	if (!first) {
-		mpath = path_join(r->core_dir, "metadata");
-		if (!mpath) {
-			ret = HT_ENOMEM;
-			goto close_stream;
-		}
-		fd =
-		    open(mpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-		if (fd < 0 || write_all(fd, r->metadata, r->metadata_len)) {
-			ret = fail(err, err_len, HT_EIO, "%s: cannot write: %s",
-				   mpath, strerror(errno));
-			if (fd >= 0) {
-				close(fd);
-			}
-			goto close_stream;
-		}
-		close(fd);
-		r->metadata_owner = true;
-	}
+	return first ? 0 : write_metadata(r, err, err_len);
+}
+
+/* The copies the ring's drain keeps. */
+static int ring_buffers(struct ring *r)
+{
 	if (r->lay.hc_bytes) {
 		r->last_hc = malloc(r->lay.hc_bytes);
 		if (!r->last_hc) {
-			ret = HT_ENOMEM;
-			goto close_stream;
+			return HT_ENOMEM;
 		}
 	}
 	if (r->info->mode == HT_RING_OVERWRITE) {
 		r->copy = malloc(r->info->slot_size);
 		if (!r->copy) {
-			ret = HT_ENOMEM;
-			goto close_stream;
+			return HT_ENOMEM;
 		}
+	}
+	return 0;
+}
+
+static int ring_setup(struct ht_collector *c, struct ring *r,
+		      const struct ht_collector_ring_opts *o, char *err,
+		      size_t err_len)
+{
+	int ret;
+
+	ret = ring_names(c, r, o, err, err_len);
+	if (!ret) {
+		ret = ring_metadata(r, o, err, err_len);
+	}
+	if (!ret) {
+		ret = ring_files(c, r, err, err_len);
+	}
+	if (!ret) {
+		ret = ring_buffers(r);
+	}
+	if (ret) {
+		if (r->fd >= 0) {
+			close(r->fd);
+			r->fd = -1;
+			unlink(r->stream_path);
+		}
+		return ret;
 	}
 	r->st.core_name = r->core_name;
 	r->st.stream_name = r->stream_name;
-	r->st.source = src;
+	r->st.source = r->info->source;
 	r->st.core_id = r->info->core_id;
 	r->st.mode = r->info->mode;
-	ret = 0;
-
-close_stream:
-	if (ret && r->fd >= 0) {
-		close(r->fd);
-		r->fd = -1;
-		unlink(r->stream_path);
-	}
-	free(mpath);
-free_text:
-	free(text);
-	return ret;
+	return 0;
 }
 
 static int add_ring(struct ht_collector *c, struct ht_ring_reader *rr,
