@@ -362,14 +362,17 @@ static int need_type(struct parser *ps, const struct ht_ctf_type *t,
 }
 
 /*
- * A scope type attribute: when @key is one of the @n @names, the type
- * slot of the same index in @slots gets @type (which must be a
- * structure). Returns 1 when @key is none of them, else 0 or an error.
+ * The start of a block entry: when @key is one of the @n scope type
+ * attributes @names, the slot of the same index in @slots gets @type
+ * (which must be a structure); any other attribute must have a value
+ * @v. Returns 1 when the entry is a value for the caller, else 0 (the
+ * scope type is set) or an error.
  */
-static int scope_attr(struct parser *ps, const char *key,
-		      const struct ht_ctf_type *type, const char *const *names,
-		      const struct ht_ctf_type **const *slots, size_t n,
-		      unsigned line, unsigned col)
+static int entry_start(struct parser *ps, const char *key,
+		       const struct ht_ctf_type *type, const struct value *v,
+		       const char *const *names,
+		       const struct ht_ctf_type **const *slots, size_t n,
+		       unsigned line, unsigned col)
 {
 	size_t i;
 	int ret;
@@ -381,7 +384,8 @@ static int scope_attr(struct parser *ps, const char *key,
 			return ret;
 		}
 	}
-	return 1;
+	ret = need_value(ps, v, key, line, col);
+	return ret ? ret : 1;
 }
 
 static int trace_entry(struct parser *ps, void *obj, const char *key,
@@ -393,12 +397,8 @@ static int trace_entry(struct parser *ps, void *obj, const char *key,
 	const struct ht_ctf_type **const slots[] = {&t->pub.packet_header};
 	int ret;
 
-	ret = scope_attr(ps, key, type, names, slots, 1, line, col);
+	ret = entry_start(ps, key, type, v, names, slots, 1, line, col);
 	if (ret <= 0) {
-		return ret;
-	}
-	ret = need_value(ps, v, key, line, col);
-	if (ret) {
 		return ret;
 	}
 	if (!strcmp(key, "major") || !strcmp(key, "minor")) {
@@ -549,12 +549,8 @@ static int stream_entry(struct parser *ps, void *obj, const char *key,
 						    &sc->pub.event_context};
 	int ret;
 
-	ret = scope_attr(ps, key, type, names, slots, 3, line, col);
+	ret = entry_start(ps, key, type, v, names, slots, 3, line, col);
 	if (ret <= 0) {
-		return ret;
-	}
-	ret = need_value(ps, v, key, line, col);
-	if (ret) {
 		return ret;
 	}
 	if (!strcmp(key, "id")) {
@@ -575,12 +571,8 @@ static int event_entry(struct parser *ps, void *obj, const char *key,
 						    &ec->pub.payload};
 	int ret;
 
-	ret = scope_attr(ps, key, type, names, slots, 2, line, col);
+	ret = entry_start(ps, key, type, v, names, slots, 2, line, col);
 	if (ret <= 0) {
-		return ret;
-	}
-	ret = need_value(ps, v, key, line, col);
-	if (ret) {
 		return ret;
 	}
 	if (!strcmp(key, "name")) {
