@@ -398,15 +398,11 @@ int ht__scope_decode(struct ht__stream *s, const struct ht__op *ops, uint32_t i,
 	}
 	case HT__OP_ARRAY:
 	case HT__OP_SEQ: {
-		uint64_t len =
-		    op->kind == HT__OP_ARRAY ? op->nr : s->regs[op->src_reg];
-		uint64_t k,
-		    room = s->content_end > pos ? s->content_end - pos : 0;
 		const struct ht__op *el = &ops[i + 1];
+		uint64_t len, k;
 
 		s->pos = pos;
-		if (el->min_bits ? len > room / el->min_bits
-				 : len > (1u << 20)) {
+		if (!ht__elems_fit(s, ops, i, pos, &len)) {
 			return ht__stream_fail(
 			    s, HT_EFORMAT, pos,
 			    "%s '%s' of %llu elements does not fit "

@@ -91,18 +91,12 @@ int ht__skip_op(struct ht__stream *s, const struct ht__op *ops, uint32_t i)
 	}
 	case HT__OP_ARRAY:
 	case HT__OP_SEQ: {
-		uint64_t len =
-		    op->kind == HT__OP_ARRAY ? op->nr : s->regs[op->src_reg];
-		uint64_t k,
-		    room = s->content_end > pos ? s->content_end - pos : 0;
-		const struct ht__op *el = &ops[i + 1];
 		const struct ht__run *r = op->elem_run;
+		uint64_t len, k;
 
 		s->pos = pos;
 		/* the full decoder's limits */
-		if ((el->min_bits ? len > room / el->min_bits
-				  : len > (1u << 20)) ||
-		    len > UINT32_MAX) {
+		if (!ht__elems_fit(s, ops, i, pos, &len) || len > UINT32_MAX) {
 			return 1;
 		}
 		if (!len) {

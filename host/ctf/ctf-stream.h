@@ -307,6 +307,22 @@ static inline const uint8_t *ht__find_nul(const uint8_t *p, uint64_t avail)
 	return memchr(p + i, 0, avail - i);
 }
 
+/*
+ * The length *@len of array or sequence op @i of @ops at bit @pos, and
+ * whether it can fit: that many elements of its element's minimum size
+ * within the packet content left (at most 2^20 when that size is 0).
+ */
+static inline bool ht__elems_fit(const struct ht__stream *s,
+				 const struct ht__op *ops, uint32_t i,
+				 uint64_t pos, uint64_t *len)
+{
+	const struct ht__op *op = &ops[i], *el = &ops[i + 1];
+	uint64_t room = s->content_end > pos ? s->content_end - pos : 0;
+
+	*len = op->kind == HT__OP_ARRAY ? op->nr : s->regs[op->src_reg];
+	return el->min_bits ? *len <= room / el->min_bits : *len <= (1u << 20);
+}
+
 /* ---- decoding into fields (ctf-fields.c) ---- */
 
 /*
