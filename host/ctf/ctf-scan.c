@@ -2,15 +2,15 @@
 /*
  * The per-stream scan (ht_ctf_stream_scan()): the packets of one data
  * stream file in file order and, for each event record, only its class
- * and its timestamp. No field is stored: a fixed run is skipped by its
- * size (only the leaves that save a sequence length, a variant tag, an
- * event id or a clock value are loaded), a string by its terminator, a
- * sequence of fixed elements by its length times their size; variants
- * are followed. Anything unusual in a record (it does not fit in the
- * packet content, an id nobody declared, a tag that selects nothing)
- * sends the record to the full decoder (ht__stream_read_event()), which
- * either decodes it or says what is wrong and where with the same
- * message `hetrace print` gives.
+ * and its timestamp. No field is stored: the record's steps (compiled
+ * by ctf-plan-fast.c) are skipped the way ctf-skip.c skips a scope (a
+ * fixed run by its size, loading only the leaves that save something,
+ * a string by its terminator, a sequence of fixed elements by its
+ * length times their size; variants are followed). Anything unusual in a record
+ * (it does not fit in the packet content, an id nobody declared, a tag that
+ * selects nothing) sends the record to the full decoder
+ * (ht__stream_read_event()), which either decodes it or says what is wrong and
+ * where with the same message `hetrace print` gives.
  */
 #include <stdlib.h>
 

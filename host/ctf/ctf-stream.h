@@ -7,11 +7,11 @@
  * current packet and record, the registers and meanings its integers
  * saved, the fields kept per stream; and the bit readers that load
  * integers from the mapped bytes. This layer runs the plans of the
- * model (ctf-model.h) over a file: ctf-packet.c reads packets and
- * delivers messages, ctf-decode.c decodes records into fields,
- * ctf-skip.c skips a scope without fields, ctf-scan.c scans records for
- * their class and time only. It does not know TSDL text, and it does
- * not merge streams (the trace set, ctf-set.c, does).
+ * model (ctf-model.h) over a file: ctf-decode.c reads packets and
+ * records and delivers messages, ctf-fields.c decodes any scope into
+ * fields, ctf-skip.c skips a scope without fields, ctf-scan.c scans
+ * records for their class and time only. It does not know TSDL text,
+ * and it does not merge streams (the trace set, ctf-set.c, does).
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -123,8 +123,7 @@ void ht__stream_rewind(struct ht__stream *s);
 /* Frees what the reader allocated for @s (not @s itself). */
 void ht__stream_fini(struct ht__stream *s);
 
-/* ---- the decoders' shared parts (ctf-packet.c, ctf-decode.c, ctf-scan.c) ----
- */
+/* ---- the decoders' shared parts (ctf-decode.c, ctf-scan.c) ---- */
 
 /*
  * Reads the header and context of the packet at s->pkt_off: sets the
