@@ -3,11 +3,10 @@
  * The collector (host/collect/collector.h): packet rings -> capture directory.
  *
  * Each packet is located and checked from its header and context alone:
- * the ring's metadata is parsed once, and the bit positions of magic,
- * stream_id, packet_size, content_size, events_discarded and
- * packet_seq_num are computed from the field types (every member before
- * them must have a fixed size, as in every layout hetrace and barectf
- * write). Events are never decoded.
+ * the ring's metadata is read once into its packet layout (the bit
+ * positions of magic, stream_id, packet_size, content_size,
+ * events_discarded and packet_seq_num: host/ctf/ctf-layout.h). Events
+ * are never decoded.
  *
  * Discard rings are written with one writev() per batch of packets
  * straight from the shared slots (no copy in user space), then the
@@ -26,7 +25,8 @@
 #include <unistd.h>
 
 #include "collector.h"
-#include "host/ctf/ctf-internal.h"
+#include "host/ctf/ctf-layout.h"
+#include "host/ctf/ctf-reader.h"
 #include "common/error.h"
 #include "hetrace/packet-ring.h"
 #include "packet-ring-reader.h"
@@ -34,29 +34,6 @@
 #define CTF_MAGIC 0xc1fc1fc1u
 #define BATCH 256u	  /* packets per writev() */
 #define WARN_PER_RING 10u /* damaged-packet messages per ring, then a count */
-
-/* Where an integer field sits in the packet, in bits from its start. */
-struct loc {
-	bool set;
-	uint8_t bo; /* enum ht_ctf_byte_order */
-	uint16_t size_bits;
-	uint32_t bit;
-};
-
-/* The packet context of one stream class. */
-struct ctx_layout {
-	uint64_t id;
-	uint64_t end_bits; /* header + context, when fixed; else 0 */
-	struct loc packet_size, content_size, discarded, seq_num;
-	struct loc ts_begin, ts_end;
-};
-
-struct layout {
-	struct loc magic, stream_id;
-	struct ctx_layout *ctx;
-	size_t nr_ctx;
-	uint32_t hc_bytes; /* the largest fixed header + context, bytes */
-};
 
 struct ring {
 	struct ht_ring_reader *rr;
@@ -67,14 +44,14 @@ struct ring {
 	bool metadata_owner; /* wrote <core>/metadata */
 	char *metadata;	     /* as written (for a second ring of the core) */
 	size_t metadata_len;
-	struct layout lay;
+	struct ht_ctf_packet_layout lay;
 	uint8_t *copy; /* overwrite: one slot */
 	struct ht_collector_stats st;
 	uint32_t warned;
 	uint64_t last_lost_warned;
 	/* The header and context of the last packet written. */
 	uint8_t *last_hc;
-	const struct ctx_layout *last_cl;
+	const struct ht_ctf_packet_context_layout *last_cl;
 };
 
 struct ht_collector {
@@ -178,237 +155,24 @@ static int mkdir_p(const char *path)
 	return ret;
 }
 
-/* ---- the packet layout from the metadata ---- */
-
-static uint64_t align_up(uint64_t v, uint64_t a)
-{
-	return a > 1 ? (v + a - 1) / a * a : v;
-}
-
-/* Advances @pos past a field of type @t; false when its size varies. */
-static bool advance(const struct ht_ctf_type *t, uint64_t *pos, int depth)
-{
-	uint64_t i;
-	size_t m;
-
-	if (depth > 32) {
-		return false;
-	}
-	*pos = align_up(*pos, t->align_bits);
-	switch (t->kind) {
-	case HT_CTF_INT:
-	case HT_CTF_FLOAT:
-		*pos += t->size_bits;
-		return true;
-	case HT_CTF_ENUM:
-		*pos += t->container->size_bits;
-		return true;
-	case HT_CTF_STRUCT:
-		for (m = 0; m < t->nr_members; m++) {
-			if (!advance(t->members[m].type, pos, depth + 1)) {
-				return false;
-			}
-		}
-		return true;
-	case HT_CTF_ARRAY:
-		if (t->length > (1u << 20)) {
-			return false;
-		}
-		for (i = 0; i < t->length; i++) {
-			if (!advance(t->element, pos, depth + 1)) {
-				return false;
-			}
-		}
-		return true;
-	default:
-		return false;
-	}
-}
-
-static void locate(struct loc *l, const struct ht_ctf_type *t, uint64_t pos)
-{
-	const struct ht_ctf_type *it =
-	    t->kind == HT_CTF_ENUM ? t->container : t;
-
-	if (it->kind != HT_CTF_INT || pos > UINT32_MAX) {
-		return;
-	}
-	l->set = true;
-	l->bo = (uint8_t)it->byte_order;
-	l->size_bits = (uint16_t)it->size_bits;
-	l->bit = (uint32_t)align_up(pos, it->align_bits);
-}
-
-/*
- * Walks the members of scope @t from @pos; locates the members named in
- * @names into @locs. Returns the end position, or 0 when a member of
- * variable size comes first (the members after it stay unlocated).
- */
-static uint64_t walk_scope(const struct ht_ctf_type *t, uint64_t pos,
-			   const char *const *names, struct loc *const *locs,
-			   size_t nr)
-{
-	size_t m, j;
-
-	if (!t) {
-		return pos;
-	}
-	if (t->kind != HT_CTF_STRUCT) {
-		return 0;
-	}
-	pos = align_up(pos, t->align_bits);
-	for (m = 0; m < t->nr_members; m++) {
-		const char *name = t->members[m].name;
-		const struct ht_ctf_type *mt = t->members[m].type;
-
-		for (j = 0; j < nr; j++) {
-			if (!strcmp(name, names[j])) {
-				locate(locs[j], mt, pos);
-			}
-		}
-		if (!advance(mt, &pos, 0)) {
-			return 0;
-		}
-	}
-	return pos;
-}
-
-static int layout_build(struct layout *lay, const struct ht__trace *t,
-			const char *what, char *err, size_t err_len)
-{
-	const struct ht_ctf_trace *pt = &t->pub;
-	const char *hnames[] = {"magic", "stream_id"};
-	struct loc *hlocs[] = {&lay->magic, &lay->stream_id};
-	uint64_t hend;
-	size_t i;
-
-	if (pt->nr_stream_classes == 0) {
-		return fail(err, err_len, HT_EFORMAT,
-			    "%s: metadata: no stream class", what);
-	}
-	hend = walk_scope(pt->packet_header, 0, hnames, hlocs, 2);
-	if (!hend && pt->packet_header) {
-		return fail(err, err_len, HT_EUNSUPPORTED,
-			    "%s: metadata: the packet header has a member of "
-			    "variable size: packets cannot be located",
-			    what);
-	}
-	if (pt->nr_stream_classes > 1 && !lay->stream_id.set) {
-		return fail(err, err_len, HT_EFORMAT,
-			    "%s: metadata: %zu stream classes but no "
-			    "stream_id in the packet header",
-			    what, pt->nr_stream_classes);
-	}
-	lay->ctx = calloc(pt->nr_stream_classes, sizeof(*lay->ctx));
-	if (!lay->ctx) {
-		return HT_ENOMEM;
-	}
-	lay->nr_ctx = pt->nr_stream_classes;
-	for (i = 0; i < lay->nr_ctx; i++) {
-		const struct ht_ctf_stream_class *sc = pt->stream_classes[i];
-		struct ctx_layout *cl = &lay->ctx[i];
-		const char *names[] = {"packet_size",	   "content_size",
-				       "events_discarded", "packet_seq_num",
-				       "timestamp_begin",  "timestamp_end"};
-		struct loc *locs[] = {&cl->packet_size, &cl->content_size,
-				      &cl->discarded,	&cl->seq_num,
-				      &cl->ts_begin,	&cl->ts_end};
-
-		cl->id = sc->id;
-		cl->end_bits =
-		    walk_scope(sc->packet_context, hend, names, locs, 6);
-		if (cl->end_bits > 8u * 4096u) {
-			cl->end_bits = 0; /* no final packet (below) */
-		}
-		if ((cl->end_bits + 7u) / 8u > lay->hc_bytes) {
-			lay->hc_bytes = (uint32_t)((cl->end_bits + 7u) / 8u);
-		}
-		if (!cl->packet_size.set) {
-			return fail(
-			    err, err_len, HT_EUNSUPPORTED,
-			    "%s: metadata: stream class %llu: no "
-			    "packet_size at a fixed place in the packet "
-			    "context: packets cannot be delimited",
-			    what, (unsigned long long)sc->id);
-		}
-	}
-	return 0;
-}
-
-static uint64_t read_bits(const uint8_t *buf, const struct loc *l)
-{
-	uint64_t v = 0;
-	unsigned i, n = l->size_bits;
-
-	if (l->bit % 8u == 0 && n % 8u == 0) {
-		const uint8_t *p = buf + l->bit / 8u;
-
-		for (i = 0; i < n / 8u; i++) {
-			if (l->bo == HT_CTF_LE) {
-				v |= (uint64_t)p[i] << (8u * i);
-			} else {
-				v = (v << 8) | p[i];
-			}
-		}
-		return v;
-	}
-	for (i = 0; i < n; i++) {
-		uint32_t b = l->bit + i;
-		unsigned bit;
-
-		if (l->bo == HT_CTF_LE) {
-			bit = (buf[b / 8u] >> (b % 8u)) & 1u;
-			v |= (uint64_t)bit << i;
-		} else {
-			bit = (buf[b / 8u] >> (7u - b % 8u)) & 1u;
-			v = (v << 1) | bit;
-		}
-	}
-	return v;
-}
-
-static void write_bits(uint8_t *buf, const struct loc *l, uint64_t v)
-{
-	unsigned i, n = l->size_bits;
-
-	for (i = 0; i < n; i++) {
-		uint32_t b = l->bit + i;
-		unsigned bit;
-
-		if (l->bo == HT_CTF_LE) {
-			bit = (unsigned)(v >> i) & 1u;
-			buf[b / 8u] =
-			    (uint8_t)((buf[b / 8u] & ~(1u << (b % 8u))) |
-				      (bit << (b % 8u)));
-		} else {
-			bit = (unsigned)(v >> (n - 1u - i)) & 1u;
-			buf[b / 8u] =
-			    (uint8_t)((buf[b / 8u] & ~(0x80u >> (b % 8u))) |
-				      (bit << (7u - b % 8u)));
-		}
-	}
-}
-
-static bool in_slot(const struct loc *l, uint32_t slot_size)
-{
-	return (uint64_t)l->bit + l->size_bits <= (uint64_t)slot_size * 8u;
-}
+/* ---- packets ---- */
 
 /*
  * Checks the packet at @p (a slot of @slot_size bytes). Returns its
  * size in bytes, or 0 with a reason in @why.
  */
 static uint32_t packet_check(struct ring *r, const uint8_t *p, char *why,
-			     size_t why_len, const struct ctx_layout **out_cl)
+			     size_t why_len,
+			     const struct ht_ctf_packet_context_layout **out_cl)
 {
 	const uint32_t slot = r->info->slot_size;
-	const struct layout *lay = &r->lay;
-	const struct ctx_layout *cl = &lay->ctx[0];
+	const struct ht_ctf_packet_layout *lay = &r->lay;
+	const struct ht_ctf_packet_context_layout *cl = &lay->ctx[0];
 	uint64_t size, content;
 	size_t i;
 
-	if (lay->magic.set && in_slot(&lay->magic, slot)) {
-		uint64_t m = read_bits(p, &lay->magic);
+	if (lay->magic.set && ht_ctf_field_loc_within(&lay->magic, slot)) {
+		uint64_t m = ht_ctf_field_loc_read(p, &lay->magic);
 
 		if (m != CTF_MAGIC) {
 			snprintf(why, why_len,
@@ -417,8 +181,9 @@ static uint32_t packet_check(struct ring *r, const uint8_t *p, char *why,
 			return 0;
 		}
 	}
-	if (lay->stream_id.set && in_slot(&lay->stream_id, slot)) {
-		uint64_t id = read_bits(p, &lay->stream_id);
+	if (lay->stream_id.set &&
+	    ht_ctf_field_loc_within(&lay->stream_id, slot)) {
+		uint64_t id = ht_ctf_field_loc_read(p, &lay->stream_id);
 
 		cl = NULL;
 		for (i = 0; i < lay->nr_ctx; i++) {
@@ -432,11 +197,11 @@ static uint32_t packet_check(struct ring *r, const uint8_t *p, char *why,
 			return 0;
 		}
 	}
-	if (!in_slot(&cl->packet_size, slot)) {
+	if (!ht_ctf_field_loc_within(&cl->packet_size, slot)) {
 		snprintf(why, why_len, "packet_size past the slot");
 		return 0;
 	}
-	size = read_bits(p, &cl->packet_size);
+	size = ht_ctf_field_loc_read(p, &cl->packet_size);
 	if (size == 0 || size % 8u || size > (uint64_t)slot * 8u ||
 	    (cl->end_bits && size < cl->end_bits)) {
 		snprintf(why, why_len,
@@ -447,8 +212,9 @@ static uint32_t packet_check(struct ring *r, const uint8_t *p, char *why,
 			 (unsigned long long)cl->end_bits, slot);
 		return 0;
 	}
-	if (cl->content_size.set && in_slot(&cl->content_size, slot)) {
-		content = read_bits(p, &cl->content_size);
+	if (cl->content_size.set &&
+	    ht_ctf_field_loc_within(&cl->content_size, slot)) {
+		content = ht_ctf_field_loc_read(p, &cl->content_size);
 		if (content > size ||
 		    (cl->end_bits && content < cl->end_bits)) {
 			snprintf(why, why_len,
@@ -460,8 +226,10 @@ static uint32_t packet_check(struct ring *r, const uint8_t *p, char *why,
 			return 0;
 		}
 	}
-	if (cl->discarded.set && in_slot(&cl->discarded, slot)) {
-		r->st.events_discarded = read_bits(p, &cl->discarded);
+	if (cl->discarded.set &&
+	    ht_ctf_field_loc_within(&cl->discarded, slot)) {
+		r->st.events_discarded =
+		    ht_ctf_field_loc_read(p, &cl->discarded);
 	}
 	*out_cl = cl;
 	return (uint32_t)(size / 8u);
@@ -545,40 +313,12 @@ static size_t env_block(const char *text, size_t len)
 	return 0;
 }
 
-/* Parses TSDL @text; the trace is freed with trace_free(). */
-static int parse(const char *what, const char *text, size_t len,
-		 struct ht__trace **out, char *err, size_t err_len)
-{
-	struct ht__trace *t = calloc(1, sizeof(*t));
-	int ret;
-
-	if (!t) {
-		return HT_ENOMEM;
-	}
-	ret = ht__tsdl_parse(t, what, text, len, NULL, err, err_len);
-	if (ret) {
-		ht__arena_fini(&t->arena);
-		free(t);
-		return ret;
-	}
-	*out = t;
-	return 0;
-}
-
-static void trace_free(struct ht__trace *t)
-{
-	if (t) {
-		ht__arena_fini(&t->arena);
-		free(t);
-	}
-}
-
 /*
  * Adds to @text the env entries the core's identity needs and the
  * producer did not write. Returns the new text (malloc'ed) in *@out.
  */
-static int env_complete(const struct ht__trace *t, const char *text, size_t len,
-			const struct ring *r, const char *role,
+static int env_complete(const struct ht_ctf_trace *t, const char *text,
+			size_t len, const struct ring *r, const char *role,
 			const char *master, char **out, size_t *out_len)
 {
 	char add[512];
@@ -586,19 +326,19 @@ static int env_complete(const struct ht__trace *t, const char *text, size_t len,
 	char *s;
 
 	add[0] = '\0';
-	if (!ht_ctf_trace_env(&t->pub, "core_name")) {
+	if (!ht_ctf_trace_env(t, "core_name")) {
 		n += (size_t)snprintf(add + n, sizeof(add) - n,
 				      "\n\tcore_name = \"%s\";", r->core_name);
 	}
-	if (!ht_ctf_trace_env(&t->pub, "core_id")) {
+	if (!ht_ctf_trace_env(t, "core_id")) {
 		n += (size_t)snprintf(add + n, sizeof(add) - n,
 				      "\n\tcore_id = %u;", r->info->core_id);
 	}
-	if (role && !ht_ctf_trace_env(&t->pub, "core_role")) {
+	if (role && !ht_ctf_trace_env(t, "core_role")) {
 		n += (size_t)snprintf(add + n, sizeof(add) - n,
 				      "\n\tcore_role = \"%s\";", role);
 	}
-	if (master && !ht_ctf_trace_env(&t->pub, "core_master")) {
+	if (master && !ht_ctf_trace_env(t, "core_master")) {
 		n += (size_t)snprintf(add + n, sizeof(add) - n,
 				      "\n\tcore_master = \"%s\";", master);
 	}
@@ -686,7 +426,7 @@ static void ring_free(struct ring *r)
 	free(r->core_dir);
 	free(r->stream_path);
 	free(r->metadata);
-	free(r->lay.ctx);
+	ht_ctf_packet_layout_fini(&r->lay);
 	free(r->copy);
 	free(r->last_hc);
 	free(r);
@@ -713,7 +453,7 @@ static int metadata_text(const struct ring *r, const char *path, char **text,
 	size_t n;
 
 	if (path) {
-		return ht__metadata_read(path, text, len, err, err_len);
+		return ht_ctf_metadata_read(path, text, len, err, err_len);
 	}
 	if (!in->metadata) {
 		return fail(err, err_len, HT_ENOENT,
@@ -745,18 +485,14 @@ static int metadata_text(const struct ring *r, const char *path, char **text,
 	return 0;
 }
 
-static int ring_setup(struct ht_collector *c, struct ring *r,
+/* Checks the ring's names and makes its paths in the capture. */
+static int ring_names(struct ht_collector *c, struct ring *r,
 		      const struct ht_collector_ring_opts *o, char *err,
 		      size_t err_len)
 {
 	const char *src = r->info->source;
 	const char *name = o->core_name ? o->core_name : r->info->core_name;
 	const char *stream = o->stream_name ? o->stream_name : "stream";
-	struct ht__trace *t = NULL, *t2 = NULL;
-	char *text = NULL, *mpath = NULL;
-	size_t len;
-	struct ring *first;
-	int ret, fd;
 
 	if (!name_ok(name)) {
 		return fail(err, err_len, HT_EINVAL,
@@ -778,109 +514,147 @@ static int ring_setup(struct ht_collector *c, struct ring *r,
 	if (!r->core_name || !r->stream_name || !r->stream_path) {
 		return HT_ENOMEM;
 	}
+	return 0;
+}
+
+/*
+ * Reads the ring's metadata: its packet layout, then the text to write
+ * (with the env entries of the core's identity).
+ */
+static int ring_metadata(struct ring *r, const struct ht_collector_ring_opts *o,
+			 char *err, size_t err_len)
+{
+	const char *src = r->info->source;
+	char *text = NULL;
+	size_t len;
+	int ret;
+
 	ret = metadata_text(r, o->metadata_path, &text, &len, err, err_len);
 	if (ret) {
 		return ret;
 	}
-	ret = parse(o->metadata_path ? o->metadata_path : src, text, len, &t,
-		    err, err_len);
-	if (ret) {
-		goto free_text;
+	ret = ht_ctf_packet_layout_read(
+	    &r->lay, o->metadata_path ? o->metadata_path : src, text, len, src,
+	    err, err_len);
+	if (!ret) {
+		ret = env_complete(r->lay.trace, text, len, r, o->core_role,
+				   o->core_master, &r->metadata,
+				   &r->metadata_len);
 	}
-	ret = layout_build(&r->lay, t, src, err, err_len);
-	if (ret) {
-		goto free_trace;
-	}
-	ret = env_complete(t, text, len, r, o->core_role, o->core_master,
-			   &r->metadata, &r->metadata_len);
-	if (ret) {
-		goto free_trace;
-	}
-	if (r->metadata_len != len) {
+	if (!ret && r->metadata_len != len) {
 		/* What is written must still parse. */
-		ret =
-		    parse(src, r->metadata, r->metadata_len, &t2, err, err_len);
-		trace_free(t2);
-		if (ret) {
-			goto free_trace;
-		}
+		ret = ht_ctf_metadata_check(src, r->metadata, r->metadata_len,
+					    err, err_len);
 	}
+	free(text);
+	return ret;
+}
 
-	first = core_ring(c, name);
+/* Writes <core>/metadata for the core's first ring. */
+static int write_metadata(struct ring *r, char *err, size_t err_len)
+{
+	char *mpath = path_join(r->core_dir, "metadata");
+	int ret = 0, fd;
+
+	if (!mpath) {
+		return HT_ENOMEM;
+	}
+	fd = open(mpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (fd < 0 || write_all(fd, r->metadata, r->metadata_len)) {
+		ret = fail(err, err_len, HT_EIO, "%s: cannot write: %s", mpath,
+			   strerror(errno));
+	}
+	if (fd >= 0) {
+		close(fd);
+	}
+	if (!ret) {
+		r->metadata_owner = true;
+	}
+	free(mpath);
+	return ret;
+}
+
+/*
+ * Creates the ring's stream file (and the core's metadata file for its
+ * first ring). The stream file is open in r->fd on success.
+ */
+static int ring_files(struct ht_collector *c, struct ring *r, char *err,
+		      size_t err_len)
+{
+	const char *src = r->info->source;
+	struct ring *first = core_ring(c, r->core_name);
+
 	if (first && (first->metadata_len != r->metadata_len ||
 		      memcmp(first->metadata, r->metadata, r->metadata_len))) {
-		ret = fail(err, err_len, HT_EINVAL,
-			   "%s: core %s: the metadata differs from the one of "
-			   "its first ring (%s)",
-			   src, name, first->info->source);
-		goto free_trace;
+		return fail(err, err_len, HT_EINVAL,
+			    "%s: core %s: the metadata differs from the one "
+			    "of its first ring (%s)",
+			    src, r->core_name, first->info->source);
 	}
 	if (mkdir_p(r->core_dir)) {
-		ret = fail(err, err_len, HT_EIO, "%s: cannot create: %s",
-			   r->core_dir, strerror(errno));
-		goto free_trace;
+		return fail(err, err_len, HT_EIO, "%s: cannot create: %s",
+			    r->core_dir, strerror(errno));
 	}
 	r->fd =
 	    open(r->stream_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 	if (r->fd < 0) {
-		ret = fail(err, err_len, errno == EEXIST ? HT_EEXIST : HT_EIO,
-			   "%s: cannot create the stream file: %s%s",
-			   r->stream_path, strerror(errno),
-			   errno == EEXIST ? " (a capture is already there)"
-					   : "");
-		goto free_trace;
+		return fail(err, err_len, errno == EEXIST ? HT_EEXIST : HT_EIO,
+			    "%s: cannot create the stream file: %s%s",
+			    r->stream_path, strerror(errno),
+			    errno == EEXIST ? " (a capture is already there)"
+					    : "");
 	}
-	if (!first) {
-		mpath = path_join(r->core_dir, "metadata");
-		if (!mpath) {
-			ret = HT_ENOMEM;
-			goto free_trace;
-		}
-		fd =
-		    open(mpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-		if (fd < 0 || write_all(fd, r->metadata, r->metadata_len)) {
-			ret = fail(err, err_len, HT_EIO, "%s: cannot write: %s",
-				   mpath, strerror(errno));
-			if (fd >= 0) {
-				close(fd);
-			}
-			goto free_trace;
-		}
-		close(fd);
-		r->metadata_owner = true;
-	}
+	return first ? 0 : write_metadata(r, err, err_len);
+}
+
+/* The copies the ring's drain keeps. */
+static int ring_buffers(struct ring *r)
+{
 	if (r->lay.hc_bytes) {
 		r->last_hc = malloc(r->lay.hc_bytes);
 		if (!r->last_hc) {
-			ret = HT_ENOMEM;
-			goto free_trace;
+			return HT_ENOMEM;
 		}
 	}
 	if (r->info->mode == HT_RING_OVERWRITE) {
 		r->copy = malloc(r->info->slot_size);
 		if (!r->copy) {
-			ret = HT_ENOMEM;
-			goto free_trace;
+			return HT_ENOMEM;
 		}
+	}
+	return 0;
+}
+
+static int ring_setup(struct ht_collector *c, struct ring *r,
+		      const struct ht_collector_ring_opts *o, char *err,
+		      size_t err_len)
+{
+	int ret;
+
+	ret = ring_names(c, r, o, err, err_len);
+	if (!ret) {
+		ret = ring_metadata(r, o, err, err_len);
+	}
+	if (!ret) {
+		ret = ring_files(c, r, err, err_len);
+	}
+	if (!ret) {
+		ret = ring_buffers(r);
+	}
+	if (ret) {
+		if (r->fd >= 0) {
+			close(r->fd);
+			r->fd = -1;
+			unlink(r->stream_path);
+		}
+		return ret;
 	}
 	r->st.core_name = r->core_name;
 	r->st.stream_name = r->stream_name;
-	r->st.source = src;
+	r->st.source = r->info->source;
 	r->st.core_id = r->info->core_id;
 	r->st.mode = r->info->mode;
-	ret = 0;
-
-free_trace:
-	if (ret && r->fd >= 0) {
-		close(r->fd);
-		r->fd = -1;
-		unlink(r->stream_path);
-	}
-	free(mpath);
-	trace_free(t);
-free_text:
-	free(text);
-	return ret;
+	return 0;
 }
 
 static int add_ring(struct ht_collector *c, struct ht_ring_reader *rr,
@@ -960,7 +734,7 @@ static int write_fail(struct ht_collector *c, struct ring *r)
 
 /* Keeps the header and context of the packet being written. */
 static void keep_last(struct ring *r, const uint8_t *p,
-		      const struct ctx_layout *cl)
+		      const struct ht_ctf_packet_context_layout *cl)
 {
 	if (r->last_hc && cl->end_bits) {
 		memcpy(r->last_hc, p, (cl->end_bits + 7u) / 8u);
@@ -979,26 +753,30 @@ static void keep_last(struct ring *r, const uint8_t *p,
 static int final_packet(struct ht_collector *c, struct ring *r, uint64_t *bytes)
 {
 	uint32_t final = ht_ring_reader_final_discarded(r->rr);
-	const struct ctx_layout *cl = r->last_cl;
+	const struct ht_ctf_packet_context_layout *cl = r->last_cl;
 	uint32_t size;
 
 	if (!cl || final <= r->st.events_discarded || !cl->discarded.set) {
 		return 0;
 	}
 	size = (uint32_t)((cl->end_bits + 7u) / 8u);
-	write_bits(r->last_hc, &cl->packet_size, (uint64_t)size * 8u);
+	ht_ctf_field_loc_write(r->last_hc, &cl->packet_size,
+			       (uint64_t)size * 8u);
 	if (cl->content_size.set) {
-		write_bits(r->last_hc, &cl->content_size, cl->end_bits);
+		ht_ctf_field_loc_write(r->last_hc, &cl->content_size,
+				       cl->end_bits);
 	}
 	if (cl->ts_begin.set && cl->ts_end.set) {
-		write_bits(r->last_hc, &cl->ts_begin,
-			   read_bits(r->last_hc, &cl->ts_end));
+		ht_ctf_field_loc_write(
+		    r->last_hc, &cl->ts_begin,
+		    ht_ctf_field_loc_read(r->last_hc, &cl->ts_end));
 	}
 	if (cl->seq_num.set) {
-		write_bits(r->last_hc, &cl->seq_num,
-			   read_bits(r->last_hc, &cl->seq_num) + 1u);
+		ht_ctf_field_loc_write(
+		    r->last_hc, &cl->seq_num,
+		    ht_ctf_field_loc_read(r->last_hc, &cl->seq_num) + 1u);
 	}
-	write_bits(r->last_hc, &cl->discarded, final);
+	ht_ctf_field_loc_write(r->last_hc, &cl->discarded, final);
 	if (write_all(r->fd, r->last_hc, size)) {
 		return write_fail(c, r);
 	}
@@ -1019,7 +797,7 @@ static int drain_discard(struct ht_collector *c, struct ring *r,
 			 uint64_t *bytes)
 {
 	uint32_t avail = ht_ring_reader_avail(r->rr), done = 0;
-	const struct ctx_layout *cl;
+	const struct ht_ctf_packet_context_layout *cl;
 	char why[256];
 
 	while (done < avail) {
@@ -1084,7 +862,7 @@ static int drain_discard(struct ht_collector *c, struct ring *r,
 static int drain_overwrite(struct ht_collector *c, struct ring *r,
 			   uint64_t *bytes)
 {
-	const struct ctx_layout *cl;
+	const struct ht_ctf_packet_context_layout *cl;
 	uint32_t k, size;
 	char why[256];
 

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctf-internal.h"
+#include "ctf-arena.h"
 
 struct ht__arena_chunk {
 	struct ht__arena_chunk *next;

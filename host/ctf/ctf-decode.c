@@ -1,565 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The decoder of one data stream file: packets, then events, each scope
- * decoded by running its plan (ctf-plan.c) into a reused field array.
+ * decoded by its fast path (a fixed or flat scope loaded into fields
+ * kept per stream) or by the general interpreter (ctf-fields.c) into a
+ * reused field array.
  * The file is mapped once; pages of finished packets are given back to
  * the kernel so that the resident size does not grow with the file.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "ctf-internal.h"
+#include "ctf-stream.h"
 #include "common/error.h"
 
 #define PKT_MAGIC 0xc1fc1fc1u
-
-/* bits [pos, pos + size) of the file, CTF bit order, size <= 64 */
-uint64_t ht__read_bits_slow(const uint8_t *map, uint64_t pos, unsigned size,
-			    int bo)
-{
-	const uint8_t *p = map + (pos >> 3);
-	unsigned shift = pos & 7;
-	unsigned nbytes = (shift + size + 7) / 8;
-	uint64_t v = 0;
-	unsigned i;
-
-	if (bo == HT_CTF_LE) {
-		if (nbytes <= 8) {
-			for (i = nbytes; i-- > 0;) {
-				v = (v << 8) | p[i];
-			}
-			v >>= shift;
-		} else {
-			for (i = 8; i-- > 0;) {
-				v = (v << 8) | p[i];
-			}
-			v = (v >> shift) | ((uint64_t)p[8] << (64 - shift));
-		}
-	} else {
-		if (nbytes <= 8) {
-			for (i = 0; i < nbytes; i++) {
-				v = (v << 8) | p[i];
-			}
-			v >>= nbytes * 8 - shift - size;
-		} else {
-			for (i = 0; i < 8; i++) {
-				v = (v << 8) | p[i];
-			}
-			v = (v << shift) | (p[8] >> (8 - shift));
-			v >>= 64 - size;
-			return v;
-		}
-	}
-	if (size < 64) {
-		v &= (UINT64_C(1) << size) - 1;
-	}
-	return v;
-}
-
-static int dfail(struct ht__stream *s, int code, uint64_t at_bits,
-		 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-static int dfail(struct ht__stream *s, int code, uint64_t at_bits,
-		 const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (s->err_len) {
-		n = snprintf(s->err, s->err_len,
-			     "cannot decode packet: file=%s offset=%llu: ",
-			     s->pub.path, (unsigned long long)(at_bits / 8));
-		if (n >= 0 && (size_t)n < s->err_len) {
-			va_start(ap, fmt);
-			vsnprintf(s->err + n, s->err_len - n, fmt, ap);
-			va_end(ap);
-		}
-	}
-	return code;
-}
-
-static int fb_grow(struct ht__fieldbuf *fb, uint64_t need)
-{
-	uint64_t cap = fb->cap ? fb->cap : 64;
-	struct ht_ctf_field *n;
-
-	while (cap < need) {
-		cap *= 2;
-	}
-	if (cap > (1u << 28)) {
-		return HT_ENOMEM;
-	}
-	n = realloc(fb->f, cap * sizeof(*n));
-	if (!n) {
-		return HT_ENOMEM;
-	}
-	fb->f = n;
-	fb->cap = cap;
-	return 0;
-}
-
-static uint64_t bswap_n(uint64_t v, unsigned size)
-{
-	switch (size) {
-	case 16:
-		return __builtin_bswap16((uint16_t)v);
-	case 32:
-		return __builtin_bswap32((uint32_t)v);
-	default:
-		return __builtin_bswap64(v);
-	}
-}
-
-static const char *op_name(const struct ht__op *op)
-{
-	return op->name ? op->name : "(element)";
-}
-
-/*
- * The raw bits of integer op at bit position pos (already aligned and
- * bounds-checked): whole bytes in the host's order are one load.
- */
-static inline uint64_t read_int(const struct ht__stream *s,
-				const struct ht__op *op, uint64_t pos)
-{
-	uint64_t v;
-
-	switch (op->fast) {
-	case HT__FAST_U8:
-		return s->map[pos >> 3];
-	case HT__FAST_U16: {
-		uint16_t x;
-
-		memcpy(&x, s->map + (pos >> 3), 2);
-		return x;
-	}
-	case HT__FAST_U32: {
-		uint32_t x;
-
-		memcpy(&x, s->map + (pos >> 3), 4);
-		return x;
-	}
-	case HT__FAST_U64:
-		memcpy(&v, s->map + (pos >> 3), 8);
-		return v;
-	default:
-		return ht__read_bits(s->map, pos, op->size_bits, op->bo);
-	}
-}
-
-static inline int exec_int(struct ht__stream *s, const struct ht__op *op,
-			   struct ht_ctf_field *f, uint64_t pos)
-{
-	uint64_t v;
-
-	if (pos + op->size_bits > s->content_end) {
-		return dfail(s, HT_ETRUNC, pos,
-			     "field '%s' (%u bits) goes past the end "
-			     "of the packet content (byte %llu)",
-			     op_name(op), op->size_bits,
-			     (unsigned long long)(s->content_end / 8));
-	}
-	v = read_int(s, op, pos);
-	s->pos = pos + op->size_bits;
-	if (op->is_signed && op->size_bits < 64) {
-		uint64_t m = UINT64_C(1) << (op->size_bits - 1);
-
-		v = (v ^ m) - m;
-	}
-	f->v.u = v;
-	ht__int_side(s, op->reg, op->meaning, op->clock, v, op->size_bits);
-	return 0;
-}
-
-static int exec(struct ht__stream *s, const struct ht__op *ops, uint32_t i,
-		const char *name, struct ht__fieldbuf *fb, unsigned depth);
-
-/* A float leaf, or an integer that may span 9 bytes. */
-static void load_leaf_other(struct ht__stream *s, const struct ht__leaf *l,
-			    uint64_t p, uint64_t w, struct ht_ctf_field *f)
-{
-	uint64_t v;
-
-	switch (l->load) {
-	case HT__LOAD_F64:
-		memcpy(&f->v.d, &w, 8);
-		return;
-	case HT__LOAD_F32: {
-		float x;
-
-		memcpy(&x, s->map + (p >> 3), 4);
-		f->v.d = x;
-		return;
-	}
-	case HT__LOAD_FSLOW:
-		v = ht__read_bits_slow(s->map, p, l->size_bits, l->bo);
-		if (l->size_bits == 32) {
-			uint32_t x = v;
-			float fl;
-
-			memcpy(&fl, &x, 4);
-			f->v.d = fl;
-		} else {
-			memcpy(&f->v.d, &v, 8);
-		}
-		return;
-	default:
-		v = ht__read_bits_slow(s->map, p, l->size_bits, l->bo);
-		v = (v ^ l->sign) - l->sign;
-		f->v.u = v;
-		if (l->side) {
-			ht__int_side(s, l->reg, l->meaning, l->clock, v,
-				     l->size_bits);
-		}
-		return;
-	}
-}
-
-/*
- * Loads the leaves of a run starting at @pos into fields @f: integers
- * are one 8-byte load, a shift and a mask (the file mapping has
- * padding for the last load).
- */
-/*
- * Loads plain leaves [@l, @end) of a run starting at @pos into fields
- * @f: a load, a shift, a mask and a sign extension each.
- */
-static inline void load_plain(const struct ht__leaf *restrict l,
-			      const struct ht__leaf *end,
-			      const uint8_t *restrict map, uint64_t pos,
-			      struct ht_ctf_field *restrict f)
-{
-	for (; l < end; l++) {
-		f[l->field].v.u = ht__leaf_value(map, pos, l);
-	}
-}
-
-static inline void load_leaves(struct ht__stream *restrict s,
-			       const struct ht__run *r, uint64_t pos,
-			       struct ht_ctf_field *restrict f)
-{
-	const struct ht__leaf *restrict l = r->leaves;
-	const struct ht__leaf *plain = l + r->nr_plain;
-	const struct ht__leaf *end = l + r->nr_leaves;
-	const uint8_t *restrict map = s->map;
-
-	load_plain(l, plain, map, pos, f);
-	for (l = plain; l < end; l++) {
-		const uint64_t p = pos + l->off_bits;
-		const unsigned load = l->load;
-		uint64_t v, w;
-
-		memcpy(&w, map + (p >> 3), 8);
-		if (load == HT__LOAD_LE) {
-			v = (ht__le64(w) >> (p & 7)) & l->mask;
-		} else if (load == HT__LOAD_BE) {
-			v = (ht__be64(w) << (p & 7)) >> (64 - l->size_bits);
-		} else {
-			load_leaf_other(s, l, p, w, &f[l->field]);
-			continue;
-		}
-		v = (v ^ l->sign) - l->sign;
-		f[l->field].v.u = v;
-		if (l->side) {
-			ht__int_side(s, l->reg, l->meaning, l->clock, v,
-				     l->size_bits);
-		}
-	}
-}
-
-/*
- * Runs run @r of op @parent at s->pos: one alignment, one bounds check
- * and one capacity check, then the leaves at their constant offsets.
- * When the run does not fit in the packet content, its members go
- * through the general interpreter, which says which field is cut.
- */
-static int exec_run(struct ht__stream *s, const struct ht__op *ops,
-		    uint32_t parent, const struct ht__run *r,
-		    struct ht__fieldbuf *fb, unsigned depth)
-{
-	uint32_t c = parent + r->member_op, k;
-	uint64_t pos = s->pos;
-	int ret;
-
-	if (!r->tmpl) {
-		return exec(s, ops, c, ops[c].name, fb, depth + 1);
-	}
-	if (r->align_bits > 1) {
-		pos = ht__align_in_packet(s, pos, r->align_bits);
-	}
-	if (pos + r->size_bits <= s->content_end) {
-		struct ht_ctf_field *f;
-
-		if (fb->n + r->nr_fields > fb->cap) {
-			ret = fb_grow(fb, (uint64_t)fb->n + r->nr_fields);
-			if (ret) {
-				return dfail(s, ret, pos, "out of memory");
-			}
-		}
-		f = &fb->f[fb->n];
-		memcpy(f, r->tmpl, r->nr_fields * sizeof(*f));
-		load_leaves(s, r, pos, f);
-		fb->n += r->nr_fields;
-		s->pos = pos + r->size_bits;
-		return 0;
-	}
-	for (k = 0; k < r->nr_members; k++) {
-		ret = exec(s, ops, c, ops[c].name, fb, depth + 1);
-		if (ret) {
-			return ret;
-		}
-		c += ops[c].span;
-	}
-	return 0;
-}
-
-/* Runs op @i of @ops at s->pos, appending fields to @fb. */
-static int exec(struct ht__stream *s, const struct ht__op *ops, uint32_t i,
-		const char *name, struct ht__fieldbuf *fb, unsigned depth)
-{
-	const struct ht__op *op = &ops[i];
-	struct ht_ctf_field *f;
-	uint32_t fi;
-	uint64_t pos = s->pos;
-	uint64_t v;
-	int ret;
-
-	if (op->align_bits > 1) {
-		pos = ht__align_in_packet(s, pos, op->align_bits);
-	}
-	if (fb->n >= fb->cap) {
-		ret = fb_grow(fb, (uint64_t)fb->n + 1);
-		if (ret) {
-			return dfail(s, ret, pos, "out of memory");
-		}
-	}
-	fi = fb->n++;
-	f = &fb->f[fi];
-	f->type = op->type;
-	f->name = name;
-	f->next = 1;
-	f->nr_children = 0;
-
-	switch (op->kind) {
-	case HT__OP_INT:
-		return exec_int(s, op, f, pos);
-	case HT__OP_FLOAT:
-		if (pos + op->size_bits > s->content_end) {
-			return dfail(s, HT_ETRUNC, pos,
-				     "field '%s' goes past the end of the "
-				     "packet content",
-				     op_name(op));
-		}
-		if (pos % 8 == 0) {
-			memcpy(&v, s->map + (pos >> 3), op->size_bits / 8);
-			if (op->size_bits == 32) {
-				v &= 0xffffffffu;
-			}
-			if (op->bo != HT_CTF_LE) {
-				v = bswap_n(v, op->size_bits);
-			}
-		} else {
-			v = ht__read_bits(s->map, pos, op->size_bits, op->bo);
-		}
-		if (op->size_bits == 32) {
-			uint32_t x = v;
-			float fl;
-
-			memcpy(&fl, &x, 4);
-			f->v.d = fl;
-		} else {
-			memcpy(&f->v.d, &v, 8);
-		}
-		s->pos = pos + op->size_bits;
-		return 0;
-	case HT__OP_STRING: {
-		const uint8_t *p = s->map + (pos >> 3);
-		const uint8_t *z;
-		uint64_t avail;
-
-		if (pos >= s->content_end) {
-			return dfail(s, HT_ETRUNC, pos,
-				     "string '%s' starts past the end of the "
-				     "packet content",
-				     op_name(op));
-		}
-		avail = (s->content_end - pos) / 8;
-		z = ht__find_nul(p, avail);
-		if (!z) {
-			return dfail(s, HT_ETRUNC, pos,
-				     "string '%s' is not terminated before "
-				     "the end of the packet content",
-				     op_name(op));
-		}
-		f->v.str = (const char *)p;
-		f->nr_children = z - p;
-		s->pos = pos + (uint64_t)(z - p + 1) * 8;
-		return 0;
-	}
-	case HT__OP_STRUCT: {
-		uint32_t k;
-
-		s->pos = pos;
-		f->nr_children = op->nr;
-		for (k = 0; k < op->nr_runs; k++) {
-			const struct ht__run *r = &op->runs[k];
-
-			if (r->tmpl) {
-				ret = exec_run(s, ops, i, r, fb, depth);
-			} else if (ops[i + r->member_op].kind ==
-				       HT__OP_STRING &&
-				   fb->n < fb->cap) {
-				/* strings are common members: no call */
-				const struct ht__op *so =
-				    &ops[i + r->member_op];
-				uint64_t sp = (s->pos + 7) & ~(uint64_t)7;
-				const uint8_t *p = s->map + (sp >> 3);
-				const uint8_t *z = NULL;
-				struct ht_ctf_field *sf;
-
-				if (sp < s->content_end) {
-					z = ht__find_nul(
-					    p, (s->content_end - sp) / 8);
-				}
-				if (!z) {
-					/* the general path says what is wrong
-					 */
-					ret = exec(s, ops, i + r->member_op,
-						   so->name, fb, depth + 1);
-				} else {
-					sf = &fb->f[fb->n++];
-					sf->type = so->type;
-					sf->name = so->name;
-					sf->next = 1;
-					sf->nr_children = z - p;
-					sf->v.str = (const char *)p;
-					s->pos = sp + (uint64_t)(z - p + 1) * 8;
-					ret = 0;
-				}
-			} else {
-				uint32_t c = i + r->member_op;
-
-				ret =
-				    exec(s, ops, c, ops[c].name, fb, depth + 1);
-			}
-			if (ret) {
-				return ret;
-			}
-		}
-		fb->f[fi].next = fb->n - fi;
-		return 0;
-	}
-	case HT__OP_ARRAY:
-	case HT__OP_SEQ: {
-		uint64_t len =
-		    op->kind == HT__OP_ARRAY ? op->nr : s->regs[op->src_reg];
-		uint64_t k,
-		    room = s->content_end > pos ? s->content_end - pos : 0;
-		const struct ht__op *el = &ops[i + 1];
-
-		s->pos = pos;
-		if (el->min_bits ? len > room / el->min_bits
-				 : len > (1u << 20)) {
-			return dfail(s, HT_EFORMAT, pos,
-				     "%s '%s' of %llu elements does not fit "
-				     "in the packet content",
-				     op->kind == HT__OP_SEQ ? "sequence"
-							    : "array",
-				     op_name(op), (unsigned long long)len);
-		}
-		if (len > UINT32_MAX) {
-			return dfail(s, HT_ERANGE, pos, "sequence too long");
-		}
-		if ((uint64_t)fb->n + len + 1 > fb->cap) {
-			ret = fb_grow(fb, (uint64_t)fb->n + len + 1);
-			if (ret) {
-				return dfail(s, ret, pos, "out of memory");
-			}
-		}
-		fb->f[fi].nr_children = len;
-		if (el->kind == HT__OP_INT && el->fast == HT__FAST_U8 &&
-		    el->reg < 0 && !el->meaning && !el->clock) {
-			/* bytes (char arrays, UUIDs): no per-op dispatch */
-			struct ht_ctf_field *ef = &fb->f[fb->n];
-			const uint8_t *p;
-
-			pos = (pos + 7) & ~(uint64_t)7;
-			if (pos + len * 8 > s->content_end) {
-				return dfail(s, HT_ETRUNC, pos,
-					     "array '%s' goes past the end "
-					     "of the packet content",
-					     op_name(op));
-			}
-			p = s->map + (pos >> 3);
-			for (k = 0; k < len; k++) {
-				ef[k].type = el->type;
-				ef[k].name = NULL;
-				ef[k].next = 1;
-				ef[k].nr_children = 0;
-				ef[k].v.u =
-				    el->is_signed
-					? (uint64_t)(int64_t)(int8_t)p[k]
-					: p[k];
-			}
-			fb->n += len;
-			s->pos = pos + len * 8;
-		} else if (op->elem_run) {
-			for (k = 0; k < len; k++) {
-				ret = exec_run(s, ops, i, op->elem_run, fb,
-					       depth);
-				if (ret) {
-					return ret;
-				}
-			}
-		} else {
-			for (k = 0; k < len; k++) {
-				ret = exec(s, ops, i + 1, NULL, fb, depth + 1);
-				if (ret) {
-					return ret;
-				}
-			}
-		}
-		fb->f[fi].next = fb->n - fi;
-		return 0;
-	}
-	case HT__OP_VARIANT: {
-		uint64_t tag = s->regs[op->src_reg];
-		uint32_t k;
-		const struct ht__op *opt;
-
-		s->pos = pos;
-		for (k = 0; k < op->nr_sel; k++) {
-			const struct ht__variant_sel *sel = &op->sel[k];
-
-			if (op->tag_signed ? (int64_t)tag >= sel->lo &&
-						 (int64_t)tag <= sel->hi
-					   : tag >= (uint64_t)sel->lo &&
-						 tag <= (uint64_t)sel->hi) {
-				break;
-			}
-		}
-		if (k == op->nr_sel) {
-			return dfail(s, HT_EFORMAT, pos,
-				     "variant '%s': tag value %lld selects "
-				     "no option",
-				     op_name(op), (long long)tag);
-		}
-		opt = &ops[i + op->option_op[op->sel[k].option]];
-		f->nr_children = 1;
-		ret = exec(s, ops, i + op->option_op[op->sel[k].option],
-			   opt->name, fb, depth + 1);
-		if (ret) {
-			return ret;
-		}
-		fb->f[fi].next = fb->n - fi;
-		return 0;
-	}
-	}
-	return dfail(s, HT_EFORMAT, pos, "bad decode plan");
-}
 
 /*
  * Decodes flat scope @p (see struct ht__plan) at s->pos into the
@@ -579,7 +37,8 @@ static inline int decode_flat(struct ht__stream *s, const struct ht__plan *p,
 	if (!f) {
 		f = malloc(p->flat_fields * sizeof(*f));
 		if (!f) {
-			return dfail(s, HT_ENOMEM, pos, "out of memory");
+			return ht__stream_fail(s, HT_ENOMEM, pos,
+					       "out of memory");
 		}
 		memcpy(f, p->flat_tmpl, p->flat_fields * sizeof(*f));
 		*keep = f;
@@ -598,7 +57,7 @@ static inline int decode_flat(struct ht__stream *s, const struct ht__plan *p,
 			if (pos + r->size_bits > s->content_end) {
 				return 1;
 			}
-			load_leaves(s, r, pos, f + r->keep_off);
+			ht__run_load_leaves(s, r, pos, f + r->keep_off);
 			pos += r->size_bits;
 		} else {
 			const uint8_t *q, *z;
@@ -654,13 +113,13 @@ static inline int run_scope(struct ht__stream *s, const struct ht__plan *p,
 			if (!f) {
 				f = malloc(r->nr_fields * sizeof(*f));
 				if (!f) {
-					return dfail(s, HT_ENOMEM, pos,
-						     "out of memory");
+					return ht__stream_fail(
+					    s, HT_ENOMEM, pos, "out of memory");
 				}
 				memcpy(f, r->tmpl, r->nr_fields * sizeof(*f));
 				*keep = f;
 			}
-			load_leaves(s, r, pos, f);
+			ht__run_load_leaves(s, r, pos, f);
 			s->pos = pos + r->size_bits;
 			*root = f;
 			return 0;
@@ -675,7 +134,7 @@ static inline int run_scope(struct ht__stream *s, const struct ht__plan *p,
 		/* it does not fit: the general path says where */
 	}
 	*idx = fb->n;
-	return exec(s, p->ops, 0, NULL, fb, 0);
+	return ht__scope_decode(s, p->ops, 0, NULL, fb, 0);
 }
 
 static inline const struct ht_ctf_field *
@@ -695,34 +154,18 @@ static bool has_m(const struct ht__stream *s, enum ht__meaning m)
 
 static inline int64_t to_ns(const struct ht__stream *s, uint64_t cycles)
 {
-	const struct ht__stream_class *sc = s->sc;
-	const struct ht_ctf_clock *c = sc ? sc->pub.default_clock : NULL;
-	uint64_t vns;
-	int64_t ns;
+	return s->sc ? ht__stream_class_to_ns(s->sc, cycles) : 0;
+}
 
-	if (!c) {
-		return 0;
+/* The event just decoded becomes the pending message, at the clock. */
+static inline void event_pending(struct ht__stream *s)
+{
+	s->cur = &s->ev_msg;
+	if (s->ev_msg.has_time) {
+		s->ev_msg.cycles = s->clock;
+		s->ev_msg.ns = to_ns(s, s->clock);
+		s->key = s->ev_msg.ns;
 	}
-	if (sc->base_ok) {
-		/* what ht_ctf_clock_cycles_to_ns() computes, inlined */
-		if (sc->clock_is_ns) {
-			vns = cycles;
-		} else {
-			double d = (1e9 * (double)cycles) / sc->freq_d;
-
-			vns =
-			    d >= (double)UINT64_MAX ? UINT64_MAX : (uint64_t)d;
-		}
-		if (vns < (uint64_t)INT64_MAX &&
-		    !(sc->base_ns > 0 &&
-		      (int64_t)vns > INT64_MAX - sc->base_ns)) {
-			return sc->base_ns + (int64_t)vns;
-		}
-	}
-	if (ht_ctf_clock_cycles_to_ns(c, cycles, &ns)) {
-		return cycles > INT64_MAX ? INT64_MAX : (int64_t)cycles;
-	}
-	return ns;
 }
 
 int64_t ht__stream_to_ns(const struct ht__stream *s, uint64_t cycles)
@@ -799,31 +242,35 @@ static int find_stream_class(struct ht__stream *s, uint64_t at)
 			}
 		}
 		if (!sc) {
-			return dfail(s, HT_EFORMAT, at,
-				     "stream id %llu is not declared in the "
-				     "metadata",
-				     (unsigned long long)id);
+			return ht__stream_fail(
+			    s, HT_EFORMAT, at,
+			    "stream id %llu is not declared in the "
+			    "metadata",
+			    (unsigned long long)id);
 		}
 	} else if (t->nr_stream_classes == 1) {
 		sc = (struct ht__stream_class *)t->stream_classes[0];
 	} else {
-		return dfail(s, HT_EFORMAT, at,
-			     "the packet has no stream_id and the metadata "
-			     "declares %zu streams",
-			     t->nr_stream_classes);
+		return ht__stream_fail(
+		    s, HT_EFORMAT, at,
+		    "the packet has no stream_id and the metadata "
+		    "declares %zu streams",
+		    t->nr_stream_classes);
 	}
 	if (s->sc && s->sc != sc) {
-		return dfail(s, HT_EFORMAT, at,
-			     "stream id %llu differs from the previous "
-			     "packets' %llu",
-			     (unsigned long long)sc->pub.id,
-			     (unsigned long long)s->sc->pub.id);
+		return ht__stream_fail(
+		    s, HT_EFORMAT, at,
+		    "stream id %llu differs from the previous "
+		    "packets' %llu",
+		    (unsigned long long)sc->pub.id,
+		    (unsigned long long)s->sc->pub.id);
 	}
 	if (!s->sc) {
 		s->keep_ec = calloc(sc->pub.nr_event_classes * 2 + 1,
 				    sizeof(*s->keep_ec));
 		if (!s->keep_ec) {
-			return dfail(s, HT_ENOMEM, at, "out of memory");
+			return ht__stream_fail(s, HT_ENOMEM, at,
+					       "out of memory");
 		}
 		s->nr_keep_ec = sc->pub.nr_event_classes * 2;
 		s->sc = sc;
@@ -869,7 +316,7 @@ static int scan_packet_scope(struct ht__stream *s, const struct ht__plan *p,
 	uint64_t at = s->pos;
 	uint32_t mset = s->mset;
 
-	if (!ht__scan_scope(s, p)) {
+	if (!ht__skip_scope(s, p)) {
 		*root = NULL;
 		*idx = -1;
 		return 0;
@@ -903,11 +350,11 @@ int ht__stream_read_packet(struct ht__stream *s, bool fields)
 		return ret;
 	}
 	if (has_m(s, HT__M_MAGIC) && s->mval[HT__M_MAGIC] != PKT_MAGIC) {
-		return dfail(s, HT_EFORMAT, start,
-			     "wrong packet magic 0x%08llx (expected "
-			     "0x%08x)",
-			     (unsigned long long)s->mval[HT__M_MAGIC],
-			     PKT_MAGIC);
+		return ht__stream_fail(s, HT_EFORMAT, start,
+				       "wrong packet magic 0x%08llx (expected "
+				       "0x%08x)",
+				       (unsigned long long)s->mval[HT__M_MAGIC],
+				       PKT_MAGIC);
 	}
 	ret = find_stream_class(s, start);
 	if (ret) {
@@ -931,34 +378,37 @@ int ht__stream_read_packet(struct ht__stream *s, bool fields)
 		psize = (psize + 7) & ~(uint64_t)7;
 	}
 	if (psize % 8 || psize == 0) {
-		return dfail(s, HT_EFORMAT, start,
-			     "packet_size %llu bits is not a positive "
-			     "multiple of 8",
-			     (unsigned long long)psize);
+		return ht__stream_fail(
+		    s, HT_EFORMAT, start,
+		    "packet_size %llu bits is not a positive "
+		    "multiple of 8",
+		    (unsigned long long)psize);
 	}
 	if (psize > end - start) {
-		return dfail(s, HT_ETRUNC, start,
-			     "packet_size %llu bytes goes past the end of "
-			     "the file (%llu bytes left)",
-			     (unsigned long long)(psize / 8),
-			     (unsigned long long)((end - start) / 8));
+		return ht__stream_fail(
+		    s, HT_ETRUNC, start,
+		    "packet_size %llu bytes goes past the end of "
+		    "the file (%llu bytes left)",
+		    (unsigned long long)(psize / 8),
+		    (unsigned long long)((end - start) / 8));
 	}
 	s->next_pkt = s->pkt_off + psize / 8;
 	s->next_known = true;
 	s->last_psize = psize / 8;
 	if (csize > psize) {
-		return dfail(s, HT_EFORMAT, start,
-			     "content_size %llu bits is larger than "
-			     "packet_size %llu bits",
-			     (unsigned long long)csize,
-			     (unsigned long long)psize);
+		return ht__stream_fail(s, HT_EFORMAT, start,
+				       "content_size %llu bits is larger than "
+				       "packet_size %llu bits",
+				       (unsigned long long)csize,
+				       (unsigned long long)psize);
 	}
 	if (s->pos > start + csize) {
-		return dfail(s, HT_EFORMAT, start,
-			     "the packet header and context (%llu bits) do "
-			     "not fit in content_size %llu bits",
-			     (unsigned long long)(s->pos - start),
-			     (unsigned long long)csize);
+		return ht__stream_fail(
+		    s, HT_EFORMAT, start,
+		    "the packet header and context (%llu bits) do "
+		    "not fit in content_size %llu bits",
+		    (unsigned long long)(s->pos - start),
+		    (unsigned long long)csize);
 	}
 	s->content_end = start + csize;
 
@@ -1085,7 +535,7 @@ static inline int fast_scope(struct ht__stream *s, const struct ht__plan *p,
 		if (!f || pos + r->size_bits > s->content_end) {
 			return 1;
 		}
-		load_leaves(s, r, pos, f);
+		ht__run_load_leaves(s, r, pos, f);
 		s->pos = pos + r->size_bits;
 		*root = f;
 		return 0;
@@ -1118,8 +568,8 @@ static inline int read_event(struct ht__stream *s)
 		struct ht_ctf_field **kec;
 		int ret;
 
-		load_plain(hr->leaves, hr->leaves + hr->nr_leaves, s->map, pos,
-			   hf);
+		ht__leaf_load_plain(hr->leaves, hr->leaves + hr->nr_leaves,
+				    s->map, pos, hf);
 		if (sc->hdr_ts >= 0) {
 			ht__clock_update(s, hf[sc->hdr_ts].v.u,
 					 sc->hdr_ts_bits);
@@ -1156,12 +606,7 @@ static inline int read_event(struct ht__stream *s)
 				s->ev.scope[3] = r1;
 				s->ev.scope[4] = r2;
 				s->ev.scope[5] = r3;
-				s->cur = &s->ev_msg;
-				if (s->ev_msg.has_time) {
-					s->ev_msg.cycles = s->clock;
-					s->ev_msg.ns = to_ns(s, s->clock);
-					s->key = s->ev_msg.ns;
-				}
+				event_pending(s);
 				return 0;
 			}
 			/* the general path decodes it again (the clock
@@ -1203,8 +648,8 @@ static inline const struct ht_ctf_field *hdr_var_fast(struct ht__stream *s)
 	if (p2 + o->size_bits > s->content_end) {
 		return NULL;
 	}
-	load_leaves(s, hv->tag_run, pos, f + 1);
-	load_leaves(s, o->run, p2, f + o->field_base);
+	ht__run_load_leaves(s, hv->tag_run, pos, f + 1);
+	ht__run_load_leaves(s, o->run, p2, f + o->field_base);
 	s->pos = p2 + o->size_bits;
 	return f;
 }
@@ -1284,15 +729,16 @@ int ht__stream_read_event(struct ht__stream *s)
 		ec = (struct ht__event_class *)sc->pub.event_classes[0];
 		id = ec->pub.id;
 	} else {
-		return dfail(s, HT_EFORMAT, s->ev_start,
-			     "the event header has no id and the stream "
-			     "declares %zu events",
-			     sc->pub.nr_event_classes);
+		return ht__stream_fail(
+		    s, HT_EFORMAT, s->ev_start,
+		    "the event header has no id and the stream "
+		    "declares %zu events",
+		    sc->pub.nr_event_classes);
 	}
 	if (!ec) {
-		return dfail(s, HT_EFORMAT, s->ev_start,
-			     "event id %llu is not declared",
-			     (unsigned long long)id);
+		return ht__stream_fail(s, HT_EFORMAT, s->ev_start,
+				       "event id %llu is not declared",
+				       (unsigned long long)id);
 	}
 	kec = &s->keep_ec[2 * ec->index];
 	ret = run_scope(s, &sc->event_context, &s->keep[HT__KEEP_EV_CONTEXT],
@@ -1309,9 +755,9 @@ int ht__stream_read_event(struct ht__stream *s)
 		return ret;
 	}
 	if (s->pos == s->ev_start) {
-		return dfail(s, HT_EFORMAT, s->ev_start,
-			     "event '%s' has a size of zero bits",
-			     ec->pub.name);
+		return ht__stream_fail(s, HT_EFORMAT, s->ev_start,
+				       "event '%s' has a size of zero bits",
+				       ec->pub.name);
 	}
 	/* the field arrays are final now: scope roots in s->ef are safe
 	 * to point to */
@@ -1321,12 +767,7 @@ int ht__stream_read_event(struct ht__stream *s)
 	s->ev.scope[3] = scope_root(&s->ef, root[1], idx[1]);
 	s->ev.scope[4] = scope_root(&s->ef, root[2], idx[2]);
 	s->ev.scope[5] = scope_root(&s->ef, root[3], idx[3]);
-	s->cur = &s->ev_msg;
-	if (s->ev_msg.has_time) {
-		s->ev_msg.cycles = s->clock;
-		s->ev_msg.ns = to_ns(s, s->clock);
-		s->key = s->ev_msg.ns;
-	}
+	event_pending(s);
 	return 0;
 }
 

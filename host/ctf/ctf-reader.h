@@ -254,6 +254,14 @@ struct ht_ctf_trace {
 	size_t nr_streams;
 };
 
+/*
+ * Reads the metadata file @path (plain text or packetized, as LTTng
+ * writes it) into a malloc'ed, null-terminated text. Returns 0 or a
+ * negative HT_E... code with a message in @err.
+ */
+int ht_ctf_metadata_read(const char *path, char **text, size_t *len, char *err,
+			 size_t err_len);
+
 /* The env entry named @name of @trace, or NULL. */
 const struct ht_ctf_env_entry *
 ht_ctf_trace_env(const struct ht_ctf_trace *trace, const char *name);

@@ -2,233 +2,20 @@
 /*
  * The per-stream scan (ht_ctf_stream_scan()): the packets of one data
  * stream file in file order and, for each event record, only its class
- * and its timestamp. No field is stored: a fixed run is skipped by its
- * size (only the leaves that save a sequence length, a variant tag, an
- * event id or a clock value are loaded), a string by its terminator, a
- * sequence of fixed elements by its length times their size; variants
- * are followed. Anything unusual in a record (it does not fit in the
- * packet content, an id nobody declared, a tag that selects nothing)
- * sends the record to the full decoder (ht__stream_read_event()), which
- * either decodes it or says what is wrong and where with the same
- * message `hetrace print` gives.
+ * and its timestamp. No field is stored: the record's steps (compiled
+ * by ctf-plan-fast.c) are skipped the way ctf-skip.c skips a scope (a
+ * fixed run by its size, loading only the leaves that save something,
+ * a string by its terminator, a sequence of fixed elements by its
+ * length times their size; variants are followed). Anything unusual in a record
+ * (it does not fit in the packet content, an id nobody declared, a tag that
+ * selects nothing) sends the record to the full decoder
+ * (ht__stream_read_event()), which either decodes it or says what is wrong and
+ * where with the same message `hetrace print` gives.
  */
 #include <stdlib.h>
 
-#include "ctf-internal.h"
+#include "ctf-stream.h"
 #include "common/error.h"
-
-/* The leaves of run @r at @pos that save something: loaded, applied. */
-static void scan_side_leaves(struct ht__stream *s, const struct ht__run *r,
-			     uint64_t pos)
-{
-	const struct ht__leaf *l = r->leaves + r->nr_plain;
-	const struct ht__leaf *end = l + r->nr_side;
-
-	for (; l < end; l++) {
-		uint64_t v;
-
-		if (l->load == HT__LOAD_LE || l->load == HT__LOAD_BE) {
-			v = ht__leaf_value(s->map, pos, l);
-		} else {
-			v = ht__read_bits_slow(s->map, pos + l->off_bits,
-					       l->size_bits, l->bo);
-			v = (v ^ l->sign) - l->sign;
-		}
-		ht__int_side(s, l->reg, l->meaning, l->clock, v, l->size_bits);
-	}
-}
-
-/* Skips fixed run @r at s->pos. Returns 0, or 1 when it does not fit. */
-static inline int scan_run(struct ht__stream *s, const struct ht__run *r)
-{
-	uint64_t pos = s->pos;
-
-	if (r->align_bits > 1) {
-		pos = ht__align_in_packet(s, pos, r->align_bits);
-	}
-	if (pos + r->size_bits > s->content_end) {
-		return 1;
-	}
-	if (r->side) {
-		scan_side_leaves(s, r, pos);
-	}
-	s->pos = pos + r->size_bits;
-	return 0;
-}
-
-/*
- * The position after the string at @pos (aligned to a byte first), or
- * UINT64_MAX when it is not terminated before @ce; may be past @ce
- * when its terminator is (the caller checks). Most strings end in
- * their first 8 bytes: one load.
- */
-static inline uint64_t skip_string(const uint8_t *map, uint64_t pos,
-				   uint64_t ce)
-{
-	const uint8_t *p, *z;
-	uint64_t w, m;
-
-	/* packets start on a byte */
-	pos = (pos + 7) & ~(uint64_t)7;
-	if (pos >= ce) {
-		return UINT64_MAX;
-	}
-	p = map + (pos >> 3);
-	/* the mapping has 8 readable bytes past the file's end */
-	memcpy(&w, p, 8);
-	w = ht__le64(w);
-	m = (w - UINT64_C(0x0101010101010101)) & ~w &
-	    UINT64_C(0x8080808080808080);
-	if (m) {
-		/* the lowest flag is the first zero byte */
-		return pos + ((uint64_t)__builtin_ctzll(m) / 8 + 1) * 8;
-	}
-	z = ht__find_nul(p, (ce - pos) / 8);
-	return z ? pos + (uint64_t)(z - p + 1) * 8 : UINT64_MAX;
-}
-
-/*
- * Skips op @i of @ops at s->pos, applying what its integers save.
- * Returns 0, or 1 when anything is wrong (the full decoder says what).
- */
-static int scan_op(struct ht__stream *s, const struct ht__op *ops, uint32_t i)
-{
-	const struct ht__op *op = &ops[i];
-	uint64_t pos = s->pos;
-
-	if (op->kind == HT__OP_STRING) {
-		pos = skip_string(s->map, pos, s->content_end);
-		if (pos > s->content_end) {
-			return 1;
-		}
-		s->pos = pos;
-		return 0;
-	}
-	if (op->align_bits > 1) {
-		pos = ht__align_in_packet(s, pos, op->align_bits);
-	}
-	switch (op->kind) {
-	case HT__OP_INT:
-		if (pos + op->size_bits > s->content_end) {
-			return 1;
-		}
-		if (op->side) {
-			uint64_t v =
-			    ht__read_bits(s->map, pos, op->size_bits, op->bo);
-
-			if (op->is_signed && op->size_bits < 64) {
-				uint64_t m = UINT64_C(1) << (op->size_bits - 1);
-
-				v = (v ^ m) - m;
-			}
-			ht__int_side(s, op->reg, op->meaning, op->clock, v,
-				     op->size_bits);
-		}
-		s->pos = pos + op->size_bits;
-		return 0;
-	case HT__OP_FLOAT:
-		if (pos + op->size_bits > s->content_end) {
-			return 1;
-		}
-		s->pos = pos + op->size_bits;
-		return 0;
-	case HT__OP_STRUCT: {
-		uint32_t k;
-
-		s->pos = pos;
-		for (k = 0; k < op->nr_runs; k++) {
-			const struct ht__run *r = &op->runs[k];
-			int ret;
-
-			if (r->tmpl) {
-				ret = scan_run(s, r);
-			} else {
-				ret = scan_op(s, ops, i + r->member_op);
-			}
-			if (ret) {
-				return ret;
-			}
-		}
-		return 0;
-	}
-	case HT__OP_ARRAY:
-	case HT__OP_SEQ: {
-		uint64_t len =
-		    op->kind == HT__OP_ARRAY ? op->nr : s->regs[op->src_reg];
-		uint64_t k,
-		    room = s->content_end > pos ? s->content_end - pos : 0;
-		const struct ht__op *el = &ops[i + 1];
-		const struct ht__run *r = op->elem_run;
-
-		s->pos = pos;
-		/* the full decoder's limits */
-		if ((el->min_bits ? len > room / el->min_bits
-				  : len > (1u << 20)) ||
-		    len > UINT32_MAX) {
-			return 1;
-		}
-		if (!len) {
-			return 0;
-		}
-		if (r && !r->side && r->align_bits &&
-		    r->size_bits % r->align_bits == 0) {
-			/* every element starts aligned: one jump */
-			uint64_t p = s->pos, end;
-
-			if (r->align_bits > 1) {
-				p = ht__align_in_packet(s, p, r->align_bits);
-			}
-			end = p + len * r->size_bits;
-			if (end > s->content_end || end < p) {
-				return 1;
-			}
-			s->pos = end;
-			return 0;
-		}
-		for (k = 0; k < len; k++) {
-			int ret = r ? scan_run(s, r) : scan_op(s, ops, i + 1);
-
-			if (ret) {
-				return ret;
-			}
-		}
-		return 0;
-	}
-	case HT__OP_VARIANT: {
-		uint64_t tag = s->regs[op->src_reg];
-		uint32_t k;
-
-		for (k = 0; k < op->nr_sel; k++) {
-			const struct ht__variant_sel *sel = &op->sel[k];
-
-			if (op->tag_signed ? (int64_t)tag >= sel->lo &&
-						 (int64_t)tag <= sel->hi
-					   : tag >= (uint64_t)sel->lo &&
-						 tag <= (uint64_t)sel->hi) {
-				break;
-			}
-		}
-		if (k == op->nr_sel) {
-			return 1;
-		}
-		s->pos = pos;
-		return scan_op(s, ops, i + op->option_op[op->sel[k].option]);
-	}
-	}
-	return 1;
-}
-
-/* Skips scope @p at s->pos. Returns 0, or 1 when anything is wrong. */
-int ht__scan_scope(struct ht__stream *s, const struct ht__plan *p)
-{
-	if (!p->nr_ops) {
-		return 0;
-	}
-	if (p->root_run) {
-		return scan_run(s, p->root_run);
-	}
-	return scan_op(s, p->ops, 0);
-}
 
 /* @pos aligned to @align_bits from the packet start, bit @base. */
 static inline uint64_t align_from(uint64_t base, uint64_t pos,
@@ -267,7 +54,7 @@ static inline uint64_t scan_steps(struct ht__stream *s,
 			}
 			break;
 		case HT__SKIP_STRING:
-			pos = skip_string(s->map, pos, ce);
+			pos = ht__skip_string(s->map, pos, ce);
 			if (pos > ce) {
 				return UINT64_MAX;
 			}
@@ -285,7 +72,7 @@ static inline uint64_t scan_steps(struct ht__stream *s,
 			break;
 		case HT__SKIP_RUN:
 			s->pos = pos;
-			if (scan_run(s, k->run)) {
+			if (ht__skip_run(s, k->run)) {
 				return UINT64_MAX;
 			}
 			pos = s->pos;
@@ -313,7 +100,7 @@ static inline uint64_t scan_steps(struct ht__stream *s,
 		}
 		default:
 			s->pos = pos;
-			if (scan_op(s, k->ops, k->op)) {
+			if (ht__skip_op(s, k->ops, k->op)) {
 				return UINT64_MAX;
 			}
 			pos = s->pos;
@@ -428,7 +215,7 @@ static inline uint64_t quick_steps(const uint8_t *map, uint64_t *regs,
 
 	for (; q < end; q++) {
 		if (q->kind == HT__SKIP_STRING) {
-			pos = skip_string(map, pos, ce);
+			pos = ht__skip_string(map, pos, ce);
 			if (pos > ce) {
 				return UINT64_MAX;
 			}
@@ -662,7 +449,7 @@ static inline int scan_fixed_header(struct ht__stream *s,
 			break;
 		case HT__SHAPE_STRING:
 			if (pos <= ce) {
-				pos = skip_string(map, pos, ce);
+				pos = ht__skip_string(map, pos, ce);
 			}
 			break;
 		case HT__SHAPE_QUICK:
@@ -759,7 +546,7 @@ static int scan_records_any_header(struct ht__stream *s,
 		uint64_t pos;
 
 		s->mset &= ~(1u << HT__M_EVENT_ID);
-		if (ht__scan_scope(s, &sc->event_header)) {
+		if (ht__skip_scope(s, &sc->event_header)) {
 			goto slow;
 		}
 		ec = s->mset & (1u << HT__M_EVENT_ID)

@@ -14,7 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ctf-internal.h"
+#include "ctf-stream.h"
+#include "common/buf.h"
 #include "common/error.h"
 
 struct ht_ctf_set {
@@ -93,194 +94,6 @@ ht_ctf_trace_env(const struct ht_ctf_trace *trace, const char *name)
 	return NULL;
 }
 
-static uint64_t ns_from_value(uint64_t freq, uint64_t cycles)
-{
-	double d;
-
-	if (freq == UINT64_C(1000000000)) {
-		return cycles;
-	}
-	/* the same double arithmetic as babeltrace2, for equal output */
-	d = (1e9 * (double)cycles) / (double)freq;
-	if (d >= (double)UINT64_MAX) {
-		return UINT64_MAX;
-	}
-	return (uint64_t)d;
-}
-
-int ht_ctf_clock_cycles_to_ns(const struct ht_ctf_clock *clk, uint64_t cycles,
-			      int64_t *ns_from_origin)
-{
-	int64_t off_s = clk->offset_s, base;
-	int64_t off_c = clk->offset_cycles;
-	uint64_t freq = clk->freq_hz ? clk->freq_hz : 1;
-	uint64_t vns;
-
-	/* normalize the offset: 0 <= offset cycles < freq */
-	if (off_c >= 0) {
-		off_s += off_c / (int64_t)(freq > INT64_MAX ? INT64_MAX : freq);
-		off_c %= (int64_t)(freq > INT64_MAX ? INT64_MAX : freq);
-	} else {
-		int64_t f = freq > INT64_MAX ? INT64_MAX : (int64_t)freq;
-		int64_t secs = (-off_c + f - 1) / f;
-
-		off_s -= secs;
-		off_c += secs * f;
-	}
-	if (__builtin_mul_overflow(off_s, INT64_C(1000000000), &base)) {
-		return HT_ERANGE;
-	}
-	base += (int64_t)ns_from_value(freq, (uint64_t)off_c);
-	vns = ns_from_value(freq, cycles);
-	if (vns >= (uint64_t)INT64_MAX) {
-		return HT_ERANGE;
-	}
-	if (base > 0 && (int64_t)vns > INT64_MAX - base) {
-		return HT_ERANGE;
-	}
-	*ns_from_origin = base + (int64_t)vns;
-	return 0;
-}
-
-/* ---------------------------------------------------------------- */
-/* Metadata files                                                    */
-
-#define META_MAGIC 0x75d11d57u
-#define META_HDR 37
-
-int ht__metadata_read(const char *path, char **text, size_t *len, char *err,
-		      size_t err_len)
-{
-	FILE *f;
-	uint8_t *buf = NULL;
-	size_t n = 0, cap = 0;
-	char *out = NULL;
-	size_t olen = 0;
-	uint32_t magic;
-	int ret = 0;
-
-	f = fopen(path, "rb");
-	if (!f) {
-		snprintf(err, err_len, "%s: cannot open: %s", path,
-			 strerror(errno));
-		return errno == ENOENT ? HT_ENOENT : HT_EIO;
-	}
-	for (;;) {
-		size_t r;
-
-		if (cap - n < 65536) {
-			uint8_t *nb;
-
-			cap = cap ? cap * 2 : 65536;
-			if (cap > (256u << 20)) {
-				snprintf(err, err_len,
-					 "%s: metadata larger than 256 MiB",
-					 path);
-				ret = HT_ERANGE;
-				goto out;
-			}
-			nb = realloc(buf, cap);
-			if (!nb) {
-				ret = HT_ENOMEM;
-				goto out;
-			}
-			buf = nb;
-		}
-		r = fread(buf + n, 1, cap - n - 1, f);
-		n += r;
-		if (r == 0) {
-			break;
-		}
-	}
-	if (ferror(f)) {
-		snprintf(err, err_len, "%s: read error", path);
-		ret = HT_EIO;
-		goto out;
-	}
-	magic = 0;
-	if (n >= 4) {
-		memcpy(&magic, buf, 4);
-	}
-	if (magic == META_MAGIC || magic == __builtin_bswap32(META_MAGIC)) {
-		bool swap = magic != META_MAGIC;
-		size_t off = 0;
-
-		out = malloc(n + 1);
-		if (!out) {
-			ret = HT_ENOMEM;
-			goto out;
-		}
-		while (off < n) {
-			uint32_t m, csize, psize;
-
-			if (n - off < META_HDR) {
-				snprintf(err, err_len,
-					 "%s: offset %zu: truncated metadata "
-					 "packet header",
-					 path, off);
-				ret = HT_ETRUNC;
-				goto out;
-			}
-			memcpy(&m, buf + off, 4);
-			memcpy(&csize, buf + off + 24, 4);
-			memcpy(&psize, buf + off + 28, 4);
-			if (swap) {
-				m = __builtin_bswap32(m);
-				csize = __builtin_bswap32(csize);
-				psize = __builtin_bswap32(psize);
-			}
-			if (m != META_MAGIC) {
-				snprintf(err, err_len,
-					 "%s: offset %zu: wrong metadata "
-					 "packet magic 0x%08x",
-					 path, off, m);
-				ret = HT_EFORMAT;
-				goto out;
-			}
-			if (buf[off + 32] || buf[off + 33]) {
-				snprintf(err, err_len,
-					 "%s: offset %zu: compressed or "
-					 "encrypted metadata is not supported",
-					 path, off);
-				ret = HT_EUNSUPPORTED;
-				goto out;
-			}
-			if (csize % 8 || psize % 8 || csize < META_HDR * 8 ||
-			    csize > psize || psize / 8 > n - off) {
-				snprintf(err, err_len,
-					 "%s: offset %zu: bad metadata packet "
-					 "sizes (content %u, packet %u bits)",
-					 path, off, csize, psize);
-				ret = HT_EFORMAT;
-				goto out;
-			}
-			memcpy(out + olen, buf + off + META_HDR,
-			       csize / 8 - META_HDR);
-			olen += csize / 8 - META_HDR;
-			off += psize / 8;
-		}
-		out[olen] = '\0';
-		free(buf);
-		buf = NULL;
-	} else {
-		out = (char *)buf;
-		out[n] = '\0';
-		olen = n;
-		buf = NULL;
-	}
-	*text = out;
-	*len = olen;
-	out = NULL;
-out:
-	if (ret == HT_ENOMEM) {
-		snprintf(err, err_len, "%s: out of memory", path);
-	}
-	free(out);
-	free(buf);
-	fclose(f);
-	return ret;
-}
-
 /* ---------------------------------------------------------------- */
 /* Opening                                                           */
 
@@ -293,15 +106,9 @@ static int sv_push(struct strvec *sv, const char *s)
 {
 	char *d;
 
-	if (sv->n == sv->cap) {
-		size_t cap = sv->cap ? sv->cap * 2 : 16;
-		char **n = realloc(sv->v, cap * sizeof(*n));
-
-		if (!n) {
-			return HT_ENOMEM;
-		}
-		sv->v = n;
-		sv->cap = cap;
+	if (ht_array_reserve((void **)&sv->v, &sv->cap, sv->n + 1,
+			     sizeof(*sv->v))) {
+		return HT_ENOMEM;
 	}
 	d = strdup(s);
 	if (!d) {
@@ -342,17 +149,49 @@ static char *path_join(const char *a, const char *b)
 	return p;
 }
 
+/*
+ * The names of the entries of @dir but hidden ones and @skip (may be
+ * NULL) into @out, in name order.
+ */
+static int dir_names(const char *dir, const char *skip, struct strvec *out,
+		     char *err, size_t err_len)
+{
+	DIR *d;
+	struct dirent *de;
+	int ret = 0;
+
+	d = opendir(dir);
+	if (!d) {
+		snprintf(err, err_len, "%s: cannot open directory: %s", dir,
+			 strerror(errno));
+		return HT_EIO;
+	}
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.' ||
+		    (skip && !strcmp(de->d_name, skip))) {
+			continue;
+		}
+		ret = sv_push(out, de->d_name);
+		if (ret) {
+			break;
+		}
+	}
+	closedir(d);
+	if (out->n > 1) {
+		qsort(out->v, out->n, sizeof(*out->v), cmp_str);
+	}
+	return ret;
+}
+
 /* Adds @dir if it holds `metadata`, else searches its subdirectories. */
 static int find_traces(const char *dir, struct strvec *out, unsigned depth,
 		       char *err, size_t err_len)
 {
 	char *meta;
 	struct stat st;
-	DIR *d;
-	struct dirent *de;
-	struct strvec subs = {0};
+	struct strvec names = {0};
 	size_t i;
-	int ret = 0;
+	int ret;
 
 	if (depth > 32) {
 		return 0;
@@ -366,39 +205,20 @@ static int find_traces(const char *dir, struct strvec *out, unsigned depth,
 		return sv_push(out, dir);
 	}
 	free(meta);
-	d = opendir(dir);
-	if (!d) {
-		snprintf(err, err_len, "%s: cannot open directory: %s", dir,
-			 strerror(errno));
-		return HT_EIO;
-	}
-	while ((de = readdir(d))) {
-		char *sub;
+	ret = dir_names(dir, NULL, &names, err, err_len);
+	for (i = 0; !ret && i < names.n; i++) {
+		char *sub = path_join(dir, names.v[i]);
 
-		if (de->d_name[0] == '.') {
-			continue;
-		}
-		sub = path_join(dir, de->d_name);
 		if (!sub) {
 			ret = HT_ENOMEM;
 			break;
 		}
 		if (!stat(sub, &st) && S_ISDIR(st.st_mode)) {
-			ret = sv_push(&subs, sub);
+			ret = find_traces(sub, out, depth + 1, err, err_len);
 		}
 		free(sub);
-		if (ret) {
-			break;
-		}
 	}
-	closedir(d);
-	if (subs.n > 1) {
-		qsort(subs.v, subs.n, sizeof(*subs.v), cmp_str);
-	}
-	for (i = 0; !ret && i < subs.n; i++) {
-		ret = find_traces(subs.v[i], out, depth + 1, err, err_len);
-	}
-	sv_fini(&subs);
+	sv_fini(&names);
 	return ret;
 }
 
@@ -508,15 +328,14 @@ fail:
 	return ret;
 }
 
-static int open_trace(struct ht_ctf_set *set, const char *dir, char *err,
-		      size_t err_len)
+/* Reads trace @dir's metadata into a new trace *@out. */
+static int load_trace(struct ht_ctf_set *set, const char *dir,
+		      struct ht__trace **out, char *err, size_t err_len)
 {
-	struct ht__trace *t, **nt;
+	struct ht__trace *t;
+	const struct ht_ctf_env_entry *e;
 	char *text = NULL;
-	size_t len, i;
-	struct strvec files = {0};
-	DIR *d;
-	struct dirent *de;
+	size_t len;
 	int ret;
 
 	t = calloc(1, sizeof(*t));
@@ -526,97 +345,94 @@ static int open_trace(struct ht_ctf_set *set, const char *dir, char *err,
 	t->metadata_path = path_join(dir, "metadata");
 	if (!t->metadata_path) {
 		ret = HT_ENOMEM;
-		goto fail;
+		goto free_trace;
 	}
-	ret = ht__metadata_read(t->metadata_path, &text, &len, err, err_len);
+	ret = ht_ctf_metadata_read(t->metadata_path, &text, &len, err, err_len);
 	if (ret) {
-		goto fail;
+		goto free_trace;
 	}
-	ret = ht__tsdl_parse(t, t->metadata_path, text, len, &set->opts, err,
+	ret = ht__trace_load(t, t->metadata_path, text, len, &set->opts, err,
 			     err_len);
 	free(text);
 	if (ret) {
-		goto fail;
+		goto free_trace;
 	}
 	t->pub.path = ht__arena_strdup(&t->arena, dir);
 	if (!t->pub.path) {
 		ret = HT_ENOMEM;
-		goto fail;
+		goto free_trace;
 	}
-	{
-		const struct ht_ctf_env_entry *e;
+	e = ht_ctf_trace_env(&t->pub, "trace_name");
+	t->pub.name = e && e->is_string ? e->str : t->pub.path;
+	*out = t;
+	return 0;
+free_trace:
+	trace_free(t);
+	return ret;
+}
 
-		e = ht_ctf_trace_env(&t->pub, "trace_name");
-		t->pub.name = e && e->is_string ? e->str : t->pub.path;
+/*
+ * The data stream files of trace @t in @dir: every regular, non-empty
+ * file but metadata and hidden ones, in name order.
+ */
+static int add_streams(struct ht_ctf_set *set, struct ht__trace *t,
+		       const char *dir, char *err, size_t err_len)
+{
+	struct strvec files = {0};
+	size_t first = set->nr_streams, i;
+	const struct ht_ctf_stream **ss;
+	int ret;
+
+	ret = dir_names(dir, "metadata", &files, err, err_len);
+	for (i = 0; !ret && i < files.n; i++) {
+		char *p = path_join(dir, files.v[i]);
+		struct stat st;
+
+		if (!p) {
+			ret = HT_ENOMEM;
+			break;
+		}
+		if (!stat(p, &st) && S_ISREG(st.st_mode) && st.st_size > 0) {
+			ret = add_stream(set, t, p, files.v[i], st.st_size, err,
+					 err_len);
+		}
+		free(p);
+	}
+	sv_fini(&files);
+	if (ret) {
+		return ret;
+	}
+	ss = ht__arena_alloc(&t->arena,
+			     (set->nr_streams - first + 1) * sizeof(*ss));
+	if (!ss) {
+		return HT_ENOMEM;
+	}
+	for (i = first; i < set->nr_streams; i++) {
+		ss[i - first] = &set->streams[i]->pub;
+	}
+	t->pub.streams = ss;
+	t->pub.nr_streams = set->nr_streams - first;
+	return 0;
+}
+
+static int open_trace(struct ht_ctf_set *set, const char *dir, char *err,
+		      size_t err_len)
+{
+	struct ht__trace *t, **nt;
+	int ret;
+
+	ret = load_trace(set, dir, &t, err, err_len);
+	if (ret) {
+		return ret;
 	}
 	nt = realloc(set->traces, (set->nr_traces + 1) * sizeof(*nt));
 	if (!nt) {
-		ret = HT_ENOMEM;
-		goto fail;
+		trace_free(t);
+		return HT_ENOMEM;
 	}
 	set->traces = nt;
 	set->traces[set->nr_traces++] = t;
-
-	/* data stream files: every regular, non-empty file but metadata
-	 * and hidden ones, in name order */
-	d = opendir(dir);
-	if (!d) {
-		snprintf(err, err_len, "%s: cannot open directory: %s", dir,
-			 strerror(errno));
-		return HT_EIO;
-	}
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.' || !strcmp(de->d_name, "metadata")) {
-			continue;
-		}
-		ret = sv_push(&files, de->d_name);
-		if (ret) {
-			break;
-		}
-	}
-	closedir(d);
-	if (files.n > 1) {
-		qsort(files.v, files.n, sizeof(*files.v), cmp_str);
-	}
-	{
-		size_t first = set->nr_streams;
-		const struct ht_ctf_stream **ss;
-
-		for (i = 0; !ret && i < files.n; i++) {
-			char *p = path_join(dir, files.v[i]);
-			struct stat st;
-
-			if (!p) {
-				ret = HT_ENOMEM;
-				break;
-			}
-			if (!stat(p, &st) && S_ISREG(st.st_mode) &&
-			    st.st_size > 0) {
-				ret = add_stream(set, t, p, files.v[i],
-						 st.st_size, err, err_len);
-			}
-			free(p);
-		}
-		if (!ret) {
-			ss = ht__arena_alloc(&t->arena,
-					     (set->nr_streams - first + 1) *
-						 sizeof(*ss));
-			if (!ss) {
-				ret = HT_ENOMEM;
-			} else {
-				for (i = first; i < set->nr_streams; i++) {
-					ss[i - first] = &set->streams[i]->pub;
-				}
-				t->pub.streams = ss;
-				t->pub.nr_streams = set->nr_streams - first;
-			}
-		}
-	}
-	sv_fini(&files);
-	return ret;
-fail:
-	trace_free(t);
-	return ret;
+	return add_streams(set, t, dir, err, err_len);
 }
 
 void ht_ctf_set_close(struct ht_ctf_set *set)

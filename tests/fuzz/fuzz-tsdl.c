@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host/ctf/ctf-internal.h"
+#include "host/ctf/ctf-model.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -22,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(text, data, size);
 	text[size] = '\0';
 	t->metadata_path = NULL;
-	ht__tsdl_parse(t, "fuzz", text, size, NULL, err, sizeof(err));
+	ht__trace_load(t, "fuzz", text, size, NULL, err, sizeof(err));
 	ht__arena_fini(&t->arena);
 	free(t);
 	free(text);

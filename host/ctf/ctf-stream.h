@@ -1,0 +1,465 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef HT_HOST_CTF_STREAM_H
+#define HT_HOST_CTF_STREAM_H
+
+/*
+ * One data stream file being read: its mapping, the position in it, the
+ * current packet and record, the registers and meanings its integers
+ * saved, the fields kept per stream; and the bit readers that load
+ * integers from the mapped bytes. This layer runs the plans of the
+ * model (ctf-model.h) over a file: ctf-decode.c reads packets and
+ * records and delivers messages, ctf-fields.c decodes any scope into
+ * fields, ctf-skip.c skips a scope without fields, ctf-scan.c scans
+ * records for their class and time only. It does not know TSDL text,
+ * and it does not merge streams (the trace set, ctf-set.c, does).
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "ctf-model.h"
+#include "ctf-reader.h"
+
+/* ---- one data stream file being read ---- */
+struct ht__fieldbuf {
+	struct ht_ctf_field *f;
+	uint32_t n, cap;
+};
+
+enum ht__stream_state {
+	HT__S_BEGIN,  /* STREAM_BEGIN not yet delivered */
+	HT__S_PACKET, /* at a packet boundary */
+	HT__S_QUEUE,  /* delivering the messages queued at a packet start */
+	HT__S_EVENTS, /* inside a packet */
+	HT__S_END,    /* STREAM_END not yet delivered */
+	HT__S_DONE,
+};
+
+/*
+ * Fields of the scopes whose layout is fixed (a plan with a root run),
+ * kept per stream: the template is copied once, then every record only
+ * overwrites the values.
+ */
+enum ht__keep {
+	HT__KEEP_PKT_HEADER,
+	HT__KEEP_PKT_CONTEXT,
+	HT__KEEP_EV_HEADER,
+	HT__KEEP_EV_CONTEXT,
+	HT__NR_KEEP,
+};
+
+struct ht__stream {
+	struct ht_ctf_stream pub;
+	struct ht__trace *trace;
+	unsigned flags; /* enum ht_ctf_open_flags */
+	int fd;
+	const uint8_t *map; /* the file, then at least 8 readable bytes */
+	size_t map_len;	    /* the whole mapping */
+	uint64_t size;	    /* file size in bytes */
+	uint64_t released;  /* bytes given back to the kernel so far */
+	/* ht__stream_scan() with .tally: its counts by class index */
+	uint64_t *tally;
+	size_t nr_tally;
+	uint64_t tally_n, tally_first, tally_last;
+	uint64_t *regs;
+	enum ht__stream_state state;
+	struct ht__stream_class *sc;
+
+	uint64_t pkt_off;     /* bytes: the current packet's start */
+	uint64_t next_pkt;    /* bytes: the next packet's start */
+	bool next_known;      /* next_pkt is usable after an error */
+	uint64_t last_psize;  /* bytes: the last valid packet_size, or 0 */
+	uint64_t pos;	      /* bits from the file start */
+	uint64_t content_end; /* bits from the file start */
+	uint64_t clock;	      /* the default clock, extended to 64 bits */
+	uint64_t ev_start;    /* bits: the current event record's start */
+
+	uint64_t mval[HT__M_COUNT];
+	uint32_t mset; /* bit (1 << meaning) when mval[meaning] is set */
+
+	struct ht_ctf_packet pkt;
+	struct ht__fieldbuf pf; /* packet header + context */
+	struct ht__fieldbuf ef; /* event scopes */
+	struct ht_ctf_event ev;
+
+	/* the previous packet, for discarded events/packets */
+	bool prev_valid, prev_has_end, prev_has_seq, prev_has_disc;
+	uint64_t prev_end, prev_seq, prev_disc;
+
+	struct ht_ctf_msg q[3];
+	unsigned qn, qi;
+
+	/* kept fields: stream scopes, then per event class of s->sc its
+	 * context and payload at [2 * index] and [2 * index + 1] */
+	struct ht_ctf_field *keep[HT__NR_KEEP];
+	/* an event header that is a .hdr_var: its fields per option, kept
+	 * from the option's first record */
+	struct ht_ctf_field *keep_hdr[HT__HDR_OPTIONS];
+	struct ht_ctf_field **keep_ec;
+	size_t nr_keep_ec;
+
+	struct ht_ctf_msg msg;	      /* the pending message, unless EVENT */
+	struct ht_ctf_msg ev_msg;     /* the pending EVENT message */
+	const struct ht_ctf_msg *cur; /* &msg or &ev_msg */
+	int64_t key;		      /* its time for merging */
+	bool seeking;
+	int64_t seek_ns;
+
+	char *err; /* the set's error buffer */
+	size_t err_len;
+};
+
+/*
+ * Makes @s's next message pending in s->msg / s->key. Returns 0,
+ * HT_EEOF when the stream is done, or a negative HT_E... code with a
+ * message in s->err.
+ */
+int ht__stream_advance(struct ht__stream *s);
+
+/* Back to the start of the stream (for seeking). */
+void ht__stream_rewind(struct ht__stream *s);
+
+/* Frees what the reader allocated for @s (not @s itself). */
+void ht__stream_fini(struct ht__stream *s);
+
+/* ---- the decoders' shared parts (ctf-decode.c, ctf-scan.c) ---- */
+
+/*
+ * Reads the header and context of the packet at s->pkt_off: sets the
+ * stream class, s->pkt, s->pos (the first record) and s->content_end.
+ * Without @fields only the integers the reader needs are read and
+ * s->pkt.header / .context are NULL. Returns 0 or a negative HT_E...
+ * code with a message in s->err.
+ */
+int ht__stream_read_packet(struct ht__stream *s, bool fields);
+
+/*
+ * The events lost before the packet just read (its events_discarded
+ * grew) and the packets lost before it (a packet_seq_num gap), as
+ * babeltrace2 counts them; 0 when none. Makes the packet the previous
+ * one for the next call.
+ */
+void ht__stream_losses(struct ht__stream *s, uint64_t *discarded,
+		       uint64_t *lost);
+
+/*
+ * Decodes the event record at s->pos with every field into s->ev (the
+ * general path). Returns 0 or a negative HT_E... code with a message.
+ */
+int ht__stream_read_event(struct ht__stream *s);
+
+/*
+ * After damage (code @ret): with HT_CTF_KEEP_GOING the stream goes on
+ * at its next packet when that can be found, else it ends. Returns
+ * @ret.
+ */
+int ht__stream_damaged(struct ht__stream *s, int ret);
+
+/* The end of the packet at s->pkt_off: the next one comes. */
+void ht__stream_end_packet(struct ht__stream *s);
+
+/* Gives back the mapped pages well before byte @upto; all of them. */
+void ht__stream_release(struct ht__stream *s, uint64_t upto);
+void ht__stream_release_all(struct ht__stream *s);
+
+/* ht_ctf_stream_scan() on @s (ctf-scan.c). */
+int ht__stream_scan(struct ht__stream *s, const struct ht_ctf_scan_ops *ops);
+
+/* @cycles of the stream's default clock in ns from its origin. */
+int64_t ht__stream_to_ns(const struct ht__stream *s, uint64_t cycles);
+
+/* bits [pos, pos + size) of the file, CTF bit order, size <= 64 */
+uint64_t ht__read_bits_slow(const uint8_t *map, uint64_t pos, unsigned size,
+			    int bo);
+
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define ht__le64(x) (x)
+#define ht__be64(x) __builtin_bswap64(x)
+#else
+#define ht__le64(x) __builtin_bswap64(x)
+#define ht__be64(x) (x)
+#endif
+
+/* The same with one 8-byte load when the window fits in it (the file
+ * mapping is followed by readable padding: see add_stream()). */
+static inline uint64_t ht__read_bits(const uint8_t *map, uint64_t pos,
+				     unsigned size, int bo)
+{
+	unsigned shift = pos & 7;
+	uint64_t w;
+
+	if (shift + size > 64) {
+		return ht__read_bits_slow(map, pos, size, bo);
+	}
+	memcpy(&w, map + (pos >> 3), 8);
+	if (bo == HT_CTF_LE) {
+		w = ht__le64(w) >> shift;
+		return size < 64 ? w & ((UINT64_C(1) << size) - 1) : w;
+	}
+	w = ht__be64(w) << shift;
+	return w >> (64 - size);
+}
+
+/*
+ * The value of leaf @l of a run at bit @pos of @map, when it is a plain
+ * integer load (HT__LOAD_LE or HT__LOAD_BE): one 8-byte load, shifted,
+ * masked, sign-extended.
+ */
+static inline uint64_t ht__leaf_value(const uint8_t *map, uint64_t pos,
+				      const struct ht__leaf *l)
+{
+	const uint64_t p = pos + l->off_bits;
+	uint64_t w, v;
+
+	memcpy(&w, map + (p >> 3), 8);
+	if (l->load == HT__LOAD_LE) {
+		v = (ht__le64(w) >> (p & 7)) & l->mask;
+	} else {
+		v = (ht__be64(w) << (p & 7)) >> (64 - l->size_bits);
+	}
+	return (v ^ l->sign) - l->sign;
+}
+
+/* Clock @clock once a field of its low @size bits says @v. */
+static inline uint64_t ht__clock_next(uint64_t clock, uint64_t v, unsigned size)
+{
+	uint64_t mask, nv;
+
+	if (size >= 64) {
+		return v;
+	}
+	/* CTF: a value narrower than the clock gives its low bits; when
+	 * it is below the current low bits the counter wrapped once */
+	mask = (UINT64_C(1) << size) - 1;
+	nv = (clock & ~mask) | v;
+	if (v < (clock & mask)) {
+		nv += mask + 1;
+	}
+	return nv;
+}
+
+static inline void ht__clock_update(struct ht__stream *s, uint64_t v,
+				    unsigned size)
+{
+	s->clock = ht__clock_next(s->clock, v, size);
+}
+
+/*
+ * What an integer the reader needs does besides its field: saved in a
+ * register (a sequence length, a variant tag), as a meaning (packet
+ * size, content size, event id...), as the default clock's new value.
+ */
+static inline void ht__int_side(struct ht__stream *s, int32_t reg,
+				unsigned meaning, unsigned clock, uint64_t v,
+				unsigned size_bits)
+{
+	if (reg >= 0) {
+		s->regs[reg] = v;
+	}
+	if (meaning) {
+		s->mval[meaning] = v;
+		s->mset |= 1u << meaning;
+	}
+	if (clock) {
+		ht__clock_update(s, v, size_bits);
+	}
+}
+
+/*
+ * Aligns a bit position: CTF alignment is relative to the beginning of
+ * the packet, which may start at any byte of the file.
+ */
+static inline uint64_t ht__align_in_packet(const struct ht__stream *s,
+					   uint64_t pos, uint32_t align_bits)
+{
+	uint64_t base = s->pkt_off * 8;
+
+	return base +
+	       ((pos - base + align_bits - 1) & ~(uint64_t)(align_bits - 1));
+}
+
+/*
+ * The first null byte of p[0..avail), or NULL. Most strings in traces
+ * are short: the first 32 bytes are searched 8 at a time (the file
+ * mapping has padding for the last load).
+ */
+static inline const uint8_t *ht__find_nul(const uint8_t *p, uint64_t avail)
+{
+	uint64_t i;
+
+	for (i = 0; i < 32 && i < avail; i += 8) {
+		uint64_t w, z;
+
+		memcpy(&w, p + i, 8);
+		w = ht__le64(w);
+		z = (w - UINT64_C(0x0101010101010101)) & ~w &
+		    UINT64_C(0x8080808080808080);
+		if (z) {
+			i += (unsigned)__builtin_ctzll(z) / 8;
+			return i < avail ? p + i : NULL;
+		}
+	}
+	if (i >= avail) {
+		return NULL;
+	}
+	return memchr(p + i, 0, avail - i);
+}
+
+/*
+ * The length *@len of array or sequence op @i of @ops at bit @pos, and
+ * whether it can fit: that many elements of its element's minimum size
+ * within the packet content left (at most 2^20 when that size is 0).
+ */
+static inline bool ht__elems_fit(const struct ht__stream *s,
+				 const struct ht__op *ops, uint32_t i,
+				 uint64_t pos, uint64_t *len)
+{
+	const struct ht__op *op = &ops[i], *el = &ops[i + 1];
+	uint64_t room = s->content_end > pos ? s->content_end - pos : 0;
+
+	*len = op->kind == HT__OP_ARRAY ? op->nr : s->regs[op->src_reg];
+	return el->min_bits ? *len <= room / el->min_bits : *len <= (1u << 20);
+}
+
+/* ---- decoding into fields (ctf-fields.c) ---- */
+
+/*
+ * Fills s->err with "cannot decode packet: file=... offset=...: " and
+ * the message, the offset being @at_bits in bytes. Returns @code.
+ */
+int ht__stream_fail(struct ht__stream *s, int code, uint64_t at_bits,
+		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/*
+ * Runs op @i of @ops at s->pos, appending its fields to @fb (@name: the
+ * field's name, @depth: its nesting). Returns 0 or a negative HT_E...
+ * code with a message.
+ */
+int ht__scope_decode(struct ht__stream *s, const struct ht__op *ops, uint32_t i,
+		     const char *name, struct ht__fieldbuf *fb, unsigned depth);
+
+/* Loads leaf @l, a float or an integer that may span 9 bytes, at bit
+ * @p (@w: the 8 bytes there) into field @f. */
+void ht__leaf_load_other(struct ht__stream *s, const struct ht__leaf *l,
+			 uint64_t p, uint64_t w, struct ht_ctf_field *f);
+
+/*
+ * Loads plain leaves [@l, @end) of a run starting at @pos into fields
+ * @f: a load, a shift, a mask and a sign extension each.
+ */
+static inline void ht__leaf_load_plain(const struct ht__leaf *restrict l,
+				       const struct ht__leaf *end,
+				       const uint8_t *restrict map,
+				       uint64_t pos,
+				       struct ht_ctf_field *restrict f)
+{
+	for (; l < end; l++) {
+		f[l->field].v.u = ht__leaf_value(map, pos, l);
+	}
+}
+
+/*
+ * Loads the leaves of run @r starting at @pos into fields @f: integers
+ * are one 8-byte load, a shift and a mask (the file mapping has
+ * padding for the last load).
+ */
+static inline void ht__run_load_leaves(struct ht__stream *restrict s,
+				       const struct ht__run *r, uint64_t pos,
+				       struct ht_ctf_field *restrict f)
+{
+	const struct ht__leaf *restrict l = r->leaves;
+	const struct ht__leaf *plain = l + r->nr_plain;
+	const struct ht__leaf *end = l + r->nr_leaves;
+	const uint8_t *restrict map = s->map;
+
+	ht__leaf_load_plain(l, plain, map, pos, f);
+	for (l = plain; l < end; l++) {
+		const uint64_t p = pos + l->off_bits;
+		const unsigned load = l->load;
+		uint64_t v, w;
+
+		memcpy(&w, map + (p >> 3), 8);
+		if (load == HT__LOAD_LE) {
+			v = (ht__le64(w) >> (p & 7)) & l->mask;
+		} else if (load == HT__LOAD_BE) {
+			v = (ht__be64(w) << (p & 7)) >> (64 - l->size_bits);
+		} else {
+			ht__leaf_load_other(s, l, p, w, &f[l->field]);
+			continue;
+		}
+		v = (v ^ l->sign) - l->sign;
+		f[l->field].v.u = v;
+		if (l->side) {
+			ht__int_side(s, l->reg, l->meaning, l->clock, v,
+				     l->size_bits);
+		}
+	}
+}
+
+/* ---- skipping without fields (ctf-skip.c) ---- */
+
+/* The leaves of run @r at @pos that save something: loaded, applied. */
+void ht__skip_side_leaves(struct ht__stream *s, const struct ht__run *r,
+			  uint64_t pos);
+
+/*
+ * Skips op @i of @ops at s->pos, applying what its integers save.
+ * Returns 0, or 1 when anything is wrong (nothing said: the full
+ * decoder says what).
+ */
+int ht__skip_op(struct ht__stream *s, const struct ht__op *ops, uint32_t i);
+
+/* Skips scope @p at s->pos the same way. */
+int ht__skip_scope(struct ht__stream *s, const struct ht__plan *p);
+
+/* Skips fixed run @r at s->pos. Returns 0, or 1 when it does not fit. */
+static inline int ht__skip_run(struct ht__stream *s, const struct ht__run *r)
+{
+	uint64_t pos = s->pos;
+
+	if (r->align_bits > 1) {
+		pos = ht__align_in_packet(s, pos, r->align_bits);
+	}
+	if (pos + r->size_bits > s->content_end) {
+		return 1;
+	}
+	if (r->side) {
+		ht__skip_side_leaves(s, r, pos);
+	}
+	s->pos = pos + r->size_bits;
+	return 0;
+}
+
+/*
+ * The position after the string at @pos (aligned to a byte first), or
+ * UINT64_MAX when it is not terminated before @ce; may be past @ce
+ * when its terminator is (the caller checks). Most strings end in
+ * their first 8 bytes: one load.
+ */
+static inline uint64_t ht__skip_string(const uint8_t *map, uint64_t pos,
+				       uint64_t ce)
+{
+	const uint8_t *p, *z;
+	uint64_t w, m;
+
+	/* packets start on a byte */
+	pos = (pos + 7) & ~(uint64_t)7;
+	if (pos >= ce) {
+		return UINT64_MAX;
+	}
+	p = map + (pos >> 3);
+	/* the mapping has 8 readable bytes past the file's end */
+	memcpy(&w, p, 8);
+	w = ht__le64(w);
+	m = (w - UINT64_C(0x0101010101010101)) & ~w &
+	    UINT64_C(0x8080808080808080);
+	if (m) {
+		/* the lowest flag is the first zero byte */
+		return pos + ((uint64_t)__builtin_ctzll(m) / 8 + 1) * 8;
+	}
+	z = ht__find_nul(p, (ce - pos) / 8);
+	return z ? pos + (uint64_t)(z - p + 1) * 8 : UINT64_MAX;
+}
+
+#endif
