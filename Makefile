@@ -193,7 +193,7 @@ bench: all
 # each for FUZZ_SECONDS; any crash, hang or sanitizer report fails.
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
-FUZZ_LIB_SRC := $(wildcard host/ctf/ctf-*.c host/ctf/tsdl-*.c) common/buf.c common/error.c
+FUZZ_LIB_SRC := $(wildcard host/ctf/ctf-*.c host/ctf/tsdl-*.c) common/buf.c common/error.c common/path.c
 FUZZ_BIN     := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(wildcard tests/fuzz/*.c))
 
 build/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_SRC) $(wildcard host/ctf/*.h common/*.h tests/fuzz/*.h)

@@ -27,6 +27,7 @@
 #include "collector.h"
 #include "host/ctf/ctf-layout.h"
 #include "host/ctf/ctf-reader.h"
+#include "common/path.h"
 #include "common/error.h"
 #include "hetrace/packet-ring.h"
 #include "packet-ring-reader.h"
@@ -93,19 +94,6 @@ static void warn(struct ht_collector *c, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	c->opts.warn(c->opts.warn_arg, msg);
-}
-
-static char *path_join(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	char *p = malloc(la + lb + 2);
-
-	if (p) {
-		memcpy(p, a, la);
-		p[la] = '/';
-		memcpy(p + la + 1, b, lb + 1);
-	}
-	return p;
 }
 
 /* Names that become directory and file names and TSDL strings. */
@@ -509,8 +497,8 @@ static int ring_names(struct ht_collector *c, struct ring *r,
 	}
 	r->core_name = strdup(name);
 	r->stream_name = strdup(stream);
-	r->core_dir = path_join(c->dir, name);
-	r->stream_path = r->core_dir ? path_join(r->core_dir, stream) : NULL;
+	r->core_dir = ht_path_join(c->dir, name);
+	r->stream_path = r->core_dir ? ht_path_join(r->core_dir, stream) : NULL;
 	if (!r->core_name || !r->stream_name || !r->stream_path) {
 		return HT_ENOMEM;
 	}
@@ -553,7 +541,7 @@ static int ring_metadata(struct ring *r, const struct ht_collector_ring_opts *o,
 /* Writes <core>/metadata for the core's first ring. */
 static int write_metadata(struct ring *r, char *err, size_t err_len)
 {
-	char *mpath = path_join(r->core_dir, "metadata");
+	char *mpath = ht_path_join(r->core_dir, "metadata");
 	int ret = 0, fd;
 
 	if (!mpath) {
@@ -1015,7 +1003,7 @@ int ht_collector_finish(struct ht_collector *c, char *err, size_t err_len)
 					 r->stream_path, strerror(errno));
 			}
 			if (r->metadata_owner) {
-				mpath = path_join(r->core_dir, "metadata");
+				mpath = ht_path_join(r->core_dir, "metadata");
 				if (mpath && sync_path(mpath) && !ret) {
 					ret = fail(err, err_len, HT_EIO,
 						   "%s: fsync failed", mpath);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "ctf-stream.h"
+#include "common/path.h"
 #include "common/buf.h"
 #include "common/error.h"
 
@@ -133,22 +134,6 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static char *path_join(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	char *p = malloc(la + lb + 2);
-
-	if (p) {
-		memcpy(p, a, la);
-		p[la] = '/';
-		memcpy(p + la + 1, b, lb + 1);
-		if (la && a[la - 1] == '/') {
-			memmove(p + la, p + la + 1, lb + 1);
-		}
-	}
-	return p;
-}
-
 /*
  * The names of the entries of @dir but hidden ones and @skip (may be
  * NULL) into @out, in name order.
@@ -196,7 +181,7 @@ static int find_traces(const char *dir, struct strvec *out, unsigned depth,
 	if (depth > 32) {
 		return 0;
 	}
-	meta = path_join(dir, "metadata");
+	meta = ht_path_join(dir, "metadata");
 	if (!meta) {
 		return HT_ENOMEM;
 	}
@@ -207,7 +192,7 @@ static int find_traces(const char *dir, struct strvec *out, unsigned depth,
 	free(meta);
 	ret = dir_names(dir, NULL, &names, err, err_len);
 	for (i = 0; !ret && i < names.n; i++) {
-		char *sub = path_join(dir, names.v[i]);
+		char *sub = ht_path_join(dir, names.v[i]);
 
 		if (!sub) {
 			ret = HT_ENOMEM;
@@ -342,7 +327,7 @@ static int load_trace(struct ht_ctf_set *set, const char *dir,
 	if (!t) {
 		return HT_ENOMEM;
 	}
-	t->metadata_path = path_join(dir, "metadata");
+	t->metadata_path = ht_path_join(dir, "metadata");
 	if (!t->metadata_path) {
 		ret = HT_ENOMEM;
 		goto free_trace;
@@ -385,7 +370,7 @@ static int add_streams(struct ht_ctf_set *set, struct ht__trace *t,
 
 	ret = dir_names(dir, "metadata", &files, err, err_len);
 	for (i = 0; !ret && i < files.n; i++) {
-		char *p = path_join(dir, files.v[i]);
+		char *p = ht_path_join(dir, files.v[i]);
 		struct stat st;
 
 		if (!p) {

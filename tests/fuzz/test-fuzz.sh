@@ -14,7 +14,7 @@ out="$TOP/$BUILD/fuzz-check"
 mkdir -p "$out"
 cd "$TOP"
 # the reader's sources (the writer is not fuzzed)
-lib="$(ls host/ctf/ctf-*.c host/ctf/tsdl-*.c | grep -v ctf-writer) common/buf.c common/error.c"
+lib="$(ls host/ctf/ctf-*.c host/ctf/tsdl-*.c | grep -v ctf-writer) common/buf.c common/error.c common/path.c"
 for src in tests/fuzz/fuzz-*.c; do
 	n=$(basename "$src" .c)
 	# shellcheck disable=SC2086
