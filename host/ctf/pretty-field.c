@@ -93,7 +93,8 @@ int ht__pretty_put_escaped(struct ht_pretty *p, const char *s, size_t n)
 	if (ret) {
 		return ret;
 	}
-	p->len = (size_t)(out_escaped(p->buf + p->len, s, n) - p->buf);
+	p->out.len =
+	    (size_t)(out_escaped(p->out.data + p->out.len, s, n) - p->out.data);
 	return 0;
 }
 
@@ -116,7 +117,8 @@ static inline void put_name(struct ht_pretty *p, const char *name)
 static void put_int(struct ht_pretty *p, const struct ht_ctf_type *t,
 		    uint64_t raw)
 {
-	p->len = (size_t)(out_int(p->buf + p->len, t, raw) - p->buf);
+	p->out.len =
+	    (size_t)(out_int(p->out.data + p->out.len, t, raw) - p->out.data);
 }
 
 static bool range_has(const struct ht_ctf_enum_range *r, bool is_signed,
@@ -181,7 +183,7 @@ int ht__pretty_put_text(struct ht_pretty *p, const struct ht_ctf_field *f)
 	if (ret) {
 		return ret;
 	}
-	o = p->buf + p->len;
+	o = p->out.data + p->out.len;
 	*o++ = '"';
 	for (i = 0; i < f->nr_children; i++, c = ht_ctf_field_next(c)) {
 		unsigned char b = (unsigned char)c->v.u;
@@ -192,7 +194,7 @@ int ht__pretty_put_text(struct ht_pretty *p, const struct ht_ctf_field *f)
 		o = out_escaped_byte(o, b);
 	}
 	*o++ = '"';
-	p->len = (size_t)(o - p->buf);
+	p->out.len = (size_t)(o - p->out.data);
 	return 0;
 }
 
@@ -295,7 +297,7 @@ int ht__pretty_put_field(struct ht_pretty *p, const struct ht_ctf_field *f,
 	case HT_CTF_ENUM:
 		return ht__pretty_put_enum(p, t, f->v.u);
 	case HT_CTF_FLOAT: {
-		p->len += ht__fmt_g(p->buf + p->len, f->v.d);
+		p->out.len += ht__fmt_g(p->out.data + p->out.len, f->v.d);
 		return 0;
 	}
 	case HT_CTF_STRING:

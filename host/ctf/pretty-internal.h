@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "common/buf.h"
 #include "common/error.h"
 #include "pretty-number.h"
 #include "pretty.h"
@@ -83,8 +84,7 @@ struct trace_name {
 
 struct ht_pretty {
 	struct ht_pretty_opts o;
-	char *buf;
-	size_t len, cap;
+	struct ht_buf out; /* the text; see reserve() */
 
 	bool have_last;
 	bool neg_warned, neg_warning;
@@ -113,40 +113,39 @@ struct ht_pretty {
 /* The output buffer                                                   */
 
 /*
- * The buffer stays a bare pointer, length and capacity rather than a
- * struct ht_buf: its room check is inlined into every writer of the hot
- * path, and ht_buf's writers keep a NUL after the data and a sticky
- * failure flag that the formatter does not need.
+ * p->out is a struct ht_buf, but the hot path writes it directly, after
+ * one inlined room check per line or value, instead of calling the
+ * ht_buf_* writers per piece; only growing goes through
+ * ht_buf_reserve(). So the data has no NUL after it.
  */
 
-/* Grows the buffer to room for @more bytes. Returns 0 or HT_ENOMEM. */
-int ht__pretty_grow(struct ht_pretty *p, size_t more);
-
+/* Room for @more bytes. Returns 0 or HT_ENOMEM. */
 static inline int reserve(struct ht_pretty *p, size_t more)
 {
-	if (p->cap - p->len >= more) {
+	if (p->out.cap - p->out.len >= more) {
 		return 0;
 	}
-	return ht__pretty_grow(p, more);
+	return ht_buf_reserve(&p->out, more) ? 0 : HT_ENOMEM;
 }
 
 /* Callers reserve first. */
 static inline void put(struct ht_pretty *p, const char *s, size_t n)
 {
-	memcpy(p->buf + p->len, s, n);
-	p->len += n;
+	memcpy(p->out.data + p->out.len, s, n);
+	p->out.len += n;
 }
 
 #define PUT_LIT(p, lit) put((p), (lit), sizeof(lit) - 1)
 
 static inline void putc_(struct ht_pretty *p, char c)
 {
-	p->buf[p->len++] = c;
+	p->out.data[p->out.len++] = c;
 }
 
 static inline void put_u64(struct ht_pretty *p, uint64_t v)
 {
-	p->len = (size_t)(out_u64(p->buf + p->len, v) - p->buf);
+	p->out.len =
+	    (size_t)(out_u64(p->out.data + p->out.len, v) - p->out.data);
 }
 
 /* ------------------------------------------------------------------ */

@@ -25,26 +25,6 @@
 #include "pretty-internal.h"
 
 /* ------------------------------------------------------------------ */
-/* The buffer                                                          */
-
-int ht__pretty_grow(struct ht_pretty *p, size_t more)
-{
-	size_t cap = p->cap ? p->cap : 1 << 16;
-	char *buf;
-
-	while (cap - p->len < more) {
-		cap *= 2;
-	}
-	buf = realloc(p->buf, cap);
-	if (!buf) {
-		return HT_ENOMEM;
-	}
-	p->buf = buf;
-	p->cap = cap;
-	return 0;
-}
-
-/* ------------------------------------------------------------------ */
 /* Time                                                                */
 
 static void cache_second(struct ht_pretty *p, int64_t sec)
@@ -377,7 +357,7 @@ static struct ec_cache *ec_get(struct ht_pretty *p,
 /* An enum value, from the per-op cache when it is small. */
 static int run_enum(struct ht_pretty *p, struct op *op, uint64_t v)
 {
-	size_t at = p->len;
+	size_t at = p->out.len;
 	struct enum_text *et;
 	int ret;
 
@@ -394,10 +374,10 @@ static int run_enum(struct ht_pretty *p, struct op *op, uint64_t v)
 		return ret;
 	}
 	et = &op->enum_cache[v];
-	et->text = malloc(p->len - at + 1);
+	et->text = malloc(p->out.len - at + 1);
 	if (et->text) {
-		et->len = p->len - at;
-		memcpy(et->text, p->buf + at, et->len);
+		et->len = p->out.len - at;
+		memcpy(et->text, p->out.data + at, et->len);
 		et->text[et->len] = '\0';
 	}
 	return 0;
@@ -425,7 +405,7 @@ static int run_line(struct ht_pretty *p, struct ec_cache *e,
 	if (ret) {
 		return ret;
 	}
-	o = p->buf + p->len;
+	o = p->out.data + p->out.len;
 	for (;; op++) {
 		const struct ht_ctf_field *f;
 
@@ -443,7 +423,7 @@ static int run_line(struct ht_pretty *p, struct ec_cache *e,
 			o = out_mem(o, lits + op->lit_off, op->lit_len);
 		}
 		if (op->kind == OP_END) {
-			p->len = (size_t)(o - p->buf);
+			p->out.len = (size_t)(o - p->out.data);
 			return 0;
 		}
 		f = ev->scope[op->scope];
@@ -469,7 +449,7 @@ static int run_line(struct ht_pretty *p, struct ec_cache *e,
 			break;
 		}
 		/* the others through the buffer, which may grow */
-		p->len = (size_t)(o - p->buf);
+		p->out.len = (size_t)(o - p->out.data);
 		switch (op->kind) {
 		case OP_ENUM:
 			ret = run_enum(p, op, f->v.u);
@@ -509,7 +489,7 @@ static int run_line(struct ht_pretty *p, struct ec_cache *e,
 		if (ret) {
 			return ret;
 		}
-		o = p->buf + p->len;
+		o = p->out.data + p->out.len;
 	}
 }
 
@@ -585,12 +565,12 @@ static int put_header(struct ht_pretty *p, const struct ec_cache *e,
 	if (ret) {
 		return ret;
 	}
-	o = p->buf + p->len;
+	o = p->out.data + p->out.len;
 	if (msg->has_time) {
 		o = out_timestamp(p, o, msg);
 	}
 	o = out_mem(o, e->prefix, e->prefix_len);
-	p->len = (size_t)(o - p->buf);
+	p->out.len = (size_t)(o - p->out.data);
 	return 0;
 }
 
@@ -611,14 +591,14 @@ int ht_pretty_event(struct ht_pretty *p, const struct ht_ctf_msg *msg)
 	/* noted events go through the field walker, which adds the notes */
 	p->note_msg = e->noted ? msg : NULL;
 	if (e->ops && !e->noted) {
-		size_t at = p->len;
+		size_t at = p->out.len;
 
 		ret = run_line(p, e, ev);
 		if (ret <= 0) {
 			return ret;
 		}
 		/* a shape the compiled line does not match: walk instead */
-		p->len = at;
+		p->out.len = at;
 	}
 	return walk_line(p, e, ev);
 }
@@ -659,15 +639,16 @@ size_t ht_pretty_discarded(struct ht_pretty *p, const struct ht_ctf_msg *msg,
 			if (reserve(p, 64)) {
 				return 0;
 			}
-			at = p->len;
-			p->len =
-			    (size_t)(out_time(p, p->buf + p->len, ns[i],
+			at = p->out.len;
+			p->out.len =
+			    (size_t)(out_time(p, p->out.data + p->out.len,
+					      ns[i],
 					      p->o.clock ==
 						  HT_PRETTY_CLOCK_SECONDS) -
-				     p->buf);
-			snprintf(out[i], 64, "%.*s", (int)(p->len - at),
-				 p->buf + at);
-			p->len = at;
+				     p->out.data);
+			snprintf(out[i], 64, "%.*s", (int)(p->out.len - at),
+				 p->out.data + at);
+			p->out.len = at;
 		}
 	}
 	/*
@@ -734,7 +715,7 @@ int ht_pretty_create(struct ht_pretty **pretty,
 		p->o.names = HT_PRETTY_NAME_DEFAULT;
 		p->o.fields = HT_PRETTY_FIELD_DEFAULT;
 	}
-	if (ht__pretty_grow(p, 1 << 16)) {
+	if (!ht_buf_reserve(&p->out, 1 << 16)) {
 		free(p);
 		return HT_ENOMEM;
 	}
@@ -758,7 +739,7 @@ void ht_pretty_destroy(struct ht_pretty *p)
 	}
 	free(p->tnames);
 	free(p->ecs);
-	free(p->buf);
+	ht_buf_fini(&p->out);
 	free(p);
 }
 
@@ -781,11 +762,11 @@ bool ht_pretty_take_warning(struct ht_pretty *p)
 
 const char *ht_pretty_data(const struct ht_pretty *p, size_t *len)
 {
-	*len = p->len;
-	return p->buf;
+	*len = p->out.len;
+	return p->out.data;
 }
 
 void ht_pretty_consume(struct ht_pretty *p)
 {
-	p->len = 0;
+	ht_buf_clear(&p->out);
 }
