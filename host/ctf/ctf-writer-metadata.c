@@ -229,40 +229,30 @@ const char *ht__ctf_writer_check_refs(const struct ht_ctf_type *t)
 	}
 }
 
-static void emit_event_class(struct ht_buf *b, const struct wstream_class *sc,
-			     const struct ht_ctf_event_class *c)
+/* ------------------------------------------------------------------ */
+/* The trace's blocks                                                  */
+
+/* `\tNAME = "value";`, the value quoted. */
+static void emit_string_attr(struct ht_buf *b, const char *name,
+			     const char *value)
 {
-	ht_buf_puts(b, "event {\n\tname = ");
-	put_quoted(b, c->name);
-	ht_buf_printf(b, ";\n\tid = %" PRIu64 ";\n\tstream_id = %" PRIu64 ";\n",
-		      c->id, sc->id);
-	if (c->has_loglevel) {
-		ht_buf_printf(b, "\tloglevel = %" PRId64 ";\n", c->loglevel);
-	}
-	if (c->emf_uri) {
-		ht_buf_puts(b, "\tmodel.emf.uri = ");
-		put_quoted(b, c->emf_uri);
-		ht_buf_puts(b, ";\n");
-	}
-	if (c->context) {
-		ht_buf_puts(b, "\tcontext := ");
-		emit_type(b, c->context, 1);
-		ht_buf_puts(b, ";\n");
-	}
-	if (c->payload) {
-		ht_buf_puts(b, "\tfields := ");
-		emit_type(b, c->payload, 1);
-		ht_buf_puts(b, ";\n");
-	}
-	ht_buf_puts(b, "};\n\n");
+	ht_buf_printf(b, "\t%s = ", name);
+	put_quoted(b, value);
+	ht_buf_puts(b, ";\n");
 }
 
-void ht__ctf_writer_metadata(const struct ht_ctf_writer *w, struct ht_buf *b)
+/* `\tNAME := type;`, a scope's type. */
+static void emit_scope(struct ht_buf *b, const char *name,
+		       const struct ht_ctf_type *t)
 {
-	const char *u64 = "integer { size = 64; align = 8; signed = false; "
-			  "byte_order = le; }";
+	ht_buf_printf(b, "\t%s := ", name);
+	emit_type(b, t, 1);
+	ht_buf_puts(b, ";\n");
+}
+
+static void emit_trace(const struct ht_ctf_writer *w, struct ht_buf *b)
+{
 	char u[37];
-	size_t i, j;
 
 	uuid_str(w->trace_uuid, u);
 	ht_buf_printf(b,
@@ -283,26 +273,35 @@ void ht__ctf_writer_metadata(const struct ht_ctf_writer *w, struct ht_buf *b)
 		      "\t} align(8);\n"
 		      "};\n\n",
 		      u);
+}
+
+static void emit_env(const struct ht_ctf_writer *w, struct ht_buf *b)
+{
+	size_t i;
+
 	ht_buf_puts(b, "env {\n");
 	for (i = 0; i < w->nr_env; i++) {
-		ht_buf_printf(b, "\t%s = ", w->env[i].name);
 		if (w->env[i].str) {
-			put_quoted(b, w->env[i].str);
+			emit_string_attr(b, w->env[i].name, w->env[i].str);
 		} else {
-			ht_buf_printf(b, "%" PRId64, w->env[i].i);
+			ht_buf_printf(b, "\t%s = %" PRId64 ";\n",
+				      w->env[i].name, w->env[i].i);
 		}
-		ht_buf_puts(b, ";\n");
 	}
 	ht_buf_puts(b, "};\n\n");
+}
+
+static void emit_clock(const struct ht_ctf_writer *w, struct ht_buf *b)
+{
+	char u[37];
+
 	ht_buf_printf(b, "clock {\n\tname = %s;\n", w->clock_name);
 	if (w->has_clock_uuid) {
 		uuid_str(w->clock_uuid, u);
 		ht_buf_printf(b, "\tuuid = \"%s\";\n", u);
 	}
 	if (w->clock_description) {
-		ht_buf_puts(b, "\tdescription = ");
-		put_quoted(b, w->clock_description);
-		ht_buf_puts(b, ";\n");
+		emit_string_attr(b, "description", w->clock_description);
 	}
 	ht_buf_printf(b,
 		      "\tfreq = 1000000000;\n"
@@ -314,46 +313,84 @@ void ht__ctf_writer_metadata(const struct ht_ctf_writer *w, struct ht_buf *b)
 		      w->clock_precision, w->clock_offset_s,
 		      w->clock_offset_cycles,
 		      w->clock_absolute ? "true" : "false");
+}
+
+/* The packet context and event header ctf-writer-stream.c writes. */
+static void emit_stream_class(const struct ht_ctf_writer *w,
+			      const struct wstream_class *sc, struct ht_buf *b)
+{
+	const char *u64 = "integer { size = 64; align = 8; signed = false; "
+			  "byte_order = le; }";
+
+	ht_buf_printf(b,
+		      "stream {\n"
+		      "\tid = %" PRIu64 ";\n"
+		      "\tpacket.context := struct {\n"
+		      "\t\t%s packet_size;\n"
+		      "\t\t%s content_size;\n"
+		      "\t\tinteger { size = 64; align = 8; signed = false; "
+		      "byte_order = le; map = clock.%s.value; } "
+		      "timestamp_begin;\n"
+		      "\t\tinteger { size = 64; align = 8; signed = false; "
+		      "byte_order = le; map = clock.%s.value; } "
+		      "timestamp_end;\n"
+		      "\t\t%s events_discarded;\n"
+		      "\t\t%s packet_seq_num;\n"
+		      "\t\tinteger { size = 32; align = 8; signed = false; "
+		      "byte_order = le; } core_id;\n"
+		      "%s"
+		      "\t} align(8);\n"
+		      "\tevent.header := struct {\n"
+		      "\t\tinteger { size = 32; align = 8; signed = false; "
+		      "byte_order = le; } id;\n"
+		      "\t\tinteger { size = 64; align = 8; signed = false; "
+		      "byte_order = le; map = clock.%s.value; } timestamp;\n"
+		      "\t} align(8);\n",
+		      sc->id, u64, u64, w->clock_name, w->clock_name, u64, u64,
+		      sc->has_cpu_id ? "\t\tinteger { size = 32; align = 8; "
+				       "signed = false; byte_order = le; } "
+				       "cpu_id;\n"
+				     : "",
+		      w->clock_name);
+	if (sc->event_context) {
+		emit_scope(b, "event.context", sc->event_context);
+	}
+	ht_buf_puts(b, "};\n\n");
+}
+
+static void emit_event_class(struct ht_buf *b, const struct wstream_class *sc,
+			     const struct ht_ctf_event_class *c)
+{
+	ht_buf_puts(b, "event {\n");
+	emit_string_attr(b, "name", c->name);
+	ht_buf_printf(b, "\tid = %" PRIu64 ";\n\tstream_id = %" PRIu64 ";\n",
+		      c->id, sc->id);
+	if (c->has_loglevel) {
+		ht_buf_printf(b, "\tloglevel = %" PRId64 ";\n", c->loglevel);
+	}
+	if (c->emf_uri) {
+		emit_string_attr(b, "model.emf.uri", c->emf_uri);
+	}
+	if (c->context) {
+		emit_scope(b, "context", c->context);
+	}
+	if (c->payload) {
+		emit_scope(b, "fields", c->payload);
+	}
+	ht_buf_puts(b, "};\n\n");
+}
+
+void ht__ctf_writer_metadata(const struct ht_ctf_writer *w, struct ht_buf *b)
+{
+	size_t i, j;
+
+	emit_trace(w, b);
+	emit_env(w, b);
+	emit_clock(w, b);
 	for (i = 0; i < w->nr_scs; i++) {
 		const struct wstream_class *sc = w->scs[i];
 
-		ht_buf_printf(
-		    b,
-		    "stream {\n"
-		    "\tid = %" PRIu64 ";\n"
-		    "\tpacket.context := struct {\n"
-		    "\t\t%s packet_size;\n"
-		    "\t\t%s content_size;\n"
-		    "\t\tinteger { size = 64; align = 8; signed = false; "
-		    "byte_order = le; map = clock.%s.value; } "
-		    "timestamp_begin;\n"
-		    "\t\tinteger { size = 64; align = 8; signed = false; "
-		    "byte_order = le; map = clock.%s.value; } "
-		    "timestamp_end;\n"
-		    "\t\t%s events_discarded;\n"
-		    "\t\t%s packet_seq_num;\n"
-		    "\t\tinteger { size = 32; align = 8; signed = false; "
-		    "byte_order = le; } core_id;\n"
-		    "%s"
-		    "\t} align(8);\n"
-		    "\tevent.header := struct {\n"
-		    "\t\tinteger { size = 32; align = 8; signed = false; "
-		    "byte_order = le; } id;\n"
-		    "\t\tinteger { size = 64; align = 8; signed = false; "
-		    "byte_order = le; map = clock.%s.value; } timestamp;\n"
-		    "\t} align(8);\n",
-		    sc->id, u64, u64, w->clock_name, w->clock_name, u64, u64,
-		    sc->has_cpu_id ? "\t\tinteger { size = 32; align = 8; "
-				     "signed = false; byte_order = le; } "
-				     "cpu_id;\n"
-				   : "",
-		    w->clock_name);
-		if (sc->event_context) {
-			ht_buf_puts(b, "\tevent.context := ");
-			emit_type(b, sc->event_context, 1);
-			ht_buf_puts(b, ";\n");
-		}
-		ht_buf_puts(b, "};\n\n");
+		emit_stream_class(w, sc, b);
 		for (j = 0; j < sc->nr_classes; j++) {
 			emit_event_class(b, sc, sc->classes[j]);
 		}

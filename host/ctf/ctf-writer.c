@@ -60,19 +60,93 @@ static int mkdir_p(const char *dir)
 	return ret;
 }
 
+static bool is_ident_start(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static bool is_ident_char(char c)
+{
+	return is_ident_start(c) || (c >= '0' && c <= '9');
+}
+
 static bool is_ident(const char *s)
 {
-	if (!*s || !((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		     *s == '_')) {
+	if (!is_ident_start(*s)) {
 		return false;
 	}
 	for (; *s; s++) {
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		      (*s >= '0' && *s <= '9') || *s == '_')) {
+		if (!is_ident_char(*s)) {
 			return false;
 		}
 	}
 	return true;
+}
+
+/* TSDL's map = clock.NAME.value needs an identifier: the other bytes of
+ * @name become '_'. */
+static void set_clock_name(struct ht_ctf_writer *w, const char *name)
+{
+	char *n = w->clock_name;
+	size_t i;
+
+	snprintf(n, sizeof(w->clock_name), "%s", name);
+	if (is_ident(n)) {
+		return;
+	}
+	for (i = 0; n[i]; i++) {
+		if (!is_ident_char(n[i])) {
+			n[i] = '_';
+		}
+	}
+	if (n[0] >= '0' && n[0] <= '9') {
+		n[0] = '_';
+	}
+}
+
+/*
+ * A version 4 UUID hashed (FNV-1a) from @clock_uuid (NULL: none), so
+ * that the same input gives the same bytes.
+ */
+static void derive_trace_uuid(uint8_t uuid[16], const uint8_t *clock_uuid)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	size_t n = clock_uuid ? 16 : 0;
+	size_t i, j;
+
+	for (i = 0; i < 16; i++) {
+		for (j = 0; j < n; j++) {
+			h = (h ^ clock_uuid[j]) * 0x100000001b3ull;
+		}
+		h = (h ^ (0x5a + i)) * 0x100000001b3ull;
+		uuid[i] = (uint8_t)(h >> 32);
+	}
+	uuid[6] = (uint8_t)((uuid[6] & 0x0f) | 0x40);
+	uuid[8] = (uint8_t)((uuid[8] & 0x3f) | 0x80);
+}
+
+/* Creates @dir; refuses one that holds a trace unless @overwrite. */
+static int prepare_dir(const char *dir, bool overwrite, char *err,
+		       size_t err_len)
+{
+	char path[4096];
+	struct stat st;
+	int ret = mkdir_p(dir);
+
+	if (ret) {
+		snprintf(err, err_len, "cannot create directory %s: %s", dir,
+			 strerror(errno));
+		return ret;
+	}
+	snprintf(path, sizeof(path), "%s/metadata", dir);
+	if (!overwrite && !stat(path, &st)) {
+		snprintf(err, err_len,
+			 "%s already holds a trace (%s exists); remove it or "
+			 "choose another output",
+			 dir, path);
+		return HT_EEXIST;
+	}
+	return 0;
 }
 
 int ht_ctf_writer_create(struct ht_ctf_writer **out,
@@ -80,10 +154,6 @@ int ht_ctf_writer_create(struct ht_ctf_writer **out,
 			 size_t err_len)
 {
 	struct ht_ctf_writer *w;
-	char path[4096];
-	struct stat st;
-	uint64_t h = 0xcbf29ce484222325ull;
-	size_t i;
 	int ret;
 
 	*out = NULL;
@@ -97,23 +167,7 @@ int ht_ctf_writer_create(struct ht_ctf_writer **out,
 	if (w->packet_bytes < 256) {
 		w->packet_bytes = 256;
 	}
-	snprintf(w->clock_name, sizeof(w->clock_name), "%s",
-		 o->clock_name ? o->clock_name : "monotonic");
-	if (!is_ident(w->clock_name)) {
-		/* TSDL's map = clock.NAME.value needs an identifier */
-		for (i = 0; w->clock_name[i]; i++) {
-			char c = w->clock_name[i];
-
-			if (!((c >= 'a' && c <= 'z') ||
-			      (c >= 'A' && c <= 'Z') ||
-			      (c >= '0' && c <= '9'))) {
-				w->clock_name[i] = '_';
-			}
-		}
-		if (w->clock_name[0] >= '0' && w->clock_name[0] <= '9') {
-			w->clock_name[0] = '_';
-		}
-	}
+	set_clock_name(w, o->clock_name ? o->clock_name : "monotonic");
 	if (o->clock_description) {
 		w->clock_description = strdup(o->clock_description);
 	}
@@ -124,22 +178,7 @@ int ht_ctf_writer_create(struct ht_ctf_writer **out,
 	if (o->trace_uuid) {
 		memcpy(w->trace_uuid, o->trace_uuid, 16);
 	} else {
-		/* derived, so the same input gives the same bytes */
-		const uint8_t *src =
-		    o->clock_uuid ? o->clock_uuid : (const uint8_t *)"";
-		size_t n = o->clock_uuid ? 16 : 0;
-
-		for (i = 0; i < 16; i++) {
-			size_t j;
-
-			for (j = 0; j < n; j++) {
-				h = (h ^ src[j]) * 0x100000001b3ull;
-			}
-			h = (h ^ (0x5a + i)) * 0x100000001b3ull;
-			w->trace_uuid[i] = (uint8_t)(h >> 32);
-		}
-		w->trace_uuid[6] = (uint8_t)((w->trace_uuid[6] & 0x0f) | 0x40);
-		w->trace_uuid[8] = (uint8_t)((w->trace_uuid[8] & 0x3f) | 0x80);
+		derive_trace_uuid(w->trace_uuid, o->clock_uuid);
 	}
 	w->clock_offset_s = o->clock_offset_s;
 	w->clock_offset_cycles = o->clock_offset_cycles;
@@ -149,19 +188,8 @@ int ht_ctf_writer_create(struct ht_ctf_writer **out,
 		ret = HT_ENOMEM;
 		goto free_writer;
 	}
-	ret = mkdir_p(w->dir);
+	ret = prepare_dir(w->dir, o->overwrite, err, err_len);
 	if (ret) {
-		snprintf(err, err_len, "cannot create directory %s: %s", w->dir,
-			 strerror(errno));
-		goto free_writer;
-	}
-	snprintf(path, sizeof(path), "%s/metadata", w->dir);
-	if (!o->overwrite && !stat(path, &st)) {
-		snprintf(err, err_len,
-			 "%s already holds a trace (%s exists); remove it or "
-			 "choose another output",
-			 w->dir, path);
-		ret = HT_EEXIST;
 		goto free_writer;
 	}
 	*out = w;
