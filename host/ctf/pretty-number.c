@@ -99,30 +99,17 @@ static bool approx_6(double d, uint64_t *digits, int *exp10)
 }
 
 /*
- * printf("%g", d) (6 significant digits, trailing zeros removed), which
- * is what babeltrace2 prints, without printf for the common values:
- * those that are exactly M / 10^k with an integer M below 2^53 and k at
- * most 6. Their decimal expansion is exact, so rounding M to 6 digits
- * half-to-even is exactly what glibc does. Other values go to snprintf.
+ * The 6 significant digits of @d > 0 rounded half-to-even, and its
+ * decimal exponent, when @d is exactly M / 10^k with an integer M below
+ * 2^53 and k at most 6: its decimal expansion is exact, so rounding M
+ * is exactly what glibc does. False for the other values.
  */
-size_t ht__fmt_g(char *out, double d)
+static bool exact_6(double d, uint64_t *digits, int *exp10)
 {
-	uint64_t m = 0, q, w;
-	unsigned nd, k, i, len;
-	int x, n = 0;
-	bool neg, found = false;
+	uint64_t m = 0, q;
+	unsigned nd, k;
+	int x;
 
-	if (!(d > -9e15 && d < 9e15) || d == 0) {
-		return (size_t)snprintf(out, 64, "%g", d);
-	}
-	neg = d < 0;
-	if (neg) {
-		d = -d;
-	}
-	/* nearly always decided here; exact ties go the exact way */
-	if (approx_6(d, &q, &x)) {
-		goto format;
-	}
 	for (k = 0; k <= 6; k++) {
 		double t = d * pow10_d[k];
 
@@ -130,12 +117,11 @@ size_t ht__fmt_g(char *out, double d)
 		if (t < 9007199254740992.0 && fma(d, pow10_d[k], -t) == 0 &&
 		    t == (double)(uint64_t)t) {
 			m = (uint64_t)t;
-			found = true;
 			break;
 		}
 	}
-	if (!found) {
-		return (size_t)snprintf(out, 64, "%g", neg ? -d : d);
+	if (k > 6) {
+		return false;
 	}
 	nd = digits10(m);
 	x = (int)nd - 1 - (int)k; /* decimal exponent */
@@ -154,7 +140,21 @@ size_t ht__fmt_g(char *out, double d)
 	} else {
 		q = m * pow10_u64[6 - nd];
 	}
-format:
+	*digits = q;
+	*exp10 = x;
+	return true;
+}
+
+/*
+ * The 6 digits @q (trailing zeros dropped) with decimal exponent @x as
+ * %g writes them: fixed notation for -4 <= x < 6, else d.ddddde+XX.
+ */
+static size_t format_6(char *out, uint64_t q, int x, bool neg)
+{
+	unsigned i, len;
+	uint64_t w;
+	int n = 0;
+
 	/*
 	 * q has 6 digits: in a word, the first in the low byte. The
 	 * significant ones end at the highest byte of w ^ "000000" that is
@@ -200,4 +200,29 @@ format:
 		n += (int)i;
 	}
 	return (size_t)n;
+}
+
+/*
+ * printf("%g", d) (6 significant digits, trailing zeros removed), which
+ * is what babeltrace2 prints, without printf for the common values (see
+ * approx_6() and exact_6()). Other values go to snprintf.
+ */
+size_t ht__fmt_g(char *out, double d)
+{
+	uint64_t q;
+	bool neg;
+	int x;
+
+	if (!(d > -9e15 && d < 9e15) || d == 0) {
+		return (size_t)snprintf(out, 64, "%g", d);
+	}
+	neg = d < 0;
+	if (neg) {
+		d = -d;
+	}
+	/* nearly always decided by approx_6(); exact ties go the exact way */
+	if (!approx_6(d, &q, &x) && !exact_6(d, &q, &x)) {
+		return (size_t)snprintf(out, 64, "%g", neg ? -d : d);
+	}
+	return format_6(out, q, x, neg);
 }
