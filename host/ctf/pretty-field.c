@@ -138,6 +138,12 @@ int ht__pretty_put_enum(struct ht_pretty *p, const struct ht_ctf_type *t,
 	size_t i, j;
 	int ret;
 
+	/* the value without a label: "( <unknown> : container = ", up to
+	 * 66 digits, " )" (a compiled line reserves nothing for an enum) */
+	ret = reserve(p, 128);
+	if (ret) {
+		return ret;
+	}
 	PUT_LIT(p, "( ");
 	for (i = 0; i < t->nr_mappings; i++) {
 		const struct ht_ctf_enum_mapping *m = &t->mappings[i];

@@ -157,8 +157,8 @@ void ht__pretty_init_escapes(void);
 /* @n bytes of @s quoted and escaped. Returns 0 or HT_ENOMEM. */
 int ht__pretty_put_escaped(struct ht_pretty *p, const char *s, size_t n);
 
-/* An enum value: its labels and container value. The caller reserved
- * 128 bytes. Returns 0 or HT_ENOMEM. */
+/* An enum value: its labels and container value. Returns 0 or
+ * HT_ENOMEM. */
 int ht__pretty_put_enum(struct ht_pretty *p, const struct ht_ctf_type *t,
 			uint64_t raw);
 
