@@ -8,7 +8,6 @@
  * running babeltrace2 2.0 on generated traces; tests/print compares the
  * two outputs.
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "pretty-internal.h"
