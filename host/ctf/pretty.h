@@ -130,7 +130,4 @@ struct ht_pretty_note {
 void ht_pretty_set_note(struct ht_pretty *pretty,
 			const struct ht_pretty_note *note);
 
-/* Internal: printf("%g", @d) into @out (64 bytes), fast; the length. */
-size_t ht__fmt_g(char *out, double d);
-
 #endif

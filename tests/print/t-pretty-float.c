@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "host/ctf/pretty.h"
+#include "host/ctf/pretty-number.h"
 
 static unsigned long fails, checks;
 

@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef HT_HOST_PRETTY_NUMBER_H
+#define HT_HOST_PRETTY_NUMBER_H
+
+/*
+ * Numbers as babeltrace2's text prints them, written by hand: decimal
+ * integers with a two-digit table, 8 digits at a time in a 64-bit word;
+ * integers in their display base; %g floats. Every writer takes a
+ * cursor and returns its new end, the caller having made room (each
+ * says how much); they know nothing of the output buffer or of events.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "ctf-reader.h"
+
+/* "00" "01" ... "99" */
+extern const char ht__digit_pairs[201];
+
+/*
+ * printf("%g", @d) into @out (room for 64 bytes); returns the length.
+ * Exact: the common values without printf, the others through it.
+ */
+size_t ht__fmt_g(char *out, double d);
+
+/*
+ * The hot writers take a cursor and return its new end instead of
+ * updating p->len: a store through a char pointer may alias p->len, so
+ * with p->len the compiler reloads and stores it around every write,
+ * and each write waits for the previous one's store to reach the load.
+ * A cursor stays in a register. Callers reserve first.
+ */
+static inline char *out_mem(char *o, const void *s, size_t n)
+{
+	memcpy(o, s, n);
+	return o + n;
+}
+
+#define OUT_LIT(o, lit) out_mem((o), (lit), sizeof(lit) - 1)
+
+static inline unsigned digits10(uint64_t v)
+{
+	unsigned n = 1;
+
+	for (;;) {
+		if (v < 10) {
+			return n;
+		}
+		if (v < 100) {
+			return n + 1;
+		}
+		if (v < 1000) {
+			return n + 2;
+		}
+		if (v < 10000) {
+			return n + 3;
+		}
+		v /= 10000;
+		n += 4;
+	}
+}
+
+/*
+ * Digits are built in a 64-bit word, the first one in the lowest byte,
+ * and stored 8 bytes at once: no variable-length copy, no loop. The
+ * caller has room for the 8 bytes.
+ */
+static inline void store_word(char *out, uint64_t w)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	w = __builtin_bswap64(w);
+#endif
+	memcpy(out, &w, 8);
+}
+
+/* Two digits of @v < 100, the first in the low byte. */
+static inline uint64_t pair_word(uint32_t v)
+{
+	uint16_t x;
+
+	memcpy(&x, ht__digit_pairs + 2 * v, 2);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	x = __builtin_bswap16(x);
+#endif
+	return x;
+}
+
+/* The 8 digits of @v < 10^8 with leading zeros: two independent
+ * 4-digit halves. */
+static inline uint64_t digits8_word(uint32_t v)
+{
+	uint32_t hi = v / 10000, lo = v % 10000;
+
+	return pair_word(hi / 100) | pair_word(hi % 100) << 16 |
+	       pair_word(lo / 100) << 32 | pair_word(lo % 100) << 48;
+}
+
+/* The @n (1 to 8) last digits of @v < 10^8 at @out; stores 8 bytes. */
+static inline void store_digits8(char *out, uint32_t v, unsigned n)
+{
+	store_word(out, digits8_word(v) >> 8 * (8 - n));
+}
+
+/*
+ * The @n (at most 20) last digits of @v at @out, leading zeros
+ * included; may store up to 7 bytes past them. 32-bit arithmetic on
+ * 8-digit chunks, much cheaper than 64-bit divisions.
+ */
+static inline void store_digits(char *out, uint64_t v, unsigned n)
+{
+	if (n > 16) {
+		store_digits8(out,
+			      (uint32_t)(v / 10000000000000000ull % 100000000),
+			      n - 16);
+		out += n - 16;
+		v %= 10000000000000000ull;
+		n = 16;
+	}
+	if (n > 8) {
+		store_digits8(out, (uint32_t)(v / 100000000), n - 8);
+		out += n - 8;
+		v %= 100000000;
+		n = 8;
+	}
+	store_digits8(out, (uint32_t)v, n);
+}
+
+/* Most integers in traces are small: one or two digits without the
+ * 8-digit word. */
+static inline char *out_u64(char *o, uint64_t v)
+{
+	unsigned n;
+
+	if (v < 10) {
+		*o = (char)('0' + v);
+		return o + 1;
+	}
+	if (v < 100) {
+		memcpy(o, ht__digit_pairs + 2 * v, 2);
+		return o + 2;
+	}
+	n = digits10(v);
+	store_digits(o, v, n);
+	return o + n;
+}
+
+static inline char *out_s64(char *o, int64_t v)
+{
+	if (v < 0) {
+		*o++ = '-';
+		return out_u64(o, -(uint64_t)v);
+	}
+	return out_u64(o, (uint64_t)v);
+}
+
+/* @v zero-padded to @width digits (@v must fit). */
+static inline char *out_pad(char *o, uint64_t v, unsigned width)
+{
+	store_digits(o, v, width);
+	return o + width;
+}
+
+/*
+ * An integer in its display base. babeltrace2 masks a negative value
+ * to whole digits: hex to 4 * ceil(size / 4) bits, octal to
+ * 3 * ceil(size / 3) bits; binary shows exactly size bits.
+ */
+static inline char *out_int(char *o, const struct ht_ctf_type *t, uint64_t raw)
+{
+	static const char hex_upper[] = "0123456789ABCDEF";
+	unsigned size = t->size_bits;
+	unsigned bits, nd, i;
+	uint64_t v = raw;
+
+	switch (t->base) {
+	case 16:
+		bits = (size + 3) / 4 * 4;
+		if (bits < 64) {
+			v &= ((uint64_t)1 << bits) - 1;
+		}
+		nd = v ? (67 - (unsigned)__builtin_clzll(v)) / 4 : 1;
+		o = OUT_LIT(o, "0x");
+		for (i = nd; i--; v >>= 4) {
+			o[i] = hex_upper[v & 0xf];
+		}
+		return o + nd;
+	case 8:
+		bits = (size + 2) / 3 * 3;
+		if (bits < 64) {
+			v &= ((uint64_t)1 << bits) - 1;
+		}
+		nd = v ? (66 - (unsigned)__builtin_clzll(v)) / 3 : 1;
+		*o++ = '0';
+		for (i = nd; i--; v >>= 3) {
+			o[i] = (char)('0' + (v & 7));
+		}
+		return o + nd;
+	case 2:
+		o = OUT_LIT(o, "0b");
+		for (i = size; i--;) {
+			*o++ = (char)('0' + ((v >> i) & 1));
+		}
+		return o;
+	default:
+		return t->is_signed ? out_s64(o, (int64_t)raw)
+				    : out_u64(o, raw);
+	}
+}
+
+#endif
