@@ -165,20 +165,12 @@ static bool enough_pairs(const struct ht__fit_pt *p, size_t n)
 	return up >= MIN_PIECE_PAIRS && n - up >= MIN_PIECE_PAIRS;
 }
 
-int ht__edge_solve(struct ht__node_fit *nf, struct ht__fit_pt *p, size_t n,
-		   const struct ht_sync_options *opt)
+/* pairs_up and pairs_down of @f: the pairs each way */
+static void count_directions(struct ht_sync_fit *f, const struct ht__fit_pt *p,
+			     size_t n)
 {
-	struct ht_sync_fit *f = &nf->pub;
-	struct ht__hull_sol h = {0};
-	size_t i, k, nr_rej = 0, window, max_segs, nr_chunks, *begin = NULL;
-	size_t *end = NULL, i0 = 0;
-	bool *rej = NULL, whole_ok = false, prev_ok = false, cur_ok = false;
-	int ret = 0;
+	size_t i;
 
-	window =
-	    opt && opt->outlier_window ? opt->outlier_window : DEFAULT_WINDOW;
-	max_segs =
-	    opt && opt->max_segments ? opt->max_segments : DEFAULT_MAX_SEGMENTS;
 	f->pairs_up = f->pairs_down = 0;
 	for (i = 0; i < n; i++) {
 		if (p[i].up) {
@@ -187,135 +179,151 @@ int ht__edge_solve(struct ht__node_fit *nf, struct ht__fit_pt *p, size_t n,
 			f->pairs_down++;
 		}
 	}
-	if (n == 0) {
-		f->quality = HT_SYNC_ABSENT;
-		return 0;
+}
+
+/*
+ * "Too fast" pairs: inconsistent with their neighbours (@window on each
+ * side), which are consistent without them. Removes them from
+ * p[0..*n) and keeps their message indices, sorted, in nf->rejected.
+ */
+static int reject_too_fast(struct ht__node_fit *nf, struct ht__hull_sol *h,
+			   struct ht__fit_pt *p, size_t *n, size_t window)
+{
+	size_t i, k, i0 = 0, nr_rej = 0;
+	bool *rej, prev_ok = false, cur_ok = false;
+	int ret = 0;
+
+	rej = calloc(*n, sizeof(*rej));
+	if (!rej) {
+		return HT_ENOMEM;
 	}
-	/* sorting makes everything below independent of the add order */
-	for (i = 1; i < n && cmp_pt(&p[i - 1], &p[i]) <= 0; i++) {
-	}
-	if (i < n) {
-		ret = sort_pts(p, n);
-		if (ret) {
-			return ret;
+	for (i = 0; i < *n; i++) {
+		size_t a = i > window ? i - window : 0;
+		size_t b = i + window + 1 < *n ? i + window + 1 : *n;
+
+		/* Blocks of 4 half-windows at a stride of 2: the window
+		 * of a point in the first half of the stride lies in the
+		 * previous block, in the second half in this one; a
+		 * consistent block clears them. */
+		if (i % (2 * window) == 0) {
+			size_t bb = i + 4 * window < *n ? i + 4 * window : *n;
+
+			prev_ok = i > 0 && cur_ok;
+			cur_ok = ht__hull_sol_run(h, p + i, bb - i, SIZE_MAX);
+			i0 = i;
+		}
+		if (i - i0 < window && i0 > 0 ? prev_ok : cur_ok) {
+			continue;
+		}
+		if (!ht__hull_sol_run(h, p + a, b - a, SIZE_MAX) &&
+		    ht__hull_sol_run(h, p + a, b - a, i - a)) {
+			rej[i] = true;
+			nr_rej++;
 		}
 	}
-	h.uh = malloc(n * sizeof(*h.uh));
-	h.lh = malloc(n * sizeof(*h.lh));
-	if (!h.uh || !h.lh) {
-		ret = HT_ENOMEM;
-		goto free_scratch;
-	}
-
-	if (!ht__hull_sol_run(&h, p, n, SIZE_MAX) &&
-	    !(opt && opt->no_outliers)) {
-		/* "too fast" pairs: inconsistent with their neighbours,
-		 * which are consistent without them */
-		rej = calloc(n, sizeof(*rej));
-		if (!rej) {
+	if (nr_rej) {
+		nf->rejected = malloc(nr_rej * sizeof(size_t));
+		if (!nf->rejected) {
 			ret = HT_ENOMEM;
-			goto free_scratch;
+			goto free_rej;
 		}
-		for (i = 0; i < n; i++) {
-			size_t a = i > window ? i - window : 0;
-			size_t b = i + window + 1 < n ? i + window + 1 : n;
-
-			/* Blocks of 4 half-windows at a stride of 2: the
-			 * window of a point in the first half of the stride
-			 * lies in the previous block, in the second half in
-			 * this one; a consistent block clears them. */
-			if (i % (2 * window) == 0) {
-				size_t bb =
-				    i + 4 * window < n ? i + 4 * window : n;
-
-				prev_ok = i > 0 && cur_ok;
-				cur_ok = ht__hull_sol_run(&h, p + i, bb - i,
-							  SIZE_MAX);
-				i0 = i;
-			}
-			if (i - i0 < window && i0 > 0 ? prev_ok : cur_ok) {
-				continue;
-			}
-			if (!ht__hull_sol_run(&h, p + a, b - a, SIZE_MAX) &&
-			    ht__hull_sol_run(&h, p + a, b - a, i - a)) {
-				rej[i] = true;
-				nr_rej++;
+		for (i = 0, k = 0; i < *n; i++) {
+			if (rej[i]) {
+				nf->rejected[k++] = p[i].msg;
+			} else {
+				p[i - k] = p[i];
 			}
 		}
-		if (nr_rej) {
-			nf->rejected = malloc(nr_rej * sizeof(size_t));
-			if (!nf->rejected) {
-				ret = HT_ENOMEM;
-				goto free_scratch;
-			}
-			for (i = 0, k = 0; i < n; i++) {
-				if (rej[i]) {
-					nf->rejected[k++] = p[i].msg;
-				} else {
-					p[i - k] = p[i];
-				}
-			}
-			n -= nr_rej;
-			qsort(nf->rejected, nr_rej, sizeof(size_t), cmp_size);
-		}
+		*n -= nr_rej;
+		qsort(nf->rejected, nr_rej, sizeof(size_t), cmp_size);
 	}
-	f->pairs_rejected = nr_rej;
-	f->rejected = nf->rejected;
-	f->pairs_used = n;
+	nf->pub.pairs_rejected = nr_rej;
+free_rej:
+	free(rej);
+	return ret;
+}
 
+/*
+ * The quality of the fit of the pairs p[0..n) left after the
+ * rejection, before any piece is cut; *whole_ok when one piece fits
+ * them all. Returns false when the fit fails already.
+ */
+static bool judge_quality(struct ht_sync_fit *f, struct ht__hull_sol *h,
+			  const struct ht__fit_pt *p, size_t n,
+			  const struct ht_sync_options *opt, bool *whole_ok)
+{
+	size_t nr_rej = f->pairs_rejected;
+
+	*whole_ok = false;
 	if (f->pairs_up == 0 || f->pairs_down == 0) {
 		f->quality = HT_SYNC_INCOMPLETE;
-		whole_ok = true;
+		*whole_ok = true;
 	} else if (n == 0) {
 		f->quality = HT_SYNC_FAIL;
-		goto free_scratch;
-	} else if ((whole_ok = ht__hull_sol_run(&h, p, n, SIZE_MAX))) {
-		f->quality = nr_rej || !h.has_min || !h.has_max ||
+		return false;
+	} else if ((*whole_ok = ht__hull_sol_run(h, p, n, SIZE_MAX))) {
+		f->quality = nr_rej || !h->has_min || !h->has_max ||
 				     f->pairs_up < 2 || f->pairs_down < 2
 				 ? HT_SYNC_APPROXIMATE
 				 : HT_SYNC_ACCURATE;
 	} else if (opt && opt->no_piecewise) {
 		f->quality = HT_SYNC_FAIL;
-		goto free_scratch;
+		return false;
 	} else {
 		f->quality = nr_rej ? HT_SYNC_APPROXIMATE : HT_SYNC_ACCURATE;
 	}
+	return true;
+}
 
-	/* pieces: maximal feasible chunks from the left; then, from the
-	 * right, each piece keeps only the pairs that no later chunk can
-	 * explain, so every piece holds pairs of one true segment */
-	begin = malloc((max_segs + 1) * sizeof(*begin));
-	end = malloc((max_segs + 1) * sizeof(*end));
-	if (!begin || !end) {
-		ret = HT_ENOMEM;
-		goto free_scratch;
-	}
-	nr_chunks = 0;
+/*
+ * The chunks of p[0..n), one per piece, into begin[]/end[] (room for
+ * @max_segs + 1): maximal feasible chunks from the left; then, from the
+ * right, each piece keeps only the pairs that no later chunk can
+ * explain, so every piece holds pairs of one true segment. Returns the
+ * number of chunks, 0 when more than @max_segs are needed.
+ */
+static size_t cut_chunks(struct ht__hull_sol *h, const struct ht__fit_pt *p,
+			 size_t n, bool whole_ok, size_t max_segs,
+			 size_t *begin, size_t *end)
+{
+	size_t i, k, nr_chunks = 0;
+
 	for (i = 0; i < n;) {
 		if (nr_chunks == max_segs) {
-			f->quality = HT_SYNC_FAIL;
-			goto free_scratch;
+			return 0;
 		}
 		begin[nr_chunks++] = i;
-		i = whole_ok ? n : max_prefix(&h, p, n, i);
+		i = whole_ok ? n : max_prefix(h, p, n, i);
 	}
 	end[nr_chunks - 1] = n;
 	for (k = nr_chunks - 1; k > 0; k--) {
-		end[k - 1] = min_suffix(&h, p, end[k]);
+		end[k - 1] = min_suffix(h, p, end[k]);
 	}
+	return nr_chunks;
+}
+
+/* Fits one piece per chunk, the breaks between them and the clamps,
+ * and fills the public fit from them. */
+static int fit_pieces(struct ht__node_fit *nf, struct ht__hull_sol *h,
+		      const struct ht__fit_pt *p, const size_t *begin,
+		      const size_t *end, size_t nr_chunks)
+{
+	struct ht_sync_fit *f = &nf->pub;
+	size_t k;
+	int ret;
+
 	nf->segs = calloc(nr_chunks, sizeof(*nf->segs));
 	nf->psegs = calloc(nr_chunks, sizeof(*nf->psegs));
 	if (!nf->segs || !nf->psegs) {
-		ret = HT_ENOMEM;
-		goto free_scratch;
+		return HT_ENOMEM;
 	}
 	for (k = 0; k < nr_chunks; k++) {
 		struct ht__piece *sg = &nf->segs[k];
 
 		f->nr_segments = k + 1;
-		ret = ht__piece_fit(sg, &h, p + begin[k], end[k] - begin[k]);
+		ret = ht__piece_fit(sg, h, p + begin[k], end[k] - begin[k]);
 		if (ret) {
-			goto free_scratch;
+			return ret;
 		}
 		if (nr_chunks > 1 &&
 		    (!sg->two_sided ||
@@ -345,6 +353,62 @@ int ht__edge_solve(struct ht__node_fit *nf, struct ht__fit_pt *p, size_t n,
 	f->max_line = nf->psegs[0].max_line;
 	f->slope = nf->psegs[0].slope;
 	f->offset = nf->psegs[0].offset;
+	return 0;
+}
+
+int ht__edge_solve(struct ht__node_fit *nf, struct ht__fit_pt *p, size_t n,
+		   const struct ht_sync_options *opt)
+{
+	struct ht_sync_fit *f = &nf->pub;
+	struct ht__hull_sol h = {0};
+	size_t i, window, max_segs, nr_chunks, *begin = NULL, *end = NULL;
+	bool whole_ok;
+	int ret = 0;
+
+	window =
+	    opt && opt->outlier_window ? opt->outlier_window : DEFAULT_WINDOW;
+	max_segs =
+	    opt && opt->max_segments ? opt->max_segments : DEFAULT_MAX_SEGMENTS;
+	count_directions(f, p, n);
+	if (n == 0) {
+		f->quality = HT_SYNC_ABSENT;
+		return 0;
+	}
+	/* sorting makes everything below independent of the add order */
+	for (i = 1; i < n && cmp_pt(&p[i - 1], &p[i]) <= 0; i++) {
+	}
+	if (i < n) {
+		ret = sort_pts(p, n);
+		if (ret) {
+			return ret;
+		}
+	}
+	h.uh = malloc(n * sizeof(*h.uh));
+	h.lh = malloc(n * sizeof(*h.lh));
+	begin = malloc((max_segs + 1) * sizeof(*begin));
+	end = malloc((max_segs + 1) * sizeof(*end));
+	if (!h.uh || !h.lh || !begin || !end) {
+		ret = HT_ENOMEM;
+		goto free_scratch;
+	}
+	if (!ht__hull_sol_run(&h, p, n, SIZE_MAX) &&
+	    !(opt && opt->no_outliers)) {
+		ret = reject_too_fast(nf, &h, p, &n, window);
+		if (ret) {
+			goto free_scratch;
+		}
+	}
+	f->rejected = nf->rejected;
+	f->pairs_used = n;
+	if (!judge_quality(f, &h, p, n, opt, &whole_ok)) {
+		goto free_scratch;
+	}
+	nr_chunks = cut_chunks(&h, p, n, whole_ok, max_segs, begin, end);
+	if (!nr_chunks) {
+		f->quality = HT_SYNC_FAIL;
+		goto free_scratch;
+	}
+	ret = fit_pieces(nf, &h, p, begin, end, nr_chunks);
 
 free_scratch:
 	if (f->quality == HT_SYNC_FAIL) {
@@ -352,7 +416,6 @@ free_scratch:
 	}
 	free(begin);
 	free(end);
-	free(rej);
 	free(h.uh);
 	free(h.lh);
 	return ret;
