@@ -133,31 +133,28 @@ void ht__capture_scan_fini(struct ht_capture *cap)
 /* ------------------------------------------------------------------ */
 /* Event classes -> kinds                                              */
 
+static const struct {
+	const char *name;
+	enum ev_kind kind;
+} kind_names[] = {
+    {"sync_req", EV_SYNC_REQ},	     {"sync_ack", EV_SYNC_ACK},
+    {"sync_notify", EV_SYNC_NOTIFY}, {"sync_recv", EV_SYNC_RECV},
+    {"msg_send", EV_MSG_SEND},	     {"msg_recv", EV_MSG_RECV},
+};
+
 static enum ev_kind kind_of_name(const char *name)
 {
 	const char *s = strrchr(name, ':');
+	size_t i;
 
 	/* an LTTng-UST "provider:name" matches "name" */
 	if (s) {
 		name = s + 1;
 	}
-	if (!strcmp(name, "sync_req")) {
-		return EV_SYNC_REQ;
-	}
-	if (!strcmp(name, "sync_ack")) {
-		return EV_SYNC_ACK;
-	}
-	if (!strcmp(name, "sync_notify")) {
-		return EV_SYNC_NOTIFY;
-	}
-	if (!strcmp(name, "sync_recv")) {
-		return EV_SYNC_RECV;
-	}
-	if (!strcmp(name, "msg_send")) {
-		return EV_MSG_SEND;
-	}
-	if (!strcmp(name, "msg_recv")) {
-		return EV_MSG_RECV;
+	for (i = 0; i < sizeof(kind_names) / sizeof(kind_names[0]); i++) {
+		if (!strcmp(name, kind_names[i].name)) {
+			return kind_names[i].kind;
+		}
 	}
 	return EV_OTHER;
 }
@@ -317,8 +314,8 @@ static bool seq_ok(struct ht_capture *cap, size_t core, enum ev_kind kind,
 	return false;
 }
 
-static const struct ht_ctf_field *payload_member(const struct ht_ctf_msg *msg,
-						 const char *name)
+bool ht__capture_payload_uint(const struct ht_ctf_msg *msg, const char *name,
+			      uint64_t *v)
 {
 	const struct ht_ctf_field *p =
 	    msg->event->scope[HT_CTF_SCOPE_EVENT_PAYLOAD];
@@ -326,7 +323,7 @@ static const struct ht_ctf_field *payload_member(const struct ht_ctf_msg *msg,
 	char alt[32];
 
 	if (!p) {
-		return NULL;
+		return false;
 	}
 	f = ht_ctf_field_member(p, name);
 	if (!f) {
@@ -334,19 +331,19 @@ static const struct ht_ctf_field *payload_member(const struct ht_ctf_msg *msg,
 		snprintf(alt, sizeof(alt), "_%s", name);
 		f = ht_ctf_field_member(p, alt);
 	}
-	if (f && f->type->kind != HT_CTF_INT && f->type->kind != HT_CTF_ENUM) {
-		return NULL;
+	if (!f ||
+	    (f->type->kind != HT_CTF_INT && f->type->kind != HT_CTF_ENUM)) {
+		return false;
 	}
-	return f;
+	*v = f->v.u;
+	return true;
 }
 
 static bool get_uint(struct ht_capture *cap, size_t core,
 		     const struct ht_ctf_msg *msg, const char *name,
 		     uint64_t *v)
 {
-	const struct ht_ctf_field *f = payload_member(msg, name);
-
-	if (!f) {
+	if (!ht__capture_payload_uint(msg, name, v)) {
 		cap->cores[core].problems[HT_CAPTURE_BAD_FIELD]++;
 		ht__capture_note(
 		    cap,
@@ -356,7 +353,6 @@ static bool get_uint(struct ht_capture *cap, size_t core,
 		    cap->cores[core].name, msg->event->cls->name, name);
 		return false;
 	}
-	*v = f->v.u;
 	return true;
 }
 

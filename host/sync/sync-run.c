@@ -193,31 +193,6 @@ static int64_t map_cycles(void *arg, uint64_t cycles)
 	return clock_ns(m->clock, est);
 }
 
-/* An unsigned payload member (TSDL may add one leading '_'). */
-static bool payload_uint(const struct ht_ctf_msg *msg, const char *name,
-			 uint64_t *v)
-{
-	const struct ht_ctf_field *p =
-	    msg->event->scope[HT_CTF_SCOPE_EVENT_PAYLOAD];
-	const struct ht_ctf_field *f;
-	char alt[32];
-
-	if (!p) {
-		return false;
-	}
-	f = ht_ctf_field_member(p, name);
-	if (!f) {
-		snprintf(alt, sizeof(alt), "_%s", name);
-		f = ht_ctf_field_member(p, alt);
-	}
-	if (!f ||
-	    (f->type->kind != HT_CTF_INT && f->type->kind != HT_CTF_ENUM)) {
-		return false;
-	}
-	*v = f->v.u;
-	return true;
-}
-
 /*
  * Which message @msg receives, if it is a receive: its channel, number
  * and (but for sync_ack, whose sender is the core's master) the
@@ -235,17 +210,17 @@ static bool receive_key(const struct ht_ctf_msg *msg, uint8_t *chan,
 	*sender = UINT64_MAX;
 	if (!strcmp(name, "sync_ack")) {
 		*chan = HT_CAPTURE_DOWN;
-		return payload_uint(msg, "seq", num);
+		return ht__capture_payload_uint(msg, "seq", num);
 	}
 	if (!strcmp(name, "sync_recv")) {
 		*chan = HT_CAPTURE_UP;
-		return payload_uint(msg, "seq", num) &&
-		       payload_uint(msg, "slave", sender);
+		return ht__capture_payload_uint(msg, "seq", num) &&
+		       ht__capture_payload_uint(msg, "slave", sender);
 	}
 	if (!strcmp(name, "msg_recv")) {
 		*chan = HT_CAPTURE_MSG;
-		return payload_uint(msg, "id", num) &&
-		       payload_uint(msg, "src", sender);
+		return ht__capture_payload_uint(msg, "id", num) &&
+		       ht__capture_payload_uint(msg, "src", sender);
 	}
 	return false;
 }
