@@ -5,6 +5,7 @@
  * for order, and joined into pairs per link at the end.
  */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -283,6 +284,34 @@ static int add_pair(struct ht_capture *cap, size_t from, size_t to,
 }
 
 /*
+ * Counts @problem on @core for event @msg and notes it: the file, the
+ * position, the core and the event, then the printf-formatted rest
+ * (" (event ignored)" is added: such an event is not used).
+ */
+static void event_problem(struct ht_capture *cap, size_t core,
+			  const struct ht_ctf_msg *msg,
+			  enum ht_capture_problem problem, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+static void event_problem(struct ht_capture *cap, size_t core,
+			  const struct ht_ctf_msg *msg,
+			  enum ht_capture_problem problem, const char *fmt, ...)
+{
+	char what[512];
+	va_list ap;
+
+	cap->cores[core].problems[problem]++;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	ht__capture_note(cap,
+			 "file=%s offset=%" PRIu64 ": core %s: %s%s (event "
+			 "ignored)",
+			 msg->stream->path, msg->event->offset_bits / 8,
+			 cap->cores[core].name, msg->event->cls->name, what);
+}
+
+/*
  * Sequence numbers of one kind of event from one core towards one peer
  * must grow: a repeated one is a duplicate, a smaller one inconsistent.
  * Returns true when the event may be used.
@@ -292,7 +321,6 @@ static bool seq_ok(struct ht_capture *cap, size_t core, enum ev_kind kind,
 {
 	struct ht__seq_state *s =
 	    &cap->seqs[(core * 6 + (kind - 1)) * cap->nr_cores + peer];
-	struct ht_capture_core *c = &cap->cores[core];
 	enum ht_capture_problem p;
 
 	if (!s->seen || seq > s->last) {
@@ -301,16 +329,10 @@ static bool seq_ok(struct ht_capture *cap, size_t core, enum ev_kind kind,
 		return true;
 	}
 	p = seq == s->last ? HT_CAPTURE_DUP_SEQ : HT_CAPTURE_BAD_SEQ;
-	c->problems[p]++;
-	ht__capture_note(cap,
-			 "file=%s offset=%" PRIu64 ": core %s: %s %s %" PRIu64
-			 " after %" PRIu64 " (event ignored)",
-			 msg->stream->path, msg->event->offset_bits / 8,
-			 c->name, msg->event->cls->name,
-			 seq == s->last
-			     ? "repeats sequence number"
-			     : "has a sequence number going backwards:",
-			 seq, s->last);
+	event_problem(cap, core, msg, p, " %s %" PRIu64 " after %" PRIu64,
+		      seq == s->last ? "repeats sequence number"
+				     : "has a sequence number going backwards:",
+		      seq, s->last);
 	return false;
 }
 
@@ -344,13 +366,8 @@ static bool get_uint(struct ht_capture *cap, size_t core,
 		     uint64_t *v)
 {
 	if (!ht__capture_payload_uint(msg, name, v)) {
-		cap->cores[core].problems[HT_CAPTURE_BAD_FIELD]++;
-		ht__capture_note(
-		    cap,
-		    "file=%s offset=%" PRIu64 ": core %s: %s has no "
-		    "integer field '%s' (event ignored)",
-		    msg->stream->path, msg->event->offset_bits / 8,
-		    cap->cores[core].name, msg->event->cls->name, name);
+		event_problem(cap, core, msg, HT_CAPTURE_BAD_FIELD,
+			      " has no integer field '%s'", name);
 		return false;
 	}
 	return true;
@@ -368,16 +385,11 @@ static long peer_of(struct ht_capture *cap, size_t core,
 	}
 	peer = core_by_id(cap, id);
 	if (peer < 0 || (size_t)peer == core) {
-		cap->cores[core].problems[HT_CAPTURE_BAD_FIELD]++;
-		ht__capture_note(
-		    cap,
-		    "file=%s offset=%" PRIu64 ": core %s: %s: %s = %" PRIu64
-		    " %s (event ignored)",
-		    msg->stream->path, msg->event->offset_bits / 8,
-		    cap->cores[core].name, msg->event->cls->name, name, id,
-		    peer < 0 ? "names no core of the capture (a core is "
-			       "missing?)"
-			     : "is the core itself");
+		event_problem(cap, core, msg, HT_CAPTURE_BAD_FIELD,
+			      ": %s = %" PRIu64 " %s", name, id,
+			      peer < 0 ? "names no core of the capture (a core "
+					 "is missing?)"
+				       : "is the core itself");
 		return -1;
 	}
 	return peer;
@@ -404,14 +416,11 @@ static long master_of(struct ht_capture *cap, size_t core,
 		}
 	}
 	if (m < 0) {
-		cap->cores[core].problems[HT_CAPTURE_BAD_FIELD]++;
-		ht__capture_note(
-		    cap,
-		    "file=%s offset=%" PRIu64 ": core %s: %s but the core "
-		    "has no core_master and the capture %s (event ignored)",
-		    msg->stream->path, msg->event->offset_bits / 8,
-		    cap->cores[core].name, msg->event->cls->name,
-		    m == -1 ? "has no master core" : "has several masters");
+		event_problem(cap, core, msg, HT_CAPTURE_BAD_FIELD,
+			      " but the core has no core_master and the "
+			      "capture %s",
+			      m == -1 ? "has no master core"
+				      : "has several masters");
 		return -1;
 	}
 	cap->cores[core].master = m;
