@@ -218,8 +218,9 @@ static int class_kind(struct ht_capture *cap,
 static int push_half(struct halves *h, uint64_t num, uint64_t cycles,
 		     size_t peer)
 {
-	if (ht_array_reserve((void **)&h->v, &h->cap, h->n + 1,
-			     sizeof(*h->v))) {
+	/* (tested here first: the call only when the array is full) */
+	if (h->n == h->cap && ht_array_reserve((void **)&h->v, &h->cap,
+					       h->n + 1, sizeof(*h->v))) {
 		return HT_ENOMEM;
 	}
 	h->v[h->n].num = num;
@@ -266,7 +267,8 @@ static int add_pair(struct ht_capture *cap, size_t from, size_t to,
 		*lp = &lk->pub;
 	}
 	l = &lk->pub;
-	if (ht_array_reserve((void **)&l->pairs, &lk->cap_pairs,
+	if (l->nr_pairs == lk->cap_pairs &&
+	    ht_array_reserve((void **)&l->pairs, &lk->cap_pairs,
 			     l->nr_pairs + 1, sizeof(*l->pairs))) {
 		return HT_ENOMEM;
 	}

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "clock-sync-internal.h"
+#include "common/buf.h"
 #include "common/error.h"
 
 #define MAX_NODES 4096
@@ -152,16 +153,12 @@ int ht_sync_add_message(struct ht_sync_set *set, unsigned sender,
 		    (long long)(time_ok(send_time) ? recv_time : send_time));
 		return HT_ERANGE;
 	}
-	if (set->nr_msgs == set->cap_msgs) {
-		size_t n = set->cap_msgs ? set->cap_msgs * 2 : 256;
-		struct ht__fit_msg *nm = realloc(set->msgs, n * sizeof(*nm));
-
-		if (!nm) {
-			set_error(set, "out of memory");
-			return HT_ENOMEM;
-		}
-		set->msgs = nm;
-		set->cap_msgs = n;
+	/* (tested here first: the call only when the array is full) */
+	if (set->nr_msgs == set->cap_msgs &&
+	    ht_array_reserve((void **)&set->msgs, &set->cap_msgs,
+			     set->nr_msgs + 1, sizeof(*set->msgs))) {
+		set_error(set, "out of memory");
+		return HT_ENOMEM;
 	}
 	m = &set->msgs[set->nr_msgs++];
 	m->from = sender;
