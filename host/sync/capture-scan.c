@@ -661,10 +661,28 @@ static int join_all(struct ht_capture *cap)
 	return 0;
 }
 
-int ht_capture_scan(struct ht_capture *cap)
+/* A damaged stream: noted, and counted on the core whose trace the
+ * reader's message @e names. */
+static void on_damage(struct ht_capture *cap, const char *e)
+{
+	size_t i;
+
+	ht__capture_note(cap, "damaged stream: %s", e);
+	for (i = 0; i < cap->nr_cores; i++) {
+		const char *p = cap->cores[i].trace->path;
+		size_t n = strlen(p);
+
+		if (strstr(e, p) && e[strstr(e, p) - e + n] == '/') {
+			cap->cores[i].problems[HT_CAPTURE_DAMAGED]++;
+			break;
+		}
+	}
+}
+
+/* Every message of the set, once, to the core of its stream. */
+static int read_events(struct ht_capture *cap)
 {
 	struct ht_ctf_msg msg;
-	size_t i;
 	int ret;
 
 	for (;;) {
@@ -672,27 +690,14 @@ int ht_capture_scan(struct ht_capture *cap)
 
 		ret = ht_ctf_set_next(cap->set, &msg);
 		if (ret == HT_EEOF) {
-			break;
+			return 0;
 		}
 		if (ret == HT_ENOMEM) {
 			return ret;
 		}
 		if (ret) {
-			/* damaged: noted; the reader goes on */
-			const char *e = ht_ctf_set_error(cap->set);
-
-			ht__capture_note(cap, "damaged stream: %s", e);
-			for (i = 0; i < cap->nr_cores; i++) {
-				const char *p = cap->cores[i].trace->path;
-				size_t n = strlen(p);
-
-				if (strstr(e, p) &&
-				    e[strstr(e, p) - e + n] == '/') {
-					cap->cores[i]
-					    .problems[HT_CAPTURE_DAMAGED]++;
-					break;
-				}
-			}
+			/* the reader goes on */
+			on_damage(cap, ht_ctf_set_error(cap->set));
 			continue;
 		}
 		core = msg.stream->index < cap->nr_streams
@@ -718,10 +723,13 @@ int ht_capture_scan(struct ht_capture *cap)
 			break;
 		}
 	}
-	ret = join_all(cap);
-	if (ret) {
-		return ret;
-	}
+}
+
+/* The links with messages, in (from, to) order. */
+static int list_links(struct ht_capture *cap)
+{
+	size_t i;
+
 	for (i = 0; i < cap->nr_cores * cap->nr_cores; i++) {
 		if (cap->links[i]) {
 			cap->nr_used++;
@@ -739,6 +747,21 @@ int ht_capture_scan(struct ht_capture *cap)
 	}
 	qsort(cap->used, cap->nr_used, sizeof(*cap->used), cmp_link);
 	return 0;
+}
+
+int ht_capture_scan(struct ht_capture *cap)
+{
+	int ret;
+
+	ret = read_events(cap);
+	if (ret) {
+		return ret;
+	}
+	ret = join_all(cap);
+	if (ret) {
+		return ret;
+	}
+	return list_links(cap);
 }
 
 const struct ht_capture_link *ht_capture_link(const struct ht_capture *cap,

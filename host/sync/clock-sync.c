@@ -241,37 +241,15 @@ static int build_tree(struct ht_sync_set *set, unsigned ref)
 	return 0;
 }
 
-int ht_sync_solve(struct ht_sync_set *set, unsigned reference,
-		  const struct ht_sync_options *options)
+/* Each message as a point of the edge it crosses, grouped by the
+ * edge's child: the points of node v are pts[off[v] .. off[v + 1]).
+ * Messages off the tree are left out. @count is scratch (n + 1). */
+static void bucket_points(const struct ht_sync_set *set, struct ht__fit_pt *pts,
+			  size_t *count, size_t *off)
 {
 	unsigned n = set->nr_nodes, v;
-	size_t i, *count = NULL, *off = NULL;
-	struct ht__fit_pt *pts = NULL;
-	int ret;
+	size_t i;
 
-	set->err[0] = '\0';
-	if (reference >= n) {
-		set_error(set, "reference node out of range");
-		return HT_EINVAL;
-	}
-	free_fits(set);
-	set->fits = calloc(n, sizeof(*set->fits));
-	count = calloc(n + 1, sizeof(*count));
-	off = calloc(n + 1, sizeof(*off));
-	pts = malloc((set->nr_msgs ? set->nr_msgs : 1) * sizeof(*pts));
-	if (!set->fits || !count || !off || !pts) {
-		ret = HT_ENOMEM;
-		goto out;
-	}
-	set->reference = reference;
-	for (v = 0; v < n; v++) {
-		set->fits[v].pub.node = v;
-	}
-	ret = build_tree(set, reference);
-	if (ret) {
-		goto out;
-	}
-	/* bucket each message under the child of its tree edge */
 	for (i = 0; i < set->nr_msgs; i++) {
 		const struct ht__fit_msg *m = &set->msgs[i];
 
@@ -304,30 +282,75 @@ int ht_sync_solve(struct ht_sync_set *set, unsigned reference,
 		}
 		q->msg = i;
 	}
-	for (v = 0; v < n; v++) {
-		struct ht__node_fit *nf = &set->fits[v];
+}
 
-		if (v == reference) {
-			nf->pub.quality = HT_SYNC_REFERENCE;
-			continue;
-		}
-		if (nf->pub.parent < 0) {
-			nf->pub.quality = HT_SYNC_ABSENT;
-			continue;
-		}
-		ret = ht__edge_solve(nf, pts + off[v], off[v + 1] - off[v],
-				     options);
+/* Fits node @v to its parent (its points p[0..n)), with its drift. */
+static int fit_node(struct ht_sync_set *set, unsigned v, struct ht__fit_pt *p,
+		    size_t n, const struct ht_sync_options *options)
+{
+	struct ht__node_fit *nf = &set->fits[v];
+	int ret;
+
+	if (v == set->reference) {
+		nf->pub.quality = HT_SYNC_REFERENCE;
+		return 0;
+	}
+	if (nf->pub.parent < 0) {
+		nf->pub.quality = HT_SYNC_ABSENT;
+		return 0;
+	}
+	ret = ht__edge_solve(nf, p, n, options);
+	if (ret) {
+		return ret;
+	}
+	if (set->rate[v] && set->rate[nf->pub.parent]) {
+		double nominal =
+		    (double)set->rate[nf->pub.parent] / (double)set->rate[v];
+
+		nf->pub.drift_ppm = (nf->pub.slope / nominal - 1) * 1e6;
+	} else {
+		nf->pub.drift_ppm = (nf->pub.slope - 1) * 1e6;
+	}
+	return 0;
+}
+
+int ht_sync_solve(struct ht_sync_set *set, unsigned reference,
+		  const struct ht_sync_options *options)
+{
+	unsigned n = set->nr_nodes, v;
+	size_t *count = NULL, *off = NULL;
+	struct ht__fit_pt *pts = NULL;
+	int ret;
+
+	set->err[0] = '\0';
+	if (reference >= n) {
+		set_error(set, "reference node out of range");
+		return HT_EINVAL;
+	}
+	free_fits(set);
+	set->fits = calloc(n, sizeof(*set->fits));
+	count = calloc(n + 1, sizeof(*count));
+	off = calloc(n + 1, sizeof(*off));
+	pts = malloc((set->nr_msgs ? set->nr_msgs : 1) * sizeof(*pts));
+	if (!set->fits || !count || !off || !pts) {
+		ret = HT_ENOMEM;
+		goto out;
+	}
+	set->reference = reference;
+	for (v = 0; v < n; v++) {
+		set->fits[v].pub.node = v;
+	}
+	ret = build_tree(set, reference);
+	if (ret) {
+		goto out;
+	}
+	bucket_points(set, pts, count, off);
+	for (v = 0; v < n; v++) {
+		ret = fit_node(set, v, pts + off[v], off[v + 1] - off[v],
+			       options);
 		if (ret) {
 			set_error(set, "out of memory");
 			goto out;
-		}
-		if (set->rate[v] && set->rate[nf->pub.parent]) {
-			double nominal = (double)set->rate[nf->pub.parent] /
-					 (double)set->rate[v];
-
-			nf->pub.drift_ppm = (nf->pub.slope / nominal - 1) * 1e6;
-		} else {
-			nf->pub.drift_ppm = (nf->pub.slope - 1) * 1e6;
 		}
 	}
 	set->solved = true;
