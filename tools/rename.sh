@@ -36,6 +36,7 @@ git ls-files -z -- '*.c' '*.h' '*.S' '*.sh' '*.py' '*.md' '*.mk' \
 	MAP="$map" perl -0 -ne '
 	BEGIN {
 		our (%word, %tag, @path);
+		local $/ = "\n";
 		open(my $m, "<", $ENV{MAP}) or die "rename.sh: $ENV{MAP}: $!\n";
 		while (<$m>) {
 			s/#.*//;
@@ -67,8 +68,9 @@ git ls-files -z -- '*.c' '*.h' '*.S' '*.sh' '*.py' '*.md' '*.mk' \
 		my ($old, $new) = @$p;
 		my @forms = ([$old, $new]);
 		# <hetrace/x.h>: installed headers are named below include/
-		push @forms, [$1, $2]
-		    if $old =~ m{^include/(.*)} && $new =~ m{^include/(.*)};
+		my ($oinc) = $old =~ m{^include/(.*)};
+		my ($ninc) = $new =~ m{^include/(.*)};
+		push @forms, [$oinc, $ninc] if defined $oinc && defined $ninc;
 		my ($odir, $obase) = $old =~ m{^(.*)/([^/]*)$};
 		my ($ndir, $nbase) = $new =~ m{^(.*)/([^/]*)$};
 		push @forms, [$obase, $nbase] if $odir eq $dir && $ndir eq $odir;
