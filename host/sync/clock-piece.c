@@ -62,11 +62,12 @@ static bool line_separates(const struct ht__hull_sol *h, struct ht__xy a,
 
 /* Builds both half hulls of p[0..n) but p[except] into h->uh/h->lh
  * (room for n each) and runs the Fourier-Motzkin test on them. */
-bool ht__hull_sol_run(struct ht__hull_sol *h, const struct ht__fit_pt *p,
-		      size_t n, size_t except)
+/* The half hulls of p[0..n) but p[except]: U's lower hull in h->uh,
+ * L's upper hull in h->lh. */
+static void build_hulls(struct ht__hull_sol *h, const struct ht__fit_pt *p,
+			size_t n, size_t except)
 {
-	size_t i, j;
-	bool eq_ok = true;
+	size_t i;
 
 	h->nu = h->nl = 0;
 	for (i = 0; i < n; i++) {
@@ -81,25 +82,30 @@ bool ht__hull_sol_run(struct ht__hull_sol *h, const struct ht__fit_pt *p,
 			h->nl = ht__hull_push(h->lh, h->nl, q, false);
 		}
 	}
+}
+
+/*
+ * The candidate extreme lines. They touch U and L at vertices whose
+ * ranges of supporting slopes overlap; sweeping both ranges in slope
+ * order visits O(nu + nl) such pairs. If the set is feasible the
+ * optimal pairs are among them; a candidate line that passes the check
+ * against every vertex proves it is (check_feasible()). *eq_ok is
+ * cleared by a U vertex below an L vertex of the same x.
+ */
+static void sweep_pairs(struct ht__hull_sol *h, bool *eq_ok)
+{
+	size_t i = 0, j = h->nl ? h->nl - 1 : 0;
+
 	h->has_min = h->has_max = false;
-	/*
-	 * The extreme lines touch U and L at vertices whose ranges of
-	 * supporting slopes overlap; sweeping both ranges in slope order
-	 * visits O(nu + nl) such pairs. If the set is feasible the optimal
-	 * pairs are among them; a candidate line that passes the check
-	 * against every vertex proves it is.
-	 */
-	i = 0;
-	j = h->nl ? h->nl - 1 : 0;
 	while (h->nu && h->nl) {
-		fm_pair(h, i, j, &eq_ok);
+		fm_pair(h, i, j, eq_ok);
 		if (i + 1 < h->nu && j > 0) {
 			int c = ht__slope_cmp(h->uh[i], h->uh[i + 1],
 					      h->lh[j - 1], h->lh[j]);
 
 			if (c == 0) {
-				fm_pair(h, i + 1, j, &eq_ok);
-				fm_pair(h, i, j - 1, &eq_ok);
+				fm_pair(h, i + 1, j, eq_ok);
+				fm_pair(h, i, j - 1, eq_ok);
 			}
 			if (c <= 0) {
 				i++;
@@ -119,27 +125,43 @@ bool ht__hull_sol_run(struct ht__hull_sol *h, const struct ht__fit_pt *p,
 		/* no candidate at all: settle it on every pair */
 		for (i = 0; i < h->nu; i++) {
 			for (j = 0; j < h->nl; j++) {
-				fm_pair(h, i, j, &eq_ok);
+				fm_pair(h, i, j, eq_ok);
 			}
 		}
 	}
-	h->feasible = eq_ok;
+}
+
+/* Whether the candidates of sweep_pairs() are a feasible solution. */
+static bool check_feasible(const struct ht__hull_sol *h, bool eq_ok)
+{
+	if (!eq_ok) {
+		return false;
+	}
 	if (h->has_min && h->has_max &&
 	    ht__slope_cmp(h->uh[h->min_u], h->lh[h->min_q], h->lh[h->max_q],
 			  h->uh[h->max_u]) > 0) {
-		h->feasible = false;
+		return false;
 	}
-	if (h->feasible && h->has_min) {
-		h->feasible =
-		    line_separates(h, h->uh[h->min_u], h->lh[h->min_q]);
-	} else if (h->feasible && h->has_max) {
-		h->feasible =
-		    line_separates(h, h->lh[h->max_q], h->uh[h->max_u]);
+	if (h->has_min &&
+	    !line_separates(h, h->uh[h->min_u], h->lh[h->min_q])) {
+		return false;
+	}
+	if (!h->has_min && h->has_max &&
+	    !line_separates(h, h->lh[h->max_q], h->uh[h->max_u])) {
+		return false;
 	}
 	/* clocks run forward: some feasible slope must be positive */
-	if (h->has_max && h->uh[h->max_u].y <= h->lh[h->max_q].y) {
-		h->feasible = false;
-	}
+	return !(h->has_max && h->uh[h->max_u].y <= h->lh[h->max_q].y);
+}
+
+bool ht__hull_sol_run(struct ht__hull_sol *h, const struct ht__fit_pt *p,
+		      size_t n, size_t except)
+{
+	bool eq_ok = true;
+
+	build_hulls(h, p, n, except);
+	sweep_pairs(h, &eq_ok);
+	h->feasible = check_feasible(h, eq_ok);
 	return h->feasible;
 }
 
