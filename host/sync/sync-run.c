@@ -393,6 +393,61 @@ static int add_fix(struct ht_sync_run *run, size_t core,
  * Messages that the mapping puts before their send: moved within the
  * receive's tick when possible (a coarse clock), else counted.
  */
+/* Pair @p of link @l, mapped: counted as a violation when it is still
+ * received before it was sent, or fixed when its receive's tick allows
+ * (a kept reference clock is never moved: @keep). */
+static int check_pair(struct ht_sync_run *run, const struct ht_capture_link *l,
+		      const struct ht_capture_pair *p, bool keep)
+{
+	int64_t s, r, r_next;
+	int ret;
+
+	if (est_at(run->sync, (unsigned)l->from, to_time(p->send), &s, NULL,
+		   NULL) ||
+	    est_at(run->sync, (unsigned)l->to, to_time(p->recv), &r, NULL,
+		   NULL)) {
+		return 0;
+	}
+	if (r >= s) {
+		return 0;
+	}
+	if (!(keep && l->to == run->reference) &&
+	    !est_at(run->sync, (unsigned)l->to, to_time(p->recv + 1), &r_next,
+		    NULL, NULL) &&
+	    s < r_next) {
+		ret = add_fix(run, l->to, p, run->cores[l->from].core->id, s);
+		if (ret) {
+			return ret;
+		}
+		run->cores[l->to].order_fixed++;
+		return 0;
+	}
+	run->cores[l->from].order_violations++;
+	run->cores[l->to].order_violations++;
+	return 0;
+}
+
+/* The fixes of core @r by cycles, then by receive: one entry per
+ * receive, the latest need. */
+static void sort_fixes(struct ht_sync_run_core *r)
+{
+	struct fix *f = r->fixes;
+	size_t j, n = 0;
+
+	if (!r->nr_fixes) {
+		return;
+	}
+	qsort(f, r->nr_fixes, sizeof(*f), cmp_fix);
+	for (j = 0; j < r->nr_fixes; j++) {
+		if (!n || cmp_fix(&f[n - 1], &f[j])) {
+			f[n++] = f[j];
+		} else if (f[j].need > f[n - 1].need) {
+			f[n - 1].need = f[j].need;
+		}
+	}
+	r->nr_fixes = n;
+}
+
 static int order_check(struct ht_sync_run *run)
 {
 	bool keep = run->cores[run->reference].core->is_lttng;
@@ -408,53 +463,14 @@ static int order_check(struct ht_sync_run *run)
 			continue;
 		}
 		for (j = 0; j < l->nr_pairs; j++) {
-			int64_t s, r, r_next;
-			uint64_t rc = l->pairs[j].recv;
-
-			if (est_at(run->sync, (unsigned)l->from,
-				   to_time(l->pairs[j].send), &s, NULL, NULL) ||
-			    est_at(run->sync, (unsigned)l->to, to_time(rc), &r,
-				   NULL, NULL)) {
-				continue;
+			ret = check_pair(run, l, &l->pairs[j], keep);
+			if (ret) {
+				return ret;
 			}
-			if (r >= s) {
-				continue;
-			}
-			/* a kept (LTTng) reference clock is never moved */
-			if (!(keep && l->to == run->reference) &&
-			    !est_at(run->sync, (unsigned)l->to, to_time(rc + 1),
-				    &r_next, NULL, NULL) &&
-			    s < r_next) {
-				ret = add_fix(run, l->to, &l->pairs[j],
-					      run->cores[l->from].core->id, s);
-				if (ret) {
-					return ret;
-				}
-				run->cores[l->to].order_fixed++;
-				continue;
-			}
-			run->cores[l->from].order_violations++;
-			run->cores[l->to].order_violations++;
 		}
 	}
 	for (k = 0; k < run->nr_cores; k++) {
-		struct ht_sync_run_core *r = &run->cores[k];
-		struct fix *f = r->fixes;
-		size_t n = 0;
-
-		if (!r->nr_fixes) {
-			continue;
-		}
-		/* by cycles, then by receive: one entry per receive */
-		qsort(f, r->nr_fixes, sizeof(*f), cmp_fix);
-		for (j = 0; j < r->nr_fixes; j++) {
-			if (!n || cmp_fix(&f[n - 1], &f[j])) {
-				f[n++] = f[j];
-			} else if (f[j].need > f[n - 1].need) {
-				f[n - 1].need = f[j].need;
-			}
-		}
-		r->nr_fixes = n;
+		sort_fixes(&run->cores[k]);
 	}
 	return 0;
 }
