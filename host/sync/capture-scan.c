@@ -68,6 +68,7 @@ struct link {
 	size_t cap_pairs;
 };
 
+/* The kind of an event class, cached by the class pointer. */
 struct ht__cls_kind {
 	const struct ht_ctf_event_class *cls;
 	enum ev_kind kind;
