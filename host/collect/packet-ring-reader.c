@@ -65,19 +65,21 @@ static int fail(char *err, size_t err_len, int ret, const char *fmt, ...)
 
 #define OFF(field) ((unsigned)offsetof(struct ht_ring, field))
 
+/* The ring's geometry as read once from its header. */
+struct geometry {
+	uint32_t hsize, total, mode, slot, nr, soff, moff, msize;
+};
+
 /*
- * Checks the header against the @size bytes of the region. Reads each
- * field once (the producer may still be initializing: the magic is
- * written last, after a barrier, so the rest is valid once it is seen).
+ * The header's identity and sizes against the @size bytes of the
+ * region: magic, version, header and total size, mode. Reads each field
+ * once (the producer may still be initializing: the magic is written
+ * last, after a barrier, so the rest is valid once it is seen).
  */
-static int validate(struct ht_ring_reader *rr, size_t size, char *err,
-		    size_t err_len)
+static int check_header(const struct ht_ring *r, const char *what, size_t size,
+			struct geometry *g, char *err, size_t err_len)
 {
-	const char *what = rr->source;
-	struct ht_ring *r = rr->ring;
-	uint32_t magic, version, hsize, total, mode, slot, nr, soff, moff,
-	    msize;
-	uint64_t end;
+	uint32_t magic, version;
 
 	if (size < sizeof(struct ht_ring)) {
 		return fail(err, err_len, HT_ETRUNC,
@@ -101,93 +103,132 @@ static int validate(struct ht_ring_reader *rr, size_t size, char *err,
 			    "reads version %u",
 			    what, OFF(version), version, HT_RING_VERSION);
 	}
-	hsize = r->size;
-	total = r->total_size;
-	if (hsize < sizeof(struct ht_ring) || hsize % 4u) {
+	g->hsize = r->size;
+	g->total = r->total_size;
+	if (g->hsize < sizeof(struct ht_ring) || g->hsize % 4u) {
 		return fail(err, err_len, HT_EFORMAT,
 			    "%s: offset %u: header size %u: version %u headers "
 			    "have at least %zu bytes",
-			    what, OFF(size), hsize, version,
+			    what, OFF(size), g->hsize, version,
 			    sizeof(struct ht_ring));
 	}
-	if (total > size) {
+	if (g->total > size) {
 		return fail(err, err_len, HT_ETRUNC,
 			    "%s: offset %u: total_size %u but the region has "
 			    "%zu bytes (truncated?)",
-			    what, OFF(total_size), total, size);
+			    what, OFF(total_size), g->total, size);
 	}
-	if (hsize > total) {
+	if (g->hsize > g->total) {
 		return fail(err, err_len, HT_EFORMAT,
 			    "%s: offset %u: header size %u past total_size %u",
-			    what, OFF(size), hsize, total);
+			    what, OFF(size), g->hsize, g->total);
 	}
-	mode = r->mode;
-	if (mode != HT_RING_DISCARD && mode != HT_RING_OVERWRITE) {
+	g->mode = r->mode;
+	if (g->mode != HT_RING_DISCARD && g->mode != HT_RING_OVERWRITE) {
 		return fail(err, err_len, HT_EFORMAT,
 			    "%s: offset %u: unknown mode %u (0 discard, "
 			    "1 overwrite)",
-			    what, OFF(mode), mode);
+			    what, OFF(mode), g->mode);
 	}
-	slot = r->slot_size;
-	nr = r->nr_slots;
-	soff = r->slots_off;
-	if (slot == 0u || slot % 8u) {
+	return 0;
+}
+
+/* The slots: their size, number and place, inside total_size. */
+static int check_slots(const struct ht_ring *r, const char *what,
+		       struct geometry *g, char *err, size_t err_len)
+{
+	uint64_t end;
+
+	g->slot = r->slot_size;
+	g->nr = r->nr_slots;
+	g->soff = r->slots_off;
+	if (g->slot == 0u || g->slot % 8u) {
 		return fail(err, err_len, HT_EFORMAT,
 			    "%s: offset %u: slot_size %u: not a positive "
 			    "multiple of 8",
-			    what, OFF(slot_size), slot);
+			    what, OFF(slot_size), g->slot);
 	}
-	if (nr < 2u) {
+	if (g->nr < 2u) {
 		return fail(err, err_len, HT_EFORMAT,
 			    "%s: offset %u: nr_slots %u: a ring has at least "
 			    "2 slots",
-			    what, OFF(nr_slots), nr);
+			    what, OFF(nr_slots), g->nr);
 	}
-	if (soff < hsize || soff % 8u) {
+	if (g->soff < g->hsize || g->soff % 8u) {
 		return fail(err, err_len, HT_EFORMAT,
 			    "%s: offset %u: slots_off %u: inside the header "
 			    "(%u bytes) or not 8-byte aligned",
-			    what, OFF(slots_off), soff, hsize);
+			    what, OFF(slots_off), g->soff, g->hsize);
 	}
-	end = (uint64_t)soff + (uint64_t)nr * slot;
-	if (end > total) {
+	end = (uint64_t)g->soff + (uint64_t)g->nr * g->slot;
+	if (end > g->total) {
 		return fail(err, err_len, HT_EFORMAT,
 			    "%s: offset %u: slot geometry past the end: "
 			    "slots_off %u + %u slots x %u bytes = %llu > "
 			    "total_size %u",
-			    what, OFF(nr_slots), soff, nr, slot,
-			    (unsigned long long)end, total);
+			    what, OFF(nr_slots), g->soff, g->nr, g->slot,
+			    (unsigned long long)end, g->total);
 	}
-	moff = r->metadata_off;
-	msize = r->metadata_size;
-	if (moff == 0u) {
-		if (msize) {
+	return 0;
+}
+
+/* The metadata, if any: between the header and the slots. */
+static int check_metadata(const struct ht_ring *r, const char *what,
+			  struct geometry *g, char *err, size_t err_len)
+{
+	g->moff = r->metadata_off;
+	g->msize = r->metadata_size;
+	if (g->moff == 0u) {
+		if (g->msize) {
 			return fail(err, err_len, HT_EFORMAT,
 				    "%s: offset %u: metadata_size %u without "
 				    "metadata_off",
-				    what, OFF(metadata_size), msize);
+				    what, OFF(metadata_size), g->msize);
 		}
-	} else if (moff < hsize || (uint64_t)moff + msize > soff) {
+	} else if (g->moff < g->hsize ||
+		   (uint64_t)g->moff + g->msize > g->soff) {
 		return fail(err, err_len, HT_EFORMAT,
 			    "%s: offset %u: metadata %u..%llu outside the "
 			    "space between the header (%u bytes) and the "
 			    "slots (%u)",
-			    what, OFF(metadata_off), moff,
-			    (unsigned long long)moff + msize, hsize, soff);
+			    what, OFF(metadata_off), g->moff,
+			    (unsigned long long)g->moff + g->msize, g->hsize,
+			    g->soff);
 	}
+	return 0;
+}
 
-	rr->info.mode = mode;
-	rr->info.slot_size = slot;
-	rr->info.nr_slots = nr;
-	rr->info.slots_off = soff;
+/* Checks the header against the @size bytes of the region and fills
+ * the reader's view of the ring from it. */
+static int validate(struct ht_ring_reader *rr, size_t size, char *err,
+		    size_t err_len)
+{
+	struct ht_ring *r = rr->ring;
+	struct geometry g = {0};
+	int ret;
+
+	ret = check_header(r, rr->source, size, &g, err, err_len);
+	if (!ret) {
+		ret = check_slots(r, rr->source, &g, err, err_len);
+	}
+	if (!ret) {
+		ret = check_metadata(r, rr->source, &g, err, err_len);
+	}
+	if (ret) {
+		return ret;
+	}
+	rr->info.mode = g.mode;
+	rr->info.slot_size = g.slot;
+	rr->info.nr_slots = g.nr;
+	rr->info.slots_off = g.soff;
 	rr->info.core_id = r->core_id;
 	memcpy(rr->info.core_name, (const char *)r->core_name,
 	       sizeof(rr->info.core_name) - 1u);
 	rr->info.core_name[sizeof(rr->info.core_name) - 1u] = '\0';
-	rr->info.metadata = moff ? (const char *)r + moff : NULL;
-	rr->info.metadata_size = msize;
+	rr->info.metadata = g.moff ? (const char *)r + g.moff : NULL;
+	rr->info.metadata_size = g.msize;
 	rr->info.source = rr->source;
-	rr->slots_off = soff;
+	rr->slots_off = g.soff;
 	/* Start where a previous consumer left off. */
 	rr->next = r->tail;
 	return 0;
@@ -316,26 +357,23 @@ static int open_region(const char *path)
 	return fd;
 }
 
-int ht_ring_reader_open(struct ht_ring_reader **out, const char *path,
-			char *err, size_t err_len)
+/*
+ * Opens the region @path, or FILE@OFFSET: the ring lies OFFSET bytes
+ * into FILE (a QEMU RAM file holds the firmware before it). Only when
+ * PATH itself does not exist, so a name with an '@' in it still opens
+ * as is. Returns the descriptor (*@file: FILE when split off, to free;
+ * *@off: the offset) or a negative HT_E... code.
+ */
+static int open_at(const char *path, char **file, uint64_t *off, char *err,
+		   size_t err_len)
 {
-	struct ht_ring_reader *rr;
-	const char *at;
-	char *file = NULL;
-	uint64_t off = 0, map_off;
-	long page = sysconf(_SC_PAGESIZE) > 0 ? sysconf(_SC_PAGESIZE) : 4096;
-	struct stat st;
-	int fd, ret;
+	const char *at = strrchr(path, '@');
+	int fd = open_region(path);
 
-	fd = open_region(path);
-	/*
-	 * "FILE@OFFSET": the ring lies OFFSET bytes into FILE (a QEMU RAM
-	 * file holds the firmware before it). Only when PATH itself does
-	 * not exist, so a name with an '@' in it still opens as is.
-	 */
-	at = strrchr(path, '@');
+	*file = NULL;
+	*off = 0;
 	if (fd < 0 && errno == ENOENT && at && at != path) {
-		if (!parse_offset(at + 1, &off)) {
+		if (!parse_offset(at + 1, off)) {
 			return fail(err, err_len, HT_EINVAL,
 				    "%s: no such file, and '%s' after the '@' "
 				    "is not an offset (FILE@OFFSET: bytes, "
@@ -343,49 +381,73 @@ int ht_ring_reader_open(struct ht_ring_reader **out, const char *path,
 				    "'+', e.g. ram@8M+64K)",
 				    path, at + 1);
 		}
-		file = strndup(path, (size_t)(at - path));
-		if (!file) {
+		*file = strndup(path, (size_t)(at - path));
+		if (!*file) {
 			return fail(err, err_len, HT_ENOMEM,
 				    "%s: out of memory", path);
 		}
-		fd = open_region(file);
+		fd = open_region(*file);
 	}
 	if (fd < 0) {
-		ret = fail(err, err_len, errno == ENOENT ? HT_ENOENT : HT_EIO,
-			   "%s: cannot open the ring (file or shared "
-			   "memory): %s",
-			   file ? file : path, strerror(errno));
-		goto free_file;
+		return fail(err, err_len, errno == ENOENT ? HT_ENOENT : HT_EIO,
+			    "%s: cannot open the ring (file or shared "
+			    "memory): %s",
+			    *file ? *file : path, strerror(errno));
 	}
-	if (fstat(fd, &st) < 0) {
-		ret =
-		    fail(err, err_len, HT_EIO, "%s: %s", path, strerror(errno));
-		goto close_fd;
+	return fd;
+}
+
+/* The open region @fd (@st) can hold a ring header at @off. */
+static int check_region(const char *path, int fd, uint64_t off, struct stat *st,
+			char *err, size_t err_len)
+{
+	if (fstat(fd, st) < 0) {
+		return fail(err, err_len, HT_EIO, "%s: %s", path,
+			    strerror(errno));
 	}
-	if (!S_ISREG(st.st_mode)) {
-		ret = fail(err, err_len, HT_EINVAL,
-			   "%s: not a regular file or shared memory object",
-			   path);
-		goto close_fd;
+	if (!S_ISREG(st->st_mode)) {
+		return fail(err, err_len, HT_EINVAL,
+			    "%s: not a regular file or shared memory object",
+			    path);
 	}
 	if (off % 8u) {
-		ret = fail(err, err_len, HT_EINVAL,
-			   "%s: offset %llu (0x%llx) is not 8-byte aligned: "
-			   "a ring starts on an 8-byte boundary",
-			   path, (unsigned long long)off,
-			   (unsigned long long)off);
-		goto close_fd;
+		return fail(err, err_len, HT_EINVAL,
+			    "%s: offset %llu (0x%llx) is not 8-byte aligned: "
+			    "a ring starts on an 8-byte boundary",
+			    path, (unsigned long long)off,
+			    (unsigned long long)off);
 	}
-	if (off >= (uint64_t)st.st_size ||
-	    (uint64_t)st.st_size - off < sizeof(struct ht_ring)) {
-		ret = fail(err, err_len, HT_ETRUNC,
-			   "%s: %lld bytes%s: too small for a packet ring "
-			   "header (%zu bytes)%s",
-			   path, (long long)st.st_size,
-			   off ? " in the file" : "", sizeof(struct ht_ring),
-			   off >= (uint64_t)st.st_size ? ": the offset is past "
-							 "the end"
-						       : " at the offset");
+	if (off >= (uint64_t)st->st_size ||
+	    (uint64_t)st->st_size - off < sizeof(struct ht_ring)) {
+		return fail(err, err_len, HT_ETRUNC,
+			    "%s: %lld bytes%s: too small for a packet ring "
+			    "header (%zu bytes)%s",
+			    path, (long long)st->st_size,
+			    off ? " in the file" : "", sizeof(struct ht_ring),
+			    off >= (uint64_t)st->st_size
+				? ": the offset is past the end"
+				: " at the offset");
+	}
+	return 0;
+}
+
+int ht_ring_reader_open(struct ht_ring_reader **out, const char *path,
+			char *err, size_t err_len)
+{
+	struct ht_ring_reader *rr;
+	char *file = NULL;
+	uint64_t off, map_off;
+	long page = sysconf(_SC_PAGESIZE) > 0 ? sysconf(_SC_PAGESIZE) : 4096;
+	struct stat st;
+	int fd, ret;
+
+	fd = open_at(path, &file, &off, err, err_len);
+	if (fd < 0) {
+		ret = fd;
+		goto free_file;
+	}
+	ret = check_region(path, fd, off, &st, err, err_len);
+	if (ret) {
 		goto close_fd;
 	}
 	ret = reader_new(&rr, path, err, err_len);

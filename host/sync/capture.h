@@ -154,4 +154,10 @@ uint64_t ht_capture_nr_notes_dropped(const struct ht_capture *cap);
 /* A short name for a problem ("unmatched sync_req", ...). */
 const char *ht_capture_problem_name(enum ht_capture_problem p);
 
+/* Internal to host/sync: the unsigned integer member @name of the
+ * payload of event @msg (TSDL may write it with one leading '_') into
+ * *@v. False when there is none. */
+bool ht__capture_payload_uint(const struct ht_ctf_msg *msg, const char *name,
+			      uint64_t *v);
+
 #endif

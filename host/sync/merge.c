@@ -64,10 +64,18 @@ static bool heap_less(const struct merge *m, size_t a, size_t b)
 	return x->key < y->key || (x->key == y->key && a < b);
 }
 
+static void heap_swap(struct merge *m, size_t i, size_t j)
+{
+	size_t t = m->heap[i];
+
+	m->heap[i] = m->heap[j];
+	m->heap[j] = t;
+}
+
 static void heap_down(struct merge *m, size_t i)
 {
 	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, s = i, t;
+		size_t l = 2 * i + 1, r = l + 1, s = i;
 
 		if (l < m->heap_len && heap_less(m, m->heap[l], m->heap[s])) {
 			s = l;
@@ -78,9 +86,7 @@ static void heap_down(struct merge *m, size_t i)
 		if (s == i) {
 			return;
 		}
-		t = m->heap[i];
-		m->heap[i] = m->heap[s];
-		m->heap[s] = t;
+		heap_swap(m, i, s);
 		i = s;
 	}
 }
@@ -88,14 +94,12 @@ static void heap_down(struct merge *m, size_t i)
 static void heap_up(struct merge *m, size_t i)
 {
 	while (i) {
-		size_t p = (i - 1) / 2, t;
+		size_t p = (i - 1) / 2;
 
 		if (!heap_less(m, m->heap[i], m->heap[p])) {
 			return;
 		}
-		t = m->heap[i];
-		m->heap[i] = m->heap[p];
-		m->heap[p] = t;
+		heap_swap(m, i, p);
 		i = p;
 	}
 }
@@ -408,6 +412,82 @@ static int add_env(struct merge *m)
 	return ret;
 }
 
+/* The output clock: the reference clock kept as it is, or one in ns
+ * on the same time base. @uuid and @desc are room for what is made. */
+static void writer_clock(const struct ht_merge_opts *o,
+			 struct ht_ctf_writer_opts *wo, uint8_t *uuid,
+			 char *desc, size_t desc_len)
+{
+	size_t i;
+
+	wo->clock_offset_s = o->origin_s;
+	if (o->keep_ref_clock) {
+		const struct ht_ctf_clock *k = o->ref_clock;
+
+		wo->clock_name = k->name;
+		wo->clock_absolute = k->absolute;
+		wo->clock_uuid = k->has_uuid ? k->uuid : NULL;
+		wo->clock_offset_s = k->offset_s;
+		wo->clock_offset_cycles = k->offset_cycles;
+		wo->clock_precision = k->precision;
+	} else if (o->ref_clock) {
+		wo->clock_name = o->ref_clock->name;
+		wo->clock_absolute = o->ref_clock->absolute;
+		if (o->ref_clock->has_uuid) {
+			/* the same time base in another unit: a UUID of its
+			 * own, derived so that runs are reproducible */
+			memcpy(uuid, o->ref_clock->uuid, 16);
+			for (i = 0; i < 16; i++) {
+				uuid[i] ^= (uint8_t)(0x5b + 13 * i);
+			}
+			uuid[6] = (uint8_t)((uuid[6] & 0x0f) | 0x40);
+			uuid[8] = (uint8_t)((uuid[8] & 0x3f) | 0x80);
+			wo->clock_uuid = uuid;
+		}
+	}
+	snprintf(desc, desc_len, "hetrace sync: clock of core %s, in ns",
+		 o->reference ? o->reference : "?");
+	wo->clock_description = desc;
+	if (o->keep_ref_clock) {
+		wo->clock_description = o->ref_clock->description;
+	}
+}
+
+/* The k-way merge: each input's next event, smallest mapped time
+ * first, until every input is done. */
+static int merge_events(struct merge *m)
+{
+	size_t i;
+	int ret;
+
+	for (i = 0; i < m->nr_in; i++) {
+		ret = advance(m, &m->in[i]);
+		if (ret) {
+			return ret;
+		}
+		if (!m->in[i].done) {
+			m->heap[m->heap_len++] = i;
+			heap_up(m, m->heap_len - 1);
+		}
+	}
+	while (m->heap_len) {
+		struct input *in = &m->in[m->heap[0]];
+
+		ret = emit(m, in);
+		if (!ret) {
+			ret = advance(m, in);
+		}
+		if (ret) {
+			return ret;
+		}
+		if (in->done) {
+			m->heap[0] = m->heap[--m->heap_len];
+		}
+		heap_down(m, 0);
+	}
+	return 0;
+}
+
 int ht_merge_run(const struct ht_merge_core *cores, size_t nr_cores,
 		 const struct ht_merge_opts *o, struct ht_merge_stats *st,
 		 char *err, size_t err_len)
@@ -449,37 +529,7 @@ int ht_merge_run(const struct ht_merge_core *cores, size_t nr_cores,
 	wo.dir = o->out_dir;
 	wo.overwrite = o->overwrite;
 	wo.packet_bytes = o->packet_bytes;
-	wo.clock_offset_s = o->origin_s;
-	if (o->keep_ref_clock) {
-		const struct ht_ctf_clock *k = o->ref_clock;
-
-		wo.clock_name = k->name;
-		wo.clock_absolute = k->absolute;
-		wo.clock_uuid = k->has_uuid ? k->uuid : NULL;
-		wo.clock_offset_s = k->offset_s;
-		wo.clock_offset_cycles = k->offset_cycles;
-		wo.clock_precision = k->precision;
-	} else if (o->ref_clock) {
-		wo.clock_name = o->ref_clock->name;
-		wo.clock_absolute = o->ref_clock->absolute;
-		if (o->ref_clock->has_uuid) {
-			/* the same time base in another unit: a UUID of its
-			 * own, derived so that runs are reproducible */
-			memcpy(uuid, o->ref_clock->uuid, 16);
-			for (i = 0; i < 16; i++) {
-				uuid[i] ^= (uint8_t)(0x5b + 13 * i);
-			}
-			uuid[6] = (uint8_t)((uuid[6] & 0x0f) | 0x40);
-			uuid[8] = (uint8_t)((uuid[8] & 0x3f) | 0x80);
-			wo.clock_uuid = uuid;
-		}
-	}
-	snprintf(desc, sizeof(desc), "hetrace sync: clock of core %s, in ns",
-		 o->reference ? o->reference : "?");
-	wo.clock_description = desc;
-	if (o->keep_ref_clock) {
-		wo.clock_description = o->ref_clock->description;
-	}
+	writer_clock(o, &wo, uuid, desc, sizeof(desc));
 	ret = ht_ctf_writer_create(&m.w, &wo, err, err_len);
 	if (ret) {
 		goto free_all;
@@ -497,30 +547,9 @@ int ht_merge_run(const struct ht_merge_core *cores, size_t nr_cores,
 		snprintf(err, err_len, "%s", ht_ctf_writer_error(m.w));
 		goto free_all;
 	}
-	for (i = 0; i < nr_cores; i++) {
-		ret = advance(&m, &m.in[i]);
-		if (ret) {
-			goto free_all;
-		}
-		if (!m.in[i].done) {
-			m.heap[m.heap_len++] = i;
-			heap_up(&m, m.heap_len - 1);
-		}
-	}
-	while (m.heap_len) {
-		struct input *in = &m.in[m.heap[0]];
-
-		ret = emit(&m, in);
-		if (!ret) {
-			ret = advance(&m, in);
-		}
-		if (ret) {
-			goto free_all;
-		}
-		if (in->done) {
-			m.heap[0] = m.heap[--m.heap_len];
-		}
-		heap_down(&m, 0);
+	ret = merge_events(&m);
+	if (ret) {
+		goto free_all;
 	}
 	ret = ht_ctf_writer_close(m.w, err, err_len);
 	m.w = NULL;

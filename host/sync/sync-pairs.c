@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/buf.h"
 #include "common/error.h"
 #include "sync-pairs.h"
 
@@ -38,6 +39,60 @@ static bool next_int(char **pp, long long *v, const char **why)
 static const char *const field_names[] = {"sender", "receiver", "send_time",
 					  "recv_time"};
 
+/* The first line: the number of nodes, 1 to 4096. */
+static int parse_nodes(char *p, const char *line, long long *nodes,
+		       const char *name, size_t lineno, char *err,
+		       size_t errlen)
+{
+	const char *why = NULL;
+
+	if (!next_int(&p, nodes, &why) || *nodes < 1 || *nodes > 4096 || *p) {
+		snprintf(err, errlen,
+			 "%s:%zu: expected the number of nodes (1 to 4096), "
+			 "got '%s'",
+			 name, lineno, line);
+		return HT_ESYNTAX;
+	}
+	return 0;
+}
+
+/* A message line: sender receiver send_time recv_time, the nodes among
+ * the @nodes of the set. */
+static int parse_message(char *p, long long nodes, long long v[4],
+			 const char *name, size_t lineno, char *err,
+			 size_t errlen)
+{
+	const char *why = NULL;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		if (!next_int(&p, &v[i], &why)) {
+			snprintf(err, errlen,
+				 "%s:%zu: %s: %s (expected 'sender "
+				 "receiver send_time recv_time')",
+				 name, lineno, field_names[i], why);
+			return HT_ESYNTAX;
+		}
+	}
+	while (*p == ' ' || *p == '\t') {
+		p++;
+	}
+	if (*p) {
+		snprintf(err, errlen, "%s:%zu: extra text '%s' after 4 fields",
+			 name, lineno, p);
+		return HT_ESYNTAX;
+	}
+	for (i = 0; i < 2; i++) {
+		if (v[i] < 0 || v[i] >= nodes) {
+			snprintf(err, errlen,
+				 "%s:%zu: %s %lld is not a node (0 to %lld)",
+				 name, lineno, field_names[i], v[i], nodes - 1);
+			return HT_ERANGE;
+		}
+	}
+	return 0;
+}
+
 int ht_sync_pairs_read(FILE *in, const char *name, struct ht_sync_set **out,
 		       size_t **lines, char *err, size_t errlen)
 {
@@ -53,9 +108,7 @@ int ht_sync_pairs_read(FILE *in, const char *name, struct ht_sync_set **out,
 	*lines = NULL;
 	while ((len = getline(&buf, &bufsz, in)) >= 0) {
 		long long v[4];
-		const char *why = NULL;
 		char *p = buf;
-		int i;
 
 		lineno++;
 		while (len > 0 && isspace((unsigned char)buf[len - 1])) {
@@ -68,13 +121,9 @@ int ht_sync_pairs_read(FILE *in, const char *name, struct ht_sync_set **out,
 			continue;
 		}
 		if (!set) {
-			if (!next_int(&p, &nodes, &why) || nodes < 1 ||
-			    nodes > 4096 || *p) {
-				snprintf(err, errlen,
-					 "%s:%zu: expected the number of nodes "
-					 "(1 to 4096), got '%s'",
-					 name, lineno, buf);
-				ret = HT_ESYNTAX;
+			ret = parse_nodes(p, buf, &nodes, name, lineno, err,
+					  errlen);
+			if (ret) {
 				goto fail;
 			}
 			set = ht_sync_create((unsigned)nodes);
@@ -86,36 +135,9 @@ int ht_sync_pairs_read(FILE *in, const char *name, struct ht_sync_set **out,
 			}
 			continue;
 		}
-		for (i = 0; i < 4; i++) {
-			if (!next_int(&p, &v[i], &why)) {
-				snprintf(err, errlen,
-					 "%s:%zu: %s: %s (expected 'sender "
-					 "receiver send_time recv_time')",
-					 name, lineno, field_names[i], why);
-				ret = HT_ESYNTAX;
-				goto fail;
-			}
-		}
-		while (*p == ' ' || *p == '\t') {
-			p++;
-		}
-		if (*p) {
-			snprintf(err, errlen,
-				 "%s:%zu: extra text '%s' after 4 fields", name,
-				 lineno, p);
-			ret = HT_ESYNTAX;
+		ret = parse_message(p, nodes, v, name, lineno, err, errlen);
+		if (ret) {
 			goto fail;
-		}
-		for (i = 0; i < 2; i++) {
-			if (v[i] < 0 || v[i] >= nodes) {
-				snprintf(err, errlen,
-					 "%s:%zu: %s %lld is not a node (0 to "
-					 "%lld)",
-					 name, lineno, field_names[i], v[i],
-					 nodes - 1);
-				ret = HT_ERANGE;
-				goto fail;
-			}
 		}
 		ret = ht_sync_add_message(set, (unsigned)v[0], (unsigned)v[1],
 					  v[2], v[3]);
@@ -124,18 +146,11 @@ int ht_sync_pairs_read(FILE *in, const char *name, struct ht_sync_set **out,
 				 ht_sync_last_error(set));
 			goto fail;
 		}
-		if (nr_ln == cap_ln) {
-			size_t n = cap_ln ? cap_ln * 2 : 256;
-			size_t *nl = realloc(ln, n * sizeof(*nl));
-
-			if (!nl) {
-				ret = HT_ENOMEM;
-				snprintf(err, errlen, "%s: out of memory",
-					 name);
-				goto fail;
-			}
-			ln = nl;
-			cap_ln = n;
+		if (ht_array_reserve((void **)&ln, &cap_ln, nr_ln + 1,
+				     sizeof(*ln))) {
+			ret = HT_ENOMEM;
+			snprintf(err, errlen, "%s: out of memory", name);
+			goto fail;
 		}
 		ln[nr_ln++] = lineno;
 	}

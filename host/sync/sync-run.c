@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/buf.h"
 #include "common/error.h"
 #include "common/json-writer.h"
 #include "sync-run.h"
@@ -192,31 +193,6 @@ static int64_t map_cycles(void *arg, uint64_t cycles)
 	return clock_ns(m->clock, est);
 }
 
-/* An unsigned payload member (TSDL may add one leading '_'). */
-static bool payload_uint(const struct ht_ctf_msg *msg, const char *name,
-			 uint64_t *v)
-{
-	const struct ht_ctf_field *p =
-	    msg->event->scope[HT_CTF_SCOPE_EVENT_PAYLOAD];
-	const struct ht_ctf_field *f;
-	char alt[32];
-
-	if (!p) {
-		return false;
-	}
-	f = ht_ctf_field_member(p, name);
-	if (!f) {
-		snprintf(alt, sizeof(alt), "_%s", name);
-		f = ht_ctf_field_member(p, alt);
-	}
-	if (!f ||
-	    (f->type->kind != HT_CTF_INT && f->type->kind != HT_CTF_ENUM)) {
-		return false;
-	}
-	*v = f->v.u;
-	return true;
-}
-
 /*
  * Which message @msg receives, if it is a receive: its channel, number
  * and (but for sync_ack, whose sender is the core's master) the
@@ -234,17 +210,17 @@ static bool receive_key(const struct ht_ctf_msg *msg, uint8_t *chan,
 	*sender = UINT64_MAX;
 	if (!strcmp(name, "sync_ack")) {
 		*chan = HT_CAPTURE_DOWN;
-		return payload_uint(msg, "seq", num);
+		return ht__capture_payload_uint(msg, "seq", num);
 	}
 	if (!strcmp(name, "sync_recv")) {
 		*chan = HT_CAPTURE_UP;
-		return payload_uint(msg, "seq", num) &&
-		       payload_uint(msg, "slave", sender);
+		return ht__capture_payload_uint(msg, "seq", num) &&
+		       ht__capture_payload_uint(msg, "slave", sender);
 	}
 	if (!strcmp(name, "msg_recv")) {
 		*chan = HT_CAPTURE_MSG;
-		return payload_uint(msg, "id", num) &&
-		       payload_uint(msg, "src", sender);
+		return ht__capture_payload_uint(msg, "id", num) &&
+		       ht__capture_payload_uint(msg, "src", sender);
 	}
 	return false;
 }
@@ -387,19 +363,12 @@ static int add_fix(struct ht_sync_run *run, size_t core,
 		   const struct ht_capture_pair *p, uint32_t sender,
 		   int64_t need)
 {
+	struct ht_sync_run_core *r = &run->cores[core];
 	struct fix *f;
 
-	struct ht_sync_run_core *r = &run->cores[core];
-
-	if (r->nr_fixes == r->cap_fixes) {
-		size_t n = r->cap_fixes ? 2 * r->cap_fixes : 64;
-		void *p = realloc(r->fixes, n * sizeof(struct fix));
-
-		if (!p) {
-			return HT_ENOMEM;
-		}
-		r->fixes = p;
-		r->cap_fixes = n;
+	if (ht_array_reserve(&r->fixes, &r->cap_fixes, r->nr_fixes + 1,
+			     sizeof(struct fix))) {
+		return HT_ENOMEM;
 	}
 	f = &((struct fix *)r->fixes)[r->nr_fixes];
 	f->cycles = p->recv;
@@ -415,6 +384,61 @@ static int add_fix(struct ht_sync_run *run, size_t core,
  * Messages that the mapping puts before their send: moved within the
  * receive's tick when possible (a coarse clock), else counted.
  */
+/* Pair @p of link @l, mapped: counted as a violation when it is still
+ * received before it was sent, or fixed when its receive's tick allows
+ * (a kept reference clock is never moved: @keep). */
+static int check_pair(struct ht_sync_run *run, const struct ht_capture_link *l,
+		      const struct ht_capture_pair *p, bool keep)
+{
+	int64_t s, r, r_next;
+	int ret;
+
+	if (est_at(run->sync, (unsigned)l->from, to_time(p->send), &s, NULL,
+		   NULL) ||
+	    est_at(run->sync, (unsigned)l->to, to_time(p->recv), &r, NULL,
+		   NULL)) {
+		return 0;
+	}
+	if (r >= s) {
+		return 0;
+	}
+	if (!(keep && l->to == run->reference) &&
+	    !est_at(run->sync, (unsigned)l->to, to_time(p->recv + 1), &r_next,
+		    NULL, NULL) &&
+	    s < r_next) {
+		ret = add_fix(run, l->to, p, run->cores[l->from].core->id, s);
+		if (ret) {
+			return ret;
+		}
+		run->cores[l->to].order_fixed++;
+		return 0;
+	}
+	run->cores[l->from].order_violations++;
+	run->cores[l->to].order_violations++;
+	return 0;
+}
+
+/* The fixes of core @r by cycles, then by receive: one entry per
+ * receive, the latest need. */
+static void sort_fixes(struct ht_sync_run_core *r)
+{
+	struct fix *f = r->fixes;
+	size_t j, n = 0;
+
+	if (!r->nr_fixes) {
+		return;
+	}
+	qsort(f, r->nr_fixes, sizeof(*f), cmp_fix);
+	for (j = 0; j < r->nr_fixes; j++) {
+		if (!n || cmp_fix(&f[n - 1], &f[j])) {
+			f[n++] = f[j];
+		} else if (f[j].need > f[n - 1].need) {
+			f[n - 1].need = f[j].need;
+		}
+	}
+	r->nr_fixes = n;
+}
+
 static int order_check(struct ht_sync_run *run)
 {
 	bool keep = run->cores[run->reference].core->is_lttng;
@@ -430,53 +454,14 @@ static int order_check(struct ht_sync_run *run)
 			continue;
 		}
 		for (j = 0; j < l->nr_pairs; j++) {
-			int64_t s, r, r_next;
-			uint64_t rc = l->pairs[j].recv;
-
-			if (est_at(run->sync, (unsigned)l->from,
-				   to_time(l->pairs[j].send), &s, NULL, NULL) ||
-			    est_at(run->sync, (unsigned)l->to, to_time(rc), &r,
-				   NULL, NULL)) {
-				continue;
+			ret = check_pair(run, l, &l->pairs[j], keep);
+			if (ret) {
+				return ret;
 			}
-			if (r >= s) {
-				continue;
-			}
-			/* a kept (LTTng) reference clock is never moved */
-			if (!(keep && l->to == run->reference) &&
-			    !est_at(run->sync, (unsigned)l->to, to_time(rc + 1),
-				    &r_next, NULL, NULL) &&
-			    s < r_next) {
-				ret = add_fix(run, l->to, &l->pairs[j],
-					      run->cores[l->from].core->id, s);
-				if (ret) {
-					return ret;
-				}
-				run->cores[l->to].order_fixed++;
-				continue;
-			}
-			run->cores[l->from].order_violations++;
-			run->cores[l->to].order_violations++;
 		}
 	}
 	for (k = 0; k < run->nr_cores; k++) {
-		struct ht_sync_run_core *r = &run->cores[k];
-		struct fix *f = r->fixes;
-		size_t n = 0;
-
-		if (!r->nr_fixes) {
-			continue;
-		}
-		/* by cycles, then by receive: one entry per receive */
-		qsort(f, r->nr_fixes, sizeof(*f), cmp_fix);
-		for (j = 0; j < r->nr_fixes; j++) {
-			if (!n || cmp_fix(&f[n - 1], &f[j])) {
-				f[n++] = f[j];
-			} else if (f[j].need > f[n - 1].need) {
-				f[n - 1].need = f[j].need;
-			}
-		}
-		r->nr_fixes = n;
+		sort_fixes(&run->cores[k]);
 	}
 	return 0;
 }
@@ -513,98 +498,73 @@ static long pick_reference(const struct ht_capture *cap, const char *name,
 	return 0;
 }
 
-static int merge(struct ht_sync_run *run, const struct ht_sync_run_opts *o,
-		 char *err, size_t err_len)
+/* What the merge needs of core @i: its trace and identity (@mc), its
+ * map (@map) and its quality for the env (*@quality, to free). */
+static int merge_core(struct ht_sync_run *run, size_t i,
+		      struct ht_merge_core *mc, struct core_map *map,
+		      char **quality)
 {
-	size_t n = run->nr_cores, i;
-	struct ht_merge_core *mc = calloc(n, sizeof(*mc));
-	struct core_map *maps = calloc(n, sizeof(*maps));
-	char **quality = calloc(n, sizeof(*quality));
-	struct ht_merge_opts mo = {0};
-	struct ht_merge_env *env = NULL;
+	const struct ht_capture_core *c = run->cores[i].core;
+	const char *q = ht_sync_quality_name(run->cores[i].quality);
+
+	map->run = run;
+	map->node = i;
+	map->own_clock = run->cores[i].unsynced;
+	map->clock = map->own_clock ? c->clock : ref_clock(run);
+	map->fixes = run->cores[i].fixes;
+	map->nr_fixes = run->cores[i].nr_fixes;
+	mc->path = c->trace->path;
+	mc->name = c->name;
+	mc->id = c->id;
+	mc->role = c->is_master ? "master" : c->master_name ? "slave" : NULL;
+	mc->master = c->master_name;
+	mc->map = map_cycles;
+	mc->event_time = event_time;
+	mc->map_arg = map;
+	mc->clock_hz = c->clock ? c->clock->freq_hz : 0;
+	*quality = malloc(strlen(q) + 32);
+	if (!*quality) {
+		return HT_ENOMEM;
+	}
+	sprintf(*quality, "%s%s", q,
+		run->cores[i].unsynced ? " (unsynchronized: own clock)" : "");
+	mc->sync = *quality;
+	return 0;
+}
+
+/*
+ * The LTTng clock is kept: an unsynchronized core (on request) starts
+ * with the reference's first event, not at the clock's origin (the
+ * Unix epoch for LTTng).
+ */
+static void shift_unsynced(struct ht_sync_run *run, struct core_map *maps)
+{
+	const struct ht_capture_core *rc = run->cores[run->reference].core;
+	/* (a reference without events: its clock's origin) */
+	int64_t start =
+	    rc->has_time ? map_cycles(&maps[run->reference], rc->first_cycles)
+			 : clock_ns(ref_clock(run), 0);
+	size_t i;
+
+	for (i = 0; i < run->nr_cores; i++) {
+		const struct ht_capture_core *c = run->cores[i].core;
+
+		if (maps[i].own_clock && c->has_time) {
+			maps[i].shift_ns =
+			    start - map_cycles(&maps[i], c->first_cycles);
+		}
+	}
+}
+
+/* The env entries the sync adds (@env has room for the reference
+ * trace's entries + 3); returns their number. */
+static size_t merge_env(const struct ht_sync_run *run, bool keep,
+			const char *unsynced, struct ht_merge_env *env)
+{
 	const struct ht_ctf_trace *ref_trace =
 	    run->cores[run->reference].core->trace;
-	bool keep = run->cores[run->reference].core->is_lttng;
-	char *unsynced = NULL;
-	size_t nr_env = 0, len = 0;
-	int64_t first = INT64_MAX;
-	int ret = HT_ENOMEM;
+	size_t i, nr_env = 0;
 
-	env = calloc(ref_trace->nr_env + 3, sizeof(*env));
-	if (!mc || !maps || !quality || !env) {
-		goto free_all;
-	}
-	for (i = 0; i < n; i++) {
-		const struct ht_capture_core *c = run->cores[i].core;
-		const char *q = ht_sync_quality_name(run->cores[i].quality);
-
-		maps[i].run = run;
-		maps[i].node = i;
-		maps[i].own_clock = run->cores[i].unsynced;
-		maps[i].clock = maps[i].own_clock ? c->clock : ref_clock(run);
-		mc[i].path = c->trace->path;
-		mc[i].name = c->name;
-		mc[i].id = c->id;
-		mc[i].role = c->is_master     ? "master"
-			     : c->master_name ? "slave"
-					      : NULL;
-		mc[i].master = c->master_name;
-		maps[i].fixes = run->cores[i].fixes;
-		maps[i].nr_fixes = run->cores[i].nr_fixes;
-		mc[i].map = map_cycles;
-		mc[i].event_time = event_time;
-		mc[i].map_arg = &maps[i];
-		mc[i].clock_hz = c->clock ? c->clock->freq_hz : 0;
-		quality[i] = malloc(strlen(q) + 32);
-		if (!quality[i]) {
-			goto free_all;
-		}
-		sprintf(quality[i], "%s%s", q,
-			run->cores[i].unsynced ? " (unsynchronized: own clock)"
-					       : "");
-		mc[i].sync = quality[i];
-		if (run->cores[i].unsynced) {
-			char *u = realloc(unsynced, len + strlen(c->name) + 2);
-
-			if (!u) {
-				goto free_all;
-			}
-			unsynced = u;
-			len += (size_t)sprintf(unsynced + len, "%s%s",
-					       len ? "," : "", c->name);
-		}
-		if (c->has_time) {
-			int64_t t = map_cycles(&maps[i], c->first_cycles);
-
-			if (t < first) {
-				first = t;
-			}
-		}
-	}
-	if (keep) {
-		/*
-		 * The LTTng clock is kept: an unsynchronized core (on request)
-		 * starts with the reference's first event, not at the
-		 * clock's origin (the Unix epoch for LTTng).
-		 * (first, computed above, is not used with a kept clock.)
-		 */
-		const struct ht_capture_core *rc =
-		    run->cores[run->reference].core;
-		/* (a reference without events: its clock's origin) */
-		int64_t start = rc->has_time ? map_cycles(&maps[run->reference],
-							  rc->first_cycles)
-					     : clock_ns(ref_clock(run), 0);
-
-		for (i = 0; i < n; i++) {
-			const struct ht_capture_core *c = run->cores[i].core;
-
-			if (maps[i].own_clock && c->has_time) {
-				maps[i].shift_ns =
-				    start -
-				    map_cycles(&maps[i], c->first_cycles);
-			}
-		}
-	}
 	env[nr_env].name = "sync_method";
 	env[nr_env].str = "convex hull (hetrace sync): estimate = mean of the "
 			  "min- and max-slope lines";
@@ -628,6 +588,55 @@ static int merge(struct ht_sync_run *run, const struct ht_sync_run_opts *o,
 			nr_env++;
 		}
 	}
+	return nr_env;
+}
+
+static int merge(struct ht_sync_run *run, const struct ht_sync_run_opts *o,
+		 char *err, size_t err_len)
+{
+	size_t n = run->nr_cores, i;
+	struct ht_merge_core *mc = calloc(n, sizeof(*mc));
+	struct core_map *maps = calloc(n, sizeof(*maps));
+	char **quality = calloc(n, sizeof(*quality));
+	struct ht_merge_opts mo = {0};
+	struct ht_merge_env *env = NULL;
+	bool keep = run->cores[run->reference].core->is_lttng;
+	struct ht_buf unsynced = {0};
+	int64_t first = INT64_MAX;
+	int ret = HT_ENOMEM;
+
+	env = calloc(run->cores[run->reference].core->trace->nr_env + 3,
+		     sizeof(*env));
+	if (!mc || !maps || !quality || !env) {
+		goto free_all;
+	}
+	for (i = 0; i < n; i++) {
+		const struct ht_capture_core *c = run->cores[i].core;
+
+		ret = merge_core(run, i, &mc[i], &maps[i], &quality[i]);
+		if (ret) {
+			goto free_all;
+		}
+		if (run->cores[i].unsynced) {
+			ht_buf_printf(&unsynced, "%s%s",
+				      unsynced.len ? "," : "", c->name);
+		}
+		if (c->has_time) {
+			int64_t t = map_cycles(&maps[i], c->first_cycles);
+
+			if (t < first) {
+				first = t;
+			}
+		}
+	}
+	if (unsynced.nomem) {
+		ret = HT_ENOMEM;
+		goto free_all;
+	}
+	/* (first is not used with a kept clock) */
+	if (keep) {
+		shift_unsynced(run, maps);
+	}
 	mo.out_dir = o->out_dir;
 	mo.overwrite = o->overwrite;
 	mo.packet_bytes = o->packet_bytes;
@@ -637,7 +646,7 @@ static int merge(struct ht_sync_run *run, const struct ht_sync_run_opts *o,
 	mo.origin_s =
 	    first == INT64_MAX ? 0 : (int64_t)floor_div(first, NS_PER_S);
 	mo.env = env;
-	mo.nr_env = nr_env;
+	mo.nr_env = merge_env(run, keep, unsynced.data, env);
 	/* the scan read the same files and noted the same damage */
 	mo.note = NULL;
 	ret = ht_merge_run(mc, n, &mo, &run->merge, err, err_len);
@@ -654,11 +663,45 @@ free_all:
 		}
 	}
 	free(quality);
-	free(unsynced);
+	ht_buf_fini(&unsynced);
 	free(env);
 	free(maps);
 	free(mc);
 	return ret;
+}
+
+/* The cores' clocks and every pair of the capture into the sync set. */
+static int add_messages(struct ht_sync_run *run,
+			const struct ht_sync_run_opts *o, char *err,
+			size_t err_len)
+{
+	size_t i, j, k;
+	int ret;
+
+	for (i = 0; i < run->nr_cores; i++) {
+		const struct ht_capture_core *c = ht_capture_core(run->cap, i);
+
+		run->cores[i].core = c;
+		run->damaged += c->problems[HT_CAPTURE_DAMAGED];
+		ht_sync_set_rate(run->sync, (unsigned)i, c->clock->freq_hz);
+	}
+	for (k = 0; k < ht_capture_nr_links(run->cap); k++) {
+		const struct ht_capture_link *l =
+		    ht_capture_link_at(run->cap, k);
+
+		for (j = 0; j < l->nr_pairs; j++) {
+			ret = ht_sync_add_message(run->sync, (unsigned)l->from,
+						  (unsigned)l->to,
+						  to_time(l->pairs[j].send),
+						  to_time(l->pairs[j].recv));
+			if (ret) {
+				snprintf(err, err_len, "%s: %s", o->capture,
+					 ht_sync_last_error(run->sync));
+				return ret;
+			}
+		}
+	}
+	return 0;
 }
 
 int ht_sync_run(const struct ht_sync_run_opts *o, struct ht_sync_run **out,
@@ -666,7 +709,7 @@ int ht_sync_run(const struct ht_sync_run_opts *o, struct ht_sync_run **out,
 {
 	struct ht_capture_opts co = {0};
 	struct ht_sync_run *run;
-	size_t i, j, k;
+	size_t i;
 	long ref;
 	int ret;
 
@@ -700,28 +743,9 @@ int ht_sync_run(const struct ht_sync_run_opts *o, struct ht_sync_run **out,
 		ret = HT_ENOMEM;
 		goto free_run;
 	}
-	for (i = 0; i < run->nr_cores; i++) {
-		const struct ht_capture_core *c = ht_capture_core(run->cap, i);
-
-		run->cores[i].core = c;
-		run->damaged += c->problems[HT_CAPTURE_DAMAGED];
-		ht_sync_set_rate(run->sync, (unsigned)i, c->clock->freq_hz);
-	}
-	for (k = 0; k < ht_capture_nr_links(run->cap); k++) {
-		const struct ht_capture_link *l =
-		    ht_capture_link_at(run->cap, k);
-
-		for (j = 0; j < l->nr_pairs; j++) {
-			ret = ht_sync_add_message(run->sync, (unsigned)l->from,
-						  (unsigned)l->to,
-						  to_time(l->pairs[j].send),
-						  to_time(l->pairs[j].recv));
-			if (ret) {
-				snprintf(err, err_len, "%s: %s", o->capture,
-					 ht_sync_last_error(run->sync));
-				goto free_run;
-			}
-		}
+	ret = add_messages(run, o, err, err_len);
+	if (ret) {
+		goto free_run;
 	}
 	ret = ht_sync_solve(run->sync, (unsigned)run->reference, NULL);
 	if (ret) {

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef HT_HOST_CAPTURE_INTERNAL_H
+#define HT_HOST_CAPTURE_INTERNAL_H
+
+/*
+ * What the files of a capture share (internal to host/sync): the
+ * capture itself and the functions each file gives the others.
+ * capture.c opens a capture and checks its cores; capture-scan.c reads
+ * the events and joins the halves of the messages into pairs;
+ * capture-notes.c keeps the notes on what was wrong.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "capture.h"
+
+/* the scan's state (capture-scan.c) */
+struct ht__side;
+struct ht__seq_state;
+struct ht__cls_kind;
+
+struct ht_capture {
+	char *dir;
+	struct ht_ctf_set *set;
+	struct ht_capture_core *cores;
+	size_t nr_cores;
+	/* stream index in the set -> core index */
+	long *core_of_stream;
+	size_t nr_streams;
+	/* links, dense by from * nr_cores + to (allocated on use) */
+	struct ht_capture_link **links;
+	struct ht_capture_link **used; /* the non-empty ones, sorted */
+	size_t nr_used;
+	/* handshake halves by from * nr_cores + to; message halves by
+	 * sender */
+	struct ht__side *sync;
+	struct ht__side *msg;
+	/* per (core, kind index 0..5, peer): sequence order */
+	struct ht__seq_state *seqs;
+	/* event class -> kind cache, open addressing on the pointer */
+	struct ht__cls_kind *kinds;
+	size_t kinds_cap, kinds_len;
+	char **notes;
+	size_t nr_notes, cap_notes;
+	uint64_t notes_dropped;
+	char *lttng_name; /* the LTTng core's name, when there is one */
+};
+
+/* capture-notes.c */
+
+/* Adds a note (printf-formatted); counted as dropped when there are
+ * too many already or memory is short. */
+void ht__capture_note(struct ht_capture *cap, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Frees the notes. */
+void ht__capture_notes_fini(struct ht_capture *cap);
+
+/* capture-scan.c */
+
+/* Allocates the scan's state for the cores of @cap (opened). Returns 0
+ * or HT_ENOMEM. */
+int ht__capture_scan_init(struct ht_capture *cap);
+
+/* Frees the scan's state and the links it made (any part may be
+ * missing). */
+void ht__capture_scan_fini(struct ht_capture *cap);
+
+#endif
