@@ -33,7 +33,7 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: %s [-o DIR] [--cores N] [--seconds S]\n\n"
+		"usage: %s [-o DIR] [--cores N] [--duration S]\n\n"
 		"Runs the simulated board end to end: hetrace sim, sync,\n"
 		"paths, profile, report and export, with a summary: cores,\n"
 		"events, sync quality per core, frame latencies, the late\n"
@@ -41,8 +41,9 @@ static void usage(FILE *out)
 		"options:\n"
 		"  -o, --output DIR   where the files go (default "
 		"hetrace-demo)\n"
-		"  -n, --cores N      slave cores (default 8)\n"
-		"  -s, --seconds S    how long the board runs (default 3)\n"
+		"      --cores N      slave cores (default 8)\n"
+		"  -d, --duration S   how long the board runs in seconds\n"
+		"                     (default 3; also --seconds)\n"
 		"  -h, --help         this help\n",
 		ht_cli_prog);
 }
@@ -238,10 +239,12 @@ destroy_desc:
 
 int cmd_demo(int argc, char **argv)
 {
+	enum { OPT_CORES = 256 };
 	static const struct option longopts[] = {
 	    {"output", required_argument, NULL, 'o'},
-	    {"cores", required_argument, NULL, 'n'},
-	    {"seconds", required_argument, NULL, 's'},
+	    {"cores", required_argument, NULL, OPT_CORES},
+	    {"duration", required_argument, NULL, 'd'},
+	    {"seconds", required_argument, NULL, 'd'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -249,19 +252,29 @@ int cmd_demo(int argc, char **argv)
 	const struct ht_embedded_file *paths_yaml;
 	char capture[4096], synced[4096], sync_json[4096], paths_file[4096];
 	char report[4096], perfetto[4096], self[4096];
+	unsigned nr_cores;
+	uint64_t duration_ns;
 	ssize_t n;
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:n:s:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:d:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			dir = optarg;
 			break;
-		case 'n':
+		/* checked here, with sim's limits, before anything is
+		 * written; sim reads them again */
+		case OPT_CORES:
+			if (!ht_cli_sim_cores_arg(optarg, &nr_cores)) {
+				return HT_EXIT_USAGE;
+			}
 			cores = optarg;
 			break;
-		case 's':
+		case 'd':
+			if (!ht_cli_sim_duration_arg(optarg, &duration_ns)) {
+				return HT_EXIT_USAGE;
+			}
 			seconds = optarg;
 			break;
 		case 'h':

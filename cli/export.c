@@ -15,10 +15,8 @@
 #include "host/ctf/ctf-reader.h"
 #include "common/error.h"
 #include "host/export/export.h"
-#include "host/analysis/func-names.h"
 
 #define MAX_WARNINGS_SHOWN 20
-#define MAX_ELFS 64
 
 static uint64_t nr_warnings;
 
@@ -86,8 +84,7 @@ int cmd_export(int argc, char **argv)
 	struct ht_ctf_set *set = NULL;
 	const char *output = NULL;
 	struct ht_fnames *fnames = NULL;
-	const char *elfs[MAX_ELFS];
-	size_t nr_elfs = 0;
+	struct ht_cli_elfs elfs = {0};
 	bool quiet = false;
 	FILE *out;
 	char err[1024];
@@ -114,28 +111,17 @@ int cmd_export(int argc, char **argv)
 			uint64_t v;
 
 			if (!ht_cli_uint_arg("window", optarg, 1, INT64_MAX,
-					     "ns, > 0", &v)) {
+					     "a period in ns", &v)) {
 				return HT_EXIT_USAGE;
 			}
 			eopts.counter_window_ns = (int64_t)v;
 			break;
 		}
 		case 'e':
-			if (!strchr(optarg, '=') ? !*optarg
-						 : !strchr(optarg, '=')[1]) {
-				fprintf(stderr,
-					"%s: bad --elf value '%s' "
-					"([CORE=]FILE)\n",
-					ht_cli_prog, optarg);
-				return HT_EXIT_USAGE;
-			}
-			if (nr_elfs == MAX_ELFS) {
-				fprintf(stderr, "%s: more than %d --elf\n",
-					ht_cli_prog, MAX_ELFS);
-				return HT_EXIT_USAGE;
-			}
 			/* opened once the options are known to be right */
-			elfs[nr_elfs++] = optarg;
+			if (!ht_cli_elf_arg(&elfs, optarg)) {
+				return HT_EXIT_USAGE;
+			}
 			break;
 		case 'q':
 			quiet = true;
@@ -156,29 +142,15 @@ int cmd_export(int argc, char **argv)
 		usage(stderr);
 		return HT_EXIT_USAGE;
 	}
-	if (nr_elfs) {
-		size_t i;
-
-		if (ht_fnames_create(&fnames)) {
-			fprintf(stderr, "%s: out of memory\n", ht_cli_prog);
-			return HT_EXIT_FAIL;
-		}
-		for (i = 0; i < nr_elfs; i++) {
-			ret = ht_fnames_add(fnames, elfs[i], err, sizeof(err));
-			if (ret) {
-				fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
-				ht_fnames_destroy(fnames);
-				return HT_EXIT_FAIL;
-			}
-		}
+	if (ht_cli_elf_open(&fnames, &elfs, NULL)) {
+		return HT_EXIT_FAIL;
 	}
 	eopts.fnames = fnames;
-	ret = ht_ctf_set_open(&set, (const char *const *)argv + optind,
-			      argc - optind, &opts, err, sizeof(err));
-	if (ret) {
-		fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
+	status = ht_cli_open_traces(&set, argv + optind,
+				    (size_t)(argc - optind), &opts);
+	if (status) {
 		ht_fnames_destroy(fnames);
-		return HT_EXIT_FAIL;
+		return status;
 	}
 	out = strcmp(output, "-") ? fopen(output, "wb") : stdout;
 	if (!out) {

@@ -8,6 +8,7 @@
  */
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,9 +34,9 @@ static void usage(FILE *out)
 	    "largest bound width over the pairs, the linear pieces and\n"
 	    "the rejected (too fast) pairs by input line.\n\n"
 	    "options:\n"
-	    "  -r, --reference N   reference node (default 0)\n"
+	    "      --reference N   reference node (default 0)\n"
 	    "  -R, --rate N=HZ     nominal rate of node N (for drift in ppm)\n"
-	    "  -w, --window N      pairs each side when judging a pair "
+	    "      --window N      pairs each side when judging a pair "
 	    "too fast (8)\n"
 	    "      --no-outliers   never exclude pairs\n"
 	    "      --no-piecewise  never split into pieces\n"
@@ -158,32 +159,41 @@ static void print_fit(const struct ht_sync_fit *f, const size_t *lines)
 	}
 }
 
-static int parse_rate(const char *arg, unsigned *node, uint64_t *hz)
+/* --rate NODE=HZ. */
+static bool parse_rate(const char *arg, unsigned *node, uint64_t *hz)
 {
-	char *end;
-	unsigned long n = strtoul(arg, &end, 10);
-	unsigned long long r;
+	const char *eq = strchr(arg, '=');
+	char num[24];
+	uint64_t n;
 
-	if (end == arg || *end != '=') {
-		return -1;
+	if (!eq || (size_t)(eq - arg) >= sizeof(num)) {
+		fprintf(stderr, "%s: --rate: expected NODE=HZ, got '%s'\n",
+			ht_cli_prog, arg);
+		return false;
 	}
-	arg = end + 1;
-	r = strtoull(arg, &end, 10);
-	if (end == arg || *end || r == 0) {
-		return -1;
+	memcpy(num, arg, (size_t)(eq - arg));
+	num[eq - arg] = '\0';
+	if (!ht_cli_uint_arg("rate", num, 0, UINT_MAX, "a node", &n) ||
+	    !ht_cli_uint_arg("rate", eq + 1, 1, UINT64_MAX - 1,
+			     "a clock rate in Hz", hz)) {
+		return false;
 	}
 	*node = (unsigned)n;
-	*hz = r;
-	return 0;
+	return true;
 }
 
 int cmd_hull(int argc, char **argv)
 {
-	enum { OPT_NO_OUTLIERS = 256, OPT_NO_PIECEWISE };
+	enum {
+		OPT_NO_OUTLIERS = 256,
+		OPT_NO_PIECEWISE,
+		OPT_REFERENCE,
+		OPT_WINDOW
+	};
 	static const struct option longopts[] = {
-	    {"reference", required_argument, NULL, 'r'},
+	    {"reference", required_argument, NULL, OPT_REFERENCE},
 	    {"rate", required_argument, NULL, 'R'},
-	    {"window", required_argument, NULL, 'w'},
+	    {"window", required_argument, NULL, OPT_WINDOW},
 	    {"no-outliers", no_argument, NULL, OPT_NO_OUTLIERS},
 	    {"no-piecewise", no_argument, NULL, OPT_NO_PIECEWISE},
 	    {"help", no_argument, NULL, 'h'},
@@ -201,40 +211,36 @@ int cmd_hull(int argc, char **argv)
 	char err[512];
 	FILE *in = stdin;
 	int c, ret, status = HT_EXIT_OK;
-	char *end;
+	uint64_t v;
 
-	while ((c = getopt_long(argc, argv, "r:R:w:h", longopts, NULL)) != -1) {
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "R:h", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'r':
-			reference = (unsigned)strtoul(optarg, &end, 10);
-			if (end == optarg || *end) {
-				fprintf(stderr, "%s: bad --reference '%s'\n",
-					ht_cli_prog, optarg);
+		case OPT_REFERENCE:
+			if (!ht_cli_uint_arg("reference", optarg, 0, UINT_MAX,
+					     "a node", &v)) {
 				return HT_EXIT_USAGE;
 			}
+			reference = (unsigned)v;
 			break;
 		case 'R':
-			if (nr_rates == 64 ||
-			    parse_rate(optarg, &rates[nr_rates].node,
-				       &rates[nr_rates].hz)) {
-				fprintf(
-				    stderr,
-				    "%s: bad --rate '%s' (expected NODE=HZ)\n",
-				    ht_cli_prog, optarg);
+			if (nr_rates == 64) {
+				fprintf(stderr, "%s: --rate: more than 64\n",
+					ht_cli_prog);
+				return HT_EXIT_USAGE;
+			}
+			if (!parse_rate(optarg, &rates[nr_rates].node,
+					&rates[nr_rates].hz)) {
 				return HT_EXIT_USAGE;
 			}
 			nr_rates++;
 			break;
-		case 'w':
-			opts.outlier_window =
-			    (unsigned)strtoul(optarg, &end, 10);
-			if (end == optarg || *end || opts.outlier_window == 0 ||
-			    opts.outlier_window > 1000) {
-				fprintf(stderr,
-					"%s: bad --window '%s' (1 to 1000)\n",
-					ht_cli_prog, optarg);
+		case OPT_WINDOW:
+			if (!ht_cli_uint_arg("window", optarg, 1, 1000,
+					     "a number of pairs", &v)) {
 				return HT_EXIT_USAGE;
 			}
+			opts.outlier_window = (unsigned)v;
 			break;
 		case OPT_NO_OUTLIERS:
 			opts.no_outliers = true;

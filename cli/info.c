@@ -301,15 +301,13 @@ int cmd_info(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "n:kh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n': {
-			char *end;
-			unsigned long v = strtoul(optarg, &end, 10);
+			uint64_t v;
 
-			if (*end || !*optarg || v > 1000000) {
-				fprintf(stderr, "%s: bad --top value '%s'\n",
-					ht_cli_prog, optarg);
+			if (!ht_cli_uint_arg("top", optarg, 0, 1000000,
+					     "a number of event types", &v)) {
 				return HT_EXIT_USAGE;
 			}
-			top = v;
+			top = (unsigned)v;
 			break;
 		}
 		case 'k':

@@ -29,11 +29,11 @@ static void usage(FILE *out)
 		"  -p, --paths FILE   the path description (required)\n"
 		"  -a, --all          list every instance (default: the\n"
 		"                     missed, incomplete and worst ones)\n"
-		"  -w, --worst N      explain the N worst instances per path "
+		"  -n, --worst N      explain the N worst instances per path "
 		"(default 3)\n"
 		"  -j, --json         write the whole result as JSON\n"
 		"  -o, --output FILE  write to FILE instead of stdout\n"
-		"  -c, --check        validate FILE.yaml only (no TRACE)\n"
+		"      --check        validate FILE.yaml only (no TRACE)\n"
 		"  -h, --help         this help\n\n"
 		"exit status: 0 done, 1 a bad path file or trace, 2 usage\n",
 		ht_cli_prog);
@@ -41,13 +41,14 @@ static void usage(FILE *out)
 
 int cmd_paths(int argc, char **argv)
 {
+	enum { OPT_CHECK = 256 };
 	static const struct option longopts[] = {
 	    {"paths", required_argument, NULL, 'p'},
 	    {"all", no_argument, NULL, 'a'},
-	    {"worst", required_argument, NULL, 'w'},
+	    {"worst", required_argument, NULL, 'n'},
 	    {"json", no_argument, NULL, 'j'},
 	    {"output", required_argument, NULL, 'o'},
-	    {"check", no_argument, NULL, 'c'},
+	    {"check", no_argument, NULL, OPT_CHECK},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -61,7 +62,7 @@ int cmd_paths(int argc, char **argv)
 	int c, ret, status = HT_EXIT_OK;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:aw:jo:ch", longopts, NULL)) !=
+	while ((c = getopt_long(argc, argv, "p:an:jo:h", longopts, NULL)) !=
 	       -1) {
 		switch (c) {
 		case 'p':
@@ -70,11 +71,11 @@ int cmd_paths(int argc, char **argv)
 		case 'a':
 			all = true;
 			break;
-		case 'w': {
+		case 'n': {
 			uint64_t v;
 
-			if (!ht_cli_uint_arg("worst", optarg, 1, 100000, NULL,
-					     &v)) {
+			if (!ht_cli_uint_arg("worst", optarg, 1, 100000,
+					     "a number of instances", &v)) {
 				return HT_EXIT_USAGE;
 			}
 			opts.nr_worst = v;
@@ -86,7 +87,7 @@ int cmd_paths(int argc, char **argv)
 		case 'o':
 			output = optarg;
 			break;
-		case 'c':
+		case OPT_CHECK:
 			check = true;
 			break;
 		case 'h':

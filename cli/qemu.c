@@ -117,15 +117,6 @@ static void summary(const char *dir, const struct ht_qemu_result *r)
 	}
 }
 
-static int parse_u(const char *s, unsigned long max, unsigned long *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtoul(s, &end, 10);
-	return end == s || *end || errno || *v > max || s[0] == '-' ? -1 : 0;
-}
-
 /* Removes the work directory's files after a good run. */
 static void clean_work(const char *dir)
 {
@@ -185,7 +176,7 @@ int cmd_qemu(int argc, char **argv)
 	const char *fw_dir = NULL, *icount = "rv32";
 	char cm3[PATH_MAX], rv32[PATH_MAX], work[PATH_MAX], err[4096];
 	bool quiet = false, own_work = false;
-	unsigned long v;
+	uint64_t v;
 	int c, ret;
 
 	optind = 1;
@@ -210,52 +201,40 @@ int cmd_qemu(int argc, char **argv)
 					"%s: --icount: '%s': expected cm3, "
 					"rv32 or none\n",
 					ht_cli_prog, optarg);
-				return 2;
+				return HT_EXIT_USAGE;
 			}
 			icount = optarg;
 			break;
 		case O_SHIFT:
-			if (parse_u(optarg, 10, &v) < 0) {
-				fprintf(stderr,
-					"%s: --shift: '%s': expected 0 to "
-					"10\n",
-					ht_cli_prog, optarg);
-				return 2;
+			if (!ht_cli_uint_arg("shift", optarg, 0, 10, NULL,
+					     &v)) {
+				return HT_EXIT_USAGE;
 			}
 			o.icount_shift = (unsigned)v;
 			break;
 		case O_SYNC:
-			if (parse_u(optarg, 10000, &v) < 0 || v == 0) {
-				fprintf(stderr,
-					"%s: --sync-ms: '%s': expected 1 to "
-					"10000\n",
-					ht_cli_prog, optarg);
-				return 2;
+			if (!ht_cli_uint_arg("sync-ms", optarg, 1, 10000, NULL,
+					     &v)) {
+				return HT_EXIT_USAGE;
 			}
-			o.sync_period_ns = (uint64_t)v * 1000000u;
+			o.sync_period_ns = v * 1000000u;
 			break;
 		case O_LIGHT:
 			o.light = true;
 			break;
 		case O_REPEAT:
-			if (parse_u(optarg, 4, &v) < 0 || v == 0) {
-				fprintf(stderr,
-					"%s: --repeat: '%s': expected 1 to "
-					"4\n",
-					ht_cli_prog, optarg);
-				return 2;
+			if (!ht_cli_uint_arg("repeat", optarg, 1, 4, NULL,
+					     &v)) {
+				return HT_EXIT_USAGE;
 			}
 			o.repeat = (unsigned)v;
 			break;
 		case O_EXTRA:
-			if (parse_u(optarg, 3600000, &v) < 0) {
-				fprintf(stderr,
-					"%s: --extra-ms: '%s': expected 0 "
-					"to 3600000\n",
-					ht_cli_prog, optarg);
-				return 2;
+			if (!ht_cli_uint_arg("extra-ms", optarg, 0, 3600000,
+					     NULL, &v)) {
+				return HT_EXIT_USAGE;
 			}
-			o.extra_ns = (uint64_t)v * 1000000u;
+			o.extra_ns = v * 1000000u;
 			break;
 		case O_CRASH:
 		case O_HANG:
@@ -266,7 +245,7 @@ int cmd_qemu(int argc, char **argv)
 					ht_cli_prog,
 					c == O_CRASH ? "crash" : "hang",
 					optarg);
-				return 2;
+				return HT_EXIT_USAGE;
 			}
 			o.fail = c == O_CRASH ? HT_QEMU_FAIL_CRASH
 					      : HT_QEMU_FAIL_HANG;
@@ -289,22 +268,22 @@ int cmd_qemu(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
-			return 0;
+			return HT_EXIT_OK;
 		default:
 			usage(stderr);
-			return 2;
+			return HT_EXIT_USAGE;
 		}
 	}
 	if (optind < argc) {
 		fprintf(stderr, "%s: unexpected argument '%s'\n", ht_cli_prog,
 			argv[optind]);
 		usage(stderr);
-		return 2;
+		return HT_EXIT_USAGE;
 	}
 	if (!o.capture_dir) {
 		fprintf(stderr, "%s: -o CAPTURE is required\n", ht_cli_prog);
 		usage(stderr);
-		return 2;
+		return HT_EXIT_USAGE;
 	}
 	if (fw_dir) {
 		snprintf(cm3, sizeof(cm3), "%s/cm3.elf", fw_dir);
@@ -322,7 +301,7 @@ int cmd_qemu(int argc, char **argv)
 			"--rv32 ELF\n",
 			ht_cli_prog);
 		usage(stderr);
-		return 2;
+		return HT_EXIT_USAGE;
 	}
 	if (o.fail_core && !strcmp(o.fail_core, "cm3") ? !o.fw_cm3
 	    : o.fail_core			       ? !o.fw_rv32
@@ -331,14 +310,14 @@ int cmd_qemu(int argc, char **argv)
 			"%s: --crash/--hang %s: that core does "
 			"not run\n",
 			ht_cli_prog, o.fail_core);
-		return 2;
+		return HT_EXIT_USAGE;
 	}
 	o.icount_cm3 = !strcmp(icount, "cm3");
 	o.icount_rv32 = !strcmp(icount, "rv32");
 	if (o.work_dir && mkdir(o.work_dir, 0700) != 0 && errno != EEXIST) {
 		fprintf(stderr, "%s: cannot create the work directory %s: %s\n",
 			ht_cli_prog, o.work_dir, strerror(errno));
-		return 1;
+		return HT_EXIT_FAIL;
 	}
 	if (!o.work_dir) {
 		snprintf(work, sizeof(work), "/tmp/hetrace-qemu-XXXXXX");
@@ -347,7 +326,7 @@ int cmd_qemu(int argc, char **argv)
 				"%s: cannot create a work directory in "
 				"/tmp: %s\n",
 				ht_cli_prog, strerror(errno));
-			return 1;
+			return HT_EXIT_FAIL;
 		}
 		o.work_dir = work;
 		own_work = true;
@@ -362,7 +341,7 @@ int cmd_qemu(int argc, char **argv)
 	res = calloc(1, sizeof(*res));
 	if (!res) {
 		fprintf(stderr, "%s: out of memory\n", ht_cli_prog);
-		return 1;
+		return HT_EXIT_FAIL;
 	}
 	ret = ht_qemu_run(&o, res, err, sizeof(err));
 	ht_cli_catch_stop(false);
@@ -374,11 +353,11 @@ int cmd_qemu(int argc, char **argv)
 		fprintf(stderr, "%s: QEMU logs kept in %s\n", ht_cli_prog,
 			o.work_dir);
 		free(res);
-		return 1;
+		return HT_EXIT_FAIL;
 	}
 	if (own_work) {
 		clean_work(o.work_dir);
 	}
 	free(res);
-	return 0;
+	return HT_EXIT_OK;
 }

@@ -39,7 +39,7 @@ static void usage(FILE *out)
 	    "recorder) are read once stopped, or at the end.\n\n"
 	    "options:\n"
 	    "  -o, --output DIR       the capture directory (required)\n"
-	    "  -p, --shm-prefix P     also every /dev/shm/P* object\n"
+	    "      --shm-prefix P     also every /dev/shm/P* object\n"
 	    "  -m, --metadata FILE    metadata for rings that carry none\n"
 	    "  -d, --duration S       stop after S seconds (decimals allowed)\n"
 	    "  -l, --live             read overwrite rings live too\n"
@@ -167,14 +167,15 @@ static void summary(struct ht_collector *c, const char *dir, double secs)
 
 int cmd_record(int argc, char **argv)
 {
+	enum { OPT_SHM_PREFIX = 256, OPT_NO_FSYNC };
 	static const struct option longopts[] = {
 	    {"output", required_argument, NULL, 'o'},
-	    {"shm-prefix", required_argument, NULL, 'p'},
+	    {"shm-prefix", required_argument, NULL, OPT_SHM_PREFIX},
 	    {"metadata", required_argument, NULL, 'm'},
 	    {"duration", required_argument, NULL, 'd'},
 	    {"live", no_argument, NULL, 'l'},
 	    {"interval", required_argument, NULL, 'i'},
-	    {"no-fsync", no_argument, NULL, 'F'},
+	    {"no-fsync", no_argument, NULL, OPT_NO_FSYNC},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -183,34 +184,31 @@ int cmd_record(int argc, char **argv)
 	struct ht_collector_ring_opts ropts = {0};
 	const char *out = NULL, *prefix = NULL;
 	double duration = 0, start, last_progress = 0;
-	long interval_ms = 1;
+	uint64_t interval_ms = 1;
 	bool quiet = false, tty;
 	struct ht_collector *c = NULL;
-	char **shm = NULL, *end;
+	char **shm = NULL;
 	size_t nr_shm = 0, i;
 	char err[1024];
 	int opt, ret, status = HT_EXIT_OK;
 	volatile sig_atomic_t *stop_signal;
 
-	while ((opt = getopt_long(argc, argv, "o:p:m:d:li:qh", longopts,
-				  NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "o:m:d:li:qh", longopts, NULL)) !=
+	       -1) {
 		switch (opt) {
 		case 'o':
 			out = optarg;
 			break;
-		case 'p':
+		case OPT_SHM_PREFIX:
 			prefix = optarg;
 			break;
 		case 'm':
 			ropts.metadata_path = optarg;
 			break;
 		case 'd':
-			duration = strtod(optarg, &end);
-			if (*end || duration <= 0) {
-				fprintf(stderr,
-					"%s: --duration: `%s` is not a "
-					"positive number of seconds\n",
-					ht_cli_prog, optarg);
+			if (!ht_cli_real_arg("duration", optarg, 1e-6, 1e9,
+					     false, "a duration in seconds",
+					     &duration)) {
 				return HT_EXIT_USAGE;
 			}
 			break;
@@ -218,16 +216,12 @@ int cmd_record(int argc, char **argv)
 			copts.overwrite_live = true;
 			break;
 		case 'i':
-			interval_ms = strtol(optarg, &end, 10);
-			if (*end || interval_ms < 0 || interval_ms > 10000) {
-				fprintf(stderr,
-					"%s: --interval: `%s`: expected 0 to "
-					"10000 ms\n",
-					ht_cli_prog, optarg);
+			if (!ht_cli_uint_arg("interval", optarg, 0, 10000,
+					     "a period in ms", &interval_ms)) {
 				return HT_EXIT_USAGE;
 			}
 			break;
-		case 'F':
+		case OPT_NO_FSYNC:
 			copts.no_fsync = true;
 			break;
 		case 'q':
@@ -305,8 +299,9 @@ int cmd_record(int argc, char **argv)
 			break;
 		}
 		if (!bytes && interval_ms) {
-			struct timespec ts = {interval_ms / 1000,
-					      (interval_ms % 1000) * 1000000L};
+			struct timespec ts = {(time_t)(interval_ms / 1000),
+					      (long)(interval_ms % 1000) *
+						  1000000L};
 
 			nanosleep(&ts, NULL);
 		}

@@ -16,8 +16,6 @@
 #include "common/error.h"
 #include "host/export/report.h"
 
-#define MAX_ELFS 64
-
 static void usage(FILE *out)
 {
 	fprintf(out,
@@ -60,14 +58,14 @@ int cmd_report(int argc, char **argv)
 	};
 	struct ht_report_opts opts = {0};
 	struct ht_report_stats stats = {0};
-	const char *output = NULL, *elfs[MAX_ELFS];
+	struct ht_cli_elfs elfs = {0};
+	const char *output = NULL;
 	char tmp[4096], err[4096];
 	FILE *out;
 	bool direct;
 	int c, ret;
 
 	optind = 1;
-	opts.elfs = elfs;
 	opts.warn = ht_cli_warn;
 	while ((c = getopt_long(argc, argv, "o:p:s:b:t:e:h", longopts, NULL)) !=
 	       -1) {
@@ -84,8 +82,8 @@ int cmd_report(int argc, char **argv)
 		case 'b': {
 			uint64_t v;
 
-			if (!ht_cli_uint_arg("budget", optarg, 1, 4096, NULL,
-					     &v)) {
+			if (!ht_cli_uint_arg("budget", optarg, 1, 4096,
+					     "a size in MB", &v)) {
 				return HT_EXIT_USAGE;
 			}
 			opts.budget_bytes = (size_t)v << 20;
@@ -95,12 +93,9 @@ int cmd_report(int argc, char **argv)
 			opts.title = optarg;
 			break;
 		case 'e':
-			if (opts.nr_elfs == MAX_ELFS) {
-				fprintf(stderr, "%s: more than %d --elf\n",
-					ht_cli_prog, MAX_ELFS);
+			if (!ht_cli_elf_arg(&elfs, optarg)) {
 				return HT_EXIT_USAGE;
 			}
-			elfs[opts.nr_elfs++] = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -114,6 +109,8 @@ int cmd_report(int argc, char **argv)
 		usage(stderr);
 		return HT_EXIT_USAGE;
 	}
+	opts.elfs = elfs.spec;
+	opts.nr_elfs = elfs.nr;
 	/*
 	 * A file is written under a temporary name (no half report on a
 	 * failure) and renamed; anything else (/dev/null, /dev/stdout, a

@@ -39,7 +39,7 @@ static void usage(FILE *out)
 		"options:\n"
 		"  -w, --window NS    also per time window of NS ns\n"
 		"  -c, --core C       only core C (its name or core id)\n"
-		"  -p, --pending N    sends kept waiting for their receive "
+		"      --pending N    sends kept waiting for their receive "
 		"(default 65536;\n"
 		"                     older ones are reported unmatched)\n"
 		"  -k, --keep-going   skip damaged packets and go on\n"
@@ -196,10 +196,11 @@ static void print_core(const struct ht_states_core *c)
 
 int cmd_states(int argc, char **argv)
 {
+	enum { OPT_PENDING = 256 };
 	static const struct option longopts[] = {
 	    {"window", required_argument, NULL, 'w'},
 	    {"core", required_argument, NULL, 'c'},
-	    {"pending", required_argument, NULL, 'p'},
+	    {"pending", required_argument, NULL, OPT_PENDING},
 	    {"keep-going", no_argument, NULL, 'k'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -216,14 +217,13 @@ int cmd_states(int argc, char **argv)
 	int c, ret, status = HT_EXIT_OK;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "w:c:p:kh", longopts, NULL)) !=
-	       -1) {
+	while ((c = getopt_long(argc, argv, "w:c:kh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'w': {
 			uint64_t v;
 
 			if (!ht_cli_uint_arg("window", optarg, 1, INT64_MAX,
-					     "ns, > 0", &v)) {
+					     "a window in ns", &v)) {
 				return HT_EXIT_USAGE;
 			}
 			sopts.window_ns = (int64_t)v;
@@ -232,11 +232,11 @@ int cmd_states(int argc, char **argv)
 		case 'c':
 			x.core_sel = optarg;
 			break;
-		case 'p': {
+		case OPT_PENDING: {
 			uint64_t v;
 
 			if (!ht_cli_uint_arg("pending", optarg, 1, 1u << 30,
-					     "1 .. 2^30", &v)) {
+					     "a number of messages", &v)) {
 				return HT_EXIT_USAGE;
 			}
 			sopts.max_pending_msgs = (size_t)v;

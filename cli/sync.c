@@ -46,8 +46,8 @@ static void usage(FILE *out)
 	    "                         (default: the capture's master)\n"
 	    "      --max-pairs N      pairs per direction in the report\n"
 	    "                         (default 2000, 0: all)\n"
-	    "  -f, --force            overwrite an existing TRACE\n"
-	    "  -n, --no-merge         fit and report only\n"
+	    "      --force            overwrite an existing TRACE\n"
+	    "      --no-merge         fit and report only\n"
 	    "  -h, --help             this help\n\n"
 	    "Exit status: 0 success; 1 when the merged trace is missing\n"
 	    "or wrong (a core absent without --allow-unsynced, a failed\n"
@@ -184,7 +184,9 @@ static void lttng_lines(const struct ht_sync_run *run)
 int cmd_sync(int argc, char **argv)
 {
 	enum {
-		OPT_REFERENCE = 256,
+		OPT_FORCE = 256,
+		OPT_NO_MERGE,
+		OPT_REFERENCE,
 		OPT_ALLOW,
 		OPT_MAX_PAIRS,
 		OPT_LTTNG,
@@ -198,8 +200,8 @@ int cmd_sync(int argc, char **argv)
 	    {"max-pairs", required_argument, NULL, OPT_MAX_PAIRS},
 	    {"master-lttng", required_argument, NULL, OPT_LTTNG},
 	    {"lttng-core", required_argument, NULL, OPT_LTTNG_CORE},
-	    {"force", no_argument, NULL, 'f'},
-	    {"no-merge", no_argument, NULL, 'n'},
+	    {"force", no_argument, NULL, OPT_FORCE},
+	    {"no-merge", no_argument, NULL, OPT_NO_MERGE},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -207,14 +209,14 @@ int cmd_sync(int argc, char **argv)
 	struct notes notes = {0};
 	struct ht_sync_run *run;
 	const char *report = NULL;
-	unsigned long max_pairs = 2000;
+	uint64_t max_pairs = 2000;
 	bool no_merge = false;
 	int c, ret, status = HT_EXIT_OK;
 	char err[1024] = "";
-	char *end;
 	size_t i;
 
-	while ((c = getopt_long(argc, argv, "o:r:fnh", longopts, NULL)) != -1) {
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:r:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o.out_dir = optarg;
@@ -235,18 +237,15 @@ int cmd_sync(int argc, char **argv)
 			o.lttng_core = optarg;
 			break;
 		case OPT_MAX_PAIRS:
-			max_pairs = strtoul(optarg, &end, 10);
-			if (*end || !*optarg) {
-				fprintf(stderr,
-					"%s: --max-pairs %s: not a number\n",
-					ht_cli_prog, optarg);
+			if (!ht_cli_uint_arg("max-pairs", optarg, 0, UINT32_MAX,
+					     "a number of pairs", &max_pairs)) {
 				return HT_EXIT_USAGE;
 			}
 			break;
-		case 'f':
+		case OPT_FORCE:
 			o.overwrite = true;
 			break;
-		case 'n':
+		case OPT_NO_MERGE:
 			no_merge = true;
 			break;
 		case 'h':
@@ -273,7 +272,7 @@ int cmd_sync(int argc, char **argv)
 	if (ret) {
 		fprintf(stderr, "%s: %s\n", ht_cli_prog,
 			err[0] ? err : ht_strerror(ret));
-		return ret == HT_ENOMEM ? HT_EXIT_FAIL : HT_EXIT_FAIL;
+		return HT_EXIT_FAIL;
 	}
 	for (i = 0; i < ht_capture_nr_notes(run->cap); i++) {
 		note_cb(&notes, ht_capture_note(run->cap, i));
@@ -291,7 +290,7 @@ int cmd_sync(int argc, char **argv)
 	if (report) {
 		FILE *f = fopen(report, "w");
 
-		if (!f || ht_sync_run_write_json(run, f, max_pairs) ||
+		if (!f || ht_sync_run_write_json(run, f, (size_t)max_pairs) ||
 		    fclose(f)) {
 			fprintf(stderr, "%s: cannot write the report %s\n",
 				ht_cli_prog, report);

@@ -51,7 +51,7 @@ check options-no-outliers.expect
 echo "exit $?" >>"$out"
 check options-rate.expect
 # node 1 as the reference
-"$HETRACE" hull -r 1 tree.txt >"$out" 2>&1
+"$HETRACE" hull --reference 1 tree.txt >"$out" 2>&1
 echo "exit $?" >>"$out"
 check options-reference.expect
 
