@@ -56,21 +56,31 @@ static bool bad_value(const char *name, const char *arg, const char *what,
 	return false;
 }
 
-bool ht_cli_uint_arg(const char *name, const char *arg, uint64_t min,
-		     uint64_t max, const char *what, uint64_t *v)
+bool ht_cli_uint_value(const char *arg, uint64_t min, uint64_t max, uint64_t *v)
 {
-	char lo[24], hi[24], *end;
+	char *end;
 	unsigned long long n;
 
 	errno = 0;
 	n = strtoull(arg, &end, 10);
 	/* strtoull takes "-1" as ULLONG_MAX: refuse any sign here */
 	if (*end || !*arg || strchr(arg, '-') || errno || n < min || n > max) {
+		return false;
+	}
+	*v = n;
+	return true;
+}
+
+bool ht_cli_uint_arg(const char *name, const char *arg, uint64_t min,
+		     uint64_t max, const char *what, uint64_t *v)
+{
+	char lo[24], hi[24];
+
+	if (!ht_cli_uint_value(arg, min, max, v)) {
 		snprintf(lo, sizeof(lo), "%" PRIu64, min);
 		snprintf(hi, sizeof(hi), "%" PRIu64, max);
 		return bad_value(name, arg, what, lo, hi);
 	}
-	*v = n;
 	return true;
 }
 

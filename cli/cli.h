@@ -63,6 +63,10 @@ int ht_cli_open_traces(struct ht_ctf_set **set, char **paths, size_t n,
 bool ht_cli_uint_arg(const char *name, const char *arg, uint64_t min,
 		     uint64_t max, const char *what, uint64_t *v);
 
+/* The same check without a message, for a part of a value. */
+bool ht_cli_uint_value(const char *arg, uint64_t min, uint64_t max,
+		       uint64_t *v);
+
 /* A number as strtod() reads it (fractions, exponents), a whole one
  * when @whole. */
 bool ht_cli_real_arg(const char *name, const char *arg, double min, double max,

@@ -166,16 +166,17 @@ static bool parse_rate(const char *arg, unsigned *node, uint64_t *hz)
 	char num[24];
 	uint64_t n;
 
-	if (!eq || (size_t)(eq - arg) >= sizeof(num)) {
-		fprintf(stderr, "%s: --rate: expected NODE=HZ, got '%s'\n",
-			ht_cli_prog, arg);
-		return false;
+	if (eq && (size_t)(eq - arg) < sizeof(num)) {
+		memcpy(num, arg, (size_t)(eq - arg));
+		num[eq - arg] = '\0';
 	}
-	memcpy(num, arg, (size_t)(eq - arg));
-	num[eq - arg] = '\0';
-	if (!ht_cli_uint_arg("rate", num, 0, UINT_MAX, "a node", &n) ||
-	    !ht_cli_uint_arg("rate", eq + 1, 1, UINT64_MAX - 1,
-			     "a clock rate in Hz", hz)) {
+	if (!eq || (size_t)(eq - arg) >= sizeof(num) ||
+	    !ht_cli_uint_value(num, 0, UINT_MAX, &n) ||
+	    !ht_cli_uint_value(eq + 1, 1, UINT64_MAX - 1, hz)) {
+		fprintf(stderr,
+			"%s: --rate: expected NODE=HZ (a node, a clock rate "
+			"of 1 Hz or more), got '%s'\n",
+			ht_cli_prog, arg);
 		return false;
 	}
 	*node = (unsigned)n;

@@ -29,7 +29,7 @@ static void usage(FILE *out)
 		"options:\n"
 		"  -o, --output FILE     the HTML file to write (required)\n"
 		"  -p, --paths FILE      path description (docs/paths.md)\n"
-		"  -s, --sync FILE       `hetrace sync --report` JSON\n"
+		"      --sync FILE       `hetrace sync --report` JSON\n"
 		"  -b, --budget MB       size budget of the timeline data "
 		"(default 14)\n"
 		"  -t, --title TEXT      the report's title\n"
@@ -46,10 +46,11 @@ static void usage(FILE *out)
 
 int cmd_report(int argc, char **argv)
 {
+	enum { OPT_SYNC = 256 };
 	static const struct option longopts[] = {
 	    {"output", required_argument, NULL, 'o'},
 	    {"paths", required_argument, NULL, 'p'},
-	    {"sync", required_argument, NULL, 's'},
+	    {"sync", required_argument, NULL, OPT_SYNC},
 	    {"budget", required_argument, NULL, 'b'},
 	    {"title", required_argument, NULL, 't'},
 	    {"elf", required_argument, NULL, 'e'},
@@ -67,7 +68,7 @@ int cmd_report(int argc, char **argv)
 
 	optind = 1;
 	opts.warn = ht_cli_warn;
-	while ((c = getopt_long(argc, argv, "o:p:s:b:t:e:h", longopts, NULL)) !=
+	while ((c = getopt_long(argc, argv, "o:p:b:t:e:h", longopts, NULL)) !=
 	       -1) {
 		switch (c) {
 		case 'o':
@@ -76,7 +77,7 @@ int cmd_report(int argc, char **argv)
 		case 'p':
 			opts.paths_file = optarg;
 			break;
-		case 's':
+		case OPT_SYNC:
 			opts.sync_file = optarg;
 			break;
 		case 'b': {
