@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,29 @@ int ht_cli_nomem(void)
 {
 	fprintf(stderr, "%s: %s\n", ht_cli_prog, ht_strerror(HT_ENOMEM));
 	return HT_EXIT_FAIL;
+}
+
+int ht_cli_help_or_usage(int c, void (*usage)(FILE *out))
+{
+	if (c == 'h') {
+		usage(stdout);
+		return HT_EXIT_OK;
+	}
+	usage(stderr);
+	return HT_EXIT_USAGE;
+}
+
+int ht_cli_usage_error(void (*usage)(FILE *out), const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", ht_cli_prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	usage(stderr);
+	return HT_EXIT_USAGE;
 }
 
 int ht_cli_open_traces(struct ht_ctf_set **set, char **paths, size_t n,

@@ -27,6 +27,7 @@ extern const char *ht_cli_prog;
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "host/analysis/func-names.h"
 #include "host/analysis/functions.h"
@@ -43,6 +44,18 @@ void ht_cli_note(void *arg, const char *msg);
 
 /* Says "hetrace <cmd>: out of memory" and returns HT_EXIT_FAIL. */
 int ht_cli_nomem(void);
+
+/*
+ * The end of every option switch (getopt_long()'s answer @c): for -h
+ * the help on stdout (HT_EXIT_OK), for what getopt did not know the
+ * usage on stderr (HT_EXIT_USAGE).
+ */
+int ht_cli_help_or_usage(int c, void (*usage)(FILE *out));
+
+/* Says "hetrace <cmd>: " and the printf-like message, then the usage,
+ * on stderr; returns HT_EXIT_USAGE. */
+int ht_cli_usage_error(void (*usage)(FILE *out), const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /*
  * Opens the traces under @paths (ht_ctf_set_open()). Returns HT_EXIT_OK,

@@ -277,19 +277,13 @@ int cmd_demo(int argc, char **argv)
 			}
 			seconds = optarg;
 			break;
-		case 'h':
-			usage(stdout);
-			return HT_EXIT_OK;
 		default:
-			usage(stderr);
-			return HT_EXIT_USAGE;
+			return ht_cli_help_or_usage(c, usage);
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "%s: unexpected argument '%s'\n", ht_cli_prog,
-			argv[optind]);
-		usage(stderr);
-		return HT_EXIT_USAGE;
+		return ht_cli_usage_error(usage, "unexpected argument '%s'",
+					  argv[optind]);
 	}
 	if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
 		fprintf(stderr, "%s: cannot create %s: %s\n", ht_cli_prog, dir,

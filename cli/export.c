@@ -98,10 +98,8 @@ int cmd_export(int argc, char **argv)
 		case 'f':
 			ops = ht_export_find(optarg);
 			if (!ops) {
-				fprintf(stderr, "%s: unknown format '%s'\n",
-					ht_cli_prog, optarg);
-				usage(stderr);
-				return HT_EXIT_USAGE;
+				return ht_cli_usage_error(
+				    usage, "unknown format '%s'", optarg);
 			}
 			break;
 		case 'o':
@@ -126,21 +124,14 @@ int cmd_export(int argc, char **argv)
 		case 'q':
 			quiet = true;
 			break;
-		case 'h':
-			usage(stdout);
-			return HT_EXIT_OK;
 		default:
-			usage(stderr);
-			return HT_EXIT_USAGE;
+			return ht_cli_help_or_usage(c, usage);
 		}
 	}
 	if (optind >= argc || !output) {
-		if (!output) {
-			fprintf(stderr, "%s: -o FILE is required\n",
-				ht_cli_prog);
-		}
-		usage(stderr);
-		return HT_EXIT_USAGE;
+		return ht_cli_usage_error(usage, "%s",
+					  !output ? "-o FILE is required"
+						  : "no trace given");
 	}
 	if (ht_cli_elf_open(&fnames, &elfs, NULL)) {
 		return HT_EXIT_FAIL;

@@ -249,17 +249,14 @@ int cmd_hull(int argc, char **argv)
 		case OPT_NO_PIECEWISE:
 			opts.no_piecewise = true;
 			break;
-		case 'h':
-			usage(stdout);
-			return HT_EXIT_OK;
 		default:
-			usage(stderr);
-			return HT_EXIT_USAGE;
+			return ht_cli_help_or_usage(c, usage);
 		}
 	}
 	if (argc - optind > 1) {
-		usage(stderr);
-		return HT_EXIT_USAGE;
+		return ht_cli_usage_error(usage,
+					  "one FILE expected, got also '%s'",
+					  argv[optind + 1]);
 	}
 	if (optind < argc && strcmp(argv[optind], "-")) {
 		name = argv[optind];

@@ -90,17 +90,14 @@ int cmd_paths(int argc, char **argv)
 		case OPT_CHECK:
 			check = true;
 			break;
-		case 'h':
-			usage(stdout);
-			return HT_EXIT_OK;
 		default:
-			usage(stderr);
-			return HT_EXIT_USAGE;
+			return ht_cli_help_or_usage(c, usage);
 		}
 	}
 	if (!file || (optind >= argc && !check)) {
-		usage(stderr);
-		return HT_EXIT_USAGE;
+		return ht_cli_usage_error(
+		    usage, "%s",
+		    !file ? "--paths FILE.yaml is required" : "no trace given");
 	}
 	ret = ht_path_desc_load(&desc, file, err, sizeof(err));
 	if (ret) {

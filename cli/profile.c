@@ -345,17 +345,12 @@ static int parse_options(int argc, char **argv, struct ctx *x)
 		case 'k':
 			x->opts.flags |= HT_CTF_KEEP_GOING;
 			break;
-		case 'h':
-			usage(stdout);
-			return HT_EXIT_OK;
 		default:
-			usage(stderr);
-			return HT_EXIT_USAGE;
+			return ht_cli_help_or_usage(c, usage);
 		}
 	}
 	if (optind >= argc) {
-		usage(stderr);
-		return HT_EXIT_USAGE;
+		return ht_cli_usage_error(usage, "no trace given");
 	}
 	return -1;
 }

@@ -266,24 +266,16 @@ int cmd_qemu(int argc, char **argv)
 		case 'q':
 			quiet = true;
 			break;
-		case 'h':
-			usage(stdout);
-			return HT_EXIT_OK;
 		default:
-			usage(stderr);
-			return HT_EXIT_USAGE;
+			return ht_cli_help_or_usage(c, usage);
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "%s: unexpected argument '%s'\n", ht_cli_prog,
-			argv[optind]);
-		usage(stderr);
-		return HT_EXIT_USAGE;
+		return ht_cli_usage_error(usage, "unexpected argument '%s'",
+					  argv[optind]);
 	}
 	if (!o.capture_dir) {
-		fprintf(stderr, "%s: -o CAPTURE is required\n", ht_cli_prog);
-		usage(stderr);
-		return HT_EXIT_USAGE;
+		return ht_cli_usage_error(usage, "-o CAPTURE is required");
 	}
 	if (fw_dir) {
 		snprintf(cm3, sizeof(cm3), "%s/cm3.elf", fw_dir);
@@ -296,12 +288,9 @@ int cmd_qemu(int argc, char **argv)
 		}
 	}
 	if (!o.fw_cm3 && !o.fw_rv32) {
-		fprintf(stderr,
-			"%s: no firmware: give --fw-dir DIR, --cm3 ELF or "
-			"--rv32 ELF\n",
-			ht_cli_prog);
-		usage(stderr);
-		return HT_EXIT_USAGE;
+		return ht_cli_usage_error(usage,
+					  "no firmware: give --fw-dir "
+					  "DIR, --cm3 ELF or --rv32 ELF");
 	}
 	if (o.fail_core && !strcmp(o.fail_core, "cm3") ? !o.fw_cm3
 	    : o.fail_core			       ? !o.fw_rv32

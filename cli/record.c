@@ -227,18 +227,12 @@ int cmd_record(int argc, char **argv)
 		case 'q':
 			quiet = true;
 			break;
-		case 'h':
-			usage(stdout);
-			return HT_EXIT_OK;
 		default:
-			usage(stderr);
-			return HT_EXIT_USAGE;
+			return ht_cli_help_or_usage(opt, usage);
 		}
 	}
 	if (!out) {
-		fprintf(stderr, "%s: -o CAPTURE is required\n", ht_cli_prog);
-		usage(stderr);
-		return HT_EXIT_USAGE;
+		return ht_cli_usage_error(usage, "-o CAPTURE is required");
 	}
 	if (prefix && shm_list(prefix, &shm, &nr_shm)) {
 		fprintf(stderr, "%s: /dev/shm: %s\n", ht_cli_prog,

@@ -98,17 +98,14 @@ int cmd_report(int argc, char **argv)
 				return HT_EXIT_USAGE;
 			}
 			break;
-		case 'h':
-			usage(stdout);
-			return HT_EXIT_OK;
 		default:
-			usage(stderr);
-			return HT_EXIT_USAGE;
+			return ht_cli_help_or_usage(c, usage);
 		}
 	}
 	if (!output || optind >= argc) {
-		usage(stderr);
-		return HT_EXIT_USAGE;
+		return ht_cli_usage_error(usage, "%s",
+					  !output ? "-o REPORT.html is required"
+						  : "no trace given");
 	}
 	opts.elfs = elfs.spec;
 	opts.nr_elfs = elfs.nr;

@@ -179,30 +179,22 @@ int cmd_sim(int argc, char **argv)
 			quiet = 1;
 			break;
 		case 'h':
-			usage(stdout);
-			return HT_EXIT_OK;
+			return ht_cli_help_or_usage(c, usage);
 		case ':':
-			fprintf(stderr, "%s: option '%s' needs a value\n",
-				ht_cli_prog, argv[optind - 1]);
-			usage(stderr);
-			return HT_EXIT_USAGE;
+			return ht_cli_usage_error(usage,
+						  "option '%s' needs a value",
+						  argv[optind - 1]);
 		default:
-			fprintf(stderr, "%s: unknown option '%s'\n",
-				ht_cli_prog, argv[optind - 1]);
-			usage(stderr);
-			return HT_EXIT_USAGE;
+			return ht_cli_usage_error(usage, "unknown option '%s'",
+						  argv[optind - 1]);
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "%s: unexpected argument '%s'\n", ht_cli_prog,
-			argv[optind]);
-		usage(stderr);
-		return HT_EXIT_USAGE;
+		return ht_cli_usage_error(usage, "unexpected argument '%s'",
+					  argv[optind]);
 	}
 	if (!o.capture_dir) {
-		fprintf(stderr, "%s: -o CAPTURE is required\n", ht_cli_prog);
-		usage(stderr);
-		return HT_EXIT_USAGE;
+		return ht_cli_usage_error(usage, "-o CAPTURE is required");
 	}
 
 	o.stop = ht_cli_catch_stop(true);

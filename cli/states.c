@@ -245,17 +245,12 @@ int cmd_states(int argc, char **argv)
 		case 'k':
 			opts.flags |= HT_CTF_KEEP_GOING;
 			break;
-		case 'h':
-			usage(stdout);
-			return HT_EXIT_OK;
 		default:
-			usage(stderr);
-			return HT_EXIT_USAGE;
+			return ht_cli_help_or_usage(c, usage);
 		}
 	}
 	if (optind >= argc) {
-		usage(stderr);
-		return HT_EXIT_USAGE;
+		return ht_cli_usage_error(usage, "no trace given");
 	}
 	opts.flags |= HT_CTF_EVENTS_ONLY;
 	ret = ht_ctf_set_open(&set, (const char *const *)argv + optind,

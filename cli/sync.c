@@ -248,21 +248,16 @@ int cmd_sync(int argc, char **argv)
 		case OPT_NO_MERGE:
 			no_merge = true;
 			break;
-		case 'h':
-			usage(stdout);
-			return HT_EXIT_OK;
 		default:
-			usage(stderr);
-			return HT_EXIT_USAGE;
+			return ht_cli_help_or_usage(c, usage);
 		}
 	}
 	if (optind + 1 != argc || (!o.out_dir && !no_merge)) {
-		fprintf(stderr, "%s: %s\n", ht_cli_prog,
-			optind + 1 != argc
-			    ? "one CAPTURE directory expected"
-			    : "-o TRACE is required (or --no-merge)");
-		usage(stderr);
-		return HT_EXIT_USAGE;
+		return ht_cli_usage_error(
+		    usage, "%s",
+		    optind + 1 != argc
+			? "one CAPTURE directory expected"
+			: "-o TRACE is required (or --no-merge)");
 	}
 	if (no_merge) {
 		o.out_dir = NULL;
