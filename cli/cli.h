@@ -12,6 +12,10 @@
  */
 enum { HT_EXIT_OK = 0, HT_EXIT_FAIL = 1, HT_EXIT_USAGE = 2 };
 
+/* What a subcommand's option parser returns when the options are good
+ * and the command goes on (else it returns the exit status). */
+enum { HT_CLI_GO_ON = -1 };
+
 /* HT_CLI_COMMANDS(X): generated from the files in cli/ (tools/cli-table.sh). */
 #include "cli-commands.h"
 

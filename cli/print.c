@@ -344,7 +344,7 @@ struct print_args {
 	struct ht_cli_elfs elfs;
 };
 
-/* Returns -1 when the command goes on, else its exit status. */
+/* Returns HT_CLI_GO_ON when the command goes on, else its exit status. */
 static int parse_options(int argc, char **argv, struct print_args *a)
 {
 	enum {
@@ -420,7 +420,7 @@ static int parse_options(int argc, char **argv, struct print_args *a)
 	if (optind >= argc) {
 		return ht_cli_usage_error(usage, "no trace given");
 	}
-	return -1;
+	return HT_CLI_GO_ON;
 }
 
 /* Names every trace of @set the way babeltrace2 does (name_trace()). */
@@ -531,7 +531,7 @@ int cmd_print(int argc, char **argv)
 	int status;
 
 	status = parse_options(argc, argv, &a);
-	if (status >= 0) {
+	if (status != HT_CLI_GO_ON) {
 		return status;
 	}
 	paths = argv + optind;

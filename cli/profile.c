@@ -289,7 +289,7 @@ static void check_core(struct ht_fnames *fn, const struct ht_funcs_core *c)
 	}
 }
 
-/* Returns -1 when the command goes on, else its exit status. */
+/* Returns HT_CLI_GO_ON when the command goes on, else its exit status. */
 static int parse_options(int argc, char **argv, struct ctx *x)
 {
 	static const struct option longopts[] = {
@@ -352,7 +352,7 @@ static int parse_options(int argc, char **argv, struct ctx *x)
 	if (optind >= argc) {
 		return ht_cli_usage_error(usage, "no trace given");
 	}
-	return -1;
+	return HT_CLI_GO_ON;
 }
 
 /*
@@ -447,7 +447,7 @@ int cmd_profile(int argc, char **argv)
 	int status, printed;
 
 	status = parse_options(argc, argv, &x);
-	if (status >= 0) {
+	if (status != HT_CLI_GO_ON) {
 		return status;
 	}
 	if (ht_profile_create(&prof)) {

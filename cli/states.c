@@ -253,10 +253,8 @@ int cmd_states(int argc, char **argv)
 		return ht_cli_usage_error(usage, "no trace given");
 	}
 	opts.flags |= HT_CTF_EVENTS_ONLY;
-	ret = ht_ctf_set_open(&set, (const char *const *)argv + optind,
-			      argc - optind, &opts, err, sizeof(err));
-	if (ret) {
-		fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
+	if (ht_cli_open_traces(&set, argv + optind, (size_t)(argc - optind),
+			       &opts)) {
 		return HT_EXIT_FAIL;
 	}
 	ret = ht_states_create(&st, &sopts, on_item, &x);
