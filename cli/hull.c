@@ -183,7 +183,19 @@ static bool parse_rate(const char *arg, unsigned *node, uint64_t *hz)
 	return true;
 }
 
-int cmd_hull(int argc, char **argv)
+/* What the options ask for. */
+struct hull_args {
+	struct ht_sync_options opts;
+	struct {
+		unsigned node;
+		uint64_t hz;
+	} rates[64];
+	unsigned nr_rates;
+	unsigned reference;
+};
+
+/* Returns HT_CLI_GO_ON when the command goes on, else its exit status. */
+static int parse_options(int argc, char **argv, struct hull_args *a)
 {
 	enum {
 		OPT_NO_OUTLIERS = 256,
@@ -200,19 +212,8 @@ int cmd_hull(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	struct ht_sync_options opts = {0};
-	struct {
-		unsigned node;
-		uint64_t hz;
-	} rates[64];
-	unsigned nr_rates = 0, reference = 0, i, nodes;
-	struct ht_sync_set *set = NULL;
-	const char *name = "<stdin>";
-	size_t *lines = NULL;
-	char err[512];
-	FILE *in = stdin;
-	int c, ret, status = HT_EXIT_OK;
 	uint64_t v;
+	int c;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "R:h", longopts, NULL)) != -1) {
@@ -222,32 +223,32 @@ int cmd_hull(int argc, char **argv)
 					     "a node", &v)) {
 				return HT_EXIT_USAGE;
 			}
-			reference = (unsigned)v;
+			a->reference = (unsigned)v;
 			break;
 		case 'R':
-			if (nr_rates == 64) {
+			if (a->nr_rates == 64) {
 				fprintf(stderr, "%s: --rate: more than 64\n",
 					ht_cli_prog);
 				return HT_EXIT_USAGE;
 			}
-			if (!parse_rate(optarg, &rates[nr_rates].node,
-					&rates[nr_rates].hz)) {
+			if (!parse_rate(optarg, &a->rates[a->nr_rates].node,
+					&a->rates[a->nr_rates].hz)) {
 				return HT_EXIT_USAGE;
 			}
-			nr_rates++;
+			a->nr_rates++;
 			break;
 		case OPT_WINDOW:
 			if (!ht_cli_uint_arg("window", optarg, 1, 1000,
 					     "a number of pairs", &v)) {
 				return HT_EXIT_USAGE;
 			}
-			opts.outlier_window = (unsigned)v;
+			a->opts.outlier_window = (unsigned)v;
 			break;
 		case OPT_NO_OUTLIERS:
-			opts.no_outliers = true;
+			a->opts.no_outliers = true;
 			break;
 		case OPT_NO_PIECEWISE:
-			opts.no_piecewise = true;
+			a->opts.no_piecewise = true;
 			break;
 		default:
 			return ht_cli_help_or_usage(c, usage);
@@ -257,6 +258,24 @@ int cmd_hull(int argc, char **argv)
 		return ht_cli_usage_error(usage,
 					  "one FILE expected, got also '%s'",
 					  argv[optind + 1]);
+	}
+	return HT_CLI_GO_ON;
+}
+
+int cmd_hull(int argc, char **argv)
+{
+	struct hull_args a = {0};
+	struct ht_sync_set *set = NULL;
+	const char *name = "<stdin>";
+	size_t *lines = NULL;
+	char err[512];
+	FILE *in = stdin;
+	unsigned i, nodes;
+	int ret, status = HT_EXIT_OK;
+
+	ret = parse_options(argc, argv, &a);
+	if (ret != HT_CLI_GO_ON) {
+		return ret;
 	}
 	if (optind < argc && strcmp(argv[optind], "-")) {
 		name = argv[optind];
@@ -276,35 +295,35 @@ int cmd_hull(int argc, char **argv)
 		return HT_EXIT_FAIL;
 	}
 	nodes = ht_sync_nr_nodes(set);
-	if (reference >= nodes) {
+	if (a.reference >= nodes) {
 		fprintf(stderr,
 			"%s: %s: reference %u is not a node (0 to %u)\n",
-			ht_cli_prog, name, reference, nodes - 1);
+			ht_cli_prog, name, a.reference, nodes - 1);
 		status = HT_EXIT_FAIL;
 		goto out;
 	}
-	for (i = 0; i < nr_rates; i++) {
-		if (ht_sync_set_rate(set, rates[i].node, rates[i].hz)) {
+	for (i = 0; i < a.nr_rates; i++) {
+		if (ht_sync_set_rate(set, a.rates[i].node, a.rates[i].hz)) {
 			fprintf(stderr,
 				"%s: --rate: %u is not a node (0 to %u)\n",
-				ht_cli_prog, rates[i].node, nodes - 1);
+				ht_cli_prog, a.rates[i].node, nodes - 1);
 			status = HT_EXIT_USAGE;
 			goto out;
 		}
 	}
-	ret = ht_sync_solve(set, reference, &opts);
+	ret = ht_sync_solve(set, a.reference, &a.opts);
 	if (ret) {
 		fprintf(stderr, "%s: %s: %s\n", ht_cli_prog, name,
 			ht_sync_last_error(set));
 		status = HT_EXIT_FAIL;
 		goto out;
 	}
-	printf("%u nodes, reference %u, %zu messages\n", nodes, reference,
+	printf("%u nodes, reference %u, %zu messages\n", nodes, a.reference,
 	       ht_sync_nr_messages(set));
 	for (i = 0; i < nodes; i++) {
 		const struct ht_sync_fit *f = ht_sync_get_fit(set, i);
 
-		if (i == reference) {
+		if (i == a.reference) {
 			continue;
 		}
 		print_fit(f, lines);
