@@ -80,7 +80,9 @@ static void summary(const char *dir, const struct ht_sim_result *r)
 	}
 }
 
-int cmd_sim(int argc, char **argv)
+/* Returns HT_CLI_GO_ON when the command goes on, else its exit status. */
+static int parse_options(int argc, char **argv, struct ht_sim_opts *o,
+			 bool *quiet)
 {
 	enum {
 		OPT_CORES = 256,
@@ -110,10 +112,7 @@ int cmd_sim(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	struct ht_sim_opts o = {0};
-	struct ht_sim_result res;
-	char err[1024];
-	int quiet = 0, c, ret, opt_index = 0;
+	int c, opt_index = 0;
 	double v;
 
 	optind = 1;
@@ -122,15 +121,15 @@ int cmd_sim(int argc, char **argv)
 	       -1) {
 		switch (c) {
 		case 'o':
-			o.capture_dir = optarg;
+			o->capture_dir = optarg;
 			break;
 		case OPT_CORES:
-			if (!ht_cli_sim_cores_arg(optarg, &o.nr_slaves)) {
+			if (!ht_cli_sim_cores_arg(optarg, &o->nr_slaves)) {
 				return HT_EXIT_USAGE;
 			}
 			break;
 		case 'd':
-			if (!ht_cli_sim_duration_arg(optarg, &o.duration_ns)) {
+			if (!ht_cli_sim_duration_arg(optarg, &o->duration_ns)) {
 				return HT_EXIT_USAGE;
 			}
 			break;
@@ -142,9 +141,9 @@ int cmd_sim(int argc, char **argv)
 					     "a period in ms", &v)) {
 				return HT_EXIT_USAGE;
 			}
-			*(c == OPT_FRAME      ? &o.frame_period_ns
-			  : c == OPT_DEADLINE ? &o.deadline_ns
-					      : &o.sync_period_ns) =
+			*(c == OPT_FRAME      ? &o->frame_period_ns
+			  : c == OPT_DEADLINE ? &o->deadline_ns
+					      : &o->sync_period_ns) =
 			    (uint64_t)(v * 1e6);
 			break;
 		case OPT_PREEMPT:
@@ -153,30 +152,30 @@ int cmd_sim(int argc, char **argv)
 					     "a number of frames", &v)) {
 				return HT_EXIT_USAGE;
 			}
-			o.preempt_every = (unsigned)v;
+			o->preempt_every = (unsigned)v;
 			break;
 		case OPT_BURST:
 			if (!ht_cli_real_arg("sync-burst", optarg, 1, 100, true,
 					     "a number of rounds", &v)) {
 				return HT_EXIT_USAGE;
 			}
-			o.sync_burst = (unsigned)v;
+			o->sync_burst = (unsigned)v;
 			break;
 		case OPT_SPIN:
 			if (!ht_cli_real_arg("idle-spin-us", optarg, 0, 100000,
 					     false, "a time in us", &v)) {
 				return HT_EXIT_USAGE;
 			}
-			o.idle_spin_ns = (uint32_t)(v * 1e3);
+			o->idle_spin_ns = (uint32_t)(v * 1e3);
 			break;
 		case OPT_NOFSYNC:
-			o.no_fsync = true;
+			o->no_fsync = true;
 			break;
 		case OPT_LTTNG:
-			o.lttng = true;
+			o->lttng = true;
 			break;
 		case 'q':
-			quiet = 1;
+			*quiet = true;
 			break;
 		case 'h':
 			return ht_cli_help_or_usage(c, usage);
@@ -193,10 +192,25 @@ int cmd_sim(int argc, char **argv)
 		return ht_cli_usage_error(usage, "unexpected argument '%s'",
 					  argv[optind]);
 	}
-	if (!o.capture_dir) {
+	if (!o->capture_dir) {
 		return ht_cli_usage_error(usage, "-o CAPTURE is required");
 	}
 
+	return HT_CLI_GO_ON;
+}
+
+int cmd_sim(int argc, char **argv)
+{
+	struct ht_sim_opts o = {0};
+	struct ht_sim_result res;
+	char err[1024];
+	bool quiet = false;
+	int ret;
+
+	ret = parse_options(argc, argv, &o, &quiet);
+	if (ret != HT_CLI_GO_ON) {
+		return ret;
+	}
 	o.stop = ht_cli_catch_stop(true);
 	o.warn = ht_cli_warn;
 
