@@ -10,7 +10,6 @@
 
 #include "cli.h"
 #include "common/error.h"
-#include "platforms/sim/master/sim.h"
 
 void ht_cli_warn(void *arg, const char *msg)
 {
@@ -122,30 +121,6 @@ bool ht_cli_real_arg(const char *name, const char *arg, double min, double max,
 		return bad_value(name, arg, what, lo, hi);
 	}
 	*v = x;
-	return true;
-}
-
-bool ht_cli_sim_cores_arg(const char *arg, unsigned *n)
-{
-	double v;
-
-	if (!ht_cli_real_arg("cores", arg, 1, HT_SIM_MAX_SLAVES, true,
-			     "a number of slave cores", &v)) {
-		return false;
-	}
-	*n = (unsigned)v;
-	return true;
-}
-
-bool ht_cli_sim_duration_arg(const char *arg, uint64_t *ns)
-{
-	double v;
-
-	if (!ht_cli_real_arg("duration", arg, 0.05, 3600, false, "a duration",
-			     &v)) {
-		return false;
-	}
-	*ns = (uint64_t)(v * 1e9);
 	return true;
 }
 

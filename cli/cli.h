@@ -89,10 +89,6 @@ bool ht_cli_uint_value(const char *arg, uint64_t min, uint64_t max,
 bool ht_cli_real_arg(const char *name, const char *arg, double min, double max,
 		     bool whole, const char *what, double *v);
 
-/* sim's --cores and --duration (demo checks them before it runs sim). */
-bool ht_cli_sim_cores_arg(const char *arg, unsigned *n);
-bool ht_cli_sim_duration_arg(const char *arg, uint64_t *ns);
-
 /*
  * --elf [CORE=]FILE, repeatable, for every command that names functions
  * (print, profile, export, report). The files are opened only once all

@@ -240,7 +240,7 @@ destroy_desc:
 /* What the options ask for. */
 struct demo_args {
 	const char *dir;
-	const char *cores, *seconds; /* checked, passed on to sim */
+	const char *cores, *seconds; /* passed on to sim */
 };
 
 /* The files the steps write and read, under the output directory. */
@@ -262,8 +262,6 @@ static int parse_options(int argc, char **argv, struct demo_args *a)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	unsigned nr_cores;
-	uint64_t duration_ns;
 	int c;
 
 	optind = 1;
@@ -272,18 +270,11 @@ static int parse_options(int argc, char **argv, struct demo_args *a)
 		case 'o':
 			a->dir = optarg;
 			break;
-		/* checked here, with sim's limits, before anything is
-		 * written; sim reads them again */
+		/* sim checks them: a value it refuses is a failing step */
 		case OPT_CORES:
-			if (!ht_cli_sim_cores_arg(optarg, &nr_cores)) {
-				return HT_EXIT_USAGE;
-			}
 			a->cores = optarg;
 			break;
 		case 'd':
-			if (!ht_cli_sim_duration_arg(optarg, &duration_ns)) {
-				return HT_EXIT_USAGE;
-			}
 			a->seconds = optarg;
 			break;
 		default:

@@ -124,14 +124,19 @@ static int parse_options(int argc, char **argv, struct ht_sim_opts *o,
 			o->capture_dir = optarg;
 			break;
 		case OPT_CORES:
-			if (!ht_cli_sim_cores_arg(optarg, &o->nr_slaves)) {
+			if (!ht_cli_real_arg("cores", optarg, 1,
+					     HT_SIM_MAX_SLAVES, true,
+					     "a number of slave cores", &v)) {
 				return HT_EXIT_USAGE;
 			}
+			o->nr_slaves = (unsigned)v;
 			break;
 		case 'd':
-			if (!ht_cli_sim_duration_arg(optarg, &o->duration_ns)) {
+			if (!ht_cli_real_arg("duration", optarg, 0.05, 3600,
+					     false, "a duration", &v)) {
 				return HT_EXIT_USAGE;
 			}
+			o->duration_ns = (uint64_t)(v * 1e9);
 			break;
 		case OPT_FRAME:
 		case OPT_DEADLINE:
