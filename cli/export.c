@@ -63,7 +63,17 @@ static void warn_cb(void *arg, const char *msg)
 	}
 }
 
-int cmd_export(int argc, char **argv)
+/* What the options ask for. */
+struct export_args {
+	struct ht_export_opts eopts;
+	const struct ht_export_ops *ops;
+	const char *output;
+	struct ht_cli_elfs elfs;
+	bool quiet;
+};
+
+/* Returns HT_CLI_GO_ON when the command goes on, else its exit status. */
+static int parse_options(int argc, char **argv, struct export_args *a)
 {
 	static const struct option longopts[] = {
 	    {"format", required_argument, NULL, 'f'},
@@ -74,116 +84,135 @@ int cmd_export(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	struct ht_ctf_open_opts opts = {
-	    .flags = HT_CTF_KEEP_GOING | HT_CTF_EVENTS_ONLY,
-	    .warn = warn_cb,
-	};
-	struct ht_export_opts eopts = {.warn = warn_cb};
-	const struct ht_export_ops *ops = ht_export_find("perfetto");
-	struct ht_export_stats stats;
-	struct ht_ctf_set *set = NULL;
-	const char *output = NULL;
-	struct ht_fnames *fnames = NULL;
-	struct ht_cli_elfs elfs = {0};
-	bool quiet = false;
-	FILE *out;
-	char err[1024];
-	int c, ret, status = HT_EXIT_OK;
+	uint64_t v;
+	int c;
 
 	optind = 1;
-	nr_warnings = 0;
 	while ((c = getopt_long(argc, argv, "f:o:w:e:qh", longopts, NULL)) !=
 	       -1) {
 		switch (c) {
 		case 'f':
-			ops = ht_export_find(optarg);
-			if (!ops) {
+			a->ops = ht_export_find(optarg);
+			if (!a->ops) {
 				return ht_cli_usage_error(
 				    usage, "unknown format '%s'", optarg);
 			}
 			break;
 		case 'o':
-			output = optarg;
+			a->output = optarg;
 			break;
-		case 'w': {
-			uint64_t v;
-
+		case 'w':
 			if (!ht_cli_uint_arg("window", optarg, 1, INT64_MAX,
 					     "a period in ns", &v)) {
 				return HT_EXIT_USAGE;
 			}
-			eopts.counter_window_ns = (int64_t)v;
+			a->eopts.counter_window_ns = (int64_t)v;
 			break;
-		}
 		case 'e':
 			/* opened once the options are known to be right */
-			if (!ht_cli_elf_arg(&elfs, optarg)) {
+			if (!ht_cli_elf_arg(&a->elfs, optarg)) {
 				return HT_EXIT_USAGE;
 			}
 			break;
 		case 'q':
-			quiet = true;
+			a->quiet = true;
 			break;
 		default:
 			return ht_cli_help_or_usage(c, usage);
 		}
 	}
-	if (optind >= argc || !output) {
+	if (optind >= argc || !a->output) {
 		return ht_cli_usage_error(usage, "%s",
-					  !output ? "-o FILE is required"
-						  : "no trace given");
+					  !a->output ? "-o FILE is required"
+						     : "no trace given");
 	}
-	if (ht_cli_elf_open(&fnames, &elfs, NULL)) {
+	return HT_CLI_GO_ON;
+}
+
+/* What was written, on stderr. Returns the exit status it makes. */
+static int tell_stats(const struct export_args *a,
+		      const struct ht_export_stats *stats)
+{
+	int status = HT_EXIT_OK;
+
+	if (nr_warnings > MAX_WARNINGS_SHOWN) {
+		fprintf(stderr, "%s: %" PRIu64 " warnings (%d shown)\n",
+			ht_cli_prog, nr_warnings, MAX_WARNINGS_SHOWN);
+	}
+	if (stats->reader_errors) {
+		fprintf(stderr,
+			"%s: %" PRIu64 " damaged parts of the input "
+			"skipped\n",
+			ht_cli_prog, stats->reader_errors);
+		status = HT_EXIT_FAIL;
+	}
+	if (!a->quiet) {
+		fprintf(
+		    stderr,
+		    "%s: %s: %" PRIu64 " events: %" PRIu64 " groups, %" PRIu64
+		    " cores, %" PRIu64 " slices, %" PRIu64 " instants, %" PRIu64
+		    " flows, %" PRIu64 " counter samples, %" PRIu64
+		    " anomalies, %" PRIu64 " bytes\n",
+		    ht_cli_prog, a->ops->name, stats->events, stats->groups,
+		    stats->cores, stats->slices, stats->instants, stats->flows,
+		    stats->counters, stats->anomalies, stats->bytes);
+	}
+	return status;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	struct export_args a = {
+	    .eopts = {.warn = warn_cb},
+	    .ops = ht_export_find("perfetto"),
+	};
+	struct ht_ctf_open_opts opts = {
+	    .flags = HT_CTF_KEEP_GOING | HT_CTF_EVENTS_ONLY,
+	    .warn = warn_cb,
+	};
+	struct ht_export_stats stats;
+	struct ht_ctf_set *set = NULL;
+	struct ht_fnames *fnames = NULL;
+	FILE *out;
+	char err[1024];
+	int ret, status;
+
+	nr_warnings = 0;
+	status = parse_options(argc, argv, &a);
+	if (status != HT_CLI_GO_ON) {
+		return status;
+	}
+	if (ht_cli_elf_open(&fnames, &a.elfs, NULL)) {
 		return HT_EXIT_FAIL;
 	}
-	eopts.fnames = fnames;
+	a.eopts.fnames = fnames;
 	status = ht_cli_open_traces(&set, argv + optind,
 				    (size_t)(argc - optind), &opts);
 	if (status) {
-		ht_fnames_destroy(fnames);
-		return status;
+		goto destroy_fnames;
 	}
-	out = strcmp(output, "-") ? fopen(output, "wb") : stdout;
+	out = strcmp(a.output, "-") ? fopen(a.output, "wb") : stdout;
 	if (!out) {
 		fprintf(stderr, "%s: cannot create '%s': %m\n", ht_cli_prog,
-			output);
+			a.output);
 		status = HT_EXIT_FAIL;
 		goto close_set;
 	}
-	ret = ht_export_run(ops, set, out, &eopts, &stats, err, sizeof(err));
+	ret =
+	    ht_export_run(a.ops, set, out, &a.eopts, &stats, err, sizeof(err));
 	if (out != stdout && fclose(out) && !ret) {
 		ret = HT_EIO;
 		snprintf(err, sizeof(err), "cannot write the output");
 	}
 	if (ret) {
-		fprintf(stderr, "%s: %s: %s\n", ht_cli_prog, output, err);
+		fprintf(stderr, "%s: %s: %s\n", ht_cli_prog, a.output, err);
 		status = HT_EXIT_FAIL;
 		goto close_set;
 	}
-	if (nr_warnings > MAX_WARNINGS_SHOWN) {
-		fprintf(stderr, "%s: %" PRIu64 " warnings (%d shown)\n",
-			ht_cli_prog, nr_warnings, MAX_WARNINGS_SHOWN);
-	}
-	if (stats.reader_errors) {
-		fprintf(stderr,
-			"%s: %" PRIu64 " damaged parts of the input "
-			"skipped\n",
-			ht_cli_prog, stats.reader_errors);
-		status = HT_EXIT_FAIL;
-	}
-	if (!quiet) {
-		fprintf(stderr,
-			"%s: %s: %" PRIu64 " events: %" PRIu64
-			" groups, %" PRIu64 " cores, %" PRIu64
-			" slices, %" PRIu64 " instants, %" PRIu64
-			" flows, %" PRIu64 " counter samples, %" PRIu64
-			" anomalies, %" PRIu64 " bytes\n",
-			ht_cli_prog, ops->name, stats.events, stats.groups,
-			stats.cores, stats.slices, stats.instants, stats.flows,
-			stats.counters, stats.anomalies, stats.bytes);
-	}
+	status = tell_stats(&a, &stats);
 close_set:
 	ht_ctf_set_close(set);
+destroy_fnames:
 	ht_fnames_destroy(fnames);
 	return status;
 }
