@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Helpers shared by the subcommands (cli.h). */
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -50,6 +51,23 @@ int ht_cli_usage_error(void (*usage)(FILE *out), const char *fmt, ...)
 	fputc('\n', stderr);
 	usage(stderr);
 	return HT_EXIT_USAGE;
+}
+
+int ht_cli_want_traces(int argc, void (*usage)(FILE *out))
+{
+	if (optind >= argc) {
+		return ht_cli_usage_error(usage, "no trace given");
+	}
+	return HT_CLI_GO_ON;
+}
+
+int ht_cli_want_no_args(int argc, char **argv, void (*usage)(FILE *out))
+{
+	if (optind < argc) {
+		return ht_cli_usage_error(usage, "unexpected argument '%s'",
+					  argv[optind]);
+	}
+	return HT_CLI_GO_ON;
 }
 
 int ht_cli_open_traces(struct ht_ctf_set **set, char **paths, size_t n,

@@ -62,6 +62,16 @@ int ht_cli_usage_error(void (*usage)(FILE *out), const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /*
+ * After the options (getopt's optind): HT_CLI_GO_ON when TRACE
+ * arguments follow, else "no trace given" and the usage
+ * (HT_EXIT_USAGE).
+ */
+int ht_cli_want_traces(int argc, void (*usage)(FILE *out));
+
+/* The same for a command that takes no argument: "unexpected argument". */
+int ht_cli_want_no_args(int argc, char **argv, void (*usage)(FILE *out));
+
+/*
  * Opens the traces under @paths (ht_ctf_set_open()). Returns HT_EXIT_OK,
  * or HT_EXIT_FAIL after a message naming what could not be read.
  */

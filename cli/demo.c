@@ -281,11 +281,7 @@ static int parse_options(int argc, char **argv, struct demo_args *a)
 			return ht_cli_help_or_usage(c, usage);
 		}
 	}
-	if (optind < argc) {
-		return ht_cli_usage_error(usage, "unexpected argument '%s'",
-					  argv[optind]);
-	}
-	return HT_CLI_GO_ON;
+	return ht_cli_want_no_args(argc, argv, usage);
 }
 
 /* The output directory, without an earlier run's traces, and the path

@@ -315,8 +315,8 @@ int cmd_info(int argc, char **argv)
 			return ht_cli_help_or_usage(c, usage);
 		}
 	}
-	if (optind >= argc) {
-		return ht_cli_usage_error(usage, "no trace given");
+	if (ht_cli_want_traces(argc, usage) != HT_CLI_GO_ON) {
+		return HT_EXIT_USAGE;
 	}
 	if (ht_cli_open_traces(&set, argv + optind, (size_t)(argc - optind),
 			       &opts)) {

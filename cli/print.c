@@ -417,10 +417,7 @@ static int parse_options(int argc, char **argv, struct print_args *a)
 			return ht_cli_help_or_usage(c, usage);
 		}
 	}
-	if (optind >= argc) {
-		return ht_cli_usage_error(usage, "no trace given");
-	}
-	return HT_CLI_GO_ON;
+	return ht_cli_want_traces(argc, usage);
 }
 
 /* Names every trace of @set the way babeltrace2 does (name_trace()). */

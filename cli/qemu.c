@@ -276,9 +276,8 @@ static int parse_options(int argc, char **argv, struct qemu_args *a)
 			return ht_cli_help_or_usage(c, usage);
 		}
 	}
-	if (optind < argc) {
-		return ht_cli_usage_error(usage, "unexpected argument '%s'",
-					  argv[optind]);
+	if (ht_cli_want_no_args(argc, argv, usage) != HT_CLI_GO_ON) {
+		return HT_EXIT_USAGE;
 	}
 	if (!a->o.capture_dir) {
 		return ht_cli_usage_error(usage, "-o CAPTURE is required");

@@ -248,10 +248,7 @@ static int parse_options(int argc, char **argv, struct states_args *a)
 			return ht_cli_help_or_usage(c, usage);
 		}
 	}
-	if (optind >= argc) {
-		return ht_cli_usage_error(usage, "no trace given");
-	}
-	return HT_CLI_GO_ON;
+	return ht_cli_want_traces(argc, usage);
 }
 
 /* The per-core tables and the message counts, after the run. Returns
