@@ -74,8 +74,8 @@ printf '%-40s %12s %12s %8s\n' "hetrace anonymous memory, 4x the events" \
 # pairs per second: 2 cores, a handshake round every 1.5 us
 cap=$work/pairs
 "$work/gen" "$cap" 2 1000000 1500 >/dev/null
-pairs=$("$HETRACE" sync "$cap" -n | awk '$1 == "core1" { print $(NF - 1) }')
-f=$(best "$HETRACE" sync "$cap" -n)
+pairs=$("$HETRACE" sync "$cap" --no-merge | awk '$1 == "core1" { print $(NF - 1) }')
+f=$(best "$HETRACE" sync "$cap" --no-merge)
 m=$(best "$HETRACE" sync "$cap" -o "$work/pairs-out" --force)
 printf '%-40s %12s %12s %8s\n' "pairs/s end to end ($pairs pairs)" "" \
 	"$(awk -v n="$pairs" -v t="${f%% *}" 'BEGIN { printf "%.2f M", n / t / 1e6 }')" ">=1M"

@@ -33,7 +33,7 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: %s [-o DIR] [--cores N] [--seconds S]\n\n"
+		"usage: %s [-o DIR] [--cores N] [--duration S]\n\n"
 		"Runs the simulated board end to end: hetrace sim, sync,\n"
 		"paths, profile, report and export, with a summary: cores,\n"
 		"events, sync quality per core, frame latencies, the late\n"
@@ -41,8 +41,9 @@ static void usage(FILE *out)
 		"options:\n"
 		"  -o, --output DIR   where the files go (default "
 		"hetrace-demo)\n"
-		"  -n, --cores N      slave cores (default 8)\n"
-		"  -s, --seconds S    how long the board runs (default 3)\n"
+		"      --cores N      slave cores (default 8)\n"
+		"  -d, --duration S   how long the board runs in seconds\n"
+		"                     (default 3; also --seconds)\n"
 		"  -h, --help         this help\n",
 		ht_cli_prog);
 }
@@ -236,89 +237,114 @@ destroy_desc:
 	return ret;
 }
 
-int cmd_demo(int argc, char **argv)
+/* What the options ask for. */
+struct demo_args {
+	const char *dir;
+	const char *cores, *seconds; /* passed on to sim */
+};
+
+/* The files the steps write and read, under the output directory. */
+struct demo_files {
+	char capture[4096], synced[4096], sync_json[4096], paths_file[4096];
+	char report[4096], perfetto[4096];
+	char self[4096]; /* this program: its symbols name the functions */
+};
+
+/* Returns HT_CLI_GO_ON when the command goes on, else its exit status. */
+static int parse_options(int argc, char **argv, struct demo_args *a)
 {
+	enum { OPT_CORES = 256 };
 	static const struct option longopts[] = {
 	    {"output", required_argument, NULL, 'o'},
-	    {"cores", required_argument, NULL, 'n'},
-	    {"seconds", required_argument, NULL, 's'},
+	    {"cores", required_argument, NULL, OPT_CORES},
+	    {"duration", required_argument, NULL, 'd'},
+	    {"seconds", required_argument, NULL, 'd'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *dir = "hetrace-demo", *cores = "8", *seconds = "3";
-	const struct ht_embedded_file *paths_yaml;
-	char capture[4096], synced[4096], sync_json[4096], paths_file[4096];
-	char report[4096], perfetto[4096], self[4096];
-	ssize_t n;
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:n:s:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:d:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
-			dir = optarg;
+			a->dir = optarg;
 			break;
-		case 'n':
-			cores = optarg;
+		/* sim checks them: a value it refuses is a failing step */
+		case OPT_CORES:
+			a->cores = optarg;
 			break;
-		case 's':
-			seconds = optarg;
+		case 'd':
+			a->seconds = optarg;
 			break;
-		case 'h':
-			usage(stdout);
-			return HT_EXIT_OK;
 		default:
-			usage(stderr);
-			return HT_EXIT_USAGE;
+			return ht_cli_help_or_usage(c, usage);
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "%s: unexpected argument '%s'\n", ht_cli_prog,
-			argv[optind]);
-		usage(stderr);
-		return HT_EXIT_USAGE;
-	}
-	if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
-		fprintf(stderr, "%s: cannot create %s: %s\n", ht_cli_prog, dir,
-			strerror(errno));
+	return ht_cli_want_no_args(argc, argv, usage);
+}
+
+/* The output directory, without an earlier run's traces, and the path
+ * description the frames summary and the report read. */
+static int prepare(const struct demo_args *a, struct demo_files *f)
+{
+	const struct ht_embedded_file *paths_yaml;
+	ssize_t n;
+
+	if (mkdir(a->dir, 0777) < 0 && errno != EEXIST) {
+		fprintf(stderr, "%s: cannot create %s: %s\n", ht_cli_prog,
+			a->dir, strerror(errno));
 		return HT_EXIT_FAIL;
 	}
-	snprintf(capture, sizeof(capture), "%s/capture", dir);
-	snprintf(synced, sizeof(synced), "%s/synced", dir);
-	snprintf(sync_json, sizeof(sync_json), "%s/sync.json", dir);
-	snprintf(paths_file, sizeof(paths_file), "%s/frame-paths.yaml", dir);
-	snprintf(report, sizeof(report), "%s/report.html", dir);
-	snprintf(perfetto, sizeof(perfetto), "%s/trace.perfetto-trace", dir);
+	snprintf(f->capture, sizeof(f->capture), "%s/capture", a->dir);
+	snprintf(f->synced, sizeof(f->synced), "%s/synced", a->dir);
+	snprintf(f->sync_json, sizeof(f->sync_json), "%s/sync.json", a->dir);
+	snprintf(f->paths_file, sizeof(f->paths_file), "%s/frame-paths.yaml",
+		 a->dir);
+	snprintf(f->report, sizeof(f->report), "%s/report.html", a->dir);
+	snprintf(f->perfetto, sizeof(f->perfetto), "%s/trace.perfetto-trace",
+		 a->dir);
 
 	/* The files of an earlier run would make the steps refuse. */
-	if (remove_tree(capture) < 0 || remove_tree(synced) < 0) {
+	if (remove_tree(f->capture) < 0 || remove_tree(f->synced) < 0) {
 		fprintf(stderr,
 			"%s: cannot remove the files of an earlier "
 			"run under %s: %s\n",
-			ht_cli_prog, dir, strerror(errno));
+			ht_cli_prog, a->dir, strerror(errno));
 		return HT_EXIT_FAIL;
 	}
 	/* The slaves' Sobel code is in this binary: its symbols name the
 	 * function slices of the report and the export. */
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	n = readlink("/proc/self/exe", f->self, sizeof(f->self) - 1);
 	if (n <= 0) {
 		fprintf(stderr, "%s: cannot find this program's file: %s\n",
 			ht_cli_prog, strerror(errno));
 		return HT_EXIT_FAIL;
 	}
-	self[n] = '\0';
+	f->self[n] = '\0';
 	paths_yaml = ht_embedded_find(PATHS_NAME);
 	if (!paths_yaml ||
-	    write_file(paths_file, paths_yaml->data, paths_yaml->size) < 0) {
+	    write_file(f->paths_file, paths_yaml->data, paths_yaml->size) < 0) {
 		fprintf(stderr, "%s: cannot write %s\n", ht_cli_prog,
-			paths_file);
+			f->paths_file);
 		return HT_EXIT_FAIL;
 	}
+	return HT_EXIT_OK;
+}
 
+/* sim, sync, the frames, profile, report, export: each prints its
+ * command line and its output; the first that fails ends the demo. */
+static int run_steps(const struct demo_args *a, struct demo_files *f)
+{
 	{
-		char *av[] = {"sim",	       "-o",	      capture,
-			      "--cores",       (char *)cores, "--seconds",
-			      (char *)seconds, NULL};
+		char *av[] = {"sim",
+			      "-o",
+			      f->capture,
+			      "--cores",
+			      (char *)a->cores,
+			      "--seconds",
+			      (char *)a->seconds,
+			      NULL};
 
 		if (step("the board: a master and its slaves record a capture",
 			 cmd_sim, av) != HT_EXIT_OK) {
@@ -326,8 +352,8 @@ int cmd_demo(int argc, char **argv)
 		}
 	}
 	{
-		char *av[] = {"sync",	  capture,   "-o", synced,
-			      "--report", sync_json, NULL};
+		char *av[] = {"sync",	  f->capture,	"-o", f->synced,
+			      "--report", f->sync_json, NULL};
 
 		if (step("one clock: the convex-hull fit per core, one merged "
 			 "trace",
@@ -335,12 +361,12 @@ int cmd_demo(int argc, char **argv)
 			return HT_EXIT_FAIL;
 		}
 	}
-	if (frames_summary(paths_file, synced) < 0) {
+	if (frames_summary(f->paths_file, f->synced) < 0) {
 		return HT_EXIT_FAIL;
 	}
 	{
-		char *av[] = {"profile", synced, "--elf", self, "--core",
-			      "dsp0",	 "-n",	 "5",	  NULL};
+		char *av[] = {"profile", f->synced, "--elf", f->self, "--core",
+			      "dsp0",	 "-n",	    "5",     NULL};
 
 		if (step("the function profile of one slave "
 			 "(-finstrument-functions)",
@@ -349,22 +375,47 @@ int cmd_demo(int argc, char **argv)
 		}
 	}
 	{
-		char *av[] = {"report",	  "-o",	    report,    "--paths",
-			      paths_file, "--sync", sync_json, "--elf",
-			      self,	  synced,   NULL};
+		char *av[] = {"report",	     "-o",	f->report,    "--paths",
+			      f->paths_file, "--sync",	f->sync_json, "--elf",
+			      f->self,	     f->synced, NULL};
 
 		if (step("the HTML report", cmd_report, av) != HT_EXIT_OK) {
 			return HT_EXIT_FAIL;
 		}
 	}
 	{
-		char *av[] = {"export", synced,	 "-f", "perfetto", "-o",
-			      perfetto, "--elf", self, NULL};
+		char *av[] = {"export",	   f->synced, "-f",    "perfetto", "-o",
+			      f->perfetto, "--elf",   f->self, NULL};
 
 		if (step("the Perfetto trace (open it in ui.perfetto.dev)",
 			 cmd_export, av) != HT_EXIT_OK) {
 			return HT_EXIT_FAIL;
 		}
+	}
+	return HT_EXIT_OK;
+}
+
+int cmd_demo(int argc, char **argv)
+{
+	struct demo_args a = {
+	    .dir = "hetrace-demo",
+	    .cores = "8",
+	    .seconds = "3",
+	};
+	struct demo_files f;
+	int ret;
+
+	ret = parse_options(argc, argv, &a);
+	if (ret != HT_CLI_GO_ON) {
+		return ret;
+	}
+	ret = prepare(&a, &f);
+	if (ret) {
+		return ret;
+	}
+	ret = run_steps(&a, &f);
+	if (ret) {
+		return ret;
 	}
 	printf("\n== files\n"
 	       "%s      one CTF trace per core, truth.json\n"
@@ -372,6 +423,7 @@ int cmd_demo(int argc, char **argv)
 	       "%s    the fit per core\n"
 	       "%s  the HTML report\n"
 	       "%s  for Perfetto\n",
-	       capture, synced, synced, sync_json, report, perfetto);
+	       f.capture, f.synced, f.synced, f.sync_json, f.report,
+	       f.perfetto);
 	return HT_EXIT_OK;
 }

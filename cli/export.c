@@ -15,10 +15,8 @@
 #include "host/ctf/ctf-reader.h"
 #include "common/error.h"
 #include "host/export/export.h"
-#include "host/analysis/func-names.h"
 
 #define MAX_WARNINGS_SHOWN 20
-#define MAX_ELFS 64
 
 static uint64_t nr_warnings;
 
@@ -65,7 +63,17 @@ static void warn_cb(void *arg, const char *msg)
 	}
 }
 
-int cmd_export(int argc, char **argv)
+/* What the options ask for. */
+struct export_args {
+	struct ht_export_opts eopts;
+	const struct ht_export_ops *ops;
+	const char *output;
+	struct ht_cli_elfs elfs;
+	bool quiet;
+};
+
+/* Returns HT_CLI_GO_ON when the command goes on, else its exit status. */
+static int parse_options(int argc, char **argv, struct export_args *a)
 {
 	static const struct option longopts[] = {
 	    {"format", required_argument, NULL, 'f'},
@@ -76,151 +84,135 @@ int cmd_export(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	struct ht_ctf_open_opts opts = {
-	    .flags = HT_CTF_KEEP_GOING | HT_CTF_EVENTS_ONLY,
-	    .warn = warn_cb,
-	};
-	struct ht_export_opts eopts = {.warn = warn_cb};
-	const struct ht_export_ops *ops = ht_export_find("perfetto");
-	struct ht_export_stats stats;
-	struct ht_ctf_set *set = NULL;
-	const char *output = NULL;
-	struct ht_fnames *fnames = NULL;
-	const char *elfs[MAX_ELFS];
-	size_t nr_elfs = 0;
-	bool quiet = false;
-	FILE *out;
-	char err[1024];
-	int c, ret, status = HT_EXIT_OK;
+	uint64_t v;
+	int c;
 
 	optind = 1;
-	nr_warnings = 0;
 	while ((c = getopt_long(argc, argv, "f:o:w:e:qh", longopts, NULL)) !=
 	       -1) {
 		switch (c) {
 		case 'f':
-			ops = ht_export_find(optarg);
-			if (!ops) {
-				fprintf(stderr, "%s: unknown format '%s'\n",
-					ht_cli_prog, optarg);
-				usage(stderr);
-				return HT_EXIT_USAGE;
+			a->ops = ht_export_find(optarg);
+			if (!a->ops) {
+				return ht_cli_usage_error(
+				    usage, "unknown format '%s'", optarg);
 			}
 			break;
 		case 'o':
-			output = optarg;
+			a->output = optarg;
 			break;
-		case 'w': {
-			uint64_t v;
-
+		case 'w':
 			if (!ht_cli_uint_arg("window", optarg, 1, INT64_MAX,
-					     "ns, > 0", &v)) {
+					     "a period in ns", &v)) {
 				return HT_EXIT_USAGE;
 			}
-			eopts.counter_window_ns = (int64_t)v;
+			a->eopts.counter_window_ns = (int64_t)v;
 			break;
-		}
 		case 'e':
-			if (!strchr(optarg, '=') ? !*optarg
-						 : !strchr(optarg, '=')[1]) {
-				fprintf(stderr,
-					"%s: bad --elf value '%s' "
-					"([CORE=]FILE)\n",
-					ht_cli_prog, optarg);
-				return HT_EXIT_USAGE;
-			}
-			if (nr_elfs == MAX_ELFS) {
-				fprintf(stderr, "%s: more than %d --elf\n",
-					ht_cli_prog, MAX_ELFS);
-				return HT_EXIT_USAGE;
-			}
 			/* opened once the options are known to be right */
-			elfs[nr_elfs++] = optarg;
+			if (!ht_cli_elf_arg(&a->elfs, optarg)) {
+				return HT_EXIT_USAGE;
+			}
 			break;
 		case 'q':
-			quiet = true;
+			a->quiet = true;
 			break;
-		case 'h':
-			usage(stdout);
-			return HT_EXIT_OK;
 		default:
-			usage(stderr);
-			return HT_EXIT_USAGE;
+			return ht_cli_help_or_usage(c, usage);
 		}
 	}
-	if (optind >= argc || !output) {
-		if (!output) {
-			fprintf(stderr, "%s: -o FILE is required\n",
-				ht_cli_prog);
-		}
-		usage(stderr);
-		return HT_EXIT_USAGE;
+	if (optind >= argc || !a->output) {
+		return ht_cli_usage_error(usage, "%s",
+					  !a->output ? "-o FILE is required"
+						     : "no trace given");
 	}
-	if (nr_elfs) {
-		size_t i;
+	return HT_CLI_GO_ON;
+}
 
-		if (ht_fnames_create(&fnames)) {
-			fprintf(stderr, "%s: out of memory\n", ht_cli_prog);
-			return HT_EXIT_FAIL;
-		}
-		for (i = 0; i < nr_elfs; i++) {
-			ret = ht_fnames_add(fnames, elfs[i], err, sizeof(err));
-			if (ret) {
-				fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
-				ht_fnames_destroy(fnames);
-				return HT_EXIT_FAIL;
-			}
-		}
+/* What was written, on stderr. Returns the exit status it makes. */
+static int tell_stats(const struct export_args *a,
+		      const struct ht_export_stats *stats)
+{
+	int status = HT_EXIT_OK;
+
+	if (nr_warnings > MAX_WARNINGS_SHOWN) {
+		fprintf(stderr, "%s: %" PRIu64 " warnings (%d shown)\n",
+			ht_cli_prog, nr_warnings, MAX_WARNINGS_SHOWN);
 	}
-	eopts.fnames = fnames;
-	ret = ht_ctf_set_open(&set, (const char *const *)argv + optind,
-			      argc - optind, &opts, err, sizeof(err));
-	if (ret) {
-		fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
-		ht_fnames_destroy(fnames);
+	if (stats->reader_errors) {
+		fprintf(stderr,
+			"%s: %" PRIu64 " damaged parts of the input "
+			"skipped\n",
+			ht_cli_prog, stats->reader_errors);
+		status = HT_EXIT_FAIL;
+	}
+	if (!a->quiet) {
+		fprintf(
+		    stderr,
+		    "%s: %s: %" PRIu64 " events: %" PRIu64 " groups, %" PRIu64
+		    " cores, %" PRIu64 " slices, %" PRIu64 " instants, %" PRIu64
+		    " flows, %" PRIu64 " counter samples, %" PRIu64
+		    " anomalies, %" PRIu64 " bytes\n",
+		    ht_cli_prog, a->ops->name, stats->events, stats->groups,
+		    stats->cores, stats->slices, stats->instants, stats->flows,
+		    stats->counters, stats->anomalies, stats->bytes);
+	}
+	return status;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	struct export_args a = {
+	    .eopts = {.warn = warn_cb},
+	    .ops = ht_export_find("perfetto"),
+	};
+	struct ht_ctf_open_opts opts = {
+	    .flags = HT_CTF_KEEP_GOING | HT_CTF_EVENTS_ONLY,
+	    .warn = warn_cb,
+	};
+	struct ht_export_stats stats;
+	struct ht_ctf_set *set = NULL;
+	struct ht_fnames *fnames = NULL;
+	FILE *out;
+	char err[1024];
+	int ret, status;
+
+	nr_warnings = 0;
+	status = parse_options(argc, argv, &a);
+	if (status != HT_CLI_GO_ON) {
+		return status;
+	}
+	if (ht_cli_elf_open(&fnames, &a.elfs, NULL)) {
 		return HT_EXIT_FAIL;
 	}
-	out = strcmp(output, "-") ? fopen(output, "wb") : stdout;
+	a.eopts.fnames = fnames;
+	status = ht_cli_open_traces(&set, argv + optind,
+				    (size_t)(argc - optind), &opts);
+	if (status) {
+		goto destroy_fnames;
+	}
+	out = strcmp(a.output, "-") ? fopen(a.output, "wb") : stdout;
 	if (!out) {
 		fprintf(stderr, "%s: cannot create '%s': %m\n", ht_cli_prog,
-			output);
+			a.output);
 		status = HT_EXIT_FAIL;
 		goto close_set;
 	}
-	ret = ht_export_run(ops, set, out, &eopts, &stats, err, sizeof(err));
+	ret =
+	    ht_export_run(a.ops, set, out, &a.eopts, &stats, err, sizeof(err));
 	if (out != stdout && fclose(out) && !ret) {
 		ret = HT_EIO;
 		snprintf(err, sizeof(err), "cannot write the output");
 	}
 	if (ret) {
-		fprintf(stderr, "%s: %s: %s\n", ht_cli_prog, output, err);
+		fprintf(stderr, "%s: %s: %s\n", ht_cli_prog, a.output, err);
 		status = HT_EXIT_FAIL;
 		goto close_set;
 	}
-	if (nr_warnings > MAX_WARNINGS_SHOWN) {
-		fprintf(stderr, "%s: %" PRIu64 " warnings (%d shown)\n",
-			ht_cli_prog, nr_warnings, MAX_WARNINGS_SHOWN);
-	}
-	if (stats.reader_errors) {
-		fprintf(stderr,
-			"%s: %" PRIu64 " damaged parts of the input "
-			"skipped\n",
-			ht_cli_prog, stats.reader_errors);
-		status = HT_EXIT_FAIL;
-	}
-	if (!quiet) {
-		fprintf(stderr,
-			"%s: %s: %" PRIu64 " events: %" PRIu64
-			" groups, %" PRIu64 " cores, %" PRIu64
-			" slices, %" PRIu64 " instants, %" PRIu64
-			" flows, %" PRIu64 " counter samples, %" PRIu64
-			" anomalies, %" PRIu64 " bytes\n",
-			ht_cli_prog, ops->name, stats.events, stats.groups,
-			stats.cores, stats.slices, stats.instants, stats.flows,
-			stats.counters, stats.anomalies, stats.bytes);
-	}
+	status = tell_stats(&a, &stats);
 close_set:
 	ht_ctf_set_close(set);
+destroy_fnames:
 	ht_fnames_destroy(fnames);
 	return status;
 }

@@ -8,6 +8,7 @@
  */
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,9 +34,9 @@ static void usage(FILE *out)
 	    "largest bound width over the pairs, the linear pieces and\n"
 	    "the rejected (too fast) pairs by input line.\n\n"
 	    "options:\n"
-	    "  -r, --reference N   reference node (default 0)\n"
+	    "      --reference N   reference node (default 0)\n"
 	    "  -R, --rate N=HZ     nominal rate of node N (for drift in ppm)\n"
-	    "  -w, --window N      pairs each side when judging a pair "
+	    "      --window N      pairs each side when judging a pair "
 	    "too fast (8)\n"
 	    "      --no-outliers   never exclude pairs\n"
 	    "      --no-piecewise  never split into pieces\n"
@@ -158,101 +159,123 @@ static void print_fit(const struct ht_sync_fit *f, const size_t *lines)
 	}
 }
 
-static int parse_rate(const char *arg, unsigned *node, uint64_t *hz)
+/* --rate NODE=HZ. */
+static bool parse_rate(const char *arg, unsigned *node, uint64_t *hz)
 {
-	char *end;
-	unsigned long n = strtoul(arg, &end, 10);
-	unsigned long long r;
+	const char *eq = strchr(arg, '=');
+	char num[24];
+	uint64_t n;
 
-	if (end == arg || *end != '=') {
-		return -1;
+	if (eq && (size_t)(eq - arg) < sizeof(num)) {
+		memcpy(num, arg, (size_t)(eq - arg));
+		num[eq - arg] = '\0';
 	}
-	arg = end + 1;
-	r = strtoull(arg, &end, 10);
-	if (end == arg || *end || r == 0) {
-		return -1;
+	if (!eq || (size_t)(eq - arg) >= sizeof(num) ||
+	    !ht_cli_uint_value(num, 0, UINT_MAX, &n) ||
+	    !ht_cli_uint_value(eq + 1, 1, UINT64_MAX - 1, hz)) {
+		fprintf(stderr,
+			"%s: --rate: expected NODE=HZ (a node, a clock rate "
+			"of 1 Hz or more), got '%s'\n",
+			ht_cli_prog, arg);
+		return false;
 	}
 	*node = (unsigned)n;
-	*hz = r;
-	return 0;
+	return true;
 }
 
-int cmd_hull(int argc, char **argv)
+/* What the options ask for. */
+struct hull_args {
+	struct ht_sync_options opts;
+	struct {
+		unsigned node;
+		uint64_t hz;
+	} rates[64];
+	unsigned nr_rates;
+	unsigned reference;
+};
+
+/* Returns HT_CLI_GO_ON when the command goes on, else its exit status. */
+static int parse_options(int argc, char **argv, struct hull_args *a)
 {
-	enum { OPT_NO_OUTLIERS = 256, OPT_NO_PIECEWISE };
+	enum {
+		OPT_NO_OUTLIERS = 256,
+		OPT_NO_PIECEWISE,
+		OPT_REFERENCE,
+		OPT_WINDOW
+	};
 	static const struct option longopts[] = {
-	    {"reference", required_argument, NULL, 'r'},
+	    {"reference", required_argument, NULL, OPT_REFERENCE},
 	    {"rate", required_argument, NULL, 'R'},
-	    {"window", required_argument, NULL, 'w'},
+	    {"window", required_argument, NULL, OPT_WINDOW},
 	    {"no-outliers", no_argument, NULL, OPT_NO_OUTLIERS},
 	    {"no-piecewise", no_argument, NULL, OPT_NO_PIECEWISE},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	struct ht_sync_options opts = {0};
-	struct {
-		unsigned node;
-		uint64_t hz;
-	} rates[64];
-	unsigned nr_rates = 0, reference = 0, i, nodes;
+	uint64_t v;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "R:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_REFERENCE:
+			if (!ht_cli_uint_arg("reference", optarg, 0, UINT_MAX,
+					     "a node", &v)) {
+				return HT_EXIT_USAGE;
+			}
+			a->reference = (unsigned)v;
+			break;
+		case 'R':
+			if (a->nr_rates == 64) {
+				fprintf(stderr, "%s: --rate: more than 64\n",
+					ht_cli_prog);
+				return HT_EXIT_USAGE;
+			}
+			if (!parse_rate(optarg, &a->rates[a->nr_rates].node,
+					&a->rates[a->nr_rates].hz)) {
+				return HT_EXIT_USAGE;
+			}
+			a->nr_rates++;
+			break;
+		case OPT_WINDOW:
+			if (!ht_cli_uint_arg("window", optarg, 1, 1000,
+					     "a number of pairs", &v)) {
+				return HT_EXIT_USAGE;
+			}
+			a->opts.outlier_window = (unsigned)v;
+			break;
+		case OPT_NO_OUTLIERS:
+			a->opts.no_outliers = true;
+			break;
+		case OPT_NO_PIECEWISE:
+			a->opts.no_piecewise = true;
+			break;
+		default:
+			return ht_cli_help_or_usage(c, usage);
+		}
+	}
+	if (argc - optind > 1) {
+		return ht_cli_usage_error(usage,
+					  "one FILE expected, got also '%s'",
+					  argv[optind + 1]);
+	}
+	return HT_CLI_GO_ON;
+}
+
+int cmd_hull(int argc, char **argv)
+{
+	struct hull_args a = {0};
 	struct ht_sync_set *set = NULL;
 	const char *name = "<stdin>";
 	size_t *lines = NULL;
 	char err[512];
 	FILE *in = stdin;
-	int c, ret, status = HT_EXIT_OK;
-	char *end;
+	unsigned i, nodes;
+	int ret, status = HT_EXIT_OK;
 
-	while ((c = getopt_long(argc, argv, "r:R:w:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'r':
-			reference = (unsigned)strtoul(optarg, &end, 10);
-			if (end == optarg || *end) {
-				fprintf(stderr, "%s: bad --reference '%s'\n",
-					ht_cli_prog, optarg);
-				return HT_EXIT_USAGE;
-			}
-			break;
-		case 'R':
-			if (nr_rates == 64 ||
-			    parse_rate(optarg, &rates[nr_rates].node,
-				       &rates[nr_rates].hz)) {
-				fprintf(
-				    stderr,
-				    "%s: bad --rate '%s' (expected NODE=HZ)\n",
-				    ht_cli_prog, optarg);
-				return HT_EXIT_USAGE;
-			}
-			nr_rates++;
-			break;
-		case 'w':
-			opts.outlier_window =
-			    (unsigned)strtoul(optarg, &end, 10);
-			if (end == optarg || *end || opts.outlier_window == 0 ||
-			    opts.outlier_window > 1000) {
-				fprintf(stderr,
-					"%s: bad --window '%s' (1 to 1000)\n",
-					ht_cli_prog, optarg);
-				return HT_EXIT_USAGE;
-			}
-			break;
-		case OPT_NO_OUTLIERS:
-			opts.no_outliers = true;
-			break;
-		case OPT_NO_PIECEWISE:
-			opts.no_piecewise = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return HT_EXIT_OK;
-		default:
-			usage(stderr);
-			return HT_EXIT_USAGE;
-		}
-	}
-	if (argc - optind > 1) {
-		usage(stderr);
-		return HT_EXIT_USAGE;
+	ret = parse_options(argc, argv, &a);
+	if (ret != HT_CLI_GO_ON) {
+		return ret;
 	}
 	if (optind < argc && strcmp(argv[optind], "-")) {
 		name = argv[optind];
@@ -272,35 +295,35 @@ int cmd_hull(int argc, char **argv)
 		return HT_EXIT_FAIL;
 	}
 	nodes = ht_sync_nr_nodes(set);
-	if (reference >= nodes) {
+	if (a.reference >= nodes) {
 		fprintf(stderr,
 			"%s: %s: reference %u is not a node (0 to %u)\n",
-			ht_cli_prog, name, reference, nodes - 1);
+			ht_cli_prog, name, a.reference, nodes - 1);
 		status = HT_EXIT_FAIL;
 		goto out;
 	}
-	for (i = 0; i < nr_rates; i++) {
-		if (ht_sync_set_rate(set, rates[i].node, rates[i].hz)) {
+	for (i = 0; i < a.nr_rates; i++) {
+		if (ht_sync_set_rate(set, a.rates[i].node, a.rates[i].hz)) {
 			fprintf(stderr,
 				"%s: --rate: %u is not a node (0 to %u)\n",
-				ht_cli_prog, rates[i].node, nodes - 1);
+				ht_cli_prog, a.rates[i].node, nodes - 1);
 			status = HT_EXIT_USAGE;
 			goto out;
 		}
 	}
-	ret = ht_sync_solve(set, reference, &opts);
+	ret = ht_sync_solve(set, a.reference, &a.opts);
 	if (ret) {
 		fprintf(stderr, "%s: %s: %s\n", ht_cli_prog, name,
 			ht_sync_last_error(set));
 		status = HT_EXIT_FAIL;
 		goto out;
 	}
-	printf("%u nodes, reference %u, %zu messages\n", nodes, reference,
+	printf("%u nodes, reference %u, %zu messages\n", nodes, a.reference,
 	       ht_sync_nr_messages(set));
 	for (i = 0; i < nodes; i++) {
 		const struct ht_sync_fit *f = ht_sync_get_fit(set, i);
 
-		if (i == reference) {
+		if (i == a.reference) {
 			continue;
 		}
 		print_fit(f, lines);

@@ -109,8 +109,7 @@ static int scan_stream(struct ht_ctf_set *set, const struct ht_ctf_stream *s,
 	st->stream = s;
 	while ((ret = ht_ctf_stream_scan(set, s, &ops)) != 0) {
 		if (st->nomem) {
-			fprintf(stderr, "%s: out of memory\n", ht_cli_prog);
-			return HT_EXIT_FAIL;
+			return ht_cli_nomem();
 		}
 		fprintf(stderr, "%s: %s\n", ht_cli_prog, ht_ctf_set_error(set));
 		status = HT_EXIT_FAIL;
@@ -293,52 +292,41 @@ int cmd_info(int argc, char **argv)
 	struct ht_ctf_set *set = NULL;
 	struct stream_stats *stats = NULL;
 	unsigned top = 10;
-	char err[1024];
 	size_t nstreams, t, i;
-	int c, ret, status = HT_EXIT_OK;
+	int c, status = HT_EXIT_OK;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "n:kh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n': {
-			char *end;
-			unsigned long v = strtoul(optarg, &end, 10);
+			uint64_t v;
 
-			if (*end || !*optarg || v > 1000000) {
-				fprintf(stderr, "%s: bad --top value '%s'\n",
-					ht_cli_prog, optarg);
+			if (!ht_cli_uint_arg("top", optarg, 0, 1000000,
+					     "a number of event types", &v)) {
 				return HT_EXIT_USAGE;
 			}
-			top = v;
+			top = (unsigned)v;
 			break;
 		}
 		case 'k':
 			opts.flags |= HT_CTF_KEEP_GOING;
 			break;
-		case 'h':
-			usage(stdout);
-			return HT_EXIT_OK;
 		default:
-			usage(stderr);
-			return HT_EXIT_USAGE;
+			return ht_cli_help_or_usage(c, usage);
 		}
 	}
-	if (optind >= argc) {
-		usage(stderr);
+	if (ht_cli_want_traces(argc, usage) != HT_CLI_GO_ON) {
 		return HT_EXIT_USAGE;
 	}
-	ret = ht_ctf_set_open(&set, (const char *const *)argv + optind,
-			      argc - optind, &opts, err, sizeof(err));
-	if (ret) {
-		fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
+	if (ht_cli_open_traces(&set, argv + optind, (size_t)(argc - optind),
+			       &opts)) {
 		return HT_EXIT_FAIL;
 	}
 	nstreams = count_streams(set);
 	stats = calloc(nstreams + 1, sizeof(*stats));
 	if (!stats) {
-		fprintf(stderr, "%s: out of memory\n", ht_cli_prog);
 		ht_ctf_set_close(set);
-		return HT_EXIT_FAIL;
+		return ht_cli_nomem();
 	}
 	for (t = 0; t < ht_ctf_set_nr_traces(set); t++) {
 		const struct ht_ctf_trace *tr = ht_ctf_set_trace(set, t);

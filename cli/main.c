@@ -30,34 +30,78 @@ static void usage(FILE *out)
 		fprintf(out, "  %-10s %s\n", commands[i].name,
 			commands[i].help);
 	}
-	fprintf(out, "\n'hetrace COMMAND --help' describes a command.\n");
+	fprintf(out, "\n'hetrace help COMMAND' or 'hetrace COMMAND --help' "
+		     "describes a command.\n");
+}
+
+static const struct command *find_command(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (!strcmp(name, commands[i].name)) {
+			return &commands[i];
+		}
+	}
+	return NULL;
+}
+
+static int run(const struct command *cmd, int argc, char **argv)
+{
+	static char prog[64];
+
+	snprintf(prog, sizeof(prog), "hetrace %s", cmd->name);
+	ht_cli_prog = prog;
+	return cmd->run(argc, argv);
+}
+
+/* hetrace help [COMMAND]: the general help, or COMMAND's. */
+static int help(int argc, char **argv)
+{
+	const struct command *cmd;
+	char *args[3];
+
+	if (argc < 3) {
+		usage(stdout);
+		return HT_EXIT_OK;
+	}
+	cmd = find_command(argv[2]);
+	if (!cmd || argc > 3) {
+		fprintf(stderr, "hetrace help: %s '%s'\n\n",
+			cmd ? "one command expected, got also"
+			    : "unknown command",
+			argv[cmd ? 3 : 2]);
+		usage(stderr);
+		return HT_EXIT_USAGE;
+	}
+	args[0] = argv[2];
+	args[1] = "--help";
+	args[2] = NULL;
+	return run(cmd, 2, args);
 }
 
 int main(int argc, char **argv)
 {
-	static char prog[64];
-	size_t i;
+	const struct command *cmd;
 
 	if (argc < 2) {
 		usage(stderr);
 		return HT_EXIT_USAGE;
 	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
-	    !strcmp(argv[1], "help")) {
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(stdout);
 		return HT_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "help")) {
+		return help(argc, argv);
 	}
 	if (!strcmp(argv[1], "--version")) {
 		printf("hetrace 0.1\n");
 		return HT_EXIT_OK;
 	}
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
-		if (!strcmp(argv[1], commands[i].name)) {
-			snprintf(prog, sizeof(prog), "hetrace %s",
-				 commands[i].name);
-			ht_cli_prog = prog;
-			return commands[i].run(argc - 1, argv + 1);
-		}
+	cmd = find_command(argv[1]);
+	if (cmd) {
+		return run(cmd, argc - 1, argv + 1);
 	}
 	fprintf(stderr, "hetrace: unknown command '%s'\n\n", argv[1]);
 	usage(stderr);

@@ -15,9 +15,7 @@
 #include "cli.h"
 #include "host/ctf/ctf-reader.h"
 #include "common/error.h"
-#include "host/analysis/functions.h"
 #include "host/ctf/pretty.h"
-#include "host/analysis/symbols.h"
 
 /* Output is written in chunks of about this size. */
 #define FLUSH_BYTES (1u << 20)
@@ -257,18 +255,8 @@ static int flush_out(struct ht_pretty *pretty)
 }
 
 /* --elf: function names after the addresses of function records. */
-struct elf_arg {
-	const char *core; /* NULL: every core without its own */
-	const char *path;
-	struct ht_symbols *sy;
-};
-
 struct fnames {
-	struct ht_ctf_set *scan; /* the first pass (the tracker points in) */
-	struct ht_funcs *funcs;
-	const struct ht_funcs_core **by_stream; /* by stream index */
-	bool *trusted; /* by stream index: every function address named */
-	size_t nr_streams;
+	struct ht_fnames *fn;
 	char buf[1024];
 };
 
@@ -284,130 +272,48 @@ static bool fn_wants(void *arg, const struct ht_ctf_event_class *cls)
 	return !strcmp(n, "func_entry") || !strcmp(n, "func_exit");
 }
 
-/* "name at file:line" (or "name+0xoff at ...") of @addr into x->buf. */
-static const char *fn_describe(struct fnames *x, const struct ht_funcs_core *c,
-			       uint64_t addr, const char *name)
-{
-	struct ht_sym sym;
-	uint64_t saved = ht_symbols_bias(c->syms);
-	bool found;
-	int n;
-
-	ht_symbols_set_bias(c->syms, c->bias);
-	found = ht_symbols_lookup(c->syms, addr, &sym);
-	ht_symbols_set_bias(c->syms, saved);
-	if (!name) {
-		if (!found || !sym.name) {
-			return NULL;
-		}
-		n = snprintf(x->buf, sizeof(x->buf), "%s+0x%llx", sym.name,
-			     (unsigned long long)sym.offset);
-	} else {
-		n = snprintf(x->buf, sizeof(x->buf), "%s", name);
-	}
-	if (found && sym.file && n > 0 && (size_t)n < sizeof(x->buf)) {
-		const char *base = strrchr(sym.file, '/');
-
-		snprintf(x->buf + n, sizeof(x->buf) - n, " at %s:%d",
-			 base ? base + 1 : sym.file, sym.line);
-	}
-	return x->buf;
-}
-
 static const char *fn_note(void *arg, const struct ht_ctf_msg *msg,
 			   const struct ht_ctf_field *f)
 {
 	struct fnames *x = arg;
-	unsigned si = msg->stream->index;
-	const struct ht_funcs_core *c;
 
-	if (si >= x->nr_streams || !(c = x->by_stream[si]) || !c->syms ||
-	    !f->name) {
+	if (!f->name) {
 		return NULL;
 	}
 	if (!strcmp(f->name, "addr")) {
-		const char *name = ht_funcs_name(x->funcs, c, f->v.u);
-
-		/* never a wrong name: only exact function starts */
-		return name ? fn_describe(x, c, f->v.u, name) : NULL;
+		return ht_fnames_describe(x->fn, msg, f->v.u, false, x->buf,
+					  sizeof(x->buf));
 	}
-	if (!strcmp(f->name, "call_site") && x->trusted[si]) {
-		/* inside a function: only when this ELF named every
-		 * function of the core (it is the traced program) */
-		return fn_describe(x, c, f->v.u, NULL);
+	if (!strcmp(f->name, "call_site")) {
+		return ht_fnames_describe(x->fn, msg, f->v.u, true, x->buf,
+					  sizeof(x->buf));
 	}
 	return NULL;
 }
 
 /*
- * Reads the traces once through the function tracker: it learns each
- * core's func_base and function addresses, so that the names (and a
- * guessed load bias) are right from the first record of the printing
- * pass. Warns when an ELF names few of a core's functions.
+ * Reads the traces once to learn each core's func_base and function
+ * addresses, so that the names (and a guessed load bias) are right
+ * from the first record of the printing pass; says which ELF files do
+ * not name the traced functions.
  */
 static int fn_prepare(struct fnames *x, const char *const *paths, size_t n,
-		      const struct ht_ctf_open_opts *oo, size_t nr_streams)
+		      const struct ht_ctf_open_opts *oo)
 {
-	struct ht_ctf_set *set;
-	struct ht_ctf_msg msg;
+	struct ht_funcs *funcs = ht_fnames_funcs(x->fn);
 	char err[1024];
 	size_t i;
 	int ret;
 
-	ret = ht_ctf_set_open(&x->scan, paths, n, oo, err, sizeof(err));
-	set = x->scan;
+	ret = ht_fnames_scan_traces(x->fn, paths, n, oo, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
 		return ret;
 	}
-	while ((ret = ht_ctf_set_next(set, &msg)) != HT_EEOF) {
-		if (!ret) {
-			ret = ht_funcs_feed(x->funcs, &msg, err, sizeof(err));
-			if (ret == HT_ENOMEM) {
-				break;
-			}
-		}
-		/* damaged input is reported by the printing pass */
-		ret = 0;
-	}
-	if (ret && ret != HT_EEOF) {
-		return ret;
-	}
-	ht_funcs_finish(x->funcs);
-	x->nr_streams = nr_streams;
-	x->by_stream = calloc(nr_streams + 1, sizeof(*x->by_stream));
-	x->trusted = calloc(nr_streams + 1, sizeof(*x->trusted));
-	if (!x->by_stream || !x->trusted) {
-		return HT_ENOMEM;
-	}
-	for (i = 0; i < ht_funcs_nr_cores(x->funcs); i++) {
-		const struct ht_funcs_core *c = ht_funcs_core(x->funcs, i);
-		size_t named, total;
-
-		if (!c->stream || c->stream->index >= nr_streams) {
-			continue;
-		}
-		x->by_stream[c->stream->index] = c;
-		if (!c->syms) {
-			continue;
-		}
-		ht_funcs_name_stats(x->funcs, c, &named, &total);
-		x->trusted[c->stream->index] = total && named == total;
-		if (total && ht_symbols_stripped(c->syms) && named < total) {
-			fprintf(stderr,
-				"%s: note: %s has no symbol table (stripped): "
-				"core %s shows %zu of %zu function addresses "
-				"raw\n",
-				ht_cli_prog, ht_symbols_path(c->syms), c->name,
-				total - named, total);
-		} else if (total && named < total) {
-			fprintf(stderr,
-				"%s: warning: %s names %zu of the %zu function "
-				"addresses of core %s (not the traced "
-				"program?): the others stay raw\n",
-				ht_cli_prog, ht_symbols_path(c->syms), named,
-				total, c->name);
-		}
+	ht_fnames_ready(x->fn, NULL, NULL);
+	for (i = 0; i < ht_funcs_nr_cores(funcs); i++) {
+		ht_fnames_explain(x->fn, ht_funcs_core(funcs, i), ht_cli_warn,
+				  ht_cli_note, NULL);
 	}
 	return 0;
 }
@@ -431,7 +337,15 @@ static int report_discarded(struct ht_pretty *pretty,
 	return 0;
 }
 
-int cmd_print(int argc, char **argv)
+/* What the options ask for. */
+struct print_args {
+	struct ht_pretty_opts po;
+	struct ht_ctf_open_opts oo;
+	struct ht_cli_elfs elfs;
+};
+
+/* Returns HT_CLI_GO_ON when the command goes on, else its exit status. */
+static int parse_options(int argc, char **argv, struct print_args *a)
 {
 	enum {
 		OPT_CLOCK_SECONDS = 256,
@@ -455,70 +369,36 @@ int cmd_print(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	struct elf_arg *elfs = NULL;
-	size_t nr_elfs = 0;
-	struct fnames fn = {0};
-	struct ht_pretty_opts po = {
-	    .names = HT_PRETTY_NAME_DEFAULT,
-	    .fields = HT_PRETTY_FIELD_DEFAULT,
-	};
-	struct ht_ctf_open_opts oo = {.warn = ht_cli_warn};
-	struct ht_pretty *pretty = NULL;
-	struct ht_ctf_set *set = NULL;
-	char **abs_inputs = NULL;
-	int status = HT_EXIT_OK;
-	char err[1024];
-	size_t i, nr_paths;
-	int c, ret;
+	int c;
 
-	elfs = calloc((size_t)argc + 1, sizeof(*elfs));
-	if (!elfs) {
-		fprintf(stderr, "%s: %s\n", ht_cli_prog,
-			ht_strerror(HT_ENOMEM));
-		return HT_EXIT_FAIL;
-	}
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "e:kh", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'e': {
-			char *eq = strchr(optarg, '=');
-
-			elfs[nr_elfs].path = optarg;
-			if (eq && eq != optarg) {
-				*eq = '\0';
-				elfs[nr_elfs].core = optarg;
-				elfs[nr_elfs].path = eq + 1;
-			}
-			if (!*elfs[nr_elfs].path) {
-				fprintf(stderr, "%s: bad --elf value\n",
-					ht_cli_prog);
-				free(elfs);
+		case 'e':
+			if (!ht_cli_elf_arg(&a->elfs, optarg)) {
 				return HT_EXIT_USAGE;
 			}
-			nr_elfs++;
 			break;
-		}
 		case OPT_CLOCK_SECONDS:
-			po.clock = HT_PRETTY_CLOCK_SECONDS;
+			a->po.clock = HT_PRETTY_CLOCK_SECONDS;
 			break;
 		case OPT_CLOCK_CYCLES:
-			po.clock = HT_PRETTY_CLOCK_CYCLES;
+			a->po.clock = HT_PRETTY_CLOCK_CYCLES;
 			break;
 		case OPT_CLOCK_DATE:
-			po.clock_date = true;
+			a->po.clock_date = true;
 			break;
 		case OPT_CLOCK_GMT:
-			po.clock_gmt = true;
+			a->po.clock_gmt = true;
 			break;
 		case OPT_NO_DELTA:
-			po.no_delta = true;
+			a->po.no_delta = true;
 			break;
 		case OPT_NAMES:
 			if (parse_list(optarg, name_words,
 				       sizeof(name_words) /
 					   sizeof(name_words[0]),
-				       &po.names)) {
-				free(elfs);
+				       &a->po.names)) {
 				return HT_EXIT_USAGE;
 			}
 			break;
@@ -526,99 +406,59 @@ int cmd_print(int argc, char **argv)
 			if (parse_list(optarg, field_words,
 				       sizeof(field_words) /
 					   sizeof(field_words[0]),
-				       &po.fields)) {
-				free(elfs);
+				       &a->po.fields)) {
 				return HT_EXIT_USAGE;
 			}
 			break;
 		case 'k':
-			oo.flags |= HT_CTF_KEEP_GOING;
+			a->oo.flags |= HT_CTF_KEEP_GOING;
 			break;
-		case 'h':
-			free(elfs);
-			usage(stdout);
-			return HT_EXIT_OK;
 		default:
-			free(elfs);
-			usage(stderr);
-			return HT_EXIT_USAGE;
+			return ht_cli_help_or_usage(c, usage);
 		}
 	}
-	if (optind >= argc) {
-		fprintf(stderr, "%s: no trace given\n", ht_cli_prog);
-		free(elfs);
-		usage(stderr);
-		return HT_EXIT_USAGE;
-	}
-	nr_paths = (size_t)(argc - optind);
-	oo.flags |= HT_CTF_EVENTS_ONLY;
+	return ht_cli_want_traces(argc, usage);
+}
 
-	ret = ht_ctf_set_open(&set, (const char *const *)argv + optind,
-			      nr_paths, &oo, err, sizeof(err));
-	if (ret) {
-		fprintf(stderr, "%s: %s\n", ht_cli_prog,
-			err[0] ? err : ht_strerror(ret));
-		free(elfs);
-		return HT_EXIT_FAIL;
+/* Names every trace of @set the way babeltrace2 does (name_trace()). */
+static int name_traces(struct ht_pretty *pretty, struct ht_ctf_set *set,
+		       char **inputs, size_t nr_inputs)
+{
+	char **abs_inputs = calloc(nr_inputs, sizeof(*abs_inputs));
+	size_t i;
+	int ret = 0;
+
+	if (!abs_inputs) {
+		return HT_ENOMEM;
 	}
-	ret = ht_pretty_create(&pretty, &po);
-	abs_inputs = calloc(nr_paths, sizeof(*abs_inputs));
-	if (ret || !abs_inputs) {
-		goto nomem;
-	}
-	for (i = 0; i < nr_paths; i++) {
-		abs_inputs[i] = abs_path(argv[optind + (int)i]);
+	for (i = 0; i < nr_inputs; i++) {
+		abs_inputs[i] = abs_path(inputs[i]);
 		if (!abs_inputs[i]) {
-			goto nomem;
+			ret = HT_ENOMEM;
+			goto free_inputs;
 		}
 	}
-	for (i = 0; i < ht_ctf_set_nr_traces(set); i++) {
-		if (name_trace(pretty, ht_ctf_set_trace(set, i), abs_inputs,
-			       nr_paths)) {
-			goto nomem;
-		}
+	for (i = 0; i < ht_ctf_set_nr_traces(set) && !ret; i++) {
+		ret = name_trace(pretty, ht_ctf_set_trace(set, i), abs_inputs,
+				 nr_inputs);
 	}
-	if (nr_elfs) {
-		struct ht_pretty_note note = {
-		    .wants = fn_wants,
-		    .note = fn_note,
-		    .arg = &fn,
-		};
-		size_t nr_streams = 0;
+free_inputs:
+	for (i = 0; i < nr_inputs; i++) {
+		free(abs_inputs[i]);
+	}
+	free(abs_inputs);
+	return ret;
+}
 
-		if (ht_funcs_create(&fn.funcs, NULL)) {
-			goto nomem;
-		}
-		for (i = 0; i < nr_elfs; i++) {
-			ret = ht_symbols_open(&elfs[i].sy, elfs[i].path, err,
-					      sizeof(err));
-			if (ret) {
-				fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
-				status = HT_EXIT_FAIL;
-				goto out;
-			}
-			if (ht_funcs_add_symbols(fn.funcs, elfs[i].core,
-						 elfs[i].sy)) {
-				goto nomem;
-			}
-		}
-		for (i = 0; i < ht_ctf_set_nr_traces(set); i++) {
-			nr_streams += ht_ctf_set_trace(set, i)->nr_streams;
-		}
-		ret = fn_prepare(&fn, (const char *const *)argv + optind,
-				 nr_paths, &oo, nr_streams);
-		if (ret) {
-			if (ret == HT_ENOMEM) {
-				goto nomem;
-			}
-			status = HT_EXIT_FAIL;
-			goto out;
-		}
-		ht_pretty_set_note(pretty, &note);
-	}
+/* The printing pass: every message of @set. Returns the exit status. */
+static int print_events(struct ht_pretty *pretty, struct ht_ctf_set *set)
+{
+	int status = HT_EXIT_OK;
+	int ret;
 
 	for (;;) {
 		struct ht_ctf_msg msg;
+		size_t len;
 
 		ret = ht_ctf_set_next(set, &msg);
 		if (ret == HT_EEOF) {
@@ -637,7 +477,7 @@ int cmd_print(int argc, char **argv)
 		switch (msg.kind) {
 		case HT_CTF_MSG_EVENT:
 			if (ht_pretty_event(pretty, &msg)) {
-				goto nomem;
+				return ht_cli_nomem();
 			}
 			break;
 		case HT_CTF_MSG_DISCARDED_EVENTS:
@@ -649,44 +489,76 @@ int cmd_print(int argc, char **argv)
 		default:
 			break;
 		}
-		{
-			size_t len;
-
-			ht_pretty_data(pretty, &len);
-			if (len >= FLUSH_BYTES && flush_out(pretty)) {
-				goto write_error;
-			}
+		ht_pretty_data(pretty, &len);
+		if (len >= FLUSH_BYTES && flush_out(pretty)) {
+			goto write_error;
 		}
 	}
 	if (flush_out(pretty) || fflush(stdout)) {
 		goto write_error;
 	}
-	goto out;
+	return status;
 
 write_error:
 	fprintf(stderr, "%s: cannot write the output: %s\n", ht_cli_prog,
 		strerror(errno));
-	status = HT_EXIT_FAIL;
-	goto out;
-nomem:
-	fprintf(stderr, "%s: %s\n", ht_cli_prog, ht_strerror(HT_ENOMEM));
-	status = HT_EXIT_FAIL;
-out:
-	if (abs_inputs) {
-		for (i = 0; i < nr_paths; i++) {
-			free(abs_inputs[i]);
-		}
-		free(abs_inputs);
+	return HT_EXIT_FAIL;
+}
+
+int cmd_print(int argc, char **argv)
+{
+	struct print_args a = {
+	    .po =
+		{
+		    .names = HT_PRETTY_NAME_DEFAULT,
+		    .fields = HT_PRETTY_FIELD_DEFAULT,
+		},
+	    .oo = {.warn = ht_cli_warn},
+	};
+	struct fnames fn = {0};
+	struct ht_pretty_note note = {
+	    .wants = fn_wants,
+	    .note = fn_note,
+	    .arg = &fn,
+	};
+	struct ht_pretty *pretty = NULL;
+	struct ht_ctf_set *set = NULL;
+	char **paths;
+	size_t nr_paths;
+	int status;
+
+	status = parse_options(argc, argv, &a);
+	if (status != HT_CLI_GO_ON) {
+		return status;
 	}
+	paths = argv + optind;
+	nr_paths = (size_t)(argc - optind);
+	a.oo.flags |= HT_CTF_EVENTS_ONLY;
+	status = ht_cli_open_traces(&set, paths, nr_paths, &a.oo);
+	if (status) {
+		return status;
+	}
+	if (ht_pretty_create(&pretty, &a.po) ||
+	    name_traces(pretty, set, paths, nr_paths)) {
+		status = ht_cli_nomem();
+		goto out;
+	}
+	status = ht_cli_elf_open(&fn.fn, &a.elfs, NULL);
+	if (status) {
+		goto out;
+	}
+	if (fn.fn) {
+		if (fn_prepare(&fn, (const char *const *)paths, nr_paths,
+			       &a.oo)) {
+			status = HT_EXIT_FAIL;
+			goto out;
+		}
+		ht_pretty_set_note(pretty, &note);
+	}
+	status = print_events(pretty, set);
+out:
 	ht_pretty_destroy(pretty);
 	ht_ctf_set_close(set);
-	ht_funcs_destroy(fn.funcs);
-	ht_ctf_set_close(fn.scan);
-	free(fn.by_stream);
-	free(fn.trusted);
-	for (i = 0; i < nr_elfs; i++) {
-		ht_symbols_close(elfs[i].sy);
-	}
-	free(elfs);
+	ht_fnames_destroy(fn.fn);
 	return status;
 }

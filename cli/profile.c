@@ -16,21 +16,20 @@
 #include "cli.h"
 #include "host/ctf/ctf-reader.h"
 #include "common/error.h"
-#include "host/analysis/functions.h"
 #include "host/analysis/profile.h"
 #include "host/analysis/symbols.h"
 
-struct elf_opt {
-	const char *core; /* NULL: every core */
-	const char *path;
-	struct ht_symbols *sy;
-};
-
 struct ctx {
 	struct ht_funcs_opts prof; /* the profile's callbacks */
+	struct ht_fnames *fnames;  /* --elf, and the function tracker */
 	struct ht_funcs *funcs;
 	const char *core; /* --core */
 	bool slices;
+	bool graph;
+	unsigned top;
+	enum ht_profile_key key;
+	struct ht_cli_elfs elfs;
+	struct ht_ctf_open_opts opts;
 };
 
 static void usage(FILE *out)
@@ -274,37 +273,9 @@ static void print_dumped(struct ht_funcs *funcs, const struct ht_funcs_core *c,
 }
 
 /* Notes on the names and the anomalies of a core, on stderr. */
-static void check_core(struct ht_funcs *funcs, const struct ht_funcs_core *c)
+static void check_core(struct ht_fnames *fn, const struct ht_funcs_core *c)
 {
-	size_t named, total;
-
-	if (c->syms) {
-		ht_funcs_name_stats(funcs, c, &named, &total);
-		if (ht_symbols_stripped(c->syms)) {
-			fprintf(stderr,
-				"%s: note: %s is stripped (no .symtab): core "
-				"%s's functions are shown as addresses%s\n",
-				ht_cli_prog, ht_symbols_path(c->syms), c->name,
-				ht_symbols_count(c->syms)
-				    ? " (exported ones excepted)"
-				    : "");
-		} else if (total && named < total) {
-			fprintf(stderr,
-				"%s: warning: core %s: %zu of %zu function "
-				"addresses are not functions of %s (%s): shown "
-				"as raw addresses\n",
-				ht_cli_prog, c->name, total - named, total,
-				ht_symbols_path(c->syms),
-				named ? "a different build?"
-				      : "the file does not match this trace");
-		}
-		if (c->bias_guessed) {
-			fprintf(stderr,
-				"%s: note: core %s: no func_base record; load "
-				"bias 0x%" PRIx64 " found from the addresses\n",
-				ht_cli_prog, c->name, c->bias);
-		}
-	}
+	ht_fnames_explain(fn, c, ht_cli_warn, ht_cli_note, NULL);
 	if (c->unmatched_exits || c->missing_exits || c->unclosed ||
 	    c->time_backwards) {
 		fprintf(stderr,
@@ -318,21 +289,8 @@ static void check_core(struct ht_funcs *funcs, const struct ht_funcs_core *c)
 	}
 }
 
-static int parse_elf(struct elf_opt *e, char *arg)
-{
-	char *eq = strchr(arg, '=');
-
-	e->core = NULL;
-	e->path = arg;
-	if (eq && eq != arg) {
-		*eq = 0;
-		e->core = arg;
-		e->path = eq + 1;
-	}
-	return *e->path ? 0 : -1;
-}
-
-int cmd_profile(int argc, char **argv)
+/* Returns HT_CLI_GO_ON when the command goes on, else its exit status. */
+static int parse_options(int argc, char **argv, struct ctx *x)
 {
 	static const struct option longopts[] = {
 	    {"elf", required_argument, NULL, 'e'},
@@ -345,116 +303,67 @@ int cmd_profile(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	struct ht_ctf_open_opts opts = {.warn = ht_cli_warn};
-	struct ht_ctf_set *set = NULL;
-	struct ht_profile *prof = NULL;
-	struct ht_funcs_opts fopts;
-	struct ht_ctf_msg msg;
-	struct elf_opt *elfs = NULL;
-	struct ctx x;
-	size_t nr_elfs = 0, i;
-	unsigned top = 20;
-	int key = HT_PROFILE_INCL, c, ret, status = HT_EXIT_OK;
-	bool graph = false, any = false;
-	char err[1024];
+	uint64_t v;
+	int c, key;
 
-	memset(&x, 0, sizeof(x));
-	elfs = calloc((size_t)argc + 1, sizeof(*elfs));
-	if (!elfs) {
-		fprintf(stderr, "%s: out of memory\n", ht_cli_prog);
-		return HT_EXIT_FAIL;
-	}
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "e:n:s:c:gkh", longopts, NULL)) !=
 	       -1) {
 		switch (c) {
 		case 'e':
-			if (parse_elf(&elfs[nr_elfs], optarg)) {
-				fprintf(stderr, "%s: bad --elf value '%s'\n",
-					ht_cli_prog, optarg);
-				status = HT_EXIT_USAGE;
-				goto out;
+			if (!ht_cli_elf_arg(&x->elfs, optarg)) {
+				return HT_EXIT_USAGE;
 			}
-			nr_elfs++;
 			break;
-		case 'n': {
-			uint64_t v;
-
-			if (!ht_cli_uint_arg("top", optarg, 0, 100000000, NULL,
-					     &v)) {
-				status = HT_EXIT_USAGE;
-				goto out;
+		case 'n':
+			if (!ht_cli_uint_arg("top", optarg, 0, 100000000,
+					     "a number of functions", &v)) {
+				return HT_EXIT_USAGE;
 			}
-			top = (unsigned)v;
+			x->top = (unsigned)v;
 			break;
-		}
 		case 's':
 			key = ht_profile_key_parse(optarg);
 			if (key < 0) {
 				fprintf(stderr,
-					"%s: bad --sort key '%s' (incl, excl, "
-					"calls, avg, max)\n",
+					"%s: bad --sort key '%s' (incl, "
+					"excl, calls, avg, max)\n",
 					ht_cli_prog, optarg);
-				status = HT_EXIT_USAGE;
-				goto out;
+				return HT_EXIT_USAGE;
 			}
+			x->key = (enum ht_profile_key)key;
 			break;
 		case 'c':
-			x.core = optarg;
+			x->core = optarg;
 			break;
 		case 'g':
-			graph = true;
+			x->graph = true;
 			break;
 		case 'S':
-			x.slices = true;
+			x->slices = true;
 			break;
 		case 'k':
-			opts.flags |= HT_CTF_KEEP_GOING;
+			x->opts.flags |= HT_CTF_KEEP_GOING;
 			break;
-		case 'h':
-			usage(stdout);
-			goto out;
 		default:
-			usage(stderr);
-			status = HT_EXIT_USAGE;
-			goto out;
+			return ht_cli_help_or_usage(c, usage);
 		}
 	}
-	if (optind >= argc) {
-		usage(stderr);
-		status = HT_EXIT_USAGE;
-		goto out;
-	}
-	if (ht_profile_create(&prof)) {
-		goto nomem;
-	}
-	ht_profile_funcs_opts(prof, &x.prof);
-	memset(&fopts, 0, sizeof(fopts));
-	fopts.enter = on_enter;
-	fopts.slice = on_slice;
-	fopts.arg = &x;
-	if (ht_funcs_create(&x.funcs, &fopts)) {
-		goto nomem;
-	}
-	for (i = 0; i < nr_elfs; i++) {
-		ret = ht_symbols_open(&elfs[i].sy, elfs[i].path, err,
-				      sizeof(err));
-		if (ret) {
-			fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
-			status = HT_EXIT_FAIL;
-			goto out;
-		}
-		if (ht_funcs_add_symbols(x.funcs, elfs[i].core, elfs[i].sy)) {
-			goto nomem;
-		}
-	}
-	ret = ht_ctf_set_open(&set, (const char *const *)argv + optind,
-			      (size_t)(argc - optind), &opts, err, sizeof(err));
-	if (ret) {
-		fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
-		status = HT_EXIT_FAIL;
-		goto out;
-	}
+	return ht_cli_want_traces(argc, usage);
+}
+
+/*
+ * Feeds every record of @set to the function tracker (and through it
+ * to the profile). Returns the exit status so far, or -1 when out of
+ * memory.
+ */
+static int feed_all(struct ctx *x, struct ht_ctf_set *set,
+		    struct ht_profile *prof)
+{
+	struct ht_ctf_msg msg;
+	char err[1024];
+	int ret, status = HT_EXIT_OK;
+
 	for (;;) {
 		ret = ht_ctf_set_next(set, &msg);
 		if (ret == HT_EEOF) {
@@ -467,63 +376,113 @@ int cmd_profile(int argc, char **argv)
 			status = HT_EXIT_FAIL;
 			continue;
 		}
-		ret = ht_funcs_feed(x.funcs, &msg, err, sizeof(err));
+		ret = ht_funcs_feed(x->funcs, &msg, err, sizeof(err));
 		if (ret == HT_EFORMAT) {
 			fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
 			status = HT_EXIT_FAIL;
 		} else if (ret || ht_profile_status(prof)) {
-			goto nomem;
+			return -1;
 		}
 	}
-	ht_funcs_finish(x.funcs);
-	if (ht_profile_status(prof) || ht_profile_resolve(prof, x.funcs)) {
-		goto nomem;
-	}
-	for (i = 0; i < ht_funcs_nr_cores(x.funcs); i++) {
-		const struct ht_funcs_core *fc = ht_funcs_core(x.funcs, i);
+	ht_funcs_finish(x->funcs);
+	return status;
+}
+
+/* The tables of every selected core. Returns the exit status so far,
+ * or -1 when out of memory. */
+static int print_profile(struct ctx *x, struct ht_profile *prof)
+{
+	bool any = false;
+	size_t i;
+
+	for (i = 0; i < ht_funcs_nr_cores(x->funcs); i++) {
+		const struct ht_funcs_core *fc = ht_funcs_core(x->funcs, i);
 		const struct ht_profile_core *pc = NULL;
 		size_t k;
 
-		if (!core_selected(x.core, fc->name)) {
+		if (!core_selected(x->core, fc->name)) {
 			continue;
 		}
 		any = true;
-		check_core(x.funcs, fc);
+		check_core(x->fnames, fc);
 		for (k = 0; k < ht_profile_nr_cores(prof); k++) {
 			if (ht_profile_core(prof, k)->core == fc) {
 				pc = ht_profile_core(prof, k);
 			}
 		}
 		if (pc) {
-			print_table(pc, top, (enum ht_profile_key)key);
-			if (graph && print_graph(pc)) {
-				goto nomem;
+			print_table(pc, x->top, x->key);
+			if (x->graph && print_graph(pc)) {
+				return -1;
 			}
 		}
-		print_dumped(x.funcs, fc, top, (enum ht_profile_key)key);
+		print_dumped(x->funcs, fc, x->top, x->key);
 	}
 	if (!any) {
 		fprintf(stderr, "%s: %s\n", ht_cli_prog,
-			x.core ? "no function records on that core"
-			       : "no function records (func_entry, "
-				 "func_exit, func_profile) in the trace");
-		status = HT_EXIT_FAIL;
-	} else if (!x.core && ht_profile_nr_cores(prof) > 1) {
-		print_table(ht_profile_all(prof), top,
-			    (enum ht_profile_key)key);
+			x->core ? "no function records on that core"
+				: "no function records (func_entry, "
+				  "func_exit, func_profile) in the trace");
+		return HT_EXIT_FAIL;
+	}
+	if (!x->core && ht_profile_nr_cores(prof) > 1) {
+		print_table(ht_profile_all(prof), x->top, x->key);
+	}
+	return HT_EXIT_OK;
+}
+
+int cmd_profile(int argc, char **argv)
+{
+	struct ctx x = {
+	    .top = 20,
+	    .key = HT_PROFILE_INCL,
+	    .opts = {.warn = ht_cli_warn},
+	};
+	struct ht_funcs_opts fopts = {0};
+	struct ht_ctf_set *set = NULL;
+	struct ht_profile *prof = NULL;
+	int status, printed;
+
+	status = parse_options(argc, argv, &x);
+	if (status != HT_CLI_GO_ON) {
+		return status;
+	}
+	if (ht_profile_create(&prof)) {
+		return ht_cli_nomem();
+	}
+	ht_profile_funcs_opts(prof, &x.prof);
+	fopts.enter = on_enter;
+	fopts.slice = on_slice;
+	fopts.arg = &x;
+	status = ht_cli_elf_open(&x.fnames, &x.elfs, &fopts);
+	if (status) {
+		goto out;
+	}
+	x.funcs = ht_fnames_funcs(x.fnames);
+	status = ht_cli_open_traces(&set, argv + optind,
+				    (size_t)(argc - optind), &x.opts);
+	if (status) {
+		goto out;
+	}
+	status = feed_all(&x, set, prof);
+	if (status < 0 || ht_profile_status(prof) ||
+	    ht_profile_resolve(prof, x.funcs)) {
+		goto nomem;
+	}
+	printed = print_profile(&x, prof);
+	if (printed < 0) {
+		goto nomem;
+	}
+	if (printed) {
+		status = printed;
 	}
 	goto out;
 
 nomem:
-	fprintf(stderr, "%s: out of memory\n", ht_cli_prog);
-	status = HT_EXIT_FAIL;
+	status = ht_cli_nomem();
 out:
 	ht_ctf_set_close(set);
-	ht_funcs_destroy(x.funcs);
+	ht_fnames_destroy(x.fnames);
 	ht_profile_destroy(prof);
-	for (i = 0; i < nr_elfs; i++) {
-		ht_symbols_close(elfs[i].sy);
-	}
-	free(elfs);
 	return status;
 }

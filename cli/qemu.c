@@ -117,15 +117,6 @@ static void summary(const char *dir, const struct ht_qemu_result *r)
 	}
 }
 
-static int parse_u(const char *s, unsigned long max, unsigned long *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtoul(s, &end, 10);
-	return end == s || *end || errno || *v > max || s[0] == '-' ? -1 : 0;
-}
-
 /* Removes the work directory's files after a good run. */
 static void clean_work(const char *dir)
 {
@@ -140,7 +131,18 @@ static void clean_work(const char *dir)
 	rmdir(dir);
 }
 
-int cmd_qemu(int argc, char **argv)
+/* What the options ask for. */
+struct qemu_args {
+	struct ht_qemu_opts o;
+	const char *fw_dir;
+	const char *icount;
+	bool quiet;
+	bool own_work; /* work is a new directory, removed after a good run */
+	char cm3[PATH_MAX], rv32[PATH_MAX], work[PATH_MAX];
+};
+
+/* Returns HT_CLI_GO_ON when the command goes on, else its exit status. */
+static int parse_options(int argc, char **argv, struct qemu_args *a)
 {
 	enum {
 		O_FWDIR = 256,
@@ -180,28 +182,23 @@ int cmd_qemu(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	struct ht_qemu_opts o = {0};
-	struct ht_qemu_result *res;
-	const char *fw_dir = NULL, *icount = "rv32";
-	char cm3[PATH_MAX], rv32[PATH_MAX], work[PATH_MAX], err[4096];
-	bool quiet = false, own_work = false;
-	unsigned long v;
-	int c, ret;
+	uint64_t v;
+	int c;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
-			o.capture_dir = optarg;
+			a->o.capture_dir = optarg;
 			break;
 		case O_FWDIR:
-			fw_dir = optarg;
+			a->fw_dir = optarg;
 			break;
 		case O_CM3:
-			o.fw_cm3 = optarg;
+			a->o.fw_cm3 = optarg;
 			break;
 		case O_RV32:
-			o.fw_rv32 = optarg;
+			a->o.fw_rv32 = optarg;
 			break;
 		case O_ICOUNT:
 			if (strcmp(optarg, "cm3") && strcmp(optarg, "rv32") &&
@@ -210,52 +207,40 @@ int cmd_qemu(int argc, char **argv)
 					"%s: --icount: '%s': expected cm3, "
 					"rv32 or none\n",
 					ht_cli_prog, optarg);
-				return 2;
+				return HT_EXIT_USAGE;
 			}
-			icount = optarg;
+			a->icount = optarg;
 			break;
 		case O_SHIFT:
-			if (parse_u(optarg, 10, &v) < 0) {
-				fprintf(stderr,
-					"%s: --shift: '%s': expected 0 to "
-					"10\n",
-					ht_cli_prog, optarg);
-				return 2;
+			if (!ht_cli_uint_arg("shift", optarg, 0, 10, NULL,
+					     &v)) {
+				return HT_EXIT_USAGE;
 			}
-			o.icount_shift = (unsigned)v;
+			a->o.icount_shift = (unsigned)v;
 			break;
 		case O_SYNC:
-			if (parse_u(optarg, 10000, &v) < 0 || v == 0) {
-				fprintf(stderr,
-					"%s: --sync-ms: '%s': expected 1 to "
-					"10000\n",
-					ht_cli_prog, optarg);
-				return 2;
+			if (!ht_cli_uint_arg("sync-ms", optarg, 1, 10000, NULL,
+					     &v)) {
+				return HT_EXIT_USAGE;
 			}
-			o.sync_period_ns = (uint64_t)v * 1000000u;
+			a->o.sync_period_ns = v * 1000000u;
 			break;
 		case O_LIGHT:
-			o.light = true;
+			a->o.light = true;
 			break;
 		case O_REPEAT:
-			if (parse_u(optarg, 4, &v) < 0 || v == 0) {
-				fprintf(stderr,
-					"%s: --repeat: '%s': expected 1 to "
-					"4\n",
-					ht_cli_prog, optarg);
-				return 2;
+			if (!ht_cli_uint_arg("repeat", optarg, 1, 4, NULL,
+					     &v)) {
+				return HT_EXIT_USAGE;
 			}
-			o.repeat = (unsigned)v;
+			a->o.repeat = (unsigned)v;
 			break;
 		case O_EXTRA:
-			if (parse_u(optarg, 3600000, &v) < 0) {
-				fprintf(stderr,
-					"%s: --extra-ms: '%s': expected 0 "
-					"to 3600000\n",
-					ht_cli_prog, optarg);
-				return 2;
+			if (!ht_cli_uint_arg("extra-ms", optarg, 0, 3600000,
+					     NULL, &v)) {
+				return HT_EXIT_USAGE;
 			}
-			o.extra_ns = (uint64_t)v * 1000000u;
+			a->o.extra_ns = v * 1000000u;
 			break;
 		case O_CRASH:
 		case O_HANG:
@@ -266,119 +251,130 @@ int cmd_qemu(int argc, char **argv)
 					ht_cli_prog,
 					c == O_CRASH ? "crash" : "hang",
 					optarg);
-				return 2;
+				return HT_EXIT_USAGE;
 			}
-			o.fail = c == O_CRASH ? HT_QEMU_FAIL_CRASH
-					      : HT_QEMU_FAIL_HANG;
-			o.fail_core = optarg;
+			a->o.fail = c == O_CRASH ? HT_QEMU_FAIL_CRASH
+						 : HT_QEMU_FAIL_HANG;
+			a->o.fail_core = optarg;
 			break;
 		case O_WORK:
-			o.work_dir = optarg;
+			a->o.work_dir = optarg;
 			break;
 		case O_QARM:
-			o.qemu_arm = optarg;
+			a->o.qemu_arm = optarg;
 			break;
 		case O_QRV:
-			o.qemu_riscv = optarg;
+			a->o.qemu_riscv = optarg;
 			break;
 		case O_NOFSYNC:
-			o.no_fsync = true;
+			a->o.no_fsync = true;
 			break;
 		case 'q':
-			quiet = true;
+			a->quiet = true;
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			return ht_cli_help_or_usage(c, usage);
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "%s: unexpected argument '%s'\n", ht_cli_prog,
-			argv[optind]);
-		usage(stderr);
-		return 2;
+	if (ht_cli_want_no_args(argc, argv, usage) != HT_CLI_GO_ON) {
+		return HT_EXIT_USAGE;
 	}
-	if (!o.capture_dir) {
-		fprintf(stderr, "%s: -o CAPTURE is required\n", ht_cli_prog);
-		usage(stderr);
-		return 2;
+	if (!a->o.capture_dir) {
+		return ht_cli_usage_error(usage, "-o CAPTURE is required");
 	}
-	if (fw_dir) {
-		snprintf(cm3, sizeof(cm3), "%s/cm3.elf", fw_dir);
-		snprintf(rv32, sizeof(rv32), "%s/rv32.elf", fw_dir);
-		if (!o.fw_cm3) {
-			o.fw_cm3 = cm3;
+	if (a->fw_dir) {
+		snprintf(a->cm3, sizeof(a->cm3), "%s/cm3.elf", a->fw_dir);
+		snprintf(a->rv32, sizeof(a->rv32), "%s/rv32.elf", a->fw_dir);
+		if (!a->o.fw_cm3) {
+			a->o.fw_cm3 = a->cm3;
 		}
-		if (!o.fw_rv32) {
-			o.fw_rv32 = rv32;
+		if (!a->o.fw_rv32) {
+			a->o.fw_rv32 = a->rv32;
 		}
 	}
-	if (!o.fw_cm3 && !o.fw_rv32) {
-		fprintf(stderr,
-			"%s: no firmware: give --fw-dir DIR, --cm3 ELF or "
-			"--rv32 ELF\n",
-			ht_cli_prog);
-		usage(stderr);
-		return 2;
+	if (!a->o.fw_cm3 && !a->o.fw_rv32) {
+		return ht_cli_usage_error(usage,
+					  "no firmware: give --fw-dir "
+					  "DIR, --cm3 ELF or --rv32 ELF");
 	}
-	if (o.fail_core && !strcmp(o.fail_core, "cm3") ? !o.fw_cm3
-	    : o.fail_core			       ? !o.fw_rv32
-						       : false) {
+	if (a->o.fail_core && !strcmp(a->o.fail_core, "cm3") ? !a->o.fw_cm3
+	    : a->o.fail_core				     ? !a->o.fw_rv32
+							     : false) {
 		fprintf(stderr,
 			"%s: --crash/--hang %s: that core does "
 			"not run\n",
-			ht_cli_prog, o.fail_core);
-		return 2;
+			ht_cli_prog, a->o.fail_core);
+		return HT_EXIT_USAGE;
 	}
-	o.icount_cm3 = !strcmp(icount, "cm3");
-	o.icount_rv32 = !strcmp(icount, "rv32");
-	if (o.work_dir && mkdir(o.work_dir, 0700) != 0 && errno != EEXIST) {
+	a->o.icount_cm3 = !strcmp(a->icount, "cm3");
+	a->o.icount_rv32 = !strcmp(a->icount, "rv32");
+	return HT_CLI_GO_ON;
+}
+
+/* --work DIR, else a new directory in /tmp. */
+static int make_work_dir(struct qemu_args *a)
+{
+	if (a->o.work_dir && mkdir(a->o.work_dir, 0700) != 0 &&
+	    errno != EEXIST) {
 		fprintf(stderr, "%s: cannot create the work directory %s: %s\n",
-			ht_cli_prog, o.work_dir, strerror(errno));
-		return 1;
+			ht_cli_prog, a->o.work_dir, strerror(errno));
+		return HT_EXIT_FAIL;
 	}
-	if (!o.work_dir) {
-		snprintf(work, sizeof(work), "/tmp/hetrace-qemu-XXXXXX");
-		if (!mkdtemp(work)) {
+	if (!a->o.work_dir) {
+		snprintf(a->work, sizeof(a->work), "/tmp/hetrace-qemu-XXXXXX");
+		if (!mkdtemp(a->work)) {
 			fprintf(stderr,
 				"%s: cannot create a work directory in "
 				"/tmp: %s\n",
 				ht_cli_prog, strerror(errno));
-			return 1;
+			return HT_EXIT_FAIL;
 		}
-		o.work_dir = work;
-		own_work = true;
+		a->o.work_dir = a->work;
+		a->own_work = true;
 	}
+	return HT_EXIT_OK;
+}
 
-	o.stop = ht_cli_catch_stop(true);
-	o.warn = ht_cli_warn;
-	if (!quiet) {
-		o.progress = show_progress;
+int cmd_qemu(int argc, char **argv)
+{
+	struct qemu_args a = {.icount = "rv32"};
+	struct ht_qemu_result *res;
+	char err[4096];
+	int ret;
+
+	ret = parse_options(argc, argv, &a);
+	if (ret != HT_CLI_GO_ON) {
+		return ret;
+	}
+	ret = make_work_dir(&a);
+	if (ret) {
+		return ret;
+	}
+	a.o.stop = ht_cli_catch_stop(true);
+	a.o.warn = ht_cli_warn;
+	if (!a.quiet) {
+		a.o.progress = show_progress;
 	}
 
 	res = calloc(1, sizeof(*res));
 	if (!res) {
-		fprintf(stderr, "%s: out of memory\n", ht_cli_prog);
-		return 1;
+		return ht_cli_nomem();
 	}
-	ret = ht_qemu_run(&o, res, err, sizeof(err));
+	ret = ht_qemu_run(&a.o, res, err, sizeof(err));
 	ht_cli_catch_stop(false);
-	if (!quiet && res->nr_cores) {
-		summary(o.capture_dir, res);
+	if (!a.quiet && res->nr_cores) {
+		summary(a.o.capture_dir, res);
 	}
 	if (ret < 0) {
 		fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
 		fprintf(stderr, "%s: QEMU logs kept in %s\n", ht_cli_prog,
-			o.work_dir);
+			a.o.work_dir);
 		free(res);
-		return 1;
+		return HT_EXIT_FAIL;
 	}
-	if (own_work) {
-		clean_work(o.work_dir);
+	if (a.own_work) {
+		clean_work(a.o.work_dir);
 	}
 	free(res);
-	return 0;
+	return HT_EXIT_OK;
 }

@@ -39,7 +39,7 @@ static void usage(FILE *out)
 	    "recorder) are read once stopped, or at the end.\n\n"
 	    "options:\n"
 	    "  -o, --output DIR       the capture directory (required)\n"
-	    "  -p, --shm-prefix P     also every /dev/shm/P* object\n"
+	    "      --shm-prefix P     also every /dev/shm/P* object\n"
 	    "  -m, --metadata FILE    metadata for rings that carry none\n"
 	    "  -d, --duration S       stop after S seconds (decimals allowed)\n"
 	    "  -l, --live             read overwrite rings live too\n"
@@ -165,129 +165,116 @@ static void summary(struct ht_collector *c, const char *dir, double secs)
 	       ht_collector_nr_rings(c), (double)bytes / 1e6, secs, dir);
 }
 
-int cmd_record(int argc, char **argv)
+/* What the options ask for. */
+struct record_args {
+	struct ht_collector_opts copts;
+	struct ht_collector_ring_opts ropts;
+	const char *out, *prefix;
+	double duration; /* s, 0: until every ring stops */
+	uint64_t interval_ms;
+	bool quiet;
+};
+
+/* Returns HT_CLI_GO_ON when the command goes on, else its exit status. */
+static int parse_options(int argc, char **argv, struct record_args *a)
 {
+	enum { OPT_SHM_PREFIX = 256, OPT_NO_FSYNC };
 	static const struct option longopts[] = {
 	    {"output", required_argument, NULL, 'o'},
-	    {"shm-prefix", required_argument, NULL, 'p'},
+	    {"shm-prefix", required_argument, NULL, OPT_SHM_PREFIX},
 	    {"metadata", required_argument, NULL, 'm'},
 	    {"duration", required_argument, NULL, 'd'},
 	    {"live", no_argument, NULL, 'l'},
 	    {"interval", required_argument, NULL, 'i'},
-	    {"no-fsync", no_argument, NULL, 'F'},
+	    {"no-fsync", no_argument, NULL, OPT_NO_FSYNC},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	struct ht_collector_opts copts = {.warn = warn_cb};
-	struct ht_collector_ring_opts ropts = {0};
-	const char *out = NULL, *prefix = NULL;
-	double duration = 0, start, last_progress = 0;
-	long interval_ms = 1;
-	bool quiet = false, tty;
-	struct ht_collector *c = NULL;
-	char **shm = NULL, *end;
-	size_t nr_shm = 0, i;
-	char err[1024];
-	int opt, ret, status = HT_EXIT_OK;
-	volatile sig_atomic_t *stop_signal;
+	int opt;
 
-	while ((opt = getopt_long(argc, argv, "o:p:m:d:li:qh", longopts,
-				  NULL)) != -1) {
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "o:m:d:li:qh", longopts, NULL)) !=
+	       -1) {
 		switch (opt) {
 		case 'o':
-			out = optarg;
+			a->out = optarg;
 			break;
-		case 'p':
-			prefix = optarg;
+		case OPT_SHM_PREFIX:
+			a->prefix = optarg;
 			break;
 		case 'm':
-			ropts.metadata_path = optarg;
+			a->ropts.metadata_path = optarg;
 			break;
 		case 'd':
-			duration = strtod(optarg, &end);
-			if (*end || duration <= 0) {
-				fprintf(stderr,
-					"%s: --duration: `%s` is not a "
-					"positive number of seconds\n",
-					ht_cli_prog, optarg);
+			if (!ht_cli_real_arg("duration", optarg, 1e-6, 1e9,
+					     false, "a duration in seconds",
+					     &a->duration)) {
 				return HT_EXIT_USAGE;
 			}
 			break;
 		case 'l':
-			copts.overwrite_live = true;
+			a->copts.overwrite_live = true;
 			break;
 		case 'i':
-			interval_ms = strtol(optarg, &end, 10);
-			if (*end || interval_ms < 0 || interval_ms > 10000) {
-				fprintf(stderr,
-					"%s: --interval: `%s`: expected 0 to "
-					"10000 ms\n",
-					ht_cli_prog, optarg);
+			if (!ht_cli_uint_arg("interval", optarg, 0, 10000,
+					     "a period in ms",
+					     &a->interval_ms)) {
 				return HT_EXIT_USAGE;
 			}
 			break;
-		case 'F':
-			copts.no_fsync = true;
+		case OPT_NO_FSYNC:
+			a->copts.no_fsync = true;
 			break;
 		case 'q':
-			quiet = true;
+			a->quiet = true;
 			break;
-		case 'h':
-			usage(stdout);
-			return HT_EXIT_OK;
 		default:
-			usage(stderr);
-			return HT_EXIT_USAGE;
+			return ht_cli_help_or_usage(opt, usage);
 		}
 	}
-	if (!out) {
-		fprintf(stderr, "%s: -o CAPTURE is required\n", ht_cli_prog);
-		usage(stderr);
-		return HT_EXIT_USAGE;
+	if (!a->out) {
+		return ht_cli_usage_error(usage, "-o CAPTURE is required");
 	}
-	if (prefix && shm_list(prefix, &shm, &nr_shm)) {
-		fprintf(stderr, "%s: /dev/shm: %s\n", ht_cli_prog,
-			strerror(errno));
-		return HT_EXIT_FAIL;
-	}
-	if (optind == argc && !nr_shm) {
-		fprintf(stderr, "%s: no ring given%s\n", ht_cli_prog,
-			prefix ? " (no /dev/shm object matches the prefix)"
-			       : "");
-		if (!prefix) {
-			usage(stderr);
-		}
-		ret = prefix ? HT_EXIT_FAIL : HT_EXIT_USAGE;
-		goto free_shm;
-	}
+	return HT_CLI_GO_ON;
+}
 
-	ret = ht_collector_create(&c, out, &copts, err, sizeof(err));
-	if (ret) {
-		fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
-		ret = HT_EXIT_FAIL;
-		goto free_shm;
-	}
-	for (i = 0; i < (size_t)(argc - optind) + nr_shm; i++) {
-		const char *ring = i < (size_t)(argc - optind)
-				       ? argv[optind + (int)i]
-				       : shm[i - (size_t)(argc - optind)];
+/*
+ * Attaches the rings named on the command line, then the /dev/shm
+ * objects of --shm-prefix. Returns the exit status so far (a ring that
+ * cannot be attached is said and skipped).
+ */
+static int attach_rings(struct ht_collector *c, const struct record_args *a,
+			char **paths, size_t nr_paths, char **shm,
+			size_t nr_shm)
+{
+	char err[1024];
+	int status = HT_EXIT_OK;
+	size_t i;
 
-		if (ht_collector_add_path(c, ring, &ropts, err, sizeof(err))) {
+	for (i = 0; i < nr_paths + nr_shm; i++) {
+		const char *ring = i < nr_paths ? paths[i] : shm[i - nr_paths];
+
+		if (ht_collector_add_path(c, ring, &a->ropts, err,
+					  sizeof(err))) {
 			fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
 			status = HT_EXIT_FAIL;
 		}
 	}
-	if (!ht_collector_nr_rings(c)) {
-		fprintf(stderr, "%s: no ring attached\n", ht_cli_prog);
-		ret = HT_EXIT_FAIL;
-		goto destroy;
-	}
+	return status;
+}
 
-	stop_signal = ht_cli_catch_stop(true);
+/*
+ * Drains the rings until every one has stopped, --duration has passed
+ * or a signal came, with a progress line on a terminal. Returns the
+ * exit status so far.
+ */
+static int drain(struct ht_collector *c, const struct record_args *a,
+		 double start, bool tty, volatile sig_atomic_t *stop_signal)
+{
+	double last_progress = 0;
+	int status = HT_EXIT_OK;
 
-	tty = !quiet && isatty(2);
-	start = now_s();
 	while (!*stop_signal) {
 		uint64_t bytes = 0;
 		double t;
@@ -301,15 +288,76 @@ int cmd_record(int argc, char **argv)
 			last_progress = t;
 		}
 		if (ht_collector_all_stopped(c) ||
-		    (duration > 0 && t >= duration)) {
+		    (a->duration > 0 && t >= a->duration)) {
 			break;
 		}
-		if (!bytes && interval_ms) {
-			struct timespec ts = {interval_ms / 1000,
-					      (interval_ms % 1000) * 1000000L};
+		if (!bytes && a->interval_ms) {
+			struct timespec ts = {(time_t)(a->interval_ms / 1000),
+					      (long)(a->interval_ms % 1000) *
+						  1000000L};
 
 			nanosleep(&ts, NULL);
 		}
+	}
+	return status;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_args a = {
+	    .copts = {.warn = warn_cb},
+	    .interval_ms = 1,
+	};
+	struct ht_collector *c = NULL;
+	char **shm = NULL;
+	size_t nr_shm = 0, nr_paths, i;
+	char err[1024];
+	double start;
+	bool tty;
+	int ret, status;
+	volatile sig_atomic_t *stop_signal;
+
+	ret = parse_options(argc, argv, &a);
+	if (ret != HT_CLI_GO_ON) {
+		return ret;
+	}
+	nr_paths = (size_t)(argc - optind);
+	if (a.prefix && shm_list(a.prefix, &shm, &nr_shm)) {
+		fprintf(stderr, "%s: /dev/shm: %s\n", ht_cli_prog,
+			strerror(errno));
+		return HT_EXIT_FAIL;
+	}
+	if (!nr_paths && !nr_shm) {
+		if (!a.prefix) {
+			ret = ht_cli_usage_error(usage, "no ring given");
+		} else {
+			fprintf(stderr,
+				"%s: no ring given (no /dev/shm object matches "
+				"the prefix)\n",
+				ht_cli_prog);
+			ret = HT_EXIT_FAIL;
+		}
+		goto free_shm;
+	}
+
+	ret = ht_collector_create(&c, a.out, &a.copts, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
+		ret = HT_EXIT_FAIL;
+		goto free_shm;
+	}
+	status = attach_rings(c, &a, argv + optind, nr_paths, shm, nr_shm);
+	if (!ht_collector_nr_rings(c)) {
+		fprintf(stderr, "%s: no ring attached\n", ht_cli_prog);
+		ret = HT_EXIT_FAIL;
+		goto destroy;
+	}
+
+	stop_signal = ht_cli_catch_stop(true);
+	tty = !a.quiet && isatty(2);
+	start = now_s();
+	if (drain(c, &a, start, tty, stop_signal)) {
+		status = HT_EXIT_FAIL;
 	}
 	ret = ht_collector_finish(c, err, sizeof(err));
 	if (tty) {
@@ -328,12 +376,12 @@ int cmd_record(int argc, char **argv)
 			status = HT_EXIT_FAIL;
 		}
 	}
-	if (!quiet) {
+	if (!a.quiet) {
 		if (*stop_signal) {
 			fprintf(stderr, "%s: stopped by signal %d\n",
 				ht_cli_prog, (int)*stop_signal);
 		}
-		summary(c, out, now_s() - start);
+		summary(c, a.out, now_s() - start);
 	}
 	ret = status;
 

@@ -16,8 +16,6 @@
 #include "common/error.h"
 #include "host/export/report.h"
 
-#define MAX_ELFS 64
-
 static void usage(FILE *out)
 {
 	fprintf(out,
@@ -31,7 +29,7 @@ static void usage(FILE *out)
 		"options:\n"
 		"  -o, --output FILE     the HTML file to write (required)\n"
 		"  -p, --paths FILE      path description (docs/paths.md)\n"
-		"  -s, --sync FILE       `hetrace sync --report` JSON\n"
+		"      --sync FILE       `hetrace sync --report` JSON\n"
 		"  -b, --budget MB       size budget of the timeline data "
 		"(default 14)\n"
 		"  -t, --title TEXT      the report's title\n"
@@ -46,93 +44,102 @@ static void usage(FILE *out)
 		ht_cli_prog);
 }
 
-int cmd_report(int argc, char **argv)
+/* What the options ask for. */
+struct report_args {
+	struct ht_report_opts opts;
+	struct ht_cli_elfs elfs;
+	const char *output;
+};
+
+/* Returns HT_CLI_GO_ON when the command goes on, else its exit status. */
+static int parse_options(int argc, char **argv, struct report_args *a)
 {
+	enum { OPT_SYNC = 256 };
 	static const struct option longopts[] = {
 	    {"output", required_argument, NULL, 'o'},
 	    {"paths", required_argument, NULL, 'p'},
-	    {"sync", required_argument, NULL, 's'},
+	    {"sync", required_argument, NULL, OPT_SYNC},
 	    {"budget", required_argument, NULL, 'b'},
 	    {"title", required_argument, NULL, 't'},
 	    {"elf", required_argument, NULL, 'e'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	struct ht_report_opts opts = {0};
-	struct ht_report_stats stats = {0};
-	const char *output = NULL, *elfs[MAX_ELFS];
-	char tmp[4096], err[4096];
-	FILE *out;
-	bool direct;
-	int c, ret;
+	int c;
 
 	optind = 1;
-	opts.elfs = elfs;
-	opts.warn = ht_cli_warn;
-	while ((c = getopt_long(argc, argv, "o:p:s:b:t:e:h", longopts, NULL)) !=
+	a->opts.warn = ht_cli_warn;
+	while ((c = getopt_long(argc, argv, "o:p:b:t:e:h", longopts, NULL)) !=
 	       -1) {
 		switch (c) {
 		case 'o':
-			output = optarg;
+			a->output = optarg;
 			break;
 		case 'p':
-			opts.paths_file = optarg;
+			a->opts.paths_file = optarg;
 			break;
-		case 's':
-			opts.sync_file = optarg;
+		case OPT_SYNC:
+			a->opts.sync_file = optarg;
 			break;
 		case 'b': {
 			uint64_t v;
 
-			if (!ht_cli_uint_arg("budget", optarg, 1, 4096, NULL,
-					     &v)) {
+			if (!ht_cli_uint_arg("budget", optarg, 1, 4096,
+					     "a size in MB", &v)) {
 				return HT_EXIT_USAGE;
 			}
-			opts.budget_bytes = (size_t)v << 20;
+			a->opts.budget_bytes = (size_t)v << 20;
 			break;
 		}
 		case 't':
-			opts.title = optarg;
+			a->opts.title = optarg;
 			break;
 		case 'e':
-			if (opts.nr_elfs == MAX_ELFS) {
-				fprintf(stderr, "%s: more than %d --elf\n",
-					ht_cli_prog, MAX_ELFS);
+			if (!ht_cli_elf_arg(&a->elfs, optarg)) {
 				return HT_EXIT_USAGE;
 			}
-			elfs[opts.nr_elfs++] = optarg;
 			break;
-		case 'h':
-			usage(stdout);
-			return HT_EXIT_OK;
 		default:
-			usage(stderr);
-			return HT_EXIT_USAGE;
+			return ht_cli_help_or_usage(c, usage);
 		}
 	}
-	if (!output || optind >= argc) {
-		usage(stderr);
-		return HT_EXIT_USAGE;
+	if (!a->output || optind >= argc) {
+		return ht_cli_usage_error(usage, "%s",
+					  !a->output
+					      ? "-o REPORT.html is required"
+					      : "no trace given");
 	}
+	a->opts.elfs = a->elfs.spec;
+	a->opts.nr_elfs = a->elfs.nr;
+	return HT_CLI_GO_ON;
+}
+
+/* The page of the traces under @paths into @output. Returns the exit
+ * status (a message says what failed). */
+static int write_report(const char *output, char **paths, size_t nr_paths,
+			const struct ht_report_opts *opts,
+			struct ht_report_stats *stats)
+{
+	char tmp[4096], err[4096];
+	struct stat sb;
+	FILE *out;
+	bool direct;
+	int ret;
+
 	/*
 	 * A file is written under a temporary name (no half report on a
 	 * failure) and renamed; anything else (/dev/null, /dev/stdout, a
 	 * FIFO) is written to directly: a rename would replace it.
 	 */
-	{
-		struct stat sb;
-
-		direct = !stat(output, &sb) && !S_ISREG(sb.st_mode);
-	}
+	direct = !stat(output, &sb) && !S_ISREG(sb.st_mode);
 	snprintf(tmp, sizeof(tmp), "%s%s", output, direct ? "" : ".tmp");
 	out = fopen(tmp, "w");
 	if (!out) {
 		perror(tmp);
 		return HT_EXIT_FAIL;
 	}
-	ret = ht_report_write((const char *const *)argv + optind,
-			      (size_t)(argc - optind), &opts, out, &stats, err,
-			      sizeof(err));
+	ret = ht_report_write((const char *const *)paths, nr_paths, opts, out,
+			      stats, err, sizeof(err));
 	if (fclose(out) && !ret) {
 		snprintf(err, sizeof(err), "%s: cannot write", output);
 		ret = HT_EIO;
@@ -150,20 +157,34 @@ int cmd_report(int argc, char **argv)
 		remove(tmp);
 		return HT_EXIT_FAIL;
 	}
-	{
-		struct stat sb;
+	return HT_EXIT_OK;
+}
 
-		if (!stat(output, &sb)) {
-			fprintf(stdout,
-				"%s: %s: %.1f MB, %" PRIu64
-				" events, %zu cores, "
-				"%u levels, finest %s%" PRId64 " ns, %" PRIu64
-				" of %" PRIu64 " message arrows\n",
-				ht_cli_prog, output, (double)sb.st_size / 1e6,
-				stats.events, stats.nr_cores, stats.nr_levels,
-				stats.exact ? "exact, " : "", stats.finest_ns,
-				stats.flows_kept, stats.flows);
-		}
+int cmd_report(int argc, char **argv)
+{
+	struct report_args a = {0};
+	struct ht_report_stats stats = {0};
+	struct stat sb;
+	int ret;
+
+	ret = parse_options(argc, argv, &a);
+	if (ret != HT_CLI_GO_ON) {
+		return ret;
+	}
+	ret = write_report(a.output, argv + optind, (size_t)(argc - optind),
+			   &a.opts, &stats);
+	if (ret) {
+		return ret;
+	}
+	if (!stat(a.output, &sb)) {
+		fprintf(stdout,
+			"%s: %s: %.1f MB, %" PRIu64 " events, %zu cores, "
+			"%u levels, finest %s%" PRId64 " ns, %" PRIu64
+			" of %" PRIu64 " message arrows\n",
+			ht_cli_prog, a.output, (double)sb.st_size / 1e6,
+			stats.events, stats.nr_cores, stats.nr_levels,
+			stats.exact ? "exact, " : "", stats.finest_ns,
+			stats.flows_kept, stats.flows);
 	}
 	if (stats.reader_errors) {
 		fprintf(stderr,

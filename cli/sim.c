@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* hetrace-command: 25 sim: run the simulated board and capture its traces */
 /*
- * hetrace sim -o CAPTURE [--cores N] [--seconds S]: the simulated board
+ * hetrace sim -o CAPTURE [--cores N] [--duration S]: the simulated board
  * (platforms/sim, docs/sim.md), a master and N slave processes with
  * their own clocks, tracing the Sobel pipeline and the sync handshake
  * into CAPTURE (one CTF trace per core, truth.json).
@@ -20,7 +20,7 @@ static void usage(FILE *out)
 {
 	fprintf(
 	    out,
-	    "usage: hetrace sim -o CAPTURE [--cores N] [--seconds S]\n"
+	    "usage: hetrace sim -o CAPTURE [--cores N] [--duration S]\n"
 	    "\n"
 	    "Runs the simulated board: a master (arm0) and N slave cores\n"
 	    "(dsp0..), each a process with its own simulated clock\n"
@@ -33,8 +33,9 @@ static void usage(FILE *out)
 	    "\n"
 	    "options:\n"
 	    "  -o, --output DIR       the capture directory (required)\n"
-	    "  -n, --cores N          slave cores, 1 to 8 (default 8)\n"
-	    "  -s, --seconds S        run time in seconds (default 3)\n"
+	    "      --cores N          slave cores, 1 to 8 (default 8)\n"
+	    "  -d, --duration S       run time in seconds (default 3; also\n"
+	    "                         --seconds)\n"
 	    "      --frame-ms MS      frame period (default 33)\n"
 	    "      --deadline-ms MS   frame deadline (default 16)\n"
 	    "      --sync-ms MS       sync handshake period (default 10)\n"
@@ -52,19 +53,6 @@ static void usage(FILE *out)
 	    "                         libhetrace-lttng.so; docs/lttng.md)\n"
 	    "  -q, --quiet            no summary\n"
 	    "  -h, --help             this help\n");
-}
-
-/* A positive decimal number (fractions allowed when @frac) within [lo, hi]. */
-static int parse_num(const char *s, double lo, double hi, int frac, double *v)
-{
-	char *end;
-
-	*v = strtod(s, &end);
-	if (end == s || *end || *v < lo || *v > hi ||
-	    (!frac && *v != (double)(uint64_t)*v)) {
-		return -1;
-	}
-	return 0;
 }
 
 static void summary(const char *dir, const struct ht_sim_result *r)
@@ -92,10 +80,13 @@ static void summary(const char *dir, const struct ht_sim_result *r)
 	}
 }
 
-int cmd_sim(int argc, char **argv)
+/* Returns HT_CLI_GO_ON when the command goes on, else its exit status. */
+static int parse_options(int argc, char **argv, struct ht_sim_opts *o,
+			 bool *quiet)
 {
 	enum {
-		OPT_FRAME = 256,
+		OPT_CORES = 256,
+		OPT_FRAME,
 		OPT_DEADLINE,
 		OPT_SYNC,
 		OPT_PREEMPT,
@@ -106,8 +97,9 @@ int cmd_sim(int argc, char **argv)
 	};
 	static const struct option longopts[] = {
 	    {"output", required_argument, NULL, 'o'},
-	    {"cores", required_argument, NULL, 'n'},
-	    {"seconds", required_argument, NULL, 's'},
+	    {"cores", required_argument, NULL, OPT_CORES},
+	    {"duration", required_argument, NULL, 'd'},
+	    {"seconds", required_argument, NULL, 'd'},
 	    {"frame-ms", required_argument, NULL, OPT_FRAME},
 	    {"deadline-ms", required_argument, NULL, OPT_DEADLINE},
 	    {"sync-ms", required_argument, NULL, OPT_SYNC},
@@ -120,112 +112,109 @@ int cmd_sim(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	struct ht_sim_opts o = {0};
-	struct ht_sim_result res;
-	char err[1024];
-	int quiet = 0, c, ret;
+	int c, opt_index = 0;
 	double v;
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:n:s:qh", longopts, NULL)) !=
+	while ((c = getopt_long(argc, argv, ":o:d:qh", longopts, &opt_index)) !=
 	       -1) {
-		const char *bad = NULL;
-
 		switch (c) {
 		case 'o':
-			o.capture_dir = optarg;
+			o->capture_dir = optarg;
 			break;
-		case 'n':
-			if (parse_num(optarg, 1, HT_SIM_MAX_SLAVES, 0, &v) <
-			    0) {
-				bad = "--cores takes a number of slave cores "
-				      "from 1 to 8";
+		case OPT_CORES:
+			if (!ht_cli_real_arg("cores", optarg, 1,
+					     HT_SIM_MAX_SLAVES, true,
+					     "a number of slave cores", &v)) {
+				return HT_EXIT_USAGE;
 			}
-			o.nr_slaves = (unsigned)v;
+			o->nr_slaves = (unsigned)v;
 			break;
-		case 's':
-			if (parse_num(optarg, 0.05, 3600, 1, &v) < 0) {
-				bad = "--seconds takes a duration from 0.05 to "
-				      "3600";
+		case 'd':
+			if (!ht_cli_real_arg("duration", optarg, 0.05, 3600,
+					     false, "a duration", &v)) {
+				return HT_EXIT_USAGE;
 			}
-			o.duration_ns = (uint64_t)(v * 1e9);
+			o->duration_ns = (uint64_t)(v * 1e9);
 			break;
 		case OPT_FRAME:
 		case OPT_DEADLINE:
 		case OPT_SYNC:
-			if (parse_num(optarg, 0.1, 10000, 1, &v) < 0) {
-				bad = "a period takes milliseconds from 0.1 to "
-				      "10000";
+			if (!ht_cli_real_arg(longopts[opt_index].name, optarg,
+					     0.1, 10000, false,
+					     "a period in ms", &v)) {
+				return HT_EXIT_USAGE;
 			}
-			*(c == OPT_FRAME      ? &o.frame_period_ns
-			  : c == OPT_DEADLINE ? &o.deadline_ns
-					      : &o.sync_period_ns) =
+			*(c == OPT_FRAME      ? &o->frame_period_ns
+			  : c == OPT_DEADLINE ? &o->deadline_ns
+					      : &o->sync_period_ns) =
 			    (uint64_t)(v * 1e6);
 			break;
 		case OPT_PREEMPT:
-			if (parse_num(optarg, 1, 1000000, 0, &v) < 0) {
-				bad =
-				    "--preempt-every takes a number of frames";
+			if (!ht_cli_real_arg("preempt-every", optarg, 1,
+					     1000000, true,
+					     "a number of frames", &v)) {
+				return HT_EXIT_USAGE;
 			}
-			o.preempt_every = (unsigned)v;
+			o->preempt_every = (unsigned)v;
 			break;
 		case OPT_BURST:
-			if (parse_num(optarg, 1, 100, 0, &v) < 0) {
-				bad = "--sync-burst takes a number of rounds "
-				      "from 1 to 100";
+			if (!ht_cli_real_arg("sync-burst", optarg, 1, 100, true,
+					     "a number of rounds", &v)) {
+				return HT_EXIT_USAGE;
 			}
-			o.sync_burst = (unsigned)v;
+			o->sync_burst = (unsigned)v;
 			break;
 		case OPT_SPIN:
-			if (parse_num(optarg, 0, 100000, 1, &v) < 0) {
-				bad =
-				    "--idle-spin-us takes microseconds from 0 "
-				    "to 100000";
+			if (!ht_cli_real_arg("idle-spin-us", optarg, 0, 100000,
+					     false, "a time in us", &v)) {
+				return HT_EXIT_USAGE;
 			}
-			o.idle_spin_ns = (uint32_t)(v * 1e3);
+			o->idle_spin_ns = (uint32_t)(v * 1e3);
 			break;
 		case OPT_NOFSYNC:
-			o.no_fsync = true;
+			o->no_fsync = true;
 			break;
 		case OPT_LTTNG:
-			o.lttng = true;
+			o->lttng = true;
 			break;
 		case 'q':
-			quiet = 1;
+			*quiet = true;
 			break;
 		case 'h':
-			usage(stdout);
-			return HT_EXIT_OK;
+			return ht_cli_help_or_usage(c, usage);
 		case ':':
-			fprintf(stderr, "%s: option '%s' needs a value\n",
-				ht_cli_prog, argv[optind - 1]);
-			usage(stderr);
-			return HT_EXIT_USAGE;
+			return ht_cli_usage_error(usage,
+						  "option '%s' needs a value",
+						  argv[optind - 1]);
 		default:
-			fprintf(stderr, "%s: unknown option '%s'\n",
-				ht_cli_prog, argv[optind - 1]);
-			usage(stderr);
-			return HT_EXIT_USAGE;
-		}
-		if (bad) {
-			fprintf(stderr, "%s: %s, got '%s'\n", ht_cli_prog, bad,
-				optarg);
-			return HT_EXIT_USAGE;
+			return ht_cli_usage_error(usage, "unknown option '%s'",
+						  argv[optind - 1]);
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "%s: unexpected argument '%s'\n", ht_cli_prog,
-			argv[optind]);
-		usage(stderr);
+	if (ht_cli_want_no_args(argc, argv, usage) != HT_CLI_GO_ON) {
 		return HT_EXIT_USAGE;
 	}
-	if (!o.capture_dir) {
-		fprintf(stderr, "%s: -o CAPTURE is required\n", ht_cli_prog);
-		usage(stderr);
-		return HT_EXIT_USAGE;
+	if (!o->capture_dir) {
+		return ht_cli_usage_error(usage, "-o CAPTURE is required");
 	}
 
+	return HT_CLI_GO_ON;
+}
+
+int cmd_sim(int argc, char **argv)
+{
+	struct ht_sim_opts o = {0};
+	struct ht_sim_result res;
+	char err[1024];
+	bool quiet = false;
+	int ret;
+
+	ret = parse_options(argc, argv, &o, &quiet);
+	if (ret != HT_CLI_GO_ON) {
+		return ret;
+	}
 	o.stop = ht_cli_catch_stop(true);
 	o.warn = ht_cli_warn;
 

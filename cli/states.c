@@ -39,7 +39,7 @@ static void usage(FILE *out)
 		"options:\n"
 		"  -w, --window NS    also per time window of NS ns\n"
 		"  -c, --core C       only core C (its name or core id)\n"
-		"  -p, --pending N    sends kept waiting for their receive "
+		"      --pending N    sends kept waiting for their receive "
 		"(default 65536;\n"
 		"                     older ones are reported unmatched)\n"
 		"  -k, --keep-going   skip damaged packets and go on\n"
@@ -194,77 +194,125 @@ static void print_core(const struct ht_states_core *c)
 	}
 }
 
-int cmd_states(int argc, char **argv)
+/* What the options ask for. */
+struct states_args {
+	struct ht_ctf_open_opts opts;
+	struct ht_states_opts sopts;
+	struct ctx x;
+};
+
+/* Returns HT_CLI_GO_ON when the command goes on, else its exit status. */
+static int parse_options(int argc, char **argv, struct states_args *a)
 {
+	enum { OPT_PENDING = 256 };
 	static const struct option longopts[] = {
 	    {"window", required_argument, NULL, 'w'},
 	    {"core", required_argument, NULL, 'c'},
-	    {"pending", required_argument, NULL, 'p'},
+	    {"pending", required_argument, NULL, OPT_PENDING},
 	    {"keep-going", no_argument, NULL, 'k'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	struct ht_ctf_open_opts opts = {.warn = ht_cli_warn};
-	struct ht_states_opts sopts = {.no_events = true};
-	struct ht_ctf_set *set = NULL;
-	struct ht_states *st = NULL;
-	struct ht_states_msgs m;
-	struct ctx x = {0};
-	uint64_t errors = 0;
-	char err[1024];
-	size_t i, shown = 0;
-	int c, ret, status = HT_EXIT_OK;
+	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "w:c:p:kh", longopts, NULL)) !=
-	       -1) {
+	while ((c = getopt_long(argc, argv, "w:c:kh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'w': {
 			uint64_t v;
 
 			if (!ht_cli_uint_arg("window", optarg, 1, INT64_MAX,
-					     "ns, > 0", &v)) {
+					     "a window in ns", &v)) {
 				return HT_EXIT_USAGE;
 			}
-			sopts.window_ns = (int64_t)v;
+			a->sopts.window_ns = (int64_t)v;
 			break;
 		}
 		case 'c':
-			x.core_sel = optarg;
+			a->x.core_sel = optarg;
 			break;
-		case 'p': {
+		case OPT_PENDING: {
 			uint64_t v;
 
 			if (!ht_cli_uint_arg("pending", optarg, 1, 1u << 30,
-					     "1 .. 2^30", &v)) {
+					     "a number of messages", &v)) {
 				return HT_EXIT_USAGE;
 			}
-			sopts.max_pending_msgs = (size_t)v;
+			a->sopts.max_pending_msgs = (size_t)v;
 			break;
 		}
 		case 'k':
-			opts.flags |= HT_CTF_KEEP_GOING;
+			a->opts.flags |= HT_CTF_KEEP_GOING;
 			break;
-		case 'h':
-			usage(stdout);
-			return HT_EXIT_OK;
 		default:
-			usage(stderr);
-			return HT_EXIT_USAGE;
+			return ht_cli_help_or_usage(c, usage);
 		}
 	}
-	if (optind >= argc) {
-		usage(stderr);
-		return HT_EXIT_USAGE;
+	return ht_cli_want_traces(argc, usage);
+}
+
+/* The per-core tables and the message counts, after the run. Returns
+ * the exit status they make. */
+static int print_tables(struct ht_states *st, struct ctx *x)
+{
+	struct ht_states_msgs m;
+	int status = HT_EXIT_OK;
+	size_t i, shown = 0;
+
+	if (x->window_header) {
+		printf("\n");
 	}
-	opts.flags |= HT_CTF_EVENTS_ONLY;
-	ret = ht_ctf_set_open(&set, (const char *const *)argv + optind,
-			      argc - optind, &opts, err, sizeof(err));
-	if (ret) {
-		fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
+	for (i = 0; i < ht_states_nr_cores(st); i++) {
+		const struct ht_states_core *core = ht_states_core(st, i);
+
+		if (core_selected(x, core)) {
+			print_core(core);
+			shown++;
+		}
+	}
+	if (x->core_sel && !shown) {
+		fprintf(stderr, "%s: no core '%s' in the trace\n", ht_cli_prog,
+			x->core_sel);
+		status = HT_EXIT_FAIL;
+	}
+	if (!x->core_sel) {
+		ht_states_msgs(st, &m);
+		printf("messages: %" PRIu64 " sent, %" PRIu64
+		       " received, %" PRIu64 " matched, %" PRIu64
+		       " received without a send, %" PRIu64
+		       " sent without a receive (%" PRIu64 " evicted)\n",
+		       m.sent, m.received, m.matched, m.recv_unmatched,
+		       m.send_unmatched, m.send_evicted);
+	}
+	if (x->anomalies > MAX_ANOMALIES_SHOWN) {
+		fprintf(stderr, "%s: %" PRIu64 " anomalies (%d shown)\n",
+			ht_cli_prog, x->anomalies, MAX_ANOMALIES_SHOWN);
+	}
+	return status;
+}
+
+int cmd_states(int argc, char **argv)
+{
+	struct states_args a = {
+	    .opts = {.warn = ht_cli_warn},
+	    .sopts = {.no_events = true},
+	};
+	struct ht_ctf_set *set = NULL;
+	struct ht_states *st = NULL;
+	uint64_t errors = 0;
+	char err[1024];
+	int ret, status = HT_EXIT_OK;
+
+	ret = parse_options(argc, argv, &a);
+	if (ret != HT_CLI_GO_ON) {
+		return ret;
+	}
+	a.opts.flags |= HT_CTF_EVENTS_ONLY;
+	if (ht_cli_open_traces(&set, argv + optind, (size_t)(argc - optind),
+			       &a.opts)) {
 		return HT_EXIT_FAIL;
 	}
-	ret = ht_states_create(&st, &sopts, on_item, &x);
+	ret = ht_states_create(&st, &a.sopts, on_item, &a.x);
 	if (ret) {
 		fprintf(stderr, "%s: %s\n", ht_cli_prog, ht_strerror(ret));
 		status = HT_EXIT_FAIL;
@@ -284,34 +332,8 @@ int cmd_states(int argc, char **argv)
 		}
 		status = HT_EXIT_FAIL;
 	}
-	if (x.window_header) {
-		printf("\n");
-	}
-	for (i = 0; i < ht_states_nr_cores(st); i++) {
-		const struct ht_states_core *core = ht_states_core(st, i);
-
-		if (core_selected(&x, core)) {
-			print_core(core);
-			shown++;
-		}
-	}
-	if (x.core_sel && !shown) {
-		fprintf(stderr, "%s: no core '%s' in the trace\n", ht_cli_prog,
-			x.core_sel);
+	if (print_tables(st, &a.x)) {
 		status = HT_EXIT_FAIL;
-	}
-	if (!x.core_sel) {
-		ht_states_msgs(st, &m);
-		printf("messages: %" PRIu64 " sent, %" PRIu64
-		       " received, %" PRIu64 " matched, %" PRIu64
-		       " received without a send, %" PRIu64
-		       " sent without a receive (%" PRIu64 " evicted)\n",
-		       m.sent, m.received, m.matched, m.recv_unmatched,
-		       m.send_unmatched, m.send_evicted);
-	}
-	if (x.anomalies > MAX_ANOMALIES_SHOWN) {
-		fprintf(stderr, "%s: %" PRIu64 " anomalies (%d shown)\n",
-			ht_cli_prog, x.anomalies, MAX_ANOMALIES_SHOWN);
 	}
 destroy:
 	ht_states_destroy(st);

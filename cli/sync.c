@@ -46,8 +46,8 @@ static void usage(FILE *out)
 	    "                         (default: the capture's master)\n"
 	    "      --max-pairs N      pairs per direction in the report\n"
 	    "                         (default 2000, 0: all)\n"
-	    "  -f, --force            overwrite an existing TRACE\n"
-	    "  -n, --no-merge         fit and report only\n"
+	    "      --force            overwrite an existing TRACE\n"
+	    "      --no-merge         fit and report only\n"
 	    "  -h, --help             this help\n\n"
 	    "Exit status: 0 success; 1 when the merged trace is missing\n"
 	    "or wrong (a core absent without --allow-unsynced, a failed\n"
@@ -181,10 +181,21 @@ static void lttng_lines(const struct ht_sync_run *run)
 	}
 }
 
-int cmd_sync(int argc, char **argv)
+/* What the options ask for. */
+struct sync_args {
+	struct ht_sync_run_opts o;
+	const char *report;
+	uint64_t max_pairs;
+	bool no_merge;
+};
+
+/* Returns HT_CLI_GO_ON when the command goes on, else its exit status. */
+static int parse_options(int argc, char **argv, struct sync_args *a)
 {
 	enum {
-		OPT_REFERENCE = 256,
+		OPT_FORCE = 256,
+		OPT_NO_MERGE,
+		OPT_REFERENCE,
 		OPT_ALLOW,
 		OPT_MAX_PAIRS,
 		OPT_LTTNG,
@@ -198,106 +209,73 @@ int cmd_sync(int argc, char **argv)
 	    {"max-pairs", required_argument, NULL, OPT_MAX_PAIRS},
 	    {"master-lttng", required_argument, NULL, OPT_LTTNG},
 	    {"lttng-core", required_argument, NULL, OPT_LTTNG_CORE},
-	    {"force", no_argument, NULL, 'f'},
-	    {"no-merge", no_argument, NULL, 'n'},
+	    {"force", no_argument, NULL, OPT_FORCE},
+	    {"no-merge", no_argument, NULL, OPT_NO_MERGE},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	struct ht_sync_run_opts o = {0};
-	struct notes notes = {0};
-	struct ht_sync_run *run;
-	const char *report = NULL;
-	unsigned long max_pairs = 2000;
-	bool no_merge = false;
-	int c, ret, status = HT_EXIT_OK;
-	char err[1024] = "";
-	char *end;
-	size_t i;
+	int c;
 
-	while ((c = getopt_long(argc, argv, "o:r:fnh", longopts, NULL)) != -1) {
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:r:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
-			o.out_dir = optarg;
+			a->o.out_dir = optarg;
 			break;
 		case 'r':
-			report = optarg;
+			a->report = optarg;
 			break;
 		case OPT_REFERENCE:
-			o.reference = optarg;
+			a->o.reference = optarg;
 			break;
 		case OPT_ALLOW:
-			o.allow_unsynced = true;
+			a->o.allow_unsynced = true;
 			break;
 		case OPT_LTTNG:
-			o.lttng_dir = optarg;
+			a->o.lttng_dir = optarg;
 			break;
 		case OPT_LTTNG_CORE:
-			o.lttng_core = optarg;
+			a->o.lttng_core = optarg;
 			break;
 		case OPT_MAX_PAIRS:
-			max_pairs = strtoul(optarg, &end, 10);
-			if (*end || !*optarg) {
-				fprintf(stderr,
-					"%s: --max-pairs %s: not a number\n",
-					ht_cli_prog, optarg);
+			if (!ht_cli_uint_arg("max-pairs", optarg, 0, UINT32_MAX,
+					     "a number of pairs",
+					     &a->max_pairs)) {
 				return HT_EXIT_USAGE;
 			}
 			break;
-		case 'f':
-			o.overwrite = true;
+		case OPT_FORCE:
+			a->o.overwrite = true;
 			break;
-		case 'n':
-			no_merge = true;
+		case OPT_NO_MERGE:
+			a->no_merge = true;
 			break;
-		case 'h':
-			usage(stdout);
-			return HT_EXIT_OK;
 		default:
-			usage(stderr);
-			return HT_EXIT_USAGE;
+			return ht_cli_help_or_usage(c, usage);
 		}
 	}
-	if (optind + 1 != argc || (!o.out_dir && !no_merge)) {
-		fprintf(stderr, "%s: %s\n", ht_cli_prog,
-			optind + 1 != argc
-			    ? "one CAPTURE directory expected"
-			    : "-o TRACE is required (or --no-merge)");
-		usage(stderr);
-		return HT_EXIT_USAGE;
+	if (optind + 1 != argc || (!a->o.out_dir && !a->no_merge)) {
+		return ht_cli_usage_error(
+		    usage, "%s",
+		    optind + 1 != argc
+			? "one CAPTURE directory expected"
+			: "-o TRACE is required (or --no-merge)");
 	}
-	if (no_merge) {
-		o.out_dir = NULL;
+	if (a->no_merge) {
+		a->o.out_dir = NULL;
 	}
-	o.capture = argv[optind];
-	ret = ht_sync_run(&o, &run, err, sizeof(err));
-	if (ret) {
-		fprintf(stderr, "%s: %s\n", ht_cli_prog,
-			err[0] ? err : ht_strerror(ret));
-		return ret == HT_ENOMEM ? HT_EXIT_FAIL : HT_EXIT_FAIL;
-	}
-	for (i = 0; i < ht_capture_nr_notes(run->cap); i++) {
-		note_cb(&notes, ht_capture_note(run->cap, i));
-	}
-	if (notes.more || ht_capture_nr_notes_dropped(run->cap)) {
-		fprintf(stderr, "%s: ... and %" PRIu64 " more\n", ht_cli_prog,
-			notes.more + ht_capture_nr_notes_dropped(run->cap));
-	}
-	printf("reference: %s (clock %s, %" PRIu64 " Hz)\n",
-	       run->cores[run->reference].core->name,
-	       run->cores[run->reference].core->clock->name,
-	       run->cores[run->reference].core->clock->freq_hz);
-	lttng_lines(run);
-	print_cores(run);
-	if (report) {
-		FILE *f = fopen(report, "w");
+	a->o.capture = argv[optind];
+	return HT_CLI_GO_ON;
+}
 
-		if (!f || ht_sync_run_write_json(run, f, max_pairs) ||
-		    fclose(f)) {
-			fprintf(stderr, "%s: cannot write the report %s\n",
-				ht_cli_prog, report);
-			status = HT_EXIT_FAIL;
-		}
-	}
+/* What came out: what went wrong, per core and overall, on stderr, the
+ * merged trace on stdout. Returns the exit status it makes. */
+static int tell_result(const struct ht_sync_run *run,
+		       const struct ht_sync_run_opts *o)
+{
+	int status = HT_EXIT_OK;
+	size_t i;
+
 	for (i = 0; i < run->nr_cores; i++) {
 		const struct ht_sync_run_core *r = &run->cores[i];
 
@@ -322,12 +300,12 @@ int cmd_sync(int argc, char **argv)
 				run->merged ? "; merged UNSYNCHRONIZED on its "
 					      "own clock"
 					    : "");
-			if (!o.allow_unsynced && o.out_dir) {
+			if (!o->allow_unsynced && o->out_dir) {
 				status = HT_EXIT_FAIL;
 			}
 		}
 	}
-	if (o.out_dir && !run->merged) {
+	if (o->out_dir && !run->merged) {
 		fprintf(stderr,
 			"%s: no trace written: %zu core(s) cannot be "
 			"synchronized; --allow-unsynced merges them on their "
@@ -337,13 +315,61 @@ int cmd_sync(int argc, char **argv)
 	}
 	if (run->merged) {
 		printf("merged: %" PRIu64 " events, %zu streams -> %s\n",
-		       run->merge.events, run->merge.streams, o.out_dir);
+		       run->merge.events, run->merge.streams, o->out_dir);
 	}
 	if (run->damaged) {
 		fprintf(stderr,
 			"%s: %" PRIu64 " damaged packet(s) skipped: the "
 			"result is incomplete\n",
 			ht_cli_prog, run->damaged);
+		status = HT_EXIT_FAIL;
+	}
+	return status;
+}
+
+int cmd_sync(int argc, char **argv)
+{
+	struct sync_args a = {.max_pairs = 2000};
+	struct notes notes = {0};
+	struct ht_sync_run *run;
+	int ret, status = HT_EXIT_OK;
+	char err[1024] = "";
+	size_t i;
+
+	ret = parse_options(argc, argv, &a);
+	if (ret != HT_CLI_GO_ON) {
+		return ret;
+	}
+	ret = ht_sync_run(&a.o, &run, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "%s: %s\n", ht_cli_prog,
+			err[0] ? err : ht_strerror(ret));
+		return HT_EXIT_FAIL;
+	}
+	for (i = 0; i < ht_capture_nr_notes(run->cap); i++) {
+		note_cb(&notes, ht_capture_note(run->cap, i));
+	}
+	if (notes.more || ht_capture_nr_notes_dropped(run->cap)) {
+		fprintf(stderr, "%s: ... and %" PRIu64 " more\n", ht_cli_prog,
+			notes.more + ht_capture_nr_notes_dropped(run->cap));
+	}
+	printf("reference: %s (clock %s, %" PRIu64 " Hz)\n",
+	       run->cores[run->reference].core->name,
+	       run->cores[run->reference].core->clock->name,
+	       run->cores[run->reference].core->clock->freq_hz);
+	lttng_lines(run);
+	print_cores(run);
+	if (a.report) {
+		FILE *f = fopen(a.report, "w");
+
+		if (!f || ht_sync_run_write_json(run, f, (size_t)a.max_pairs) ||
+		    fclose(f)) {
+			fprintf(stderr, "%s: cannot write the report %s\n",
+				ht_cli_prog, a.report);
+			status = HT_EXIT_FAIL;
+		}
+	}
+	if (tell_result(run, &a.o)) {
 		status = HT_EXIT_FAIL;
 	}
 	ht_sync_run_free(run);

@@ -25,27 +25,42 @@ struct ht_fnames {
 	unsigned *core_of;
 	size_t nr_core_of;
 	size_t nr_cores_seen;
+	/* by ht_funcs core index, set by ht_fnames_ready(): the ELF named
+	 * every function address of the core (it is the traced program) */
+	bool *trusted;
 	bool ready;
 };
 
-int ht_fnames_create(struct ht_fnames **out)
+int ht_fnames_create_tracker(struct ht_fnames **out,
+			     const struct ht_funcs_opts *fo)
 {
 	struct ht_fnames *fn = calloc(1, sizeof(*fn));
-	struct ht_funcs_opts fo = {0};
 
 	*out = NULL;
 	if (!fn) {
 		return HT_ENOMEM;
 	}
-	/* only the addresses and func_base matter: a shallow stack is
-	 * enough (deeper calls are counted, not kept) */
-	fo.max_depth = 64;
-	if (ht_funcs_create(&fn->funcs, &fo)) {
+	if (ht_funcs_create(&fn->funcs, fo)) {
 		free(fn);
 		return HT_ENOMEM;
 	}
 	*out = fn;
 	return 0;
+}
+
+int ht_fnames_create(struct ht_fnames **out)
+{
+	struct ht_funcs_opts fo = {0};
+
+	/* only the addresses and func_base matter: a shallow stack is
+	 * enough (deeper calls are counted, not kept) */
+	fo.max_depth = 64;
+	return ht_fnames_create_tracker(out, &fo);
+}
+
+struct ht_funcs *ht_fnames_funcs(struct ht_fnames *fn)
+{
+	return fn->funcs;
 }
 
 void ht_fnames_destroy(struct ht_fnames *fn)
@@ -61,6 +76,7 @@ void ht_fnames_destroy(struct ht_fnames *fn)
 	}
 	free(fn->syms);
 	free(fn->core_of);
+	free(fn->trusted);
 	free(fn);
 }
 
@@ -160,57 +176,150 @@ static void notef(void (*note)(void *, const char *), void *arg,
 	note(arg, text);
 }
 
+int ht_fnames_scan_traces(struct ht_fnames *fn, const char *const *paths,
+			  size_t nr_paths, const struct ht_ctf_open_opts *opts,
+			  char *err, size_t err_len)
+{
+	struct ht_ctf_set *set;
+	struct ht_ctf_msg msg;
+	int ret;
+
+	ret = ht_ctf_set_open(&set, paths, nr_paths, opts, err, err_len);
+	if (ret) {
+		return ret;
+	}
+	while ((ret = ht_ctf_set_next(set, &msg)) != HT_EEOF) {
+		/* damaged input is the second pass's to report */
+		if (!ret && ht_fnames_scan(fn, &msg) == HT_ENOMEM) {
+			ht_ctf_set_close(set);
+			snprintf(err, err_len, "%s", ht_strerror(HT_ENOMEM));
+			return HT_ENOMEM;
+		}
+	}
+	ht_ctf_set_close(set);
+	return 0;
+}
+
+void ht_fnames_explain(struct ht_fnames *fn, const struct ht_funcs_core *c,
+		       void (*warn)(void *arg, const char *text),
+		       void (*note)(void *arg, const char *text), void *arg)
+{
+	size_t named, total;
+
+	if (!c->syms) {
+		return;
+	}
+	/* decides the bias from func_base or from every address */
+	ht_funcs_name_stats(fn->funcs, c, &named, &total);
+	if (ht_symbols_stripped(c->syms)) {
+		notef(note, arg,
+		      "%s is stripped (no .symtab): core %s's functions are "
+		      "shown as addresses%s",
+		      ht_symbols_path(c->syms), c->name,
+		      ht_symbols_count(c->syms) ? " (exported ones excepted)"
+						: "");
+	} else if (total && named < total) {
+		notef(warn, arg,
+		      "core %s: %zu of %zu function addresses are not "
+		      "functions of %s (%s): shown as raw addresses",
+		      c->name, total - named, total, ht_symbols_path(c->syms),
+		      named ? "a different build?"
+			    : "the file does not match this trace: it names "
+			      "0 of the core's function addresses");
+	}
+	if (c->bias_guessed) {
+		notef(note, arg,
+		      "core %s: no func_base record; load bias 0x%" PRIx64
+		      " found from the addresses",
+		      c->name, c->bias);
+	}
+}
+
 void ht_fnames_ready(struct ht_fnames *fn,
 		     void (*note)(void *arg, const char *text), void *arg)
 {
 	size_t i, n = ht_funcs_nr_cores(fn->funcs);
 
 	fn->ready = true;
+	free(fn->trusted);
+	fn->trusted = calloc(n + 1, sizeof(*fn->trusted));
 	for (i = 0; i < n; i++) {
 		const struct ht_funcs_core *c = ht_funcs_core(fn->funcs, i);
 		size_t named, total;
 
-		if (!c->syms) {
-			continue;
-		}
-		/* decides the bias from func_base or from every address */
-		ht_funcs_name_stats(fn->funcs, c, &named, &total);
-		if (ht_symbols_stripped(c->syms)) {
-			notef(note, arg,
-			      "%s is stripped (no .symtab): core %s's "
-			      "functions are shown as addresses%s",
-			      ht_symbols_path(c->syms), c->name,
-			      ht_symbols_count(c->syms)
-				  ? " (exported ones excepted)"
-				  : "");
-		} else if (total && named < total) {
-			notef(note, arg,
-			      "core %s: %zu of %zu function addresses are "
-			      "not functions of %s (%s): shown as raw "
-			      "addresses",
-			      c->name, total - named, total,
-			      ht_symbols_path(c->syms),
-			      named ? "a different build?"
-				    : "the file does not match this trace");
-		}
-		if (c->bias_guessed) {
-			notef(
-			    note, arg,
-			    "core %s: no func_base record; load bias 0x%" PRIx64
-			    " found from the addresses",
-			    c->name, c->bias);
+		ht_fnames_explain(fn, c, note, note, arg);
+		if (c->syms && fn->trusted) {
+			ht_funcs_name_stats(fn->funcs, c, &named, &total);
+			fn->trusted[i] = total && named == total;
 		}
 	}
+}
+
+/* The core of @msg's stream once ready, else NULL. */
+static const struct ht_funcs_core *core_of_msg(struct ht_fnames *fn,
+					       const struct ht_ctf_msg *msg)
+{
+	unsigned si = msg->stream->index;
+
+	if (!fn->ready || si >= fn->nr_core_of || !fn->core_of[si]) {
+		return NULL;
+	}
+	return ht_funcs_core(fn->funcs, fn->core_of[si] - 1);
 }
 
 const char *ht_fnames_name(struct ht_fnames *fn, const struct ht_ctf_msg *msg,
 			   uint64_t addr)
 {
-	unsigned si = msg->stream->index, k;
+	const struct ht_funcs_core *c = core_of_msg(fn, msg);
 
-	if (!fn->ready || si >= fn->nr_core_of || !fn->core_of[si]) {
+	return c ? ht_funcs_name(fn->funcs, c, addr) : NULL;
+}
+
+const char *ht_fnames_describe(struct ht_fnames *fn,
+			       const struct ht_ctf_msg *msg, uint64_t addr,
+			       bool inside, char *buf, size_t len)
+{
+	const struct ht_funcs_core *c = core_of_msg(fn, msg);
+	const char *name = NULL;
+	struct ht_sym sym;
+	uint64_t saved;
+	bool found;
+	int n;
+
+	if (!c || !c->syms) {
 		return NULL;
 	}
-	k = fn->core_of[si] - 1;
-	return ht_funcs_name(fn->funcs, ht_funcs_core(fn->funcs, k), addr);
+	if (inside) {
+		/* only when this ELF named every function of the core: a
+		 * call site of another program would get a wrong name */
+		if (!fn->trusted || !fn->trusted[c->index]) {
+			return NULL;
+		}
+	} else {
+		/* never a wrong name: only exact function starts */
+		name = ht_funcs_name(fn->funcs, c, addr);
+		if (!name) {
+			return NULL;
+		}
+	}
+	saved = ht_symbols_bias(c->syms);
+	ht_symbols_set_bias(c->syms, c->bias);
+	found = ht_symbols_lookup(c->syms, addr, &sym);
+	ht_symbols_set_bias(c->syms, saved);
+	if (!name) {
+		if (!found || !sym.name) {
+			return NULL;
+		}
+		n = snprintf(buf, len, "%s+0x%llx", sym.name,
+			     (unsigned long long)sym.offset);
+	} else {
+		n = snprintf(buf, len, "%s", name);
+	}
+	if (found && sym.file && n > 0 && (size_t)n < len) {
+		const char *base = strrchr(sym.file, '/');
+
+		snprintf(buf + n, len - n, " at %s:%d",
+			 base ? base + 1 : sym.file, sym.line);
+	}
+	return buf;
 }

@@ -3,10 +3,10 @@
 #define HT_HOST_FUNC_NAMES_H
 
 /*
- * Function names for the views (hetrace export, hetrace report): ELF
- * files per core (host/analysis/symbols.h) and each core's load bias, decided
- * as host/analysis/functions.h decides it, so relocated images (PIE, shared
- * objects) get the right names:
+ * Function names for the views (hetrace print, profile, export,
+ * report): ELF files per core (host/analysis/symbols.h) and each core's
+ * load bias, decided as host/analysis/functions.h decides it, so
+ * relocated images (PIE, shared objects) get the right names:
  * - the bias is the core's `func_base` record minus the ELF's lowest
  *   load address;
  * - without func_base (an overwrite ring lost its first packet), it is
@@ -19,6 +19,9 @@
  * byte in the ELF: a file that does not match gives NULL (the views show
  * the raw address) and a warning, never a wrong name.
  *
+ * `hetrace profile` feeds its own tracker (ht_fnames_create_tracker(),
+ * ht_fnames_funcs()) in one pass: it names only at the end.
+ *
  * Cores are streams (docs/events.md); the second pass may read the
  * same traces through another ht_ctf_set: cores are found again by the
  * stream's index, which is the same for the same trace paths.
@@ -27,12 +30,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "functions.h"
 #include "host/ctf/ctf-reader.h"
 
 struct ht_fnames; /* opaque */
 
 /* Creates an empty set of ELF files. Returns 0 or HT_ENOMEM. */
 int ht_fnames_create(struct ht_fnames **fn);
+
+/*
+ * The same with a function tracker made with @fo (ht_funcs_create()),
+ * for a caller that feeds it itself and wants the slices too.
+ */
+int ht_fnames_create_tracker(struct ht_fnames **fn,
+			     const struct ht_funcs_opts *fo);
+
+/* The function tracker: fed by ht_fnames_scan(), or by the caller. */
+struct ht_funcs *ht_fnames_funcs(struct ht_fnames *fn);
 
 /* Releases it and the ELF files it opened. NULL is allowed. */
 void ht_fnames_destroy(struct ht_fnames *fn);
@@ -56,6 +70,16 @@ size_t ht_fnames_count(const struct ht_fnames *fn);
 int ht_fnames_scan(struct ht_fnames *fn, const struct ht_ctf_msg *msg);
 
 /*
+ * The whole first pass: opens the traces under @paths again and scans
+ * every message. Damaged parts are skipped (the second pass reports
+ * them). Returns 0, or an error of ht_ctf_set_open() or HT_ENOMEM with
+ * a message in @err.
+ */
+int ht_fnames_scan_traces(struct ht_fnames *fn, const char *const *paths,
+			  size_t nr_paths, const struct ht_ctf_open_opts *opts,
+			  char *err, size_t err_len);
+
+/*
  * Ends the first pass: decides each core's bias and calls @note (may be
  * NULL) with what the user should know, one text per call: a stripped
  * file, addresses that are not functions of the file (a mismatched ELF:
@@ -71,5 +95,28 @@ void ht_fnames_ready(struct ht_fnames *fn,
  */
 const char *ht_fnames_name(struct ht_fnames *fn, const struct ht_ctf_msg *msg,
 			   uint64_t addr);
+
+/*
+ * What the user should know about the names of core @c, one text per
+ * call: @warn for a file whose symbols are not the core's functions
+ * (they stay raw), @note for a stripped file and a load bias guessed
+ * without func_base. ht_fnames_ready() says it for every core through
+ * its one callback. Either callback may be NULL.
+ */
+void ht_fnames_explain(struct ht_fnames *fn, const struct ht_funcs_core *c,
+		       void (*warn)(void *arg, const char *text),
+		       void (*note)(void *arg, const char *text), void *arg);
+
+/*
+ * @addr of @msg's stream as text into @buf: "NAME at FILE:LINE" (the
+ * line when the ELF has debug information) when it is a function's
+ * first byte; with @inside (a call site), "NAME+0xOFF at FILE:LINE",
+ * given only when the ELF named every function address of the core (it
+ * is the traced program). Returns @buf, or NULL when there is nothing
+ * sure to say. Call after ht_fnames_ready().
+ */
+const char *ht_fnames_describe(struct ht_fnames *fn,
+			       const struct ht_ctf_msg *msg, uint64_t addr,
+			       bool inside, char *buf, size_t len);
 
 #endif

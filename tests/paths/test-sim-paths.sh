@@ -8,10 +8,10 @@ set -eu
 cd "$(dirname "$0")"
 . ../lib.sh
 
-"$HETRACE" sim -o "$w/cap" -s 2 -q
+"$HETRACE" sim -o "$w/cap" -d 2 -q
 "$HETRACE" sync "$w/cap" -o "$w/synced" >/dev/null
-"$HETRACE" paths --paths ../../platforms/sim/frame-paths.yaml -w 20 --json "$w/synced" >"$w/p.json"
-"$HETRACE" paths --paths ../../platforms/sim/frame-paths.yaml -w 20 "$w/synced" >"$w/p.txt"
+"$HETRACE" paths --paths ../../platforms/sim/frame-paths.yaml -n 20 --json "$w/synced" >"$w/p.json"
+"$HETRACE" paths --paths ../../platforms/sim/frame-paths.yaml -n 20 "$w/synced" >"$w/p.txt"
 python3 - "$w/p.json" <<'PY' || fail=1
 import json, sys
 r = json.load(open(sys.argv[1]))

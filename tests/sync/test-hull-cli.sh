@@ -51,7 +51,7 @@ check options-no-outliers.expect
 echo "exit $?" >>"$out"
 check options-rate.expect
 # node 1 as the reference
-"$HETRACE" hull -r 1 tree.txt >"$out" 2>&1
+"$HETRACE" hull --reference 1 tree.txt >"$out" 2>&1
 echo "exit $?" >>"$out"
 check options-reference.expect
 
@@ -69,7 +69,7 @@ expect_exit 2 a.txt b.txt
 expect_exit 2 --rate 1
 expect_exit 2 --window 0 step.txt
 expect_exit 1 does-not-exist.txt
-expect_exit 1 -r 9 step.txt
+expect_exit 1 --reference 9 step.txt
 "$HETRACE" hull --help | grep -q 'sender receiver send_time recv_time' ||
 	{ echo "FAIL: --help"; fail=1; }
 
