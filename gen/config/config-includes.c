@@ -59,6 +59,109 @@ static bool is_regular_file(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* Sets *found to dir/name when that is a regular file. */
+static int try_path(const char *dir, const char *name, char **found)
+{
+	char *path = join_path(dir, name);
+
+	if (!path) {
+		return HT_ENOMEM;
+	}
+	if (is_regular_file(path)) {
+		*found = path;
+	} else {
+		free(path);
+	}
+	return 0;
+}
+
+/*
+ * Finds the file an `$include` item names: in the including file's
+ * directory, the -I directories, the current directory (barectf looks
+ * there too, after -I), then hetrace's standard includes (*emb set).
+ * Sets *found (as shown in messages) and *id (the real path or the
+ * embedded name), both NULL when there is no such file. Returns 0 or
+ * HT_ENOMEM.
+ */
+static int find_include(const struct loader *ld, const struct ht_ynode *item,
+			char **found, char **id,
+			const struct ht_embedded_file **emb)
+{
+	char *dir = dir_of(item->loc.file);
+	size_t i;
+	int ret;
+
+	*found = NULL;
+	*id = NULL;
+	*emb = NULL;
+	if (!dir) {
+		return HT_ENOMEM;
+	}
+	ret = try_path(dir, item->str, found);
+	free(dir);
+	for (i = 0; !ret && !*found && i < ld->nr_inc_dirs; i++) {
+		ret = try_path(ld->inc_dirs[i], item->str, found);
+	}
+	if (!ret && !*found) {
+		ret = try_path(".", item->str, found);
+	}
+	if (ret) {
+		return ret;
+	}
+	if (*found) {
+		*id = realpath(*found, NULL);
+		if (!*id) {
+			*id = strdup(*found);
+		}
+	} else if (!strchr(item->str, '/')) {
+		char emb_name[256];
+
+		snprintf(emb_name, sizeof(emb_name), STD_INCLUDE_PREFIX "%s",
+			 item->str);
+		*emb = ht_embedded_find(emb_name);
+		if (*emb) {
+			*found = strdup(emb_name);
+			*id = strdup(emb_name);
+		}
+	}
+	if ((*found || *emb) && (!*found || !*id)) {
+		free(*found);
+		free(*id);
+		*found = NULL;
+		*id = NULL;
+		return HT_ENOMEM;
+	}
+	return 0;
+}
+
+/* Reports, and returns true, when id is already being included. */
+static bool is_cyclic(struct loader *ld, const struct ht_ynode *item,
+		      const char *id, const char *found)
+{
+	char chain[1024];
+	size_t i, j, len = 0;
+
+	for (i = 0; i < ld->depth; i++) {
+		if (!strcmp(ld->stack[i].id, id)) {
+			break;
+		}
+	}
+	if (i == ld->depth) {
+		return false;
+	}
+	chain[0] = '\0';
+	for (j = i; j < ld->depth; j++) {
+		len += (size_t)snprintf(
+		    chain + len, len < sizeof(chain) ? sizeof(chain) - len : 0,
+		    "`%s` -> ", ld->stack[j].name);
+		if (len >= sizeof(chain)) {
+			len = sizeof(chain) - 1;
+		}
+	}
+	ht__cfg_diag(ld, &item->loc, "cyclic `$include`: %s`%s`", chain, found);
+	return true;
+}
+
 /*
  * Finds, loads and parses the file an `$include` item names, pushing it
  * on the include stack. Returns NULL (reported) when it cannot.
@@ -66,12 +169,12 @@ static bool is_regular_file(const char *path)
 static struct ht_ynode *load_include(struct loader *ld,
 				     const struct ht_ynode *item)
 {
-	const struct ht_embedded_file *emb = NULL;
-	char *found = NULL, *id = NULL, *dir, chain[1024];
+	const struct ht_embedded_file *emb;
+	char *found, *id;
 	const char *name;
 	struct ht_ynode *root = NULL;
 	unsigned char *text = NULL;
-	size_t size = 0, i, j, len;
+	size_t size = 0;
 	int ret;
 
 	if (item->kind != HT_YNODE_SCALAR ||
@@ -79,57 +182,10 @@ static struct ht_ynode *load_include(struct loader *ld,
 		ht__cfg_expect_fail(ld, item, "$include", "a file name");
 		return NULL;
 	}
-
-	/* The including file's directory, the -I directories, then ours. */
-	dir = dir_of(item->loc.file);
-	if (!dir) {
-		ld->fatal = HT_ENOMEM;
+	ret = find_include(ld, item, &found, &id, &emb);
+	if (ret) {
+		ld->fatal = ret;
 		return NULL;
-	}
-	found = join_path(dir, item->str);
-	free(dir);
-	if (!found) {
-		ld->fatal = HT_ENOMEM;
-		return NULL;
-	}
-	if (!is_regular_file(found)) {
-		free(found);
-		found = NULL;
-		for (i = 0; i < ld->nr_inc_dirs && !found; i++) {
-			found = join_path(ld->inc_dirs[i], item->str);
-			if (!found) {
-				ld->fatal = HT_ENOMEM;
-				return NULL;
-			}
-			if (!is_regular_file(found)) {
-				free(found);
-				found = NULL;
-			}
-		}
-	}
-	/* barectf also looks in the current directory, after -I. */
-	if (!found && is_regular_file(item->str)) {
-		found = strdup(item->str);
-		if (!found) {
-			ld->fatal = HT_ENOMEM;
-			return NULL;
-		}
-	}
-	if (found) {
-		id = realpath(found, NULL);
-		if (!id) {
-			id = strdup(found);
-		}
-	} else if (!strchr(item->str, '/')) {
-		char emb_name[256];
-
-		snprintf(emb_name, sizeof(emb_name), STD_INCLUDE_PREFIX "%s",
-			 item->str);
-		emb = ht_embedded_find(emb_name);
-		if (emb) {
-			found = strdup(emb_name);
-			id = strdup(emb_name);
-		}
 	}
 	if (!found) {
 		ht__cfg_diag(
@@ -140,38 +196,17 @@ static struct ht_ynode *load_include(struct loader *ld,
 		    item->str);
 		return NULL;
 	}
-	if (!id) {
-		ld->fatal = HT_ENOMEM;
-		goto free_found;
-	}
-
-	for (i = 0; i < ld->depth; i++) {
-		if (strcmp(ld->stack[i].id, id)) {
-			continue;
-		}
-		len = 0;
-		chain[0] = '\0';
-		for (j = i; j < ld->depth; j++) {
-			len += (size_t)snprintf(
-			    chain + len,
-			    len < sizeof(chain) ? sizeof(chain) - len : 0,
-			    "`%s` -> ", ld->stack[j].name);
-			if (len >= sizeof(chain)) {
-				len = sizeof(chain) - 1;
-			}
-		}
-		ht__cfg_diag(ld, &item->loc, "cyclic `$include`: %s`%s`", chain,
-			     found);
-		goto free_id;
+	if (is_cyclic(ld, item, id, found)) {
+		goto free_paths;
 	}
 	if (ld->depth == MAX_INCLUDE_DEPTH) {
 		ht__cfg_diag(ld, &item->loc, "`$include` nested too deeply");
-		goto free_id;
+		goto free_paths;
 	}
 
 	name = ht__cfg_add_file(ld, found);
 	if (!name) {
-		goto free_id;
+		goto free_paths;
 	}
 	if (emb) {
 		root = ht__cfg_parse_text(ld, name, emb->data, emb->size);
@@ -181,13 +216,13 @@ static struct ht_ynode *load_include(struct loader *ld,
 			ht__cfg_diag(ld, &item->loc,
 				     "cannot read `$include` file `%s`: %s",
 				     found, ht_strerror(ret));
-			goto free_id;
+			goto free_paths;
 		}
 		root = ht__cfg_parse_text(ld, name, text, size);
 		free(text);
 	}
 	if (!root) {
-		goto free_id;
+		goto free_paths;
 	}
 	if (root->kind != HT_YNODE_MAP) {
 		ht__cfg_diag(
@@ -196,7 +231,7 @@ static struct ht_ynode *load_include(struct loader *ld,
 		    ht_ynode_describe(root));
 		ht_ynode_destroy(root);
 		root = NULL;
-		goto free_id;
+		goto free_paths;
 	}
 	ld->stack[ld->depth].id = id;
 	ld->stack[ld->depth].name = (char *)name;
@@ -204,9 +239,8 @@ static struct ht_ynode *load_include(struct loader *ld,
 	free(found);
 	return root;
 
-free_id:
+free_paths:
 	free(id);
-free_found:
 	free(found);
 	return NULL;
 }
