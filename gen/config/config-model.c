@@ -173,6 +173,29 @@ static int cmp_clock(const void *a, const void *b)
 		      ((const struct ht_clock_type *)b)->name);
 }
 
+/*
+ * What every named object gets checked for: its name is an identifier,
+ * and it is a mapping (`a_what`, e.g. "a clock type") of known keys.
+ * Returns false when it is not a mapping: there is nothing more to read.
+ */
+static bool check_object(struct loader *ld, const struct ht_ynode *name,
+			 const struct ht_ynode *node, const char *a_what,
+			 const char *const *keys)
+{
+	const char *what = strchr(a_what, ' ') + 1;
+	char buf[96];
+
+	snprintf(buf, sizeof(buf), "%s name", what);
+	ht__cfg_check_iden(ld, name, buf);
+	if (node->kind != HT_YNODE_MAP) {
+		snprintf(buf, sizeof(buf), "%s (a mapping)", a_what);
+		ht__cfg_expect_fail(ld, node, name->str, buf);
+		return false;
+	}
+	ht__cfg_check_keys(ld, node, keys, what);
+	return true;
+}
+
 static void load_clock(struct loader *ld, const struct ht_ynode *name,
 		       const struct ht_ynode *node, struct ht_clock_type *ct)
 {
@@ -184,13 +207,9 @@ static void load_clock(struct loader *ld, const struct ht_ynode *name,
 	ct->loc = name->loc;
 	ct->freq_hz = 1000000000;
 	ct->c_type = ht__cfg_strdup(ld, "uint32_t");
-	ht__cfg_check_iden(ld, name, "clock type name");
-	if (node->kind != HT_YNODE_MAP) {
-		ht__cfg_expect_fail(ld, node, name->str,
-				    "a clock type (a mapping)");
+	if (!check_object(ld, name, node, "a clock type", clock_keys)) {
 		return;
 	}
-	ht__cfg_check_keys(ld, node, clock_keys, "clock type");
 	if (ht__cfg_get_str(ld, node, "uuid", &s) && s) {
 		if (!ht__cfg_parse_uuid(s, ct->uuid)) {
 			ht__cfg_diag(
@@ -254,13 +273,9 @@ static void load_ert(struct loader *ld, const struct ht_ynode *name,
 
 	et->name = ht__cfg_strdup(ld, name->str);
 	et->loc = name->loc;
-	ht__cfg_check_iden(ld, name, "event record type name");
-	if (node->kind != HT_YNODE_MAP) {
-		ht__cfg_expect_fail(ld, node, name->str,
-				    "an event record type (a mapping)");
+	if (!check_object(ld, name, node, "an event record type", ert_keys)) {
 		return;
 	}
-	ht__cfg_check_keys(ld, node, ert_keys, "event record type");
 	ll = ht_ynode_get(node, "log-level");
 	if (!ht__cfg_is_absent(ll) && !ht__cfg_is_error(ll)) {
 		if (ht__cfg_want_uint(ld, ll, "log-level", 0, INT64_MAX, &u)) {
@@ -285,50 +300,68 @@ static struct ht_clock_type *find_clock(struct ht_config *cfg, const char *name)
 	return NULL;
 }
 
-static void load_dst(struct loader *ld, const struct ht_ynode *name,
-		     const struct ht_ynode *node, struct ht_stream_type *st)
+/*
+ * The id feature `key` (f) must exist when there is more than one of
+ * nr objects (`what`, held by `owner`) and be wide enough to tell them
+ * apart.
+ */
+static void check_id_room(struct loader *ld, const struct ht_feature *f,
+			  const char *key, const char *what, const char *owner,
+			  size_t nr)
+{
+	if (!f->enabled && nr > 1) {
+		ht__cfg_diag(ld, &f->loc,
+			     "`%s`: the %s id is needed: %s has %zu %ss", key,
+			     what, owner, nr, what);
+	}
+	if (f->ft && f->ft->size_bits < 64 &&
+	    nr > (UINT64_C(1) << f->ft->size_bits)) {
+		ht__cfg_diag(ld, &f->loc,
+			     "`%s`: a %u-bit id cannot tell %zu %ss apart", key,
+			     f->ft->size_bits, nr, what);
+	}
+}
+
+/* `$default-clock-type-name`: a clock type of the trace type. */
+static void load_dst_clock(struct loader *ld, const struct ht_ynode *node,
+			   struct ht_stream_type *st)
 {
 	struct ht_config *cfg = ld->cfg;
-	const struct ht_ynode *v, *features, *pkt = NULL, *er = NULL, *erts;
-	size_t i, j, base_members;
-	bool has_clock;
-
-	st->name = ht__cfg_strdup(ld, name->str);
-	st->loc = name->loc;
-	ht__cfg_check_iden(ld, name, "data stream type name");
-	if (node->kind != HT_YNODE_MAP) {
-		ht__cfg_expect_fail(ld, node, name->str,
-				    "a data stream type (a mapping)");
-		return;
-	}
-	ht__cfg_check_keys(ld, node, dst_keys, "data stream type");
-	ht__cfg_get_bool(ld, node, "$is-default", &st->is_default, true);
+	const struct ht_ynode *v;
+	const char *names[64];
+	char sugg[128];
+	size_t i, nr = 0;
 
 	v = ht_ynode_get(node, "$default-clock-type-name");
-	if (!ht__cfg_is_absent(v)) {
-		if (!ht_ynode_is_str(v)) {
-			ht__cfg_expect_fail(ld, v, "$default-clock-type-name",
-					    "a clock type name");
-		} else if (ht__cfg_check_iden(ld, v, "clock type name")) {
-			st->default_clock = find_clock(cfg, v->str);
-			if (!st->default_clock) {
-				const char *names[64];
-				char sugg[128];
-				size_t nr = 0;
-
-				for (i = 0; i < cfg->nr_clocks && nr < 64;
-				     i++) {
-					names[nr++] = cfg->clocks[i].name;
-				}
-				ht__cfg_suggestion(sugg, sizeof(sugg), v->str,
-						   names, nr);
-				ht__cfg_diag(ld, &v->loc,
-					     "unknown clock type `%s`%s",
-					     v->str, sugg);
-			}
-		}
+	if (ht__cfg_is_absent(v)) {
+		return;
 	}
-	has_clock = st->default_clock != NULL;
+	if (!ht_ynode_is_str(v)) {
+		ht__cfg_expect_fail(ld, v, "$default-clock-type-name",
+				    "a clock type name");
+		return;
+	}
+	if (!ht__cfg_check_iden(ld, v, "clock type name")) {
+		return;
+	}
+	st->default_clock = find_clock(cfg, v->str);
+	if (st->default_clock) {
+		return;
+	}
+	for (i = 0; i < cfg->nr_clocks && nr < 64; i++) {
+		names[nr++] = cfg->clocks[i].name;
+	}
+	ht__cfg_suggestion(sugg, sizeof(sugg), v->str, names, nr);
+	ht__cfg_diag(ld, &v->loc, "unknown clock type `%s`%s", v->str, sugg);
+}
+
+/* The packet and event record `$features`, and the header they give. */
+static void load_dst_features(struct loader *ld, const struct ht_ynode *node,
+			      struct ht_stream_type *st)
+{
+	const struct ht_ynode *features, *pkt = NULL, *er = NULL;
+	bool has_clock = st->default_clock != NULL;
+	size_t i;
 
 	features = ht__cfg_get_map(ld, node, "$features", "a mapping", true);
 	if (features) {
@@ -390,53 +423,59 @@ static void load_dst(struct loader *ld, const struct ht_ynode *name,
 	st->compact_header = !ld->barectf_header && !st->ev_type_id.ft &&
 			     !st->ev_timestamp.ft && st->ev_type_id.enabled &&
 			     st->ev_timestamp.enabled == has_clock;
+}
+
+/* `packet-context-field-type-extra-members`: no reserved names. */
+static void load_pkt_ctx_extra(struct loader *ld, const struct ht_ynode *node,
+			       struct ht_stream_type *st)
+{
+	const struct ht_ynode *v;
+	struct ht_ft *ft;
+	size_t i, j;
 
 	v = ht_ynode_get(node, "packet-context-field-type-extra-members");
-	if (!ht__cfg_is_absent(v)) {
-		st->pkt_ctx_extra = calloc(1, sizeof(*st->pkt_ctx_extra));
-		if (!st->pkt_ctx_extra) {
-			ld->fatal = HT_ENOMEM;
-			return;
-		}
-		st->pkt_ctx_extra->kind = HT_FT_STRUCT;
-		st->pkt_ctx_extra->loc = v->loc;
-		st->pkt_ctx_extra->align_bits = 1;
-		if (!ht__cfg_parse_members(
-			ld, st->pkt_ctx_extra, v,
-			"packet-context-field-type-extra-members")) {
-			ht__ft_destroy(st->pkt_ctx_extra);
-			st->pkt_ctx_extra = NULL;
-		} else {
-			for (i = 0; i < st->pkt_ctx_extra->nr_members; i++) {
-				const struct ht_struct_member *m =
-				    &st->pkt_ctx_extra->members[i];
-
-				for (j = 0; reserved_pkt_ctx_names[j]; j++) {
-					if (!strcmp(
-						m->name,
-						reserved_pkt_ctx_names[j])) {
-						ht__cfg_diag(
-						    ld, &m->loc,
-						    "packet context member "
-						    "name `%s` is reserved",
-						    m->name);
-					}
-				}
+	if (ht__cfg_is_absent(v)) {
+		return;
+	}
+	ft = calloc(1, sizeof(*ft));
+	if (!ft) {
+		ld->fatal = HT_ENOMEM;
+		return;
+	}
+	ft->kind = HT_FT_STRUCT;
+	ft->loc = v->loc;
+	ft->align_bits = 1;
+	if (!ht__cfg_parse_members(ld, ft, v,
+				   "packet-context-field-type-extra-members")) {
+		ht__ft_destroy(ft);
+		return;
+	}
+	st->pkt_ctx_extra = ft;
+	for (i = 0; i < ft->nr_members; i++) {
+		for (j = 0; reserved_pkt_ctx_names[j]; j++) {
+			if (!strcmp(ft->members[i].name,
+				    reserved_pkt_ctx_names[j])) {
+				ht__cfg_diag(ld, &ft->members[i].loc,
+					     "packet context member name `%s` "
+					     "is reserved",
+					     ft->members[i].name);
 			}
 		}
 	}
-	ht__cfg_get_struct_ft(ld, node,
-			      "event-record-common-context-field-type",
-			      &st->ev_common_ctx);
+}
 
-	{
-		char where[300];
+/* `event-record-types`: loaded, numbered in name order, not empty. */
+static void load_dst_events(struct loader *ld, const struct ht_ynode *name,
+			    const struct ht_ynode *node,
+			    struct ht_stream_type *st)
+{
+	const struct ht_ynode *erts;
+	size_t i, base_members;
+	char where[300];
 
-		snprintf(where, sizeof(where), "data stream type `%s`",
-			 name->str);
-		erts = ht__cfg_get_named_map(ld, node, "event-record-types",
-					     where, "event record type");
-	}
+	snprintf(where, sizeof(where), "data stream type `%s`", name->str);
+	erts = ht__cfg_get_named_map(ld, node, "event-record-types", where,
+				     "event record type");
 	if (!erts) {
 		return;
 	}
@@ -476,21 +515,29 @@ static void load_dst(struct loader *ld, const struct ht_ynode *name,
 	for (i = 0; i < st->nr_events; i++) {
 		st->events[i].id = i;
 	}
-	if (!st->ev_type_id.enabled && st->nr_events > 1) {
-		ht__cfg_diag(
-		    ld, &st->ev_type_id.loc,
-		    "`type-id-field-type`: the event record type id is "
-		    "needed: data stream type `%s` has %zu event record types",
-		    st->name, st->nr_events);
+	check_id_room(ld, &st->ev_type_id, "type-id-field-type",
+		      "event record type", where, st->nr_events);
+}
+
+static void load_dst(struct loader *ld, const struct ht_ynode *name,
+		     const struct ht_ynode *node, struct ht_stream_type *st)
+{
+	st->name = ht__cfg_strdup(ld, name->str);
+	st->loc = name->loc;
+	if (!check_object(ld, name, node, "a data stream type", dst_keys)) {
+		return;
 	}
-	if (st->ev_type_id.ft && st->ev_type_id.ft->size_bits < 64 &&
-	    st->nr_events > (UINT64_C(1) << st->ev_type_id.ft->size_bits)) {
-		ht__cfg_diag(
-		    ld, &st->ev_type_id.loc,
-		    "`type-id-field-type`: a %u-bit id cannot tell %zu event "
-		    "record types apart",
-		    st->ev_type_id.ft->size_bits, st->nr_events);
+	ht__cfg_get_bool(ld, node, "$is-default", &st->is_default, true);
+	load_dst_clock(ld, node, st);
+	load_dst_features(ld, node, st);
+	load_pkt_ctx_extra(ld, node, st);
+	if (ld->fatal) {
+		return;
 	}
+	ht__cfg_get_struct_ft(ld, node,
+			      "event-record-common-context-field-type",
+			      &st->ev_common_ctx);
+	load_dst_events(ld, name, node, st);
 }
 
 static int cmp_stream(const void *a, const void *b)
@@ -610,23 +657,9 @@ void ht__cfg_load_trace_type(struct loader *ld, const struct ht_ynode *tt)
 	for (i = 0; i < cfg->nr_streams; i++) {
 		cfg->streams[i].id = i;
 	}
-	if (!cfg->stream_id_field.enabled && cfg->nr_streams > 1) {
-		ht__cfg_diag(
-		    ld, &cfg->stream_id_field.loc,
-		    "`data-stream-type-id-field-type`: the data stream type "
-		    "id is needed: the trace type has %zu data stream types",
-		    cfg->nr_streams);
-	}
-	if (cfg->stream_id_field.ft &&
-	    cfg->stream_id_field.ft->size_bits < 64 &&
-	    cfg->nr_streams >
-		(UINT64_C(1) << cfg->stream_id_field.ft->size_bits)) {
-		ht__cfg_diag(
-		    ld, &cfg->stream_id_field.loc,
-		    "`data-stream-type-id-field-type`: a %u-bit id cannot "
-		    "tell %zu data stream types apart",
-		    cfg->stream_id_field.ft->size_bits, cfg->nr_streams);
-	}
+	check_id_room(ld, &cfg->stream_id_field,
+		      "data-stream-type-id-field-type", "data stream type",
+		      "the trace type", cfg->nr_streams);
 }
 
 void ht__cfg_load_env(struct loader *ld, const struct ht_ynode *trace)
