@@ -847,15 +847,14 @@ static void emit_protos(FILE *out, const struct ht_config *cfg,
 static int emit_source_body(const struct ht_config *cfg, FILE *out,
 			    const char *lead);
 
-int ht_emit_c_header(const struct ht_config *cfg, FILE *out, bool header_only)
+/* The header's top: guard, byte order check, barectf's macros. */
+static void emit_header_top(FILE *out, const struct ht_config *cfg,
+			    const char *guard)
 {
-	char guard[256];
 	const char *p = cfg->prefix_ident;
 	const struct ht_stream_type *def = ht_config_default_stream(cfg);
-	const char *lead = header_only ? "static inline " : "";
-	size_t i, j;
+	size_t j;
 
-	upper(guard, sizeof(guard), cfg->prefix_file);
 	fprintf(
 	    out,
 	    "/*\n"
@@ -899,8 +898,14 @@ int ht_emit_c_header(const struct ht_config *cfg, FILE *out, bool header_only)
 		}
 		fprintf(out, "\n");
 	}
+}
 
-	/* Callbacks and contexts. */
+/* The platform callbacks and the context structures. */
+static void emit_contexts(FILE *out, const struct ht_config *cfg)
+{
+	const char *p = cfg->prefix_ident;
+	size_t i;
+
 	fprintf(out,
 		"/* barectf platform callbacks */\n"
 		"struct %splatform_callbacks {\n",
@@ -931,8 +936,14 @@ int ht_emit_c_header(const struct ht_config *cfg, FILE *out, bool header_only)
 			"};\n\n",
 			cfg->streams[i].name, p, cfg->streams[i].name, p);
 	}
+}
 
-	/* Clocks: read, and extend narrow counters to 64 bits. */
+/* Clocks: read, and extend narrow counters to 64 bits. */
+static void emit_clocks(FILE *out, const struct ht_config *cfg)
+{
+	const char *p = cfg->prefix_ident;
+	size_t i;
+
 	for (i = 0; i < cfg->nr_clocks; i++) {
 		const struct ht_clock_type *c = &cfg->clocks[i];
 		unsigned bits = clock_c_bits(c->c_type);
@@ -973,8 +984,14 @@ int ht_emit_c_header(const struct ht_config *cfg, FILE *out, bool header_only)
 		}
 		fprintf(out, "}\n\n");
 	}
+}
 
-	/* Structure types taken by arrays of structures. */
+/* The structure types taken by arrays of structures. */
+static void emit_all_elem_types(FILE *out, const struct ht_config *cfg)
+{
+	const char *p = cfg->prefix_ident;
+	size_t i, j;
+
 	for (i = 0; i < cfg->nr_streams; i++) {
 		const struct ht_stream_type *st = &cfg->streams[i];
 		struct params sp = {p, st->name};
@@ -1001,26 +1018,13 @@ int ht_emit_c_header(const struct ht_config *cfg, FILE *out, bool header_only)
 			}
 		}
 	}
+}
 
-	for (i = 0; i < cfg->nr_streams; i++) {
-		struct stream_layout sl;
+/* The fast path: one inline tracing function per event record type. */
+static void emit_tracing_functions(FILE *out, const struct ht_config *cfg)
+{
+	size_t i, j;
 
-		layout_stream(cfg, &cfg->streams[i], &sl);
-		if (!sl.compact) {
-			emit_barectf_header(out, cfg, &sl);
-		}
-	}
-	emit_protos(out, cfg, lead);
-	if (header_only) {
-		/* Everything static, in this header. */
-		int ret = emit_source_body(cfg, out, lead);
-
-		if (ret) {
-			return ret;
-		}
-	}
-
-	/* The fast path. */
 	for (i = 0; i < cfg->nr_streams; i++) {
 		struct stream_layout sl;
 
@@ -1039,6 +1043,38 @@ int ht_emit_c_header(const struct ht_config *cfg, FILE *out, bool header_only)
 			fprintf(out, "}\n\n");
 		}
 	}
+}
+
+int ht_emit_c_header(const struct ht_config *cfg, FILE *out, bool header_only)
+{
+	const char *lead = header_only ? "static inline " : "";
+	char guard[256];
+	size_t i;
+
+	upper(guard, sizeof(guard), cfg->prefix_file);
+	emit_header_top(out, cfg, guard);
+	emit_contexts(out, cfg);
+	emit_clocks(out, cfg);
+	emit_all_elem_types(out, cfg);
+	for (i = 0; i < cfg->nr_streams; i++) {
+		struct stream_layout sl;
+
+		layout_stream(cfg, &cfg->streams[i], &sl);
+		if (!sl.compact) {
+			emit_barectf_header(out, cfg, &sl);
+		}
+	}
+	emit_protos(out, cfg, lead);
+	if (header_only) {
+		/* Everything static, in this header. */
+		int ret = emit_source_body(cfg, out, lead);
+
+		if (ret) {
+			return ret;
+		}
+	}
+
+	emit_tracing_functions(out, cfg);
 	fprintf(out, "#ifdef __cplusplus\n}\n#endif\n\n#endif /* _%s_H */\n",
 		guard);
 	return ferror(out) ? HT_EIO : 0;
