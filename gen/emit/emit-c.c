@@ -151,21 +151,36 @@ static void emit_clock_read(FILE *out, const struct stream_layout *sl,
 		ctx);
 }
 
-/* The guard-check prologue and the clock read of a tracing function. */
-static void emit_event_body(FILE *out, const struct ht_config *cfg,
-			    const struct stream_layout *sl,
-			    const struct ht_event_type *ev)
+/* The scopes of a record, in order, each walked as parameters. */
+static void walk_record(struct walk *w, const struct ht_stream_type *st,
+			const struct ht_event_type *ev)
 {
-	const struct ht_stream_type *st = sl->st;
-	struct walk w;
-	const char *scopes[3] = {"cc", "sc", "p"};
+	static const char *const scopes[3] = {"cc", "sc", "p"};
 	const struct ht_ft *fts[3] = {st->ev_common_ctx, ev->spec_ctx,
 				      ev->payload};
 	int i;
-	uint64_t need_static = 0;
-	int need_dynamic;
-	unsigned hb = fast_hdr_bytes(sl);
-	int fast_compact;
+
+	for (i = 0; i < 3; i++) {
+		if (fts[i]) {
+			ht__walk_scope(w, fts[i], scopes[i]);
+		}
+	}
+}
+
+/*
+ * The locals, the guard check and the clock read of a tracing
+ * function, then the record's size: *need_static bits known here, plus
+ * code computing `need` when *need_dynamic.
+ */
+static void emit_event_prologue(FILE *out, const struct ht_config *cfg,
+				const struct stream_layout *sl,
+				const struct ht_event_type *ev,
+				uint64_t *need_static, int *need_dynamic)
+{
+	char *sz_text = NULL;
+	size_t sz_len = 0;
+	struct walk w;
+	FILE *mem;
 
 	/* Locals. */
 	fprintf(out, "\tstruct ht_stream *const s = &sctx->parent.s;\n");
@@ -177,147 +192,137 @@ static void emit_event_body(FILE *out, const struct ht_config *cfg,
 	/* Size walk into a buffer first to know the locals it needs. */
 	ht__walk_init(&w, cfg, WALK_SIZE, sl->base_align, NULL);
 	w.off = sl->off0;
-	{
-		char *sz_text = NULL;
-		size_t sz_len = 0;
-		FILE *mem = open_memstream(&sz_text, &sz_len);
+	mem = open_memstream(&sz_text, &sz_len);
+	w.out = mem;
+	walk_record(&w, sl->st, ev);
+	fclose(mem);
+	*need_dynamic = w.dynamic;
+	*need_static = w.off;
+	if (w.strings) {
+		unsigned k;
 
-		w.out = mem;
-		for (i = 0; i < 3; i++) {
-			if (fts[i]) {
-				ht__walk_scope(&w, fts[i], scopes[i]);
-			}
+		fprintf(out, "\tuint32_t");
+		for (k = 0; k < w.strings; k++) {
+			fprintf(out, "%s l%u", k ? "," : "", k);
 		}
-		fclose(mem);
-		need_dynamic = w.dynamic;
-		need_static = w.off;
-		if (w.strings) {
-			unsigned k;
-
-			fprintf(out, "\tuint32_t");
-			for (k = 0; k < w.strings; k++) {
-				fprintf(out, "%s l%u", k ? "," : "", k);
-			}
-			fprintf(out, ";\n");
-		}
-		if (need_dynamic) {
-			fprintf(out, "\tuint32_t nb, need, b;\n");
-		}
-		fprintf(out, "\n\tif (s->busy | s->off) {\n"
-			     "\t\tht_stream_blocked(s);\n"
-			     "\t\treturn;\n"
-			     "\t}\n"
-			     "\tht_stream_enter(s);\n");
-		if (sl->has_clock) {
-			fprintf(out, "\tts = ");
-			emit_clock_read(out, sl, "&sctx->parent");
-			fprintf(out, ";\n");
-		}
-		if (need_dynamic) {
-			fputs(sz_text, out);
-			fprintf(out,
-				"\tneed = (((nb + 7u) >> 3) + %uu) & ~%uu;\n",
-				sl->rec_align - 1, sl->rec_align - 1);
-		}
-		free(sz_text);
+		fprintf(out, ";\n");
 	}
-
-	/* Reserve: the fast path inline, the rest in the source. */
-	{
-		char need[64];
-		uint64_t need_bytes =
-		    ht__align_up((need_static + 7) / 8, sl->rec_align);
-
-		if (need_dynamic) {
-			snprintf(need, sizeof(need), "need");
-		} else {
-			snprintf(need, sizeof(need), "%" PRIu64 "u",
-				 need_bytes);
-		}
-		fast_compact =
-		    sl->compact && (!sl->has_clock || ev->id < sl->esc);
-		if (sl->compact && sl->has_clock && fast_compact) {
-			fprintf(out,
-				"\tif (HT_LIKELY(s->at + %u + %s <= s->end &&\n"
-				"\t\t       ts - s->last_ts < ((uint64_t)1 << "
-				"%u))) {\n"
-				"\t\tq = s->buf + s->at;\n"
-				"\t\ts->at += %u + %s;\n"
-				"\t\ts->last_ts = ts;\n",
-				hb, need, sl->ts_bits, hb, need);
-			if (cfg->native_bo == HT_BO_LE) {
-				fprintf(out,
-					"\t\tht_store_u32(q, (uint32_t)%" PRIu64
-					"u | ((uint32_t)ts << %u));\n",
-					ev->id, sl->id_bits);
-			} else {
-				fprintf(
-				    out,
-				    "\t\tht_store_u32(q, ((uint32_t)%" PRIu64
-				    "u << %u) | ((uint32_t)ts & 0x%" PRIx64
-				    "u));\n",
-				    ev->id, sl->ts_bits,
-				    ((uint64_t)1 << sl->ts_bits) - 1);
-			}
-			fprintf(out, "\t\tq += 4;\n");
-		} else if (sl->compact && !sl->has_clock) {
-			fprintf(
-			    out,
-			    "\tif (HT_LIKELY(s->at + %u + %s <= s->end)) {\n"
-			    "\t\tq = s->buf + s->at;\n"
-			    "\t\ts->at += %u + %s;\n",
-			    hb, need, hb, need);
-			if (sl->id_width == 8) {
-				fprintf(out,
-					"\t\tht_store_u8(q, %" PRIu64 "u);\n",
-					ev->id);
-			} else {
-				fprintf(out,
-					"\t\tht_store_u%u(q, %" PRIu64 "u);\n",
-					sl->id_width, ev->id);
-			}
-			fprintf(out, "\t\tq += %u;\n", hb);
-		} else if (!sl->compact) {
-			fprintf(out,
-				"\tif (HT_LIKELY(s->at + %s <= s->end)) {\n"
-				"\t\tq = s->buf + s->at;\n"
-				"\t\ts->at += %s;\n"
-				"\t\t%s_header(q, %" PRIu64 "u%s);\n",
-				need, need, sl->sprefix, ev->id,
-				sl->has_clock ? ", ts" : "");
-		}
-		if (fast_compact || !sl->compact) {
-			fprintf(out,
-				"\t} else {\n"
-				"\t\tq = %s_reserve(sctx, %" PRIu64
-				"u, %s, %s);\n"
-				"\t\tif (!q) {\n"
-				"\t\t\tgoto end;\n"
-				"\t\t}\n"
-				"\t}\n",
-				sl->sprefix, ev->id, need,
-				sl->has_clock ? "ts" : "0");
-		} else {
-			/* Ids past the escape always take the extended header.
-			 */
-			fprintf(out,
-				"\tq = %s_reserve(sctx, %" PRIu64
-				"u, %s, ts);\n"
-				"\tif (!q) {\n"
-				"\t\tgoto end;\n"
-				"\t}\n",
-				sl->sprefix, ev->id, need);
-		}
+	if (*need_dynamic) {
+		fprintf(out, "\tuint32_t nb, need, b;\n");
 	}
+	fprintf(out, "\n\tif (s->busy | s->off) {\n"
+		     "\t\tht_stream_blocked(s);\n"
+		     "\t\treturn;\n"
+		     "\t}\n"
+		     "\tht_stream_enter(s);\n");
+	if (sl->has_clock) {
+		fprintf(out, "\tts = ");
+		emit_clock_read(out, sl, "&sctx->parent");
+		fprintf(out, ";\n");
+	}
+	if (*need_dynamic) {
+		fputs(sz_text, out);
+		fprintf(out, "\tneed = (((nb + 7u) >> 3) + %uu) & ~%uu;\n",
+			sl->rec_align - 1, sl->rec_align - 1);
+	}
+	free(sz_text);
+}
 
-	/* Write walk. */
+/* Reserve: the fast path inline, the rest in the source. */
+static void emit_event_reserve(FILE *out, const struct ht_config *cfg,
+			       const struct stream_layout *sl,
+			       const struct ht_event_type *ev,
+			       uint64_t need_static, int need_dynamic)
+{
+	uint64_t need_bytes =
+	    ht__align_up((need_static + 7) / 8, sl->rec_align);
+	unsigned hb = fast_hdr_bytes(sl);
+	int fast_compact;
+	char need[64];
+
+	if (need_dynamic) {
+		snprintf(need, sizeof(need), "need");
+	} else {
+		snprintf(need, sizeof(need), "%" PRIu64 "u", need_bytes);
+	}
+	fast_compact = sl->compact && (!sl->has_clock || ev->id < sl->esc);
+	if (sl->compact && sl->has_clock && fast_compact) {
+		fprintf(out,
+			"\tif (HT_LIKELY(s->at + %u + %s <= s->end &&\n"
+			"\t\t       ts - s->last_ts < ((uint64_t)1 << "
+			"%u))) {\n"
+			"\t\tq = s->buf + s->at;\n"
+			"\t\ts->at += %u + %s;\n"
+			"\t\ts->last_ts = ts;\n",
+			hb, need, sl->ts_bits, hb, need);
+		if (cfg->native_bo == HT_BO_LE) {
+			fprintf(out,
+				"\t\tht_store_u32(q, (uint32_t)%" PRIu64
+				"u | ((uint32_t)ts << %u));\n",
+				ev->id, sl->id_bits);
+		} else {
+			fprintf(out,
+				"\t\tht_store_u32(q, ((uint32_t)%" PRIu64
+				"u << %u) | ((uint32_t)ts & 0x%" PRIx64
+				"u));\n",
+				ev->id, sl->ts_bits,
+				((uint64_t)1 << sl->ts_bits) - 1);
+		}
+		fprintf(out, "\t\tq += 4;\n");
+	} else if (sl->compact && !sl->has_clock) {
+		fprintf(out,
+			"\tif (HT_LIKELY(s->at + %u + %s <= s->end)) {\n"
+			"\t\tq = s->buf + s->at;\n"
+			"\t\ts->at += %u + %s;\n",
+			hb, need, hb, need);
+		if (sl->id_width == 8) {
+			fprintf(out, "\t\tht_store_u8(q, %" PRIu64 "u);\n",
+				ev->id);
+		} else {
+			fprintf(out, "\t\tht_store_u%u(q, %" PRIu64 "u);\n",
+				sl->id_width, ev->id);
+		}
+		fprintf(out, "\t\tq += %u;\n", hb);
+	} else if (!sl->compact) {
+		fprintf(out,
+			"\tif (HT_LIKELY(s->at + %s <= s->end)) {\n"
+			"\t\tq = s->buf + s->at;\n"
+			"\t\ts->at += %s;\n"
+			"\t\t%s_header(q, %" PRIu64 "u%s);\n",
+			need, need, sl->sprefix, ev->id,
+			sl->has_clock ? ", ts" : "");
+	}
+	if (fast_compact || !sl->compact) {
+		fprintf(out,
+			"\t} else {\n"
+			"\t\tq = %s_reserve(sctx, %" PRIu64 "u, %s, %s);\n"
+			"\t\tif (!q) {\n"
+			"\t\t\tgoto end;\n"
+			"\t\t}\n"
+			"\t}\n",
+			sl->sprefix, ev->id, need, sl->has_clock ? "ts" : "0");
+	} else {
+		/* Ids past the escape always take the extended header.
+		 */
+		fprintf(out,
+			"\tq = %s_reserve(sctx, %" PRIu64 "u, %s, ts);\n"
+			"\tif (!q) {\n"
+			"\t\tgoto end;\n"
+			"\t}\n",
+			sl->sprefix, ev->id, need);
+	}
+}
+
+/* The write walk, then where the record ends. */
+static void emit_event_write(FILE *out, const struct ht_config *cfg,
+			     const struct stream_layout *sl,
+			     const struct ht_event_type *ev)
+{
+	struct walk w;
+
 	ht__walk_init(&w, cfg, WALK_WRITE, sl->base_align, out);
 	w.off = sl->off0;
-	for (i = 0; i < 3; i++) {
-		if (fts[i]) {
-			ht__walk_scope(&w, fts[i], scopes[i]);
-		}
-	}
+	walk_record(&w, sl->st, ev);
 	if (w.dynamic) {
 		/* The next record starts on the header's alignment. */
 		if (sl->rec_align > 1) {
@@ -335,6 +340,19 @@ static void emit_event_body(FILE *out, const struct ht_config *cfg,
 			"%" PRIu64 "u;\n",
 			w.off);
 	}
+}
+
+/* The body of a tracing function. */
+static void emit_event_body(FILE *out, const struct ht_config *cfg,
+			    const struct stream_layout *sl,
+			    const struct ht_event_type *ev)
+{
+	uint64_t need_static = 0;
+	int need_dynamic = 0;
+
+	emit_event_prologue(out, cfg, sl, ev, &need_static, &need_dynamic);
+	emit_event_reserve(out, cfg, sl, ev, need_static, need_dynamic);
+	emit_event_write(out, cfg, sl, ev);
 	fprintf(out, "end:\n\tht_stream_leave(s);\n");
 }
 
