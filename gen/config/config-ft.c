@@ -431,6 +431,108 @@ bool ht__cfg_parse_members(struct loader *ld, struct ht_ft *ft,
 	return ok;
 }
 
+/* The keys a field type of this kind may have. */
+static const char *const *kind_keys(enum ht_ft_kind kind)
+{
+	switch (kind) {
+	case HT_FT_UINT:
+	case HT_FT_SINT:
+		return int_keys;
+	case HT_FT_UENUM:
+	case HT_FT_SENUM:
+		return enum_keys;
+	case HT_FT_REAL:
+		return real_keys;
+	case HT_FT_STRING:
+		return string_keys;
+	case HT_FT_STATIC_ARRAY:
+		return sarray_keys;
+	case HT_FT_DYNAMIC_ARRAY:
+		return darray_keys;
+	case HT_FT_STRUCT:
+		break;
+	}
+	return struct_keys;
+}
+
+/*
+ * The class of a field type node: its index in class_names[], or -1
+ * (reported) when it has none or an unknown one.
+ */
+static int find_class(struct loader *ld, const struct ht_ynode *node)
+{
+	const struct ht_ynode *cls = ht_ynode_get(node, "class");
+	char sugg[128];
+	int i;
+
+	if (!cls) {
+		ht__cfg_diag(ld, &node->loc, "missing `class` in field type");
+		return -1;
+	}
+	if (!ht_ynode_is_str(cls)) {
+		ht__cfg_expect_fail(ld, cls, "class",
+				    "a field type class name");
+		return -1;
+	}
+	for (i = 0; class_names[i]; i++) {
+		if (!strcmp(cls->str, class_names[i])) {
+			return i;
+		}
+	}
+	ht__cfg_suggestion(sugg, sizeof(sugg), cls->str, class_names,
+			   sizeof(class_kinds) / sizeof(class_kinds[0]));
+	ht__cfg_diag(ld, &cls->loc, "unknown field type class `%s`%s", cls->str,
+		     sugg);
+	return -1;
+}
+
+/* A static or dynamic array's length and element field type. */
+static bool parse_array(struct loader *ld, struct ht_ft *ft,
+			const struct ht_ynode *node)
+{
+	const struct ht_ynode *x;
+	bool ok = true;
+
+	if (ft->kind == HT_FT_STATIC_ARRAY) {
+		x = ht_ynode_get(node, "length");
+		if (!x) {
+			ht__cfg_diag(ld, &node->loc,
+				     "missing `length` in static array field "
+				     "type");
+			ok = false;
+		} else if (!ht__cfg_want_uint(ld, x, "length", 0, UINT32_MAX,
+					      &ft->length)) {
+			ok = false;
+		}
+	}
+	x = ht_ynode_get(node, "element-field-type");
+	if (!x) {
+		ht__cfg_diag(
+		    ld, &node->loc,
+		    "missing `element-field-type` in array field type");
+		return false;
+	}
+	ft->elem = parse_ft(ld, x, "element-field-type");
+	if (!ft->elem) {
+		return false;
+	}
+	if (ft->elem->kind == HT_FT_DYNAMIC_ARRAY) {
+		ht__cfg_diag(ld, &x->loc,
+			     "`element-field-type`: arrays of dynamic arrays "
+			     "are not supported");
+		ok = false;
+	} else if (ft->kind == HT_FT_DYNAMIC_ARRAY &&
+		   ft->elem->kind == HT_FT_STRUCT) {
+		ht__cfg_diag(ld, &x->loc,
+			     "`element-field-type`: dynamic arrays of "
+			     "structures are not supported (static arrays of "
+			     "structures are)");
+		ok = false;
+	}
+	ft->align_bits = ht_ft_align(ft->elem);
+	return ok;
+}
+
 /*
  * Builds a field type from an expanded field type node; reports every
  * problem and returns NULL when there is one.
@@ -438,44 +540,23 @@ bool ht__cfg_parse_members(struct loader *ld, struct ht_ft *ft,
 static struct ht_ft *parse_ft(struct loader *ld, const struct ht_ynode *node,
 			      const char *key)
 {
-	const struct ht_ynode *cls, *x;
-	const char *const *keys = NULL;
+	const struct ht_ynode *x;
 	struct ht_ft *ft;
-	char sugg[128];
+	char what[64];
 	bool ok = true;
-	size_t i;
+	int cls;
 
 	if (ht__cfg_is_error(node)) {
 		return NULL;
 	}
 	if (node->kind != HT_YNODE_MAP) {
-		ht__cfg_expect_fail(
-		    ld, node, key,
-		    "a field type (a mapping with `class`, or a field "
-		    "type alias name)");
+		ht__cfg_expect_fail(ld, node, key,
+				    "a field type (a mapping with `class`, or "
+				    "a field type alias name)");
 		return NULL;
 	}
-	cls = ht_ynode_get(node, "class");
-	if (!cls) {
-		ht__cfg_diag(ld, &node->loc, "missing `class` in field type");
-		return NULL;
-	}
-	if (!ht_ynode_is_str(cls)) {
-		ht__cfg_expect_fail(ld, cls, "class",
-				    "a field type class name");
-		return NULL;
-	}
-	for (i = 0; class_names[i]; i++) {
-		if (!strcmp(cls->str, class_names[i])) {
-			break;
-		}
-	}
-	if (!class_names[i]) {
-		ht__cfg_suggestion(sugg, sizeof(sugg), cls->str, class_names,
-				   sizeof(class_kinds) /
-				       sizeof(class_kinds[0]));
-		ht__cfg_diag(ld, &cls->loc, "unknown field type class `%s`%s",
-			     cls->str, sugg);
+	cls = find_class(ld, node);
+	if (cls < 0) {
 		return NULL;
 	}
 	ft = calloc(1, sizeof(*ft));
@@ -483,40 +564,11 @@ static struct ht_ft *parse_ft(struct loader *ld, const struct ht_ynode *node,
 		ld->fatal = HT_ENOMEM;
 		return NULL;
 	}
-	ft->kind = class_kinds[i];
+	ft->kind = class_kinds[cls];
 	ft->loc = node->loc;
-
-	switch (ft->kind) {
-	case HT_FT_UINT:
-	case HT_FT_SINT:
-		keys = int_keys;
-		break;
-	case HT_FT_UENUM:
-	case HT_FT_SENUM:
-		keys = enum_keys;
-		break;
-	case HT_FT_REAL:
-		keys = real_keys;
-		break;
-	case HT_FT_STRING:
-		keys = string_keys;
-		break;
-	case HT_FT_STATIC_ARRAY:
-		keys = sarray_keys;
-		break;
-	case HT_FT_DYNAMIC_ARRAY:
-		keys = darray_keys;
-		break;
-	case HT_FT_STRUCT:
-		keys = struct_keys;
-		break;
-	}
-	{
-		char what[64];
-
-		snprintf(what, sizeof(what), "`%s` field type", cls->str);
-		ht__cfg_check_keys(ld, node, keys, what);
-	}
+	snprintf(what, sizeof(what), "`%s` field type",
+		 ht_ynode_get(node, "class")->str);
+	ht__cfg_check_keys(ld, node, kind_keys(ft->kind), what);
 
 	switch (ft->kind) {
 	case HT_FT_UINT:
@@ -531,49 +583,7 @@ static struct ht_ft *parse_ft(struct loader *ld, const struct ht_ynode *node,
 		break;
 	case HT_FT_STATIC_ARRAY:
 	case HT_FT_DYNAMIC_ARRAY:
-		if (ft->kind == HT_FT_STATIC_ARRAY) {
-			x = ht_ynode_get(node, "length");
-			if (!x) {
-				ht__cfg_diag(
-				    ld, &node->loc,
-				    "missing `length` in static array field "
-				    "type");
-				ok = false;
-			} else if (!ht__cfg_want_uint(ld, x, "length", 0,
-						      UINT32_MAX,
-						      &ft->length)) {
-				ok = false;
-			}
-		}
-		x = ht_ynode_get(node, "element-field-type");
-		if (!x) {
-			ht__cfg_diag(
-			    ld, &node->loc,
-			    "missing `element-field-type` in array field type");
-			ok = false;
-			break;
-		}
-		ft->elem = parse_ft(ld, x, "element-field-type");
-		if (!ft->elem) {
-			ok = false;
-			break;
-		}
-		if (ft->elem->kind == HT_FT_DYNAMIC_ARRAY) {
-			ht__cfg_diag(
-			    ld, &x->loc,
-			    "`element-field-type`: arrays of dynamic arrays "
-			    "are not supported");
-			ok = false;
-		} else if (ft->kind == HT_FT_DYNAMIC_ARRAY &&
-			   ft->elem->kind == HT_FT_STRUCT) {
-			ht__cfg_diag(
-			    ld, &x->loc,
-			    "`element-field-type`: dynamic arrays of "
-			    "structures are not supported (static arrays of "
-			    "structures are)");
-			ok = false;
-		}
-		ft->align_bits = ht_ft_align(ft->elem);
+		ok = parse_array(ld, ft, node);
 		break;
 	case HT_FT_STRUCT:
 		ft->align_bits = 1;
