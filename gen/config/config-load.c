@@ -188,6 +188,88 @@ static void finish_uuid(struct loader *ld)
 	cfg->uuid[8] = (uint8_t)((cfg->uuid[8] & 0x3f) | 0x80);
 }
 
+/* A model with barectf's defaults, before the configuration says more. */
+static struct ht_config *config_new(void)
+{
+	struct ht_config *cfg = calloc(1, sizeof(*cfg));
+
+	if (!cfg) {
+		return NULL;
+	}
+	cfg->prefix_ident = strdup("barectf_");
+	cfg->prefix_file = strdup("barectf");
+	cfg->native_bo = HT_BO_LE;
+	if (!cfg->prefix_ident || !cfg->prefix_file) {
+		ht_config_destroy(cfg);
+		return NULL;
+	}
+	return cfg;
+}
+
+/*
+ * The `trace` object: its `$include`s, then its type and environment.
+ * Returns false when there is no trace object to read.
+ */
+static bool load_trace(struct loader *ld, struct ht_ynode *root)
+{
+	struct ht_ynode *trace, *tt;
+	long k = ht_ynode_find(root, "trace");
+
+	if (k < 0) {
+		ht__cfg_diag(ld, &root->loc,
+			     "missing `trace` in configuration");
+		return false;
+	}
+	root->items[k] =
+	    ht__cfg_process_includes(ld, root->items[k], LEVEL_TRACE);
+	trace = root->items[k];
+	if (ld->fatal) {
+		return false;
+	}
+	if (trace->kind != HT_YNODE_MAP) {
+		ht__cfg_expect_fail(ld, trace, "trace",
+				    "a trace object (a mapping)");
+		return false;
+	}
+	ht__cfg_check_keys(ld, trace, trace_keys, "trace");
+	tt = ht_ynode_get(trace, "type");
+	if (!tt) {
+		ht__cfg_diag(ld, &trace->loc, "missing `type` in trace");
+	} else if (tt->kind != HT_YNODE_MAP) {
+		ht__cfg_expect_fail(ld, tt, "type", "a trace type (a mapping)");
+	} else {
+		ht__cfg_expand_field_types(ld, tt);
+		if (!ld->fatal) {
+			ht__cfg_sub_log_levels(ld, tt);
+		}
+		if (!ld->fatal) {
+			ht__cfg_load_trace_type(ld, tt);
+		}
+	}
+	if (!ld->fatal) {
+		ht__cfg_load_env(ld, trace);
+	}
+	return true;
+}
+
+/* `default-data-stream-type-name-definition` needs a default stream. */
+static void check_default_dst_def(struct loader *ld,
+				  const struct ht_ynode *root)
+{
+	const struct ht_ynode *cg, *v;
+
+	if (ld->fatal || !ld->cfg->header_default_dst_def ||
+	    ht_config_default_stream(ld->cfg)) {
+		return;
+	}
+	cg = ht_ynode_get(ht_ynode_get(root, "options"), "code-generation");
+	v = ht_ynode_get(ht_ynode_get(cg, "header"),
+			 "default-data-stream-type-name-definition");
+	ht__cfg_diag(ld, &v->loc,
+		     "`default-data-stream-type-name-definition` needs a "
+		     "default data stream type (`$is-default: true`)");
+}
+
 int ht_config_load(const char *path, const char *const *include_dirs,
 		   size_t nr_include_dirs, struct ht_config **cfgp,
 		   struct ht_diags *diags)
@@ -198,87 +280,27 @@ int ht_config_load(const char *path, const char *const *include_dirs,
 	    .nr_inc_dirs = nr_include_dirs,
 	    .hash = {0xcbf29ce484222325ULL, 0x84222325cbf29ce4ULL},
 	};
-	struct ht_ynode *root, *trace, *tt;
-	struct ht_config *cfg;
-	long k;
+	struct ht_ynode *root;
 	int ret;
 
 	*cfgp = NULL;
 	diags->msgs = NULL;
 	diags->nr = 0;
-	cfg = calloc(1, sizeof(*cfg));
-	if (!cfg) {
+	ld.cfg = config_new();
+	if (!ld.cfg) {
 		return HT_ENOMEM;
-	}
-	ld.cfg = cfg;
-	cfg->prefix_ident = strdup("barectf_");
-	cfg->prefix_file = strdup("barectf");
-	cfg->native_bo = HT_BO_LE;
-	if (!cfg->prefix_ident || !cfg->prefix_file) {
-		ret = HT_ENOMEM;
-		goto destroy_cfg;
 	}
 
 	root = load_main(&ld, path);
-	if (!root) {
-		goto unwind_includes;
-	}
-	ht__cfg_check_keys(&ld, root, root_keys, "configuration");
-	ht__cfg_load_options(&ld, root);
-	k = ht_ynode_find(root, "trace");
-	if (k < 0) {
-		ht__cfg_diag(&ld, &root->loc,
-			     "missing `trace` in configuration");
-		goto destroy_root;
-	}
-	root->items[k] =
-	    ht__cfg_process_includes(&ld, root->items[k], LEVEL_TRACE);
-	trace = root->items[k];
-	if (ld.fatal) {
-		goto destroy_root;
-	}
-	if (trace->kind != HT_YNODE_MAP) {
-		ht__cfg_expect_fail(&ld, trace, "trace",
-				    "a trace object (a mapping)");
-		goto destroy_root;
-	}
-	ht__cfg_check_keys(&ld, trace, trace_keys, "trace");
-	tt = ht_ynode_get(trace, "type");
-	if (!tt) {
-		ht__cfg_diag(&ld, &trace->loc, "missing `type` in trace");
-	} else if (tt->kind != HT_YNODE_MAP) {
-		ht__cfg_expect_fail(&ld, tt, "type",
-				    "a trace type (a mapping)");
-	} else {
-		ht__cfg_expand_field_types(&ld, tt);
-		if (!ld.fatal) {
-			ht__cfg_sub_log_levels(&ld, tt);
+	if (root) {
+		ht__cfg_check_keys(&ld, root, root_keys, "configuration");
+		ht__cfg_load_options(&ld, root);
+		if (load_trace(&ld, root)) {
+			check_default_dst_def(&ld, root);
+			finish_uuid(&ld);
 		}
-		if (!ld.fatal) {
-			ht__cfg_load_trace_type(&ld, tt);
-		}
+		ht_ynode_destroy(root);
 	}
-	if (!ld.fatal) {
-		ht__cfg_load_env(&ld, trace);
-	}
-	if (!ld.fatal && cfg->header_default_dst_def &&
-	    !ht_config_default_stream(cfg)) {
-		const struct ht_ynode *cg = ht_ynode_get(
-		    ht_ynode_get(root, "options"), "code-generation");
-		const struct ht_ynode *v =
-		    ht_ynode_get(ht_ynode_get(cg, "header"),
-				 "default-data-stream-type-name-definition");
-
-		ht__cfg_diag(
-		    &ld, &v->loc,
-		    "`default-data-stream-type-name-definition` needs a "
-		    "default data stream type (`$is-default: true`)");
-	}
-	finish_uuid(&ld);
-
-destroy_root:
-	ht_ynode_destroy(root);
-unwind_includes:
 	while (ld.depth > 0) {
 		ht__cfg_pop_include(&ld);
 	}
@@ -292,10 +314,10 @@ unwind_includes:
 		ret = HT_ECONFIG;
 		goto destroy_cfg;
 	}
-	*cfgp = cfg;
+	*cfgp = ld.cfg;
 	return 0;
 
 destroy_cfg:
-	ht_config_destroy(cfg);
+	ht_config_destroy(ld.cfg);
 	return ret;
 }
