@@ -60,11 +60,121 @@ static const char *const reserved_pkt_ctx_names[] = {
     "events_discarded", "packet_seq_num", "core_id",	     NULL,
 };
 
-void ht__cfg_load_options(struct loader *ld, const struct ht_ynode *root)
+/* Sets the identifier and file name prefixes (NULL: not changed). */
+static void set_prefix(struct loader *ld, const char *ident, const char *file)
 {
 	struct ht_config *cfg = ld->cfg;
-	const struct ht_ynode *opts, *cg, *prefix, *hdr, *ht, *v;
+
+	free(cfg->prefix_ident);
+	free(cfg->prefix_file);
+	cfg->prefix_ident = ht__cfg_strdup(ld, ident);
+	cfg->prefix_file = ht__cfg_strdup(ld, file);
+}
+
+/* A string of the `prefix` mapping; NULL (reported) when wrong. */
+static const char *prefix_str(struct loader *ld, const struct ht_ynode *prefix,
+			      const char *key, const char *iden_what)
+{
+	const struct ht_ynode *v = ht_ynode_get(prefix, key);
+
+	if (!v) {
+		ht__cfg_diag(ld, &prefix->loc, "missing `%s` in `prefix`", key);
+		return NULL;
+	}
+	if (!ht_ynode_is_str(v)) {
+		ht__cfg_expect_fail(ld, v, key, "a string");
+		return NULL;
+	}
+	if (iden_what && !ht__cfg_check_iden(ld, v, iden_what)) {
+		return NULL;
+	}
+	return v->str;
+}
+
+/*
+ * `prefix`: a string P (identifiers P_, files P.h and P.c) or a
+ * mapping with `identifier` and `file-name`; absent, barectf's
+ * defaults stay.
+ */
+static void load_prefix(struct loader *ld, const struct ht_ynode *prefix)
+{
+	const char *ident, *file;
+	char *under;
+	size_t n;
+
+	if (!prefix) {
+		return;
+	}
+	if (ht_ynode_is_str(prefix)) {
+		if (!ht__cfg_check_iden(ld, prefix, "prefix")) {
+			return;
+		}
+		n = strlen(prefix->str) + 2;
+		under = malloc(n);
+		if (!under) {
+			ld->fatal = HT_ENOMEM;
+			return;
+		}
+		snprintf(under, n, "%s_", prefix->str);
+		set_prefix(ld, under, prefix->str);
+		free(under);
+		return;
+	}
+	if (prefix->kind != HT_YNODE_MAP) {
+		ht__cfg_expect_fail(ld, prefix, "prefix",
+				    "a string or a mapping with `identifier` "
+				    "and `file-name`");
+		return;
+	}
+	ht__cfg_check_keys(ld, prefix, prefix_keys, "`prefix`");
+	ident = prefix_str(ld, prefix, "identifier", "identifier prefix");
+	file = prefix_str(ld, prefix, "file-name", NULL);
+	if (ident && file) {
+		set_prefix(ld, ident, file);
+	}
+}
+
+static void load_codegen_options(struct loader *ld, const struct ht_ynode *cg)
+{
+	struct ht_config *cfg = ld->cfg;
+	const struct ht_ynode *hdr;
+
+	ht__cfg_check_keys(ld, cg, codegen_keys, "`code-generation` options");
+	load_prefix(ld, ht_ynode_get(cg, "prefix"));
+	hdr = ht__cfg_get_map(ld, cg, "header", "a mapping", false);
+	if (!hdr) {
+		return;
+	}
+	ht__cfg_check_keys(ld, hdr, header_keys, "`header` options");
+	ht__cfg_get_bool(ld, hdr, "identifier-prefix-definition",
+			 &cfg->header_ident_prefix_def, false);
+	ht__cfg_get_bool(ld, hdr, "default-data-stream-type-name-definition",
+			 &cfg->header_default_dst_def, false);
+}
+
+static void load_hetrace_options(struct loader *ld, const struct ht_ynode *ht)
+{
 	const char *s = NULL;
+	bool core_id = true;
+
+	ht__cfg_check_keys(ld, ht, hetrace_keys, "`hetrace` options");
+	if (ht__cfg_get_str(ld, ht, "event-header", &s) && s) {
+		if (!strcmp(s, "barectf")) {
+			ld->barectf_header = true;
+		} else if (strcmp(s, "compact")) {
+			ht__cfg_diag(ld, &ht_ynode_get(ht, "event-header")->loc,
+				     "`event-header`: expected `compact` or "
+				     "`barectf`, got `%s`",
+				     s);
+		}
+	}
+	ht__cfg_get_bool(ld, ht, "core-id", &core_id, false);
+	ld->cfg->no_core_id = !core_id;
+}
+
+void ht__cfg_load_options(struct loader *ld, const struct ht_ynode *root)
+{
+	const struct ht_ynode *opts, *cg, *ht;
 
 	opts = ht__cfg_get_map(ld, root, "options", "a mapping", false);
 	if (!opts) {
@@ -73,97 +183,11 @@ void ht__cfg_load_options(struct loader *ld, const struct ht_ynode *root)
 	ht__cfg_check_keys(ld, opts, options_keys, "`options`");
 	cg = ht__cfg_get_map(ld, opts, "code-generation", "a mapping", false);
 	if (cg) {
-		ht__cfg_check_keys(ld, cg, codegen_keys,
-				   "`code-generation` options");
-		prefix = ht_ynode_get(cg, "prefix");
-		if (!prefix) {
-			/* barectf's defaults stay */
-		} else if (ht_ynode_is_str(prefix)) {
-			if (ht__cfg_check_iden(ld, prefix, "prefix")) {
-				size_t n = strlen(prefix->str) + 2;
-
-				free(cfg->prefix_ident);
-				free(cfg->prefix_file);
-				cfg->prefix_ident = malloc(n);
-				cfg->prefix_file =
-				    ht__cfg_strdup(ld, prefix->str);
-				if (!cfg->prefix_ident) {
-					ld->fatal = HT_ENOMEM;
-					return;
-				}
-				snprintf(cfg->prefix_ident, n, "%s_",
-					 prefix->str);
-			}
-		} else if (prefix->kind == HT_YNODE_MAP) {
-			const char *ident = NULL, *file = NULL;
-
-			ht__cfg_check_keys(ld, prefix, prefix_keys, "`prefix`");
-			v = ht_ynode_get(prefix, "identifier");
-			if (!v) {
-				ht__cfg_diag(
-				    ld, &prefix->loc,
-				    "missing `identifier` in `prefix`");
-			} else if (!ht_ynode_is_str(v)) {
-				ht__cfg_expect_fail(ld, v, "identifier",
-						    "a string");
-			} else if (ht__cfg_check_iden(ld, v,
-						      "identifier prefix")) {
-				ident = v->str;
-			}
-			v = ht_ynode_get(prefix, "file-name");
-			if (!v) {
-				ht__cfg_diag(ld, &prefix->loc,
-					     "missing `file-name` in `prefix`");
-			} else if (!ht_ynode_is_str(v)) {
-				ht__cfg_expect_fail(ld, v, "file-name",
-						    "a string");
-			} else {
-				file = v->str;
-			}
-			if (ident && file) {
-				free(cfg->prefix_ident);
-				free(cfg->prefix_file);
-				cfg->prefix_ident = ht__cfg_strdup(ld, ident);
-				cfg->prefix_file = ht__cfg_strdup(ld, file);
-			}
-		} else {
-			ht__cfg_expect_fail(
-			    ld, prefix, "prefix",
-			    "a string or a mapping with `identifier` "
-			    "and `file-name`");
-		}
-		hdr = ht__cfg_get_map(ld, cg, "header", "a mapping", false);
-		if (hdr) {
-			ht__cfg_check_keys(ld, hdr, header_keys,
-					   "`header` options");
-			ht__cfg_get_bool(ld, hdr,
-					 "identifier-prefix-definition",
-					 &cfg->header_ident_prefix_def, false);
-			ht__cfg_get_bool(
-			    ld, hdr, "default-data-stream-type-name-definition",
-			    &cfg->header_default_dst_def, false);
-		}
+		load_codegen_options(ld, cg);
 	}
 	ht = ht__cfg_get_map(ld, opts, "hetrace", "a mapping", false);
 	if (ht) {
-		ht__cfg_check_keys(ld, ht, hetrace_keys, "`hetrace` options");
-		if (ht__cfg_get_str(ld, ht, "event-header", &s) && s) {
-			if (!strcmp(s, "barectf")) {
-				ld->barectf_header = true;
-			} else if (strcmp(s, "compact")) {
-				ht__cfg_diag(
-				    ld, &ht_ynode_get(ht, "event-header")->loc,
-				    "`event-header`: expected `compact` or "
-				    "`barectf`, got `%s`",
-				    s);
-			}
-		}
-		{
-			bool core_id = true;
-
-			ht__cfg_get_bool(ld, ht, "core-id", &core_id, false);
-			cfg->no_core_id = !core_id;
-		}
+		load_hetrace_options(ld, ht);
 	}
 }
 
