@@ -570,15 +570,13 @@ static int cmp_stream(const void *a, const void *b)
 		      ((const struct ht_stream_type *)b)->name);
 }
 
-void ht__cfg_load_trace_type(struct loader *ld, const struct ht_ynode *tt)
+/* `native-byte-order` and `uuid`. */
+static void load_tt_props(struct loader *ld, const struct ht_ynode *tt)
 {
 	struct ht_config *cfg = ld->cfg;
-	const struct ht_ynode *v, *features, *clocks, *dsts;
-	const struct ht_ynode *first_default = NULL;
+	const struct ht_ynode *v;
 	const char *s = NULL;
-	size_t i;
 
-	ht__cfg_check_keys(ld, tt, tt_keys, "trace type");
 	v = ht_ynode_get(tt, "native-byte-order");
 	if (!v) {
 		ht__cfg_diag(ld, &tt->loc,
@@ -606,6 +604,13 @@ void ht__cfg_load_trace_type(struct loader *ld, const struct ht_ynode *tt)
 			cfg->has_uuid = true;
 		}
 	}
+}
+
+/* The trace type's `$features`: magic, UUID and stream id fields. */
+static void load_tt_features(struct loader *ld, const struct ht_ynode *tt)
+{
+	struct ht_config *cfg = ld->cfg;
+	const struct ht_ynode *features;
 
 	features = ht__cfg_get_map(ld, tt, "$features", "a mapping", true);
 	if (features) {
@@ -623,27 +628,43 @@ void ht__cfg_load_trace_type(struct loader *ld, const struct ht_ynode *tt)
 		    ld, &cfg->uuid_field.loc,
 		    "`uuid-field-type`: the trace type has no `uuid` to write");
 	}
+}
+
+/* `clock-types`, in name order. */
+static void load_clocks(struct loader *ld, const struct ht_ynode *tt)
+{
+	struct ht_config *cfg = ld->cfg;
+	const struct ht_ynode *clocks;
+	size_t i;
 
 	clocks = ht__cfg_get_map(ld, tt, "clock-types",
 				 "a mapping of clock type names to clock types",
 				 false);
-	if (clocks) {
-		ht__cfg_check_dup_names(ld, clocks, "clock type");
-		cfg->clocks = calloc(clocks->nr + 1, sizeof(*cfg->clocks));
-		if (!cfg->clocks) {
-			ld->fatal = HT_ENOMEM;
-			return;
-		}
-		for (i = 0; i < clocks->nr && !ld->fatal; i++) {
-			if (clocks->keys[i]->kind != HT_YNODE_SCALAR) {
-				continue;
-			}
-			load_clock(ld, clocks->keys[i], clocks->items[i],
-				   &cfg->clocks[cfg->nr_clocks++]);
-		}
-		qsort(cfg->clocks, cfg->nr_clocks, sizeof(*cfg->clocks),
-		      cmp_clock);
+	if (!clocks) {
+		return;
 	}
+	ht__cfg_check_dup_names(ld, clocks, "clock type");
+	cfg->clocks = calloc(clocks->nr + 1, sizeof(*cfg->clocks));
+	if (!cfg->clocks) {
+		ld->fatal = HT_ENOMEM;
+		return;
+	}
+	for (i = 0; i < clocks->nr && !ld->fatal; i++) {
+		if (clocks->keys[i]->kind != HT_YNODE_SCALAR) {
+			continue;
+		}
+		load_clock(ld, clocks->keys[i], clocks->items[i],
+			   &cfg->clocks[cfg->nr_clocks++]);
+	}
+	qsort(cfg->clocks, cfg->nr_clocks, sizeof(*cfg->clocks), cmp_clock);
+}
+
+/* `data-stream-types`, numbered in name order, at most one default. */
+static void load_dsts(struct loader *ld, const struct ht_ynode *tt)
+{
+	struct ht_config *cfg = ld->cfg;
+	const struct ht_ynode *dsts, *first_default = NULL;
+	size_t i;
 
 	dsts = ht__cfg_get_named_map(ld, tt, "data-stream-types", "trace type",
 				     "data stream type");
@@ -684,6 +705,17 @@ void ht__cfg_load_trace_type(struct loader *ld, const struct ht_ynode *tt)
 	check_id_room(ld, &cfg->stream_id_field,
 		      "data-stream-type-id-field-type", "data stream type",
 		      "the trace type", cfg->nr_streams);
+}
+
+void ht__cfg_load_trace_type(struct loader *ld, const struct ht_ynode *tt)
+{
+	ht__cfg_check_keys(ld, tt, tt_keys, "trace type");
+	load_tt_props(ld, tt);
+	load_tt_features(ld, tt);
+	load_clocks(ld, tt);
+	if (!ld->fatal) {
+		load_dsts(ld, tt);
+	}
 }
 
 void ht__cfg_load_env(struct loader *ld, const struct ht_ynode *trace)
