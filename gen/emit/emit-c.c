@@ -477,18 +477,21 @@ static void emit_packet_prologue(FILE *out, const struct stream_layout *sl,
 	}
 }
 
-static void emit_open_close(FILE *out, const struct ht_config *cfg,
-			    const struct stream_layout *sl, const char *lead)
+/*
+ * The open function: writes the packet header and context, keeping in
+ * offs[] where each of the n fields f[] is (close writes the patched
+ * ones there).
+ */
+static void emit_open_packet(FILE *out, const struct ht_config *cfg,
+			     const struct stream_layout *sl, const char *lead,
+			     const struct pkt_field *f, size_t n,
+			     uint64_t *offs)
 {
 	const struct ht_stream_type *st = sl->st;
-	struct pkt_field f[16];
-	size_t n = packet_fields(cfg, sl, f, 16);
-	size_t i;
-	struct walk w;
-	uint64_t offs[16];
 	struct params pp = {cfg->prefix_ident, st->name};
+	struct walk w;
+	size_t i;
 
-	/* Open. */
 	fprintf(out, "%svoid %sopen_packet(struct %sctx *sctx", lead,
 		sl->sprefix, sl->sprefix);
 	if (st->pkt_ctx_extra) {
@@ -554,8 +557,17 @@ static void emit_open_close(FILE *out, const struct ht_config *cfg,
 	fprintf(out, "\tHT_COMPILER_BARRIER();\n"
 		     "\ts->busy = nested;\n"
 		     "}\n\n");
+}
 
-	/* Close. */
+/* The close function: the fields known at close, at offs[]. */
+static void emit_close_packet(FILE *out, const struct ht_config *cfg,
+			      const struct stream_layout *sl, const char *lead,
+			      const struct pkt_field *f, size_t n,
+			      const uint64_t *offs)
+{
+	struct walk w;
+	size_t i;
+
 	fprintf(out,
 		"%svoid %sclose_packet(struct %sctx *sctx)\n{\n"
 		"\tstruct ht_stream *const s = &sctx->parent.s;\n"
@@ -591,6 +603,17 @@ static void emit_open_close(FILE *out, const struct ht_config *cfg,
 		"\tHT_COMPILER_BARRIER();\n"
 		"\ts->busy = nested;\n"
 		"}\n\n");
+}
+
+static void emit_open_close(FILE *out, const struct ht_config *cfg,
+			    const struct stream_layout *sl, const char *lead)
+{
+	struct pkt_field f[16];
+	size_t n = packet_fields(cfg, sl, f, 16);
+	uint64_t offs[16];
+
+	emit_open_packet(out, cfg, sl, lead, f, n, offs);
+	emit_close_packet(out, cfg, sl, lead, f, n, offs);
 }
 
 /* The per-stream slow path: packet switch, extended header, drops. */
