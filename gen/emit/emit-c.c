@@ -617,6 +617,109 @@ static void emit_open_close(FILE *out, const struct ht_config *cfg,
 }
 
 /* The per-stream slow path: packet switch, extended header, drops. */
+/*
+ * The compact header with a clock: the id and the timestamp's low bits
+ * in 32 bits, or the escape id and the extended header.
+ */
+static void emit_reserve_compact_ts(FILE *out, const struct ht_config *cfg,
+				    const struct stream_layout *sl)
+{
+	uint64_t span_mask = ((uint64_t)1 << sl->ts_bits) - 1;
+
+	fprintf(out,
+		"\tuint32_t hdr = id < %" PRIu64 "u && s->packet_open &&\n"
+		"\t\tts - s->last_ts < ((uint64_t)1 << %u) ? 4u : 16u;\n\n"
+		"\tif (!s->packet_open || s->at + hdr + need > s->end) {\n"
+		"\t\t/* After a switch the compact header fits (delta 0). "
+		"*/\n"
+		"\t\tuint32_t room = id < %" PRIu64 "u ? 4u : 16u;\n\n"
+		"\t\tif (16u + need <= s->size - s->content_off) {\n"
+		"\t\t\troom = 16u;\n"
+		"\t\t}\n"
+		"\t\tif (!ht_stream_make_room(s, room + need, ts)) {\n"
+		"\t\t\treturn 0;\n"
+		"\t\t}\n"
+		"\t\thdr = id < %" PRIu64 "u &&\n"
+		"\t\t\tts - s->last_ts < ((uint64_t)1 << %u) ? 4u : 16u;\n"
+		"\t\tif (s->at + hdr + need > s->end) {\n"
+		"\t\t\ts->discarded++;\n"
+		"\t\t\treturn 0;\n"
+		"\t\t}\n"
+		"\t}\n"
+		"\trec = s->buf + s->at;\n"
+		"\tif (hdr == 4u) {\n",
+		sl->esc, sl->ts_bits, sl->esc, sl->esc, sl->ts_bits);
+	if (cfg->native_bo == HT_BO_LE) {
+		fprintf(out,
+			"\t\tht_store_u32(rec, id | ((uint32_t)ts << "
+			"%u));\n"
+			"\t} else {\n"
+			"\t\tht_store_u32(rec, %" PRIu64 "u);\n",
+			sl->id_bits, sl->esc);
+	} else {
+		fprintf(out,
+			"\t\tht_store_u32(rec, (id << %u) | "
+			"((uint32_t)ts & 0x%" PRIx64 "u));\n"
+			"\t} else {\n"
+			"\t\tht_store_u32(rec, (uint32_t)%" PRIu64
+			"u << %u);\n",
+			sl->ts_bits, span_mask, sl->esc, sl->ts_bits);
+	}
+	fprintf(out, "\t\tht_store_u32(rec + 4, id);\n"
+		     "\t\tht_store_u64(rec + 8, ts);\n"
+		     "\t}\n"
+		     "\ts->at += hdr + need;\n"
+		     "\ts->last_ts = ts;\n"
+		     "\treturn rec + hdr;\n"
+		     "}\n\n");
+}
+
+/* The compact header without a clock: the id alone. */
+static void emit_reserve_compact_id(FILE *out, const struct stream_layout *sl)
+{
+	unsigned hb = sl->id_width / 8;
+
+	fprintf(out,
+		"\n\t(void)ts;\n"
+		"\tif (!s->packet_open || s->at + %uu + need > s->end) {\n"
+		"\t\tif (!ht_stream_make_room(s, %uu + need, 0)) {\n"
+		"\t\t\treturn 0;\n"
+		"\t\t}\n"
+		"\t}\n"
+		"\trec = s->buf + s->at;\n",
+		hb, hb);
+	if (hb == 1) {
+		fprintf(out, "\tht_store_u8(rec, (uint8_t)id);\n");
+	} else {
+		fprintf(out, "\tht_store_u%u(rec, (uint%u_t)id);\n",
+			sl->id_width, sl->id_width);
+	}
+	fprintf(out,
+		"\ts->at += %uu + need;\n"
+		"\treturn rec + %u;\n"
+		"}\n\n",
+		hb, hb);
+}
+
+/* barectf's header, written by the stream's header function. */
+static void emit_reserve_barectf(FILE *out, const struct stream_layout *sl)
+{
+	fprintf(out,
+		"\n\tif (!s->packet_open || s->at + need > s->end) {\n"
+		"\t\tif (!ht_stream_make_room(s, need, ts)) {\n"
+		"\t\t\treturn 0;\n"
+		"\t\t}\n"
+		"\t}\n"
+		"\trec = s->buf + s->at;\n"
+		"\t%s_header(rec, id%s);\n"
+		"\ts->at += need;\n"
+		"\ts->last_ts = ts;\n"
+		"\treturn rec;\n"
+		"}\n\n",
+		sl->sprefix, sl->has_clock ? ", ts" : "");
+}
+
+/* The slow path of a tracing function: packet switch, header, drops. */
 static void emit_reserve(FILE *out, const struct ht_config *cfg,
 			 const struct stream_layout *sl, const char *lead)
 {
@@ -627,93 +730,11 @@ static void emit_reserve(FILE *out, const struct ht_config *cfg,
 		"\tuint8_t *rec;\n",
 		lead, sl->sprefix, sl->sprefix);
 	if (sl->compact && sl->has_clock) {
-		uint64_t span_mask = ((uint64_t)1 << sl->ts_bits) - 1;
-
-		fprintf(
-		    out,
-		    "\tuint32_t hdr = id < %" PRIu64 "u && s->packet_open &&\n"
-		    "\t\tts - s->last_ts < ((uint64_t)1 << %u) ? 4u : 16u;\n\n"
-		    "\tif (!s->packet_open || s->at + hdr + need > s->end) {\n"
-		    "\t\t/* After a switch the compact header fits (delta 0). "
-		    "*/\n"
-		    "\t\tuint32_t room = id < %" PRIu64 "u ? 4u : 16u;\n\n"
-		    "\t\tif (16u + need <= s->size - s->content_off) {\n"
-		    "\t\t\troom = 16u;\n"
-		    "\t\t}\n"
-		    "\t\tif (!ht_stream_make_room(s, room + need, ts)) {\n"
-		    "\t\t\treturn 0;\n"
-		    "\t\t}\n"
-		    "\t\thdr = id < %" PRIu64 "u &&\n"
-		    "\t\t\tts - s->last_ts < ((uint64_t)1 << %u) ? 4u : 16u;\n"
-		    "\t\tif (s->at + hdr + need > s->end) {\n"
-		    "\t\t\ts->discarded++;\n"
-		    "\t\t\treturn 0;\n"
-		    "\t\t}\n"
-		    "\t}\n"
-		    "\trec = s->buf + s->at;\n"
-		    "\tif (hdr == 4u) {\n",
-		    sl->esc, sl->ts_bits, sl->esc, sl->esc, sl->ts_bits);
-		if (cfg->native_bo == HT_BO_LE) {
-			fprintf(out,
-				"\t\tht_store_u32(rec, id | ((uint32_t)ts << "
-				"%u));\n"
-				"\t} else {\n"
-				"\t\tht_store_u32(rec, %" PRIu64 "u);\n",
-				sl->id_bits, sl->esc);
-		} else {
-			fprintf(out,
-				"\t\tht_store_u32(rec, (id << %u) | "
-				"((uint32_t)ts & 0x%" PRIx64 "u));\n"
-				"\t} else {\n"
-				"\t\tht_store_u32(rec, (uint32_t)%" PRIu64
-				"u << %u);\n",
-				sl->ts_bits, span_mask, sl->esc, sl->ts_bits);
-		}
-		fprintf(out, "\t\tht_store_u32(rec + 4, id);\n"
-			     "\t\tht_store_u64(rec + 8, ts);\n"
-			     "\t}\n"
-			     "\ts->at += hdr + need;\n"
-			     "\ts->last_ts = ts;\n"
-			     "\treturn rec + hdr;\n"
-			     "}\n\n");
+		emit_reserve_compact_ts(out, cfg, sl);
 	} else if (sl->compact) {
-		unsigned hb = sl->id_width / 8;
-
-		fprintf(
-		    out,
-		    "\n\t(void)ts;\n"
-		    "\tif (!s->packet_open || s->at + %uu + need > s->end) {\n"
-		    "\t\tif (!ht_stream_make_room(s, %uu + need, 0)) {\n"
-		    "\t\t\treturn 0;\n"
-		    "\t\t}\n"
-		    "\t}\n"
-		    "\trec = s->buf + s->at;\n",
-		    hb, hb);
-		if (hb == 1) {
-			fprintf(out, "\tht_store_u8(rec, (uint8_t)id);\n");
-		} else {
-			fprintf(out, "\tht_store_u%u(rec, (uint%u_t)id);\n",
-				sl->id_width, sl->id_width);
-		}
-		fprintf(out,
-			"\ts->at += %uu + need;\n"
-			"\treturn rec + %u;\n"
-			"}\n\n",
-			hb, hb);
+		emit_reserve_compact_id(out, sl);
 	} else {
-		fprintf(out,
-			"\n\tif (!s->packet_open || s->at + need > s->end) {\n"
-			"\t\tif (!ht_stream_make_room(s, need, ts)) {\n"
-			"\t\t\treturn 0;\n"
-			"\t\t}\n"
-			"\t}\n"
-			"\trec = s->buf + s->at;\n"
-			"\t%s_header(rec, id%s);\n"
-			"\ts->at += need;\n"
-			"\ts->last_ts = ts;\n"
-			"\treturn rec;\n"
-			"}\n\n",
-			sl->sprefix, sl->has_clock ? ", ts" : "");
+		emit_reserve_barectf(out, sl);
 	}
 }
 
