@@ -149,6 +149,36 @@ static bool enum_value(struct loader *ld, const struct ht_ft *ft,
 	return true;
 }
 
+/* One value or [lower, upper] range of an enumeration mapping. */
+static bool parse_range(struct loader *ld, const struct ht_ft *ft,
+			const struct ht_ynode *v, struct ht_enum_range *r)
+{
+	bool good;
+
+	if (v->kind != HT_YNODE_SEQ) {
+		good = enum_value(ld, ft, v, &r->lower.s, &r->lower.u);
+		r->upper = r->lower;
+		return good;
+	}
+	if (v->nr != 2) {
+		ht__cfg_expect_fail(ld, v, NULL,
+				    "a [lower, upper] range of two integers");
+		return false;
+	}
+	good = enum_value(ld, ft, v->items[0], &r->lower.s, &r->lower.u);
+	good =
+	    enum_value(ld, ft, v->items[1], &r->upper.s, &r->upper.u) && good;
+	if (good && (ft->kind == HT_FT_SENUM ? r->lower.s > r->upper.s
+					     : r->lower.u > r->upper.u)) {
+		ht__cfg_diag(ld, &v->loc,
+			     "enumeration range [%s, %s]: the lower bound is "
+			     "greater than the upper bound",
+			     v->items[0]->str, v->items[1]->str);
+		return false;
+	}
+	return good;
+}
+
 static bool parse_mappings(struct loader *ld, struct ht_ft *ft,
 			   const struct ht_ynode *node)
 {
@@ -205,45 +235,12 @@ static bool parse_mappings(struct loader *ld, struct ht_ft *ft,
 			return false;
 		}
 		for (j = 0; j < vals->nr; j++) {
-			const struct ht_ynode *v = vals->items[j];
-			struct ht_enum_range *r = &m->ranges[m->nr_ranges];
-			bool good;
-
-			if (v->kind == HT_YNODE_SEQ) {
-				if (v->nr != 2) {
-					ht__cfg_expect_fail(
-					    ld, v, NULL,
-					    "a [lower, upper] range of "
-					    "two integers");
-					ok = false;
-					continue;
-				}
-				good = enum_value(ld, ft, v->items[0],
-						  &r->lower.s, &r->lower.u);
-				good = enum_value(ld, ft, v->items[1],
-						  &r->upper.s, &r->upper.u) &&
-				       good;
-				if (good && (ft->kind == HT_FT_SENUM
-						 ? r->lower.s > r->upper.s
-						 : r->lower.u > r->upper.u)) {
-					ht__cfg_diag(
-					    ld, &v->loc,
-					    "enumeration range [%s, %s]: the "
-					    "lower bound is greater than the "
-					    "upper bound",
-					    v->items[0]->str, v->items[1]->str);
-					good = false;
-				}
+			if (parse_range(ld, ft, vals->items[j],
+					&m->ranges[m->nr_ranges])) {
+				m->nr_ranges++;
 			} else {
-				good = enum_value(ld, ft, v, &r->lower.s,
-						  &r->lower.u);
-				r->upper = r->lower;
-			}
-			if (!good) {
 				ok = false;
-				continue;
 			}
-			m->nr_ranges++;
 		}
 	}
 	return ok;
@@ -326,6 +323,34 @@ static bool parse_int_props(struct loader *ld, struct ht_ft *ft,
 	return ok;
 }
 
+/*
+ * A dynamic array's length member is named after it (`__NAME_len`):
+ * reports, and returns true, when another member has that name.
+ */
+static bool len_member_clashes(struct loader *ld,
+			       const struct ht_ynode *members, const char *name)
+{
+	char len_name[300];
+	bool clash = false;
+	size_t j;
+
+	snprintf(len_name, sizeof(len_name), "__%s_len", name);
+	for (j = 0; j < members->nr; j++) {
+		const struct ht_ynode *o = members->items[j];
+
+		if (o->kind == HT_YNODE_MAP && o->nr == 1 &&
+		    o->keys[0]->kind == HT_YNODE_SCALAR &&
+		    !strcmp(o->keys[0]->str, len_name)) {
+			ht__cfg_diag(ld, &o->keys[0]->loc,
+				     "member `%s` clashes with the length "
+				     "member of dynamic array `%s`",
+				     len_name, name);
+			clash = true;
+		}
+	}
+	return clash;
+}
+
 bool ht__cfg_parse_members(struct loader *ld, struct ht_ft *ft,
 			   const struct ht_ynode *members, const char *what)
 {
@@ -347,7 +372,6 @@ bool ht__cfg_parse_members(struct loader *ld, struct ht_ft *ft,
 		const struct ht_ynode *m = members->items[i], *name, *v, *fnode;
 		struct ht_struct_member *sm;
 		struct ht_ft *mft;
-		char len_name[300];
 		bool dup = false;
 
 		if (m->kind != HT_YNODE_MAP || m->nr != 1 ||
@@ -400,25 +424,9 @@ bool ht__cfg_parse_members(struct loader *ld, struct ht_ft *ft,
 			ok = false;
 			continue;
 		}
-		/* A dynamic array's length member is named after it. */
-		if (mft->kind == HT_FT_DYNAMIC_ARRAY) {
-			snprintf(len_name, sizeof(len_name), "__%s_len",
-				 name->str);
-			for (j = 0; j < members->nr; j++) {
-				const struct ht_ynode *o = members->items[j];
-
-				if (o->kind == HT_YNODE_MAP && o->nr == 1 &&
-				    o->keys[0]->kind == HT_YNODE_SCALAR &&
-				    !strcmp(o->keys[0]->str, len_name)) {
-					ht__cfg_diag(
-					    ld, &o->keys[0]->loc,
-					    "member `%s` clashes with the "
-					    "length member of dynamic array "
-					    "`%s`",
-					    len_name, name->str);
-					ok = false;
-				}
-			}
+		if (mft->kind == HT_FT_DYNAMIC_ARRAY &&
+		    len_member_clashes(ld, members, name->str)) {
+			ok = false;
 		}
 		sm = &ft->members[ft->nr_members++];
 		sm->ft = mft;
