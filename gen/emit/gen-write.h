@@ -5,9 +5,10 @@
 /*
  * The generator as one call: load a barectf 3 configuration and write
  * its outputs into a directory, all or nothing. Every file is written
- * under a temporary name and renamed when all were written; on a
- * failure the temporary files are removed and nothing of this run is
- * left in the directory.
+ * under a temporary name and renamed when all were written; a failure
+ * before that removes the temporary files, so nothing of this run is
+ * left in the directory. (A rename that fails keeps its temporary file
+ * and leaves the files renamed before it.)
  *
  * It neither parses command lines nor prints: `hetrace gen` and the
  * build's gen-boot do, from what it returns.
