@@ -375,17 +375,10 @@ static void process_children_map(struct loader *ld, struct ht_ynode *parent,
  * children first, then the files node's `$include` names, in order,
  * each updated by the next, and node's own properties last.
  */
-struct ht_ynode *ht__cfg_process_includes(struct loader *ld,
-					  struct ht_ynode *node,
-					  enum level level)
+/* The objects under node that may hold `$include` themselves. */
+static void process_children(struct loader *ld, struct ht_ynode *node,
+			     enum level level)
 {
-	struct ht_ynode *inc, *base = NULL;
-	long at;
-	size_t i, nr_paths;
-
-	if (node->kind != HT_YNODE_MAP) {
-		return node;
-	}
 	switch (level) {
 	case LEVEL_TRACE: {
 		long t = ht_ynode_find(node, "type");
@@ -406,28 +399,46 @@ struct ht_ynode *ht__cfg_process_includes(struct loader *ld,
 	default:
 		break;
 	}
+}
 
+/* How many file names `$include` (inc) lists; 0 (reported) if wrong. */
+static size_t nr_include_paths(struct loader *ld, const struct ht_ynode *inc)
+{
+	if (inc->kind == HT_YNODE_SCALAR &&
+	    ht_yscalar_type(inc) == HT_YSCALAR_STR) {
+		return 1;
+	}
+	if (inc->kind != HT_YNODE_SEQ) {
+		ht__cfg_expect_fail(ld, inc, "$include",
+				    "a file name or a sequence of file names");
+		return 0;
+	}
+	if (inc->nr == 0) {
+		ht__cfg_expect_fail(ld, inc, "$include",
+				    "a file name or a non-empty sequence of "
+				    "file names");
+	}
+	return inc->nr;
+}
+
+struct ht_ynode *ht__cfg_process_includes(struct loader *ld,
+					  struct ht_ynode *node,
+					  enum level level)
+{
+	struct ht_ynode *inc, *base = NULL;
+	long at;
+	size_t i, nr_paths;
+
+	if (node->kind != HT_YNODE_MAP) {
+		return node;
+	}
+	process_children(ld, node, level);
 	at = ht_ynode_find(node, "$include");
 	if (at < 0 || ld->fatal) {
 		return node;
 	}
 	inc = node->items[at];
-	if (inc->kind == HT_YNODE_SEQ) {
-		nr_paths = inc->nr;
-		if (nr_paths == 0) {
-			ht__cfg_expect_fail(
-			    ld, inc, "$include",
-			    "a file name or a non-empty sequence of "
-			    "file names");
-		}
-	} else if (inc->kind == HT_YNODE_SCALAR &&
-		   ht_yscalar_type(inc) == HT_YSCALAR_STR) {
-		nr_paths = 1;
-	} else {
-		ht__cfg_expect_fail(ld, inc, "$include",
-				    "a file name or a sequence of file names");
-		nr_paths = 0;
-	}
+	nr_paths = nr_include_paths(ld, inc);
 	for (i = 0; i < nr_paths && !ld->fatal; i++) {
 		const struct ht_ynode *item =
 		    inc->kind == HT_YNODE_SEQ ? inc->items[i] : inc;
