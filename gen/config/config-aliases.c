@@ -137,6 +137,75 @@ static void resolve_members(struct loader *ld, struct ht_ynode *members)
 
 static void apply_inherit(struct loader *ld, struct ht_ynode *parent, size_t i);
 
+/* An alias name at parent->items[i] becomes a copy of the alias. */
+static void expand_alias_use(struct loader *ld, struct ht_ynode *parent,
+			     size_t i)
+{
+	struct ht_ynode *node = parent->items[i];
+	const struct ht_ynode *target = resolve_alias(ld, node);
+	struct ht_ynode *copy;
+
+	if (ld->fatal) {
+		return;
+	}
+	if (!target) {
+		ht__cfg_mark_error(ld, node);
+		return;
+	}
+	/* Aliases of aliases can multiply nodes: bound the total. */
+	ld->nr_expanded += count_nodes(target);
+	if (ld->nr_expanded > MAX_EXPANDED_NODES) {
+		ht__cfg_diag(ld, &node->loc,
+			     "field type aliases expand to more than %d nodes",
+			     MAX_EXPANDED_NODES);
+		ld->fatal = HT_ECONFIG;
+		return;
+	}
+	copy = ht_ynode_copy(target);
+	if (!copy) {
+		ld->fatal = HT_ENOMEM;
+		return;
+	}
+	/*
+	 * Problems with the field type as a whole (not a structure,
+	 * not unsigned) point at the use; problems inside it point
+	 * into the alias's definition.
+	 */
+	copy->loc = node->loc;
+	ht_ynode_replace(parent, i, copy);
+}
+
+/*
+ * Expands the alias that node's `$inherit` (node->items[k]) names;
+ * false, with node marked, when node cannot inherit from it.
+ */
+static bool resolve_inherit_base(struct loader *ld, struct ht_ynode *node,
+				 long k)
+{
+	struct ht_ynode *v = node->items[k];
+
+	if (ht_ynode_find(node, "class") >= 0) {
+		/* barectf: a field type inherits or has a class. */
+		ht__cfg_diag(ld, &node->keys[ht_ynode_find(node, "class")]->loc,
+			     "`class` and `$inherit` exclude each other");
+		ht__cfg_mark_error(ld, node);
+		return false;
+	}
+	if (v->kind != HT_YNODE_SCALAR ||
+	    ht_yscalar_type(v) != HT_YSCALAR_STR) {
+		ht__cfg_expect_fail(ld, v, "$inherit",
+				    "a field type alias name");
+		ht__cfg_mark_error(ld, node);
+		return false;
+	}
+	resolve_ft(ld, node, (size_t)k);
+	if (ht__cfg_is_error(node->items[k])) {
+		ht__cfg_mark_error(ld, node);
+		return false;
+	}
+	return true;
+}
+
 /*
  * Expands parent->items[i] as a field type: an alias name becomes a
  * copy of the alias's field type; aliases inside a field type object
@@ -153,38 +222,7 @@ static void resolve_ft(struct loader *ld, struct ht_ynode *parent, size_t i)
 	}
 	if (node->kind == HT_YNODE_SCALAR &&
 	    ht_yscalar_type(node) == HT_YSCALAR_STR) {
-		const struct ht_ynode *target = resolve_alias(ld, node);
-		struct ht_ynode *copy;
-
-		if (ld->fatal) {
-			return;
-		}
-		if (!target) {
-			ht__cfg_mark_error(ld, node);
-			return;
-		}
-		/* Aliases of aliases can multiply nodes: bound the total. */
-		ld->nr_expanded += count_nodes(target);
-		if (ld->nr_expanded > MAX_EXPANDED_NODES) {
-			ht__cfg_diag(
-			    ld, &node->loc,
-			    "field type aliases expand to more than %d nodes",
-			    MAX_EXPANDED_NODES);
-			ld->fatal = HT_ECONFIG;
-			return;
-		}
-		copy = ht_ynode_copy(target);
-		if (!copy) {
-			ld->fatal = HT_ENOMEM;
-			return;
-		}
-		/*
-		 * Problems with the field type as a whole (not a structure,
-		 * not unsigned) point at the use; problems inside it point
-		 * into the alias's definition.
-		 */
-		copy->loc = node->loc;
-		ht_ynode_replace(parent, i, copy);
+		expand_alias_use(ld, parent, i);
 		return;
 	}
 	if (node->kind != HT_YNODE_MAP) {
@@ -199,30 +237,8 @@ static void resolve_ft(struct loader *ld, struct ht_ynode *parent, size_t i)
 		resolve_members(ld, node->items[k]);
 	}
 	k = ht_ynode_find(node, "$inherit");
-	if (k >= 0) {
-		struct ht_ynode *v = node->items[k];
-
-		if (ht_ynode_find(node, "class") >= 0) {
-			/* barectf: a field type inherits or has a class. */
-			ht__cfg_diag(
-			    ld, &node->keys[ht_ynode_find(node, "class")]->loc,
-			    "`class` and `$inherit` exclude each other");
-			ht__cfg_mark_error(ld, node);
-			return;
-		}
-
-		if (v->kind != HT_YNODE_SCALAR ||
-		    ht_yscalar_type(v) != HT_YSCALAR_STR) {
-			ht__cfg_expect_fail(ld, v, "$inherit",
-					    "a field type alias name");
-			ht__cfg_mark_error(ld, node);
-			return;
-		}
-		resolve_ft(ld, node, (size_t)k);
-		if (ht__cfg_is_error(node->items[k])) {
-			ht__cfg_mark_error(ld, node);
-			return;
-		}
+	if (k >= 0 && !resolve_inherit_base(ld, node, k)) {
+		return;
 	}
 	apply_inherit(ld, parent, i);
 }
