@@ -296,10 +296,10 @@ const char *const ht__cfg_pkt_features_keys[] = {
     NULL,
 };
 
-void ht__cfg_expand_field_types(struct loader *ld, struct ht_ynode *tt)
+/* `$field-type-aliases`: the map the aliases are resolved from. */
+static void load_alias_map(struct loader *ld, struct ht_ynode *tt)
 {
-	struct ht_ynode *features, *dsts;
-	size_t i, j;
+	size_t i;
 	long k;
 
 	k = ht_ynode_find(tt, "$field-type-aliases");
@@ -332,7 +332,17 @@ void ht__cfg_expand_field_types(struct loader *ld, struct ht_ynode *tt)
 		ld->fatal = HT_ENOMEM;
 		return;
 	}
+}
 
+void ht__cfg_expand_field_types(struct loader *ld, struct ht_ynode *tt)
+{
+	struct ht_ynode *features, *dsts;
+	size_t i, j;
+
+	load_alias_map(ld, tt);
+	if (ld->fatal) {
+		return;
+	}
 	features = ht_ynode_get(tt, "$features");
 	resolve_ft_at(ld, features, "magic-field-type");
 	resolve_ft_at(ld, features, "uuid-field-type");
