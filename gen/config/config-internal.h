@@ -115,21 +115,32 @@ void ht__cfg_expect_fail(struct loader *ld, const struct ht_ynode *node,
 
 /* config-checks.c: property readers; each reports what it rejects. */
 
+/* Absent or null. */
 bool ht__cfg_is_absent(const struct ht_ynode *v);
+/* Marks node as reported (ERROR_TAG), so later stages stay quiet. */
 void ht__cfg_mark_error(struct loader *ld, struct ht_ynode *node);
 bool ht__cfg_is_error(const struct ht_ynode *node);
+/* Unknown keys (with a suggestion) and duplicate keys of map. */
 void ht__cfg_check_keys(struct loader *ld, const struct ht_ynode *map,
 			const char *const *keys, const char *what);
+/* Duplicate names in a mapping of named objects. */
 void ht__cfg_check_dup_names(struct loader *ld, const struct ht_ynode *map,
 			     const char *what);
+/* The non-empty mapping of named objects at key of parent. */
 const struct ht_ynode *ht__cfg_get_named_map(struct loader *ld,
 					     const struct ht_ynode *parent,
 					     const char *key, const char *where,
 					     const char *item);
+/* barectf's identifier rule (no TSDL keyword). */
 bool ht__cfg_check_iden(struct loader *ld, const struct ht_ynode *node,
 			const char *what);
+/*
+ * The getters leave *out as it is when the property is absent (or null
+ * where barectf allows it) and return false when it is wrong.
+ */
 bool ht__cfg_get_bool(struct loader *ld, const struct ht_ynode *map,
 		      const char *key, bool *out, bool nullable);
+/* v, an integer in [min, max]. */
 bool ht__cfg_want_uint(struct loader *ld, const struct ht_ynode *v,
 		       const char *key, uint64_t min, uint64_t max,
 		       uint64_t *out);
@@ -142,6 +153,7 @@ const struct ht_ynode *ht__cfg_get_map(struct loader *ld,
 				       const struct ht_ynode *map,
 				       const char *key, const char *what,
 				       bool nullable);
+/* strdup() that sets ld->fatal when it fails. */
 char *ht__cfg_strdup(struct loader *ld, const char *s);
 bool ht__cfg_parse_byte_order(const char *s, enum ht_byte_order *bo);
 bool ht__cfg_parse_uuid(const char *s, uint8_t uuid[16]);
@@ -150,22 +162,34 @@ bool ht__cfg_parse_uuid(const char *s, uint8_t uuid[16]);
 
 /* Keeps name in the config's file list; returns the kept copy. */
 const char *ht__cfg_add_file(struct loader *ld, const char *name);
+/* The whole file; 0, HT_ENOENT, HT_EIO or HT_ENOMEM. */
 int ht__cfg_read_file(const char *path, unsigned char **data, size_t *size);
+/* The node tree of one file's text (hashed for `uuid: auto`); NULL,
+ * reported, when it is not YAML. */
 struct ht_ynode *ht__cfg_parse_text(struct loader *ld, const char *name,
 				    const unsigned char *text, size_t size);
 
 /* config-includes.c */
 
+/*
+ * The effective node of node (consumed) at level: its children's
+ * `$include`s first, then the files it includes, each updated by the
+ * next, and node's own properties last.
+ */
 struct ht_ynode *ht__cfg_process_includes(struct loader *ld,
 					  struct ht_ynode *node,
 					  enum level level);
+/* Leaves the file last entered by `$include`. */
 void ht__cfg_pop_include(struct loader *ld);
+/* barectf's update: mappings merge, sequences append, values replace. */
 int ht__cfg_update_node(struct loader *ld, struct ht_ynode *base,
 			const struct ht_ynode *overlay);
 
 /* config-aliases.c */
 
+/* Expands every field type alias and applies every `$inherit`. */
 void ht__cfg_expand_field_types(struct loader *ld, struct ht_ynode *tt);
+/* Replaces `log-level: NAME` with the log level alias's value. */
 void ht__cfg_sub_log_levels(struct loader *ld, struct ht_ynode *tt);
 
 /* The field types of a data stream type's packet `$features`. */
@@ -180,10 +204,13 @@ enum feature_rule {
 	FEATURE_UUID,	      /* static array of 16 uint8 */
 };
 
+/* The members of a structure field type (what: the property). */
 bool ht__cfg_parse_members(struct loader *ld, struct ht_ft *ft,
 			   const struct ht_ynode *members, const char *what);
+/* A root field type that must be a structure, or absent (*out NULL). */
 bool ht__cfg_get_struct_ft(struct loader *ld, const struct ht_ynode *map,
 			   const char *key, struct ht_ft **out);
+/* A feature: true/false/null or a field type obeying rule. */
 bool ht__cfg_get_feature(struct loader *ld, const struct ht_ynode *map,
 			 const char *key, struct ht_feature *f, bool def,
 			 enum feature_rule rule);
