@@ -108,9 +108,7 @@ SIM_OBJ   := $(patsubst %.c,$(BUILD)/%.o,$(wildcard platforms/sim/*.c \
 	$(SIM_GEN)/$(basename $(notdir $(f)))-metadata.o)
 GEN_BOOT  := $(BUILD)/tools/gen-boot
 
-$(BUILD)/tools/gen-boot.o: $(BUILD)/cli-commands.h
-$(BUILD)/tools/gen-boot.o: private HOST_CFLAGS += -I$(BUILD)
-$(GEN_BOOT): $(BUILD)/tools/gen-boot.o $(BUILD)/cli/gen.o $(LIB_HOST)
+$(GEN_BOOT): $(BUILD)/tools/gen-boot.o $(LIB_HOST)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS)
 
 define sim_gen

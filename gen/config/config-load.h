@@ -2,6 +2,14 @@
 #ifndef HT_GEN_CONFIG_LOAD_H
 #define HT_GEN_CONFIG_LOAD_H
 
+/*
+ * The generator's configuration layer: reads a barectf 3 YAML
+ * configuration (with its `$include` files), checks all of it and
+ * builds the model of model.h. It knows barectf's schema and merge
+ * rules, not the C or TSDL the model becomes (gen/emit), and it never
+ * prints: every problem comes back as a "file:line:column: message".
+ */
+
 #include <stddef.h>
 
 #include "model.h"

@@ -9,12 +9,9 @@
  * stores at offsets known here; otherwise it calls the stream's reserve
  * function in the source (packet switch, extended header, drops).
  *
- * Record layout (docs/ctf-layout.md) is walked once per record to
- * compute its size and once to write it. While every offset is known at
- * generation time the walk is "static" (offsets from the record's body
- * pointer q); after the first field whose size or alignment is only
- * known at run time it is "dynamic" and the code keeps the bit position
- * in a variable (b: bits from the packet start; nb: size bound in bits).
+ * This file lays out streams and writes the file skeleton, the packet
+ * functions and the tracing functions; the fields of a record are
+ * serialized by emit-c-walk.c.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -22,593 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emit.h"
 #include "common/error.h"
-
-enum walk_mode { WALK_SIZE, WALK_WRITE };
-
-struct walk {
-	FILE *out;
-	const struct ht_config *cfg;
-	enum walk_mode mode;
-	int indent;
-	int dynamic;	     /* position known at run time only */
-	uint64_t off;	     /* static bit offset from q */
-	unsigned base_align; /* alignment of q in bits */
-	unsigned dyn_align;  /* known alignment of b while dynamic */
-	unsigned strings;    /* string length variables used so far */
-	unsigned depth;	     /* loop nesting, names the indices */
-	int err;
-};
-
-/* Default feature field types, barectf's. */
-static struct ht_ft ft_u64_a8 = {
-    .kind = HT_FT_UINT,
-    .align_bits = 8,
-    .size_bits = 64,
-    .display_base = 10,
-};
-static struct ht_ft ft_u32_a8 = {
-    .kind = HT_FT_UINT,
-    .align_bits = 8,
-    .size_bits = 32,
-    .display_base = 10,
-};
-static struct ht_ft ft_u8_a8 = {
-    .kind = HT_FT_UINT,
-    .align_bits = 8,
-    .size_bits = 8,
-    .display_base = 16,
-};
-
-static void line(struct walk *w, const char *fmt, ...)
-{
-	va_list ap;
-	int i;
-
-	for (i = 0; i < w->indent; i++) {
-		fputc('\t', w->out);
-	}
-	va_start(ap, fmt);
-	vfprintf(w->out, fmt, ap);
-	va_end(ap);
-	fputc('\n', w->out);
-}
-
-static int is_int(const struct ht_ft *ft)
-{
-	return ft->kind == HT_FT_UINT || ft->kind == HT_FT_SINT ||
-	       ft->kind == HT_FT_UENUM || ft->kind == HT_FT_SENUM;
-}
-
-static int is_signed(const struct ht_ft *ft)
-{
-	return ft->kind == HT_FT_SINT || ft->kind == HT_FT_SENUM;
-}
-
-static unsigned c_width(unsigned size_bits)
-{
-	if (size_bits <= 8) {
-		return 8;
-	}
-	if (size_bits <= 16) {
-		return 16;
-	}
-	if (size_bits <= 32) {
-		return 32;
-	}
-	return 64;
-}
-
-static int is_native(const struct walk *w, const struct ht_ft *ft)
-{
-	return ft->byte_order == HT_BO_NATIVE ||
-	       ft->byte_order == w->cfg->native_bo;
-}
-
-static int ft_is_le(const struct ht_config *cfg, const struct ht_ft *ft)
-{
-	enum ht_byte_order bo =
-	    ft->byte_order == HT_BO_NATIVE ? cfg->native_bo : ft->byte_order;
-
-	return bo == HT_BO_LE;
-}
-
-/*
- * A field whose instances have a size known here and whose elements
- * can be copied with memcpy from a C array (native, byte-sized ints or
- * reals, aligned no more than their size).
- */
-static int is_memcpy_elem(const struct walk *w, const struct ht_ft *ft)
-{
-	if (!(is_int(ft) || ft->kind == HT_FT_REAL)) {
-		return 0;
-	}
-	if (ft->size_bits != 8 && ft->size_bits != 16 && ft->size_bits != 32 &&
-	    ft->size_bits != 64) {
-		return 0;
-	}
-	if (ft->kind != HT_FT_REAL && c_width(ft->size_bits) != ft->size_bits) {
-		return 0;
-	}
-	return ft->align_bits <= ft->size_bits && is_native(w, ft);
-}
-
-static uint64_t align_up(uint64_t v, uint64_t a)
-{
-	return (v + a - 1) & ~(a - 1);
-}
-
-static unsigned low_bit(uint64_t v)
-{
-	unsigned a = 1;
-
-	if (!v) {
-		return 64;
-	}
-	while (!(v & a) && a < 64) {
-		a <<= 1;
-	}
-	return a;
-}
-
-static void walk_init(struct walk *w, const struct ht_config *cfg,
-		      enum walk_mode mode, unsigned base_align, FILE *out)
-{
-	memset(w, 0, sizeof(*w));
-	w->cfg = cfg;
-	w->mode = mode;
-	w->base_align = base_align;
-	w->indent = 1;
-	w->out = out;
-}
-
-/* Enters dynamic mode: b (or nb) takes the static position. */
-static void go_dynamic(struct walk *w)
-{
-	if (w->dynamic) {
-		return;
-	}
-	if (w->mode == WALK_WRITE) {
-		line(w, "b = (uint32_t)(q - s->buf) * 8u + %" PRIu64 "u;",
-		     w->off);
-	} else {
-		line(w, "nb = %" PRIu64 "u;", w->off);
-	}
-	w->dynamic = 1;
-	w->dyn_align =
-	    w->base_align < low_bit(w->off) ? w->base_align : low_bit(w->off);
-}
-
-static void walk_align(struct walk *w, unsigned a)
-{
-	if (a <= 1) {
-		return;
-	}
-	if (!w->dynamic) {
-		if (a <= w->base_align) {
-			w->off = align_up(w->off, a);
-			return;
-		}
-		go_dynamic(w);
-	}
-	if (a <= w->dyn_align) {
-		return;
-	}
-	if (w->mode == WALK_WRITE) {
-		line(w, "b = ht_align_bits(b, %uu);", a);
-	} else {
-		/* The size is a bound: the padding is at most a - 1 bits. */
-		line(w, "nb += %uu;", a - 1);
-	}
-	w->dyn_align = a;
-}
-
-static void walk_advance(struct walk *w, const char *bits_expr, uint64_t bits)
-{
-	if (!w->dynamic && !bits_expr) {
-		w->off += bits;
-		return;
-	}
-	go_dynamic(w);
-	if (bits_expr) {
-		line(w, "%s += %s;", w->mode == WALK_WRITE ? "b" : "nb",
-		     bits_expr);
-		w->dyn_align = w->dyn_align < 8 ? w->dyn_align : 8;
-	} else {
-		line(w, "%s += %" PRIu64 "u;",
-		     w->mode == WALK_WRITE ? "b" : "nb", bits);
-		if (low_bit(bits) < w->dyn_align) {
-			w->dyn_align = low_bit(bits);
-		}
-	}
-}
-
-/* Byte pointer of the current position (byte aligned). */
-static void pos_ptr(struct walk *w, char *buf, size_t len)
-{
-	if (w->dynamic) {
-		snprintf(buf, len, "s->buf + (b >> 3)");
-	} else if (w->off) {
-		snprintf(buf, len, "q + %" PRIu64, w->off / 8);
-	} else {
-		snprintf(buf, len, "q");
-	}
-}
-
-static int pos_byte_aligned(const struct walk *w)
-{
-	return w->dynamic ? w->dyn_align >= 8 : w->off % 8 == 0;
-}
-
-/* Writes an integer, enumeration or real of `ft` from expression v. */
-static void walk_scalar(struct walk *w, const struct ht_ft *ft, const char *v)
-{
-	unsigned n = ft->size_bits;
-	char ptr[64];
-
-	walk_align(w, ft->align_bits);
-	if (w->mode == WALK_WRITE) {
-		char val[512];
-
-		if (ft->kind == HT_FT_REAL) {
-			snprintf(val, sizeof(val), "%s(%s)",
-				 n == 32 ? "ht_float_bits" : "ht_double_bits",
-				 v);
-		} else if (n == 64) {
-			snprintf(val, sizeof(val), "(uint64_t)(%s)", v);
-		} else {
-			snprintf(val, sizeof(val), "(uint%u_t)(%s)", c_width(n),
-				 v);
-		}
-		pos_ptr(w, ptr, sizeof(ptr));
-		if (pos_byte_aligned(w) &&
-		    (n == 8 || n == 16 || n == 32 || n == 64)) {
-			if (n == 8) {
-				line(w, "ht_store_u8(%s, %s);", ptr, val);
-			} else if (is_native(w, ft)) {
-				line(w, "ht_store_u%u(%s, %s);", n, ptr, val);
-			} else {
-				line(w, "ht_store_u%u(%s, ht_swap%u(%s));", n,
-				     ptr, n, val);
-			}
-		} else if (w->dynamic) {
-			line(w,
-			     "ht_bits_write_%s(s->buf, b, %u, (uint64_t)%s);",
-			     ft_is_le(w->cfg, ft) ? "le" : "be", n, val);
-		} else {
-			line(w,
-			     "ht_bits_write_%s(q, %" PRIu64
-			     "u, %u, (uint64_t)%s);",
-			     ft_is_le(w->cfg, ft) ? "le" : "be", w->off, n,
-			     val);
-		}
-	}
-	walk_advance(w, NULL, n);
-}
-
-static void walk_ft(struct walk *w, const struct ht_ft *ft, const char *v,
-		    const char *len_v);
-
-static void walk_string(struct walk *w, const char *v, int in_loop)
-{
-	char lenv[64];
-	char ptr[64];
-	char bits[128];
-
-	walk_align(w, 8);
-	if (in_loop) {
-		snprintf(lenv, sizeof(lenv), "(uint32_t)strlen(%s)", v);
-	} else {
-		snprintf(lenv, sizeof(lenv), "l%u", w->strings++);
-		if (w->mode == WALK_SIZE) {
-			line(w, "%s = (uint32_t)strlen(%s);", lenv, v);
-		}
-	}
-	if (w->mode == WALK_WRITE) {
-		pos_ptr(w, ptr, sizeof(ptr));
-		line(w, "memcpy(%s, %s, (size_t)%s + 1);", ptr, v, lenv);
-	}
-	snprintf(bits, sizeof(bits), "(%s + 1u) * 8u", lenv);
-	walk_advance(w, bits, 0);
-}
-
-/* Has every instance of ft the same size (no strings, no sequences)? */
-static int ft_fixed(const struct ht_ft *ft)
-{
-	size_t i;
-
-	switch (ft->kind) {
-	case HT_FT_STRING:
-	case HT_FT_DYNAMIC_ARRAY:
-		return 0;
-	case HT_FT_STATIC_ARRAY:
-		return ft_fixed(ft->elem);
-	case HT_FT_STRUCT:
-		for (i = 0; i < ft->nr_members; i++) {
-			if (!ft_fixed(ft->members[i].ft)) {
-				return 0;
-			}
-		}
-		return 1;
-	default:
-		return 1;
-	}
-}
-
-/* Element count of a static array, nested static arrays flattened. */
-static uint64_t flat_count(const struct ht_ft *ft)
-{
-	uint64_t n = 1;
-
-	while (ft->kind == HT_FT_STATIC_ARRAY) {
-		n *= ft->length;
-		ft = ft->elem;
-	}
-	return n;
-}
-
-static const struct ht_ft *flat_elem(const struct ht_ft *ft)
-{
-	while (ft->kind == HT_FT_STATIC_ARRAY) {
-		ft = ft->elem;
-	}
-	return ft;
-}
-
-/*
- * Arrays: v is a pointer to the flattened elements, count_v the number
- * of elements (an expression) or NULL for a static count.
- */
-static void walk_array(struct walk *w, const struct ht_ft *ft, const char *v,
-		       const char *count_v)
-{
-	const struct ht_ft *elem = flat_elem(ft->elem);
-	uint64_t count = ft->kind == HT_FT_STATIC_ARRAY ? flat_count(ft) : 0;
-	char cnt[256];
-	char ptr[64];
-	char idx[16];
-	char ev[512];
-
-	if (count_v) {
-		snprintf(cnt, sizeof(cnt), "(%s) * %" PRIu64 "u", count_v,
-			 flat_count(ft->elem));
-	} else {
-		snprintf(cnt, sizeof(cnt), "%" PRIu64 "u", count);
-	}
-	walk_align(w, ht_ft_align(elem));
-	if (is_memcpy_elem(w, elem) && pos_byte_aligned(w)) {
-		char bits[300];
-
-		if (w->mode == WALK_WRITE) {
-			pos_ptr(w, ptr, sizeof(ptr));
-			line(w, "memcpy(%s, %s, (size_t)(%s) * %uu);", ptr, v,
-			     cnt, elem->size_bits / 8);
-		}
-		if (count_v) {
-			snprintf(bits, sizeof(bits), "(uint32_t)(%s) * %uu",
-				 cnt, elem->size_bits);
-			walk_advance(w, bits, 0);
-		} else {
-			walk_advance(w, NULL, count * elem->size_bits);
-		}
-		return;
-	}
-	/* A loop: the position is dynamic from here. */
-	go_dynamic(w);
-	snprintf(idx, sizeof(idx), "i%u", w->depth);
-	line(w, "for (uint32_t %s = 0; %s < (uint32_t)(%s); %s++) {", idx, idx,
-	     cnt, idx);
-	w->indent++;
-	w->depth++;
-	snprintf(ev, sizeof(ev), "(%s)[%s]", v, idx);
-	/* The alignment at the top of each iteration is unknown. */
-	w->dyn_align = 1;
-	walk_ft(w, elem, ev, NULL);
-	w->dyn_align = 1;
-	w->depth--;
-	w->indent--;
-	line(w, "}");
-}
-
-/*
- * Walks a field of type ft whose value is expression v. For members of
- * a top-level structure, values are parameters; inside arrays, element
- * expressions. len_v is the length expression of a dynamic array.
- */
-static void walk_ft(struct walk *w, const struct ht_ft *ft, const char *v,
-		    const char *len_v)
-{
-	size_t i;
-
-	switch (ft->kind) {
-	case HT_FT_UINT:
-	case HT_FT_SINT:
-	case HT_FT_UENUM:
-	case HT_FT_SENUM:
-	case HT_FT_REAL:
-		walk_scalar(w, ft, v);
-		break;
-	case HT_FT_STRING:
-		walk_string(w, v, w->depth > 0);
-		break;
-	case HT_FT_STATIC_ARRAY:
-		walk_array(w, ft, v, NULL);
-		break;
-	case HT_FT_DYNAMIC_ARRAY:
-		walk_scalar(w, &ft_u32_a8, len_v);
-		walk_array(w, ft, v, len_v);
-		break;
-	case HT_FT_STRUCT:
-		walk_align(w, ht_ft_align(ft));
-		for (i = 0; i < ft->nr_members; i++) {
-			char mv[512];
-
-			snprintf(mv, sizeof(mv), "(%s).%s", v,
-				 ft->members[i].name);
-			walk_ft(w, ft->members[i].ft, mv, NULL);
-		}
-		break;
-	}
-}
-
-/*
- * Parameters. A top-level structure's members are parameters named
- * <scope>_<name>; a nested structure's members are flattened as
- * <scope>_<outer>_<inner>. An array of structures takes a pointer to a
- * generated C structure type.
- */
-struct params {
-	const char *prefix; /* identifier prefix */
-	const char *owner;  /* "<dst>_<ert>" or "<dst>" for type names */
-};
-
-static void c_elem_type(const struct params *pp, const struct ht_ft *ft,
-			const char *path, char *buf, size_t len)
-{
-	while (ft->kind == HT_FT_STATIC_ARRAY ||
-	       ft->kind == HT_FT_DYNAMIC_ARRAY) {
-		ft = ft->elem;
-	}
-	switch (ft->kind) {
-	case HT_FT_REAL:
-		snprintf(buf, len, "%s",
-			 ft->size_bits == 32 ? "float" : "double");
-		break;
-	case HT_FT_STRING:
-		snprintf(buf, len, "const char *");
-		break;
-	case HT_FT_STRUCT:
-		snprintf(buf, len, "struct %s%s_%s", pp->prefix, pp->owner,
-			 path);
-		break;
-	case HT_FT_DYNAMIC_ARRAY:
-		/* Rejected before: arrays of sequences have no C form here. */
-		snprintf(buf, len, "void *");
-		break;
-	default:
-		snprintf(buf, len, "%sint%u_t", is_signed(ft) ? "" : "u",
-			 c_width(ft->size_bits));
-		break;
-	}
-}
-
-/* Emits the C structure types that arrays of structures take. */
-static void emit_elem_types(FILE *out, const struct params *pp,
-			    const struct ht_ft *ft, const char *path)
-{
-	size_t i;
-	char sub[256];
-	char ty[300];
-
-	if (ft->kind == HT_FT_STATIC_ARRAY || ft->kind == HT_FT_DYNAMIC_ARRAY) {
-		const struct ht_ft *e = flat_elem(ft->elem);
-
-		if (e->kind == HT_FT_STRUCT) {
-			emit_elem_types(out, pp, e, path);
-			fprintf(out, "struct %s%s_%s {\n", pp->prefix,
-				pp->owner, path);
-			for (i = 0; i < e->nr_members; i++) {
-				const struct ht_ft *m = e->members[i].ft;
-
-				snprintf(sub, sizeof(sub), "%s_%s", path,
-					 e->members[i].name);
-				c_elem_type(pp, m, sub, ty, sizeof(ty));
-				if (m->kind == HT_FT_STATIC_ARRAY) {
-					fprintf(out, "\t%s %s[%" PRIu64 "];\n",
-						ty, e->members[i].name,
-						flat_count(m));
-				} else {
-					fprintf(out, "\t%s %s;\n", ty,
-						e->members[i].name);
-				}
-			}
-			fprintf(out, "};\n\n");
-		}
-		return;
-	}
-	if (ft->kind == HT_FT_STRUCT) {
-		for (i = 0; i < ft->nr_members; i++) {
-			snprintf(sub, sizeof(sub), "%s_%s", path,
-				 ft->members[i].name);
-			emit_elem_types(out, pp, ft->members[i].ft, sub);
-		}
-	}
-}
-
-/* Emits the parameter list entries of a scope structure's members. */
-static void emit_params(FILE *out, const struct params *pp,
-			const struct ht_ft *ft, const char *path)
-{
-	size_t i;
-	char name[256];
-	char ty[300];
-
-	for (i = 0; i < ft->nr_members; i++) {
-		const struct ht_ft *m = ft->members[i].ft;
-
-		snprintf(name, sizeof(name), "%s_%s", path,
-			 ft->members[i].name);
-		switch (m->kind) {
-		case HT_FT_STRUCT:
-			emit_params(out, pp, m, name);
-			break;
-		case HT_FT_STATIC_ARRAY:
-		case HT_FT_DYNAMIC_ARRAY:
-			c_elem_type(pp, m, name, ty, sizeof(ty));
-			if (m->kind == HT_FT_DYNAMIC_ARRAY) {
-				fprintf(out, ",\n\tuint32_t %s___%s_len", path,
-					ft->members[i].name);
-			}
-			if (flat_elem(m->elem)->kind == HT_FT_STRING) {
-				fprintf(out, ",\n\tconst char *const *%s",
-					name);
-			} else {
-				fprintf(out, ",\n\tconst %s *%s", ty, name);
-			}
-			break;
-		default:
-			c_elem_type(pp, m, name, ty, sizeof(ty));
-			fprintf(out, ",\n\t%s%s%s", ty,
-				m->kind == HT_FT_STRING ? "" : " ", name);
-			break;
-		}
-	}
-}
-
-/* Walks a scope structure whose members are parameters. */
-static void walk_scope(struct walk *w, const struct ht_ft *ft, const char *path)
-{
-	size_t i;
-	char name[256];
-	char lenv[300];
-
-	walk_align(w, ht_ft_align(ft));
-	for (i = 0; i < ft->nr_members; i++) {
-		const struct ht_ft *m = ft->members[i].ft;
-
-		snprintf(name, sizeof(name), "%s_%s", path,
-			 ft->members[i].name);
-		if (w->mode == WALK_WRITE) {
-			line(w, "/* `%s` */", ft->members[i].name);
-		}
-		switch (m->kind) {
-		case HT_FT_STRUCT:
-			walk_scope(w, m, name);
-			break;
-		case HT_FT_DYNAMIC_ARRAY:
-			snprintf(lenv, sizeof(lenv), "%s___%s_len", path,
-				 ft->members[i].name);
-			walk_ft(w, m, name, lenv);
-			break;
-		default:
-			walk_ft(w, m, name, NULL);
-			break;
-		}
-	}
-}
-
-/* ---------------------------------------------------------------- */
+#include "emit-c-walk.h"
+#include "emit.h"
 
 struct stream_layout {
 	const struct ht_stream_type *st;
@@ -687,13 +100,13 @@ static void layout_stream(const struct ht_config *cfg,
 	} else {
 		struct walk probe;
 
-		sl->id_ft =
-		    st->ev_type_id.enabled
-			? (st->ev_type_id.ft ? st->ev_type_id.ft : &ft_u64_a8)
-			: NULL;
+		sl->id_ft = st->ev_type_id.enabled
+				? (st->ev_type_id.ft ? st->ev_type_id.ft
+						     : &ht__ft_u64_a8)
+				: NULL;
 		sl->ts_ft = sl->has_clock && st->ev_timestamp.enabled
 				? (st->ev_timestamp.ft ? st->ev_timestamp.ft
-						       : &ft_u64_a8)
+						       : &ht__ft_u64_a8)
 				: NULL;
 		sl->hdr_align = 8;
 		if (sl->id_ft && ht_ft_align(sl->id_ft) > sl->hdr_align) {
@@ -707,11 +120,11 @@ static void layout_stream(const struct ht_config *cfg,
 		probe.base_align = sl->hdr_align;
 		probe.mode = WALK_SIZE;
 		if (sl->id_ft) {
-			walk_align(&probe, ht_ft_align(sl->id_ft));
+			ht__walk_align(&probe, ht_ft_align(sl->id_ft));
 			probe.off += sl->id_ft->size_bits;
 		}
 		if (sl->ts_ft) {
-			walk_align(&probe, ht_ft_align(sl->ts_ft));
+			ht__walk_align(&probe, ht_ft_align(sl->ts_ft));
 			probe.off += sl->ts_ft->size_bits;
 		}
 		sl->hdr_bits = probe.off;
@@ -738,21 +151,36 @@ static void emit_clock_read(FILE *out, const struct stream_layout *sl,
 		ctx);
 }
 
-/* The guard-check prologue and the clock read of a tracing function. */
-static void emit_event_body(FILE *out, const struct ht_config *cfg,
-			    const struct stream_layout *sl,
-			    const struct ht_event_type *ev)
+/* The scopes of a record, in order, each walked as parameters. */
+static void walk_record(struct walk *w, const struct ht_stream_type *st,
+			const struct ht_event_type *ev)
 {
-	const struct ht_stream_type *st = sl->st;
-	struct walk w;
-	const char *scopes[3] = {"cc", "sc", "p"};
+	static const char *const scopes[3] = {"cc", "sc", "p"};
 	const struct ht_ft *fts[3] = {st->ev_common_ctx, ev->spec_ctx,
 				      ev->payload};
 	int i;
-	uint64_t need_static = 0;
-	int need_dynamic;
-	unsigned hb = fast_hdr_bytes(sl);
-	int fast_compact;
+
+	for (i = 0; i < 3; i++) {
+		if (fts[i]) {
+			ht__walk_scope(w, fts[i], scopes[i]);
+		}
+	}
+}
+
+/*
+ * The locals, the guard check and the clock read of a tracing
+ * function, then the record's size: *need_static bits known here, plus
+ * code computing `need` when *need_dynamic.
+ */
+static void emit_event_prologue(FILE *out, const struct ht_config *cfg,
+				const struct stream_layout *sl,
+				const struct ht_event_type *ev,
+				uint64_t *need_static, int *need_dynamic)
+{
+	char *sz_text = NULL;
+	size_t sz_len = 0;
+	struct walk w;
+	FILE *mem;
 
 	/* Locals. */
 	fprintf(out, "\tstruct ht_stream *const s = &sctx->parent.s;\n");
@@ -762,149 +190,139 @@ static void emit_event_body(FILE *out, const struct ht_config *cfg,
 	fprintf(out, "\tuint8_t *q;\n");
 
 	/* Size walk into a buffer first to know the locals it needs. */
-	walk_init(&w, cfg, WALK_SIZE, sl->base_align, NULL);
+	ht__walk_init(&w, cfg, WALK_SIZE, sl->base_align, NULL);
 	w.off = sl->off0;
-	{
-		char *sz_text = NULL;
-		size_t sz_len = 0;
-		FILE *mem = open_memstream(&sz_text, &sz_len);
+	mem = open_memstream(&sz_text, &sz_len);
+	w.out = mem;
+	walk_record(&w, sl->st, ev);
+	fclose(mem);
+	*need_dynamic = w.dynamic;
+	*need_static = w.off;
+	if (w.strings) {
+		unsigned k;
 
-		w.out = mem;
-		for (i = 0; i < 3; i++) {
-			if (fts[i]) {
-				walk_scope(&w, fts[i], scopes[i]);
-			}
+		fprintf(out, "\tuint32_t");
+		for (k = 0; k < w.strings; k++) {
+			fprintf(out, "%s l%u", k ? "," : "", k);
 		}
-		fclose(mem);
-		need_dynamic = w.dynamic;
-		need_static = w.off;
-		if (w.strings) {
-			unsigned k;
-
-			fprintf(out, "\tuint32_t");
-			for (k = 0; k < w.strings; k++) {
-				fprintf(out, "%s l%u", k ? "," : "", k);
-			}
-			fprintf(out, ";\n");
-		}
-		if (need_dynamic) {
-			fprintf(out, "\tuint32_t nb, need, b;\n");
-		}
-		fprintf(out, "\n\tif (s->busy | s->off) {\n"
-			     "\t\tht_stream_blocked(s);\n"
-			     "\t\treturn;\n"
-			     "\t}\n"
-			     "\tht_stream_enter(s);\n");
-		if (sl->has_clock) {
-			fprintf(out, "\tts = ");
-			emit_clock_read(out, sl, "&sctx->parent");
-			fprintf(out, ";\n");
-		}
-		if (need_dynamic) {
-			fputs(sz_text, out);
-			fprintf(out,
-				"\tneed = (((nb + 7u) >> 3) + %uu) & ~%uu;\n",
-				sl->rec_align - 1, sl->rec_align - 1);
-		}
-		free(sz_text);
+		fprintf(out, ";\n");
 	}
-
-	/* Reserve: the fast path inline, the rest in the source. */
-	{
-		char need[64];
-		uint64_t need_bytes =
-		    align_up((need_static + 7) / 8, sl->rec_align);
-
-		if (need_dynamic) {
-			snprintf(need, sizeof(need), "need");
-		} else {
-			snprintf(need, sizeof(need), "%" PRIu64 "u",
-				 need_bytes);
-		}
-		fast_compact =
-		    sl->compact && (!sl->has_clock || ev->id < sl->esc);
-		if (sl->compact && sl->has_clock && fast_compact) {
-			fprintf(out,
-				"\tif (HT_LIKELY(s->at + %u + %s <= s->end &&\n"
-				"\t\t       ts - s->last_ts < ((uint64_t)1 << "
-				"%u))) {\n"
-				"\t\tq = s->buf + s->at;\n"
-				"\t\ts->at += %u + %s;\n"
-				"\t\ts->last_ts = ts;\n",
-				hb, need, sl->ts_bits, hb, need);
-			if (cfg->native_bo == HT_BO_LE) {
-				fprintf(out,
-					"\t\tht_store_u32(q, (uint32_t)%" PRIu64
-					"u | ((uint32_t)ts << %u));\n",
-					ev->id, sl->id_bits);
-			} else {
-				fprintf(
-				    out,
-				    "\t\tht_store_u32(q, ((uint32_t)%" PRIu64
-				    "u << %u) | ((uint32_t)ts & 0x%" PRIx64
-				    "u));\n",
-				    ev->id, sl->ts_bits,
-				    ((uint64_t)1 << sl->ts_bits) - 1);
-			}
-			fprintf(out, "\t\tq += 4;\n");
-		} else if (sl->compact && !sl->has_clock) {
-			fprintf(
-			    out,
-			    "\tif (HT_LIKELY(s->at + %u + %s <= s->end)) {\n"
-			    "\t\tq = s->buf + s->at;\n"
-			    "\t\ts->at += %u + %s;\n",
-			    hb, need, hb, need);
-			if (sl->id_width == 8) {
-				fprintf(out,
-					"\t\tht_store_u8(q, %" PRIu64 "u);\n",
-					ev->id);
-			} else {
-				fprintf(out,
-					"\t\tht_store_u%u(q, %" PRIu64 "u);\n",
-					sl->id_width, ev->id);
-			}
-			fprintf(out, "\t\tq += %u;\n", hb);
-		} else if (!sl->compact) {
-			fprintf(out,
-				"\tif (HT_LIKELY(s->at + %s <= s->end)) {\n"
-				"\t\tq = s->buf + s->at;\n"
-				"\t\ts->at += %s;\n"
-				"\t\t%s_header(q, %" PRIu64 "u%s);\n",
-				need, need, sl->sprefix, ev->id,
-				sl->has_clock ? ", ts" : "");
-		}
-		if (fast_compact || !sl->compact) {
-			fprintf(out,
-				"\t} else {\n"
-				"\t\tq = %s_reserve(sctx, %" PRIu64
-				"u, %s, %s);\n"
-				"\t\tif (!q) {\n"
-				"\t\t\tgoto end;\n"
-				"\t\t}\n"
-				"\t}\n",
-				sl->sprefix, ev->id, need,
-				sl->has_clock ? "ts" : "0");
-		} else {
-			/* Ids past the escape always take the extended header.
-			 */
-			fprintf(out,
-				"\tq = %s_reserve(sctx, %" PRIu64
-				"u, %s, ts);\n"
-				"\tif (!q) {\n"
-				"\t\tgoto end;\n"
-				"\t}\n",
-				sl->sprefix, ev->id, need);
-		}
+	if (*need_dynamic) {
+		fprintf(out, "\tuint32_t nb, need, b;\n");
 	}
+	fprintf(out, "\n\tif (s->busy | s->off) {\n"
+		     "\t\tht_stream_blocked(s);\n"
+		     "\t\treturn;\n"
+		     "\t}\n"
+		     "\tht_stream_enter(s);\n");
+	if (sl->has_clock) {
+		fprintf(out, "\tts = ");
+		emit_clock_read(out, sl, "&sctx->parent");
+		fprintf(out, ";\n");
+	}
+	if (*need_dynamic) {
+		fputs(sz_text, out);
+		fprintf(out, "\tneed = (((nb + 7u) >> 3) + %uu) & ~%uu;\n",
+			sl->rec_align - 1, sl->rec_align - 1);
+	}
+	free(sz_text);
+}
 
-	/* Write walk. */
-	walk_init(&w, cfg, WALK_WRITE, sl->base_align, out);
+/* Reserve: the fast path inline, the rest in the source. */
+static void emit_event_reserve(FILE *out, const struct ht_config *cfg,
+			       const struct stream_layout *sl,
+			       const struct ht_event_type *ev,
+			       uint64_t need_static, int need_dynamic)
+{
+	uint64_t need_bytes =
+	    ht__align_up((need_static + 7) / 8, sl->rec_align);
+	unsigned hb = fast_hdr_bytes(sl);
+	int fast_compact;
+	char need[64];
+
+	if (need_dynamic) {
+		snprintf(need, sizeof(need), "need");
+	} else {
+		snprintf(need, sizeof(need), "%" PRIu64 "u", need_bytes);
+	}
+	fast_compact = sl->compact && (!sl->has_clock || ev->id < sl->esc);
+	if (sl->compact && sl->has_clock && fast_compact) {
+		fprintf(out,
+			"\tif (HT_LIKELY(s->at + %u + %s <= s->end &&\n"
+			"\t\t       ts - s->last_ts < ((uint64_t)1 << "
+			"%u))) {\n"
+			"\t\tq = s->buf + s->at;\n"
+			"\t\ts->at += %u + %s;\n"
+			"\t\ts->last_ts = ts;\n",
+			hb, need, sl->ts_bits, hb, need);
+		if (cfg->native_bo == HT_BO_LE) {
+			fprintf(out,
+				"\t\tht_store_u32(q, (uint32_t)%" PRIu64
+				"u | ((uint32_t)ts << %u));\n",
+				ev->id, sl->id_bits);
+		} else {
+			fprintf(out,
+				"\t\tht_store_u32(q, ((uint32_t)%" PRIu64
+				"u << %u) | ((uint32_t)ts & 0x%" PRIx64
+				"u));\n",
+				ev->id, sl->ts_bits,
+				((uint64_t)1 << sl->ts_bits) - 1);
+		}
+		fprintf(out, "\t\tq += 4;\n");
+	} else if (sl->compact && !sl->has_clock) {
+		fprintf(out,
+			"\tif (HT_LIKELY(s->at + %u + %s <= s->end)) {\n"
+			"\t\tq = s->buf + s->at;\n"
+			"\t\ts->at += %u + %s;\n",
+			hb, need, hb, need);
+		if (sl->id_width == 8) {
+			fprintf(out, "\t\tht_store_u8(q, %" PRIu64 "u);\n",
+				ev->id);
+		} else {
+			fprintf(out, "\t\tht_store_u%u(q, %" PRIu64 "u);\n",
+				sl->id_width, ev->id);
+		}
+		fprintf(out, "\t\tq += %u;\n", hb);
+	} else if (!sl->compact) {
+		fprintf(out,
+			"\tif (HT_LIKELY(s->at + %s <= s->end)) {\n"
+			"\t\tq = s->buf + s->at;\n"
+			"\t\ts->at += %s;\n"
+			"\t\t%s_header(q, %" PRIu64 "u%s);\n",
+			need, need, sl->sprefix, ev->id,
+			sl->has_clock ? ", ts" : "");
+	}
+	if (fast_compact || !sl->compact) {
+		fprintf(out,
+			"\t} else {\n"
+			"\t\tq = %s_reserve(sctx, %" PRIu64 "u, %s, %s);\n"
+			"\t\tif (!q) {\n"
+			"\t\t\tgoto end;\n"
+			"\t\t}\n"
+			"\t}\n",
+			sl->sprefix, ev->id, need, sl->has_clock ? "ts" : "0");
+	} else {
+		/* Ids past the escape always take the extended header.
+		 */
+		fprintf(out,
+			"\tq = %s_reserve(sctx, %" PRIu64 "u, %s, ts);\n"
+			"\tif (!q) {\n"
+			"\t\tgoto end;\n"
+			"\t}\n",
+			sl->sprefix, ev->id, need);
+	}
+}
+
+/* The write walk, then where the record ends. */
+static void emit_event_write(FILE *out, const struct ht_config *cfg,
+			     const struct stream_layout *sl,
+			     const struct ht_event_type *ev)
+{
+	struct walk w;
+
+	ht__walk_init(&w, cfg, WALK_WRITE, sl->base_align, out);
 	w.off = sl->off0;
-	for (i = 0; i < 3; i++) {
-		if (fts[i]) {
-			walk_scope(&w, fts[i], scopes[i]);
-		}
-	}
+	walk_record(&w, sl->st, ev);
 	if (w.dynamic) {
 		/* The next record starts on the header's alignment. */
 		if (sl->rec_align > 1) {
@@ -922,6 +340,19 @@ static void emit_event_body(FILE *out, const struct ht_config *cfg,
 			"%" PRIu64 "u;\n",
 			w.off);
 	}
+}
+
+/* The body of a tracing function. */
+static void emit_event_body(FILE *out, const struct ht_config *cfg,
+			    const struct stream_layout *sl,
+			    const struct ht_event_type *ev)
+{
+	uint64_t need_static = 0;
+	int need_dynamic = 0;
+
+	emit_event_prologue(out, cfg, sl, ev, &need_static, &need_dynamic);
+	emit_event_reserve(out, cfg, sl, ev, need_static, need_dynamic);
+	emit_event_write(out, cfg, sl, ev);
 	fprintf(out, "end:\n\tht_stream_leave(s);\n");
 }
 
@@ -941,13 +372,13 @@ static void emit_event_proto(FILE *out, const struct ht_config *cfg,
 	if (st->ev_common_ctx) {
 		struct params sp = {cfg->prefix_ident, st->name};
 
-		emit_params(out, &sp, st->ev_common_ctx, "cc");
+		ht__emit_params(out, &sp, st->ev_common_ctx, "cc");
 	}
 	if (ev->spec_ctx) {
-		emit_params(out, &pp, ev->spec_ctx, "sc");
+		ht__emit_params(out, &pp, ev->spec_ctx, "sc");
 	}
 	if (ev->payload) {
-		emit_params(out, &pp, ev->payload, "p");
+		ht__emit_params(out, &pp, ev->payload, "p");
 	}
 	fprintf(out, ")");
 }
@@ -978,45 +409,46 @@ static size_t packet_fields(const struct ht_config *cfg,
 		}                                                              \
 	} while (0)
 	if (cfg->magic.enabled) {
-		PF("magic", cfg->magic.ft ? cfg->magic.ft : &ft_u32_a8, 0,
+		PF("magic", cfg->magic.ft ? cfg->magic.ft : &ht__ft_u32_a8, 0,
 		   "0xc1fc1fc1u");
 	}
 	if (cfg->uuid_field.enabled && cfg->has_uuid) {
-		PF("uuid", &ft_u8_a8, 0, "uuid");
+		PF("uuid", &ht__ft_u8_a8, 0, "uuid");
 	}
 	if (cfg->stream_id_field.enabled) {
 		PF("stream_id",
 		   cfg->stream_id_field.ft ? cfg->stream_id_field.ft
-					   : &ft_u64_a8,
+					   : &ht__ft_u64_a8,
 		   0, "%" PRIu64 "u", st->id);
 	}
 	PF("packet_size",
-	   st->pkt_total_size.ft ? st->pkt_total_size.ft : &ft_u64_a8, 0,
+	   st->pkt_total_size.ft ? st->pkt_total_size.ft : &ht__ft_u64_a8, 0,
 	   "(uint64_t)s->size * 8u");
 	PF("content_size",
-	   st->pkt_content_size.ft ? st->pkt_content_size.ft : &ft_u64_a8, 1,
-	   "ht_stream_content_bits(s, %uu)", sl->rec_align);
+	   st->pkt_content_size.ft ? st->pkt_content_size.ft : &ht__ft_u64_a8,
+	   1, "ht_stream_content_bits(s, %uu)", sl->rec_align);
 	if (sl->has_clock && st->pkt_ts_begin.enabled) {
 		PF("timestamp_begin",
-		   st->pkt_ts_begin.ft ? st->pkt_ts_begin.ft : &ft_u64_a8, 0,
-		   "ts");
+		   st->pkt_ts_begin.ft ? st->pkt_ts_begin.ft : &ht__ft_u64_a8,
+		   0, "ts");
 	}
 	if (sl->has_clock && st->pkt_ts_end.enabled) {
 		PF("timestamp_end",
-		   st->pkt_ts_end.ft ? st->pkt_ts_end.ft : &ft_u64_a8, 1, "ts");
+		   st->pkt_ts_end.ft ? st->pkt_ts_end.ft : &ht__ft_u64_a8, 1,
+		   "ts");
 	}
 	if (st->pkt_discarded.enabled) {
 		PF("events_discarded",
-		   st->pkt_discarded.ft ? st->pkt_discarded.ft : &ft_u64_a8, 1,
-		   "ht_stream_discarded(s)");
+		   st->pkt_discarded.ft ? st->pkt_discarded.ft : &ht__ft_u64_a8,
+		   1, "ht_stream_discarded(s)");
 	}
 	if (st->pkt_seq_num.enabled) {
 		PF("packet_seq_num",
-		   st->pkt_seq_num.ft ? st->pkt_seq_num.ft : &ft_u64_a8, 0,
+		   st->pkt_seq_num.ft ? st->pkt_seq_num.ft : &ht__ft_u64_a8, 0,
 		   "s->seq_num");
 	}
 	if (!cfg->no_core_id) {
-		PF("core_id", &ft_u32_a8, 0, "s->core_id");
+		PF("core_id", &ht__ft_u32_a8, 0, "s->core_id");
 	}
 #undef PF
 	return n;
@@ -1045,22 +477,25 @@ static void emit_packet_prologue(FILE *out, const struct stream_layout *sl,
 	}
 }
 
-static void emit_open_close(FILE *out, const struct ht_config *cfg,
-			    const struct stream_layout *sl, const char *lead)
+/*
+ * The open function: writes the packet header and context, keeping in
+ * offs[] where each of the n fields f[] is (close writes the patched
+ * ones there).
+ */
+static void emit_open_packet(FILE *out, const struct ht_config *cfg,
+			     const struct stream_layout *sl, const char *lead,
+			     const struct pkt_field *f, size_t n,
+			     uint64_t *offs)
 {
 	const struct ht_stream_type *st = sl->st;
-	struct pkt_field f[16];
-	size_t n = packet_fields(cfg, sl, f, 16);
-	size_t i;
-	struct walk w;
-	uint64_t offs[16];
 	struct params pp = {cfg->prefix_ident, st->name};
+	struct walk w;
+	size_t i;
 
-	/* Open. */
 	fprintf(out, "%svoid %sopen_packet(struct %sctx *sctx", lead,
 		sl->sprefix, sl->sprefix);
 	if (st->pkt_ctx_extra) {
-		emit_params(out, &pp, st->pkt_ctx_extra, "pc");
+		ht__emit_params(out, &pp, st->pkt_ctx_extra, "pc");
 	}
 	fprintf(out, ")\n{\n"
 		     "\tstruct ht_stream *const s = &sctx->parent.s;\n"
@@ -1069,7 +504,7 @@ static void emit_open_close(FILE *out, const struct ht_config *cfg,
 	if (sl->has_clock) {
 		fprintf(out, "\tuint64_t ts;\n");
 	}
-	if (st->pkt_ctx_extra && !ft_fixed(st->pkt_ctx_extra)) {
+	if (st->pkt_ctx_extra && !ht__ft_fixed(st->pkt_ctx_extra)) {
 		fprintf(out, "\tuint32_t b;\n");
 	}
 	if (cfg->uuid_field.enabled && cfg->has_uuid) {
@@ -1080,28 +515,28 @@ static void emit_open_close(FILE *out, const struct ht_config *cfg,
 		fprintf(out, "};\n");
 	}
 	emit_packet_prologue(out, sl, "s->packet_open");
-	walk_init(&w, cfg, WALK_WRITE, 64, out);
+	ht__walk_init(&w, cfg, WALK_WRITE, 64, out);
 	for (i = 0; i < n; i++) {
 		fprintf(out, "\t/* `%s` */\n", f[i].name);
 		if (!strcmp(f[i].name, "uuid")) {
-			walk_align(&w, 8);
+			ht__walk_align(&w, 8);
 			offs[i] = w.off;
 			fprintf(out, "\tmemcpy(q + %" PRIu64 ", uuid, 16);\n",
 				w.off / 8);
 			w.off += 128;
 			continue;
 		}
-		walk_align(&w, ht_ft_align(f[i].ft));
+		ht__walk_align(&w, ht_ft_align(f[i].ft));
 		offs[i] = w.off;
 		if (f[i].patched) {
 			/* Written at close; keep the offset. */
-			walk_advance(&w, NULL, f[i].ft->size_bits);
+			ht__walk_advance(&w, NULL, f[i].ft->size_bits);
 			continue;
 		}
-		walk_scalar(&w, f[i].ft, f[i].value);
+		ht__walk_scalar(&w, f[i].ft, f[i].value);
 	}
 	if (st->pkt_ctx_extra) {
-		walk_scope(&w, st->pkt_ctx_extra, "pc");
+		ht__walk_scope(&w, st->pkt_ctx_extra, "pc");
 	}
 	if (w.dynamic) {
 		fprintf(out,
@@ -1110,7 +545,7 @@ static void emit_open_close(FILE *out, const struct ht_config *cfg,
 	} else {
 		/* The first record starts on the header's alignment. */
 		fprintf(out, "\ts->content_off = %" PRIu64 "u;\n",
-			align_up((w.off + 7) / 8, sl->rec_align));
+			ht__align_up((w.off + 7) / 8, sl->rec_align));
 	}
 	fprintf(out, "\ts->at = s->content_off;\n"
 		     "\ts->content_end_bits = 0;\n"
@@ -1122,8 +557,17 @@ static void emit_open_close(FILE *out, const struct ht_config *cfg,
 	fprintf(out, "\tHT_COMPILER_BARRIER();\n"
 		     "\ts->busy = nested;\n"
 		     "}\n\n");
+}
 
-	/* Close. */
+/* The close function: the fields known at close, at offs[]. */
+static void emit_close_packet(FILE *out, const struct ht_config *cfg,
+			      const struct stream_layout *sl, const char *lead,
+			      const struct pkt_field *f, size_t n,
+			      const uint64_t *offs)
+{
+	struct walk w;
+	size_t i;
+
 	fprintf(out,
 		"%svoid %sclose_packet(struct %sctx *sctx)\n{\n"
 		"\tstruct ht_stream *const s = &sctx->parent.s;\n"
@@ -1141,14 +585,14 @@ static void emit_open_close(FILE *out, const struct ht_config *cfg,
 			"\t\tts = s->last_ts;\n"
 			"\t}\n");
 	}
-	walk_init(&w, cfg, WALK_WRITE, 64, out);
+	ht__walk_init(&w, cfg, WALK_WRITE, 64, out);
 	for (i = 0; i < n; i++) {
 		if (!f[i].patched) {
 			continue;
 		}
 		fprintf(out, "\t/* `%s` */\n", f[i].name);
 		w.off = offs[i];
-		walk_scalar(&w, f[i].ft, f[i].value);
+		ht__walk_scalar(&w, f[i].ft, f[i].value);
 	}
 	fprintf(out,
 		"\ts->packet_open = 0;\n"
@@ -1161,7 +605,121 @@ static void emit_open_close(FILE *out, const struct ht_config *cfg,
 		"}\n\n");
 }
 
+static void emit_open_close(FILE *out, const struct ht_config *cfg,
+			    const struct stream_layout *sl, const char *lead)
+{
+	struct pkt_field f[16];
+	size_t n = packet_fields(cfg, sl, f, 16);
+	uint64_t offs[16];
+
+	emit_open_packet(out, cfg, sl, lead, f, n, offs);
+	emit_close_packet(out, cfg, sl, lead, f, n, offs);
+}
+
 /* The per-stream slow path: packet switch, extended header, drops. */
+/*
+ * The compact header with a clock: the id and the timestamp's low bits
+ * in 32 bits, or the escape id and the extended header.
+ */
+static void emit_reserve_compact_ts(FILE *out, const struct ht_config *cfg,
+				    const struct stream_layout *sl)
+{
+	uint64_t span_mask = ((uint64_t)1 << sl->ts_bits) - 1;
+
+	fprintf(out,
+		"\tuint32_t hdr = id < %" PRIu64 "u && s->packet_open &&\n"
+		"\t\tts - s->last_ts < ((uint64_t)1 << %u) ? 4u : 16u;\n\n"
+		"\tif (!s->packet_open || s->at + hdr + need > s->end) {\n"
+		"\t\t/* After a switch the compact header fits (delta 0). "
+		"*/\n"
+		"\t\tuint32_t room = id < %" PRIu64 "u ? 4u : 16u;\n\n"
+		"\t\tif (16u + need <= s->size - s->content_off) {\n"
+		"\t\t\troom = 16u;\n"
+		"\t\t}\n"
+		"\t\tif (!ht_stream_make_room(s, room + need, ts)) {\n"
+		"\t\t\treturn 0;\n"
+		"\t\t}\n"
+		"\t\thdr = id < %" PRIu64 "u &&\n"
+		"\t\t\tts - s->last_ts < ((uint64_t)1 << %u) ? 4u : 16u;\n"
+		"\t\tif (s->at + hdr + need > s->end) {\n"
+		"\t\t\ts->discarded++;\n"
+		"\t\t\treturn 0;\n"
+		"\t\t}\n"
+		"\t}\n"
+		"\trec = s->buf + s->at;\n"
+		"\tif (hdr == 4u) {\n",
+		sl->esc, sl->ts_bits, sl->esc, sl->esc, sl->ts_bits);
+	if (cfg->native_bo == HT_BO_LE) {
+		fprintf(out,
+			"\t\tht_store_u32(rec, id | ((uint32_t)ts << "
+			"%u));\n"
+			"\t} else {\n"
+			"\t\tht_store_u32(rec, %" PRIu64 "u);\n",
+			sl->id_bits, sl->esc);
+	} else {
+		fprintf(out,
+			"\t\tht_store_u32(rec, (id << %u) | "
+			"((uint32_t)ts & 0x%" PRIx64 "u));\n"
+			"\t} else {\n"
+			"\t\tht_store_u32(rec, (uint32_t)%" PRIu64
+			"u << %u);\n",
+			sl->ts_bits, span_mask, sl->esc, sl->ts_bits);
+	}
+	fprintf(out, "\t\tht_store_u32(rec + 4, id);\n"
+		     "\t\tht_store_u64(rec + 8, ts);\n"
+		     "\t}\n"
+		     "\ts->at += hdr + need;\n"
+		     "\ts->last_ts = ts;\n"
+		     "\treturn rec + hdr;\n"
+		     "}\n\n");
+}
+
+/* The compact header without a clock: the id alone. */
+static void emit_reserve_compact_id(FILE *out, const struct stream_layout *sl)
+{
+	unsigned hb = sl->id_width / 8;
+
+	fprintf(out,
+		"\n\t(void)ts;\n"
+		"\tif (!s->packet_open || s->at + %uu + need > s->end) {\n"
+		"\t\tif (!ht_stream_make_room(s, %uu + need, 0)) {\n"
+		"\t\t\treturn 0;\n"
+		"\t\t}\n"
+		"\t}\n"
+		"\trec = s->buf + s->at;\n",
+		hb, hb);
+	if (hb == 1) {
+		fprintf(out, "\tht_store_u8(rec, (uint8_t)id);\n");
+	} else {
+		fprintf(out, "\tht_store_u%u(rec, (uint%u_t)id);\n",
+			sl->id_width, sl->id_width);
+	}
+	fprintf(out,
+		"\ts->at += %uu + need;\n"
+		"\treturn rec + %u;\n"
+		"}\n\n",
+		hb, hb);
+}
+
+/* barectf's header, written by the stream's header function. */
+static void emit_reserve_barectf(FILE *out, const struct stream_layout *sl)
+{
+	fprintf(out,
+		"\n\tif (!s->packet_open || s->at + need > s->end) {\n"
+		"\t\tif (!ht_stream_make_room(s, need, ts)) {\n"
+		"\t\t\treturn 0;\n"
+		"\t\t}\n"
+		"\t}\n"
+		"\trec = s->buf + s->at;\n"
+		"\t%s_header(rec, id%s);\n"
+		"\ts->at += need;\n"
+		"\ts->last_ts = ts;\n"
+		"\treturn rec;\n"
+		"}\n\n",
+		sl->sprefix, sl->has_clock ? ", ts" : "");
+}
+
+/* The slow path of a tracing function: packet switch, header, drops. */
 static void emit_reserve(FILE *out, const struct ht_config *cfg,
 			 const struct stream_layout *sl, const char *lead)
 {
@@ -1172,93 +730,11 @@ static void emit_reserve(FILE *out, const struct ht_config *cfg,
 		"\tuint8_t *rec;\n",
 		lead, sl->sprefix, sl->sprefix);
 	if (sl->compact && sl->has_clock) {
-		uint64_t span_mask = ((uint64_t)1 << sl->ts_bits) - 1;
-
-		fprintf(
-		    out,
-		    "\tuint32_t hdr = id < %" PRIu64 "u && s->packet_open &&\n"
-		    "\t\tts - s->last_ts < ((uint64_t)1 << %u) ? 4u : 16u;\n\n"
-		    "\tif (!s->packet_open || s->at + hdr + need > s->end) {\n"
-		    "\t\t/* After a switch the compact header fits (delta 0). "
-		    "*/\n"
-		    "\t\tuint32_t room = id < %" PRIu64 "u ? 4u : 16u;\n\n"
-		    "\t\tif (16u + need <= s->size - s->content_off) {\n"
-		    "\t\t\troom = 16u;\n"
-		    "\t\t}\n"
-		    "\t\tif (!ht_stream_make_room(s, room + need, ts)) {\n"
-		    "\t\t\treturn 0;\n"
-		    "\t\t}\n"
-		    "\t\thdr = id < %" PRIu64 "u &&\n"
-		    "\t\t\tts - s->last_ts < ((uint64_t)1 << %u) ? 4u : 16u;\n"
-		    "\t\tif (s->at + hdr + need > s->end) {\n"
-		    "\t\t\ts->discarded++;\n"
-		    "\t\t\treturn 0;\n"
-		    "\t\t}\n"
-		    "\t}\n"
-		    "\trec = s->buf + s->at;\n"
-		    "\tif (hdr == 4u) {\n",
-		    sl->esc, sl->ts_bits, sl->esc, sl->esc, sl->ts_bits);
-		if (cfg->native_bo == HT_BO_LE) {
-			fprintf(out,
-				"\t\tht_store_u32(rec, id | ((uint32_t)ts << "
-				"%u));\n"
-				"\t} else {\n"
-				"\t\tht_store_u32(rec, %" PRIu64 "u);\n",
-				sl->id_bits, sl->esc);
-		} else {
-			fprintf(out,
-				"\t\tht_store_u32(rec, (id << %u) | "
-				"((uint32_t)ts & 0x%" PRIx64 "u));\n"
-				"\t} else {\n"
-				"\t\tht_store_u32(rec, (uint32_t)%" PRIu64
-				"u << %u);\n",
-				sl->ts_bits, span_mask, sl->esc, sl->ts_bits);
-		}
-		fprintf(out, "\t\tht_store_u32(rec + 4, id);\n"
-			     "\t\tht_store_u64(rec + 8, ts);\n"
-			     "\t}\n"
-			     "\ts->at += hdr + need;\n"
-			     "\ts->last_ts = ts;\n"
-			     "\treturn rec + hdr;\n"
-			     "}\n\n");
+		emit_reserve_compact_ts(out, cfg, sl);
 	} else if (sl->compact) {
-		unsigned hb = sl->id_width / 8;
-
-		fprintf(
-		    out,
-		    "\n\t(void)ts;\n"
-		    "\tif (!s->packet_open || s->at + %uu + need > s->end) {\n"
-		    "\t\tif (!ht_stream_make_room(s, %uu + need, 0)) {\n"
-		    "\t\t\treturn 0;\n"
-		    "\t\t}\n"
-		    "\t}\n"
-		    "\trec = s->buf + s->at;\n",
-		    hb, hb);
-		if (hb == 1) {
-			fprintf(out, "\tht_store_u8(rec, (uint8_t)id);\n");
-		} else {
-			fprintf(out, "\tht_store_u%u(rec, (uint%u_t)id);\n",
-				sl->id_width, sl->id_width);
-		}
-		fprintf(out,
-			"\ts->at += %uu + need;\n"
-			"\treturn rec + %u;\n"
-			"}\n\n",
-			hb, hb);
+		emit_reserve_compact_id(out, sl);
 	} else {
-		fprintf(out,
-			"\n\tif (!s->packet_open || s->at + need > s->end) {\n"
-			"\t\tif (!ht_stream_make_room(s, need, ts)) {\n"
-			"\t\t\treturn 0;\n"
-			"\t\t}\n"
-			"\t}\n"
-			"\trec = s->buf + s->at;\n"
-			"\t%s_header(rec, id%s);\n"
-			"\ts->at += need;\n"
-			"\ts->last_ts = ts;\n"
-			"\treturn rec;\n"
-			"}\n\n",
-			sl->sprefix, sl->has_clock ? ", ts" : "");
+		emit_reserve_barectf(out, sl);
 	}
 }
 
@@ -1271,14 +747,14 @@ static void emit_barectf_header(FILE *out, const struct ht_config *cfg,
 	fprintf(out,
 		"static inline void %s_header(uint8_t *q, uint32_t id%s)\n{\n",
 		sl->sprefix, sl->has_clock ? ", uint64_t ts" : "");
-	walk_init(&w, cfg, WALK_WRITE, sl->hdr_align, out);
+	ht__walk_init(&w, cfg, WALK_WRITE, sl->hdr_align, out);
 	if (sl->id_ft) {
-		walk_scalar(&w, sl->id_ft, "id");
+		ht__walk_scalar(&w, sl->id_ft, "id");
 	} else {
 		fprintf(out, "\t(void)id;\n");
 	}
 	if (sl->ts_ft) {
-		walk_scalar(&w, sl->ts_ft, "ts");
+		ht__walk_scalar(&w, sl->ts_ft, "ts");
 	} else if (sl->has_clock) {
 		fprintf(out, "\t(void)ts;\n");
 	}
@@ -1414,8 +890,8 @@ static void emit_protos(FILE *out, const struct ht_config *cfg,
 			"%svoid %sopen_packet(struct %sctx *sctx",
 			cfg->streams[i].name, lead, sl.sprefix, sl.sprefix);
 		if (cfg->streams[i].pkt_ctx_extra) {
-			emit_params(out, &pp, cfg->streams[i].pkt_ctx_extra,
-				    "pc");
+			ht__emit_params(out, &pp, cfg->streams[i].pkt_ctx_extra,
+					"pc");
 		}
 		fprintf(
 		    out,
@@ -1433,15 +909,14 @@ static void emit_protos(FILE *out, const struct ht_config *cfg,
 static int emit_source_body(const struct ht_config *cfg, FILE *out,
 			    const char *lead);
 
-int ht_emit_c_header(const struct ht_config *cfg, FILE *out, bool header_only)
+/* The header's top: guard, byte order check, barectf's macros. */
+static void emit_header_top(FILE *out, const struct ht_config *cfg,
+			    const char *guard)
 {
-	char guard[256];
 	const char *p = cfg->prefix_ident;
 	const struct ht_stream_type *def = ht_config_default_stream(cfg);
-	const char *lead = header_only ? "static inline " : "";
-	size_t i, j;
+	size_t j;
 
-	upper(guard, sizeof(guard), cfg->prefix_file);
 	fprintf(
 	    out,
 	    "/*\n"
@@ -1485,8 +960,14 @@ int ht_emit_c_header(const struct ht_config *cfg, FILE *out, bool header_only)
 		}
 		fprintf(out, "\n");
 	}
+}
 
-	/* Callbacks and contexts. */
+/* The platform callbacks and the context structures. */
+static void emit_contexts(FILE *out, const struct ht_config *cfg)
+{
+	const char *p = cfg->prefix_ident;
+	size_t i;
+
 	fprintf(out,
 		"/* barectf platform callbacks */\n"
 		"struct %splatform_callbacks {\n",
@@ -1517,8 +998,14 @@ int ht_emit_c_header(const struct ht_config *cfg, FILE *out, bool header_only)
 			"};\n\n",
 			cfg->streams[i].name, p, cfg->streams[i].name, p);
 	}
+}
 
-	/* Clocks: read, and extend narrow counters to 64 bits. */
+/* Clocks: read, and extend narrow counters to 64 bits. */
+static void emit_clocks(FILE *out, const struct ht_config *cfg)
+{
+	const char *p = cfg->prefix_ident;
+	size_t i;
+
 	for (i = 0; i < cfg->nr_clocks; i++) {
 		const struct ht_clock_type *c = &cfg->clocks[i];
 		unsigned bits = clock_c_bits(c->c_type);
@@ -1559,17 +1046,23 @@ int ht_emit_c_header(const struct ht_config *cfg, FILE *out, bool header_only)
 		}
 		fprintf(out, "}\n\n");
 	}
+}
 
-	/* Structure types taken by arrays of structures. */
+/* The structure types taken by arrays of structures. */
+static void emit_all_elem_types(FILE *out, const struct ht_config *cfg)
+{
+	const char *p = cfg->prefix_ident;
+	size_t i, j;
+
 	for (i = 0; i < cfg->nr_streams; i++) {
 		const struct ht_stream_type *st = &cfg->streams[i];
 		struct params sp = {p, st->name};
 
 		if (st->ev_common_ctx) {
-			emit_elem_types(out, &sp, st->ev_common_ctx, "cc");
+			ht__emit_elem_types(out, &sp, st->ev_common_ctx, "cc");
 		}
 		if (st->pkt_ctx_extra) {
-			emit_elem_types(out, &sp, st->pkt_ctx_extra, "pc");
+			ht__emit_elem_types(out, &sp, st->pkt_ctx_extra, "pc");
 		}
 		for (j = 0; j < st->nr_events; j++) {
 			const struct ht_event_type *ev = &st->events[j];
@@ -1579,33 +1072,21 @@ int ht_emit_c_header(const struct ht_config *cfg, FILE *out, bool header_only)
 			snprintf(owner, sizeof(owner), "%s_%s", st->name,
 				 ev->name);
 			if (ev->spec_ctx) {
-				emit_elem_types(out, &pp, ev->spec_ctx, "sc");
+				ht__emit_elem_types(out, &pp, ev->spec_ctx,
+						    "sc");
 			}
 			if (ev->payload) {
-				emit_elem_types(out, &pp, ev->payload, "p");
+				ht__emit_elem_types(out, &pp, ev->payload, "p");
 			}
 		}
 	}
+}
 
-	for (i = 0; i < cfg->nr_streams; i++) {
-		struct stream_layout sl;
+/* The fast path: one inline tracing function per event record type. */
+static void emit_tracing_functions(FILE *out, const struct ht_config *cfg)
+{
+	size_t i, j;
 
-		layout_stream(cfg, &cfg->streams[i], &sl);
-		if (!sl.compact) {
-			emit_barectf_header(out, cfg, &sl);
-		}
-	}
-	emit_protos(out, cfg, lead);
-	if (header_only) {
-		/* Everything static, in this header. */
-		int ret = emit_source_body(cfg, out, lead);
-
-		if (ret) {
-			return ret;
-		}
-	}
-
-	/* The fast path. */
 	for (i = 0; i < cfg->nr_streams; i++) {
 		struct stream_layout sl;
 
@@ -1624,9 +1105,41 @@ int ht_emit_c_header(const struct ht_config *cfg, FILE *out, bool header_only)
 			fprintf(out, "}\n\n");
 		}
 	}
+}
+
+int ht_emit_c_header(const struct ht_config *cfg, FILE *out, bool header_only)
+{
+	const char *lead = header_only ? "static inline " : "";
+	char guard[256];
+	size_t i;
+
+	upper(guard, sizeof(guard), cfg->prefix_file);
+	emit_header_top(out, cfg, guard);
+	emit_contexts(out, cfg);
+	emit_clocks(out, cfg);
+	emit_all_elem_types(out, cfg);
+	for (i = 0; i < cfg->nr_streams; i++) {
+		struct stream_layout sl;
+
+		layout_stream(cfg, &cfg->streams[i], &sl);
+		if (!sl.compact) {
+			emit_barectf_header(out, cfg, &sl);
+		}
+	}
+	emit_protos(out, cfg, lead);
+	if (header_only) {
+		/* Everything static, in this header. */
+		int ret = emit_source_body(cfg, out, lead);
+
+		if (ret) {
+			return ret;
+		}
+	}
+
+	emit_tracing_functions(out, cfg);
 	fprintf(out, "#ifdef __cplusplus\n}\n#endif\n\n#endif /* _%s_H */\n",
 		guard);
-	return ferror(out) ? -HT_EIO : 0;
+	return ferror(out) ? HT_EIO : 0;
 }
 
 /*
@@ -1647,7 +1160,7 @@ static int emit_source_body(const struct ht_config *cfg, FILE *out,
 		emit_open_close(out, cfg, &sl, lead);
 		emit_reserve(out, cfg, &sl, lead);
 	}
-	return ferror(out) ? -HT_EIO : 0;
+	return ferror(out) ? HT_EIO : 0;
 }
 
 int ht_emit_c_source(const struct ht_config *cfg, FILE *out)

@@ -10,7 +10,7 @@
 /*
  * The emitters read a checked model (ht_config_load() succeeded) and
  * write deterministic text: no dates, the same model gives the same
- * bytes. They return 0 or -HT_EIO when writing fails.
+ * bytes. They return 0 or HT_EIO when writing fails.
  */
 
 /* TSDL 1.8 metadata, per docs/ctf-layout.md. */

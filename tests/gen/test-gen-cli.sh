@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # hetrace gen's command line: exit codes (0 / 1 / 2), --help, the files
-# written for each output option, -I lookup, and that a failing run
-# leaves an existing output directory as it was.
+# written for each output option, -I lookup, that a failing run leaves
+# an existing output directory as it was, and that gen-boot (the build's
+# generator) agrees with it.
 set -eu
 : "${HETRACE:?path to the hetrace CLI}"
 : "${TOP:?top of the source tree}"
@@ -113,6 +114,43 @@ check "bad config over existing output" 1 "$HETRACE" gen \
 after=$(cd "$tmp/keep" && find . -type f -exec md5sum {} + | LC_ALL=C sort)
 [ "$before" = "$after" ] || {
 	echo "FAIL: a failing run changed the output directory"
+	fail=1
+}
+
+# A write that fails part way: nothing of the run is left behind, and
+# the message names the file.
+mkdir -p "$tmp/partial"
+touch "$tmp/partial/hetrace"
+check "runtime directory is a file" 1 "$HETRACE" gen "$good" -o "$tmp/partial"
+grep -q "cannot create \`$tmp/partial/hetrace/.*\`: Not a directory" \
+	"$tmp/stderr" || {
+	echo "FAIL partial write: message: $(cat "$tmp/stderr")"
+	fail=1
+}
+expect_files "partial write" "$tmp/partial" ./hetrace
+check "output under a file" 1 "$HETRACE" gen "$good" -o "$tmp/partial/hetrace/x"
+grep -q "^hetrace gen: cannot create \`$tmp/partial/hetrace/x\`" \
+	"$tmp/stderr" || {
+	echo "FAIL output under a file: message: $(cat "$tmp/stderr")"
+	fail=1
+}
+
+# gen-boot, the build's generator, writes what `hetrace gen` writes and
+# reports an invalid configuration the same way.
+boot="$TOP/${BUILD:-build}/tools/gen-boot"
+case "${BUILD:-build}" in /*) boot="$BUILD/tools/gen-boot" ;; esac
+check "gen-boot" 0 "$boot" gen "$good" -o "$tmp/boot" --no-runtime
+diff -r "$tmp/nr" "$tmp/boot" >/dev/null || {
+	echo "FAIL gen-boot: its output differs from hetrace gen's"
+	fail=1
+}
+check "gen-boot usage" 2 "$boot" gen "$good"
+bad="$TOP/tests/gen/bad/misspelled-keys.yaml"
+check "gen-boot bad config" 1 "$boot" gen "$bad" -o "$tmp/boot-bad"
+cp "$tmp/stderr" "$tmp/boot-stderr"
+check "bad config" 1 "$HETRACE" gen "$bad" -o "$tmp/boot-bad"
+cmp -s "$tmp/stderr" "$tmp/boot-stderr" || {
+	echo "FAIL gen-boot bad config: messages differ from hetrace gen's"
 	fail=1
 }
 
