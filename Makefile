@@ -96,9 +96,9 @@ $(CLI_OBJ): $(BUILD)/cli-commands.h
 $(CLI_OBJ): HOST_CFLAGS += -I$(BUILD)
 
 # The simulated board (platforms/sim, docs/sim.md) is part of hetrace.
-# Its tracepoints (board-*.yaml) go through `hetrace gen` at build time,
-# run as tools/gen-boot (the gen subcommand alone: hetrace itself holds
-# the generated code).
+# Its tracepoints (board-*.yaml) go through the generator at build time,
+# run as tools/gen-boot (the gen library alone: hetrace itself holds the
+# generated code). One run writes the three files (a grouped target).
 SIM_CFG   := $(wildcard platforms/sim/*/board-*.yaml)
 SIM_GEN   := $(BUILD)/platforms/sim/gen
 SIM_HDR   := $(foreach f,$(SIM_CFG),$(SIM_GEN)/$(basename $(notdir $(f))).h)
@@ -112,7 +112,7 @@ $(GEN_BOOT): $(BUILD)/tools/gen-boot.o $(LIB_HOST)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS)
 
 define sim_gen
-$(SIM_GEN)/$(1).c $(SIM_GEN)/$(1).h $(SIM_GEN)/$(1).metadata: $(2) $(GEN_BOOT)
+$(SIM_GEN)/$(1).c $(SIM_GEN)/$(1).h $(SIM_GEN)/$(1).metadata &: $(2) $(GEN_BOOT)
 	@rm -rf $(SIM_GEN)/$(1).out
 	$(GEN_BOOT) gen $(2) -o $(SIM_GEN)/$(1).out --no-runtime
 	mv $(SIM_GEN)/$(1).out/$(1).c $(SIM_GEN)/$(1).out/$(1).h $(SIM_GEN)/
