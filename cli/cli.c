@@ -163,8 +163,8 @@ bool ht_cli_elf_arg(struct ht_cli_elfs *e, const char *arg)
 	return true;
 }
 
-int ht_cli_elf_open(struct ht_fnames **fn, const struct ht_cli_elfs *e,
-		    const struct ht_funcs_opts *fo)
+int ht_cli_elf_open(struct ht_func_names **fn, const struct ht_cli_elfs *e,
+		    const struct ht_func_slices_opts *fo)
 {
 	char err[1024];
 	size_t i;
@@ -174,16 +174,17 @@ int ht_cli_elf_open(struct ht_fnames **fn, const struct ht_cli_elfs *e,
 	if (!e->nr && !fo) {
 		return HT_EXIT_OK;
 	}
-	ret = fo ? ht_fnames_create_tracker(fn, fo) : ht_fnames_create(fn);
+	ret = fo ? ht_func_names_create_tracker(fn, fo)
+		 : ht_func_names_create(fn);
 	if (ret) {
 		return ht_cli_nomem();
 	}
 	for (i = 0; i < e->nr; i++) {
-		ret = ht_fnames_add(*fn, e->spec[i], err, sizeof(err));
+		ret = ht_func_names_add(*fn, e->spec[i], err, sizeof(err));
 		if (ret) {
 			fprintf(stderr, "%s: %s\n", ht_cli_prog,
 				ret == HT_ENOMEM ? ht_strerror(ret) : err);
-			ht_fnames_destroy(*fn);
+			ht_func_names_destroy(*fn);
 			*fn = NULL;
 			return HT_EXIT_FAIL;
 		}

@@ -34,7 +34,7 @@ extern const char *ht_cli_prog;
 #include <stdio.h>
 
 #include "host/analysis/func-names.h"
-#include "host/analysis/functions.h"
+#include "host/analysis/func-slices.h"
 #include "host/ctf/ctf-reader.h"
 
 /* A warning callback for the host library (the warn member of
@@ -117,12 +117,12 @@ bool ht_cli_elf_arg(struct ht_cli_elfs *e, const char *arg);
 
 /*
  * Opens the ELF files of @e into *@fn. With @fo, *@fn always holds a
- * function tracker made with @fo (ht_fnames_create_tracker()); without,
- * it is a names-only one (ht_fnames_create()), NULL when @e is empty.
+ * function tracker made with @fo (ht_func_names_create_tracker()); without,
+ * it is a names-only one (ht_func_names_create()), NULL when @e is empty.
  * Returns HT_EXIT_OK, or HT_EXIT_FAIL after a message naming the file.
  */
-int ht_cli_elf_open(struct ht_fnames **fn, const struct ht_cli_elfs *e,
-		    const struct ht_funcs_opts *fo);
+int ht_cli_elf_open(struct ht_func_names **fn, const struct ht_cli_elfs *e,
+		    const struct ht_func_slices_opts *fo);
 
 /* Catches SIGINT, SIGTERM and SIGHUP (@on true) or restores their
  * default actions (@on false). Returns the flag a caught signal sets to

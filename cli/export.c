@@ -172,7 +172,7 @@ int cmd_export(int argc, char **argv)
 	};
 	struct ht_export_stats stats;
 	struct ht_ctf_set *set = NULL;
-	struct ht_fnames *fnames = NULL;
+	struct ht_func_names *fnames = NULL;
 	FILE *out;
 	char err[1024];
 	int ret, status;
@@ -213,6 +213,6 @@ int cmd_export(int argc, char **argv)
 close_set:
 	ht_ctf_set_close(set);
 destroy_fnames:
-	ht_fnames_destroy(fnames);
+	ht_func_names_destroy(fnames);
 	return status;
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* hetrace-command: 35 hull: convex-hull clock fit of raw message pairs */
 /*
- * hetrace hull [FILE]: reads messages (host/sync/sync-pairs.h), fits every
- * node to its parent in the tree rooted at node 0 (host/sync/clock-sync.h)
+ * hetrace hull [FILE]: reads messages (host/sync/fit-pairs.h), fits every
+ * node to its parent in the tree rooted at node 0 (host/sync/clock-fit.h)
  * and prints, per node: quality, the min- and max-slope lines, the
  * estimate, the bound width, the pieces and the rejected pairs.
  */
@@ -14,9 +14,9 @@
 #include <string.h>
 
 #include "cli.h"
-#include "host/sync/clock-sync.h"
+#include "host/sync/clock-fit.h"
 #include "common/error.h"
-#include "host/sync/sync-pairs.h"
+#include "host/sync/fit-pairs.h"
 
 static void usage(FILE *out)
 {
@@ -46,7 +46,7 @@ static void usage(FILE *out)
 	    ht_cli_prog);
 }
 
-static void print_line(const char *what, const struct ht_sync_line *l)
+static void print_line(const char *what, const struct ht_fit_line *l)
 {
 	if (!l->valid) {
 		printf("  %s: none (no pair bounds it)\n", what);
@@ -54,8 +54,8 @@ static void print_line(const char *what, const struct ht_sync_line *l)
 	}
 	printf("  %s: slope %.12f offset %.3f through (%" PRId64 ", %" PRId64
 	       ") (%" PRId64 ", %" PRId64 ")\n",
-	       what, ht_sync_line_slope(l), ht_sync_line_offset(l), l->x0,
-	       l->y0, l->x1, l->y1);
+	       what, ht_fit_line_slope(l), ht_fit_line_offset(l), l->x0, l->y0,
+	       l->x1, l->y1);
 }
 
 static void print_width(int64_t w)
@@ -78,44 +78,44 @@ static void print_x(int64_t x)
 	}
 }
 
-static const char *status_of(const struct ht_sync_fit *f)
+static const char *status_of(const struct ht_fit_node *f)
 {
 	switch (f->quality) {
-	case HT_SYNC_ACCURATE:
+	case HT_FIT_ACCURATE:
 		return f->nr_segments > 1
 			   ? "both directions; the rate changes: linear "
 			     "pieces, continuous at the breaks"
 			   : "both directions, every pair consistent";
-	case HT_SYNC_APPROXIMATE:
+	case HT_FIT_APPROXIMATE:
 		return f->pairs_rejected
 			   ? "hulls crossed; consistent once the too-fast "
 			     "pairs were excluded"
 			   : "few pairs or a slope bounded on one side only";
-	case HT_SYNC_INCOMPLETE:
+	case HT_FIT_INCOMPLETE:
 		return f->pairs_up
 			   ? "only child->parent messages: upper bound only"
 			   : "only parent->child messages: lower bound "
 			     "only";
-	case HT_SYNC_ABSENT:
+	case HT_FIT_ABSENT:
 		return "no messages link it to the reference";
-	case HT_SYNC_FAIL:
+	case HT_FIT_FAIL:
 		return "the hulls cross and no line fits, even piecewise";
 	default:
 		return "";
 	}
 }
 
-static void print_fit(const struct ht_sync_fit *f, const size_t *lines)
+static void print_fit(const struct ht_fit_node *f, const size_t *lines)
 {
 	size_t i;
 
 	if (f->parent < 0) {
 		printf("node %u: %s: %s\n", f->node,
-		       ht_sync_quality_name(f->quality), status_of(f));
+		       ht_fit_quality_name(f->quality), status_of(f));
 		return;
 	}
 	printf("node %u (parent %d): %s: %s\n", f->node, f->parent,
-	       ht_sync_quality_name(f->quality), status_of(f));
+	       ht_fit_quality_name(f->quality), status_of(f));
 	printf("  pairs: %zu child->parent, %zu parent->child, %zu used, %zu "
 	       "rejected\n",
 	       f->pairs_up, f->pairs_down, f->pairs_used, f->pairs_rejected);
@@ -142,7 +142,7 @@ static void print_fit(const struct ht_sync_fit *f, const size_t *lines)
 	}
 	printf("  pieces: %zu\n", f->nr_segments);
 	for (i = 0; i < f->nr_segments; i++) {
-		const struct ht_sync_segment *s = &f->segments[i];
+		const struct ht_fit_segment *s = &f->segments[i];
 
 		printf("  piece %zu: from ", i);
 		print_x(s->begin_x);
@@ -185,7 +185,7 @@ static bool parse_rate(const char *arg, unsigned *node, uint64_t *hz)
 
 /* What the options ask for. */
 struct hull_args {
-	struct ht_sync_options opts;
+	struct ht_fit_opts opts;
 	struct {
 		unsigned node;
 		uint64_t hz;
@@ -265,7 +265,7 @@ static int parse_options(int argc, char **argv, struct hull_args *a)
 int cmd_hull(int argc, char **argv)
 {
 	struct hull_args a = {0};
-	struct ht_sync_set *set = NULL;
+	struct ht_fit_set *set = NULL;
 	const char *name = "<stdin>";
 	size_t *lines = NULL;
 	char err[512];
@@ -286,7 +286,7 @@ int cmd_hull(int argc, char **argv)
 			return HT_EXIT_FAIL;
 		}
 	}
-	ret = ht_sync_pairs_read(in, name, &set, &lines, err, sizeof(err));
+	ret = ht_fit_set_read_pairs(in, name, &set, &lines, err, sizeof(err));
 	if (in != stdin) {
 		fclose(in);
 	}
@@ -294,7 +294,7 @@ int cmd_hull(int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
 		return HT_EXIT_FAIL;
 	}
-	nodes = ht_sync_nr_nodes(set);
+	nodes = ht_fit_set_nr_nodes(set);
 	if (a.reference >= nodes) {
 		fprintf(stderr,
 			"%s: %s: reference %u is not a node (0 to %u)\n",
@@ -303,7 +303,7 @@ int cmd_hull(int argc, char **argv)
 		goto out;
 	}
 	for (i = 0; i < a.nr_rates; i++) {
-		if (ht_sync_set_rate(set, a.rates[i].node, a.rates[i].hz)) {
+		if (ht_fit_set_node_rate(set, a.rates[i].node, a.rates[i].hz)) {
 			fprintf(stderr,
 				"%s: --rate: %u is not a node (0 to %u)\n",
 				ht_cli_prog, a.rates[i].node, nodes - 1);
@@ -311,29 +311,28 @@ int cmd_hull(int argc, char **argv)
 			goto out;
 		}
 	}
-	ret = ht_sync_solve(set, a.reference, &a.opts);
+	ret = ht_fit_set_solve(set, a.reference, &a.opts);
 	if (ret) {
 		fprintf(stderr, "%s: %s: %s\n", ht_cli_prog, name,
-			ht_sync_last_error(set));
+			ht_fit_set_last_error(set));
 		status = HT_EXIT_FAIL;
 		goto out;
 	}
 	printf("%u nodes, reference %u, %zu messages\n", nodes, a.reference,
-	       ht_sync_nr_messages(set));
+	       ht_fit_set_nr_messages(set));
 	for (i = 0; i < nodes; i++) {
-		const struct ht_sync_fit *f = ht_sync_get_fit(set, i);
+		const struct ht_fit_node *f = ht_fit_set_get_node(set, i);
 
 		if (i == a.reference) {
 			continue;
 		}
 		print_fit(f, lines);
-		if (f->quality == HT_SYNC_ABSENT ||
-		    f->quality == HT_SYNC_FAIL) {
+		if (f->quality == HT_FIT_ABSENT || f->quality == HT_FIT_FAIL) {
 			status = HT_EXIT_FAIL;
 		}
 	}
 out:
 	free(lines);
-	ht_sync_destroy(set);
+	ht_fit_set_destroy(set);
 	return status;
 }

@@ -111,7 +111,8 @@ static int scan_stream(struct ht_ctf_set *set, const struct ht_ctf_stream *s,
 		if (st->nomem) {
 			return ht_cli_nomem();
 		}
-		fprintf(stderr, "%s: %s\n", ht_cli_prog, ht_ctf_set_error(set));
+		fprintf(stderr, "%s: %s\n", ht_cli_prog,
+			ht_ctf_set_last_error(set));
 		status = HT_EXIT_FAIL;
 	}
 	if (st->events && s->stream_class && s->stream_class->default_clock) {

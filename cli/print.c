@@ -256,7 +256,7 @@ static int flush_out(struct ht_pretty *pretty)
 
 /* --elf: function names after the addresses of function records. */
 struct fnames {
-	struct ht_fnames *fn;
+	struct ht_func_names *fn;
 	char buf[1024];
 };
 
@@ -281,12 +281,12 @@ static const char *fn_note(void *arg, const struct ht_ctf_msg *msg,
 		return NULL;
 	}
 	if (!strcmp(f->name, "addr")) {
-		return ht_fnames_describe(x->fn, msg, f->v.u, false, x->buf,
-					  sizeof(x->buf));
+		return ht_func_names_describe(x->fn, msg, f->v.u, false, x->buf,
+					      sizeof(x->buf));
 	}
 	if (!strcmp(f->name, "call_site")) {
-		return ht_fnames_describe(x->fn, msg, f->v.u, true, x->buf,
-					  sizeof(x->buf));
+		return ht_func_names_describe(x->fn, msg, f->v.u, true, x->buf,
+					      sizeof(x->buf));
 	}
 	return NULL;
 }
@@ -300,20 +300,20 @@ static const char *fn_note(void *arg, const struct ht_ctf_msg *msg,
 static int fn_prepare(struct fnames *x, const char *const *paths, size_t n,
 		      const struct ht_ctf_open_opts *oo)
 {
-	struct ht_funcs *funcs = ht_fnames_funcs(x->fn);
+	struct ht_func_slices *funcs = ht_func_names_slices(x->fn);
 	char err[1024];
 	size_t i;
 	int ret;
 
-	ret = ht_fnames_scan_traces(x->fn, paths, n, oo, err, sizeof(err));
+	ret = ht_func_names_scan_traces(x->fn, paths, n, oo, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
 		return ret;
 	}
-	ht_fnames_ready(x->fn, NULL, NULL);
-	for (i = 0; i < ht_funcs_nr_cores(funcs); i++) {
-		ht_fnames_explain(x->fn, ht_funcs_core(funcs, i), ht_cli_warn,
-				  ht_cli_note, NULL);
+	ht_func_names_ready(x->fn, NULL, NULL);
+	for (i = 0; i < ht_func_slices_nr_cores(funcs); i++) {
+		ht_func_names_explain(x->fn, ht_func_slices_core(funcs, i),
+				      ht_cli_warn, ht_cli_note, NULL);
 	}
 	return 0;
 }
@@ -470,7 +470,7 @@ static int print_events(struct ht_pretty *pretty, struct ht_ctf_set *set)
 				goto write_error;
 			}
 			fprintf(stderr, "%s: %s\n", ht_cli_prog,
-				ht_ctf_set_error(set));
+				ht_ctf_set_last_error(set));
 			status = HT_EXIT_FAIL;
 			continue;
 		}
@@ -559,6 +559,6 @@ int cmd_print(int argc, char **argv)
 out:
 	ht_pretty_destroy(pretty);
 	ht_ctf_set_close(set);
-	ht_fnames_destroy(fn.fn);
+	ht_func_names_destroy(fn.fn);
 	return status;
 }

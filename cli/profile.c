@@ -16,18 +16,18 @@
 #include "cli.h"
 #include "host/ctf/ctf-reader.h"
 #include "common/error.h"
-#include "host/analysis/profile.h"
-#include "host/analysis/symbols.h"
+#include "host/analysis/func-profile.h"
+#include "host/analysis/func-symbols.h"
 
 struct ctx {
-	struct ht_funcs_opts prof; /* the profile's callbacks */
-	struct ht_fnames *fnames;  /* --elf, and the function tracker */
-	struct ht_funcs *funcs;
+	struct ht_func_slices_opts prof; /* the profile's callbacks */
+	struct ht_func_names *fnames;	 /* --elf, and the function tracker */
+	struct ht_func_slices *funcs;
 	const char *core; /* --core */
 	bool slices;
 	bool graph;
 	unsigned top;
-	enum ht_profile_key key;
+	enum ht_func_profile_key key;
 	struct ht_cli_elfs elfs;
 	struct ht_ctf_open_opts opts;
 };
@@ -80,14 +80,14 @@ static void fmt_func(char *buf, size_t len, const char *name, uint64_t addr)
 	}
 }
 
-static void on_enter(void *arg, const struct ht_funcs_slice *s, void **user)
+static void on_enter(void *arg, const struct ht_func_slice *s, void **user)
 {
 	struct ctx *x = arg;
 
 	x->prof.enter(x->prof.arg, s, user);
 }
 
-static void on_slice(void *arg, const struct ht_funcs_slice *s, void *user)
+static void on_slice(void *arg, const struct ht_func_slice *s, void *user)
 {
 	struct ctx *x = arg;
 	char name[256];
@@ -96,8 +96,8 @@ static void on_slice(void *arg, const struct ht_funcs_slice *s, void *user)
 	if (!x->slices || !core_selected(x->core, s->core->name)) {
 		return;
 	}
-	fmt_func(name, sizeof(name), ht_funcs_name(x->funcs, s->core, s->addr),
-		 s->addr);
+	fmt_func(name, sizeof(name),
+		 ht_func_slices_name(x->funcs, s->core, s->addr), s->addr);
 	printf("[%" PRId64 "] %s tid=%" PRIu32 " depth=%u %s dur=%" PRId64
 	       " excl=%" PRIu64 "%s\n",
 	       s->begin_ns, s->core->name, s->tid, s->depth, name,
@@ -106,17 +106,17 @@ static void on_slice(void *arg, const struct ht_funcs_slice *s, void *user)
 }
 
 /* The source location of @addr, for the function column. */
-static void fmt_where(char *buf, size_t len, const struct ht_funcs_core *core,
+static void fmt_where(char *buf, size_t len, const struct ht_func_core *core,
 		      uint64_t addr)
 {
-	struct ht_sym sym;
+	struct ht_func_sym sym;
 
 	buf[0] = 0;
 	if (!core || !core->syms) {
 		return;
 	}
-	ht_symbols_set_bias(core->syms, core->bias);
-	if (ht_symbols_lookup(core->syms, addr, &sym) && sym.file) {
+	ht_func_symbols_set_bias(core->syms, core->bias);
+	if (ht_func_symbols_lookup(core->syms, addr, &sym) && sym.file) {
 		const char *base = strrchr(sym.file, '/');
 
 		snprintf(buf, len, "  %s:%d", base ? base + 1 : sym.file,
@@ -124,10 +124,10 @@ static void fmt_where(char *buf, size_t len, const struct ht_funcs_core *core,
 	}
 }
 
-static void print_table(const struct ht_profile_core *pc, unsigned top,
-			enum ht_profile_key key)
+static void print_table(const struct ht_func_profile_core *pc, unsigned top,
+			enum ht_func_profile_key key)
 {
-	struct ht_profile_func *f;
+	struct ht_func_profile_func *f;
 	char name[256], where[300];
 	size_t i, n = pc->nr_funcs;
 
@@ -142,7 +142,7 @@ static void print_table(const struct ht_profile_core *pc, unsigned top,
 		return;
 	}
 	memcpy(f, pc->funcs, n * sizeof(*f));
-	ht_profile_sort(f, n, key);
+	ht_func_profile_sort(f, n, key);
 	if (top && n > top) {
 		n = top;
 	}
@@ -160,12 +160,14 @@ static void print_table(const struct ht_profile_core *pc, unsigned top,
 	free(f);
 }
 
-static const struct ht_profile_node *nodes_sorted;
+static const struct ht_func_profile_node *nodes_sorted;
 
 static int cmp_node(const void *x, const void *y)
 {
-	const struct ht_profile_node *a = &nodes_sorted[*(const uint32_t *)x];
-	const struct ht_profile_node *b = &nodes_sorted[*(const uint32_t *)y];
+	const struct ht_func_profile_node *a =
+	    &nodes_sorted[*(const uint32_t *)x];
+	const struct ht_func_profile_node *b =
+	    &nodes_sorted[*(const uint32_t *)y];
 
 	if (a->incl_ns != b->incl_ns) {
 		return a->incl_ns > b->incl_ns ? -1 : 1;
@@ -174,7 +176,7 @@ static int cmp_node(const void *x, const void *y)
 }
 
 /* The call tree, like uftrace graph: children by inclusive time. */
-static int print_graph(const struct ht_profile_core *pc)
+static int print_graph(const struct ht_func_profile_core *pc)
 {
 	uint32_t *todo, *kids;
 	size_t sp = 0, i, nk;
@@ -192,7 +194,7 @@ static int print_graph(const struct ht_profile_core *pc)
 	nodes_sorted = pc->nodes;
 	todo[sp++] = 0;
 	while (sp) {
-		const struct ht_profile_node *n = &pc->nodes[todo[--sp]];
+		const struct ht_func_profile_node *n = &pc->nodes[todo[--sp]];
 		uint32_t k;
 
 		if (n->depth) {
@@ -223,11 +225,12 @@ static int print_graph(const struct ht_profile_core *pc)
 	return 0;
 }
 
-static void print_dumped(struct ht_funcs *funcs, const struct ht_funcs_core *c,
-			 unsigned top, enum ht_profile_key key)
+static void print_dumped(struct ht_func_slices *funcs,
+			 const struct ht_func_core *c, unsigned top,
+			 enum ht_func_profile_key key)
 {
-	struct ht_profile_core pc;
-	struct ht_profile_func *f;
+	struct ht_func_profile_core pc;
+	struct ht_func_profile_func *f;
 	uint64_t hz = c->clock_freq_hz ? c->clock_freq_hz : 1000000000u;
 	size_t i;
 
@@ -240,11 +243,11 @@ static void print_dumped(struct ht_funcs *funcs, const struct ht_funcs_core *c,
 	}
 	memset(&pc, 0, sizeof(pc));
 	for (i = 0; i < c->nr_dumped; i++) {
-		const struct ht_funcs_dumped *d = &c->dumped[i];
+		const struct ht_func_dumped *d = &c->dumped[i];
 
 		/* cycles -> ns, without overflow for long runs */
 		f[i].addr = d->addr;
-		f[i].name = ht_funcs_name(funcs, c, d->addr);
+		f[i].name = ht_func_slices_name(funcs, c, d->addr);
 		f[i].calls = d->calls;
 		f[i].incl_ns =
 		    (uint64_t)((long double)d->incl_cycles * 1e9L / hz);
@@ -273,9 +276,9 @@ static void print_dumped(struct ht_funcs *funcs, const struct ht_funcs_core *c,
 }
 
 /* Notes on the names and the anomalies of a core, on stderr. */
-static void check_core(struct ht_fnames *fn, const struct ht_funcs_core *c)
+static void check_core(struct ht_func_names *fn, const struct ht_func_core *c)
 {
-	ht_fnames_explain(fn, c, ht_cli_warn, ht_cli_note, NULL);
+	ht_func_names_explain(fn, c, ht_cli_warn, ht_cli_note, NULL);
 	if (c->unmatched_exits || c->missing_exits || c->unclosed ||
 	    c->time_backwards) {
 		fprintf(stderr,
@@ -323,7 +326,7 @@ static int parse_options(int argc, char **argv, struct ctx *x)
 			x->top = (unsigned)v;
 			break;
 		case 's':
-			key = ht_profile_key_parse(optarg);
+			key = ht_func_profile_key_parse(optarg);
 			if (key < 0) {
 				fprintf(stderr,
 					"%s: bad --sort key '%s' (incl, "
@@ -331,7 +334,7 @@ static int parse_options(int argc, char **argv, struct ctx *x)
 					ht_cli_prog, optarg);
 				return HT_EXIT_USAGE;
 			}
-			x->key = (enum ht_profile_key)key;
+			x->key = (enum ht_func_profile_key)key;
 			break;
 		case 'c':
 			x->core = optarg;
@@ -358,7 +361,7 @@ static int parse_options(int argc, char **argv, struct ctx *x)
  * memory.
  */
 static int feed_all(struct ctx *x, struct ht_ctf_set *set,
-		    struct ht_profile *prof)
+		    struct ht_func_profile *prof)
 {
 	struct ht_ctf_msg msg;
 	char err[1024];
@@ -372,32 +375,33 @@ static int feed_all(struct ctx *x, struct ht_ctf_set *set,
 		if (ret) {
 			/* The damaged stream ends; the others go on. */
 			fprintf(stderr, "%s: %s\n", ht_cli_prog,
-				ht_ctf_set_error(set));
+				ht_ctf_set_last_error(set));
 			status = HT_EXIT_FAIL;
 			continue;
 		}
-		ret = ht_funcs_feed(x->funcs, &msg, err, sizeof(err));
+		ret = ht_func_slices_feed(x->funcs, &msg, err, sizeof(err));
 		if (ret == HT_EFORMAT) {
 			fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
 			status = HT_EXIT_FAIL;
-		} else if (ret || ht_profile_status(prof)) {
+		} else if (ret || ht_func_profile_status(prof)) {
 			return -1;
 		}
 	}
-	ht_funcs_finish(x->funcs);
+	ht_func_slices_finish(x->funcs);
 	return status;
 }
 
 /* The tables of every selected core. Returns the exit status so far,
  * or -1 when out of memory. */
-static int print_profile(struct ctx *x, struct ht_profile *prof)
+static int print_profile(struct ctx *x, struct ht_func_profile *prof)
 {
 	bool any = false;
 	size_t i;
 
-	for (i = 0; i < ht_funcs_nr_cores(x->funcs); i++) {
-		const struct ht_funcs_core *fc = ht_funcs_core(x->funcs, i);
-		const struct ht_profile_core *pc = NULL;
+	for (i = 0; i < ht_func_slices_nr_cores(x->funcs); i++) {
+		const struct ht_func_core *fc =
+		    ht_func_slices_core(x->funcs, i);
+		const struct ht_func_profile_core *pc = NULL;
 		size_t k;
 
 		if (!core_selected(x->core, fc->name)) {
@@ -405,9 +409,9 @@ static int print_profile(struct ctx *x, struct ht_profile *prof)
 		}
 		any = true;
 		check_core(x->fnames, fc);
-		for (k = 0; k < ht_profile_nr_cores(prof); k++) {
-			if (ht_profile_core(prof, k)->core == fc) {
-				pc = ht_profile_core(prof, k);
+		for (k = 0; k < ht_func_profile_nr_cores(prof); k++) {
+			if (ht_func_profile_core(prof, k)->core == fc) {
+				pc = ht_func_profile_core(prof, k);
 			}
 		}
 		if (pc) {
@@ -425,8 +429,8 @@ static int print_profile(struct ctx *x, struct ht_profile *prof)
 				  "func_exit, func_profile) in the trace");
 		return HT_EXIT_FAIL;
 	}
-	if (!x->core && ht_profile_nr_cores(prof) > 1) {
-		print_table(ht_profile_all(prof), x->top, x->key);
+	if (!x->core && ht_func_profile_nr_cores(prof) > 1) {
+		print_table(ht_func_profile_all(prof), x->top, x->key);
 	}
 	return HT_EXIT_OK;
 }
@@ -435,22 +439,22 @@ int cmd_profile(int argc, char **argv)
 {
 	struct ctx x = {
 	    .top = 20,
-	    .key = HT_PROFILE_INCL,
+	    .key = HT_FUNC_PROFILE_INCL,
 	    .opts = {.warn = ht_cli_warn},
 	};
-	struct ht_funcs_opts fopts = {0};
+	struct ht_func_slices_opts fopts = {0};
 	struct ht_ctf_set *set = NULL;
-	struct ht_profile *prof = NULL;
+	struct ht_func_profile *prof = NULL;
 	int status, printed;
 
 	status = parse_options(argc, argv, &x);
 	if (status != HT_CLI_GO_ON) {
 		return status;
 	}
-	if (ht_profile_create(&prof)) {
+	if (ht_func_profile_create(&prof)) {
 		return ht_cli_nomem();
 	}
-	ht_profile_funcs_opts(prof, &x.prof);
+	ht_func_profile_slices_opts(prof, &x.prof);
 	fopts.enter = on_enter;
 	fopts.slice = on_slice;
 	fopts.arg = &x;
@@ -458,15 +462,15 @@ int cmd_profile(int argc, char **argv)
 	if (status) {
 		goto out;
 	}
-	x.funcs = ht_fnames_funcs(x.fnames);
+	x.funcs = ht_func_names_slices(x.fnames);
 	status = ht_cli_open_traces(&set, argv + optind,
 				    (size_t)(argc - optind), &x.opts);
 	if (status) {
 		goto out;
 	}
 	status = feed_all(&x, set, prof);
-	if (status < 0 || ht_profile_status(prof) ||
-	    ht_profile_resolve(prof, x.funcs)) {
+	if (status < 0 || ht_func_profile_status(prof) ||
+	    ht_func_profile_resolve(prof, x.funcs)) {
 		goto nomem;
 	}
 	printed = print_profile(&x, prof);
@@ -482,7 +486,7 @@ nomem:
 	status = ht_cli_nomem();
 out:
 	ht_ctf_set_close(set);
-	ht_fnames_destroy(x.fnames);
-	ht_profile_destroy(prof);
+	ht_func_names_destroy(x.fnames);
+	ht_func_profile_destroy(prof);
 	return status;
 }

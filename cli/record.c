@@ -4,7 +4,7 @@
  * hetrace record -o CAPTURE RING...: attaches to the packet rings and
  * writes every core's packets into CAPTURE/<core>/ until Ctrl-C
  * (SIGINT, SIGTERM), until every ring is stopped, or for --duration
- * seconds. The work is host/collect/collector.c's; this file parses the
+ * seconds. The work is host/collect/capture-writer.c's; this file parses the
  * command line, polls and prints.
  */
 #include <dirent.h>
@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "host/collect/collector.h"
+#include "host/collect/capture-writer.h"
 #include "common/error.h"
 #include "hetrace/packet-ring.h"
 
@@ -114,15 +114,15 @@ static int shm_list(const char *prefix, char ***names, size_t *nr)
 	return 0;
 }
 
-static void progress(struct ht_collector *c, double secs)
+static void progress(struct ht_capture_writer *c, double secs)
 {
-	struct ht_collector_stats st;
+	struct ht_capture_writer_stats st;
 	uint64_t bytes = 0, packets = 0, disc = 0;
 	char line[1024];
 	size_t i, n = 0;
 
-	for (i = 0; i < ht_collector_nr_rings(c); i++) {
-		ht_collector_stats(c, i, &st);
+	for (i = 0; i < ht_capture_writer_nr_rings(c); i++) {
+		ht_capture_writer_stats(c, i, &st);
 		bytes += st.bytes;
 		packets += st.packets;
 		disc += st.events_discarded;
@@ -131,8 +131,8 @@ static void progress(struct ht_collector *c, double secs)
 			      "%6.1f s  %" PRIu64 " packets  %.1f MB  %" PRIu64
 			      " discarded",
 			      secs, packets, (double)bytes / 1e6, disc);
-	for (i = 0; i < ht_collector_nr_rings(c) && n < 200; i++) {
-		ht_collector_stats(c, i, &st);
+	for (i = 0; i < ht_capture_writer_nr_rings(c) && n < 200; i++) {
+		ht_capture_writer_stats(c, i, &st);
 		n += (size_t)snprintf(
 		    line + n, sizeof(line) - n, " | %s %.1f MB d%" PRIu64,
 		    st.core_name, (double)st.bytes / 1e6, st.events_discarded);
@@ -140,18 +140,18 @@ static void progress(struct ht_collector *c, double secs)
 	fprintf(stderr, "\r%.*s\033[K", 200, line);
 }
 
-static void summary(struct ht_collector *c, const char *dir, double secs)
+static void summary(struct ht_capture_writer *c, const char *dir, double secs)
 {
 	static const char *const states[] = {"empty", "running", "stopped"};
-	struct ht_collector_stats st;
+	struct ht_capture_writer_stats st;
 	uint64_t bytes = 0;
 	size_t i;
 
 	printf("%-16s %-8s %-10s %10s %12s %10s %8s %8s %8s\n", "core", "state",
 	       "mode", "packets", "bytes", "discarded", "full", "lost",
 	       "damaged");
-	for (i = 0; i < ht_collector_nr_rings(c); i++) {
-		ht_collector_stats(c, i, &st);
+	for (i = 0; i < ht_capture_writer_nr_rings(c); i++) {
+		ht_capture_writer_stats(c, i, &st);
 		bytes += st.bytes;
 		printf("%-16s %-8s %-10s %10" PRIu64 " %12" PRIu64 " %10" PRIu64
 		       " %8u %8" PRIu64 " %8" PRIu64 "%s\n",
@@ -162,13 +162,13 @@ static void summary(struct ht_collector *c, const char *dir, double secs)
 		       st.failed ? "  (failed)" : "");
 	}
 	printf("%zu rings, %.1f MB in %.2f s into %s\n",
-	       ht_collector_nr_rings(c), (double)bytes / 1e6, secs, dir);
+	       ht_capture_writer_nr_rings(c), (double)bytes / 1e6, secs, dir);
 }
 
 /* What the options ask for. */
 struct record_args {
-	struct ht_collector_opts copts;
-	struct ht_collector_ring_opts ropts;
+	struct ht_capture_writer_opts copts;
+	struct ht_capture_writer_ring_opts ropts;
 	const char *out, *prefix;
 	double duration; /* s, 0: until every ring stops */
 	uint64_t interval_ms;
@@ -244,9 +244,9 @@ static int parse_options(int argc, char **argv, struct record_args *a)
  * objects of --shm-prefix. Returns the exit status so far (a ring that
  * cannot be attached is said and skipped).
  */
-static int attach_rings(struct ht_collector *c, const struct record_args *a,
-			char **paths, size_t nr_paths, char **shm,
-			size_t nr_shm)
+static int attach_rings(struct ht_capture_writer *c,
+			const struct record_args *a, char **paths,
+			size_t nr_paths, char **shm, size_t nr_shm)
 {
 	char err[1024];
 	int status = HT_EXIT_OK;
@@ -255,8 +255,8 @@ static int attach_rings(struct ht_collector *c, const struct record_args *a,
 	for (i = 0; i < nr_paths + nr_shm; i++) {
 		const char *ring = i < nr_paths ? paths[i] : shm[i - nr_paths];
 
-		if (ht_collector_add_path(c, ring, &a->ropts, err,
-					  sizeof(err))) {
+		if (ht_capture_writer_add_path(c, ring, &a->ropts, err,
+					       sizeof(err))) {
 			fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
 			status = HT_EXIT_FAIL;
 		}
@@ -269,7 +269,7 @@ static int attach_rings(struct ht_collector *c, const struct record_args *a,
  * or a signal came, with a progress line on a terminal. Returns the
  * exit status so far.
  */
-static int drain(struct ht_collector *c, const struct record_args *a,
+static int drain(struct ht_capture_writer *c, const struct record_args *a,
 		 double start, bool tty, volatile sig_atomic_t *stop_signal)
 {
 	double last_progress = 0;
@@ -279,7 +279,7 @@ static int drain(struct ht_collector *c, const struct record_args *a,
 		uint64_t bytes = 0;
 		double t;
 
-		if (ht_collector_drain(c, &bytes)) {
+		if (ht_capture_writer_drain(c, &bytes)) {
 			status = HT_EXIT_FAIL;
 		}
 		t = now_s() - start;
@@ -287,7 +287,7 @@ static int drain(struct ht_collector *c, const struct record_args *a,
 			progress(c, t);
 			last_progress = t;
 		}
-		if (ht_collector_all_stopped(c) ||
+		if (ht_capture_writer_all_stopped(c) ||
 		    (a->duration > 0 && t >= a->duration)) {
 			break;
 		}
@@ -308,7 +308,7 @@ int cmd_record(int argc, char **argv)
 	    .copts = {.warn = warn_cb},
 	    .interval_ms = 1,
 	};
-	struct ht_collector *c = NULL;
+	struct ht_capture_writer *c = NULL;
 	char **shm = NULL;
 	size_t nr_shm = 0, nr_paths, i;
 	char err[1024];
@@ -340,14 +340,14 @@ int cmd_record(int argc, char **argv)
 		goto free_shm;
 	}
 
-	ret = ht_collector_create(&c, a.out, &a.copts, err, sizeof(err));
+	ret = ht_capture_writer_create(&c, a.out, &a.copts, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
 		ret = HT_EXIT_FAIL;
 		goto free_shm;
 	}
 	status = attach_rings(c, &a, argv + optind, nr_paths, shm, nr_shm);
-	if (!ht_collector_nr_rings(c)) {
+	if (!ht_capture_writer_nr_rings(c)) {
 		fprintf(stderr, "%s: no ring attached\n", ht_cli_prog);
 		ret = HT_EXIT_FAIL;
 		goto destroy;
@@ -359,7 +359,7 @@ int cmd_record(int argc, char **argv)
 	if (drain(c, &a, start, tty, stop_signal)) {
 		status = HT_EXIT_FAIL;
 	}
-	ret = ht_collector_finish(c, err, sizeof(err));
+	ret = ht_capture_writer_finish(c, err, sizeof(err));
 	if (tty) {
 		progress(c, now_s() - start);
 		fputc('\n', stderr);
@@ -368,10 +368,10 @@ int cmd_record(int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
 		status = HT_EXIT_FAIL;
 	}
-	for (i = 0; i < ht_collector_nr_rings(c); i++) {
-		struct ht_collector_stats st;
+	for (i = 0; i < ht_capture_writer_nr_rings(c); i++) {
+		struct ht_capture_writer_stats st;
 
-		ht_collector_stats(c, i, &st);
+		ht_capture_writer_stats(c, i, &st);
 		if (st.failed) {
 			status = HT_EXIT_FAIL;
 		}
@@ -386,7 +386,7 @@ int cmd_record(int argc, char **argv)
 	ret = status;
 
 destroy:
-	ht_collector_destroy(c);
+	ht_capture_writer_destroy(c);
 free_shm:
 	for (i = 0; i < nr_shm; i++) {
 		free(shm[i]);

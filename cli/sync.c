@@ -106,14 +106,14 @@ static void print_cores(const struct ht_sync_run *run)
 		} else {
 			fmt_ns(w, sizeof(w), r->half_width_ns);
 		}
-		if (r->unsynced || r->quality == HT_SYNC_REFERENCE) {
+		if (r->unsynced || r->quality == HT_FIT_REFERENCE) {
 			snprintf(drift, sizeof(drift), "-");
 		} else {
 			snprintf(drift, sizeof(drift), "%+.3f", r->drift_ppm);
 		}
 		printf("%-12s %-12s %12s %14s %12s %8zu %8zu%s\n",
-		       r->core->name, ht_sync_quality_name(r->quality), drift,
-		       r->quality == HT_SYNC_REFERENCE ? "0" : off, w,
+		       r->core->name, ht_fit_quality_name(r->quality), drift,
+		       r->quality == HT_FIT_REFERENCE ? "0" : off, w,
 		       r->pairs_used, r->pairs_rejected,
 		       r->unsynced ? "  UNSYNCHRONIZED" : "");
 	}
@@ -160,9 +160,9 @@ static void lttng_lines(const struct ht_sync_run *run)
 	       (size_t)lt == run->reference
 		   ? " (its clock, events and timestamps are kept)"
 		   : "");
-	for (k = 0; k < ht_capture_nr_links(run->cap); k++) {
+	for (k = 0; k < ht_capture_reader_nr_links(run->cap); k++) {
 		const struct ht_capture_link *l =
-		    ht_capture_link_at(run->cap, k);
+		    ht_capture_reader_link_at(run->cap, k);
 
 		if (l->from == (size_t)lt || l->to == (size_t)lt) {
 			pairs += l->nr_pairs;
@@ -279,7 +279,7 @@ static int tell_result(const struct ht_sync_run *run,
 	for (i = 0; i < run->nr_cores; i++) {
 		const struct ht_sync_run_core *r = &run->cores[i];
 
-		if (r->quality == HT_SYNC_FAIL) {
+		if (r->quality == HT_FIT_FAIL) {
 			fprintf(stderr,
 				"%s: core %s: no clock transform fits its "
 				"messages (fail)%s%s\n",
@@ -295,7 +295,7 @@ static int tell_result(const struct ht_sync_run *run,
 				"%s: core %s: %s (no sync messages link it to "
 				"%s)%s\n",
 				ht_cli_prog, r->core->name,
-				ht_sync_quality_name(r->quality),
+				ht_fit_quality_name(r->quality),
 				run->cores[run->reference].core->name,
 				run->merged ? "; merged UNSYNCHRONIZED on its "
 					      "own clock"
@@ -346,12 +346,13 @@ int cmd_sync(int argc, char **argv)
 			err[0] ? err : ht_strerror(ret));
 		return HT_EXIT_FAIL;
 	}
-	for (i = 0; i < ht_capture_nr_notes(run->cap); i++) {
-		note_cb(&notes, ht_capture_note(run->cap, i));
+	for (i = 0; i < ht_capture_reader_nr_notes(run->cap); i++) {
+		note_cb(&notes, ht_capture_reader_note(run->cap, i));
 	}
-	if (notes.more || ht_capture_nr_notes_dropped(run->cap)) {
+	if (notes.more || ht_capture_reader_nr_notes_dropped(run->cap)) {
 		fprintf(stderr, "%s: ... and %" PRIu64 " more\n", ht_cli_prog,
-			notes.more + ht_capture_nr_notes_dropped(run->cap));
+			notes.more +
+			    ht_capture_reader_nr_notes_dropped(run->cap));
 	}
 	printf("reference: %s (clock %s, %" PRIu64 " Hz)\n",
 	       run->cores[run->reference].core->name,

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "host/sync/clock-sync.h"
+#include "host/sync/clock-fit.h"
 #include "synth.h"
 
 static double now(void)
@@ -28,12 +28,12 @@ static const struct s_round handshake = {
     .isr_ns = 2000,
 };
 
-/* pairs per second of ht_sync_add_message + ht_sync_solve */
+/* pairs per second of ht_fit_set_add_message + ht_fit_set_solve */
 static void throughput(const char *what, size_t rounds, int shuffle,
 		       int bad_every)
 {
 	struct sclock c = s_clock(1000000000, 123000, 0, 1ll << 40);
-	struct ht_sync_set *set = ht_sync_create(2);
+	struct ht_fit_set *set = ht_fit_set_create(2);
 	size_t n = 2 * rounds, i;
 	struct s_msg *log = malloc(n * sizeof(*log));
 	double t0, t1, t2;
@@ -56,7 +56,7 @@ static void throughput(const char *what, size_t rounds, int shuffle,
 		s_round(set, 0, NULL, 1, &c, T, &handshake);
 	}
 	s_log = NULL;
-	ht_sync_destroy(set);
+	ht_fit_set_destroy(set);
 	if (bad_every > 0) {
 		for (i = 0; i < n; i += 2 * (size_t)bad_every) {
 			log[i].r -= 50000; /* a receive before its send */
@@ -71,13 +71,13 @@ static void throughput(const char *what, size_t rounds, int shuffle,
 			log[j] = t;
 		}
 	}
-	set = ht_sync_create(2);
+	set = ht_fit_set_create(2);
 	t0 = now();
 	for (i = 0; i < n; i++) {
-		ht_sync_add_message(set, log[i].from, log[i].to, log[i].s,
-				    log[i].r);
+		ht_fit_set_add_message(set, log[i].from, log[i].to, log[i].s,
+				       log[i].r);
 	}
-	if (ht_sync_solve(set, 0, NULL)) {
+	if (ht_fit_set_solve(set, 0, NULL)) {
 		fprintf(stderr, "solve failed\n");
 		exit(1);
 	}
@@ -85,8 +85,8 @@ static void throughput(const char *what, size_t rounds, int shuffle,
 	for (i = 0; i < n; i++) {
 		int64_t est;
 
-		ht_sync_map(set, 1, log[i].from ? log[i].s : log[i].r, &est,
-			    NULL, NULL);
+		ht_fit_set_map(set, 1, log[i].from ? log[i].s : log[i].r, &est,
+			       NULL, NULL);
 		sum += est;
 	}
 	t2 = now();
@@ -99,9 +99,9 @@ static void throughput(const char *what, size_t rounds, int shuffle,
 		printf("\n");
 	}
 	printf("  (%zu pairs, quality %s, %zu rejected)\n", n,
-	       ht_sync_quality_name(ht_sync_get_fit(set, 1)->quality),
-	       ht_sync_get_fit(set, 1)->pairs_rejected);
-	ht_sync_destroy(set);
+	       ht_fit_quality_name(ht_fit_set_get_node(set, 1)->quality),
+	       ht_fit_set_get_node(set, 1)->pairs_rejected);
+	ht_fit_set_destroy(set);
 	free(log);
 }
 
@@ -109,7 +109,7 @@ static void throughput(const char *what, size_t rounds, int shuffle,
 static void error_row(size_t rounds)
 {
 	struct sclock c = s_clock(1000000000, -87000, 0, 1ll << 44);
-	struct ht_sync_set *set = ht_sync_create(2);
+	struct ht_fit_set *set = ht_fit_set_create(2);
 	int64_t T0 = 1000000000, period = 10000000, T = T0, wmax = 0;
 	double wsum = 0, esum = 0, emax = 0;
 	size_t i, nr = 2000;
@@ -118,13 +118,13 @@ static void error_row(size_t rounds)
 		T = T0 + (int64_t)i * period;
 		s_round(set, 0, NULL, 1, &c, T, &handshake);
 	}
-	ht_sync_solve(set, 0, NULL);
+	ht_fit_set_solve(set, 0, NULL);
 	for (i = 0; i <= nr; i++) {
 		int64_t Ts = T0 + (int64_t)((s_i128)(T - T0) * i / nr);
 		int64_t t = s_read(&c, Ts), est, lo, hi;
 		double err;
 
-		ht_sync_map(set, 1, t, &est, &lo, &hi);
+		ht_fit_set_map(set, 1, t, &est, &lo, &hi);
 		err = (double)llabs(est - s_truth(&c, t));
 		wsum += (double)(hi - lo);
 		esum += err;
@@ -137,7 +137,7 @@ static void error_row(size_t rounds)
 	}
 	printf("%8zu %14.1f %14.1f %14.1f %14.1f\n", rounds,
 	       wsum / (nr + 1) / 2, (double)wmax / 2, esum / (nr + 1), emax);
-	ht_sync_destroy(set);
+	ht_fit_set_destroy(set);
 }
 
 int main(int argc, char **argv)

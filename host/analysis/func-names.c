@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Function names for the views (func-names.h): host/analysis/functions.h does
+ * Function names for the views (func-names.h): host/analysis/func-slices.h does
  * the work (func_base, the bias guess, exact starts only); this file
  * opens the ELF files, keeps which stream is which core, and words the
  * notes.
@@ -14,33 +14,34 @@
 #include <string.h>
 
 #include "common/error.h"
-#include "functions.h"
-#include "symbols.h"
+#include "func-slices.h"
+#include "func-symbols.h"
 
-struct ht_fnames {
-	struct ht_funcs *funcs;
-	struct ht_symbols **syms; /* opened here */
+struct ht_func_names {
+	struct ht_func_slices *funcs;
+	struct ht_func_symbols **syms; /* opened here */
 	size_t nr_syms;
-	/* stream index -> 1 + ht_funcs core index (0: none) */
+	/* stream index -> 1 + ht_func_slices core index (0: none) */
 	unsigned *core_of;
 	size_t nr_core_of;
 	size_t nr_cores_seen;
-	/* by ht_funcs core index, set by ht_fnames_ready(): the ELF named
-	 * every function address of the core (it is the traced program) */
+	/* by ht_func_slices core index, set by ht_func_names_ready(): the ELF
+	 * named every function address of the core (it is the traced program)
+	 */
 	bool *trusted;
 	bool ready;
 };
 
-int ht_fnames_create_tracker(struct ht_fnames **out,
-			     const struct ht_funcs_opts *fo)
+int ht_func_names_create_tracker(struct ht_func_names **out,
+				 const struct ht_func_slices_opts *fo)
 {
-	struct ht_fnames *fn = calloc(1, sizeof(*fn));
+	struct ht_func_names *fn = calloc(1, sizeof(*fn));
 
 	*out = NULL;
 	if (!fn) {
 		return HT_ENOMEM;
 	}
-	if (ht_funcs_create(&fn->funcs, fo)) {
+	if (ht_func_slices_create(&fn->funcs, fo)) {
 		free(fn);
 		return HT_ENOMEM;
 	}
@@ -48,31 +49,31 @@ int ht_fnames_create_tracker(struct ht_fnames **out,
 	return 0;
 }
 
-int ht_fnames_create(struct ht_fnames **out)
+int ht_func_names_create(struct ht_func_names **out)
 {
-	struct ht_funcs_opts fo = {0};
+	struct ht_func_slices_opts fo = {0};
 
 	/* only the addresses and func_base matter: a shallow stack is
 	 * enough (deeper calls are counted, not kept) */
 	fo.max_depth = 64;
-	return ht_fnames_create_tracker(out, &fo);
+	return ht_func_names_create_tracker(out, &fo);
 }
 
-struct ht_funcs *ht_fnames_funcs(struct ht_fnames *fn)
+struct ht_func_slices *ht_func_names_slices(struct ht_func_names *fn)
 {
 	return fn->funcs;
 }
 
-void ht_fnames_destroy(struct ht_fnames *fn)
+void ht_func_names_destroy(struct ht_func_names *fn)
 {
 	size_t i;
 
 	if (!fn) {
 		return;
 	}
-	ht_funcs_destroy(fn->funcs);
+	ht_func_slices_destroy(fn->funcs);
 	for (i = 0; i < fn->nr_syms; i++) {
-		ht_symbols_close(fn->syms[i]);
+		ht_func_symbols_close(fn->syms[i]);
 	}
 	free(fn->syms);
 	free(fn->core_of);
@@ -80,11 +81,11 @@ void ht_fnames_destroy(struct ht_fnames *fn)
 	free(fn);
 }
 
-int ht_fnames_add(struct ht_fnames *fn, const char *spec, char *err,
-		  size_t err_len)
+int ht_func_names_add(struct ht_func_names *fn, const char *spec, char *err,
+		      size_t err_len)
 {
 	const char *eq = strchr(spec, '='), *path = spec;
-	struct ht_symbols **grown, *sy = NULL;
+	struct ht_func_symbols **grown, *sy = NULL;
 	char *core = NULL;
 	int ret;
 
@@ -106,30 +107,30 @@ int ht_fnames_add(struct ht_fnames *fn, const char *spec, char *err,
 		return HT_ENOMEM;
 	}
 	fn->syms = grown;
-	ret = ht_symbols_open(&sy, path, err, err_len);
+	ret = ht_func_symbols_open(&sy, path, err, err_len);
 	if (ret) {
 		free(core);
 		return ret;
 	}
 	fn->syms[fn->nr_syms++] = sy;
-	/* ht_funcs keeps its own copy of the core name */
-	ret = ht_funcs_add_symbols(fn->funcs, core, sy);
+	/* ht_func_slices keeps its own copy of the core name */
+	ret = ht_func_slices_add_symbols(fn->funcs, core, sy);
 	free(core);
 	return ret;
 }
 
-size_t ht_fnames_count(const struct ht_fnames *fn)
+size_t ht_func_names_count(const struct ht_func_names *fn)
 {
 	return fn ? fn->nr_syms : 0;
 }
 
-int ht_fnames_scan(struct ht_fnames *fn, const struct ht_ctf_msg *msg)
+int ht_func_names_scan(struct ht_func_names *fn, const struct ht_ctf_msg *msg)
 {
 	char err[16];
 	size_t n;
 	int ret;
 
-	ret = ht_funcs_feed(fn->funcs, msg, err, sizeof(err));
+	ret = ht_func_slices_feed(fn->funcs, msg, err, sizeof(err));
 	if (ret == HT_EFORMAT) {
 		/* a function record without `addr` (the states model also
 		 * reads `fn`, `func`...): nothing to learn from it */
@@ -138,10 +139,10 @@ int ht_fnames_scan(struct ht_fnames *fn, const struct ht_ctf_msg *msg)
 	if (ret) {
 		return ret;
 	}
-	n = ht_funcs_nr_cores(fn->funcs);
+	n = ht_func_slices_nr_cores(fn->funcs);
 	for (; fn->nr_cores_seen < n; fn->nr_cores_seen++) {
-		const struct ht_funcs_core *c =
-		    ht_funcs_core(fn->funcs, fn->nr_cores_seen);
+		const struct ht_func_core *c =
+		    ht_func_slices_core(fn->funcs, fn->nr_cores_seen);
 		unsigned si = c->stream->index;
 
 		if (si >= fn->nr_core_of) {
@@ -176,9 +177,10 @@ static void notef(void (*note)(void *, const char *), void *arg,
 	note(arg, text);
 }
 
-int ht_fnames_scan_traces(struct ht_fnames *fn, const char *const *paths,
-			  size_t nr_paths, const struct ht_ctf_open_opts *opts,
-			  char *err, size_t err_len)
+int ht_func_names_scan_traces(struct ht_func_names *fn,
+			      const char *const *paths, size_t nr_paths,
+			      const struct ht_ctf_open_opts *opts, char *err,
+			      size_t err_len)
 {
 	struct ht_ctf_set *set;
 	struct ht_ctf_msg msg;
@@ -190,7 +192,7 @@ int ht_fnames_scan_traces(struct ht_fnames *fn, const char *const *paths,
 	}
 	while ((ret = ht_ctf_set_next(set, &msg)) != HT_EEOF) {
 		/* damaged input is the second pass's to report */
-		if (!ret && ht_fnames_scan(fn, &msg) == HT_ENOMEM) {
+		if (!ret && ht_func_names_scan(fn, &msg) == HT_ENOMEM) {
 			ht_ctf_set_close(set);
 			snprintf(err, err_len, "%s", ht_strerror(HT_ENOMEM));
 			return HT_ENOMEM;
@@ -200,9 +202,10 @@ int ht_fnames_scan_traces(struct ht_fnames *fn, const char *const *paths,
 	return 0;
 }
 
-void ht_fnames_explain(struct ht_fnames *fn, const struct ht_funcs_core *c,
-		       void (*warn)(void *arg, const char *text),
-		       void (*note)(void *arg, const char *text), void *arg)
+void ht_func_names_explain(struct ht_func_names *fn,
+			   const struct ht_func_core *c,
+			   void (*warn)(void *arg, const char *text),
+			   void (*note)(void *arg, const char *text), void *arg)
 {
 	size_t named, total;
 
@@ -210,19 +213,21 @@ void ht_fnames_explain(struct ht_fnames *fn, const struct ht_funcs_core *c,
 		return;
 	}
 	/* decides the bias from func_base or from every address */
-	ht_funcs_name_stats(fn->funcs, c, &named, &total);
-	if (ht_symbols_stripped(c->syms)) {
+	ht_func_slices_name_stats(fn->funcs, c, &named, &total);
+	if (ht_func_symbols_stripped(c->syms)) {
 		notef(note, arg,
 		      "%s is stripped (no .symtab): core %s's functions are "
 		      "shown as addresses%s",
-		      ht_symbols_path(c->syms), c->name,
-		      ht_symbols_count(c->syms) ? " (exported ones excepted)"
-						: "");
+		      ht_func_symbols_path(c->syms), c->name,
+		      ht_func_symbols_count(c->syms)
+			  ? " (exported ones excepted)"
+			  : "");
 	} else if (total && named < total) {
 		notef(warn, arg,
 		      "core %s: %zu of %zu function addresses are not "
 		      "functions of %s (%s): shown as raw addresses",
-		      c->name, total - named, total, ht_symbols_path(c->syms),
+		      c->name, total - named, total,
+		      ht_func_symbols_path(c->syms),
 		      named ? "a different build?"
 			    : "the file does not match this trace: it names "
 			      "0 of the core's function addresses");
@@ -235,53 +240,54 @@ void ht_fnames_explain(struct ht_fnames *fn, const struct ht_funcs_core *c,
 	}
 }
 
-void ht_fnames_ready(struct ht_fnames *fn,
-		     void (*note)(void *arg, const char *text), void *arg)
+void ht_func_names_ready(struct ht_func_names *fn,
+			 void (*note)(void *arg, const char *text), void *arg)
 {
-	size_t i, n = ht_funcs_nr_cores(fn->funcs);
+	size_t i, n = ht_func_slices_nr_cores(fn->funcs);
 
 	fn->ready = true;
 	free(fn->trusted);
 	fn->trusted = calloc(n + 1, sizeof(*fn->trusted));
 	for (i = 0; i < n; i++) {
-		const struct ht_funcs_core *c = ht_funcs_core(fn->funcs, i);
+		const struct ht_func_core *c =
+		    ht_func_slices_core(fn->funcs, i);
 		size_t named, total;
 
-		ht_fnames_explain(fn, c, note, note, arg);
+		ht_func_names_explain(fn, c, note, note, arg);
 		if (c->syms && fn->trusted) {
-			ht_funcs_name_stats(fn->funcs, c, &named, &total);
+			ht_func_slices_name_stats(fn->funcs, c, &named, &total);
 			fn->trusted[i] = total && named == total;
 		}
 	}
 }
 
 /* The core of @msg's stream once ready, else NULL. */
-static const struct ht_funcs_core *core_of_msg(struct ht_fnames *fn,
-					       const struct ht_ctf_msg *msg)
+static const struct ht_func_core *core_of_msg(struct ht_func_names *fn,
+					      const struct ht_ctf_msg *msg)
 {
 	unsigned si = msg->stream->index;
 
 	if (!fn->ready || si >= fn->nr_core_of || !fn->core_of[si]) {
 		return NULL;
 	}
-	return ht_funcs_core(fn->funcs, fn->core_of[si] - 1);
+	return ht_func_slices_core(fn->funcs, fn->core_of[si] - 1);
 }
 
-const char *ht_fnames_name(struct ht_fnames *fn, const struct ht_ctf_msg *msg,
-			   uint64_t addr)
+const char *ht_func_names_lookup(struct ht_func_names *fn,
+				 const struct ht_ctf_msg *msg, uint64_t addr)
 {
-	const struct ht_funcs_core *c = core_of_msg(fn, msg);
+	const struct ht_func_core *c = core_of_msg(fn, msg);
 
-	return c ? ht_funcs_name(fn->funcs, c, addr) : NULL;
+	return c ? ht_func_slices_name(fn->funcs, c, addr) : NULL;
 }
 
-const char *ht_fnames_describe(struct ht_fnames *fn,
-			       const struct ht_ctf_msg *msg, uint64_t addr,
-			       bool inside, char *buf, size_t len)
+const char *ht_func_names_describe(struct ht_func_names *fn,
+				   const struct ht_ctf_msg *msg, uint64_t addr,
+				   bool inside, char *buf, size_t len)
 {
-	const struct ht_funcs_core *c = core_of_msg(fn, msg);
+	const struct ht_func_core *c = core_of_msg(fn, msg);
 	const char *name = NULL;
-	struct ht_sym sym;
+	struct ht_func_sym sym;
 	uint64_t saved;
 	bool found;
 	int n;
@@ -297,15 +303,15 @@ const char *ht_fnames_describe(struct ht_fnames *fn,
 		}
 	} else {
 		/* never a wrong name: only exact function starts */
-		name = ht_funcs_name(fn->funcs, c, addr);
+		name = ht_func_slices_name(fn->funcs, c, addr);
 		if (!name) {
 			return NULL;
 		}
 	}
-	saved = ht_symbols_bias(c->syms);
-	ht_symbols_set_bias(c->syms, c->bias);
-	found = ht_symbols_lookup(c->syms, addr, &sym);
-	ht_symbols_set_bias(c->syms, saved);
+	saved = ht_func_symbols_bias(c->syms);
+	ht_func_symbols_set_bias(c->syms, c->bias);
+	found = ht_func_symbols_lookup(c->syms, addr, &sym);
+	ht_func_symbols_set_bias(c->syms, saved);
 	if (!name) {
 		if (!found || !sym.name) {
 			return NULL;

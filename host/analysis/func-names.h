@@ -4,23 +4,23 @@
 
 /*
  * Function names for the views (hetrace print, profile, export,
- * report): ELF files per core (host/analysis/symbols.h) and each core's
- * load bias, decided as host/analysis/functions.h decides it, so
+ * report): ELF files per core (host/analysis/func-symbols.h) and each core's
+ * load bias, decided as host/analysis/func-slices.h decides it, so
  * relocated images (PIE, shared objects) get the right names:
  * - the bias is the core's `func_base` record minus the ELF's lowest
  *   load address;
  * - without func_base (an overwrite ring lost its first packet), it is
  *   found from every function address the core traced, which is why
- *   the trace is read twice: a first pass feeds ht_fnames_scan() with
- *   every message, ht_fnames_ready() decides, and only then are names
+ *   the trace is read twice: a first pass feeds ht_func_names_scan() with
+ *   every message, ht_func_names_ready() decides, and only then are names
  *   asked for (a bias guessed from the first addresses alone could
  *   give wrong names).
  * A name is given only when the address is exactly a function's first
  * byte in the ELF: a file that does not match gives NULL (the views show
  * the raw address) and a warning, never a wrong name.
  *
- * `hetrace profile` feeds its own tracker (ht_fnames_create_tracker(),
- * ht_fnames_funcs()) in one pass: it names only at the end.
+ * `hetrace profile` feeds its own tracker (ht_func_names_create_tracker(),
+ * ht_func_names_slices()) in one pass: it names only at the end.
  *
  * Cores are streams (docs/events.md); the second pass may read the
  * same traces through another ht_ctf_set: cores are found again by the
@@ -30,26 +30,26 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "functions.h"
+#include "func-slices.h"
 #include "host/ctf/ctf-reader.h"
 
-struct ht_fnames; /* opaque */
+struct ht_func_names; /* opaque */
 
 /* Creates an empty set of ELF files. Returns 0 or HT_ENOMEM. */
-int ht_fnames_create(struct ht_fnames **fn);
+int ht_func_names_create(struct ht_func_names **fn);
 
 /*
- * The same with a function tracker made with @fo (ht_funcs_create()),
+ * The same with a function tracker made with @fo (ht_func_slices_create()),
  * for a caller that feeds it itself and wants the slices too.
  */
-int ht_fnames_create_tracker(struct ht_fnames **fn,
-			     const struct ht_funcs_opts *fo);
+int ht_func_names_create_tracker(struct ht_func_names **fn,
+				 const struct ht_func_slices_opts *fo);
 
-/* The function tracker: fed by ht_fnames_scan(), or by the caller. */
-struct ht_funcs *ht_fnames_funcs(struct ht_fnames *fn);
+/* The function tracker: fed by ht_func_names_scan(), or by the caller. */
+struct ht_func_slices *ht_func_names_slices(struct ht_func_names *fn);
 
 /* Releases it and the ELF files it opened. NULL is allowed. */
-void ht_fnames_destroy(struct ht_fnames *fn);
+void ht_func_names_destroy(struct ht_func_names *fn);
 
 /*
  * Opens an ELF file given as "[CORE=]FILE": FILE names the functions of
@@ -57,17 +57,17 @@ void ht_fnames_destroy(struct ht_fnames *fn);
  * no "CORE=". Returns 0, HT_EINVAL (empty file name), HT_ENOENT or
  * HT_EFORMAT (not ELF) with a message naming the file in @err.
  */
-int ht_fnames_add(struct ht_fnames *fn, const char *spec, char *err,
-		  size_t err_len);
+int ht_func_names_add(struct ht_func_names *fn, const char *spec, char *err,
+		      size_t err_len);
 
 /* The number of ELF files added (0: no names to find). */
-size_t ht_fnames_count(const struct ht_fnames *fn);
+size_t ht_func_names_count(const struct ht_func_names *fn);
 
 /*
  * The first pass: every message of the trace set, in order (records
  * other than func_* cost a class lookup). Returns 0 or HT_ENOMEM.
  */
-int ht_fnames_scan(struct ht_fnames *fn, const struct ht_ctf_msg *msg);
+int ht_func_names_scan(struct ht_func_names *fn, const struct ht_ctf_msg *msg);
 
 /*
  * The whole first pass: opens the traces under @paths again and scans
@@ -75,9 +75,10 @@ int ht_fnames_scan(struct ht_fnames *fn, const struct ht_ctf_msg *msg);
  * them). Returns 0, or an error of ht_ctf_set_open() or HT_ENOMEM with
  * a message in @err.
  */
-int ht_fnames_scan_traces(struct ht_fnames *fn, const char *const *paths,
-			  size_t nr_paths, const struct ht_ctf_open_opts *opts,
-			  char *err, size_t err_len);
+int ht_func_names_scan_traces(struct ht_func_names *fn,
+			      const char *const *paths, size_t nr_paths,
+			      const struct ht_ctf_open_opts *opts, char *err,
+			      size_t err_len);
 
 /*
  * Ends the first pass: decides each core's bias and calls @note (may be
@@ -85,27 +86,29 @@ int ht_fnames_scan_traces(struct ht_fnames *fn, const char *const *paths,
  * file, addresses that are not functions of the file (a mismatched ELF:
  * shown raw), a bias guessed without func_base.
  */
-void ht_fnames_ready(struct ht_fnames *fn,
-		     void (*note)(void *arg, const char *text), void *arg);
+void ht_func_names_ready(struct ht_func_names *fn,
+			 void (*note)(void *arg, const char *text), void *arg);
 
 /*
  * The name of the function whose run-time address is @addr, traced in
  * @msg's stream; NULL when unknown (no ELF for that core, stripped, not
- * a function start). Valid until ht_fnames_destroy().
+ * a function start). Valid until ht_func_names_destroy().
  */
-const char *ht_fnames_name(struct ht_fnames *fn, const struct ht_ctf_msg *msg,
-			   uint64_t addr);
+const char *ht_func_names_lookup(struct ht_func_names *fn,
+				 const struct ht_ctf_msg *msg, uint64_t addr);
 
 /*
  * What the user should know about the names of core @c, one text per
  * call: @warn for a file whose symbols are not the core's functions
  * (they stay raw), @note for a stripped file and a load bias guessed
- * without func_base. ht_fnames_ready() says it for every core through
+ * without func_base. ht_func_names_ready() says it for every core through
  * its one callback. Either callback may be NULL.
  */
-void ht_fnames_explain(struct ht_fnames *fn, const struct ht_funcs_core *c,
-		       void (*warn)(void *arg, const char *text),
-		       void (*note)(void *arg, const char *text), void *arg);
+void ht_func_names_explain(struct ht_func_names *fn,
+			   const struct ht_func_core *c,
+			   void (*warn)(void *arg, const char *text),
+			   void (*note)(void *arg, const char *text),
+			   void *arg);
 
 /*
  * @addr of @msg's stream as text into @buf: "NAME at FILE:LINE" (the
@@ -113,10 +116,10 @@ void ht_fnames_explain(struct ht_fnames *fn, const struct ht_funcs_core *c,
  * first byte; with @inside (a call site), "NAME+0xOFF at FILE:LINE",
  * given only when the ELF named every function address of the core (it
  * is the traced program). Returns @buf, or NULL when there is nothing
- * sure to say. Call after ht_fnames_ready().
+ * sure to say. Call after ht_func_names_ready().
  */
-const char *ht_fnames_describe(struct ht_fnames *fn,
-			       const struct ht_ctf_msg *msg, uint64_t addr,
-			       bool inside, char *buf, size_t len);
+const char *ht_func_names_describe(struct ht_func_names *fn,
+				   const struct ht_ctf_msg *msg, uint64_t addr,
+				   bool inside, char *buf, size_t len);
 
 #endif

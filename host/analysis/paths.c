@@ -798,7 +798,7 @@ int ht_paths_analyze(const struct ht_path_desc *desc, const char *const *traces,
 		if (ret) {
 			res->read_errors++;
 			ht__paths_note(res, "%s (skipped)",
-				       ht_ctf_set_error(set));
+				       ht_ctf_set_last_error(set));
 			continue;
 		}
 		if (msg.kind != HT_CTF_MSG_EVENT) {

@@ -1089,7 +1089,7 @@ int ht_states_run(struct ht_states *st, struct ht_ctf_set *set,
 		if (ret) {
 			if (!errors && err_len) {
 				snprintf(err, err_len, "%s",
-					 ht_ctf_set_error(set));
+					 ht_ctf_set_last_error(set));
 			}
 			errors++;
 			continue;

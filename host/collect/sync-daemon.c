@@ -18,7 +18,7 @@
 #define POLL_SLEEP_NS 20000
 
 struct slave_state {
-	struct ht_sync_slave slave;
+	struct ht_sync_daemon_slave slave;
 	uint32_t next_seq;
 	struct ht_sync_daemon_stats st;
 };
@@ -54,7 +54,7 @@ static struct timespec ns_to_ts(uint64_t ns)
 
 int ht_sync_daemon_create(struct ht_sync_daemon **out,
 			  const struct ht_sync_daemon_opts *opts,
-			  const struct ht_sync_slave *slaves, size_t nr)
+			  const struct ht_sync_daemon_slave *slaves, size_t nr)
 {
 	struct ht_sync_daemon *d;
 	pthread_condattr_t ca;
@@ -67,7 +67,7 @@ int ht_sync_daemon_create(struct ht_sync_daemon **out,
 	}
 	for (i = 0; i < nr; i++) {
 		if (!slaves[i].mbox || !slaves[i].raise_irq ||
-		    !ht_sync_mbox_is_valid(slaves[i].mbox)) {
+		    !ht_sync_slave_mbox_is_valid(slaves[i].mbox)) {
 			return HT_EINVAL;
 		}
 	}
@@ -107,7 +107,7 @@ int ht_sync_daemon_create(struct ht_sync_daemon **out,
 int ht_sync_daemon_round(struct ht_sync_daemon *d, size_t i, bool *answered)
 {
 	struct slave_state *s = &d->slaves[i];
-	struct ht_sync_mbox *m = s->slave.mbox;
+	struct ht_sync_slave_mbox *m = s->slave.mbox;
 	uint32_t n = s->next_seq;
 	uint64_t t0, deadline, now;
 	unsigned polls = 0;
@@ -119,7 +119,7 @@ int ht_sync_daemon_round(struct ht_sync_daemon *d, size_t i, bool *answered)
 	t0 = mono_ns();
 	/* sync_req is stamped before the interrupt is raised. */
 	d->opts.trace_req(d->opts.trace_arg, n, s->slave.core_id);
-	ht_sync_mbox_post(m, n);
+	ht_sync_slave_mbox_post(m, n);
 	ret = s->slave.raise_irq(s->slave.raise_arg);
 	if (ret < 0) {
 		s->st.raise_errors++;
@@ -128,7 +128,7 @@ int ht_sync_daemon_round(struct ht_sync_daemon *d, size_t i, bool *answered)
 	s->st.rounds++;
 	deadline = t0 + d->opts.timeout_ns;
 	for (;;) {
-		if (ht_sync_mbox_answered(m, n)) {
+		if (ht_sync_slave_mbox_answered(m, n)) {
 			/* sync_recv is stamped after the ACK was seen. */
 			d->opts.trace_recv(d->opts.trace_arg, n + 1u,
 					   s->slave.core_id);
@@ -178,7 +178,8 @@ static void *daemon_main(void *arg)
 		for (i = 0; i < d->nr; i++) {
 			unsigned b;
 
-			const struct ht_sync_slave *sl = &d->slaves[i].slave;
+			const struct ht_sync_daemon_slave *sl =
+			    &d->slaves[i].slave;
 
 			if (sl->burst_begin) {
 				sl->burst_begin(sl->raise_arg);

@@ -3,7 +3,7 @@
 #define HT_HOST_SYNC_DAEMON_H
 
 /*
- * The master side of the sync handshake (include/hetrace/sync.h has the
+ * The master side of the sync handshake (include/hetrace/sync-slave.h has the
  * mailbox and the slave side; docs/events.md the events): a thread that,
  * every period, runs one round (or a burst of rounds) with each slave in
  * turn:
@@ -25,14 +25,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hetrace/sync.h"
+#include "hetrace/sync-slave.h"
 
 struct ht_sync_daemon;
 
 /* Zero it before filling it in: the optional fields are then off. */
-struct ht_sync_slave {
-	struct ht_sync_mbox *mbox; /* in memory shared with the slave */
-	uint32_t core_id;	   /* the `slave` field of the events */
+struct ht_sync_daemon_slave {
+	struct ht_sync_slave_mbox *mbox; /* in memory shared with the slave */
+	uint32_t core_id;		 /* the `slave` field of the events */
 	/*
 	 * Raises the slave's interrupt (hetrace sim: a signal to the slave
 	 * process; QEMU: a byte on a socket). Returns 0 or a negative
@@ -79,13 +79,13 @@ struct ht_sync_daemon_stats {
 
 /*
  * Creates a daemon for @nr slaves (copied). The mailboxes must have been
- * initialized (ht_sync_mbox_init()). Returns 0 or a negative HT_E... code
+ * initialized (ht_sync_slave_mbox_init()). Returns 0 or a negative HT_E... code
  * (HT_EINVAL: no slave, a missing callback or an invalid mailbox;
  * HT_ENOMEM).
  */
 int ht_sync_daemon_create(struct ht_sync_daemon **d,
 			  const struct ht_sync_daemon_opts *opts,
-			  const struct ht_sync_slave *slaves, size_t nr);
+			  const struct ht_sync_daemon_slave *slaves, size_t nr);
 
 /*
  * Runs one round with slave @i on the calling thread. Sets *@answered.

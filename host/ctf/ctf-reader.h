@@ -393,7 +393,7 @@ const struct ht_ctf_trace *ht_ctf_set_trace(const struct ht_ctf_set *set,
 /*
  * Fills @msg with the next message in time order (ties: stream order,
  * then message order within a stream). Returns 0, HT_EEOF at the end,
- * or a negative HT_E... code for damaged input: ht_ctf_set_error()
+ * or a negative HT_E... code for damaged input: ht_ctf_set_last_error()
  * then says what and where ("file=... offset=...: ..."). After an
  * error the caller may call again: the damaged stream is ended (or,
  * with HT_CTF_KEEP_GOING, continues at its next packet) and the other
@@ -402,7 +402,7 @@ const struct ht_ctf_trace *ht_ctf_set_trace(const struct ht_ctf_set *set,
 int ht_ctf_set_next(struct ht_ctf_set *set, struct ht_ctf_msg *msg);
 
 /* The message of the last error of ht_ctf_set_next()/seek. */
-const char *ht_ctf_set_error(const struct ht_ctf_set *set);
+const char *ht_ctf_set_last_error(const struct ht_ctf_set *set);
 
 /*
  * Positions the set so that the next EVENT message is the first one at
@@ -479,7 +479,7 @@ struct ht_ctf_scan_ops {
  * fixed and walked (sequence lengths, string terminators, variant tags)
  * when it is not. Damaged input is found as ht_ctf_set_next() finds it,
  * with the same message: returns a negative HT_E... code and
- * ht_ctf_set_error() says what and where; everything before the damage
+ * ht_ctf_set_last_error() says what and where; everything before the damage
  * was reported. Calling again goes on: with HT_CTF_KEEP_GOING at the
  * stream's next packet, else the stream is ended. Returns 0 once the
  * stream is read (and on every later call).

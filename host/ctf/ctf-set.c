@@ -532,7 +532,7 @@ const struct ht_ctf_trace *ht_ctf_set_trace(const struct ht_ctf_set *set,
 	return i < set->nr_traces ? &set->traces[i]->pub : NULL;
 }
 
-const char *ht_ctf_set_error(const struct ht_ctf_set *set)
+const char *ht_ctf_set_last_error(const struct ht_ctf_set *set)
 {
 	return set->err;
 }

@@ -28,7 +28,7 @@ int ht__ctf_writer_fail(struct ht_ctf_writer *w, int ret, const char *fmt, ...)
 	return ret;
 }
 
-const char *ht_ctf_writer_error(const struct ht_ctf_writer *w)
+const char *ht_ctf_writer_last_error(const struct ht_ctf_writer *w)
 {
 	return w ? w->err : "";
 }

@@ -143,6 +143,6 @@ int ht_ctf_writer_close(struct ht_ctf_writer *w, char *err, size_t err_len);
 void ht_ctf_writer_abort(struct ht_ctf_writer *w);
 
 /* The last error message of @w ("" when none). */
-const char *ht_ctf_writer_error(const struct ht_ctf_writer *w);
+const char *ht_ctf_writer_last_error(const struct ht_ctf_writer *w);
 
 #endif

@@ -111,7 +111,7 @@ static int on_item(void *arg, const struct ht_states_item *it)
 static const char *symbolize(void *arg, const struct ht_ctf_msg *msg,
 			     uint64_t addr)
 {
-	return ht_fnames_name(arg, msg, addr);
+	return ht_func_names_lookup(arg, msg, addr);
 }
 
 /* The first pass for function names: func_base records and addresses
@@ -130,12 +130,12 @@ static int scan_names(struct ht_ctf_set *set, const struct ht_export_opts *o)
 		if (ret) {
 			continue;
 		}
-		ret = ht_fnames_scan(o->fnames, &msg);
+		ret = ht_func_names_scan(o->fnames, &msg);
 		if (ret) {
 			return ret;
 		}
 	}
-	ht_fnames_ready(o->fnames, o->warn, o->warn_arg);
+	ht_func_names_ready(o->fnames, o->warn, o->warn_arg);
 	return ht_ctf_set_seek_ns(set, INT64_MIN);
 }
 
@@ -171,7 +171,7 @@ int ht_export_run(const struct ht_export_ops *ops, struct ht_ctf_set *set,
 	}
 	so.window_ns = o.counter_window_ns;
 	so.max_pending_msgs = o.max_pending_msgs;
-	if (o.fnames && ht_fnames_count(o.fnames)) {
+	if (o.fnames && ht_func_names_count(o.fnames)) {
 		ret = scan_names(set, &o);
 		if (ret) {
 			snprintf(err, err_len, "out of memory");
@@ -198,7 +198,7 @@ int ht_export_run(const struct ht_export_ops *ops, struct ht_ctf_set *set,
 		if (ret) {
 			stats->reader_errors++;
 			if (o.warn) {
-				o.warn(o.warn_arg, ht_ctf_set_error(set));
+				o.warn(o.warn_arg, ht_ctf_set_last_error(set));
 			}
 			continue;
 		}

@@ -41,7 +41,7 @@ struct ht_export_opts {
 	 * With ELF files the set is read twice: a first pass finds each
 	 * core's load bias (func_base, else the traced addresses), then
 	 * the set is rewound and exported. */
-	struct ht_fnames *fnames;
+	struct ht_func_names *fnames;
 	/* called with each anomaly text and each reader error; may be NULL */
 	void (*warn)(void *arg, const char *msg);
 	void *warn_arg;

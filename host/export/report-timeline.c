@@ -410,11 +410,11 @@ static int on_item(void *arg, const struct ht_states_item *it)
 static const char *symbolize(void *arg, const struct ht_ctf_msg *msg,
 			     uint64_t addr)
 {
-	return ht_fnames_name(arg, msg, addr);
+	return ht_func_names_lookup(arg, msg, addr);
 }
 
 int ht__report_pass(struct report *r, const char *const *traces,
-		    size_t nr_traces, struct ht_fnames *fnames,
+		    size_t nr_traces, struct ht_func_names *fnames,
 		    struct ht_states **stp, char *err, size_t err_len)
 {
 	struct ht_ctf_open_opts oo = {.flags = HT_CTF_KEEP_GOING};
@@ -454,14 +454,15 @@ int ht__report_pass(struct report *r, const char *const *traces,
 			if (r->pass == 1) {
 				r->reader_errors++;
 				if (r->on_damage) {
-					r->on_damage(r->on_damage_arg,
-						     ht_ctf_set_error(set));
+					r->on_damage(
+					    r->on_damage_arg,
+					    ht_ctf_set_last_error(set));
 				}
 			}
 			continue;
 		}
 		if (fnames && r->pass == 1) {
-			ret = ht_fnames_scan(fnames, &msg);
+			ret = ht_func_names_scan(fnames, &msg);
 			if (ret) {
 				break;
 			}

@@ -120,7 +120,7 @@ struct core *ht__report_core(struct report *r, unsigned index);
  * which); pass 1 also feeds @fnames (the load bias of each core), pass
  * 2 names with it. *@stp is the model, for its totals. */
 int ht__report_pass(struct report *r, const char *const *traces,
-		    size_t nr_traces, struct ht_fnames *fnames,
+		    size_t nr_traces, struct ht_func_names *fnames,
 		    struct ht_states **stp, char *err, size_t err_len);
 
 /* After pass 1: the levels for @budget bytes, and the memory of pass

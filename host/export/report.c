@@ -46,7 +46,7 @@ struct job {
 	struct ht_states_msgs msgs;
 	struct ht_path_desc *desc;
 	struct ht_paths_result *pres;
-	struct ht_fnames *fnames;
+	struct ht_func_names *fnames;
 	char *sync_text, *paths_json;
 	size_t sync_size, paths_size, nr_cores;
 	uint64_t events;
@@ -159,10 +159,10 @@ static int read_inputs(struct job *jb, char *err, size_t err_len)
 		}
 	}
 	if (opts && opts->nr_elfs) {
-		ret = ht_fnames_create(&jb->fnames);
+		ret = ht_func_names_create(&jb->fnames);
 		for (i = 0; !ret && i < opts->nr_elfs; i++) {
-			ret = ht_fnames_add(jb->fnames, opts->elfs[i], err,
-					    err_len);
+			ret = ht_func_names_add(jb->fnames, opts->elfs[i], err,
+						err_len);
 		}
 		if (ret) {
 			return ret;
@@ -184,7 +184,7 @@ static int measure(struct job *jb, char *err, size_t err_len)
 		return ret;
 	}
 	if (jb->fnames) {
-		ht_fnames_ready(jb->fnames, note_cb, &jb->sink);
+		ht_func_names_ready(jb->fnames, note_cb, &jb->sink);
 	}
 	jb->nr_cores = ht_states_nr_cores(jb->st);
 	r->t0 = INT64_MAX;
@@ -562,7 +562,7 @@ int ht_report_write(const char *const *traces, size_t nr_traces,
 	}
 out:
 	ht_states_destroy(jb.st);
-	ht_fnames_destroy(jb.fnames);
+	ht_func_names_destroy(jb.fnames);
 	ht_paths_result_destroy(jb.pres);
 	ht_path_desc_destroy(jb.desc);
 	free(jb.paths_json);

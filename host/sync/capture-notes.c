@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The notes of a capture on what was wrong in it (capture.h), and the
+ * The notes of a capture on what was wrong in it (capture-reader.h), and the
  * names of the problems they count.
  */
 #include <stdarg.h>
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture-internal.h"
+#include "capture-reader-internal.h"
 #include "common/buf.h"
 
 #define MAX_NOTES 200
@@ -31,7 +31,8 @@ const char *ht_capture_problem_name(enum ht_capture_problem p)
 	return p < HT_CAPTURE_NR_PROBLEMS ? problem_names[p] : "?";
 }
 
-void ht__capture_note(struct ht_capture *cap, const char *fmt, ...)
+void ht__capture_reader_note(struct ht_capture_reader *cap, const char *fmt,
+			     ...)
 {
 	va_list ap;
 	char buf[1024];
@@ -56,7 +57,7 @@ void ht__capture_note(struct ht_capture *cap, const char *fmt, ...)
 	}
 }
 
-void ht__capture_notes_fini(struct ht_capture *cap)
+void ht__capture_reader_notes_fini(struct ht_capture_reader *cap)
 {
 	size_t i;
 
@@ -66,17 +67,18 @@ void ht__capture_notes_fini(struct ht_capture *cap)
 	free(cap->notes);
 }
 
-size_t ht_capture_nr_notes(const struct ht_capture *cap)
+size_t ht_capture_reader_nr_notes(const struct ht_capture_reader *cap)
 {
 	return cap->nr_notes;
 }
 
-const char *ht_capture_note(const struct ht_capture *cap, size_t i)
+const char *ht_capture_reader_note(const struct ht_capture_reader *cap,
+				   size_t i)
 {
 	return i < cap->nr_notes ? cap->notes[i] : NULL;
 }
 
-uint64_t ht_capture_nr_notes_dropped(const struct ht_capture *cap)
+uint64_t ht_capture_reader_nr_notes_dropped(const struct ht_capture_reader *cap)
 {
 	return cap->notes_dropped;
 }

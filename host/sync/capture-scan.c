@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The scan of a capture (capture.h): every event read once, the
+ * The scan of a capture (capture-reader.h): every event read once, the
  * handshake and application events kept as halves of messages, checked
  * for order, and joined into pairs per link at the end.
  */
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture-internal.h"
+#include "capture-reader-internal.h"
 #include "common/buf.h"
 #include "common/error.h"
 
@@ -74,7 +74,7 @@ struct ht__cls_kind {
 	enum ev_kind kind;
 };
 
-static long core_by_id(const struct ht_capture *cap, uint64_t id)
+static long core_by_id(const struct ht_capture_reader *cap, uint64_t id)
 {
 	size_t i;
 
@@ -86,7 +86,7 @@ static long core_by_id(const struct ht_capture *cap, uint64_t id)
 	return -1;
 }
 
-int ht__capture_scan_init(struct ht_capture *cap)
+int ht__capture_reader_scan_init(struct ht_capture_reader *cap)
 {
 	size_t n = cap->nr_cores;
 
@@ -100,7 +100,7 @@ int ht__capture_scan_init(struct ht_capture *cap)
 	return 0;
 }
 
-void ht__capture_scan_fini(struct ht_capture *cap)
+void ht__capture_reader_scan_fini(struct ht_capture_reader *cap)
 {
 	size_t i;
 
@@ -171,7 +171,7 @@ static size_t hash_ptr(const void *p)
 	return (size_t)x;
 }
 
-static int class_kind(struct ht_capture *cap,
+static int class_kind(struct ht_capture_reader *cap,
 		      const struct ht_ctf_event_class *cls, enum ev_kind *kind)
 {
 	size_t i;
@@ -233,7 +233,7 @@ static int push_half(struct halves *h, uint64_t num, uint64_t cycles,
 }
 
 /* One half of a handshake message from @from to @to. */
-static int sync_half(struct ht_capture *cap, uint8_t chan, size_t from,
+static int sync_half(struct ht_capture_reader *cap, uint8_t chan, size_t from,
 		     size_t to, uint64_t seq, bool is_send, uint64_t cycles)
 {
 	struct ht__side *sd = &cap->sync[from * cap->nr_cores + to];
@@ -243,15 +243,15 @@ static int sync_half(struct ht_capture *cap, uint8_t chan, size_t from,
 }
 
 /* One half of application message @id sent by @from to @to. */
-static int msg_half(struct ht_capture *cap, size_t from, size_t to, uint64_t id,
-		    bool is_send, uint64_t cycles)
+static int msg_half(struct ht_capture_reader *cap, size_t from, size_t to,
+		    uint64_t id, bool is_send, uint64_t cycles)
 {
 	struct ht__side *sd = &cap->msg[from];
 
 	return push_half(is_send ? &sd->send : &sd->recv, id, cycles, to);
 }
 
-static int add_pair(struct ht_capture *cap, size_t from, size_t to,
+static int add_pair(struct ht_capture_reader *cap, size_t from, size_t to,
 		    uint64_t send, uint64_t recv, uint64_t num, uint8_t chan)
 {
 	struct ht_capture_link **lp = &cap->links[from * cap->nr_cores + to];
@@ -291,12 +291,12 @@ static int add_pair(struct ht_capture *cap, size_t from, size_t to,
  * position, the core and the event, then the printf-formatted rest
  * (" (event ignored)" is added: such an event is not used).
  */
-static void event_problem(struct ht_capture *cap, size_t core,
+static void event_problem(struct ht_capture_reader *cap, size_t core,
 			  const struct ht_ctf_msg *msg,
 			  enum ht_capture_problem problem, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
-static void event_problem(struct ht_capture *cap, size_t core,
+static void event_problem(struct ht_capture_reader *cap, size_t core,
 			  const struct ht_ctf_msg *msg,
 			  enum ht_capture_problem problem, const char *fmt, ...)
 {
@@ -307,11 +307,12 @@ static void event_problem(struct ht_capture *cap, size_t core,
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	ht__capture_note(cap,
-			 "file=%s offset=%" PRIu64 ": core %s: %s%s (event "
-			 "ignored)",
-			 msg->stream->path, msg->event->offset_bits / 8,
-			 cap->cores[core].name, msg->event->cls->name, what);
+	ht__capture_reader_note(
+	    cap,
+	    "file=%s offset=%" PRIu64 ": core %s: %s%s (event "
+	    "ignored)",
+	    msg->stream->path, msg->event->offset_bits / 8,
+	    cap->cores[core].name, msg->event->cls->name, what);
 }
 
 /*
@@ -319,8 +320,9 @@ static void event_problem(struct ht_capture *cap, size_t core,
  * must grow: a repeated one is a duplicate, a smaller one inconsistent.
  * Returns true when the event may be used.
  */
-static bool seq_ok(struct ht_capture *cap, size_t core, enum ev_kind kind,
-		   size_t peer, uint64_t seq, const struct ht_ctf_msg *msg)
+static bool seq_ok(struct ht_capture_reader *cap, size_t core,
+		   enum ev_kind kind, size_t peer, uint64_t seq,
+		   const struct ht_ctf_msg *msg)
 {
 	struct ht__seq_state *s =
 	    &cap->seqs[(core * 6 + (kind - 1)) * cap->nr_cores + peer];
@@ -364,7 +366,7 @@ bool ht__capture_payload_uint(const struct ht_ctf_msg *msg, const char *name,
 	return true;
 }
 
-static bool get_uint(struct ht_capture *cap, size_t core,
+static bool get_uint(struct ht_capture_reader *cap, size_t core,
 		     const struct ht_ctf_msg *msg, const char *name,
 		     uint64_t *v)
 {
@@ -377,7 +379,7 @@ static bool get_uint(struct ht_capture *cap, size_t core,
 }
 
 /* The core named by the id in field @name, or -1 (noted). */
-static long peer_of(struct ht_capture *cap, size_t core,
+static long peer_of(struct ht_capture_reader *cap, size_t core,
 		    const struct ht_ctf_msg *msg, const char *name)
 {
 	uint64_t id;
@@ -399,7 +401,7 @@ static long peer_of(struct ht_capture *cap, size_t core,
 }
 
 /* The master of slave @core for its handshake events, or -1. */
-static long master_of(struct ht_capture *cap, size_t core,
+static long master_of(struct ht_capture_reader *cap, size_t core,
 		      const struct ht_ctf_msg *msg)
 {
 	long m = cap->cores[core].master;
@@ -430,7 +432,7 @@ static long master_of(struct ht_capture *cap, size_t core,
 	return m;
 }
 
-static int on_event(struct ht_capture *cap, size_t core,
+static int on_event(struct ht_capture_reader *cap, size_t core,
 		    const struct ht_ctf_msg *msg)
 {
 	struct ht_capture_core *c = &cap->cores[core];
@@ -518,7 +520,7 @@ static int cmp_link(const void *a, const void *b)
 }
 
 /* Joins the handshake halves of link @from -> @to (both sorted). */
-static int join_sync(struct ht_capture *cap, size_t from, size_t to)
+static int join_sync(struct ht_capture_reader *cap, size_t from, size_t to)
 {
 	struct ht__side *sd = &cap->sync[from * cap->nr_cores + to];
 	const struct half *s = sd->send.v, *r = sd->recv.v;
@@ -562,8 +564,8 @@ static int cmp_half(const void *a, const void *b)
 }
 
 /* Drops every half whose number appears more than once; counts them. */
-static size_t drop_dups(struct ht_capture *cap, struct halves *h, size_t sender,
-			bool is_send)
+static size_t drop_dups(struct ht_capture_reader *cap, struct halves *h,
+			size_t sender, bool is_send)
 {
 	size_t i, n = 0, k;
 
@@ -577,7 +579,7 @@ static size_t drop_dups(struct ht_capture *cap, struct halves *h, size_t sender,
 		/* which copy belongs to the other half is unknown */
 		cap->cores[is_send ? sender : h->v[i].peer]
 		    .problems[HT_CAPTURE_DUP_SEQ] += k - i;
-		ht__capture_note(
+		ht__capture_reader_note(
 		    cap,
 		    "core %s: message id %" PRIu64 " from %s %s %zu times "
 		    "(not used)",
@@ -589,7 +591,7 @@ static size_t drop_dups(struct ht_capture *cap, struct halves *h, size_t sender,
 }
 
 /* Joins the application messages sent by @from. */
-static int join_msg(struct ht_capture *cap, size_t from)
+static int join_msg(struct ht_capture_reader *cap, size_t from)
 {
 	struct ht__side *sd = &cap->msg[from];
 	const struct half *s, *r;
@@ -618,7 +620,7 @@ static int join_msg(struct ht_capture *cap, size_t from)
 			j++;
 		} else if (s[i].peer != r[j].peer) {
 			cap->cores[r[j].peer].problems[HT_CAPTURE_BAD_FIELD]++;
-			ht__capture_note(
+			ht__capture_reader_note(
 			    cap,
 			    "core %s: message %" PRIu64 " from %s: sent to "
 			    "core %s, received by core %s (not used)",
@@ -640,7 +642,7 @@ static int join_msg(struct ht_capture *cap, size_t from)
 	return 0;
 }
 
-static int join_all(struct ht_capture *cap)
+static int join_all(struct ht_capture_reader *cap)
 {
 	size_t a, b;
 	int ret;
@@ -664,11 +666,11 @@ static int join_all(struct ht_capture *cap)
 
 /* A damaged stream: noted, and counted on the core whose trace the
  * reader's message @e names. */
-static void on_damage(struct ht_capture *cap, const char *e)
+static void on_damage(struct ht_capture_reader *cap, const char *e)
 {
 	size_t i;
 
-	ht__capture_note(cap, "damaged stream: %s", e);
+	ht__capture_reader_note(cap, "damaged stream: %s", e);
 	for (i = 0; i < cap->nr_cores; i++) {
 		const char *p = cap->cores[i].trace->path;
 		size_t n = strlen(p);
@@ -681,7 +683,7 @@ static void on_damage(struct ht_capture *cap, const char *e)
 }
 
 /* Every message of the set, once, to the core of its stream. */
-static int read_events(struct ht_capture *cap)
+static int read_events(struct ht_capture_reader *cap)
 {
 	struct ht_ctf_msg msg;
 	int ret;
@@ -698,7 +700,7 @@ static int read_events(struct ht_capture *cap)
 		}
 		if (ret) {
 			/* the reader goes on */
-			on_damage(cap, ht_ctf_set_error(cap->set));
+			on_damage(cap, ht_ctf_set_last_error(cap->set));
 			continue;
 		}
 		core = msg.stream->index < cap->nr_streams
@@ -727,7 +729,7 @@ static int read_events(struct ht_capture *cap)
 }
 
 /* The links with messages, in (from, to) order. */
-static int list_links(struct ht_capture *cap)
+static int list_links(struct ht_capture_reader *cap)
 {
 	size_t i;
 
@@ -750,7 +752,7 @@ static int list_links(struct ht_capture *cap)
 	return 0;
 }
 
-int ht_capture_scan(struct ht_capture *cap)
+int ht_capture_reader_scan(struct ht_capture_reader *cap)
 {
 	int ret;
 
@@ -765,8 +767,9 @@ int ht_capture_scan(struct ht_capture *cap)
 	return list_links(cap);
 }
 
-const struct ht_capture_link *ht_capture_link(const struct ht_capture *cap,
-					      size_t from, size_t to)
+const struct ht_capture_link *
+ht_capture_reader_link(const struct ht_capture_reader *cap, size_t from,
+		       size_t to)
 {
 	if (from >= cap->nr_cores || to >= cap->nr_cores) {
 		return NULL;
@@ -774,13 +777,13 @@ const struct ht_capture_link *ht_capture_link(const struct ht_capture *cap,
 	return cap->links[from * cap->nr_cores + to];
 }
 
-size_t ht_capture_nr_links(const struct ht_capture *cap)
+size_t ht_capture_reader_nr_links(const struct ht_capture_reader *cap)
 {
 	return cap->nr_used;
 }
 
-const struct ht_capture_link *ht_capture_link_at(const struct ht_capture *cap,
-						 size_t i)
+const struct ht_capture_link *
+ht_capture_reader_link_at(const struct ht_capture_reader *cap, size_t i)
 {
 	return i < cap->nr_used ? cap->used[i] : NULL;
 }

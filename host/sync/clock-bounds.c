@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The bounds of a fit at a time (clock-sync-internal.h): those of one
+ * The bounds of a fit at a time (clock-fit-internal.h): those of one
  * piece, those in the gap between two pieces (where the break between
  * them can be), the running clamps that keep them monotone, and the
- * map of a time along the tree. ht_sync_map() is the per-event path:
+ * map of a time along the tree. ht_fit_set_map() is the per-event path:
  * everything it calls is in this file.
  */
 #include <stdlib.h>
 
-#include "clock-sync-internal.h"
+#include "clock-fit-internal.h"
 #include "common/error.h"
 
 /* The raw bounds of one piece at x: floor of the lowest, ceiling of the
@@ -278,8 +278,8 @@ void ht__edge_bounds(const struct ht__node_fit *nf, int64_t x, int64_t *lo,
 
 /* where the estimate lines of two neighbouring pieces meet, clamped to
  * the gap between their pairs (a report: doubles are fine here) */
-int64_t ht__break_at(const struct ht_sync_segment *a,
-		     const struct ht_sync_segment *b)
+int64_t ht__break_at(const struct ht_fit_segment *a,
+		     const struct ht_fit_segment *b)
 {
 	long double ds = (long double)a->slope - b->slope, x;
 	int64_t g0 = a->last_x, g1 = b->first_x;
@@ -297,17 +297,17 @@ int64_t ht__break_at(const struct ht_sync_segment *a,
 	return (int64_t)x;
 }
 
-static bool mappable(const struct ht_sync_fit *f)
+static bool mappable(const struct ht_fit_node *f)
 {
-	return f->quality == HT_SYNC_ACCURATE ||
-	       f->quality == HT_SYNC_APPROXIMATE ||
-	       f->quality == HT_SYNC_INCOMPLETE;
+	return f->quality == HT_FIT_ACCURATE ||
+	       f->quality == HT_FIT_APPROXIMATE ||
+	       f->quality == HT_FIT_INCOMPLETE;
 }
 
-int ht_sync_map(const struct ht_sync_set *set, unsigned node, int64_t t,
-		int64_t *est, int64_t *lo, int64_t *hi)
+int ht_fit_set_map(const struct ht_fit_set *set, unsigned node, int64_t t,
+		   int64_t *est, int64_t *lo, int64_t *hi)
 {
-	const int64_t top = HT_SYNC_TIME_LIMIT - 1;
+	const int64_t top = HT_FIT_TIME_LIMIT - 1;
 	int64_t l = t, h = t, e = t, tmp, dummy;
 	bool two_sided = true;
 	unsigned v;

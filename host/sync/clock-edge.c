@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The fit of one tree edge (clock-sync-internal.h): its points sorted,
+ * The fit of one tree edge (clock-fit-internal.h): its points sorted,
  * the "too fast" pairs excluded, the quality, and the pieces (one, or
  * several when the clock rate steps) with the breaks between them.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock-sync-internal.h"
+#include "clock-fit-internal.h"
 #include "common/error.h"
 
 #define DEFAULT_WINDOW 8
@@ -166,7 +166,7 @@ static bool enough_pairs(const struct ht__fit_pt *p, size_t n)
 }
 
 /* pairs_up and pairs_down of @f: the pairs each way */
-static void count_directions(struct ht_sync_fit *f, const struct ht__fit_pt *p,
+static void count_directions(struct ht_fit_node *f, const struct ht__fit_pt *p,
 			     size_t n)
 {
 	size_t i;
@@ -248,29 +248,29 @@ free_rej:
  * rejection, before any piece is cut; *whole_ok when one piece fits
  * them all. Returns false when the fit fails already.
  */
-static bool judge_quality(struct ht_sync_fit *f, struct ht__hull_sol *h,
+static bool judge_quality(struct ht_fit_node *f, struct ht__hull_sol *h,
 			  const struct ht__fit_pt *p, size_t n,
-			  const struct ht_sync_options *opt, bool *whole_ok)
+			  const struct ht_fit_opts *opt, bool *whole_ok)
 {
 	size_t nr_rej = f->pairs_rejected;
 
 	*whole_ok = false;
 	if (f->pairs_up == 0 || f->pairs_down == 0) {
-		f->quality = HT_SYNC_INCOMPLETE;
+		f->quality = HT_FIT_INCOMPLETE;
 		*whole_ok = true;
 	} else if (n == 0) {
-		f->quality = HT_SYNC_FAIL;
+		f->quality = HT_FIT_FAIL;
 		return false;
 	} else if ((*whole_ok = ht__hull_sol_run(h, p, n, SIZE_MAX))) {
 		f->quality = nr_rej || !h->has_min || !h->has_max ||
 				     f->pairs_up < 2 || f->pairs_down < 2
-				 ? HT_SYNC_APPROXIMATE
-				 : HT_SYNC_ACCURATE;
+				 ? HT_FIT_APPROXIMATE
+				 : HT_FIT_ACCURATE;
 	} else if (opt && opt->no_piecewise) {
-		f->quality = HT_SYNC_FAIL;
+		f->quality = HT_FIT_FAIL;
 		return false;
 	} else {
-		f->quality = nr_rej ? HT_SYNC_APPROXIMATE : HT_SYNC_ACCURATE;
+		f->quality = nr_rej ? HT_FIT_APPROXIMATE : HT_FIT_ACCURATE;
 	}
 	return true;
 }
@@ -308,7 +308,7 @@ static int fit_pieces(struct ht__node_fit *nf, struct ht__hull_sol *h,
 		      const struct ht__fit_pt *p, const size_t *begin,
 		      const size_t *end, size_t nr_chunks)
 {
-	struct ht_sync_fit *f = &nf->pub;
+	struct ht_fit_node *f = &nf->pub;
 	size_t k;
 	int ret;
 
@@ -330,7 +330,7 @@ static int fit_pieces(struct ht__node_fit *nf, struct ht__hull_sol *h,
 		     !enough_pairs(p + begin[k], end[k] - begin[k]))) {
 			/* a piece bounded on one side cannot be joined, and
 			 * tiny pieces would explain any noise */
-			f->quality = HT_SYNC_FAIL;
+			f->quality = HT_FIT_FAIL;
 		}
 		ht__piece_publish(sg, &nf->psegs[k], end[k] - begin[k]);
 	}
@@ -357,9 +357,9 @@ static int fit_pieces(struct ht__node_fit *nf, struct ht__hull_sol *h,
 }
 
 int ht__edge_solve(struct ht__node_fit *nf, struct ht__fit_pt *p, size_t n,
-		   const struct ht_sync_options *opt)
+		   const struct ht_fit_opts *opt)
 {
-	struct ht_sync_fit *f = &nf->pub;
+	struct ht_fit_node *f = &nf->pub;
 	struct ht__hull_sol h = {0};
 	size_t i, window, max_segs, nr_chunks, *begin = NULL, *end = NULL;
 	bool whole_ok;
@@ -371,7 +371,7 @@ int ht__edge_solve(struct ht__node_fit *nf, struct ht__fit_pt *p, size_t n,
 	    opt && opt->max_segments ? opt->max_segments : DEFAULT_MAX_SEGMENTS;
 	count_directions(f, p, n);
 	if (n == 0) {
-		f->quality = HT_SYNC_ABSENT;
+		f->quality = HT_FIT_ABSENT;
 		return 0;
 	}
 	/* sorting makes everything below independent of the add order */
@@ -405,13 +405,13 @@ int ht__edge_solve(struct ht__node_fit *nf, struct ht__fit_pt *p, size_t n,
 	}
 	nr_chunks = cut_chunks(&h, p, n, whole_ok, max_segs, begin, end);
 	if (!nr_chunks) {
-		f->quality = HT_SYNC_FAIL;
+		f->quality = HT_FIT_FAIL;
 		goto free_scratch;
 	}
 	ret = fit_pieces(nf, &h, p, begin, end, nr_chunks);
 
 free_scratch:
-	if (f->quality == HT_SYNC_FAIL) {
+	if (f->quality == HT_FIT_FAIL) {
 		f->pairs_used = 0;
 	}
 	free(begin);

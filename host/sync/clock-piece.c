@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * One linear piece of a fit (clock-sync-internal.h): the hull test that
+ * One linear piece of a fit (clock-fit-internal.h): the hull test that
  * says whether points are consistent with one line and finds its
  * extreme lines, the piece kept for the bounds, and its public view.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock-sync-internal.h"
+#include "clock-fit-internal.h"
 #include "common/error.h"
 
 /* the Fourier-Motzkin constraint of one (U vertex, L vertex) pair */
@@ -232,7 +232,7 @@ int ht__piece_fit(struct ht__piece *sg, struct ht__hull_sol *h,
 	return 0;
 }
 
-static void line_of(struct ht_sync_line *l, struct ht__xy a, struct ht__xy b)
+static void line_of(struct ht_fit_line *l, struct ht__xy a, struct ht__xy b)
 {
 	l->valid = true;
 	l->x0 = a.x;
@@ -242,7 +242,7 @@ static void line_of(struct ht_sync_line *l, struct ht__xy a, struct ht__xy b)
 }
 
 /* the public view of a piece */
-void ht__piece_publish(const struct ht__piece *sg, struct ht_sync_segment *ps,
+void ht__piece_publish(const struct ht__piece *sg, struct ht_fit_segment *ps,
 		       size_t pairs)
 {
 	int64_t lo, hi, w1, w2;
@@ -258,24 +258,24 @@ void ht__piece_publish(const struct ht__piece *sg, struct ht_sync_segment *ps,
 		line_of(&ps->max_line, sg->lh[sg->max_q], sg->uh[sg->max_u]);
 	}
 	if (ps->min_line.valid && ps->max_line.valid) {
-		ps->slope = (ht_sync_line_slope(&ps->min_line) +
-			     ht_sync_line_slope(&ps->max_line)) /
+		ps->slope = (ht_fit_line_slope(&ps->min_line) +
+			     ht_fit_line_slope(&ps->max_line)) /
 			    2;
-		ps->offset = (ht_sync_line_offset(&ps->min_line) +
-			      ht_sync_line_offset(&ps->max_line)) /
+		ps->offset = (ht_fit_line_offset(&ps->min_line) +
+			      ht_fit_line_offset(&ps->max_line)) /
 			     2;
 	} else if (sg->has_est) {
-		struct ht_sync_line l;
+		struct ht_fit_line l;
 
 		line_of(&l, sg->est_a, sg->est_b);
-		ps->slope = ht_sync_line_slope(&l);
-		ps->offset = ht_sync_line_offset(&l);
+		ps->slope = ht_fit_line_slope(&l);
+		ps->offset = ht_fit_line_offset(&l);
 	} else {
-		const struct ht_sync_line *l =
+		const struct ht_fit_line *l =
 		    ps->min_line.valid ? &ps->min_line : &ps->max_line;
 
-		ps->slope = ht_sync_line_slope(l);
-		ps->offset = ht_sync_line_offset(l);
+		ps->slope = ht_fit_line_slope(l);
+		ps->offset = ht_fit_line_offset(l);
 	}
 	/* hi - lo is convex: its largest value over the pairs' span is
 	 * at one end */

@@ -183,7 +183,8 @@ static int stream_of(struct merge *m, struct input *in,
 	ret = ht_ctf_writer_add_stream(m->w, in->sc_out[i], name, in->core->id,
 				       ws);
 	if (ret) {
-		snprintf(m->err, m->err_len, "%s", ht_ctf_writer_error(m->w));
+		snprintf(m->err, m->err_len, "%s",
+			 ht_ctf_writer_last_error(m->w));
 		return ret;
 	}
 	in->out[is->index] = *ws;
@@ -219,7 +220,7 @@ static int advance(struct merge *m, struct input *in)
 		if (ret) {
 			m->st->damaged++;
 			notef(m, "core %s: damaged stream, packet skipped: %s",
-			      in->core->name, ht_ctf_set_error(in->set));
+			      in->core->name, ht_ctf_set_last_error(in->set));
 			continue;
 		}
 		if (in->msg.kind == HT_CTF_MSG_EVENT) {
@@ -269,7 +270,7 @@ static int advance(struct merge *m, struct input *in)
 		}
 		if (ret) {
 			snprintf(m->err, m->err_len, "%s",
-				 ht_ctf_writer_error(m->w));
+				 ht_ctf_writer_last_error(m->w));
 			return ret;
 		}
 	}
@@ -302,7 +303,8 @@ static int emit(struct merge *m, struct input *in)
 				 ev->scope[HT_CTF_SCOPE_EVENT_SPECIFIC_CONTEXT],
 				 ev->scope[HT_CTF_SCOPE_EVENT_PAYLOAD]);
 	if (ret) {
-		snprintf(m->err, m->err_len, "%s", ht_ctf_writer_error(m->w));
+		snprintf(m->err, m->err_len, "%s",
+			 ht_ctf_writer_last_error(m->w));
 		return ret;
 	}
 	if (!m->st->has_time) {
@@ -355,7 +357,7 @@ static int open_input(struct merge *m, struct input *in)
 		}
 		if (ret) {
 			snprintf(m->err, m->err_len, "%s/metadata: %s", t->path,
-				 ht_ctf_writer_error(m->w));
+				 ht_ctf_writer_last_error(m->w));
 			return ret;
 		}
 	}
@@ -544,7 +546,7 @@ int ht_merge_run(const struct ht_merge_core *cores, size_t nr_cores,
 	}
 	ret = add_env(&m);
 	if (ret) {
-		snprintf(err, err_len, "%s", ht_ctf_writer_error(m.w));
+		snprintf(err, err_len, "%s", ht_ctf_writer_last_error(m.w));
 		goto free_all;
 	}
 	ret = merge_events(&m);

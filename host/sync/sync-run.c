@@ -70,17 +70,17 @@ static int64_t clock_ns(const struct ht_ctf_clock *k, int64_t cycles)
 
 static const struct ht_ctf_clock *ref_clock(const struct ht_sync_run *run)
 {
-	return ht_capture_core(run->cap, run->reference)->clock;
+	return ht_capture_reader_core(run->cap, run->reference)->clock;
 }
 
 static int64_t to_time(uint64_t cycles)
 {
-	return cycles >= (uint64_t)HT_SYNC_TIME_LIMIT ? HT_SYNC_TIME_LIMIT - 1
-						      : (int64_t)cycles;
+	return cycles >= (uint64_t)HT_FIT_TIME_LIMIT ? HT_FIT_TIME_LIMIT - 1
+						     : (int64_t)cycles;
 }
 
 /* The line through l's points at x, in exact arithmetic (floored). */
-static __int128 line_at(const struct ht_sync_line *l, int64_t x)
+static __int128 line_at(const struct ht_fit_line *l, int64_t x)
 {
 	__int128 dx = (__int128)l->x1 - l->x0;
 
@@ -90,17 +90,17 @@ static __int128 line_at(const struct ht_sync_line *l, int64_t x)
 
 /* The estimate line of @node's fit at its time @t, in its parent's unit,
  * composed up to the reference. false when there is none. */
-static bool line_est(const struct ht_sync_set *sync, unsigned node, int64_t t,
+static bool line_est(const struct ht_fit_set *sync, unsigned node, int64_t t,
 		     unsigned depth, int64_t *out)
 {
-	const struct ht_sync_fit *fit = ht_sync_get_fit(sync, node);
-	const struct ht_sync_segment *g;
+	const struct ht_fit_node *fit = ht_fit_set_get_node(sync, node);
+	const struct ht_fit_segment *g;
 	size_t k;
 
 	if (!fit || depth > 64) {
 		return false;
 	}
-	if (fit->quality == HT_SYNC_REFERENCE) {
+	if (fit->quality == HT_FIT_REFERENCE) {
 		*out = t;
 		return true;
 	}
@@ -119,7 +119,7 @@ static bool line_est(const struct ht_sync_set *sync, unsigned node, int64_t t,
 	/* the mean of the min- and max-slope lines */
 	t = sat(
 	    floor_div(line_at(&g->min_line, t) + line_at(&g->max_line, t), 2));
-	if (t <= -HT_SYNC_TIME_LIMIT || t >= HT_SYNC_TIME_LIMIT) {
+	if (t <= -HT_FIT_TIME_LIMIT || t >= HT_FIT_TIME_LIMIT) {
 		return false;
 	}
 	return line_est(sync, (unsigned)fit->parent, t, depth + 1, out);
@@ -127,13 +127,13 @@ static bool line_est(const struct ht_sync_set *sync, unsigned node, int64_t t,
 
 /* Whether @t lies between the first and the last message of one piece
  * of @node's fit (where the bounds are tight). */
-static bool within_piece(const struct ht_sync_set *sync, unsigned node,
+static bool within_piece(const struct ht_fit_set *sync, unsigned node,
 			 int64_t t)
 {
-	const struct ht_sync_fit *fit = ht_sync_get_fit(sync, node);
+	const struct ht_fit_node *fit = ht_fit_set_get_node(sync, node);
 	size_t k;
 
-	if (!fit || fit->quality == HT_SYNC_REFERENCE) {
+	if (!fit || fit->quality == HT_FIT_REFERENCE) {
 		return true;
 	}
 	for (k = 0; k < fit->nr_segments; k++) {
@@ -155,11 +155,11 @@ static bool within_piece(const struct ht_sync_set *sync, unsigned node,
  * the clock: there the fit's estimate line (piecewise, continuous at
  * the breaks), kept inside [lo, hi]. docs/merge.md.
  */
-static int est_at(const struct ht_sync_set *sync, unsigned node, int64_t t,
+static int est_at(const struct ht_fit_set *sync, unsigned node, int64_t t,
 		  int64_t *est, int64_t *lo, int64_t *hi)
 {
 	int64_t l, h, mid, e;
-	int ret = ht_sync_map(sync, node, t, &mid, &l, &h);
+	int ret = ht_fit_set_map(sync, node, t, &mid, &l, &h);
 
 	if (ret) {
 		return ret;
@@ -270,7 +270,7 @@ static double half_width(const struct ht_sync_run *run, size_t node, int64_t t)
 {
 	int64_t lo, hi;
 
-	if (ht_sync_map(run->sync, (unsigned)node, t, NULL, &lo, &hi) ||
+	if (ht_fit_set_map(run->sync, (unsigned)node, t, NULL, &lo, &hi) ||
 	    lo == INT64_MIN || hi == INT64_MAX) {
 		return -1;
 	}
@@ -293,10 +293,11 @@ static void core_figures(struct ht_sync_run *run, size_t i)
 {
 	struct ht_sync_run_core *r = &run->cores[i];
 	const struct ht_capture_core *c = r->core;
-	const struct ht_sync_fit *fit = ht_sync_get_fit(run->sync, (unsigned)i);
+	const struct ht_fit_node *fit =
+	    ht_fit_set_get_node(run->sync, (unsigned)i);
 	size_t k, j;
 
-	r->quality = fit ? fit->quality : HT_SYNC_ABSENT;
+	r->quality = fit ? fit->quality : HT_FIT_ABSENT;
 	r->parent = fit ? fit->parent : -1;
 	if (fit) {
 		r->drift_ppm = fit->drift_ppm;
@@ -306,7 +307,7 @@ static void core_figures(struct ht_sync_run *run, size_t i)
 		r->pairs_rejected = fit->pairs_rejected;
 		r->nr_segments = fit->nr_segments;
 	}
-	if (r->quality == HT_SYNC_ABSENT || r->quality == HT_SYNC_FAIL) {
+	if (r->quality == HT_FIT_ABSENT || r->quality == HT_FIT_FAIL) {
 		r->unsynced = true;
 		r->half_width_ns = -1;
 		r->offset_ns = NAN;
@@ -323,9 +324,9 @@ static void core_figures(struct ht_sync_run *run, size_t i)
 	}
 	/* the bound width at the times of the core's messages */
 	r->half_width_ns = 0;
-	for (k = 0; k < ht_capture_nr_links(run->cap); k++) {
+	for (k = 0; k < ht_capture_reader_nr_links(run->cap); k++) {
 		const struct ht_capture_link *l =
-		    ht_capture_link_at(run->cap, k);
+		    ht_capture_reader_link_at(run->cap, k);
 		size_t step;
 
 		if (l->from != i && l->to != i) {
@@ -445,9 +446,9 @@ static int order_check(struct ht_sync_run *run)
 	size_t k, j;
 	int ret;
 
-	for (k = 0; k < ht_capture_nr_links(run->cap); k++) {
+	for (k = 0; k < ht_capture_reader_nr_links(run->cap); k++) {
 		const struct ht_capture_link *l =
-		    ht_capture_link_at(run->cap, k);
+		    ht_capture_reader_link_at(run->cap, k);
 
 		if (run->cores[l->from].unsynced ||
 		    run->cores[l->to].unsynced) {
@@ -466,14 +467,14 @@ static int order_check(struct ht_sync_run *run)
 	return 0;
 }
 
-static long pick_reference(const struct ht_capture *cap, const char *name,
-			   char *err, size_t err_len)
+static long pick_reference(const struct ht_capture_reader *cap,
+			   const char *name, char *err, size_t err_len)
 {
-	size_t i, n = ht_capture_nr_cores(cap);
+	size_t i, n = ht_capture_reader_nr_cores(cap);
 	long r;
 
 	if (name) {
-		r = ht_capture_find_core(cap, name);
+		r = ht_capture_reader_find_core(cap, name);
 		if (r < 0) {
 			snprintf(err, err_len,
 				 "--reference %s: no core of that name in "
@@ -484,14 +485,15 @@ static long pick_reference(const struct ht_capture *cap, const char *name,
 	}
 	/* the root master: a master with no master of its own */
 	for (i = 0; i < n; i++) {
-		const struct ht_capture_core *c = ht_capture_core(cap, i);
+		const struct ht_capture_core *c =
+		    ht_capture_reader_core(cap, i);
 
 		if (c->is_master && !c->master_name) {
 			return (long)i;
 		}
 	}
 	for (i = 0; i < n; i++) {
-		if (!ht_capture_core(cap, i)->master_name) {
+		if (!ht_capture_reader_core(cap, i)->master_name) {
 			return (long)i;
 		}
 	}
@@ -505,7 +507,7 @@ static int merge_core(struct ht_sync_run *run, size_t i,
 		      char **quality)
 {
 	const struct ht_capture_core *c = run->cores[i].core;
-	const char *q = ht_sync_quality_name(run->cores[i].quality);
+	const char *q = ht_fit_quality_name(run->cores[i].quality);
 
 	map->run = run;
 	map->node = i;
@@ -679,24 +681,25 @@ static int add_messages(struct ht_sync_run *run,
 	int ret;
 
 	for (i = 0; i < run->nr_cores; i++) {
-		const struct ht_capture_core *c = ht_capture_core(run->cap, i);
+		const struct ht_capture_core *c =
+		    ht_capture_reader_core(run->cap, i);
 
 		run->cores[i].core = c;
 		run->damaged += c->problems[HT_CAPTURE_DAMAGED];
-		ht_sync_set_rate(run->sync, (unsigned)i, c->clock->freq_hz);
+		ht_fit_set_node_rate(run->sync, (unsigned)i, c->clock->freq_hz);
 	}
-	for (k = 0; k < ht_capture_nr_links(run->cap); k++) {
+	for (k = 0; k < ht_capture_reader_nr_links(run->cap); k++) {
 		const struct ht_capture_link *l =
-		    ht_capture_link_at(run->cap, k);
+		    ht_capture_reader_link_at(run->cap, k);
 
 		for (j = 0; j < l->nr_pairs; j++) {
-			ret = ht_sync_add_message(run->sync, (unsigned)l->from,
-						  (unsigned)l->to,
-						  to_time(l->pairs[j].send),
-						  to_time(l->pairs[j].recv));
+			ret = ht_fit_set_add_message(
+			    run->sync, (unsigned)l->from, (unsigned)l->to,
+			    to_time(l->pairs[j].send),
+			    to_time(l->pairs[j].recv));
 			if (ret) {
 				snprintf(err, err_len, "%s: %s", o->capture,
-					 ht_sync_last_error(run->sync));
+					 ht_fit_set_last_error(run->sync));
 				return ret;
 			}
 		}
@@ -707,7 +710,7 @@ static int add_messages(struct ht_sync_run *run,
 int ht_sync_run(const struct ht_sync_run_opts *o, struct ht_sync_run **out,
 		char *err, size_t err_len)
 {
-	struct ht_capture_opts co = {0};
+	struct ht_capture_reader_opts co = {0};
 	struct ht_sync_run *run;
 	size_t i;
 	long ref;
@@ -721,7 +724,7 @@ int ht_sync_run(const struct ht_sync_run_opts *o, struct ht_sync_run **out,
 	co.dir = o->capture;
 	co.lttng_dir = o->lttng_dir;
 	co.lttng_core = o->lttng_core;
-	ret = ht_capture_open_opts(&run->cap, &co, err, err_len);
+	ret = ht_capture_reader_open_opts(&run->cap, &co, err, err_len);
 	if (ret) {
 		goto free_run;
 	}
@@ -731,14 +734,14 @@ int ht_sync_run(const struct ht_sync_run_opts *o, struct ht_sync_run **out,
 		goto free_run;
 	}
 	run->reference = (size_t)ref;
-	ret = ht_capture_scan(run->cap);
+	ret = ht_capture_reader_scan(run->cap);
 	if (ret) {
 		snprintf(err, err_len, "%s: %s", o->capture, ht_strerror(ret));
 		goto free_run;
 	}
-	run->nr_cores = ht_capture_nr_cores(run->cap);
+	run->nr_cores = ht_capture_reader_nr_cores(run->cap);
 	run->cores = calloc(run->nr_cores, sizeof(*run->cores));
-	run->sync = ht_sync_create((unsigned)run->nr_cores);
+	run->sync = ht_fit_set_create((unsigned)run->nr_cores);
 	if (!run->cores || !run->sync) {
 		ret = HT_ENOMEM;
 		goto free_run;
@@ -747,10 +750,10 @@ int ht_sync_run(const struct ht_sync_run_opts *o, struct ht_sync_run **out,
 	if (ret) {
 		goto free_run;
 	}
-	ret = ht_sync_solve(run->sync, (unsigned)run->reference, NULL);
+	ret = ht_fit_set_solve(run->sync, (unsigned)run->reference, NULL);
 	if (ret) {
 		snprintf(err, err_len, "%s: %s", o->capture,
-			 ht_sync_last_error(run->sync));
+			 ht_fit_set_last_error(run->sync));
 		goto free_run;
 	}
 	for (i = 0; i < run->nr_cores; i++) {
@@ -778,8 +781,8 @@ void ht_sync_run_free(struct ht_sync_run *run)
 	if (!run) {
 		return;
 	}
-	ht_sync_destroy(run->sync);
-	ht_capture_close(run->cap);
+	ht_fit_set_destroy(run->sync);
+	ht_capture_reader_close(run->cap);
 	if (run->cores) {
 		size_t i;
 
@@ -794,7 +797,7 @@ void ht_sync_run_free(struct ht_sync_run *run)
 /* ------------------------------------------------------------------ */
 /* JSON report                                                         */
 
-static void json_line(struct ht_json *j, const struct ht_sync_line *l)
+static void json_line(struct ht_json *j, const struct ht_fit_line *l)
 {
 	if (!l->valid) {
 		ht_json_raw(j, "null");
@@ -805,9 +808,9 @@ static void json_line(struct ht_json *j, const struct ht_sync_line *l)
 		       ", \"x1\": %" PRId64 ", \"y1\": %" PRId64
 		       ", \"slope\": ",
 		       l->x0, l->y0, l->x1, l->y1);
-	ht_json_double(j, ht_sync_line_slope(l));
+	ht_json_double(j, ht_fit_line_slope(l));
 	ht_json_raw(j, ", \"offset\": ");
-	ht_json_double(j, ht_sync_line_offset(l));
+	ht_json_double(j, ht_fit_line_offset(l));
 	ht_json_raw(j, "}");
 }
 
@@ -881,8 +884,8 @@ static void json_bounds(const struct ht_sync_run *run, struct ht_json *j,
 	size_t n = 0, cap = BOUND_SAMPLES + 2, s, k = 0;
 
 	if (r->parent >= 0) {
-		down = ht_capture_link(run->cap, (size_t)r->parent, i);
-		up = ht_capture_link(run->cap, i, (size_t)r->parent);
+		down = ht_capture_reader_link(run->cap, (size_t)r->parent, i);
+		up = ht_capture_reader_link(run->cap, i, (size_t)r->parent);
 		cap += (down ? down->nr_pairs : 0) + (up ? up->nr_pairs : 0);
 	}
 	t = malloc(cap * sizeof(*t));
@@ -922,7 +925,8 @@ static void json_core(const struct ht_sync_run *run, struct ht_json *j,
 {
 	const struct ht_sync_run_core *r = &run->cores[i];
 	const struct ht_capture_core *c = r->core;
-	const struct ht_sync_fit *fit = ht_sync_get_fit(run->sync, (unsigned)i);
+	const struct ht_fit_node *fit =
+	    ht_fit_set_get_node(run->sync, (unsigned)i);
 	size_t p, s;
 
 	ht_json_raw(j, "    {\"name\": ");
@@ -933,7 +937,7 @@ static void json_core(const struct ht_sync_run *run, struct ht_json *j,
 	ht_json_str(j, c->clock->name);
 	ht_json_printf(j, ", \"freq_hz\": %" PRIu64 "}", c->clock->freq_hz);
 	ht_json_raw(j, ",\n     \"quality\": ");
-	ht_json_str(j, ht_sync_quality_name(r->quality));
+	ht_json_str(j, ht_fit_quality_name(r->quality));
 	ht_json_printf(j, ", \"unsynced\": %s, \"parent\": ",
 		       r->unsynced ? "true" : "false");
 	if (r->parent >= 0) {
@@ -988,7 +992,7 @@ static void json_core(const struct ht_sync_run *run, struct ht_json *j,
 		    j, ", \"width_max\": %" PRId64 ",\n      \"segments\": [",
 		    fit->width_max);
 		for (s = 0; s < fit->nr_segments; s++) {
-			const struct ht_sync_segment *g = &fit->segments[s];
+			const struct ht_fit_segment *g = &fit->segments[s];
 
 			ht_json_printf(
 			    j, "%s\n       {\"begin_x\": ", s ? "," : "");
@@ -1011,10 +1015,10 @@ static void json_core(const struct ht_sync_run *run, struct ht_json *j,
 			ht_json_raw(j, "}");
 		}
 		ht_json_raw(j, "],\n      \"lower\": ");
-		json_pairs(j, ht_capture_link(run->cap, pa, i), false,
+		json_pairs(j, ht_capture_reader_link(run->cap, pa, i), false,
 			   max_pairs);
 		ht_json_raw(j, ",\n      \"upper\": ");
-		json_pairs(j, ht_capture_link(run->cap, i, pa), true,
+		json_pairs(j, ht_capture_reader_link(run->cap, i, pa), true,
 			   max_pairs);
 		ht_json_raw(j, "}");
 	}

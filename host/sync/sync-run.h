@@ -3,8 +3,8 @@
 #define HT_HOST_SYNC_RUN_H
 
 /*
- * `hetrace sync` as a library call: capture -> messages (capture.h) ->
- * convex-hull fit (clock-sync.h) -> one merged CTF trace on the
+ * `hetrace sync` as a library call: capture -> messages (capture-reader.h) ->
+ * convex-hull fit (clock-fit.h) -> one merged CTF trace on the
  * reference clock (merge.h), plus the figures per core and the JSON
  * report the sync plot is drawn from. docs/merge.md.
  */
@@ -13,8 +13,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "capture.h"
-#include "clock-sync.h"
+#include "capture-reader.h"
+#include "clock-fit.h"
 #include "merge.h"
 
 struct ht_sync_run_opts {
@@ -25,7 +25,7 @@ struct ht_sync_run_opts {
 	/* merge absent/failed cores on their own clock (marked) */
 	bool allow_unsynced;
 	size_t packet_bytes; /* 0: the writer's default */
-	/* an LTTng-UST trace as the master core (capture.h,
+	/* an LTTng-UST trace as the master core (capture-reader.h,
 	 * docs/lttng.md); NULL: none given */
 	const char *lttng_dir;
 	const char *lttng_core; /* its core name; NULL: the default */
@@ -34,7 +34,7 @@ struct ht_sync_run_opts {
 /* The result for one core. */
 struct ht_sync_run_core {
 	const struct ht_capture_core *core;
-	enum ht_sync_quality quality;
+	enum ht_fit_quality quality;
 	long parent;   /* core index, -1 for none */
 	bool unsynced; /* merged on its own clock */
 	double drift_ppm;
@@ -56,8 +56,8 @@ struct ht_sync_run_core {
 };
 
 struct ht_sync_run {
-	struct ht_capture *cap;
-	struct ht_sync_set *sync;
+	struct ht_capture_reader *cap;
+	struct ht_fit_set *sync;
 	size_t reference; /* core index */
 	struct ht_sync_run_core *cores;
 	size_t nr_cores;

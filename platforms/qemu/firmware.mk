@@ -28,7 +28,7 @@ cm3_LIBGCC  = -lgcc
 rv32_DIR   = platforms/qemu/target/riscv
 rv32_START = $(rv32_DIR)/start.S
 
-RT_SRC   = runtime/packet-ring.c runtime/sync.c runtime/port.c
+RT_SRC   = runtime/packet-ring.c runtime/sync-slave.c runtime/port.c
 FW_SRC   = platforms/qemu/target/main.c platforms/qemu/target/workload.c \
 	platforms/qemu/target/print.c platforms/qemu/target/libc-min.c
 FW_DEPS  = $(wildcard platforms/qemu/*.h platforms/qemu/target/*.h \

@@ -15,7 +15,7 @@
  *                         ring_size bytes, its metadata in its header
  *
  * Who writes what: everything is written by the firmware except the
- * mailbox's `req` word (include/hetrace/sync.h), the `down` queue's
+ * mailbox's `req` word (include/hetrace/sync-slave.h), the `down` queue's
  * head and slots and the `up` queue's tail (the master). The firmware
  * clears the block at boot and writes the magic last; the host waits
  * for the magic and the state QB_READY before it touches anything.
@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 #include "hetrace/port.h"
-#include "hetrace/sync.h"
+#include "hetrace/sync-slave.h"
 
 #define QB_MAGIC 0x42515448u /* "HTQB" in little-endian memory */
 #define QB_VERSION 1u
@@ -117,7 +117,7 @@ struct qb_block {
 	struct qb_fault fault;
 	uint32_t reserved2[8];
 
-	struct ht_sync_mbox mbox;
+	struct ht_sync_slave_mbox mbox;
 	struct qb_queue down; /* master -> core */
 	struct qb_queue up;   /* core -> master */
 };

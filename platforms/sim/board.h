@@ -21,7 +21,7 @@
 #include <sys/types.h>
 
 #include "clock-model.h"
-#include "hetrace/sync.h"
+#include "hetrace/sync-slave.h"
 
 #define SIM_MAX_SLAVES 8u
 #define SIM_MAX_CORES (SIM_MAX_SLAVES + 1u)
@@ -132,7 +132,7 @@ struct sim_shared {
 	volatile uint64_t events[SIM_MAX_CORES]; /* tracing calls per core */
 	sem_t master_irq; /* a slave posts it after queueing a message for the
 			     master */
-	struct ht_sync_mbox
+	struct ht_sync_slave_mbox
 	    mbox[SIM_MAX_CORES]; /* [slave core_id]; [0] unused */
 	struct sim_clock_model clock[SIM_MAX_CORES];
 	struct sim_msgq q[SIM_MAX_CORES][SIM_MAX_CORES]; /* [src][dst] */

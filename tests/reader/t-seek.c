@@ -176,7 +176,8 @@ static size_t read_events(struct ht_ctf_set *set, struct ev *out, size_t max)
 		const struct ht_ctf_field *p, *v;
 
 		if (ret) {
-			CHECK(0, "ht_ctf_set_next: %s", ht_ctf_set_error(set));
+			CHECK(0, "ht_ctf_set_next: %s",
+			      ht_ctf_set_last_error(set));
 			break;
 		}
 		if (m.kind != HT_CTF_MSG_EVENT) {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The sync handshake, both sides (include/hetrace/sync.h,
+ * The sync handshake, both sides (include/hetrace/sync-slave.h,
  * host/collect/sync-daemon.h): a forked slave answers from a SIGUSR1 handler
  * with ht_sync_slave_handle(); the master runs rounds with the daemon.
  * Checks the pairing by seq, the order of the four timestamps (one
@@ -17,13 +17,13 @@
 #include <unistd.h>
 
 #include "common/error.h"
-#include "hetrace/sync.h"
+#include "hetrace/sync-slave.h"
 #include "host/collect/sync-daemon.h"
 
 #define MAX_SEQ 4096
 
 struct shared {
-	struct ht_sync_mbox mbox;
+	struct ht_sync_slave_mbox mbox;
 	volatile int stop;
 	/* Timestamps by seq, 0 when the event never happened. */
 	volatile uint64_t req[MAX_SEQ], ack[MAX_SEQ], notify[MAX_SEQ],
@@ -143,9 +143,9 @@ int main(void)
 {
 	struct ht_sync_daemon_opts o = {0};
 	struct ht_sync_daemon_stats st;
-	struct ht_sync_slave sl = {0};
+	struct ht_sync_daemon_slave sl = {0};
 	struct ht_sync_daemon *d;
-	struct ht_sync_mbox bad;
+	struct ht_sync_slave_mbox bad;
 	bool answered;
 	pid_t pid;
 	uint32_t n, answers;
@@ -157,9 +157,9 @@ int main(void)
 		perror("mmap");
 		return 1;
 	}
-	ht_sync_mbox_init(&sh->mbox, 7);
-	CHECK(ht_sync_mbox_is_valid(&sh->mbox), "fresh mailbox invalid");
-	CHECK(sh->mbox.req == HT_SYNC_IDLE && sh->mbox.ack == 0,
+	ht_sync_slave_mbox_init(&sh->mbox, 7);
+	CHECK(ht_sync_slave_mbox_is_valid(&sh->mbox), "fresh mailbox invalid");
+	CHECK(sh->mbox.req == HT_SYNC_SLAVE_IDLE && sh->mbox.ack == 0,
 	      "initial words");
 
 	/* A spurious interrupt before any request answers nothing. */
@@ -260,7 +260,7 @@ int main(void)
 	memset((void *)sh->recv, 0, sizeof(sh->recv));
 	memset((void *)sh->ack, 0, sizeof(sh->ack));
 	memset((void *)sh->notify, 0, sizeof(sh->notify));
-	ht_sync_mbox_init(&sh->mbox, 7);
+	ht_sync_slave_mbox_init(&sh->mbox, 7);
 	sl.raise_irq = raise_fails;
 	ret = ht_sync_daemon_create(&d, &o, &sl, 1);
 	CHECK(ret == 0, "create: %s", ht_strerror(ret));
@@ -272,7 +272,7 @@ int main(void)
 	ht_sync_daemon_destroy(d);
 
 	/* The thread: 1 ms period for 100 ms, then stopped. */
-	ht_sync_mbox_init(&sh->mbox, 7);
+	ht_sync_slave_mbox_init(&sh->mbox, 7);
 	memset((void *)sh->req, 0, sizeof(sh->req));
 	sl.raise_irq = raise_irq;
 	o.period_ns = 1000000u;
@@ -303,7 +303,7 @@ int main(void)
 	 * 150 ms: whole bursts only, each much shorter than the gap to the
 	 * next one.
 	 */
-	ht_sync_mbox_init(&sh->mbox, 7);
+	ht_sync_slave_mbox_init(&sh->mbox, 7);
 	memset((void *)sh->req, 0, sizeof(sh->req));
 	o.period_ns = 60000000u;
 	o.burst = 4;

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "host/sync/clock-sync.h"
+#include "host/sync/clock-fit.h"
 
 typedef __int128 s_i128;
 
@@ -159,7 +159,7 @@ struct s_msg {
 static struct s_msg *s_log;
 static size_t s_nlog, s_log_cap;
 
-static inline int s_add(struct ht_sync_set *set, unsigned from, unsigned to,
+static inline int s_add(struct ht_fit_set *set, unsigned from, unsigned to,
 			int64_t s, int64_t r)
 {
 	if (s_log && s_nlog < s_log_cap) {
@@ -169,7 +169,7 @@ static inline int s_add(struct ht_sync_set *set, unsigned from, unsigned to,
 		s_log[s_nlog].r = r;
 		s_nlog++;
 	}
-	return ht_sync_add_message(set, from, to, s, r);
+	return ht_fit_set_add_message(set, from, to, s, r);
 }
 
 static inline int64_t s_at(const struct sclock *c, int64_t T)
@@ -177,7 +177,7 @@ static inline int64_t s_at(const struct sclock *c, int64_t T)
 	return c ? s_read(c, T) : T;
 }
 
-static inline int s_round(struct ht_sync_set *set, unsigned a,
+static inline int s_round(struct ht_fit_set *set, unsigned a,
 			  const struct sclock *ca, unsigned b,
 			  const struct sclock *cb, int64_t T,
 			  const struct s_round *r)

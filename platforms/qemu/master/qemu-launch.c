@@ -317,7 +317,7 @@ int qlaunch_start(struct qlaunch *q, unsigned boot_timeout_ms, char *err,
 	if (b->version != QB_VERSION || b->size != sizeof(*b) ||
 	    b->ring_off < sizeof(*b) ||
 	    (uint64_t)off + b->ring_off + b->ring_size > QL_RAM_SIZE ||
-	    !ht_sync_mbox_is_valid(&b->mbox)) {
+	    !ht_sync_slave_mbox_is_valid(&b->mbox)) {
 		snprintf(err, err_len,
 			 "%s: %s: board block at offset %zu: version %u, size "
 			 "%u, ring at +%u (%u bytes): this hetrace reads "

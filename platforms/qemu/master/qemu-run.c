@@ -24,7 +24,7 @@
 #include "platforms/sim/master/master-tracer.h"
 #include "platforms/sim/master/meta.h"
 #include "platforms/sim/clock-model.h"
-#include "host/collect/collector.h"
+#include "host/collect/capture-writer.h"
 #include "common/error.h"
 #include "hetrace/packet-ring.h"
 #include "qemu-launch.h"
@@ -87,7 +87,7 @@ struct run {
 	uint64_t master_events;
 
 	struct ht_sync_daemon *sd;
-	struct ht_collector *col;
+	struct ht_capture_writer *col;
 	struct job_spec jobs[32];
 	unsigned nr_jobs;
 	uint64_t t0;
@@ -315,7 +315,7 @@ static int check_core(struct run *r, struct qcore *c)
 		/* Answered (or first look): the core takes interrupts. */
 		c->last_ack = ack;
 		c->last_ack_ns = now;
-	} else if (req != HT_SYNC_IDLE && ack != req + 1u &&
+	} else if (req != HT_SYNC_SLAVE_IDLE && ack != req + 1u &&
 		   now - c->last_ack_ns > HANG_NS) {
 		return core_stopped(
 		    r, c,
@@ -424,7 +424,7 @@ static int run_workload(struct run *r)
 		}
 		now = sim_ref_now_ns();
 		if (now - last_drain > 5000000u) {
-			ret = ht_collector_drain(r->col, NULL);
+			ret = ht_capture_writer_drain(r->col, NULL);
 			if (ret < 0) {
 				set_err(r, "cannot write the capture in %s: %s",
 					r->o->capture_dir, ht_strerror(ret));
@@ -485,8 +485,8 @@ static void stop_cores(struct run *r)
 
 static int create_collector(struct run *r)
 {
-	struct ht_collector_opts co = {0};
-	struct ht_collector_ring_opts ro = {0};
+	struct ht_capture_writer_opts co = {0};
+	struct ht_capture_writer_ring_opts ro = {0};
 	char cerr[512];
 	unsigned i;
 	int ret;
@@ -494,16 +494,16 @@ static int create_collector(struct run *r)
 	co.warn = r->o->warn;
 	co.warn_arg = r->o->warn_arg;
 	co.no_fsync = r->o->no_fsync;
-	ret = ht_collector_create(&r->col, r->o->capture_dir, &co, cerr,
-				  sizeof(cerr));
+	ret = ht_capture_writer_create(&r->col, r->o->capture_dir, &co, cerr,
+				       sizeof(cerr));
 	if (ret < 0) {
 		set_err(r, "%s", cerr);
 		return ret;
 	}
 	ro.core_name = MASTER_NAME;
 	ro.core_role = "master";
-	ret = ht_collector_add_memory(r->col, r->mring_mem, MASTER_RING_SIZE,
-				      &ro, cerr, sizeof(cerr));
+	ret = ht_capture_writer_add_memory(
+	    r->col, r->mring_mem, MASTER_RING_SIZE, &ro, cerr, sizeof(cerr));
 	for (i = 0; ret == 0 && i < r->nc; i++) {
 		struct qcore *c = &r->c[i];
 		struct qb_block *b = c->q.block;
@@ -512,7 +512,7 @@ static int create_collector(struct run *r)
 		ro.core_name = c->q.name;
 		ro.core_role = "slave";
 		ro.core_master = MASTER_NAME;
-		ret = ht_collector_add_memory(
+		ret = ht_capture_writer_add_memory(
 		    r->col, (uint8_t *)b + b->ring_off, b->ring_size, &ro, cerr,
 		    sizeof(cerr));
 	}
@@ -608,10 +608,10 @@ static void fill_result(struct run *r)
 			snprintf(cs->stop_reason, sizeof(cs->stop_reason), "%s",
 				 c->reason);
 		}
-		if (r->col && n < ht_collector_nr_rings(r->col)) {
-			struct ht_collector_stats st;
+		if (r->col && n < ht_capture_writer_nr_rings(r->col)) {
+			struct ht_capture_writer_stats st;
 
-			ht_collector_stats(r->col, n, &st);
+			ht_capture_writer_stats(r->col, n, &st);
 			cs->packets = st.packets;
 			cs->bytes = st.bytes;
 			cs->discarded = st.events_discarded;
@@ -643,7 +643,7 @@ static int teardown(struct run *r, int ret)
 	}
 	sim_master_tracer_stop(&r->tr);
 	if (r->col) {
-		rr = ht_collector_finish(r->col, cerr, sizeof(cerr));
+		rr = ht_capture_writer_finish(r->col, cerr, sizeof(cerr));
 		if (rr < 0 && ret == 0) {
 			set_err(r, "%s", cerr);
 			ret = rr;
@@ -656,7 +656,7 @@ static int teardown(struct run *r, int ret)
 	}
 	ht_sync_daemon_destroy(r->sd);
 	r->sd = NULL;
-	ht_collector_destroy(r->col);
+	ht_capture_writer_destroy(r->col);
 	r->col = NULL;
 	if (r->mring_mem) {
 		free(r->mring_mem);
@@ -669,7 +669,7 @@ static int teardown(struct run *r, int ret)
 int ht_qemu_run(const struct ht_qemu_opts *opts, struct ht_qemu_result *res,
 		char *err, size_t err_len)
 {
-	struct ht_sync_slave slaves[2] = {0};
+	struct ht_sync_daemon_slave slaves[2] = {0};
 	struct ht_sync_daemon_opts so = {0};
 	struct run *r;
 	unsigned i;

@@ -8,7 +8,7 @@
  *
  * Interrupts: one, the UART's receive interrupt, raised by a byte the
  * master writes to QEMU's serial socket. Its handler answers a pending
- * sync request (runtime/sync.c) and takes the queued messages. Task
+ * sync request (runtime/sync-slave.c) and takes the queued messages. Task
  * code masks interrupts around its tracing calls and queue accesses, so
  * the handler never finds the tracer busy.
  *
@@ -20,7 +20,7 @@
 
 #include "fw-trace-ctx.h"
 #include "hetrace/ring-stream.h"
-#include "hetrace/sync.h"
+#include "hetrace/sync-slave.h"
 #include "workload.h"
 
 #define MAX_JOBS 16u
@@ -240,7 +240,7 @@ static void init_block(void)
 	b->clock_hz = bsp_clock_hz();
 	b->ring_off = QB_RING_OFF;
 	b->ring_size = QB_RING_SIZE;
-	ht_sync_mbox_init(&b->mbox, bsp_core_id);
+	ht_sync_slave_mbox_init(&b->mbox, bsp_core_id);
 
 	while (meta[meta_len]) {
 		meta_len++;

@@ -22,7 +22,7 @@
 
 #include "board-master.h"
 #include "platforms/sim/board.h"
-#include "host/collect/collector.h"
+#include "host/collect/capture-writer.h"
 #include "common/error.h"
 #include "hetrace/packet-ring.h"
 #include "host/collect/lttng-ust.h"
@@ -81,7 +81,7 @@ struct master {
 
 	struct ht_sync_daemon *sd;
 
-	struct ht_collector *col;
+	struct ht_capture_writer *col;
 	pthread_t col_thread;
 	int col_running;
 	volatile int col_stop;
@@ -223,7 +223,7 @@ static int setup_shared(struct master *m)
 		d->freq_hz = sp->freq_hz;
 		d->clock = cm;
 		ht__sim_make_uuid(d->uuid, i + 1);
-		ht_sync_mbox_init(&m->sh->mbox[i + 1], i + 1);
+		ht_sync_slave_mbox_init(&m->sh->mbox[i + 1], i + 1);
 	}
 
 	for (i = 0; i < m->nr; i++) {
@@ -320,7 +320,7 @@ static void *collector_main(void *arg)
 	int ret;
 
 	while (!m->col_stop) {
-		ret = ht_collector_drain(m->col, NULL);
+		ret = ht_capture_writer_drain(m->col, NULL);
 		if (ret < 0) {
 			m->col_ret = ret;
 			break;
@@ -333,7 +333,7 @@ static void *collector_main(void *arg)
 /* The collector and its rings; its thread starts after the fork. */
 static int create_collector(struct master *m)
 {
-	struct ht_collector_opts co = {0};
+	struct ht_capture_writer_opts co = {0};
 	char cerr[512];
 	unsigned i;
 	int ret;
@@ -341,21 +341,21 @@ static int create_collector(struct master *m)
 	co.warn = m->o->warn;
 	co.warn_arg = m->o->warn_arg;
 	co.no_fsync = m->o->no_fsync;
-	ret = ht_collector_create(&m->col, m->o->capture_dir, &co, cerr,
-				  sizeof(cerr));
+	ret = ht_capture_writer_create(&m->col, m->o->capture_dir, &co, cerr,
+				       sizeof(cerr));
 	if (ret < 0) {
 		set_err(m, "%s", cerr);
 		return ret;
 	}
 	for (i = 0; i < m->nr; i++) {
-		struct ht_collector_ring_opts ro = {0};
+		struct ht_capture_writer_ring_opts ro = {0};
 
 		ro.core_name = m->desc[i].name;
 		ro.core_role = i == 0 ? "master" : "slave";
 		ro.core_master = i == 0 ? NULL : m->desc[0].name;
-		ret = ht_collector_add_memory(m->col, sim_ring_mem(m->sh, i),
-					      SIM_RING_SIZE, &ro, cerr,
-					      sizeof(cerr));
+		ret = ht_capture_writer_add_memory(
+		    m->col, sim_ring_mem(m->sh, i), SIM_RING_SIZE, &ro, cerr,
+		    sizeof(cerr));
 		if (ret < 0) {
 			set_err(m, "%s", cerr);
 			return ret;
@@ -687,10 +687,10 @@ static void fill_result(struct master *m)
 			cs->wrapped = (sim_clock_ticks(d->clock, m->t_end) >>
 				       32) != (d->clock->seg[0].ticks >> 32);
 		}
-		if (m->col && i < ht_collector_nr_rings(m->col)) {
-			struct ht_collector_stats st;
+		if (m->col && i < ht_capture_writer_nr_rings(m->col)) {
+			struct ht_capture_writer_stats st;
 
-			ht_collector_stats(m->col, i, &st);
+			ht_capture_writer_stats(m->col, i, &st);
 			cs->packets = st.packets;
 			cs->bytes = st.bytes;
 			cs->discarded = st.events_discarded;
@@ -730,7 +730,7 @@ static int teardown(struct master *m, int ret)
 				m->o->capture_dir, ht_strerror(m->col_ret));
 			ret = m->col_ret;
 		}
-		r = ht_collector_finish(m->col, cerr, sizeof(cerr));
+		r = ht_capture_writer_finish(m->col, cerr, sizeof(cerr));
 		if (r < 0 && ret == 0) {
 			set_err(m, "%s", cerr);
 			ret = r;
@@ -748,7 +748,7 @@ static int teardown(struct master *m, int ret)
 	m->res->elapsed_ns = m->t_end - m->t0;
 	ht_sync_daemon_destroy(m->sd);
 	m->sd = NULL;
-	ht_collector_destroy(m->col);
+	ht_capture_writer_destroy(m->col);
 	m->col = NULL;
 	if (m->sh) {
 		sem_destroy(&m->sh->master_irq);
@@ -767,7 +767,7 @@ int ht_sim_run(const struct ht_sim_opts *opts, struct ht_sim_result *res,
 {
 	struct ht_sim_opts o = *opts;
 	struct master *m;
-	struct ht_sync_slave slaves[HT_SIM_MAX_SLAVES] = {0};
+	struct ht_sync_daemon_slave slaves[HT_SIM_MAX_SLAVES] = {0};
 	struct ht_sync_daemon_opts so = {0};
 	uint64_t settle_ns;
 	unsigned i;

@@ -11,7 +11,7 @@
  * The scheduler is the main loop.
  *
  * Interrupts: the sync handler answers the master's handshake
- * (runtime/sync.c); the mailbox handler receives messages into the job
+ * (runtime/sync-slave.c); the mailbox handler receives messages into the job
  * list. The task code masks interrupts around its tracing calls and its
  * queue accesses (bsp.h), so the handlers' records are never dropped by
  * the tracer's nesting guard.
@@ -32,7 +32,7 @@
 #include "hetrace/instrument.h"
 #include "hetrace/packet-ring.h"
 #include "hetrace/ring-stream.h"
-#include "hetrace/sync.h"
+#include "hetrace/sync-slave.h"
 #include "sobel.h"
 
 #define MAX_JOBS 16u
@@ -203,7 +203,7 @@ static void instr_start(void)
 	}
 }
 
-/* The handshake's events, for runtime/sync.c (interrupt context). */
+/* The handshake's events, for runtime/sync-slave.c (interrupt context). */
 static void trace_ack(void *arg, uint32_t seq)
 {
 	(void)arg;

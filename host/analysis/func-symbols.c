@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ELF function symbols and DWARF lines (host/analysis/symbols.h), with
+ * ELF function symbols and DWARF lines (host/analysis/func-symbols.h), with
  * elfutils.
  */
 #include <elfutils/libdw.h>
@@ -15,7 +15,7 @@
 
 #include "common/buf.h"
 #include "common/error.h"
-#include "symbols.h"
+#include "func-symbols.h"
 
 struct sym {
 	uint64_t start; /* link-time */
@@ -24,7 +24,7 @@ struct sym {
 	int global;
 };
 
-struct ht_symbols {
+struct ht_func_symbols {
 	char *path;
 	int fd;
 	Elf *elf;
@@ -51,7 +51,7 @@ static int cmp_sym(const void *a, const void *b)
 }
 
 /* Appends the function symbols of symbol table section @scn. */
-static int read_symtab(struct ht_symbols *sy, Elf_Scn *scn, GElf_Shdr *sh)
+static int read_symtab(struct ht_func_symbols *sy, Elf_Scn *scn, GElf_Shdr *sh)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
 	size_t n, i;
@@ -91,10 +91,10 @@ static int read_symtab(struct ht_symbols *sy, Elf_Scn *scn, GElf_Shdr *sh)
 	return 0;
 }
 
-int ht_symbols_open(struct ht_symbols **out, const char *path, char *err,
-		    size_t err_len)
+int ht_func_symbols_open(struct ht_func_symbols **out, const char *path,
+			 char *err, size_t err_len)
 {
-	struct ht_symbols *sy;
+	struct ht_func_symbols *sy;
 	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
 	GElf_Shdr sh_symtab, sh_dynsym;
 	GElf_Ehdr eh;
@@ -203,7 +203,7 @@ free_sy:
 	return ret;
 }
 
-void ht_symbols_close(struct ht_symbols *sy)
+void ht_func_symbols_close(struct ht_func_symbols *sy)
 {
 	if (!sy) {
 		return;
@@ -218,47 +218,47 @@ void ht_symbols_close(struct ht_symbols *sy)
 	free(sy);
 }
 
-const char *ht_symbols_path(const struct ht_symbols *sy)
+const char *ht_func_symbols_path(const struct ht_func_symbols *sy)
 {
 	return sy->path;
 }
 
-bool ht_symbols_stripped(const struct ht_symbols *sy)
+bool ht_func_symbols_stripped(const struct ht_func_symbols *sy)
 {
 	return sy->stripped;
 }
 
-size_t ht_symbols_count(const struct ht_symbols *sy)
+size_t ht_func_symbols_count(const struct ht_func_symbols *sy)
 {
 	return sy->nr_syms;
 }
 
-bool ht_symbols_has_lines(const struct ht_symbols *sy)
+bool ht_func_symbols_has_lines(const struct ht_func_symbols *sy)
 {
 	return sy->dw != NULL;
 }
 
-bool ht_symbols_is_pie(const struct ht_symbols *sy)
+bool ht_func_symbols_is_pie(const struct ht_func_symbols *sy)
 {
 	return sy->pie;
 }
 
-uint64_t ht_symbols_link_base(const struct ht_symbols *sy)
+uint64_t ht_func_symbols_link_base(const struct ht_func_symbols *sy)
 {
 	return sy->link_base;
 }
 
-void ht_symbols_set_bias(struct ht_symbols *sy, uint64_t bias)
+void ht_func_symbols_set_bias(struct ht_func_symbols *sy, uint64_t bias)
 {
 	sy->bias = bias;
 }
 
-uint64_t ht_symbols_bias(const struct ht_symbols *sy)
+uint64_t ht_func_symbols_bias(const struct ht_func_symbols *sy)
 {
 	return sy->bias;
 }
 
-void ht_symbols_set_base(struct ht_symbols *sy, uint64_t run_base)
+void ht_func_symbols_set_base(struct ht_func_symbols *sy, uint64_t run_base)
 {
 	sy->bias = run_base - sy->link_base;
 }
@@ -287,15 +287,16 @@ static const struct sym *exact(const struct sym *syms, size_t n, uint64_t a)
 	return k >= 0 && syms[k].start == a ? &syms[k] : NULL;
 }
 
-const char *ht_symbols_func(const struct ht_symbols *sy, uint64_t addr)
+const char *ht_func_symbols_func(const struct ht_func_symbols *sy,
+				 uint64_t addr)
 {
 	const struct sym *s = exact(sy->syms, sy->nr_syms, addr - sy->bias);
 
 	return s ? s->name : NULL;
 }
 
-static size_t count_hits(const struct ht_symbols *sy, const uint64_t *addrs,
-			 size_t n, uint64_t bias)
+static size_t count_hits(const struct ht_func_symbols *sy,
+			 const uint64_t *addrs, size_t n, uint64_t bias)
 {
 	size_t i, hits = 0;
 
@@ -305,8 +306,9 @@ static size_t count_hits(const struct ht_symbols *sy, const uint64_t *addrs,
 	return hits;
 }
 
-size_t ht_symbols_guess_bias(const struct ht_symbols *sy, const uint64_t *addrs,
-			     size_t n, uint64_t *bias)
+size_t ht_func_symbols_guess_bias(const struct ht_func_symbols *sy,
+				  const uint64_t *addrs, size_t n,
+				  uint64_t *bias)
 {
 	size_t best = 0, tries, i, k;
 	uint64_t best_bias = 0;
@@ -362,7 +364,8 @@ static bool cu_of(Dwarf *dw, uint64_t a, Dwarf_Die *cu)
 	return false;
 }
 
-bool ht_symbols_lookup(struct ht_symbols *sy, uint64_t addr, struct ht_sym *out)
+bool ht_func_symbols_lookup(struct ht_func_symbols *sy, uint64_t addr,
+			    struct ht_func_sym *out)
 {
 	uint64_t a = addr - sy->bias;
 	ptrdiff_t k = find_le(sy->syms, sy->nr_syms, a);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Function slices from func_entry / func_exit (host/analysis/functions.h).
+ * Function slices from func_entry / func_exit (host/analysis/func-slices.h).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -9,7 +9,7 @@
 
 #include "common/buf.h"
 #include "common/error.h"
-#include "functions.h"
+#include "func-slices.h"
 
 enum kind {
 	K_OTHER = 0,
@@ -43,13 +43,13 @@ struct addr_set {
 };
 
 struct core {
-	struct ht_funcs_core pub;
+	struct ht_func_core pub;
 	char *name;
 	struct fstack *stacks;
 	size_t nr_stacks, cap_stacks;
 	struct addr_set addrs; /* distinct function addresses seen */
 	bool bias_decided;
-	struct ht_funcs_dumped *dumped;
+	struct ht_func_dumped *dumped;
 	size_t nr_dumped, cap_dumped;
 };
 
@@ -60,11 +60,11 @@ struct class_kind {
 
 struct elf_for {
 	char *core; /* NULL: default */
-	struct ht_symbols *sy;
+	struct ht_func_symbols *sy;
 };
 
-struct ht_funcs {
-	struct ht_funcs_opts opts;
+struct ht_func_slices {
+	struct ht_func_slices_opts opts;
 	struct core **cores; /* by stream index (NULL: not seen) */
 	size_t nr_slots, cap_slots;
 	struct core **order; /* by core index */
@@ -118,9 +118,10 @@ static int set_add(struct addr_set *s, uint64_t a)
 	return 0;
 }
 
-int ht_funcs_create(struct ht_funcs **out, const struct ht_funcs_opts *opts)
+int ht_func_slices_create(struct ht_func_slices **out,
+			  const struct ht_func_slices_opts *opts)
 {
-	struct ht_funcs *f = calloc(1, sizeof(*f));
+	struct ht_func_slices *f = calloc(1, sizeof(*f));
 
 	*out = NULL;
 	if (!f) {
@@ -136,7 +137,7 @@ int ht_funcs_create(struct ht_funcs **out, const struct ht_funcs_opts *opts)
 	return 0;
 }
 
-void ht_funcs_destroy(struct ht_funcs *f)
+void ht_func_slices_destroy(struct ht_func_slices *f)
 {
 	size_t i, k;
 
@@ -165,8 +166,8 @@ void ht_funcs_destroy(struct ht_funcs *f)
 	free(f);
 }
 
-int ht_funcs_add_symbols(struct ht_funcs *f, const char *core,
-			 struct ht_symbols *sy)
+int ht_func_slices_add_symbols(struct ht_func_slices *f, const char *core,
+			       struct ht_func_symbols *sy)
 {
 	struct elf_for *e;
 
@@ -184,7 +185,7 @@ int ht_funcs_add_symbols(struct ht_funcs *f, const char *core,
 	return 0;
 }
 
-static enum kind kind_of(struct ht_funcs *f,
+static enum kind kind_of(struct ht_func_slices *f,
 			 const struct ht_ctf_event_class *cls)
 {
 	static const struct {
@@ -265,7 +266,8 @@ static uint64_t own_clock_hz(const struct ht_ctf_msg *msg, uint64_t dflt)
 	return e && !e->is_string && e->i > 0 ? (uint64_t)e->i : dflt;
 }
 
-static struct ht_symbols *elf_for(struct ht_funcs *f, const char *name)
+static struct ht_func_symbols *elf_for(struct ht_func_slices *f,
+				       const char *name)
 {
 	size_t i;
 
@@ -282,7 +284,8 @@ static struct ht_symbols *elf_for(struct ht_funcs *f, const char *name)
 	return NULL;
 }
 
-static struct core *core_of(struct ht_funcs *f, const struct ht_ctf_msg *msg)
+static struct core *core_of(struct ht_func_slices *f,
+			    const struct ht_ctf_msg *msg)
 {
 	unsigned si = msg->stream->index;
 	struct core *c;
@@ -376,11 +379,11 @@ static bool field_u64(const struct ht_ctf_field *root, const char *name,
 }
 
 /* Closes the top call of @s at @end_ns. */
-static void close_top(struct ht_funcs *f, struct core *c, struct fstack *s,
-		      int64_t end_ns, bool forced)
+static void close_top(struct ht_func_slices *f, struct core *c,
+		      struct fstack *s, int64_t end_ns, bool forced)
 {
 	struct frame *fr = &s->fr[s->n - 1];
-	struct ht_funcs_slice sl;
+	struct ht_func_slice sl;
 	uint64_t dur;
 
 	/* Times never go back within a core (clamped), so end >= begin. */
@@ -405,10 +408,10 @@ static void close_top(struct ht_funcs *f, struct core *c, struct fstack *s,
 	}
 }
 
-static int on_entry(struct ht_funcs *f, struct core *c, struct fstack *s,
+static int on_entry(struct ht_func_slices *f, struct core *c, struct fstack *s,
 		    uint64_t addr, uint64_t site, int64_t ns)
 {
-	struct ht_funcs_slice sl;
+	struct ht_func_slice sl;
 	struct frame *fr;
 
 	c->pub.entries++;
@@ -447,7 +450,7 @@ static int on_entry(struct ht_funcs *f, struct core *c, struct fstack *s,
 	return 0;
 }
 
-static void on_exit_(struct ht_funcs *f, struct core *c, struct fstack *s,
+static void on_exit_(struct ht_func_slices *f, struct core *c, struct fstack *s,
 		     uint64_t addr, int64_t ns)
 {
 	unsigned k;
@@ -475,7 +478,7 @@ static void on_exit_(struct ht_funcs *f, struct core *c, struct fstack *s,
 
 static int on_profile(struct core *c, const struct ht_ctf_field *p)
 {
-	struct ht_funcs_dumped d;
+	struct ht_func_dumped d;
 
 	memset(&d, 0, sizeof(d));
 	if (!field_u64(p, "addr", &d.addr)) {
@@ -495,8 +498,8 @@ static int on_profile(struct core *c, const struct ht_ctf_field *p)
 	return set_add(&c->addrs, d.addr);
 }
 
-int ht_funcs_feed(struct ht_funcs *f, const struct ht_ctf_msg *msg, char *err,
-		  size_t err_len)
+int ht_func_slices_feed(struct ht_func_slices *f, const struct ht_ctf_msg *msg,
+			char *err, size_t err_len)
 {
 	const struct ht_ctf_field *p, *cc;
 	enum kind k;
@@ -578,7 +581,7 @@ no_addr:
 	return HT_EFORMAT;
 }
 
-void ht_funcs_finish(struct ht_funcs *f)
+void ht_func_slices_finish(struct ht_func_slices *f)
 {
 	size_t i, k;
 
@@ -598,17 +601,19 @@ void ht_funcs_finish(struct ht_funcs *f)
 	}
 }
 
-size_t ht_funcs_nr_cores(const struct ht_funcs *f)
+size_t ht_func_slices_nr_cores(const struct ht_func_slices *f)
 {
 	return f->nr_cores;
 }
 
-const struct ht_funcs_core *ht_funcs_core(const struct ht_funcs *f, size_t i)
+const struct ht_func_core *ht_func_slices_core(const struct ht_func_slices *f,
+					       size_t i)
 {
 	return i < f->nr_cores ? &f->order[i]->pub : NULL;
 }
 
-static struct core *priv(struct ht_funcs *f, const struct ht_funcs_core *pub)
+static struct core *priv(struct ht_func_slices *f,
+			 const struct ht_func_core *pub)
 {
 	return pub->index < f->nr_cores ? f->order[pub->index] : NULL;
 }
@@ -616,14 +621,14 @@ static struct core *priv(struct ht_funcs *f, const struct ht_funcs_core *pub)
 /* Decides the load bias of a core from func_base, or by guessing. */
 static void decide_bias(struct core *c)
 {
-	struct ht_symbols *sy = c->pub.syms;
+	struct ht_func_symbols *sy = c->pub.syms;
 	uint64_t *sample, bias = 0;
 	size_t i, n = 0;
 
 	c->bias_decided = true;
 	c->pub.bias_guessed = false;
 	if (c->pub.has_base) {
-		c->pub.bias = c->pub.base - ht_symbols_link_base(sy);
+		c->pub.bias = c->pub.base - ht_func_symbols_link_base(sy);
 		return;
 	}
 	c->pub.bias = 0;
@@ -640,15 +645,15 @@ static void decide_bias(struct core *c)
 			sample[n++] = c->addrs.v[i];
 		}
 	}
-	if (ht_symbols_guess_bias(sy, sample, n, &bias) && bias) {
+	if (ht_func_symbols_guess_bias(sy, sample, n, &bias) && bias) {
 		c->pub.bias = bias;
 		c->pub.bias_guessed = true;
 	}
 	free(sample);
 }
 
-const char *ht_funcs_name(struct ht_funcs *f, const struct ht_funcs_core *pub,
-			  uint64_t addr)
+const char *ht_func_slices_name(struct ht_func_slices *f,
+				const struct ht_func_core *pub, uint64_t addr)
 {
 	struct core *c = priv(f, pub);
 	uint64_t saved;
@@ -661,15 +666,16 @@ const char *ht_funcs_name(struct ht_funcs *f, const struct ht_funcs_core *pub,
 		decide_bias(c);
 	}
 	/* The symbols may be shared by cores: their bias is the core's. */
-	saved = ht_symbols_bias(c->pub.syms);
-	ht_symbols_set_bias(c->pub.syms, c->pub.bias);
-	name = ht_symbols_func(c->pub.syms, addr);
-	ht_symbols_set_bias(c->pub.syms, saved);
+	saved = ht_func_symbols_bias(c->pub.syms);
+	ht_func_symbols_set_bias(c->pub.syms, c->pub.bias);
+	name = ht_func_symbols_func(c->pub.syms, addr);
+	ht_func_symbols_set_bias(c->pub.syms, saved);
 	return name;
 }
 
-void ht_funcs_name_stats(struct ht_funcs *f, const struct ht_funcs_core *pub,
-			 size_t *named, size_t *total)
+void ht_func_slices_name_stats(struct ht_func_slices *f,
+			       const struct ht_func_core *pub, size_t *named,
+			       size_t *total)
 {
 	struct core *c = priv(f, pub);
 	size_t i;
@@ -682,7 +688,8 @@ void ht_funcs_name_stats(struct ht_funcs *f, const struct ht_funcs_core *pub,
 	for (i = 0; i < c->addrs.cap; i++) {
 		if (c->addrs.v[i]) {
 			(*total)++;
-			*named += ht_funcs_name(f, pub, c->addrs.v[i]) != NULL;
+			*named +=
+			    ht_func_slices_name(f, pub, c->addrs.v[i]) != NULL;
 		}
 	}
 }

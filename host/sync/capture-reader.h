@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-#ifndef HT_HOST_CAPTURE_H
-#define HT_HOST_CAPTURE_H
+#ifndef HT_HOST_CAPTURE_READER_H
+#define HT_HOST_CAPTURE_READER_H
 
 /*
  * A capture as the synchronization sees it: its cores (one CTF trace
@@ -23,7 +23,7 @@
 
 #include "host/ctf/ctf-reader.h"
 
-struct ht_capture;
+struct ht_capture_reader;
 
 /* What a message is. */
 enum ht_capture_chan {
@@ -93,10 +93,10 @@ struct ht_capture_core {
  * exist, one default clock per core. Returns 0 or a negative HT_E...
  * code with a message in @err naming the file.
  */
-int ht_capture_open(struct ht_capture **cap, const char *dir, char *err,
-		    size_t err_len);
+int ht_capture_reader_open(struct ht_capture_reader **cap, const char *dir,
+			   char *err, size_t err_len);
 
-struct ht_capture_opts {
+struct ht_capture_reader_opts {
 	const char *dir; /* the capture */
 	/*
 	 * An LTTng session's output directory (or any directory holding
@@ -114,42 +114,46 @@ struct ht_capture_opts {
 	const char *lttng_core;
 };
 
-/* ht_capture_open() with an LTTng-UST trace as a core. */
-int ht_capture_open_opts(struct ht_capture **cap,
-			 const struct ht_capture_opts *opts, char *err,
-			 size_t err_len);
+/* ht_capture_reader_open() with an LTTng-UST trace as a core. */
+int ht_capture_reader_open_opts(struct ht_capture_reader **cap,
+				const struct ht_capture_reader_opts *opts,
+				char *err, size_t err_len);
 
-void ht_capture_close(struct ht_capture *cap);
+void ht_capture_reader_close(struct ht_capture_reader *cap);
 
-size_t ht_capture_nr_cores(const struct ht_capture *cap);
-const struct ht_capture_core *ht_capture_core(const struct ht_capture *cap,
-					      size_t i);
+size_t ht_capture_reader_nr_cores(const struct ht_capture_reader *cap);
+const struct ht_capture_core *
+ht_capture_reader_core(const struct ht_capture_reader *cap, size_t i);
 
 /* The core whose env core_name (or directory) is @name, or -1. */
-long ht_capture_find_core(const struct ht_capture *cap, const char *name);
+long ht_capture_reader_find_core(const struct ht_capture_reader *cap,
+				 const char *name);
 
 /*
  * Reads every event once and extracts the messages. Returns 0, or a
  * negative HT_E... code for a failure that is not the input's (memory);
  * damaged input is counted and noted, not returned.
  */
-int ht_capture_scan(struct ht_capture *cap);
+int ht_capture_reader_scan(struct ht_capture_reader *cap);
 
 /* The messages from core @from to core @to (NULL when none). */
-const struct ht_capture_link *ht_capture_link(const struct ht_capture *cap,
-					      size_t from, size_t to);
+const struct ht_capture_link *
+ht_capture_reader_link(const struct ht_capture_reader *cap, size_t from,
+		       size_t to);
 
 /* All links with at least one message, in (from, to) order. */
-size_t ht_capture_nr_links(const struct ht_capture *cap);
-const struct ht_capture_link *ht_capture_link_at(const struct ht_capture *cap,
-						 size_t i);
+size_t ht_capture_reader_nr_links(const struct ht_capture_reader *cap);
+const struct ht_capture_link *
+ht_capture_reader_link_at(const struct ht_capture_reader *cap, size_t i);
 
 /* Notes on problems found (each names the core and, where known, the
  * file and position); at most a bounded number are kept. */
-size_t ht_capture_nr_notes(const struct ht_capture *cap);
-const char *ht_capture_note(const struct ht_capture *cap, size_t i);
+size_t ht_capture_reader_nr_notes(const struct ht_capture_reader *cap);
+const char *ht_capture_reader_note(const struct ht_capture_reader *cap,
+				   size_t i);
 /* Notes not kept because there were too many. */
-uint64_t ht_capture_nr_notes_dropped(const struct ht_capture *cap);
+uint64_t
+ht_capture_reader_nr_notes_dropped(const struct ht_capture_reader *cap);
 
 /* A short name for a problem ("unmatched sync_req", ...). */
 const char *ht_capture_problem_name(enum ht_capture_problem p);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-#ifndef HT_HOST_COLLECTOR_H
-#define HT_HOST_COLLECTOR_H
+#ifndef HT_HOST_CAPTURE_WRITER_H
+#define HT_HOST_CAPTURE_WRITER_H
 
 /*
  * The collector: drains the packet rings of the cores
@@ -22,7 +22,7 @@
  *
  * Modes: a discard ring is drained live (each packet is written, then
  * its slot released). An overwrite ring (flight recorder) is read once
- * its producer stopped, or at ht_collector_finish(): the newest
+ * its producer stopped, or at ht_capture_writer_finish(): the newest
  * packets the ring holds, oldest first; with `overwrite_live` set it
  * is also read live, with the re-check rule of packet-ring.h (packets
  * overwritten before they were copied are counted as lost).
@@ -42,9 +42,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct ht_collector;
+struct ht_capture_writer;
 
-struct ht_collector_opts {
+struct ht_capture_writer_opts {
 	/* Called with a message for each damaged ring or packet, lost
 	 * packets and other events worth a warning; may be NULL. */
 	void (*warn)(void *arg, const char *msg);
@@ -55,8 +55,8 @@ struct ht_collector_opts {
 	bool no_fsync;
 };
 
-/* Per-ring options of ht_collector_add_*(); NULL means all defaults. */
-struct ht_collector_ring_opts {
+/* Per-ring options of ht_capture_writer_add_*(); NULL means all defaults. */
+struct ht_capture_writer_ring_opts {
 	const char *core_name;	   /* NULL: the ring header's core_name */
 	const char *metadata_path; /* NULL: the ring's metadata area */
 	const char *stream_name;   /* NULL: "stream" */
@@ -65,7 +65,7 @@ struct ht_collector_ring_opts {
 };
 
 /* What the collector knows of one ring. */
-struct ht_collector_stats {
+struct ht_capture_writer_stats {
 	const char *core_name;
 	const char *stream_name;
 	const char *source;  /* the region: path, shm name or "memory" */
@@ -86,9 +86,10 @@ struct ht_collector_stats {
  * the per-core directories must not hold a stream file yet). @opts may
  * be NULL. Returns 0 or a negative HT_E... code with a message in @err.
  */
-int ht_collector_create(struct ht_collector **c, const char *capture_dir,
-			const struct ht_collector_opts *opts, char *err,
-			size_t err_len);
+int ht_capture_writer_create(struct ht_capture_writer **c,
+			     const char *capture_dir,
+			     const struct ht_capture_writer_opts *opts,
+			     char *err, size_t err_len);
 
 /*
  * Adds the ring in the region @path: "/NAME" or "NAME" without a slash
@@ -99,17 +100,18 @@ int ht_collector_create(struct ht_collector **c, const char *capture_dir,
  * NULL. Returns 0 or a negative HT_E... code with a message naming the
  * region in @err; the collector is unchanged then.
  */
-int ht_collector_add_path(struct ht_collector *c, const char *path,
-			  const struct ht_collector_ring_opts *opts, char *err,
-			  size_t err_len);
+int ht_capture_writer_add_path(struct ht_capture_writer *c, const char *path,
+			       const struct ht_capture_writer_ring_opts *opts,
+			       char *err, size_t err_len);
 
 /*
  * The same for a ring at @mem, @size bytes, mapped by the caller (who
- * keeps it mapped until ht_collector_destroy()).
+ * keeps it mapped until ht_capture_writer_destroy()).
  */
-int ht_collector_add_memory(struct ht_collector *c, void *mem, size_t size,
-			    const struct ht_collector_ring_opts *opts,
-			    char *err, size_t err_len);
+int ht_capture_writer_add_memory(struct ht_capture_writer *c, void *mem,
+				 size_t size,
+				 const struct ht_capture_writer_ring_opts *opts,
+				 char *err, size_t err_len);
 
 /*
  * Writes every committed packet of every ring (see the modes above)
@@ -118,26 +120,27 @@ int ht_collector_add_memory(struct ht_collector *c, void *mem, size_t size,
  * HT_E... code for a failure of the capture itself (a write error);
  * damaged rings are warned about and do not fail the drain.
  */
-int ht_collector_drain(struct ht_collector *c, uint64_t *bytes);
+int ht_capture_writer_drain(struct ht_capture_writer *c, uint64_t *bytes);
 
 /* True when every ring's producer has stopped and nothing is left. */
-bool ht_collector_all_stopped(const struct ht_collector *c);
+bool ht_capture_writer_all_stopped(const struct ht_capture_writer *c);
 
 /* Number of rings added. */
-size_t ht_collector_nr_rings(const struct ht_collector *c);
+size_t ht_capture_writer_nr_rings(const struct ht_capture_writer *c);
 
 /* Statistics of ring @i (0-based, in the order added). */
-void ht_collector_stats(const struct ht_collector *c, size_t i,
-			struct ht_collector_stats *st);
+void ht_capture_writer_stats(const struct ht_capture_writer *c, size_t i,
+			     struct ht_capture_writer_stats *st);
 
 /*
  * Final drain, the overwrite rings' read-out, fsync of every file and
  * directory (unless no_fsync), files closed. Returns 0 or a negative
  * HT_E... code with a message in @err. The statistics stay readable.
  */
-int ht_collector_finish(struct ht_collector *c, char *err, size_t err_len);
+int ht_capture_writer_finish(struct ht_capture_writer *c, char *err,
+			     size_t err_len);
 
 /* Unmaps what the collector mapped and frees it. NULL is allowed. */
-void ht_collector_destroy(struct ht_collector *c);
+void ht_capture_writer_destroy(struct ht_capture_writer *c);
 
 #endif

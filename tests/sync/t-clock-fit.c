@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * host/sync/clock-sync.c against synthetic clocks with exact truth
+ * host/sync/clock-fit.c against synthetic clocks with exact truth
  * (synth.h): truth inside [lo, hi] at every sample, |est - truth| <=
  * half the width, monotone maps, widths, qualities, the frequency step
  * located within one sync period, too-fast pairs found, input order
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host/sync/clock-sync.h"
+#include "host/sync/clock-fit.h"
 #include "common/error.h"
 #include "synth.h"
 
@@ -35,7 +35,7 @@ static int failures;
  * truth in [lo, hi], est within half the width, all three monotone;
  * returns the largest width seen inside [t0, t1].
  */
-static int64_t check_node(const struct ht_sync_set *set, unsigned node,
+static int64_t check_node(const struct ht_fit_set *set, unsigned node,
 			  const struct sclock *c, int64_t t0, int64_t t1,
 			  const char *what)
 {
@@ -47,7 +47,7 @@ static int64_t check_node(const struct ht_sync_set *set, unsigned node,
 	for (i = 0; i <= nr && bad < 5; i++) {
 		int64_t t = from + (int64_t)((s_i128)(to - from) * i / nr);
 		int64_t est, lo, hi;
-		int ret = ht_sync_map(set, node, t, &est, &lo, &hi);
+		int ret = ht_fit_set_map(set, node, t, &est, &lo, &hi);
 
 		if (ret) {
 			CHECK(ret == 0, "%s: map(%u, %" PRId64 ") = %s", what,
@@ -92,10 +92,10 @@ static int64_t check_node(const struct ht_sync_set *set, unsigned node,
  * one before piece @only, when not 0): truth in [lo, hi], est within
  * half the width, monotone; returns the largest width seen in a gap.
  */
-static int64_t check_gaps(const struct ht_sync_set *set, unsigned node,
+static int64_t check_gaps(const struct ht_fit_set *set, unsigned node,
 			  const struct sclock *c, size_t only, const char *what)
 {
-	const struct ht_sync_fit *f = ht_sync_get_fit(set, node);
+	const struct ht_fit_node *f = ht_fit_set_get_node(set, node);
 	int64_t wmax = 0;
 	size_t k;
 	int i, nr = 400;
@@ -125,7 +125,7 @@ static int64_t check_gaps(const struct ht_sync_set *set, unsigned node,
 				continue;
 			}
 
-			if (ht_sync_map(set, node, t, &est, &lo, &hi)) {
+			if (ht_fit_set_map(set, node, t, &est, &lo, &hi)) {
 				CHECK(0, "%s: map in gap %zu", what, k);
 				bad++;
 				continue;
@@ -167,7 +167,7 @@ static void test_board(void)
 					100000000, 600000000, 1000000000};
 	const unsigned n = 1 + sizeof(freq) / sizeof(freq[0]);
 	struct sclock c[8];
-	struct ht_sync_set *set = ht_sync_create(n);
+	struct ht_fit_set *set = ht_fit_set_create(n);
 	int64_t T0 = 5 * NS_PER_S, period = 10000000, T;
 	unsigned v;
 	int k;
@@ -186,15 +186,15 @@ static void test_board(void)
 			      "add");
 		}
 	}
-	CHECK(ht_sync_solve(set, 0, NULL) == 0, "solve");
+	CHECK(ht_fit_set_solve(set, 0, NULL) == 0, "solve");
 	for (v = 1; v < n; v++) {
-		const struct ht_sync_fit *f = ht_sync_get_fit(set, v);
+		const struct ht_fit_node *f = ht_fit_set_get_node(set, v);
 		int64_t t0 = s_read(&c[v], T0), t1 = s_read(&c[v], T);
 		int64_t w = check_node(set, v, &c[v], t0, t1, "board");
 		int64_t tick = NS_PER_S / (int64_t)freq[v - 1];
 
-		CHECK(f->quality == HT_SYNC_ACCURATE, "node %u: %s", v,
-		      ht_sync_quality_name(f->quality));
+		CHECK(f->quality == HT_FIT_ACCURATE, "node %u: %s", v,
+		      ht_fit_quality_name(f->quality));
 		CHECK(f->parent == 0 && f->nr_segments == 1 &&
 			  f->pairs_used == 2000 && f->pairs_rejected == 0,
 		      "node %u: parent %d, %zu pieces, %zu used", v, f->parent,
@@ -207,16 +207,16 @@ static void test_board(void)
 		       " ns, width_max %" PRId64 "\n",
 		       v, freq[v - 1], w, f->width_max);
 	}
-	ht_sync_destroy(set);
+	ht_fit_set_destroy(set);
 }
 
 /* the reference's rate steps: located within one sync period */
 static void test_frequency_step(void)
 {
 	struct sclock c = s_clock(200000000, 150000, 0, 12345);
-	struct ht_sync_set *set = ht_sync_create(2);
+	struct ht_fit_set *set = ht_fit_set_create(2);
 	int64_t T0 = NS_PER_S, period = 1000000, Tstep, T = 0, step_x;
-	const struct ht_sync_fit *f;
+	const struct ht_fit_node *f;
 	int k;
 
 	Tstep = T0 + 700 * period + 123457;
@@ -225,10 +225,10 @@ static void test_frequency_step(void)
 		T = T0 + k * period;
 		s_round(set, 0, NULL, 1, &c, T, &handshake);
 	}
-	CHECK(ht_sync_solve(set, 0, NULL) == 0, "solve");
-	f = ht_sync_get_fit(set, 1);
-	CHECK(f->quality == HT_SYNC_ACCURATE, "%s",
-	      ht_sync_quality_name(f->quality));
+	CHECK(ht_fit_set_solve(set, 0, NULL) == 0, "solve");
+	f = ht_fit_set_get_node(set, 1);
+	CHECK(f->quality == HT_FIT_ACCURATE, "%s",
+	      ht_fit_quality_name(f->quality));
 	CHECK(f->nr_segments == 2, "%zu pieces", f->nr_segments);
 	if (f->nr_segments == 2) {
 		/* the true step in node time; one period in node ticks */
@@ -242,7 +242,7 @@ static void test_frequency_step(void)
 	}
 	check_node(set, 1, &c, s_read(&c, T0), s_read(&c, T), "step");
 	check_gaps(set, 1, &c, 0, "step");
-	ht_sync_destroy(set);
+	ht_fit_set_destroy(set);
 }
 
 /*
@@ -268,9 +268,9 @@ static void test_step_gap(void)
 	for (v = 0; v < 12; v++) {
 		const uint64_t *st = steps[v % 4];
 		struct sclock c = s_clock(st[0], 12000, 0, 777 + v);
-		struct ht_sync_set *set = ht_sync_create(2);
+		struct ht_fit_set *set = ht_fit_set_create(2);
 		int64_t Tstep, T = 0, before, after, w;
-		const struct ht_sync_fit *f;
+		const struct ht_fit_node *f;
 
 		Tstep = T0 + 150 * period + (int64_t)s_below(period);
 		before = (int64_t)s_below(20000000);
@@ -283,11 +283,11 @@ static void test_step_gap(void)
 			}
 			s_round(set, 0, NULL, 1, &c, T, &handshake);
 		}
-		CHECK(ht_sync_solve(set, 0, NULL) == 0, "solve");
-		f = ht_sync_get_fit(set, 1);
-		CHECK(f->quality == HT_SYNC_ACCURATE && f->nr_segments == 2,
+		CHECK(ht_fit_set_solve(set, 0, NULL) == 0, "solve");
+		f = ht_fit_set_get_node(set, 1);
+		CHECK(f->quality == HT_FIT_ACCURATE && f->nr_segments == 2,
 		      "step gap %u: %s, %zu pieces", v,
-		      ht_sync_quality_name(f->quality), f->nr_segments);
+		      ht_fit_quality_name(f->quality), f->nr_segments);
 		check_node(set, 1, &c, s_read(&c, T0), s_read(&c, T),
 			   "step gap");
 		w = check_gaps(set, 1, &c, 0, "step gap");
@@ -296,7 +296,7 @@ static void test_step_gap(void)
 		CHECK(w <= 10000,
 		      "step gap %u: width in the gap %" PRId64 " ns", v, w);
 		wmax = w > wmax ? w : wmax;
-		ht_sync_destroy(set);
+		ht_fit_set_destroy(set);
 	}
 	printf("steps with gaps up to 40 ms: largest width in one %" PRId64
 	       " ns\n",
@@ -307,29 +307,29 @@ static void test_step_gap(void)
 static void test_too_fast(void)
 {
 	struct sclock c = s_clock(1000000000, -120000, 0, 1ll << 40);
-	struct ht_sync_set *set = ht_sync_create(2);
+	struct ht_fit_set *set = ht_fit_set_create(2);
 	int64_t T0 = NS_PER_S, period = 1000000, T = 0;
 	size_t bad[3], nb = 0;
-	const struct ht_sync_fit *f;
+	const struct ht_fit_node *f;
 	int k;
 
 	for (k = 0; k < 600; k++) {
 		T = T0 + k * period;
 		if (k == 100 || k == 333 || k == 590) {
 			/* a receive 30 us before its send */
-			bad[nb++] = ht_sync_nr_messages(set);
-			ht_sync_add_message(set, 0, 1, T,
-					    s_read(&c, T - 30000));
-			ht_sync_add_message(set, 1, 0, s_read(&c, T + 5000),
-					    T + 6000);
+			bad[nb++] = ht_fit_set_nr_messages(set);
+			ht_fit_set_add_message(set, 0, 1, T,
+					       s_read(&c, T - 30000));
+			ht_fit_set_add_message(set, 1, 0, s_read(&c, T + 5000),
+					       T + 6000);
 			continue;
 		}
 		s_round(set, 0, NULL, 1, &c, T, &handshake);
 	}
-	CHECK(ht_sync_solve(set, 0, NULL) == 0, "solve");
-	f = ht_sync_get_fit(set, 1);
-	CHECK(f->quality == HT_SYNC_APPROXIMATE, "%s",
-	      ht_sync_quality_name(f->quality));
+	CHECK(ht_fit_set_solve(set, 0, NULL) == 0, "solve");
+	f = ht_fit_set_get_node(set, 1);
+	CHECK(f->quality == HT_FIT_APPROXIMATE, "%s",
+	      ht_fit_quality_name(f->quality));
 	CHECK(f->pairs_rejected == 3 && f->nr_segments == 1,
 	      "%zu rejected, %zu pieces", f->pairs_rejected, f->nr_segments);
 	if (f->pairs_rejected == 3) {
@@ -338,24 +338,23 @@ static void test_too_fast(void)
 		      f->rejected[2]);
 	}
 	check_node(set, 1, &c, s_read(&c, T0), s_read(&c, T), "too fast");
-	ht_sync_destroy(set);
+	ht_fit_set_destroy(set);
 
 	/* with exclusion off, the same set fails */
-	set = ht_sync_create(2);
-	ht_sync_add_message(set, 0, 1, T0, s_read(&c, T0 - 30000));
+	set = ht_fit_set_create(2);
+	ht_fit_set_add_message(set, 0, 1, T0, s_read(&c, T0 - 30000));
 	for (k = 1; k < 50; k++) {
 		s_round(set, 0, NULL, 1, &c, T0 + k * period, &handshake);
 	}
-	ht_sync_solve(set, 0,
-		      &(struct ht_sync_options){.no_outliers = true,
-						.no_piecewise = true});
-	f = ht_sync_get_fit(set, 1);
-	CHECK(f->quality == HT_SYNC_FAIL, "%s",
-	      ht_sync_quality_name(f->quality));
-	CHECK(ht_sync_map(set, 1, s_read(&c, T0), NULL, NULL, NULL) ==
+	ht_fit_set_solve(
+	    set, 0,
+	    &(struct ht_fit_opts){.no_outliers = true, .no_piecewise = true});
+	f = ht_fit_set_get_node(set, 1);
+	CHECK(f->quality == HT_FIT_FAIL, "%s", ht_fit_quality_name(f->quality));
+	CHECK(ht_fit_set_map(set, 1, s_read(&c, T0), NULL, NULL, NULL) ==
 		  HT_ENOTFOUND,
 	      "map of a failed node");
-	ht_sync_destroy(set);
+	ht_fit_set_destroy(set);
 }
 
 /* one direction only: bounded on one side */
@@ -366,8 +365,8 @@ static void test_one_direction(void)
 	int dir;
 
 	for (dir = 0; dir < 2; dir++) {
-		struct ht_sync_set *set = ht_sync_create(2);
-		const struct ht_sync_fit *f;
+		struct ht_fit_set *set = ht_fit_set_create(2);
+		const struct ht_fit_node *f;
 		int64_t T0 = NS_PER_S, T = 0, lo, hi, est;
 		int k;
 
@@ -377,14 +376,14 @@ static void test_one_direction(void)
 			T = T0 + k * 1000000;
 			s_round(set, 0, NULL, 1, &c, T, &r);
 		}
-		ht_sync_solve(set, 0, NULL);
-		f = ht_sync_get_fit(set, 1);
-		CHECK(f->quality == HT_SYNC_INCOMPLETE, "%s",
-		      ht_sync_quality_name(f->quality));
+		ht_fit_set_solve(set, 0, NULL);
+		f = ht_fit_set_get_node(set, 1);
+		CHECK(f->quality == HT_FIT_INCOMPLETE, "%s",
+		      ht_fit_quality_name(f->quality));
 		check_node(set, 1, &c, s_read(&c, T0), s_read(&c, T),
 			   "one direction");
-		ht_sync_map(set, 1, s_read(&c, T0 + 150 * 1000000), &est, &lo,
-			    &hi);
+		ht_fit_set_map(set, 1, s_read(&c, T0 + 150 * 1000000), &est,
+			       &lo, &hi);
 		/* dir 0: only node->reference messages: upper bound */
 		CHECK(dir == 0 ? lo == INT64_MIN && hi != INT64_MAX
 			       : hi == INT64_MAX && lo != INT64_MIN,
@@ -392,7 +391,7 @@ static void test_one_direction(void)
 		/* the minimal-delay estimate is close to the truth */
 		CHECK(llabs(est - (T0 + 150 * 1000000)) < 5000,
 		      "dir %d: est %" PRId64, dir, est);
-		ht_sync_destroy(set);
+		ht_fit_set_destroy(set);
 	}
 }
 
@@ -400,8 +399,8 @@ static void test_one_direction(void)
 static void test_crossing(void)
 {
 	struct sclock c = s_clock(1000000000, 0, 0, 5000);
-	struct ht_sync_set *set = ht_sync_create(2);
-	const struct ht_sync_fit *f;
+	struct ht_fit_set *set = ht_fit_set_create(2);
+	const struct ht_fit_node *f;
 	int k;
 
 	c.noise = 200000;
@@ -409,11 +408,10 @@ static void test_crossing(void)
 		s_round(set, 0, NULL, 1, &c, NS_PER_S + k * 1000000,
 			&handshake);
 	}
-	ht_sync_solve(set, 0, NULL);
-	f = ht_sync_get_fit(set, 1);
-	CHECK(f->quality == HT_SYNC_FAIL, "%s",
-	      ht_sync_quality_name(f->quality));
-	ht_sync_destroy(set);
+	ht_fit_set_solve(set, 0, NULL);
+	f = ht_fit_set_get_node(set, 1);
+	CHECK(f->quality == HT_FIT_FAIL, "%s", ht_fit_quality_name(f->quality));
+	ht_fit_set_destroy(set);
 }
 
 /* hours of 64-bit ns times and a GHz counter near 2^61 */
@@ -422,8 +420,8 @@ static void test_hours(void)
 	int64_t T0 = 1700000000000000000ll, period = NS_PER_S, T = 0;
 	struct sclock c =
 	    s_clock(1000000000, 199000, 0, (1ll << 61) + 123456789);
-	struct ht_sync_set *set = ht_sync_create(2);
-	const struct ht_sync_fit *f;
+	struct ht_fit_set *set = ht_fit_set_create(2);
+	const struct ht_fit_node *f;
 	int64_t w;
 	int k;
 
@@ -432,10 +430,10 @@ static void test_hours(void)
 		T = T0 + k * period;
 		s_round(set, 0, NULL, 1, &c, T, &handshake);
 	}
-	CHECK(ht_sync_solve(set, 0, NULL) == 0, "solve");
-	f = ht_sync_get_fit(set, 1);
-	CHECK(f->quality == HT_SYNC_ACCURATE, "%s",
-	      ht_sync_quality_name(f->quality));
+	CHECK(ht_fit_set_solve(set, 0, NULL) == 0, "solve");
+	f = ht_fit_set_get_node(set, 1);
+	CHECK(f->quality == HT_FIT_ACCURATE, "%s",
+	      ht_fit_quality_name(f->quality));
 	CHECK(f->drift_ppm < -198.0 && f->drift_ppm > -200.0,
 	      "drift %f ppm (clock +199 ppm: the map's slope is -199)",
 	      f->drift_ppm);
@@ -443,11 +441,10 @@ static void test_hours(void)
 	CHECK(w <= 4000, "width %" PRId64, w);
 	printf("hours: drift %.3f ppm, width %" PRId64 " ns\n", f->drift_ppm,
 	       w);
-	ht_sync_destroy(set);
+	ht_fit_set_destroy(set);
 }
 
-static bool same_line(const struct ht_sync_line *a,
-		      const struct ht_sync_line *b)
+static bool same_line(const struct ht_fit_line *a, const struct ht_fit_line *b)
 {
 	return a->valid == b->valid &&
 	       (!a->valid || (a->x0 == b->x0 && a->y0 == b->y0 &&
@@ -456,17 +453,16 @@ static bool same_line(const struct ht_sync_line *a,
 
 /* fits and maps of a and b equal (b's messages may be a permutation
  * of a's plus extra slow ones: rejections compared by message) */
-static void compare_sets(const struct ht_sync_set *a,
-			 const struct ht_sync_set *b, const struct s_msg *la,
-			 const struct s_msg *lb, const struct sclock *c,
-			 unsigned n, const char *what)
+static void compare_sets(const struct ht_fit_set *a, const struct ht_fit_set *b,
+			 const struct s_msg *la, const struct s_msg *lb,
+			 const struct sclock *c, unsigned n, const char *what)
 {
 	unsigned v;
 	size_t i;
 
 	for (v = 1; v < n; v++) {
-		const struct ht_sync_fit *fa = ht_sync_get_fit(a, v);
-		const struct ht_sync_fit *fb = ht_sync_get_fit(b, v);
+		const struct ht_fit_node *fa = ht_fit_set_get_node(a, v);
+		const struct ht_fit_node *fb = ht_fit_set_get_node(b, v);
 		int64_t t0 = s_read(&c[v], NS_PER_S);
 		int k;
 
@@ -474,8 +470,8 @@ static void compare_sets(const struct ht_sync_set *a,
 			  fa->nr_segments == fb->nr_segments &&
 			  fa->pairs_rejected == fb->pairs_rejected,
 		      "%s: node %u: %s/%s", what, v,
-		      ht_sync_quality_name(fa->quality),
-		      ht_sync_quality_name(fb->quality));
+		      ht_fit_quality_name(fa->quality),
+		      ht_fit_quality_name(fb->quality));
 		CHECK(same_line(&fa->min_line, &fb->min_line) &&
 			  same_line(&fa->max_line, &fb->max_line),
 		      "%s: node %u: lines differ", what, v);
@@ -492,8 +488,8 @@ static void compare_sets(const struct ht_sync_set *a,
 			    t0 + k * (s_read(&c[v], 3 * NS_PER_S) - t0) / 500;
 			int64_t e1, l1, h1, e2, l2, h2;
 
-			ht_sync_map(a, v, t, &e1, &l1, &h1);
-			ht_sync_map(b, v, t, &e2, &l2, &h2);
+			ht_fit_set_map(a, v, t, &e1, &l1, &h1);
+			ht_fit_set_map(b, v, t, &e2, &l2, &h2);
 			CHECK(e1 == e2 && l1 == l2 && h1 == h2,
 			      "%s: node %u: map(%" PRId64 ") differs", what, v,
 			      t);
@@ -505,7 +501,7 @@ static void compare_sets(const struct ht_sync_set *a,
 static void test_order_and_delays(void)
 {
 	struct sclock c[3] = {{0}};
-	struct ht_sync_set *a = ht_sync_create(3), *b = ht_sync_create(3);
+	struct ht_fit_set *a = ht_fit_set_create(3), *b = ht_fit_set_create(3);
 	struct s_msg *la, *lb;
 	size_t n, i;
 	unsigned v;
@@ -536,12 +532,13 @@ static void test_order_and_delays(void)
 		lb[j] = t;
 	}
 	for (i = 0; i < n; i++) {
-		ht_sync_add_message(b, lb[i].from, lb[i].to, lb[i].s, lb[i].r);
+		ht_fit_set_add_message(b, lb[i].from, lb[i].to, lb[i].s,
+				       lb[i].r);
 	}
-	ht_sync_solve(a, 0, NULL);
-	ht_sync_solve(b, 0, NULL);
-	CHECK(ht_sync_get_fit(a, 2)->pairs_rejected == 1, "%zu rejected",
-	      ht_sync_get_fit(a, 2)->pairs_rejected);
+	ht_fit_set_solve(a, 0, NULL);
+	ht_fit_set_solve(b, 0, NULL);
+	CHECK(ht_fit_set_get_node(a, 2)->pairs_rejected == 1, "%zu rejected",
+	      ht_fit_set_get_node(a, 2)->pairs_rejected);
 	compare_sets(a, b, la, lb, c, 3, "shuffled");
 
 	/* slow messages (up to 5 ms late) are inside the hulls */
@@ -550,27 +547,29 @@ static void test_order_and_delays(void)
 			int64_t T = NS_PER_S + k * 5000000 + 2500000;
 			int64_t d = 100000 + (int64_t)s_below(5000000);
 
-			ht_sync_add_message(b, 0, v, T, s_read(&c[v], T + d));
-			ht_sync_add_message(b, v, 0, s_read(&c[v], T), T + d);
+			ht_fit_set_add_message(b, 0, v, T,
+					       s_read(&c[v], T + d));
+			ht_fit_set_add_message(b, v, 0, s_read(&c[v], T),
+					       T + d);
 		}
 	}
-	lb = realloc(lb, ht_sync_nr_messages(b) * sizeof(*lb));
-	ht_sync_solve(b, 0, NULL);
+	lb = realloc(lb, ht_fit_set_nr_messages(b) * sizeof(*lb));
+	ht_fit_set_solve(b, 0, NULL);
 	compare_sets(a, b, la, lb, c, 3, "slow messages");
 	check_node(a, 1, &c[1], s_read(&c[1], NS_PER_S),
 		   s_read(&c[1], 3 * NS_PER_S), "32 kHz");
 	free(la);
 	free(lb);
-	ht_sync_destroy(a);
-	ht_sync_destroy(b);
+	ht_fit_set_destroy(a);
+	ht_fit_set_destroy(b);
 }
 
 /* node 2 talks only with node 1; node 3 with nobody */
 static void test_tree(void)
 {
 	struct sclock c[4] = {{0}};
-	struct ht_sync_set *set = ht_sync_create(4);
-	const struct ht_sync_fit *f;
+	struct ht_fit_set *set = ht_fit_set_create(4);
+	const struct ht_fit_node *f;
 	int64_t T = 0;
 	int k;
 
@@ -581,20 +580,20 @@ static void test_tree(void)
 		s_round(set, 0, NULL, 1, &c[1], T, &handshake);
 		s_round(set, 1, &c[1], 2, &c[2], T + 500000, &handshake);
 	}
-	CHECK(ht_sync_solve(set, 0, NULL) == 0, "solve");
-	f = ht_sync_get_fit(set, 2);
-	CHECK(f->parent == 1 && f->depth == 2 && f->quality == HT_SYNC_ACCURATE,
+	CHECK(ht_fit_set_solve(set, 0, NULL) == 0, "solve");
+	f = ht_fit_set_get_node(set, 2);
+	CHECK(f->parent == 1 && f->depth == 2 && f->quality == HT_FIT_ACCURATE,
 	      "node 2: parent %d depth %u %s", f->parent, f->depth,
-	      ht_sync_quality_name(f->quality));
+	      ht_fit_quality_name(f->quality));
 	check_node(set, 2, &c[2], s_read(&c[2], NS_PER_S), s_read(&c[2], T),
 		   "tree");
-	f = ht_sync_get_fit(set, 3);
-	CHECK(f->quality == HT_SYNC_ABSENT && f->parent == -1, "node 3: %s",
-	      ht_sync_quality_name(f->quality));
-	CHECK(ht_sync_map(set, 3, 0, NULL, NULL, NULL) == HT_ENOTFOUND,
+	f = ht_fit_set_get_node(set, 3);
+	CHECK(f->quality == HT_FIT_ABSENT && f->parent == -1, "node 3: %s",
+	      ht_fit_quality_name(f->quality));
+	CHECK(ht_fit_set_map(set, 3, 0, NULL, NULL, NULL) == HT_ENOTFOUND,
 	      "map absent");
-	CHECK(ht_sync_get_fit(set, 0)->quality == HT_SYNC_REFERENCE, "ref");
-	ht_sync_destroy(set);
+	CHECK(ht_fit_set_get_node(set, 0)->quality == HT_FIT_REFERENCE, "ref");
+	ht_fit_set_destroy(set);
 }
 
 /*
@@ -621,14 +620,14 @@ static void test_exact(void)
 		struct sclock c = s_clock(1000000 + s_below(1000000000),
 					  (int64_t)s_below(400001) - 200000, 0,
 					  (int64_t)s_below(1000000));
-		struct ht_sync_set *set = ht_sync_create(2);
+		struct ht_fit_set *set = ht_fit_set_create(2);
 		struct s_round r = {
 		    .min_ns = 100, .mean_ns = 20000, .isr_ns = 1000};
 		int64_t p[64][2], T = NS_PER_S;
 		bool up[64];
 		size_t n = 0, i, j, k, nr = 2 + s_below(8);
 		struct s_msg log[64];
-		const struct ht_sync_fit *f;
+		const struct ht_fit_node *f;
 
 		s_log = log;
 		s_log_cap = 64;
@@ -643,13 +642,13 @@ static void test_exact(void)
 			p[n][0] = up[n] ? log[i].s : log[i].r + 1;
 			p[n][1] = up[n] ? log[i].r + 1 : log[i].s;
 		}
-		ht_sync_solve(set, 0, NULL);
-		f = ht_sync_get_fit(set, 1);
+		ht_fit_set_solve(set, 0, NULL);
+		f = ht_fit_set_get_node(set, 1);
 		/* exact when both lines exist and slopes are positive (else
 		 * the bounds use a >= 0 and are not the plain LP's) */
 		if (!f->min_line.valid || !f->max_line.valid ||
 		    f->min_line.y1 <= f->min_line.y0) {
-			ht_sync_destroy(set);
+			ht_fit_set_destroy(set);
 			continue;
 		}
 		for (k = 0; k < 40; k++) {
@@ -658,7 +657,7 @@ static void test_exact(void)
 			int64_t lo, hi, blo = INT64_MAX, bhi = INT64_MIN;
 
 			x = s_read(&c, x);
-			ht_sync_map(set, 1, x, NULL, &lo, &hi);
+			ht_fit_set_map(set, 1, x, NULL, &lo, &hi);
 			for (i = 0; i < n; i++) {
 				for (j = 0; j < n; j++) {
 					size_t q;
@@ -704,7 +703,7 @@ static void test_exact(void)
 			      round, x, lo, hi, blo, bhi);
 		}
 		compared++;
-		ht_sync_destroy(set);
+		ht_fit_set_destroy(set);
 	}
 	CHECK(compared > 100, "only %d sets compared", compared);
 	printf("exact: %d sets compared with brute force\n", compared);
@@ -714,9 +713,9 @@ static void test_exact(void)
 static void test_two_steps(void)
 {
 	struct sclock c = s_clock(50000000, 30000, 0, 4242);
-	struct ht_sync_set *set = ht_sync_create(2);
+	struct ht_fit_set *set = ht_fit_set_create(2);
 	int64_t T0 = NS_PER_S, period = 1000000, T = 0;
-	const struct ht_sync_fit *f;
+	const struct ht_fit_node *f;
 	struct sclock c2;
 	int k;
 
@@ -736,10 +735,10 @@ static void test_two_steps(void)
 		}
 		s_round(set, 0, NULL, 1, k < 800 ? &c : &c2, T, &handshake);
 	}
-	CHECK(ht_sync_solve(set, 0, NULL) == 0, "solve");
-	f = ht_sync_get_fit(set, 1);
-	CHECK(f->quality == HT_SYNC_ACCURATE && f->nr_segments == 3,
-	      "%s, %zu pieces", ht_sync_quality_name(f->quality),
+	CHECK(ht_fit_set_solve(set, 0, NULL) == 0, "solve");
+	f = ht_fit_set_get_node(set, 1);
+	CHECK(f->quality == HT_FIT_ACCURATE && f->nr_segments == 3,
+	      "%s, %zu pieces", ht_fit_quality_name(f->quality),
 	      f->nr_segments);
 	/* (check_node also samples 10% beyond each end) */
 	check_node(set, 1, &c, s_read(&c, T0), s_read(&c, T0 + 700 * period),
@@ -749,19 +748,19 @@ static void test_two_steps(void)
 	/* each gap against the model of its step */
 	check_gaps(set, 1, &c, 1, "two steps, first gap");
 	check_gaps(set, 1, &c2, 2, "two steps, second gap");
-	ht_sync_destroy(set);
+	ht_fit_set_destroy(set);
 }
 
 /* random messages with times near +-2^62: no overflow (UBSan), no
  * crash, monotone maps whatever the fit */
 static void test_extremes(void)
 {
-	const int64_t big = HT_SYNC_TIME_LIMIT - 1;
+	const int64_t big = HT_FIT_TIME_LIMIT - 1;
 	int round;
 
 	for (round = 0; round < 200; round++) {
 		unsigned n = 2 + (unsigned)s_below(4), v;
-		struct ht_sync_set *set = ht_sync_create(n);
+		struct ht_fit_set *set = ht_fit_set_create(n);
 		size_t i, nr = s_below(60);
 
 		for (i = 0; i < nr; i++) {
@@ -778,10 +777,10 @@ static void test_extremes(void)
 			if (t2 > big || t2 < -big) {
 				t2 = t1;
 			}
-			ht_sync_add_message(set, a, b == a ? (a + 1) % n : b,
-					    t1, t2);
+			ht_fit_set_add_message(set, a, b == a ? (a + 1) % n : b,
+					       t1, t2);
 		}
-		CHECK(ht_sync_solve(set, (unsigned)s_below(n), NULL) == 0,
+		CHECK(ht_fit_set_solve(set, (unsigned)s_below(n), NULL) == 0,
 		      "solve");
 		for (v = 0; v < n; v++) {
 			int64_t pe = INT64_MIN, pl = INT64_MIN, ph = INT64_MIN;
@@ -791,7 +790,7 @@ static void test_extremes(void)
 				int64_t t = (int64_t)((s_i128)big * k / 50), e,
 					l, h;
 
-				if (ht_sync_map(set, v, t, &e, &l, &h)) {
+				if (ht_fit_set_map(set, v, t, &e, &l, &h)) {
 					continue;
 				}
 				CHECK(l <= e && e <= h,
@@ -806,32 +805,32 @@ static void test_extremes(void)
 				ph = h;
 			}
 		}
-		ht_sync_destroy(set);
+		ht_fit_set_destroy(set);
 	}
 }
 
 static void test_errors(void)
 {
-	struct ht_sync_set *set = ht_sync_create(2);
+	struct ht_fit_set *set = ht_fit_set_create(2);
 
-	CHECK(ht_sync_create(0) == NULL, "0 nodes");
-	CHECK(ht_sync_add_message(set, 0, 2, 1, 2) == HT_EINVAL, "node");
-	CHECK(strstr(ht_sync_last_error(set), "node 2") != NULL, "%s",
-	      ht_sync_last_error(set));
-	CHECK(ht_sync_add_message(set, 1, 1, 1, 2) == HT_EINVAL, "self");
-	CHECK(ht_sync_add_message(set, 0, 1, HT_SYNC_TIME_LIMIT, 2) ==
+	CHECK(ht_fit_set_create(0) == NULL, "0 nodes");
+	CHECK(ht_fit_set_add_message(set, 0, 2, 1, 2) == HT_EINVAL, "node");
+	CHECK(strstr(ht_fit_set_last_error(set), "node 2") != NULL, "%s",
+	      ht_fit_set_last_error(set));
+	CHECK(ht_fit_set_add_message(set, 1, 1, 1, 2) == HT_EINVAL, "self");
+	CHECK(ht_fit_set_add_message(set, 0, 1, HT_FIT_TIME_LIMIT, 2) ==
 		  HT_ERANGE,
 	      "range");
-	CHECK(ht_sync_map(set, 1, 0, NULL, NULL, NULL) == HT_EINVAL,
+	CHECK(ht_fit_set_map(set, 1, 0, NULL, NULL, NULL) == HT_EINVAL,
 	      "not solved");
-	CHECK(ht_sync_solve(set, 2, NULL) == HT_EINVAL, "reference");
-	CHECK(ht_sync_solve(set, 0, NULL) == 0, "solve empty");
-	CHECK(ht_sync_get_fit(set, 1)->quality == HT_SYNC_ABSENT, "absent");
-	CHECK(ht_sync_map(set, 0, 5, NULL, NULL, NULL) == 0, "reference");
-	CHECK(ht_sync_map(set, 0, -HT_SYNC_TIME_LIMIT, NULL, NULL, NULL) ==
+	CHECK(ht_fit_set_solve(set, 2, NULL) == HT_EINVAL, "reference");
+	CHECK(ht_fit_set_solve(set, 0, NULL) == 0, "solve empty");
+	CHECK(ht_fit_set_get_node(set, 1)->quality == HT_FIT_ABSENT, "absent");
+	CHECK(ht_fit_set_map(set, 0, 5, NULL, NULL, NULL) == 0, "reference");
+	CHECK(ht_fit_set_map(set, 0, -HT_FIT_TIME_LIMIT, NULL, NULL, NULL) ==
 		  HT_ERANGE,
 	      "map range");
-	ht_sync_destroy(set);
+	ht_fit_set_destroy(set);
 }
 
 int main(void)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-#ifndef HT_HOST_SYMBOLS_H
-#define HT_HOST_SYMBOLS_H
+#ifndef HT_HOST_FUNC_SYMBOLS_H
+#define HT_HOST_FUNC_SYMBOLS_H
 
 /*
  * Function names, and file:line where DWARF is there, from an ELF file
@@ -9,10 +9,10 @@
  * Addresses given to the lookups are run-time addresses, as the trace
  * holds them. For a position-independent executable (or any image
  * loaded elsewhere than linked) set the load bias first:
- * ht_symbols_set_base() with the trace's func_base, or
- * ht_symbols_guess_bias() from the traced function addresses.
+ * ht_func_symbols_set_base() with the trace's func_base, or
+ * ht_func_symbols_guess_bias() from the traced function addresses.
  *
- * Never a wrong name: ht_symbols_func() names an address only when it
+ * Never a wrong name: ht_func_symbols_func() names an address only when it
  * is exactly a function's first byte (what -finstrument-functions
  * hooks receive), so an ELF that is not the traced one gives NULL
  * (raw addresses), not a neighbour's name.
@@ -21,47 +21,47 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct ht_symbols; /* opaque */
+struct ht_func_symbols; /* opaque */
 
 /*
  * Reads the function symbols of the ELF file @path (.symtab, else
  * .dynsym). Returns 0, or a negative HT_E... code with a message naming
  * the file in @err: HT_ENOENT (cannot open), HT_EFORMAT (not ELF).
- * A stripped file opens: ht_symbols_stripped() says so.
+ * A stripped file opens: ht_func_symbols_stripped() says so.
  */
-int ht_symbols_open(struct ht_symbols **sy, const char *path, char *err,
-		    size_t err_len);
+int ht_func_symbols_open(struct ht_func_symbols **sy, const char *path,
+			 char *err, size_t err_len);
 
 /* Releases. NULL is allowed. */
-void ht_symbols_close(struct ht_symbols *sy);
+void ht_func_symbols_close(struct ht_func_symbols *sy);
 
-/* The path given to ht_symbols_open(). */
-const char *ht_symbols_path(const struct ht_symbols *sy);
+/* The path given to ht_func_symbols_open(). */
+const char *ht_func_symbols_path(const struct ht_func_symbols *sy);
 
 /* True when the file has no .symtab (only exported names, or none). */
-bool ht_symbols_stripped(const struct ht_symbols *sy);
+bool ht_func_symbols_stripped(const struct ht_func_symbols *sy);
 
 /* The number of function symbols read. */
-size_t ht_symbols_count(const struct ht_symbols *sy);
+size_t ht_func_symbols_count(const struct ht_func_symbols *sy);
 
 /* True when the file has DWARF line information. */
-bool ht_symbols_has_lines(const struct ht_symbols *sy);
+bool ht_func_symbols_has_lines(const struct ht_func_symbols *sy);
 
 /* True for a position-independent image (ET_DYN). */
-bool ht_symbols_is_pie(const struct ht_symbols *sy);
+bool ht_func_symbols_is_pie(const struct ht_func_symbols *sy);
 
 /*
  * The image's first byte in the link-time address space: the lowest
  * PT_LOAD address, rounded down to its alignment (0 for a PIE).
  */
-uint64_t ht_symbols_link_base(const struct ht_symbols *sy);
+uint64_t ht_func_symbols_link_base(const struct ht_func_symbols *sy);
 
 /* Run-time address = link-time address + @bias. Default 0. */
-void ht_symbols_set_bias(struct ht_symbols *sy, uint64_t bias);
-uint64_t ht_symbols_bias(const struct ht_symbols *sy);
+void ht_func_symbols_set_bias(struct ht_func_symbols *sy, uint64_t bias);
+uint64_t ht_func_symbols_bias(const struct ht_func_symbols *sy);
 
 /* The bias from the image's run-time first byte (a func_base value). */
-void ht_symbols_set_base(struct ht_symbols *sy, uint64_t run_base);
+void ht_func_symbols_set_base(struct ht_func_symbols *sy, uint64_t run_base);
 
 /*
  * Finds the load bias that makes most of @addrs (traced function entry
@@ -70,14 +70,16 @@ void ht_symbols_set_base(struct ht_symbols *sy, uint64_t run_base);
  * returns how many of the @n addresses it explains (0: none; the bias
  * is then 0).
  */
-size_t ht_symbols_guess_bias(const struct ht_symbols *sy, const uint64_t *addrs,
-			     size_t n, uint64_t *bias);
+size_t ht_func_symbols_guess_bias(const struct ht_func_symbols *sy,
+				  const uint64_t *addrs, size_t n,
+				  uint64_t *bias);
 
 /* The name of the function starting exactly at @addr, or NULL. */
-const char *ht_symbols_func(const struct ht_symbols *sy, uint64_t addr);
+const char *ht_func_symbols_func(const struct ht_func_symbols *sy,
+				 uint64_t addr);
 
 /* What is known of an address. */
-struct ht_sym {
+struct ht_func_sym {
 	const char *name; /* the function containing it, NULL if none */
 	uint64_t start;	  /* its run-time start */
 	uint64_t offset;  /* addr - start */
@@ -90,7 +92,7 @@ struct ht_sym {
  * with DWARF, the source line of @addr. Returns false when no function
  * contains it (out->name NULL).
  */
-bool ht_symbols_lookup(struct ht_symbols *sy, uint64_t addr,
-		       struct ht_sym *out);
+bool ht_func_symbols_lookup(struct ht_func_symbols *sy, uint64_t addr,
+			    struct ht_func_sym *out);
 
 #endif

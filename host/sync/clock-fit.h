@@ -1,19 +1,19 @@
 /* SPDX-License-Identifier: MIT */
-#ifndef HT_HOST_CLOCK_SYNC_H
-#define HT_HOST_CLOCK_SYNC_H
+#ifndef HT_HOST_CLOCK_FIT_H
+#define HT_HOST_CLOCK_FIT_H
 
 /*
  * Offline clock synchronization by the convex-hull method (Duda et al.
  * 1987; Poirier, Jabbarifar, Dagenais 2010). docs/sync.md has the math.
  *
  * Use:
- *	struct ht_sync_set *set = ht_sync_create(nr_nodes);
- *	ht_sync_add_message(set, sender, receiver, send_time, recv_time);
+ *	struct ht_fit_set *set = ht_fit_set_create(nr_nodes);
+ *	ht_fit_set_add_message(set, sender, receiver, send_time, recv_time);
  *	...
- *	ht_sync_solve(set, 0, NULL);          // node 0 is the reference
- *	fit = ht_sync_get_fit(set, node);     // report: quality, lines...
- *	ht_sync_map(set, node, t, &est, &lo, &hi);  // per event
- *	ht_sync_destroy(set);
+ *	ht_fit_set_solve(set, 0, NULL);          // node 0 is the reference
+ *	fit = ht_fit_set_get_node(set, node);     // report: quality, lines...
+ *	ht_fit_set_map(set, node, t, &est, &lo, &hi);  // per event
+ *	ht_fit_set_destroy(set);
  *
  * Times. Every time is a node's own unwrapped integer counter value
  * (ns for a Linux master, raw ticks for a slave: the caller unwraps
@@ -37,54 +37,54 @@
  * Results do not depend on the order messages were added in.
  *
  * Errors: actions return 0 or a negative HT_E... code (error.h);
- * ht_sync_last_error() gives a message for the last failure.
+ * ht_fit_set_last_error() gives a message for the last failure.
  * Thread safety: a set is used by one thread at a time; after
- * ht_sync_solve(), ht_sync_map() and ht_sync_get_fit() only read and
+ * ht_fit_set_solve(), ht_fit_set_map() and ht_fit_set_get_node() only read and
  * may be called from several threads at once.
  */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-/* Times are accepted in (-HT_SYNC_TIME_LIMIT, HT_SYNC_TIME_LIMIT). */
-#define HT_SYNC_TIME_LIMIT ((int64_t)1 << 62)
+/* Times are accepted in (-HT_FIT_TIME_LIMIT, HT_FIT_TIME_LIMIT). */
+#define HT_FIT_TIME_LIMIT ((int64_t)1 << 62)
 
-enum ht_sync_quality {
+enum ht_fit_quality {
 	/* the reference node itself: the identity */
-	HT_SYNC_REFERENCE,
+	HT_FIT_REFERENCE,
 	/* both directions, every pair consistent with one line (or with
 	 * continuous segments when the clock rate steps) */
-	HT_SYNC_ACCURATE,
+	HT_FIT_ACCURATE,
 	/* both directions, consistent once the "too fast" pairs were
 	 * excluded (fit->pairs_rejected > 0), or too few pairs in one
 	 * direction (< 2) to trust */
-	HT_SYNC_APPROXIMATE,
+	HT_FIT_APPROXIMATE,
 	/* one direction only: bounded on one side only (lo or hi is
 	 * INT64_MIN / INT64_MAX); the estimate assumes minimal delay */
-	HT_SYNC_INCOMPLETE,
+	HT_FIT_INCOMPLETE,
 	/* no pairs linking this node to the reference: no mapping */
-	HT_SYNC_ABSENT,
+	HT_FIT_ABSENT,
 	/* the hulls cross and no line fits, even piecewise: no mapping */
-	HT_SYNC_FAIL,
+	HT_FIT_FAIL,
 };
 
 /* "reference", "accurate", "approximate", "incomplete", "absent", "fail" */
-const char *ht_sync_quality_name(enum ht_sync_quality q);
+const char *ht_fit_quality_name(enum ht_fit_quality q);
 
 /*
  * A line t_parent = a * t_child + b, exactly: the line through the two
  * points (x0, y0), (x1, y1) with x0 < x1 (x in child time, y in parent
  * time). valid is false when the line does not exist (one-sided fits).
  */
-struct ht_sync_line {
+struct ht_fit_line {
 	bool valid;
 	int64_t x0, y0, x1, y1;
 };
 
 /* The slope a and offset b (value at child time 0) of a line, for
  * reports only (doubles). */
-double ht_sync_line_slope(const struct ht_sync_line *l);
-double ht_sync_line_offset(const struct ht_sync_line *l);
+double ht_fit_line_slope(const struct ht_fit_line *l);
+double ht_fit_line_offset(const struct ht_fit_line *l);
 
 /*
  * One linear piece of a fit. For the first segment begin_x is
@@ -94,11 +94,11 @@ double ht_sync_line_offset(const struct ht_sync_line *l);
  * estimate is continuous), clamped between the pairs that surely belong
  * to either side.
  */
-struct ht_sync_segment {
-	int64_t begin_x, end_x;	      /* child time range of the piece */
-	int64_t first_x, last_x;      /* child times of its first/last pair */
-	struct ht_sync_line min_line; /* min-slope separating line */
-	struct ht_sync_line max_line; /* max-slope separating line */
+struct ht_fit_segment {
+	int64_t begin_x, end_x;	     /* child time range of the piece */
+	int64_t first_x, last_x;     /* child times of its first/last pair */
+	struct ht_fit_line min_line; /* min-slope separating line */
+	struct ht_fit_line max_line; /* max-slope separating line */
 	/* the estimate line: the mean of min_line and max_line (for
 	 * incomplete fits: the supporting line of the one hull at the
 	 * middle of the pairs, i.e. minimal delay) */
@@ -110,32 +110,32 @@ struct ht_sync_segment {
 
 /*
  * The fit of one node to its parent in the tree rooted at the
- * reference. Valid after ht_sync_solve() until the next solve/destroy.
+ * reference. Valid after ht_fit_set_solve() until the next solve/destroy.
  */
-struct ht_sync_fit {
+struct ht_fit_node {
 	unsigned node;
 	int parent;	/* -1 for the reference and unlinked nodes */
 	unsigned depth; /* edges to the reference */
-	enum ht_sync_quality quality;
+	enum ht_fit_quality quality;
 	size_t pairs_up;   /* messages child -> parent */
 	size_t pairs_down; /* messages parent -> child */
 	size_t pairs_used;
 	size_t pairs_rejected; /* "too fast" pairs, excluded */
 	/* the first segment's lines (the only ones when nr_segments == 1) */
-	struct ht_sync_line min_line, max_line;
+	struct ht_fit_line min_line, max_line;
 	double slope, offset; /* estimate of the first segment */
 	/* (slope / nominal slope - 1) * 1e6, nominal from
-	 * ht_sync_set_rate() (1.0 when rates are not set) */
+	 * ht_fit_set_node_rate() (1.0 when rates are not set) */
 	double drift_ppm;
 	int64_t width_max; /* largest bound width over the pairs */
 	size_t nr_segments;
-	const struct ht_sync_segment *segments;
+	const struct ht_fit_segment *segments;
 	/* message indices (in add order, 0-based) of the rejected pairs,
 	 * sorted */
 	const size_t *rejected;
 };
 
-struct ht_sync_options {
+struct ht_fit_opts {
 	/* pairs on each side of a pair when judging it "too fast"
 	 * (0: default 8) */
 	unsigned outlier_window;
@@ -147,12 +147,12 @@ struct ht_sync_options {
 	bool no_piecewise;
 };
 
-struct ht_sync_set;
+struct ht_fit_set;
 
 /* A set of nr_nodes nodes (0 .. nr_nodes - 1) with no messages. NULL
  * when out of memory or nr_nodes is 0. */
-struct ht_sync_set *ht_sync_create(unsigned nr_nodes);
-void ht_sync_destroy(struct ht_sync_set *set);
+struct ht_fit_set *ht_fit_set_create(unsigned nr_nodes);
+void ht_fit_set_destroy(struct ht_fit_set *set);
 
 /*
  * A message sent by `sender` at its time send_time and received by
@@ -160,22 +160,22 @@ void ht_sync_destroy(struct ht_sync_set *set);
  * Returns 0, HT_EINVAL (node out of range, sender == receiver),
  * HT_ERANGE (a time outside (-2^62, 2^62)) or HT_ENOMEM.
  */
-int ht_sync_add_message(struct ht_sync_set *set, unsigned sender,
-			unsigned receiver, int64_t send_time,
-			int64_t recv_time);
+int ht_fit_set_add_message(struct ht_fit_set *set, unsigned sender,
+			   unsigned receiver, int64_t send_time,
+			   int64_t recv_time);
 
 /* Number of nodes of the set. */
-unsigned ht_sync_nr_nodes(const struct ht_sync_set *set);
+unsigned ht_fit_set_nr_nodes(const struct ht_fit_set *set);
 
 /* Number of messages added so far. */
-size_t ht_sync_nr_messages(const struct ht_sync_set *set);
+size_t ht_fit_set_nr_messages(const struct ht_fit_set *set);
 
 /*
  * Optional: the nominal rate of a node's clock in units per second
  * (1e9 for ns, 32768 for a 32 kHz counter). Used only for drift_ppm.
  */
-int ht_sync_set_rate(struct ht_sync_set *set, unsigned node,
-		     uint64_t units_per_second);
+int ht_fit_set_node_rate(struct ht_fit_set *set, unsigned node,
+			 uint64_t units_per_second);
 
 /*
  * Builds the tree rooted at `reference` (edges with both directions
@@ -183,13 +183,13 @@ int ht_sync_set_rate(struct ht_sync_set *set, unsigned node,
  * Returns 0 even when some nodes are absent or fail (see each fit's
  * quality); HT_EINVAL for a bad reference, HT_ENOMEM.
  */
-int ht_sync_solve(struct ht_sync_set *set, unsigned reference,
-		  const struct ht_sync_options *options);
+int ht_fit_set_solve(struct ht_fit_set *set, unsigned reference,
+		     const struct ht_fit_opts *options);
 
-/* The fit of a node (after ht_sync_solve), NULL when node is out of
+/* The fit of a node (after ht_fit_set_solve), NULL when node is out of
  * range or the set was not solved. */
-const struct ht_sync_fit *ht_sync_get_fit(const struct ht_sync_set *set,
-					  unsigned node);
+const struct ht_fit_node *ht_fit_set_get_node(const struct ht_fit_set *set,
+					      unsigned node);
 
 /*
  * Maps time t of `node` (its continuous clock value t) to the
@@ -205,10 +205,10 @@ const struct ht_sync_fit *ht_sync_get_fit(const struct ht_sync_set *set,
  * of range, set not solved), HT_ENOTFOUND (node absent or failed).
  * O(depth * log(hull size)).
  */
-int ht_sync_map(const struct ht_sync_set *set, unsigned node, int64_t t,
-		int64_t *est, int64_t *lo, int64_t *hi);
+int ht_fit_set_map(const struct ht_fit_set *set, unsigned node, int64_t t,
+		   int64_t *est, int64_t *lo, int64_t *hi);
 
 /* A message about the last error of a call on this set ("" if none). */
-const char *ht_sync_last_error(const struct ht_sync_set *set);
+const char *ht_fit_set_last_error(const struct ht_fit_set *set);
 
 #endif

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-#ifndef HT_HOST_FUNCTIONS_H
-#define HT_HOST_FUNCTIONS_H
+#ifndef HT_HOST_FUNC_SLICES_H
+#define HT_HOST_FUNC_SLICES_H
 
 /*
  * Function slices from a trace's func_entry / func_exit records
@@ -9,8 +9,8 @@
  * the report show.
  *
  * Streaming: feed every message of a trace set (host/ctf/ctf-reader.h) to
- * ht_funcs_feed(), then call ht_funcs_finish(). Each call arrives twice
- * through the callbacks: `enter` when it begins (end_ns not known yet)
+ * ht_func_slices_feed(), then call ht_func_slices_finish(). Each call arrives
+ * twice through the callbacks: `enter` when it begins (end_ns not known yet)
  * and `slice` when it ends, children before their parent. Memory is
  * the open calls' stacks and the cores' tables, not the trace.
  *
@@ -35,19 +35,19 @@
 #include <stdint.h>
 
 #include "host/ctf/ctf-reader.h"
-#include "symbols.h"
+#include "func-symbols.h"
 
-struct ht_funcs; /* opaque */
+struct ht_func_slices; /* opaque */
 
 /* The on-target profile of one function, as dumped (func_profile). */
-struct ht_funcs_dumped {
+struct ht_func_dumped {
 	uint64_t addr;
 	uint64_t calls;
 	uint64_t incl_cycles, excl_cycles, max_cycles;
 };
 
-/* A core (a stream) and its totals; valid until ht_funcs_destroy(). */
-struct ht_funcs_core {
+/* A core (a stream) and its totals; valid until ht_func_slices_destroy(). */
+struct ht_func_core {
 	unsigned index; /* 0.. in order of first appearance */
 	const char *name;
 	const struct ht_ctf_stream *stream;
@@ -56,7 +56,7 @@ struct ht_funcs_core {
 	uint64_t base;	   /* func_base: the image's run-time first byte */
 	uint64_t bias;	   /* run-time minus link-time addresses */
 	bool bias_guessed; /* no func_base: guessed from the addresses */
-	struct ht_symbols *syms; /* the ELF for this core, or NULL */
+	struct ht_func_symbols *syms; /* the ELF for this core, or NULL */
 	uint64_t entries, exits;
 	uint64_t missing_exits;	  /* calls closed by an outer exit */
 	uint64_t unmatched_exits; /* exits with no open call */
@@ -66,15 +66,15 @@ struct ht_funcs_core {
 	bool has_time;
 	int64_t first_ns, last_ns;
 	/* the on-target profile, when the trace holds a dump */
-	const struct ht_funcs_dumped *dumped;
+	const struct ht_func_dumped *dumped;
 	size_t nr_dumped;
 	bool has_dump_stats;
 	uint64_t dump_lost_calls, dump_deep_calls, dump_unbalanced, dump_nested;
 };
 
 /* A call of a function on a core. */
-struct ht_funcs_slice {
-	const struct ht_funcs_core *core;
+struct ht_func_slice {
+	const struct ht_func_core *core;
 	uint32_t tid;	    /* 0 without a tid context */
 	uint64_t addr;	    /* the function (run time) */
 	uint64_t call_site; /* where it was called from, 0 if unknown */
@@ -86,12 +86,12 @@ struct ht_funcs_slice {
 	void *parent_user; /* the caller's *user (NULL at depth 0) */
 };
 
-struct ht_funcs_opts {
+struct ht_func_slices_opts {
 	/* A call begins; *@user (NULL on entry) is kept with it and given
 	 * back in its callees' parent_user and to `slice` as @user. */
-	void (*enter)(void *arg, const struct ht_funcs_slice *s, void **user);
+	void (*enter)(void *arg, const struct ht_func_slice *s, void **user);
 	/* A call ends. */
-	void (*slice)(void *arg, const struct ht_funcs_slice *s, void *user);
+	void (*slice)(void *arg, const struct ht_func_slice *s, void *user);
 	void *arg;
 	/* Open calls kept per stack (deeper ones are counted, not
 	 * sliced); 0: 1 << 20. */
@@ -99,33 +99,35 @@ struct ht_funcs_opts {
 };
 
 /* Creates a tracker. @opts may be NULL. Returns 0 or HT_ENOMEM. */
-int ht_funcs_create(struct ht_funcs **f, const struct ht_funcs_opts *opts);
+int ht_func_slices_create(struct ht_func_slices **f,
+			  const struct ht_func_slices_opts *opts);
 
 /* Releases the tracker (not the symbols given to it). NULL allowed. */
-void ht_funcs_destroy(struct ht_funcs *f);
+void ht_func_slices_destroy(struct ht_func_slices *f);
 
 /*
  * Names the functions of the cores called @core (a core name; NULL:
  * every core without its own) from @sy (kept, not owned). Call before
  * feeding. Returns 0 or HT_ENOMEM.
  */
-int ht_funcs_add_symbols(struct ht_funcs *f, const char *core,
-			 struct ht_symbols *sy);
+int ht_func_slices_add_symbols(struct ht_func_slices *f, const char *core,
+			       struct ht_func_symbols *sy);
 
 /*
  * Feeds one reader message. Returns 0, HT_ENOMEM, or HT_EFORMAT when a
  * function record lacks its `addr` field (*@err says where; the
  * record is skipped and the caller may go on).
  */
-int ht_funcs_feed(struct ht_funcs *f, const struct ht_ctf_msg *msg, char *err,
-		  size_t err_len);
+int ht_func_slices_feed(struct ht_func_slices *f, const struct ht_ctf_msg *msg,
+			char *err, size_t err_len);
 
 /* Closes every open call at its core's last time. Call once. */
-void ht_funcs_finish(struct ht_funcs *f);
+void ht_func_slices_finish(struct ht_func_slices *f);
 
 /* The cores seen so far. */
-size_t ht_funcs_nr_cores(const struct ht_funcs *f);
-const struct ht_funcs_core *ht_funcs_core(const struct ht_funcs *f, size_t i);
+size_t ht_func_slices_nr_cores(const struct ht_func_slices *f);
+const struct ht_func_core *ht_func_slices_core(const struct ht_func_slices *f,
+					       size_t i);
 
 /*
  * The name of the function at run-time address @addr of @core: the ELF
@@ -134,14 +136,15 @@ const struct ht_funcs_core *ht_funcs_core(const struct ht_funcs *f, size_t i);
  * for a position-independent ELF, the bias is guessed from the
  * addresses seen so far (core->bias_guessed).
  */
-const char *ht_funcs_name(struct ht_funcs *f, const struct ht_funcs_core *core,
-			  uint64_t addr);
+const char *ht_func_slices_name(struct ht_func_slices *f,
+				const struct ht_func_core *core, uint64_t addr);
 
 /*
  * Of the distinct function addresses seen on @core, how many have a
  * name (*@named) out of how many (*@total).
  */
-void ht_funcs_name_stats(struct ht_funcs *f, const struct ht_funcs_core *core,
-			 size_t *named, size_t *total);
+void ht_func_slices_name_stats(struct ht_func_slices *f,
+			       const struct ht_func_core *core, size_t *named,
+			       size_t *total);
 
 #endif

@@ -1,25 +1,25 @@
 /* SPDX-License-Identifier: MIT */
-#ifndef HT_HOST_CAPTURE_INTERNAL_H
-#define HT_HOST_CAPTURE_INTERNAL_H
+#ifndef HT_HOST_CAPTURE_READER_INTERNAL_H
+#define HT_HOST_CAPTURE_READER_INTERNAL_H
 
 /*
  * What the files of a capture share (internal to host/sync): the
  * capture itself and the functions each file gives the others.
- * capture.c opens a capture and checks its cores; capture-scan.c reads
+ * capture-reader.c opens a capture and checks its cores; capture-scan.c reads
  * the events and joins the halves of the messages into pairs;
  * capture-notes.c keeps the notes on what was wrong.
  */
 #include <stddef.h>
 #include <stdint.h>
 
-#include "capture.h"
+#include "capture-reader.h"
 
 /* the scan's state (capture-scan.c) */
 struct ht__side;
 struct ht__seq_state;
 struct ht__cls_kind;
 
-struct ht_capture {
+struct ht_capture_reader {
 	char *dir;
 	struct ht_ctf_set *set;
 	struct ht_capture_core *cores;
@@ -50,20 +50,20 @@ struct ht_capture {
 
 /* Adds a note (printf-formatted); counted as dropped when there are
  * too many already or memory is short. */
-void ht__capture_note(struct ht_capture *cap, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+void ht__capture_reader_note(struct ht_capture_reader *cap, const char *fmt,
+			     ...) __attribute__((format(printf, 2, 3)));
 
 /* Frees the notes. */
-void ht__capture_notes_fini(struct ht_capture *cap);
+void ht__capture_reader_notes_fini(struct ht_capture_reader *cap);
 
 /* capture-scan.c */
 
 /* Allocates the scan's state for the cores of @cap (opened). Returns 0
  * or HT_ENOMEM. */
-int ht__capture_scan_init(struct ht_capture *cap);
+int ht__capture_reader_scan_init(struct ht_capture_reader *cap);
 
 /* Frees the scan's state and the links it made (any part may be
  * missing). */
-void ht__capture_scan_fini(struct ht_capture *cap);
+void ht__capture_reader_scan_fini(struct ht_capture_reader *cap);
 
 #endif

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The function profile (host/analysis/profile.h).
+ * The function profile (host/analysis/func-profile.h).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -9,10 +9,10 @@
 
 #include "common/buf.h"
 #include "common/error.h"
-#include "profile.h"
+#include "func-profile.h"
 
 struct pcore {
-	struct ht_profile_core pub;
+	struct ht_func_profile_core pub;
 	/* function index by address: open addressing, value index + 1 */
 	uint64_t *keys;
 	uint32_t *vals;
@@ -20,22 +20,22 @@ struct pcore {
 	size_t cap_funcs, cap_nodes;
 };
 
-struct ht_profile {
-	struct pcore **cores; /* by ht_funcs_core index */
+struct ht_func_profile {
+	struct pcore **cores; /* by ht_func_slices_core index */
 	size_t nr_cores, cap_cores;
-	struct ht_profile_core all;
+	struct ht_func_profile_core all;
 	char **raw_names; /* "0x..." names of the all-cores sum */
 	size_t nr_raw;
 	int status;
 };
 
-int ht_profile_create(struct ht_profile **out)
+int ht_func_profile_create(struct ht_func_profile **out)
 {
 	*out = calloc(1, sizeof(**out));
 	return *out ? 0 : HT_ENOMEM;
 }
 
-void ht_profile_destroy(struct ht_profile *p)
+void ht_func_profile_destroy(struct ht_func_profile *p)
 {
 	size_t i;
 
@@ -60,8 +60,8 @@ void ht_profile_destroy(struct ht_profile *p)
 	free(p);
 }
 
-static struct pcore *pcore_of(struct ht_profile *p,
-			      const struct ht_funcs_core *core)
+static struct pcore *pcore_of(struct ht_func_profile *p,
+			      const struct ht_func_core *core)
 {
 	struct pcore *c;
 
@@ -95,7 +95,7 @@ static size_t hash(uint64_t a, size_t cap)
 }
 
 /* The function record of @addr, created if needed; NULL: no memory. */
-static struct ht_profile_func *func_of(struct pcore *c, uint64_t addr)
+static struct ht_func_profile_func *func_of(struct pcore *c, uint64_t addr)
 {
 	size_t i;
 
@@ -147,7 +147,7 @@ static struct ht_profile_func *func_of(struct pcore *c, uint64_t addr)
 /* The child of node @parent for @addr, created if needed; 0: no memory. */
 static uint32_t child_of(struct pcore *c, uint32_t parent, uint64_t addr)
 {
-	struct ht_profile_node *n;
+	struct ht_func_profile_node *n;
 	uint32_t k, prev = 0;
 
 	for (k = c->pub.nodes[parent].first_child; k;
@@ -199,11 +199,11 @@ static bool user_outermost(void *u)
 	return u && (((uintptr_t)u - 2u) & 1u);
 }
 
-static void on_enter(void *arg, const struct ht_funcs_slice *s, void **user)
+static void on_enter(void *arg, const struct ht_func_slice *s, void **user)
 {
-	struct ht_profile *p = arg;
+	struct ht_func_profile *p = arg;
 	struct pcore *c = pcore_of(p, s->core);
-	struct ht_profile_func *fn;
+	struct ht_func_profile_func *fn;
 	uint32_t node;
 
 	if (!c || !(fn = func_of(c, s->addr))) {
@@ -218,13 +218,13 @@ static void on_enter(void *arg, const struct ht_funcs_slice *s, void **user)
 	*user = user_make(node, fn->active++ == 0);
 }
 
-static void on_slice(void *arg, const struct ht_funcs_slice *s, void *user)
+static void on_slice(void *arg, const struct ht_func_slice *s, void *user)
 {
-	struct ht_profile *p = arg;
+	struct ht_func_profile *p = arg;
 	struct pcore *c = pcore_of(p, s->core);
-	struct ht_profile_func *fn;
+	struct ht_func_profile_func *fn;
 	uint64_t dur = (uint64_t)(s->end_ns - s->begin_ns);
-	struct ht_profile_node *n;
+	struct ht_func_profile_node *n;
 
 	if (!c || !user || !(fn = func_of(c, s->addr))) {
 		/* on_enter failed: status says so */
@@ -254,7 +254,8 @@ static void on_slice(void *arg, const struct ht_funcs_slice *s, void *user)
 	}
 }
 
-void ht_profile_funcs_opts(struct ht_profile *p, struct ht_funcs_opts *opts)
+void ht_func_profile_slices_opts(struct ht_func_profile *p,
+				 struct ht_func_slices_opts *opts)
 {
 	memset(opts, 0, sizeof(*opts));
 	opts->enter = on_enter;
@@ -262,12 +263,12 @@ void ht_profile_funcs_opts(struct ht_profile *p, struct ht_funcs_opts *opts)
 	opts->arg = p;
 }
 
-int ht_profile_status(const struct ht_profile *p)
+int ht_func_profile_status(const struct ht_func_profile *p)
 {
 	return p->status;
 }
 
-size_t ht_profile_nr_cores(const struct ht_profile *p)
+size_t ht_func_profile_nr_cores(const struct ht_func_profile *p)
 {
 	size_t i, n = 0;
 
@@ -277,8 +278,8 @@ size_t ht_profile_nr_cores(const struct ht_profile *p)
 	return n;
 }
 
-const struct ht_profile_core *ht_profile_core(const struct ht_profile *p,
-					      size_t i)
+const struct ht_func_profile_core *
+ht_func_profile_core(const struct ht_func_profile *p, size_t i)
 {
 	size_t k;
 
@@ -290,13 +291,14 @@ const struct ht_profile_core *ht_profile_core(const struct ht_profile *p,
 	return NULL;
 }
 
-const struct ht_profile_core *ht_profile_all(const struct ht_profile *p)
+const struct ht_func_profile_core *
+ht_func_profile_all(const struct ht_func_profile *p)
 {
 	return &p->all;
 }
 
-static int cmp_name_addr(const struct ht_profile_func *a,
-			 const struct ht_profile_func *b)
+static int cmp_name_addr(const struct ht_func_profile_func *a,
+			 const struct ht_func_profile_func *b)
 {
 	if (a->name && b->name) {
 		int r = strcmp(a->name, b->name);
@@ -315,9 +317,9 @@ static int cmp_by_name(const void *x, const void *y)
 	return cmp_name_addr(x, y);
 }
 
-int ht_profile_resolve(struct ht_profile *p, struct ht_funcs *f)
+int ht_func_profile_resolve(struct ht_func_profile *p, struct ht_func_slices *f)
 {
-	struct ht_profile_func *all;
+	struct ht_func_profile_func *all;
 	size_t i, k, n = 0, m;
 
 	for (i = 0; i < p->nr_cores; i++) {
@@ -327,12 +329,12 @@ int ht_profile_resolve(struct ht_profile *p, struct ht_funcs *f)
 			continue;
 		}
 		for (k = 0; k < c->pub.nr_funcs; k++) {
-			c->pub.funcs[k].name =
-			    ht_funcs_name(f, c->pub.core, c->pub.funcs[k].addr);
+			c->pub.funcs[k].name = ht_func_slices_name(
+			    f, c->pub.core, c->pub.funcs[k].addr);
 		}
 		for (k = 1; k < c->pub.nr_nodes; k++) {
-			c->pub.nodes[k].name =
-			    ht_funcs_name(f, c->pub.core, c->pub.nodes[k].addr);
+			c->pub.nodes[k].name = ht_func_slices_name(
+			    f, c->pub.core, c->pub.nodes[k].addr);
 		}
 		n += c->pub.nr_funcs;
 		p->all.calls += c->pub.calls;
@@ -374,7 +376,7 @@ int ht_profile_resolve(struct ht_profile *p, struct ht_funcs *f)
 	return 0;
 }
 
-int ht_profile_key_parse(const char *s)
+int ht_func_profile_key_parse(const char *s)
 {
 	static const char *const keys[] = {"incl", "excl", "calls", "avg",
 					   "max"};
@@ -388,20 +390,20 @@ int ht_profile_key_parse(const char *s)
 	return -1;
 }
 
-static enum ht_profile_key sort_key;
+static enum ht_func_profile_key sort_key;
 
-static uint64_t key_of(const struct ht_profile_func *f)
+static uint64_t key_of(const struct ht_func_profile_func *f)
 {
 	switch (sort_key) {
-	case HT_PROFILE_EXCL:
+	case HT_FUNC_PROFILE_EXCL:
 		return f->excl_ns;
-	case HT_PROFILE_CALLS:
+	case HT_FUNC_PROFILE_CALLS:
 		return f->calls;
-	case HT_PROFILE_AVG:
+	case HT_FUNC_PROFILE_AVG:
 		return f->calls ? f->incl_ns / f->calls : 0;
-	case HT_PROFILE_MAX:
+	case HT_FUNC_PROFILE_MAX:
 		return f->max_ns;
-	case HT_PROFILE_INCL:
+	case HT_FUNC_PROFILE_INCL:
 	default:
 		return f->incl_ns;
 	}
@@ -417,8 +419,8 @@ static int cmp_key(const void *x, const void *y)
 	return cmp_name_addr(x, y);
 }
 
-void ht_profile_sort(struct ht_profile_func *funcs, size_t n,
-		     enum ht_profile_key key)
+void ht_func_profile_sort(struct ht_func_profile_func *funcs, size_t n,
+			  enum ht_func_profile_key key)
 {
 	sort_key = key;
 	qsort(funcs, n, sizeof(*funcs), cmp_key);

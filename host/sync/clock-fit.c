@@ -21,25 +21,25 @@
  * with L (docs/sync.md derives it).
  *
  * This file holds the set, the tree and the solve; the fit of one edge
- * is in clock-edge.c (clock-sync-internal.h lists the files).
+ * is in clock-edge.c (clock-fit-internal.h lists the files).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock-sync-internal.h"
+#include "clock-fit-internal.h"
 #include "common/buf.h"
 #include "common/error.h"
 
 #define MAX_NODES 4096
 
 static const char *const quality_names[] = {
-    [HT_SYNC_REFERENCE] = "reference",	   [HT_SYNC_ACCURATE] = "accurate",
-    [HT_SYNC_APPROXIMATE] = "approximate", [HT_SYNC_INCOMPLETE] = "incomplete",
-    [HT_SYNC_ABSENT] = "absent",	   [HT_SYNC_FAIL] = "fail",
+    [HT_FIT_REFERENCE] = "reference",	  [HT_FIT_ACCURATE] = "accurate",
+    [HT_FIT_APPROXIMATE] = "approximate", [HT_FIT_INCOMPLETE] = "incomplete",
+    [HT_FIT_ABSENT] = "absent",		  [HT_FIT_FAIL] = "fail",
 };
 
-const char *ht_sync_quality_name(enum ht_sync_quality q)
+const char *ht_fit_quality_name(enum ht_fit_quality q)
 {
 	if ((unsigned)q >= sizeof(quality_names) / sizeof(quality_names[0])) {
 		return "?";
@@ -47,7 +47,7 @@ const char *ht_sync_quality_name(enum ht_sync_quality q)
 	return quality_names[q];
 }
 
-double ht_sync_line_slope(const struct ht_sync_line *l)
+double ht_fit_line_slope(const struct ht_fit_line *l)
 {
 	if (!l->valid) {
 		return 0.0;
@@ -56,7 +56,7 @@ double ht_sync_line_slope(const struct ht_sync_line *l)
 			(long double)((ht__i128)l->x1 - l->x0));
 }
 
-double ht_sync_line_offset(const struct ht_sync_line *l)
+double ht_fit_line_offset(const struct ht_fit_line *l)
 {
 	long double a;
 
@@ -68,14 +68,14 @@ double ht_sync_line_offset(const struct ht_sync_line *l)
 	return (double)((long double)l->y0 - a * (long double)l->x0);
 }
 
-static void set_error(struct ht_sync_set *set, const char *msg)
+static void set_error(struct ht_fit_set *set, const char *msg)
 {
 	snprintf(set->err, sizeof(set->err), "%s", msg);
 }
 
-struct ht_sync_set *ht_sync_create(unsigned nr_nodes)
+struct ht_fit_set *ht_fit_set_create(unsigned nr_nodes)
 {
-	struct ht_sync_set *set;
+	struct ht_fit_set *set;
 
 	if (nr_nodes == 0 || nr_nodes > MAX_NODES) {
 		return NULL;
@@ -93,7 +93,7 @@ struct ht_sync_set *ht_sync_create(unsigned nr_nodes)
 	return set;
 }
 
-static void free_fits(struct ht_sync_set *set)
+static void free_fits(struct ht_fit_set *set)
 {
 	unsigned i;
 	size_t k;
@@ -117,7 +117,7 @@ static void free_fits(struct ht_sync_set *set)
 	set->solved = false;
 }
 
-void ht_sync_destroy(struct ht_sync_set *set)
+void ht_fit_set_destroy(struct ht_fit_set *set)
 {
 	if (!set) {
 		return;
@@ -128,8 +128,9 @@ void ht_sync_destroy(struct ht_sync_set *set)
 	free(set);
 }
 
-int ht_sync_add_message(struct ht_sync_set *set, unsigned sender,
-			unsigned receiver, int64_t send_time, int64_t recv_time)
+int ht_fit_set_add_message(struct ht_fit_set *set, unsigned sender,
+			   unsigned receiver, int64_t send_time,
+			   int64_t recv_time)
 {
 	struct ht__fit_msg *m;
 
@@ -169,18 +170,18 @@ int ht_sync_add_message(struct ht_sync_set *set, unsigned sender,
 	return 0;
 }
 
-unsigned ht_sync_nr_nodes(const struct ht_sync_set *set)
+unsigned ht_fit_set_nr_nodes(const struct ht_fit_set *set)
 {
 	return set->nr_nodes;
 }
 
-size_t ht_sync_nr_messages(const struct ht_sync_set *set)
+size_t ht_fit_set_nr_messages(const struct ht_fit_set *set)
 {
 	return set->nr_msgs;
 }
 
-int ht_sync_set_rate(struct ht_sync_set *set, unsigned node,
-		     uint64_t units_per_second)
+int ht_fit_set_node_rate(struct ht_fit_set *set, unsigned node,
+			 uint64_t units_per_second)
 {
 	if (node >= set->nr_nodes) {
 		set_error(set, "node out of range");
@@ -190,12 +191,12 @@ int ht_sync_set_rate(struct ht_sync_set *set, unsigned node,
 	return 0;
 }
 
-const char *ht_sync_last_error(const struct ht_sync_set *set)
+const char *ht_fit_set_last_error(const struct ht_fit_set *set)
 {
 	return set->err;
 }
 
-static int build_tree(struct ht_sync_set *set, unsigned ref)
+static int build_tree(struct ht_fit_set *set, unsigned ref)
 {
 	unsigned n = set->nr_nodes, u, v, head = 0, tail = 0, phase;
 	uint8_t *dir = calloc((size_t)n * n, 1);
@@ -244,7 +245,7 @@ static int build_tree(struct ht_sync_set *set, unsigned ref)
 /* Each message as a point of the edge it crosses, grouped by the
  * edge's child: the points of node v are pts[off[v] .. off[v + 1]).
  * Messages off the tree are left out. @count is scratch (n + 1). */
-static void bucket_points(const struct ht_sync_set *set, struct ht__fit_pt *pts,
+static void bucket_points(const struct ht_fit_set *set, struct ht__fit_pt *pts,
 			  size_t *count, size_t *off)
 {
 	unsigned n = set->nr_nodes, v;
@@ -285,18 +286,18 @@ static void bucket_points(const struct ht_sync_set *set, struct ht__fit_pt *pts,
 }
 
 /* Fits node @v to its parent (its points p[0..n)), with its drift. */
-static int fit_node(struct ht_sync_set *set, unsigned v, struct ht__fit_pt *p,
-		    size_t n, const struct ht_sync_options *options)
+static int fit_node(struct ht_fit_set *set, unsigned v, struct ht__fit_pt *p,
+		    size_t n, const struct ht_fit_opts *options)
 {
 	struct ht__node_fit *nf = &set->fits[v];
 	int ret;
 
 	if (v == set->reference) {
-		nf->pub.quality = HT_SYNC_REFERENCE;
+		nf->pub.quality = HT_FIT_REFERENCE;
 		return 0;
 	}
 	if (nf->pub.parent < 0) {
-		nf->pub.quality = HT_SYNC_ABSENT;
+		nf->pub.quality = HT_FIT_ABSENT;
 		return 0;
 	}
 	ret = ht__edge_solve(nf, p, n, options);
@@ -314,8 +315,8 @@ static int fit_node(struct ht_sync_set *set, unsigned v, struct ht__fit_pt *p,
 	return 0;
 }
 
-int ht_sync_solve(struct ht_sync_set *set, unsigned reference,
-		  const struct ht_sync_options *options)
+int ht_fit_set_solve(struct ht_fit_set *set, unsigned reference,
+		     const struct ht_fit_opts *options)
 {
 	unsigned n = set->nr_nodes, v;
 	size_t *count = NULL, *off = NULL;
@@ -364,8 +365,8 @@ out:
 	return ret;
 }
 
-const struct ht_sync_fit *ht_sync_get_fit(const struct ht_sync_set *set,
-					  unsigned node)
+const struct ht_fit_node *ht_fit_set_get_node(const struct ht_fit_set *set,
+					      unsigned node)
 {
 	if (!set->solved || node >= set->nr_nodes) {
 		return NULL;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The text form of a message set (sync-pairs.h). */
+/* The text form of a message set (fit-pairs.h). */
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -7,7 +7,7 @@
 
 #include "common/buf.h"
 #include "common/error.h"
-#include "sync-pairs.h"
+#include "fit-pairs.h"
 
 /* Splits the next integer off *pp; false (and why) when there is none
  * or it does not fit. */
@@ -93,10 +93,10 @@ static int parse_message(char *p, long long nodes, long long v[4],
 	return 0;
 }
 
-int ht_sync_pairs_read(FILE *in, const char *name, struct ht_sync_set **out,
-		       size_t **lines, char *err, size_t errlen)
+int ht_fit_set_read_pairs(FILE *in, const char *name, struct ht_fit_set **out,
+			  size_t **lines, char *err, size_t errlen)
 {
-	struct ht_sync_set *set = NULL;
+	struct ht_fit_set *set = NULL;
 	size_t *ln = NULL, nr_ln = 0, cap_ln = 0, lineno = 0;
 	char *buf = NULL;
 	size_t bufsz = 0;
@@ -126,7 +126,7 @@ int ht_sync_pairs_read(FILE *in, const char *name, struct ht_sync_set **out,
 			if (ret) {
 				goto fail;
 			}
-			set = ht_sync_create((unsigned)nodes);
+			set = ht_fit_set_create((unsigned)nodes);
 			if (!set) {
 				ret = HT_ENOMEM;
 				snprintf(err, errlen, "%s: out of memory",
@@ -139,11 +139,11 @@ int ht_sync_pairs_read(FILE *in, const char *name, struct ht_sync_set **out,
 		if (ret) {
 			goto fail;
 		}
-		ret = ht_sync_add_message(set, (unsigned)v[0], (unsigned)v[1],
-					  v[2], v[3]);
+		ret = ht_fit_set_add_message(set, (unsigned)v[0],
+					     (unsigned)v[1], v[2], v[3]);
 		if (ret) {
 			snprintf(err, errlen, "%s:%zu: %s", name, lineno,
-				 ht_sync_last_error(set));
+				 ht_fit_set_last_error(set));
 			goto fail;
 		}
 		if (ht_array_reserve((void **)&ln, &cap_ln, nr_ln + 1,
@@ -175,6 +175,6 @@ int ht_sync_pairs_read(FILE *in, const char *name, struct ht_sync_set **out,
 fail:
 	free(buf);
 	free(ln);
-	ht_sync_destroy(set);
+	ht_fit_set_destroy(set);
 	return ret;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-#ifndef HETRACE_SYNC_H
-#define HETRACE_SYNC_H
+#ifndef HETRACE_SYNC_SLAVE_H
+#define HETRACE_SYNC_SLAVE_H
 
 /*
  * The sync handshake's mailbox and its slave side (docs/sync.md,
@@ -17,7 +17,7 @@
  *
  * Who writes what:
  * - `req` is written only by the master: the sequence number of the
- *   latest request, HT_SYNC_IDLE before the first.
+ *   latest request, HT_SYNC_SLAVE_IDLE before the first.
  * - `ack` is written only by the slave: n + 1 once request n is answered.
  * - A request n is pending while req == n and ack != n + 1. The slave's
  *   handler answers the pending request once and does nothing when there
@@ -30,24 +30,25 @@
 
 #include "port.h"
 
-#define HT_SYNC_MAGIC 0x4d535448u /* "HTSM" in little-endian memory */
-#define HT_SYNC_VERSION 1u
-#define HT_SYNC_IDLE 0xffffffffu /* `req` before the first request */
+#define HT_SYNC_SLAVE_MAGIC 0x4d535448u /* "HTSM" in little-endian memory */
+#define HT_SYNC_SLAVE_VERSION 1u
+#define HT_SYNC_SLAVE_IDLE 0xffffffffu /* `req` before the first request */
 
 /*
  * The mailbox. magic, version and size first (set once by
- * ht_sync_mbox_init(), magic last); the master's and the slave's words
+ * ht_sync_slave_mbox_init(), magic last); the master's and the slave's words
  * on their own cache lines. New fields only at the end.
  */
-struct ht_sync_mbox {
-	uint32_t magic;	   /* HT_SYNC_MAGIC once initialized */
-	uint32_t version;  /* HT_SYNC_VERSION */
-	uint32_t size;	   /* sizeof(struct ht_sync_mbox) of the initializer */
+struct ht_sync_slave_mbox {
+	uint32_t magic;	  /* HT_SYNC_SLAVE_MAGIC once initialized */
+	uint32_t version; /* HT_SYNC_SLAVE_VERSION */
+	uint32_t
+	    size; /* sizeof(struct ht_sync_slave_mbox) of the initializer */
 	uint32_t slave_id; /* the slave's core_id */
 	uint32_t reserved0[12];
 
 	/* Master's cache line. */
-	volatile uint32_t req; /* latest request n, or HT_SYNC_IDLE */
+	volatile uint32_t req; /* latest request n, or HT_SYNC_SLAVE_IDLE */
 	uint32_t reserved1[15];
 
 	/* Slave's cache line. */
@@ -72,10 +73,10 @@ struct ht_sync_slave_ops {
  * @slave_id: no request, no answer. Called by whoever creates the
  * shared memory, before the other side looks at it.
  */
-void ht_sync_mbox_init(struct ht_sync_mbox *m, uint32_t slave_id);
+void ht_sync_slave_mbox_init(struct ht_sync_slave_mbox *m, uint32_t slave_id);
 
 /* True when @m looks like a mailbox this runtime understands. */
-int ht_sync_mbox_is_valid(const struct ht_sync_mbox *m);
+int ht_sync_slave_mbox_is_valid(const struct ht_sync_slave_mbox *m);
 
 /*
  * The slave's interrupt handler body: when a request n is pending,
@@ -86,7 +87,7 @@ int ht_sync_mbox_is_valid(const struct ht_sync_mbox *m);
  * does not nest with its own tracing calls), or the two events are
  * dropped by the tracer's nesting guard.
  */
-int ht_sync_slave_handle(struct ht_sync_mbox *m,
+int ht_sync_slave_handle(struct ht_sync_slave_mbox *m,
 			 const struct ht_sync_slave_ops *ops);
 
 /*
@@ -98,7 +99,8 @@ int ht_sync_slave_handle(struct ht_sync_mbox *m,
  * Posts request @seq. Call it after tracing sync_req(seq) and before
  * raising the slave's interrupt.
  */
-static inline void ht_sync_mbox_post(struct ht_sync_mbox *m, uint32_t seq)
+static inline void ht_sync_slave_mbox_post(struct ht_sync_slave_mbox *m,
+					   uint32_t seq)
 {
 	/*
 	 * Orders the sync_req record (and its clock read) before the
@@ -116,8 +118,8 @@ static inline void ht_sync_mbox_post(struct ht_sync_mbox *m, uint32_t seq)
  * barrier orders the ACK's load before the caller's next clock read
  * (sync_recv is stamped after the ACK was seen).
  */
-static inline int ht_sync_mbox_answered(const struct ht_sync_mbox *m,
-					uint32_t seq)
+static inline int
+ht_sync_slave_mbox_answered(const struct ht_sync_slave_mbox *m, uint32_t seq)
 {
 	if (m->ack != seq + 1u) {
 		return 0;

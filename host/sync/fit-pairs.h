@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-#ifndef HT_HOST_SYNC_PAIRS_H
-#define HT_HOST_SYNC_PAIRS_H
+#ifndef HT_HOST_FIT_PAIRS_H
+#define HT_HOST_FIT_PAIRS_H
 
 /*
  * The text form of a message set (`hetrace hull` input):
@@ -15,16 +15,16 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "clock-sync.h"
+#include "clock-fit.h"
 
 /*
  * Reads a message set from `in` (`name` is used in messages). On
- * success *out is a new set (ht_sync_destroy() it) and *lines (free()
+ * success *out is a new set (ht_fit_set_destroy() it) and *lines (free()
  * it) holds the input line number of each message, by message index.
  * On failure returns HT_ESYNTAX, HT_ERANGE, HT_EIO or HT_ENOMEM and
  * writes "NAME:LINE: what is wrong" into err.
  */
-int ht_sync_pairs_read(FILE *in, const char *name, struct ht_sync_set **out,
-		       size_t **lines, char *err, size_t errlen);
+int ht_fit_set_read_pairs(FILE *in, const char *name, struct ht_fit_set **out,
+			  size_t **lines, char *err, size_t errlen);
 
 #endif

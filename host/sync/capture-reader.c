@@ -1,27 +1,28 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A capture's cores and the messages between them (capture.h).
+ * A capture's cores and the messages between them (capture-reader.h).
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture-internal.h"
+#include "capture-reader-internal.h"
 #include "common/error.h"
 
-size_t ht_capture_nr_cores(const struct ht_capture *cap)
+size_t ht_capture_reader_nr_cores(const struct ht_capture_reader *cap)
 {
 	return cap->nr_cores;
 }
 
-const struct ht_capture_core *ht_capture_core(const struct ht_capture *cap,
-					      size_t i)
+const struct ht_capture_core *
+ht_capture_reader_core(const struct ht_capture_reader *cap, size_t i)
 {
 	return i < cap->nr_cores ? &cap->cores[i] : NULL;
 }
 
-long ht_capture_find_core(const struct ht_capture *cap, const char *name)
+long ht_capture_reader_find_core(const struct ht_capture_reader *cap,
+				 const char *name)
 {
 	size_t i;
 
@@ -35,7 +36,7 @@ long ht_capture_find_core(const struct ht_capture *cap, const char *name)
 
 static void warn_cb(void *arg, const char *msg)
 {
-	ht__capture_note(arg, "warning: %s", msg);
+	ht__capture_reader_note(arg, "warning: %s", msg);
 }
 
 static const char *env_str(const struct ht_ctf_trace *t, const char *name)
@@ -140,19 +141,20 @@ static const char *lttng_default_name(struct ht_ctf_set *set, size_t lt)
 	return named ? named : "lttng";
 }
 
-int ht_capture_open(struct ht_capture **out, const char *dir, char *err,
-		    size_t err_len)
+int ht_capture_reader_open(struct ht_capture_reader **out, const char *dir,
+			   char *err, size_t err_len)
 {
-	struct ht_capture_opts o = {0};
+	struct ht_capture_reader_opts o = {0};
 
 	o.dir = dir;
-	return ht_capture_open_opts(out, &o, err, err_len);
+	return ht_capture_reader_open_opts(out, &o, err, err_len);
 }
 
 /* Opens every CTF trace under the capture (and under the LTTng
  * directory given, when it is elsewhere). */
-static int open_traces(struct ht_capture *cap, const struct ht_capture_opts *co,
-		       char *err, size_t err_len)
+static int open_traces(struct ht_capture_reader *cap,
+		       const struct ht_capture_reader_opts *co, char *err,
+		       size_t err_len)
 {
 	struct ht_ctf_open_opts opts = {0};
 	const char *paths[2];
@@ -184,8 +186,9 @@ static int open_traces(struct ht_capture *cap, const struct ht_capture_opts *co,
  * *lt is its trace index (-1: none) and cap->lttng_name the name of
  * its core.
  */
-static int find_lttng(struct ht_capture *cap, const struct ht_capture_opts *co,
-		      long *lt, char *err, size_t err_len)
+static int find_lttng(struct ht_capture_reader *cap,
+		      const struct ht_capture_reader_opts *co, long *lt,
+		      char *err, size_t err_len)
 {
 	size_t i, nr_traces = ht_ctf_set_nr_traces(cap->set);
 
@@ -251,7 +254,7 @@ static int find_lttng(struct ht_capture *cap, const struct ht_capture_opts *co,
  * LTTng core's id: the replaced trace's, else 0 unless another core
  * has it.
  */
-static uint32_t pick_cores(struct ht_capture *cap, long lt, size_t *use)
+static uint32_t pick_cores(struct ht_capture_reader *cap, long lt, size_t *use)
 {
 	size_t i, nr_traces = ht_ctf_set_nr_traces(cap->set);
 	const char *lt_name = cap->lttng_name;
@@ -262,7 +265,7 @@ static uint32_t pick_cores(struct ht_capture *cap, long lt, size_t *use)
 		const struct ht_ctf_trace *t = ht_ctf_set_trace(cap->set, i);
 
 		if (is_lttng_kernel(t)) {
-			ht__capture_note(
+			ht__capture_reader_note(
 			    cap,
 			    "%s: LTTng kernel trace not merged (babeltrace2 "
 			    "reads it next to the result when the LTTng-UST "
@@ -280,7 +283,7 @@ static uint32_t pick_cores(struct ht_capture *cap, long lt, size_t *use)
 			    e->i <= UINT32_MAX) {
 				lt_id = (uint32_t)e->i;
 			}
-			ht__capture_note(
+			ht__capture_reader_note(
 			    cap,
 			    "core %s: the LTTng-UST trace %s stands for it; "
 			    "the capture's trace %s is left out",
@@ -308,8 +311,8 @@ static uint32_t pick_cores(struct ht_capture *cap, long lt, size_t *use)
 
 /* Core @i from its trace @tr: name, id, role, master's name and clock.
  * The LTTng-UST trace @lt is a master with id @lt_id. */
-static int describe_core(struct ht_capture *cap, size_t i, size_t tr, long lt,
-			 uint32_t lt_id, char *err, size_t err_len)
+static int describe_core(struct ht_capture_reader *cap, size_t i, size_t tr,
+			 long lt, uint32_t lt_id, char *err, size_t err_len)
 {
 	struct ht_capture_core *c = &cap->cores[i];
 	const struct ht_ctf_trace *t = ht_ctf_set_trace(cap->set, tr);
@@ -373,7 +376,8 @@ static int describe_core(struct ht_capture *cap, size_t i, size_t tr, long lt,
 }
 
 /* No two cores share a name or an id. */
-static int check_unique(const struct ht_capture *cap, char *err, size_t err_len)
+static int check_unique(const struct ht_capture_reader *cap, char *err,
+			size_t err_len)
 {
 	size_t i, j;
 
@@ -404,8 +408,8 @@ static int check_unique(const struct ht_capture *cap, char *err, size_t err_len)
 }
 
 /* Each core's master (env core_master) among the cores of @dir. */
-static int find_masters(struct ht_capture *cap, const char *dir, char *err,
-			size_t err_len)
+static int find_masters(struct ht_capture_reader *cap, const char *dir,
+			char *err, size_t err_len)
 {
 	size_t i;
 
@@ -415,7 +419,7 @@ static int find_masters(struct ht_capture *cap, const char *dir, char *err,
 		if (!c->master_name) {
 			continue;
 		}
-		c->master = ht_capture_find_core(cap, c->master_name);
+		c->master = ht_capture_reader_find_core(cap, c->master_name);
 		if (c->master < 0) {
 			snprintf(err, err_len,
 				 "%s/metadata: core %s: its master '%s' "
@@ -436,7 +440,7 @@ static int find_masters(struct ht_capture *cap, const char *dir, char *err,
 
 /* The core of every stream of the set; the left-out traces' streams
  * have none (-1). */
-static int map_streams(struct ht_capture *cap)
+static int map_streams(struct ht_capture_reader *cap)
 {
 	size_t i, j, nr_traces = ht_ctf_set_nr_traces(cap->set);
 	size_t nr_streams = 0;
@@ -465,11 +469,11 @@ static int map_streams(struct ht_capture *cap)
 	return 0;
 }
 
-int ht_capture_open_opts(struct ht_capture **out,
-			 const struct ht_capture_opts *co, char *err,
-			 size_t err_len)
+int ht_capture_reader_open_opts(struct ht_capture_reader **out,
+				const struct ht_capture_reader_opts *co,
+				char *err, size_t err_len)
 {
-	struct ht_capture *cap;
+	struct ht_capture_reader *cap;
 	size_t i, *use = NULL;
 	uint32_t lt_id;
 	long lt;
@@ -520,7 +524,7 @@ int ht_capture_open_opts(struct ht_capture **out,
 	}
 	ret = map_streams(cap);
 	if (!ret) {
-		ret = ht__capture_scan_init(cap);
+		ret = ht__capture_reader_scan_init(cap);
 	}
 	if (ret) {
 		goto close_cap;
@@ -530,17 +534,17 @@ int ht_capture_open_opts(struct ht_capture **out,
 	return 0;
 close_cap:
 	free(use);
-	ht_capture_close(cap);
+	ht_capture_reader_close(cap);
 	return ret;
 }
 
-void ht_capture_close(struct ht_capture *cap)
+void ht_capture_reader_close(struct ht_capture_reader *cap)
 {
 	if (!cap) {
 		return;
 	}
-	ht__capture_scan_fini(cap);
-	ht__capture_notes_fini(cap);
+	ht__capture_reader_scan_fini(cap);
+	ht__capture_reader_notes_fini(cap);
 	free(cap->core_of_stream);
 	free(cap->cores);
 	free(cap->dir);

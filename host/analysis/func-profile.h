@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-#ifndef HT_HOST_PROFILE_H
-#define HT_HOST_PROFILE_H
+#ifndef HT_HOST_FUNC_PROFILE_H
+#define HT_HOST_FUNC_PROFILE_H
 
 /*
  * The function profile of a trace (`hetrace profile`): per core, per
  * function calls, inclusive, exclusive, mean and max time, and the call
- * tree; built from the slices of host/analysis/functions.h.
+ * tree; built from the slices of host/analysis/func-slices.h.
  *
- *	ht_profile_create(&p);
- *	ht_profile_funcs_opts(p, &opts);   (the tracker's callbacks)
- *	ht_funcs_create(&f, &opts); ... feed ... ht_funcs_finish(f);
- *	ht_profile_resolve(p, f);          (names)
+ *	ht_func_profile_create(&p);
+ *	ht_func_profile_slices_opts(p, &opts);   (the tracker's callbacks)
+ *	ht_func_slices_create(&f, &opts); ... feed ... ht_func_slices_finish(f);
+ *	ht_func_profile_resolve(p, f);          (names)
  *
  * Rules:
  * - Inclusive time of a function counts only its outermost call when
@@ -26,11 +26,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "functions.h"
+#include "func-slices.h"
 
-struct ht_profile; /* opaque */
+struct ht_func_profile; /* opaque */
 
-struct ht_profile_func {
+struct ht_func_profile_func {
 	uint64_t addr;
 	const char *name; /* NULL: no name (shown as the address) */
 	uint64_t calls;
@@ -40,7 +40,7 @@ struct ht_profile_func {
 };
 
 /* A node of the call tree; indexes into the core's nodes, 0 = none. */
-struct ht_profile_node {
+struct ht_func_profile_node {
 	uint64_t addr; /* 0 for the root (node 0) */
 	const char *name;
 	uint32_t parent, first_child, next_sibling;
@@ -49,55 +49,58 @@ struct ht_profile_node {
 	uint64_t incl_ns, excl_ns;
 };
 
-struct ht_profile_core {
-	const struct ht_funcs_core *core; /* NULL for the all-cores sum */
+struct ht_func_profile_core {
+	const struct ht_func_core *core; /* NULL for the all-cores sum */
 	const char *name;
-	struct ht_profile_func *funcs;
+	struct ht_func_profile_func *funcs;
 	size_t nr_funcs;
-	struct ht_profile_node *nodes; /* nodes[0] is the root */
+	struct ht_func_profile_node *nodes; /* nodes[0] is the root */
 	size_t nr_nodes;
 	uint64_t calls;
 	uint64_t total_ns; /* outermost calls' time = sum of exclusive */
 };
 
-int ht_profile_create(struct ht_profile **p);
-void ht_profile_destroy(struct ht_profile *p);
+int ht_func_profile_create(struct ht_func_profile **p);
+void ht_func_profile_destroy(struct ht_func_profile *p);
 
 /* Fills @opts with the callbacks that feed @p (max_depth left 0). */
-void ht_profile_funcs_opts(struct ht_profile *p, struct ht_funcs_opts *opts);
+void ht_func_profile_slices_opts(struct ht_func_profile *p,
+				 struct ht_func_slices_opts *opts);
 
 /* Returns HT_ENOMEM if memory ran out while feeding, else 0. */
-int ht_profile_status(const struct ht_profile *p);
+int ht_func_profile_status(const struct ht_func_profile *p);
 
 /*
  * Names every function and node from @f's symbols, then builds the
  * sum over all cores (functions merged by name, or by address when
  * unnamed). Returns 0 or HT_ENOMEM.
  */
-int ht_profile_resolve(struct ht_profile *p, struct ht_funcs *f);
+int ht_func_profile_resolve(struct ht_func_profile *p,
+			    struct ht_func_slices *f);
 
-size_t ht_profile_nr_cores(const struct ht_profile *p);
-const struct ht_profile_core *ht_profile_core(const struct ht_profile *p,
-					      size_t i);
-/* The sum over every core (after ht_profile_resolve()). */
-const struct ht_profile_core *ht_profile_all(const struct ht_profile *p);
+size_t ht_func_profile_nr_cores(const struct ht_func_profile *p);
+const struct ht_func_profile_core *
+ht_func_profile_core(const struct ht_func_profile *p, size_t i);
+/* The sum over every core (after ht_func_profile_resolve()). */
+const struct ht_func_profile_core *
+ht_func_profile_all(const struct ht_func_profile *p);
 
-enum ht_profile_key {
-	HT_PROFILE_INCL,
-	HT_PROFILE_EXCL,
-	HT_PROFILE_CALLS,
-	HT_PROFILE_AVG,
-	HT_PROFILE_MAX,
+enum ht_func_profile_key {
+	HT_FUNC_PROFILE_INCL,
+	HT_FUNC_PROFILE_EXCL,
+	HT_FUNC_PROFILE_CALLS,
+	HT_FUNC_PROFILE_AVG,
+	HT_FUNC_PROFILE_MAX,
 };
 
 /* Parses "incl", "excl", "calls", "avg", "max"; -1 if none. */
-int ht_profile_key_parse(const char *s);
+int ht_func_profile_key_parse(const char *s);
 
 /*
  * Sorts @funcs (e.g. a copy of a core's) by @key, largest first; ties
  * by name then address.
  */
-void ht_profile_sort(struct ht_profile_func *funcs, size_t n,
-		     enum ht_profile_key key);
+void ht_func_profile_sort(struct ht_func_profile_func *funcs, size_t n,
+			  enum ht_func_profile_key key);
 
 #endif

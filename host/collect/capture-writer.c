@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The collector (host/collect/collector.h): packet rings -> capture directory.
+ * The collector (host/collect/capture-writer.h): packet rings -> capture
+ * directory.
  *
  * Each packet is located and checked from its header and context alone:
  * the ring's metadata is read once into its packet layout (the bit
@@ -24,7 +25,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "collector.h"
+#include "capture-writer.h"
 #include "host/ctf/ctf-layout.h"
 #include "host/ctf/ctf-reader.h"
 #include "common/path.h"
@@ -47,7 +48,7 @@ struct ring {
 	size_t metadata_len;
 	struct ht_ctf_packet_layout lay;
 	uint8_t *copy; /* overwrite: one slot */
-	struct ht_collector_stats st;
+	struct ht_capture_writer_stats st;
 	uint32_t warned;
 	uint64_t last_lost_warned;
 	/* The header and context of the last packet written. */
@@ -55,9 +56,9 @@ struct ring {
 	const struct ht_ctf_packet_context_layout *last_cl;
 };
 
-struct ht_collector {
+struct ht_capture_writer {
 	char *dir;
-	struct ht_collector_opts opts;
+	struct ht_capture_writer_opts opts;
 	struct ring **rings;
 	size_t nr_rings;
 	bool finished;
@@ -79,10 +80,10 @@ static int fail(char *err, size_t err_len, int ret, const char *fmt, ...)
 	return ret;
 }
 
-static void warn(struct ht_collector *c, const char *fmt, ...)
+static void warn(struct ht_capture_writer *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-static void warn(struct ht_collector *c, const char *fmt, ...)
+static void warn(struct ht_capture_writer *c, const char *fmt, ...)
 {
 	char msg[512];
 	va_list ap;
@@ -223,7 +224,7 @@ static uint32_t packet_check(struct ring *r, const uint8_t *p, char *why,
 	return (uint32_t)(size / 8u);
 }
 
-static void damaged(struct ht_collector *c, struct ring *r, uint32_t k,
+static void damaged(struct ht_capture_writer *c, struct ring *r, uint32_t k,
 		    const char *why)
 {
 	r->st.damaged_packets++;
@@ -376,11 +377,12 @@ static int write_all(int fd, const void *buf, size_t len)
 
 /* ---- collector ---- */
 
-int ht_collector_create(struct ht_collector **out, const char *capture_dir,
-			const struct ht_collector_opts *opts, char *err,
-			size_t err_len)
+int ht_capture_writer_create(struct ht_capture_writer **out,
+			     const char *capture_dir,
+			     const struct ht_capture_writer_opts *opts,
+			     char *err, size_t err_len)
 {
-	struct ht_collector *c;
+	struct ht_capture_writer *c;
 
 	if (mkdir_p(capture_dir)) {
 		return fail(err, err_len, HT_EIO, "%s: cannot create: %s",
@@ -421,7 +423,8 @@ static void ring_free(struct ring *r)
 }
 
 /* The first ring already added for core @name, or NULL. */
-static struct ring *core_ring(const struct ht_collector *c, const char *name)
+static struct ring *core_ring(const struct ht_capture_writer *c,
+			      const char *name)
 {
 	size_t i;
 
@@ -474,8 +477,8 @@ static int metadata_text(const struct ring *r, const char *path, char **text,
 }
 
 /* Checks the ring's names and makes its paths in the capture. */
-static int ring_names(struct ht_collector *c, struct ring *r,
-		      const struct ht_collector_ring_opts *o, char *err,
+static int ring_names(struct ht_capture_writer *c, struct ring *r,
+		      const struct ht_capture_writer_ring_opts *o, char *err,
 		      size_t err_len)
 {
 	const char *src = r->info->source;
@@ -509,8 +512,9 @@ static int ring_names(struct ht_collector *c, struct ring *r,
  * Reads the ring's metadata: its packet layout, then the text to write
  * (with the env entries of the core's identity).
  */
-static int ring_metadata(struct ring *r, const struct ht_collector_ring_opts *o,
-			 char *err, size_t err_len)
+static int ring_metadata(struct ring *r,
+			 const struct ht_capture_writer_ring_opts *o, char *err,
+			 size_t err_len)
 {
 	const char *src = r->info->source;
 	char *text = NULL;
@@ -566,7 +570,7 @@ static int write_metadata(struct ring *r, char *err, size_t err_len)
  * Creates the ring's stream file (and the core's metadata file for its
  * first ring). The stream file is open in r->fd on success.
  */
-static int ring_files(struct ht_collector *c, struct ring *r, char *err,
+static int ring_files(struct ht_capture_writer *c, struct ring *r, char *err,
 		      size_t err_len)
 {
 	const char *src = r->info->source;
@@ -613,8 +617,8 @@ static int ring_buffers(struct ring *r)
 	return 0;
 }
 
-static int ring_setup(struct ht_collector *c, struct ring *r,
-		      const struct ht_collector_ring_opts *o, char *err,
+static int ring_setup(struct ht_capture_writer *c, struct ring *r,
+		      const struct ht_capture_writer_ring_opts *o, char *err,
 		      size_t err_len)
 {
 	int ret;
@@ -645,11 +649,11 @@ static int ring_setup(struct ht_collector *c, struct ring *r,
 	return 0;
 }
 
-static int add_ring(struct ht_collector *c, struct ht_ring_reader *rr,
-		    const struct ht_collector_ring_opts *opts, char *err,
+static int add_ring(struct ht_capture_writer *c, struct ht_ring_reader *rr,
+		    const struct ht_capture_writer_ring_opts *opts, char *err,
 		    size_t err_len)
 {
-	static const struct ht_collector_ring_opts none;
+	static const struct ht_capture_writer_ring_opts none;
 	struct ring *r, **nr;
 	int ret;
 
@@ -683,9 +687,9 @@ free_ring:
 	return ret;
 }
 
-int ht_collector_add_path(struct ht_collector *c, const char *path,
-			  const struct ht_collector_ring_opts *opts, char *err,
-			  size_t err_len)
+int ht_capture_writer_add_path(struct ht_capture_writer *c, const char *path,
+			       const struct ht_capture_writer_ring_opts *opts,
+			       char *err, size_t err_len)
 {
 	struct ht_ring_reader *rr;
 	int ret;
@@ -697,9 +701,10 @@ int ht_collector_add_path(struct ht_collector *c, const char *path,
 	return add_ring(c, rr, opts, err, err_len);
 }
 
-int ht_collector_add_memory(struct ht_collector *c, void *mem, size_t size,
-			    const struct ht_collector_ring_opts *opts,
-			    char *err, size_t err_len)
+int ht_capture_writer_add_memory(struct ht_capture_writer *c, void *mem,
+				 size_t size,
+				 const struct ht_capture_writer_ring_opts *opts,
+				 char *err, size_t err_len)
 {
 	struct ht_ring_reader *rr;
 	const char *what = opts && opts->core_name ? opts->core_name : "memory";
@@ -712,7 +717,7 @@ int ht_collector_add_memory(struct ht_collector *c, void *mem, size_t size,
 	return add_ring(c, rr, opts, err, err_len);
 }
 
-static int write_fail(struct ht_collector *c, struct ring *r)
+static int write_fail(struct ht_capture_writer *c, struct ring *r)
 {
 	warn(c, "%s: write error: %s: core %s is no longer collected",
 	     r->stream_path, strerror(errno), r->core_name);
@@ -738,7 +743,8 @@ static void keep_last(struct ring *r, const uint8_t *p,
  * and context, both timestamps the last packet's end, the next
  * sequence number.
  */
-static int final_packet(struct ht_collector *c, struct ring *r, uint64_t *bytes)
+static int final_packet(struct ht_capture_writer *c, struct ring *r,
+			uint64_t *bytes)
 {
 	uint32_t final = ht_ring_reader_final_discarded(r->rr);
 	const struct ht_ctf_packet_context_layout *cl = r->last_cl;
@@ -781,7 +787,7 @@ static int final_packet(struct ht_collector *c, struct ring *r, uint64_t *bytes)
 }
 
 /* Discard ring: every committed packet, written in place. */
-static int drain_discard(struct ht_collector *c, struct ring *r,
+static int drain_discard(struct ht_capture_writer *c, struct ring *r,
 			 uint64_t *bytes)
 {
 	uint32_t avail = ht_ring_reader_avail(r->rr), done = 0;
@@ -847,7 +853,7 @@ static int drain_discard(struct ht_collector *c, struct ring *r,
 }
 
 /* Overwrite ring: the packets still in the ring, oldest first. */
-static int drain_overwrite(struct ht_collector *c, struct ring *r,
+static int drain_overwrite(struct ht_capture_writer *c, struct ring *r,
 			   uint64_t *bytes)
 {
 	const struct ht_ctf_packet_context_layout *cl;
@@ -871,7 +877,7 @@ static int drain_overwrite(struct ht_collector *c, struct ring *r,
 	return 0;
 }
 
-static int drain_ring(struct ht_collector *c, struct ring *r, bool final,
+static int drain_ring(struct ht_capture_writer *c, struct ring *r, bool final,
 		      uint64_t *bytes)
 {
 	int ret;
@@ -902,7 +908,7 @@ static int drain_ring(struct ht_collector *c, struct ring *r, bool final,
 	return ret;
 }
 
-int ht_collector_drain(struct ht_collector *c, uint64_t *bytes)
+int ht_capture_writer_drain(struct ht_capture_writer *c, uint64_t *bytes)
 {
 	uint64_t total = 0;
 	size_t i;
@@ -920,7 +926,7 @@ int ht_collector_drain(struct ht_collector *c, uint64_t *bytes)
 	return ret;
 }
 
-bool ht_collector_all_stopped(const struct ht_collector *c)
+bool ht_capture_writer_all_stopped(const struct ht_capture_writer *c)
 {
 	size_t i;
 
@@ -938,13 +944,13 @@ bool ht_collector_all_stopped(const struct ht_collector *c)
 	return true;
 }
 
-size_t ht_collector_nr_rings(const struct ht_collector *c)
+size_t ht_capture_writer_nr_rings(const struct ht_capture_writer *c)
 {
 	return c->nr_rings;
 }
 
-void ht_collector_stats(const struct ht_collector *c, size_t i,
-			struct ht_collector_stats *st)
+void ht_capture_writer_stats(const struct ht_capture_writer *c, size_t i,
+			     struct ht_capture_writer_stats *st)
 {
 	const struct ring *r = c->rings[i];
 
@@ -970,7 +976,8 @@ static int sync_path(const char *path)
 	return ret;
 }
 
-int ht_collector_finish(struct ht_collector *c, char *err, size_t err_len)
+int ht_capture_writer_finish(struct ht_capture_writer *c, char *err,
+			     size_t err_len)
 {
 	uint64_t total = 0;
 	size_t i;
@@ -1025,7 +1032,7 @@ int ht_collector_finish(struct ht_collector *c, char *err, size_t err_len)
 	return ret;
 }
 
-void ht_collector_destroy(struct ht_collector *c)
+void ht_capture_writer_destroy(struct ht_capture_writer *c)
 {
 	size_t i;
 

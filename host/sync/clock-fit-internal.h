@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-#ifndef HT_HOST_CLOCK_SYNC_INTERNAL_H
-#define HT_HOST_CLOCK_SYNC_INTERNAL_H
+#ifndef HT_HOST_CLOCK_FIT_INTERNAL_H
+#define HT_HOST_CLOCK_FIT_INTERNAL_H
 
 /*
  * What the files of the convex-hull fit share (internal to host/sync):
  * the set, the per-node fit with its pieces, and the functions each
- * file gives the others. clock-sync.c has the math in its opening
+ * file gives the others. clock-fit.c has the math in its opening
  * comment; clock-piece.c tests points and fits one piece;
  * clock-bounds.c gives the bounds of a fit at a time (one piece, the
  * gaps between pieces, the map along the tree); clock-edge.c fits one
@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "clock-sync.h"
+#include "clock-fit.h"
 #include "convex-hull.h"
 
 struct ht__fit_msg {
@@ -52,13 +52,13 @@ struct ht__piece {
 };
 
 struct ht__node_fit {
-	struct ht_sync_fit pub;
+	struct ht_fit_node pub;
 	struct ht__piece *segs;
-	struct ht_sync_segment *psegs;
+	struct ht_fit_segment *psegs;
 	size_t *rejected;
 };
 
-struct ht_sync_set {
+struct ht_fit_set {
 	unsigned nr_nodes;
 	struct ht__fit_msg *msgs;
 	size_t nr_msgs, cap_msgs;
@@ -79,7 +79,7 @@ struct ht__hull_sol {
 
 static inline bool time_ok(int64_t t)
 {
-	return t > -HT_SYNC_TIME_LIMIT && t < HT_SYNC_TIME_LIMIT;
+	return t > -HT_FIT_TIME_LIMIT && t < HT_FIT_TIME_LIMIT;
 }
 
 static inline int64_t max64(int64_t a, int64_t b)
@@ -106,7 +106,7 @@ int ht__piece_fit(struct ht__piece *sg, struct ht__hull_sol *h,
 		  const struct ht__fit_pt *p, size_t n);
 
 /* The public view of a piece fitted to @pairs pairs. */
-void ht__piece_publish(const struct ht__piece *sg, struct ht_sync_segment *ps,
+void ht__piece_publish(const struct ht__piece *sg, struct ht_fit_segment *ps,
 		       size_t pairs);
 
 /* clock-bounds.c */
@@ -122,8 +122,8 @@ void ht__break_range(struct ht__piece *a, const struct ht__piece *b);
 
 /* Where the estimate lines of two neighbouring pieces meet, clamped to
  * the gap between their pairs. */
-int64_t ht__break_at(const struct ht_sync_segment *a,
-		     const struct ht_sync_segment *b);
+int64_t ht__break_at(const struct ht_fit_segment *a,
+		     const struct ht_fit_segment *b);
 
 /* The running clamps that keep a fit's bounds non-decreasing. */
 void ht__fit_clamps(struct ht__node_fit *nf);
@@ -133,6 +133,6 @@ void ht__fit_clamps(struct ht__node_fit *nf);
 /* Fits the tree edge of @nf to its points p[0..n) (reordered). Returns
  * 0 (the quality says how it went) or HT_ENOMEM. */
 int ht__edge_solve(struct ht__node_fit *nf, struct ht__fit_pt *p, size_t n,
-		   const struct ht_sync_options *opt);
+		   const struct ht_fit_opts *opt);
 
 #endif
