@@ -187,16 +187,16 @@ bench: all
 	@scripts/deps.sh bench
 	@bench/run.sh $(BUILD)
 
-# libFuzzer on the TSDL parser and the packet decoder (tests/fuzz/*.c),
+# libFuzzer on the TSDL parser and the packet decoder (tests/ctf/fuzz/*.c),
 # each for FUZZ_SECONDS; any crash, hang or sanitizer report fails.
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
 FUZZ_LIB_SRC := $(wildcard host/ctf/ctf-*.c host/ctf/tsdl-*.c) common/buf.c common/error.c common/path.c
-FUZZ_BIN     := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(wildcard tests/fuzz/*.c))
+FUZZ_BIN     := $(patsubst tests/ctf/fuzz/%.c,build/fuzz/%,$(wildcard tests/ctf/fuzz/*.c))
 
-build/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_SRC) $(wildcard host/ctf/*.h common/*.h tests/fuzz/*.h)
+build/fuzz/%: tests/ctf/fuzz/%.c $(FUZZ_LIB_SRC) $(wildcard host/ctf/*.h common/*.h tests/ctf/fuzz/*.h)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(HOST_STD) -O1 -g -Wall -Wextra -Werror -Iinclude -I. -Itests/fuzz \
+	$(FUZZ_CC) $(HOST_STD) -O1 -g -Wall -Wextra -Werror -Iinclude -I. -Itests/ctf/fuzz \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 		-o $@ $< $(FUZZ_LIB_SRC)
 
@@ -206,7 +206,7 @@ fuzz: $(FUZZ_BIN)
 		echo "fuzz $$n for $(FUZZ_SECONDS) s"; \
 		$$f -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
 			-artifact_prefix=build/fuzz/$$n- \
-			build/fuzz/$$n.corpus tests/fuzz/seeds/$$n \
+			build/fuzz/$$n.corpus tests/ctf/fuzz/seeds/$$n \
 			>build/fuzz/$$n.log 2>&1 || { tail -n 60 build/fuzz/$$n.log; \
 			echo "fuzz $$n: FAILED"; exit 1; }; \
 		tail -n 1 build/fuzz/$$n.log; \

@@ -2,8 +2,8 @@
 # Decode speed: `hetrace info` (scans every event record of each stream
 # for its class and time: ht_ctf_stream_scan(), no merge, no field
 # values) against `babeltrace2 -o dummy`, on 2-million-event barectf
-# traces made by tests/reader/mktrace.sh and on an LTTng-UST trace of
-# 2 million events recorded here (tests/print/corpus/ust-record.sh;
+# traces made by tests/ctf/reader/mktrace.sh and on an LTTng-UST trace of
+# 2 million events recorded here (tests/ctf/print/corpus/ust-record.sh;
 # skipped without lttng-tools). Prints events/s of both and the ratio
 # (target: >= 20x). Best of 7 runs of hetrace, 3 of babeltrace2.
 set -eu
@@ -41,13 +41,13 @@ measure() { # NAME TRACE
 
 printf '%-8s %10s %12s %14s %14s %7s\n' trace events bytes "hetrace ev/s" "bt2 ev/s" ratio
 for kind in basic be16; do
-	"$here/../tests/reader/mktrace.sh" "$kind" "$tmp/$kind" "$N" >/dev/null
+	"$here/../tests/ctf/reader/mktrace.sh" "$kind" "$tmp/$kind" "$N" >/dev/null
 	measure "$kind" "$tmp/$kind/trace"
 	rm -rf "$tmp/$kind"
 done
 # LTTng-UST: two threads, two events per iteration
 if command -v lttng-sessiond >/dev/null; then
-	timeout 300 "$here/../tests/print/corpus/ust-record.sh" "$tmp/ust" \
+	timeout 300 "$here/../tests/ctf/print/corpus/ust-record.sh" "$tmp/ust" \
 		$((N / 4)) bench >/dev/null
 	measure lttng "$tmp/ust/out/bench"
 else

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Peak memory of the reader on a 2 GiB trace (target: at most 64 MiB
-# resident): tests/reader/bigtrace.c writes one stream of 64 KiB packets
+# resident): tests/ctf/reader/bigtrace.c writes one stream of 64 KiB packets
 # (about 63 million events) in a temporary directory under /tmp; then
 # `hetrace info` and `hetrace print > /dev/null` run and their peak
 # resident size is reported (wait4's ru_maxrss), with the time taken.
@@ -14,8 +14,8 @@ mb=${1:-2048}
 work=$(mktemp -d /tmp/ht-bench-memory.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
-cc -O2 -o "$work/bigtrace" "$top/tests/reader/bigtrace.c"
-cc -O2 -o "$work/maxrss" "$top/tests/reader/maxrss.c"
+cc -O2 -o "$work/bigtrace" "$top/tests/ctf/reader/bigtrace.c"
+cc -O2 -o "$work/maxrss" "$top/tests/ctf/reader/maxrss.c"
 "$work/bigtrace" "$work/trace" "$mb" >"$work/gen.out"
 events=$(sed -n 's/.*, \([0-9]*\) events$/\1/p' "$work/gen.out")
 bytes=$(du -sb "$work/trace" | cut -f1)

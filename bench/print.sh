@@ -3,7 +3,7 @@
 # text output to /dev/null on the same traces, in the same run:
 #   - a 2-million-event barectf 3.1 trace (bench/print/bench.yaml),
 #   - an LTTng-UST 2.13 trace of about 2 million events, recorded here
-#     with a private session daemon (tests/print/corpus/ust-record.sh).
+#     with a private session daemon (tests/ctf/print/corpus/ust-record.sh).
 # The goal is a ratio of at least 10.
 # usage: bench/print.sh [N_EVENTS]   (HETRACE: the CLI to measure)
 set -eu
@@ -52,7 +52,7 @@ measure() { # NAME TRACE
 # barectf
 mkdir -p "$work/gen" "$work/barectf"
 (cd "$work/gen" && barectf generate "$here/print/bench.yaml" >/dev/null)
-cc -O2 -w -I"$work/gen" -I"$top/tests/print/corpus" -o "$work/gen/bench" \
+cc -O2 -w -I"$work/gen" -I"$top/tests/ctf/print/corpus" -o "$work/gen/bench" \
 	"$here/print/bench.c" "$work/gen/barectf.c"
 "$work/gen/bench" "$work/barectf/stream" "$n"
 cp "$work/gen/metadata" "$work/barectf/"
@@ -60,7 +60,7 @@ measure barectf "$work/barectf"
 
 # LTTng-UST: two threads, two events per iteration
 if command -v lttng-sessiond >/dev/null; then
-	timeout 300 "$top/tests/print/corpus/ust-record.sh" "$work/ust" \
+	timeout 300 "$top/tests/ctf/print/corpus/ust-record.sh" "$work/ust" \
 		$((n / 4)) bench >/dev/null
 	measure lttng "$work/ust/out/bench"
 else

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Collector throughput (target: at least 1 GB/s from rings to files).
 # 8 rings in POSIX shared memory (/dev/shm, tmpfs), filled by the
-# tests/record producer (generated tracepoints) and stopped, then
+# tests/collect/record producer (generated tracepoints) and stopped, then
 # drained by `hetrace record` into a capture on tmpfs (a directory in
 # /dev/shm: /tmp is a disk here, whose write-back throttling measures
 # the disk, not the collector); the anchor is `cat` and `dd` copying the
@@ -23,10 +23,10 @@ SLOT=65536
 SLOTS=1024 # 64 MiB per ring
 EVENTS=6000000 # 12 bytes each: more than a ring holds
 
-"$HETRACE" gen "$top/tests/record/producer.yaml" -o "$work/g" >/dev/null
+"$HETRACE" gen "$top/tests/collect/record/producer.yaml" -o "$work/g" >/dev/null
 cc -std=c99 -O2 -Wall -Wextra -Werror -I"$work/g" \
 	-DMETADATA_PATH="\"$work/g/metadata\"" -o "$work/producer" \
-	"$top/tests/record/producer.c" "$work/g/barectf.c" \
+	"$top/tests/collect/record/producer.c" "$work/g/barectf.c" \
 	"$top/runtime/packet-ring.c" "$top/runtime/port.c"
 
 now() { date +%s.%N; }

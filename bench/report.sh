@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The HTML report of a 10-million-event trace (70 cores: task switches,
-# interrupts, messages, a frame path; tests/paths/mktrace.c --synthetic)
+# interrupts, messages, a frame path; tests/analysis/paths/mktrace.c --synthetic)
 # with its path analysis: wall time and file size (targets: < 30 s,
 # < 20 MB), against `babeltrace2 -o dummy` reading the same trace (the
 # anchor: one plain decode) as a ratio; then a trace of the same size
@@ -22,9 +22,9 @@ secs() { # wall time of "$@" in seconds
 	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }'
 }
 
-"$HETRACE" gen "$here/../tests/paths/trace.yaml" -o "$tmp/g" >/dev/null
+"$HETRACE" gen "$here/../tests/analysis/paths/trace.yaml" -o "$tmp/g" >/dev/null
 cc -std=c99 -D_POSIX_C_SOURCE=200809L -O2 -I"$tmp/g" -o "$tmp/mktrace" \
-	"$here/../tests/paths/mktrace.c" "$tmp/g/barectf.c"
+	"$here/../tests/analysis/paths/mktrace.c" "$tmp/g/barectf.c"
 mkdir -p "$tmp/t"
 cp "$tmp/g/metadata" "$tmp/t/"
 "$tmp/mktrace" "$tmp/t" --synthetic "$N" "$CORES"

@@ -14,7 +14,7 @@ pkgs_qemu="qemu-system-arm qemu-system-misc gcc-arm-none-eabi libnewlib-arm-none
 pkgs_fuzz="clang"
 pkgs_report="chromium"
 # npm packages (groups check and report): installed into build/npm
-# (tests/report/test-report.sh finds them there); node and npm come
+# (tests/export/report/test-report.sh finds them there); node and npm come
 # from Debian's nodejs and npm when there is no node at all.
 npm_pkgs="playwright-core@1.65.1"
 

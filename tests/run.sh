@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Runs every test: tests/*/test-*.sh scripts and the C unit tests built
-# from tests/*/t-*.c. Each runs with a time limit; its output goes to a
-# log that is shown when it fails. Ends with "N passed, N failed".
+# Runs every test: the test-*.sh scripts and the C unit tests built from
+# the t-*.c files of tests/, one or two folders deep (tests/ mirrors the
+# tree: tests/<subsystem>[/<part>]). Each runs with a time limit; its
+# output goes to a log that is shown when it fails. Ends with "N passed,
+# N failed".
 # Usage: tests/run.sh [PATTERN]   (only tests whose path contains PATTERN)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,10 +22,10 @@ rm -rf "$logs"
 mkdir -p "$logs"
 
 tests=()
-for t in tests/*/test-*.sh; do
+for t in tests/*/test-*.sh tests/*/*/test-*.sh; do
 	[ -e "$t" ] && tests+=("$t")
 done
-for t in "$BUILD"/tests/*/t-*; do
+for t in "$BUILD"/tests/*/t-* "$BUILD"/tests/*/*/t-*; do
 	case "$t" in *.d | *.o) continue ;; esac
 	[ -x "$t" ] && tests+=("$t")
 done

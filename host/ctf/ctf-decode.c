@@ -181,7 +181,7 @@ int64_t ht__stream_to_ns(const struct ht__stream *s, uint64_t cycles)
  * current packet, else pages just released are mapped again (without
  * the margin `print` grew by 16 MiB per GiB read). A stream keeps at
  * most about 4 MiB plus its current packet mapped (bench/memory.sh and
- * tests/reader/test-memory.sh measure it, 16 streams at once too).
+ * tests/ctf/reader/test-memory.sh measure it, 16 streams at once too).
  */
 #define RELEASE_ALIGN (UINT64_C(2) << 20)
 #define RELEASE_MARGIN (UINT64_C(2) << 20)

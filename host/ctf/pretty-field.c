@@ -5,7 +5,7 @@
  * the events whose classes have no compiled line.
  *
  * The format facts (escapes, integer bases, enum labels) were learnt by
- * running babeltrace2 2.0 on generated traces; tests/print compares the
+ * running babeltrace2 2.0 on generated traces; tests/ctf/print compares the
  * two outputs.
  */
 #include <string.h>

@@ -13,7 +13,7 @@
  *
  * The format facts (the header fields and their separators, the
  * timestamps, the discarded warnings) were learnt by running
- * babeltrace2 2.0 on generated traces; tests/print compares the two
+ * babeltrace2 2.0 on generated traces; tests/ctf/print compares the two
  * outputs.
  */
 #include <stdio.h>

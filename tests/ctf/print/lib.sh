@@ -1,0 +1,110 @@
+# SPDX-License-Identifier: MIT
+# Helpers of the print tests: compare `hetrace print` with babeltrace2.
+# Sourced by tests/ctf/print/test-*.sh (bash, set -eu) with $HETRACE and $TOP.
+
+W=$(mktemp -d "${TMPDIR:-/tmp}/ht-print.XXXXXX")
+fails=0
+checks=0
+ht_print_cleanup() { rm -rf "$W"; }
+trap ht_print_cleanup EXIT
+
+command -v babeltrace2 >/dev/null || {
+	echo "babeltrace2 is missing (scripts/deps.sh check)"
+	exit 1
+}
+
+# Every option set the output must be identical for.
+OPTSETS=(
+	""
+	"--clock-seconds"
+	"--clock-cycles"
+	"--clock-date"
+	"--clock-gmt"
+	"--clock-date --clock-gmt"
+	"--clock-seconds --no-delta"
+	"--no-delta"
+	"--names=all"
+	"--names=none"
+	"--names=payload"
+	"--names=context,scope"
+	"--names=payload,context,scope,header"
+	"--names=header --no-delta --clock-cycles"
+	"--fields=all"
+	"--fields=trace,loglevel,emf"
+	"--fields=all --names=all"
+	"--fields=trace:domain,trace:vpid --names=header"
+)
+
+# check TRACE... [-- OPTIONS...]: stdout identical, and the same
+# "WARNING: Tracer ..." lines on stderr.
+check() {
+	local args=() opts=()
+	while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+		args+=("$1")
+		shift
+	done
+	[ $# -gt 0 ] && shift
+	opts=("$@")
+	checks=$((checks + 1))
+	if ! babeltrace2 "${opts[@]}" "${args[@]}" >"$W/bt.out" 2>"$W/bt.err"; then
+		echo "babeltrace2 failed: ${opts[*]} ${args[*]}"
+		tail -n 5 "$W/bt.err"
+		fails=$((fails + 1))
+		return 0
+	fi
+	local rc=0
+	"$HETRACE" print "${opts[@]}" "${args[@]}" >"$W/ht.out" 2>"$W/ht.err" || rc=$?
+	if [ "$rc" != 0 ]; then
+		echo "FAIL: hetrace print exited $rc: ${opts[*]} ${args[*]}"
+		tail -n 5 "$W/ht.err"
+		fails=$((fails + 1))
+		return 0
+	fi
+	if ! cmp -s "$W/bt.out" "$W/ht.out"; then
+		echo "FAIL: stdout differs: ${opts[*]} ${args[*]}"
+		diff "$W/bt.out" "$W/ht.out" | head -n 8 | cut -c 1-300
+		fails=$((fails + 1))
+		return 0
+	fi
+	# babeltrace2's own diagnostics are logging lines; its messages to
+	# the user are the discarded-data warnings and the negative time one
+	grep -E '^(WARNING: Tracer|\[warning\])' "$W/bt.err" >"$W/bt.warn" || true
+	grep -E '^(WARNING: Tracer|\[warning\])' "$W/ht.err" >"$W/ht.warn" || true
+	if ! cmp -s "$W/bt.warn" "$W/ht.warn"; then
+		echo "FAIL: discarded warnings differ: ${opts[*]} ${args[*]}"
+		diff "$W/bt.warn" "$W/ht.warn" | head -n 8 | cut -c 1-300
+		fails=$((fails + 1))
+		return 0
+	fi
+	if grep -Ev '^(WARNING: Tracer|\[warning\])' "$W/ht.err" | grep -q .; then
+		echo "FAIL: unexpected stderr: ${opts[*]} ${args[*]}"
+		head -n 5 "$W/ht.err"
+		fails=$((fails + 1))
+	fi
+}
+
+# check_all TRACE...: check with every option set, and in two time zones.
+check_all() {
+	local o
+	for o in "${OPTSETS[@]}"; do
+		# shellcheck disable=SC2086
+		check "$@" -- $o
+	done
+	TZ=America/Montreal check "$@" --
+	TZ=Asia/Kolkata check "$@" -- --clock-date
+}
+
+# barectf_build NAME: generates config tests/ctf/print/corpus/NAME.yaml and
+# builds its driver NAME.c into $W/NAME/NAME.
+barectf_build() {
+	local d="$W/$1"
+	mkdir -p "$d"
+	(cd "$d" && barectf generate "$TOP/tests/ctf/print/corpus/$1.yaml" >/dev/null)
+	cc -O1 -w -I"$d" -I"$TOP/tests/ctf/print/corpus" -o "$d/$1" \
+		"$TOP/tests/ctf/print/corpus/$1.c" "$d/barectf.c"
+}
+
+finish() {
+	echo "$checks checks, $fails failed"
+	[ "$fails" = 0 ]
+}

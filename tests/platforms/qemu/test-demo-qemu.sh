@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# make demo-qemu (scripts/demo-qemu.sh) end to end, into a directory of
+# the test: firmware, the board with rv32 under -icount, sync (cm3
+# accurate within 100 us; rv32 accurate, or reported as failed and
+# merged on its own clock: docs/qemu.md), report, summary; every core's
+# capture and the merged trace decoded by babeltrace2; no QEMU process
+# left, also after Ctrl-C in the middle of the board's run.
+set -u
+: "${HETRACE:?}"
+: "${TOP:=$(cd "$(dirname "$0")/../../.." && pwd)}"
+w=$(mktemp -d /tmp/ht-demo-qemu-test.XXXXXX)
+trap 'rm -rf "$w"' EXIT
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+build=$(dirname "$HETRACE")
+qemus() { pgrep -f -- "-kernel $w/" || true; }
+
+"$TOP/scripts/demo-qemu.sh" "$build" "$w/demo" >"$w/out" 2>"$w/err"
+rc=$?
+cat "$w/out"
+[ "$rc" = 0 ] || bad "demo-qemu: exit $rc: $(tail -5 "$w/err")"
+grep -Eq "^cm3 +accurate " "$w/out" || bad "cm3 not accurate: $(grep '^cm3 ' "$w/out")"
+hw=$(grep -E "^cm3 +accurate " "$w/out" | tail -1 | awk '{ for (i = 1; i < NF; i++) if ($(i + 1) == "us" || $(i + 1) == "ns") { v = $i; u = $(i + 1) } }
+	END { print (u == "ns" ? v / 1000 : v) }')
+awk -v h="$hw" 'BEGIN { exit !(h != "" && h <= 100) }' || bad "cm3 half-width $hw us > 100 us"
+# rv32 runs under -icount: accurate, or failed and merged on its own clock.
+grep -Eq "^rv32 +accurate |core rv32: no clock transform fits its messages \(fail\); merged on its own clock" \
+	"$w/out" "$w/err" || bad "rv32: neither accurate nor merged unsynced: $(grep rv32 "$w/out" "$w/err" | tail -3)"
+grep -q "^  no QEMU process left" "$w/out" || bad "no 'no QEMU process left' line"
+for core in cm3 rv32 linux; do
+	n=$(babeltrace2 "$w/demo/capture/$core" 2>/dev/null | grep -c "job_end\|msg_recv")
+	[ "$n" -gt 0 ] || bad "$core: no job_end/msg_recv decoded"
+done
+babeltrace2 "$w/demo/trace" >"$w/merged.txt" 2>"$w/bt.err" || bad "merged trace: $(head -3 "$w/bt.err")"
+# Both slaves' SHA hashes are in the merged trace: 5,040 per SHA job with
+# a tracepoint per hash, on each core.
+for core in cm3 rv32; do
+	n=$(grep -c "sha_hash: { core_id = $([ $core = cm3 ] && echo 1 || echo 2) }" "$w/merged.txt")
+	[ "$n" -ge 5040 ] || bad "merged: $core: $n sha_hash events"
+done
+[ -s "$w/demo/sync.json" ] || bad "no sync.json"
+if "$HETRACE" report --help >/dev/null 2>&1; then
+	[ -s "$w/demo/report.html" ] || bad "no report.html"
+fi
+[ -z "$(qemus)" ] || bad "QEMU left after the demo: $(qemus)"
+
+# Ctrl-C while the board runs (SIGINT to the demo's process group, as a
+# terminal sends it): the demo stops, no QEMU left.
+setsid "$TOP/scripts/demo-qemu.sh" "$build" "$w/demo2" >"$w/out2" 2>&1 &
+pid=$!
+for _ in $(seq 200); do
+	[ -n "$(qemus)" ] && break
+	sleep 0.05
+done
+[ -n "$(qemus)" ] || bad "Ctrl-C: QEMU never seen running"
+kill -INT -- "-$pid"
+wait "$pid"
+sleep 0.5
+[ -z "$(qemus)" ] || bad "QEMU left after Ctrl-C: $(qemus)"
+grep -q "^hetrace qemu: 3 cores, .* (interrupted)" "$w/out2" ||
+	bad "Ctrl-C: the board's run was not interrupted: $(grep -v '^hetrace qemu: [0-9.]* s ' "$w/out2" | head -5)"
+grep "(interrupted)" "$w/out2"
+exit $fail
