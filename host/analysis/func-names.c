@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/buf.h"
 #include "common/error.h"
 #include "func-slices.h"
 #include "func-symbols.h"
@@ -20,10 +21,10 @@
 struct ht_func_names {
 	struct ht_func_slices *funcs;
 	struct ht_func_symbols **syms; /* opened here */
-	size_t nr_syms;
+	size_t nr_syms, cap_syms;
 	/* stream index -> 1 + ht_func_slices core index (0: none) */
 	unsigned *core_of;
-	size_t nr_core_of;
+	size_t nr_core_of, cap_core_of;
 	size_t nr_cores_seen;
 	/* by ht_func_slices core index, set by ht_func_names_ready(): the ELF
 	 * named every function address of the core (it is the traced program)
@@ -85,7 +86,7 @@ int ht_func_names_add(struct ht_func_names *fn, const char *spec, char *err,
 		      size_t err_len)
 {
 	const char *eq = strchr(spec, '='), *path = spec;
-	struct ht_func_symbols **grown, *sy = NULL;
+	struct ht_func_symbols *sy = NULL;
 	char *core = NULL;
 	int ret;
 
@@ -101,12 +102,11 @@ int ht_func_names_add(struct ht_func_names *fn, const char *spec, char *err,
 		free(core);
 		return HT_EINVAL;
 	}
-	grown = realloc(fn->syms, (fn->nr_syms + 1) * sizeof(*grown));
-	if (!grown) {
+	if (ht_array_reserve((void **)&fn->syms, &fn->cap_syms, fn->nr_syms + 1,
+			     sizeof(*fn->syms))) {
 		free(core);
 		return HT_ENOMEM;
 	}
-	fn->syms = grown;
 	ret = ht_func_symbols_open(&sy, path, err, err_len);
 	if (ret) {
 		free(core);
@@ -145,17 +145,10 @@ int ht_func_names_scan(struct ht_func_names *fn, const struct ht_ctf_msg *msg)
 		    ht_func_slices_core(fn->funcs, fn->nr_cores_seen);
 		unsigned si = c->stream->index;
 
-		if (si >= fn->nr_core_of) {
-			size_t cap = si + 16;
-			unsigned *g = realloc(fn->core_of, cap * sizeof(*g));
-
-			if (!g) {
-				return HT_ENOMEM;
-			}
-			memset(g + fn->nr_core_of, 0,
-			       (cap - fn->nr_core_of) * sizeof(*g));
-			fn->core_of = g;
-			fn->nr_core_of = cap;
+		if (ht_array_extend((void **)&fn->core_of, &fn->nr_core_of,
+				    &fn->cap_core_of, (size_t)si + 1,
+				    sizeof(*fn->core_of))) {
+			return HT_ENOMEM;
 		}
 		fn->core_of[si] = c->index + 1;
 	}
