@@ -8,13 +8,13 @@
 #include "func-names.h"
 
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/buf.h"
 #include "common/error.h"
+#include "common/message.h"
 #include "func-slices.h"
 #include "func-symbols.h"
 
@@ -155,21 +155,6 @@ int ht_func_names_scan(struct ht_func_names *fn, const struct ht_ctf_msg *msg)
 	return 0;
 }
 
-static void notef(void (*note)(void *, const char *), void *arg,
-		  const char *fmt, ...)
-{
-	char text[1024];
-	va_list ap;
-
-	if (!note) {
-		return;
-	}
-	va_start(ap, fmt);
-	vsnprintf(text, sizeof(text), fmt, ap);
-	va_end(ap);
-	note(arg, text);
-}
-
 int ht_func_names_scan_traces(struct ht_func_names *fn,
 			      const char *const *paths, size_t nr_paths,
 			      const struct ht_ctf_open_opts *opts, char *err,
@@ -208,28 +193,30 @@ void ht_func_names_explain(struct ht_func_names *fn,
 	/* decides the bias from func_base or from every address */
 	ht_func_slices_name_stats(fn->funcs, c, &named, &total);
 	if (ht_func_symbols_stripped(c->syms)) {
-		notef(note, arg,
-		      "%s is stripped (no .symtab): core %s's functions are "
-		      "shown as addresses%s",
-		      ht_func_symbols_path(c->syms), c->name,
-		      ht_func_symbols_count(c->syms)
-			  ? " (exported ones excepted)"
-			  : "");
+		ht_message_sendf(
+		    note, arg,
+		    "%s is stripped (no .symtab): core %s's functions are "
+		    "shown as addresses%s",
+		    ht_func_symbols_path(c->syms), c->name,
+		    ht_func_symbols_count(c->syms) ? " (exported ones excepted)"
+						   : "");
 	} else if (total && named < total) {
-		notef(warn, arg,
-		      "core %s: %zu of %zu function addresses are not "
-		      "functions of %s (%s): shown as raw addresses",
-		      c->name, total - named, total,
-		      ht_func_symbols_path(c->syms),
-		      named ? "a different build?"
-			    : "the file does not match this trace: it names "
-			      "0 of the core's function addresses");
+		ht_message_sendf(
+		    warn, arg,
+		    "core %s: %zu of %zu function addresses are not "
+		    "functions of %s (%s): shown as raw addresses",
+		    c->name, total - named, total,
+		    ht_func_symbols_path(c->syms),
+		    named ? "a different build?"
+			  : "the file does not match this trace: it names "
+			    "0 of the core's function addresses");
 	}
 	if (c->bias_guessed) {
-		notef(note, arg,
-		      "core %s: no func_base record; load bias 0x%" PRIx64
-		      " found from the addresses",
-		      c->name, c->bias);
+		ht_message_sendf(
+		    note, arg,
+		    "core %s: no func_base record; load bias 0x%" PRIx64
+		    " found from the addresses",
+		    c->name, c->bias);
 	}
 }
 

@@ -30,6 +30,7 @@
 #include "host/ctf/ctf-reader.h"
 #include "common/path.h"
 #include "common/error.h"
+#include "common/message.h"
 #include "hetrace/packet-ring.h"
 #include "packet-ring-reader.h"
 
@@ -78,23 +79,6 @@ static int fail(char *err, size_t err_len, int ret, const char *fmt, ...)
 		va_end(ap);
 	}
 	return ret;
-}
-
-static void warn(struct ht_capture_writer *c, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void warn(struct ht_capture_writer *c, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	if (!c->opts.warn) {
-		return;
-	}
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	c->opts.warn(c->opts.warn_arg, msg);
 }
 
 /* Names that become directory and file names and TSDL strings. */
@@ -230,18 +214,19 @@ static void damaged(struct ht_capture_writer *c, struct ring *r, uint32_t k,
 	r->st.damaged_packets++;
 	if (r->warned < WARN_PER_RING) {
 		r->warned++;
-		warn(c,
-		     "%s (core %s): packet %u (slot %u at offset %llu): %s: "
-		     "skipped%s",
-		     r->info->source, r->core_name, k, k % r->info->nr_slots,
-		     (unsigned long long)(r->info->slots_off +
-					  (uint64_t)(k % r->info->nr_slots) *
-					      r->info->slot_size),
-		     why,
-		     r->warned == WARN_PER_RING
-			 ? " (further damaged packets of this ring are "
-			   "only counted)"
-			 : "");
+		ht_message_sendf(
+		    c->opts.warn, c->opts.warn_arg,
+		    "%s (core %s): packet %u (slot %u at offset %llu): %s: "
+		    "skipped%s",
+		    r->info->source, r->core_name, k, k % r->info->nr_slots,
+		    (unsigned long long)(r->info->slots_off +
+					 (uint64_t)(k % r->info->nr_slots) *
+					     r->info->slot_size),
+		    why,
+		    r->warned == WARN_PER_RING
+			? " (further damaged packets of this ring are "
+			  "only counted)"
+			: "");
 	}
 }
 
@@ -719,8 +704,9 @@ int ht_capture_writer_add_memory(struct ht_capture_writer *c, void *mem,
 
 static int write_fail(struct ht_capture_writer *c, struct ring *r)
 {
-	warn(c, "%s: write error: %s: core %s is no longer collected",
-	     r->stream_path, strerror(errno), r->core_name);
+	ht_message_sendf(c->opts.warn, c->opts.warn_arg,
+			 "%s: write error: %s: core %s is no longer collected",
+			 r->stream_path, strerror(errno), r->core_name);
 	r->st.failed = true;
 	return HT_EIO;
 }
@@ -774,11 +760,12 @@ static int final_packet(struct ht_capture_writer *c, struct ring *r,
 	if (write_all(r->fd, r->last_hc, size)) {
 		return write_fail(c, r);
 	}
-	warn(c,
-	     "%s (core %s): %llu events dropped after the last packet: "
-	     "written in an empty packet",
-	     r->info->source, r->core_name,
-	     (unsigned long long)(final - r->st.events_discarded));
+	ht_message_sendf(
+	    c->opts.warn, c->opts.warn_arg,
+	    "%s (core %s): %llu events dropped after the last packet: "
+	    "written in an empty packet",
+	    r->info->source, r->core_name,
+	    (unsigned long long)(final - r->st.events_discarded));
 	r->st.events_discarded = final;
 	r->st.packets++;
 	r->st.bytes += size;
@@ -897,12 +884,13 @@ static int drain_ring(struct ht_capture_writer *c, struct ring *r, bool final,
 	ret = drain_overwrite(c, r, bytes);
 	if (r->st.lost_packets > r->last_lost_warned &&
 	    c->opts.overwrite_live) {
-		warn(c,
-		     "%s (core %s): %llu packets overwritten before they "
-		     "could be read",
-		     r->info->source, r->core_name,
-		     (unsigned long long)(r->st.lost_packets -
-					  r->last_lost_warned));
+		ht_message_sendf(
+		    c->opts.warn, c->opts.warn_arg,
+		    "%s (core %s): %llu packets overwritten before they "
+		    "could be read",
+		    r->info->source, r->core_name,
+		    (unsigned long long)(r->st.lost_packets -
+					 r->last_lost_warned));
 		r->last_lost_warned = r->st.lost_packets;
 	}
 	return ret;

@@ -26,6 +26,7 @@
 #include "platforms/sim/clock-model.h"
 #include "host/collect/capture-writer.h"
 #include "common/error.h"
+#include "common/message.h"
 #include "hetrace/packet-ring.h"
 #include "qemu-launch.h"
 #include "qemu-run.h"
@@ -103,23 +104,6 @@ static void set_err(struct run *r, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(r->err, r->err_len, fmt, ap);
 	va_end(ap);
-}
-
-static void progress(struct run *r, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void progress(struct run *r, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	if (!r->o->progress) {
-		return;
-	}
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	r->o->progress(r->o->progress_arg, msg);
 }
 
 static void sleep_ns(uint64_t ns)
@@ -252,14 +236,14 @@ static void receive(struct run *r)
 				j->result = m.result;
 				j->ticks = m.ticks;
 				j->host_ns = now - c->sent_ns;
-				progress(r,
-					 "%.2f s  %-5s %-8s result %" PRIu64
-					 "  %.3f ms on the core",
-					 rel_s(r, now), c->q.name,
-					 r->jobs[c->next_job - 1].name,
-					 m.result,
-					 (double)m.ticks * 1e3 /
-					     (double)c->clock_hz);
+				ht_message_sendf(
+				    r->o->progress, r->o->progress_arg,
+				    "%.2f s  %-5s %-8s result %" PRIu64
+				    "  %.3f ms on the core",
+				    rel_s(r, now), c->q.name,
+				    r->jobs[c->next_job - 1].name, m.result,
+				    (double)m.ticks * 1e3 /
+					(double)c->clock_hz);
 			}
 		}
 	}
@@ -392,11 +376,12 @@ static int run_workload(struct run *r)
 			}
 			if (fails && c->jobs_done >= 1 && !c->fail_sent) {
 				c->fail_sent = true;
-				progress(r, "%.2f s  %-5s told to %s",
-					 rel_s(r, sim_ref_now_ns()), c->q.name,
-					 r->o->fail == HT_QEMU_FAIL_CRASH
-					     ? "crash"
-					     : "hang");
+				ht_message_sendf(
+				    r->o->progress, r->o->progress_arg,
+				    "%.2f s  %-5s told to %s",
+				    rel_s(r, sim_ref_now_ns()), c->q.name,
+				    r->o->fail == HT_QEMU_FAIL_CRASH ? "crash"
+								     : "hang");
 				ret = send_job(r, c,
 					       r->o->fail == HT_QEMU_FAIL_CRASH
 						   ? QB_JOB_CRASH
@@ -573,8 +558,10 @@ static int start_cores(struct run *r)
 			return HT_EINVAL;
 		}
 		c->clock_hz = c->q.block->clock_hz;
-		progress(r, "%.2f s  %-5s booted: %s",
-			 rel_s(r, sim_ref_now_ns()), c->q.name, c->q.cmdline);
+		ht_message_sendf(r->o->progress, r->o->progress_arg,
+				 "%.2f s  %-5s booted: %s",
+				 rel_s(r, sim_ref_now_ns()), c->q.name,
+				 c->q.cmdline);
 	}
 	return 0;
 }
