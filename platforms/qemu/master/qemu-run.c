@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "board-master.h"
@@ -106,14 +105,6 @@ static void set_err(struct run *r, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void sleep_ns(uint64_t ns)
-{
-	struct timespec ts = {(time_t)(ns / 1000000000u),
-			      (long)(ns % 1000000000u)};
-
-	nanosleep(&ts, NULL);
-}
-
 static double rel_s(const struct run *r, uint64_t ns)
 {
 	return (double)(ns - r->t0) / 1e9;
@@ -191,7 +182,7 @@ static int send_job(struct run *r, struct qcore *c, uint32_t type, uint32_t arg)
 		if (sim_ref_now_ns() > deadline) {
 			return HT_EIO;
 		}
-		sleep_ns(100000u);
+		sim_ref_sleep_ns(100000u);
 	}
 	c->busy = true;
 	c->busy_id = m.id;
@@ -429,7 +420,7 @@ static int run_workload(struct run *r)
 				return 0;
 			}
 		}
-		sleep_ns(200000u);
+		sim_ref_sleep_ns(200000u);
 	}
 }
 
@@ -462,7 +453,7 @@ static void stop_cores(struct run *r)
 			}
 		}
 		if (waiting) {
-			sleep_ns(1000000u);
+			sim_ref_sleep_ns(1000000u);
 		}
 	} while (waiting && sim_ref_now_ns() < deadline);
 	receive(r);
@@ -715,7 +706,7 @@ int ht_qemu_run(const struct ht_qemu_opts *opts, struct ht_qemu_result *res,
 		goto out;
 	}
 	/* A few rounds before the first job: both sides of the fit. */
-	sleep_ns(so.period_ns * 4u);
+	sim_ref_sleep_ns(so.period_ns * 4u);
 	ret = run_workload(r);
 out:
 	ret = teardown(r, ret);
