@@ -201,12 +201,8 @@ static int64_t map_cycles(void *arg, uint64_t cycles)
 static bool receive_key(const struct ht_ctf_msg *msg, uint8_t *chan,
 			uint64_t *num, uint64_t *sender)
 {
-	const char *name = msg->event->cls->name;
-	const char *s = strrchr(name, ':');
+	const char *name = ht_ctf_event_short_name(msg->event->cls->name);
 
-	if (s) {
-		name = s + 1;
-	}
 	*sender = UINT64_MAX;
 	if (!strcmp(name, "sync_ack")) {
 		*chan = HT_CAPTURE_DOWN;
