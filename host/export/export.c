@@ -71,38 +71,17 @@ int ht__export_maybe_flush(struct ht__export_out *o)
 int ht__export_group(struct ht_export *ex, const char *name, size_t *index,
 		     bool *added)
 {
-	size_t g;
-
 	*added = false;
-	for (g = 0; g < ex->nr_groups; g++) {
-		if (!strcmp(ex->groups[g], name)) {
-			*index = g;
-			return 0;
-		}
+	if (ht_strv_find(&ex->groups, name, index)) {
+		return 0;
 	}
-	if (ht_array_reserve((void **)&ex->groups, &ex->cap_groups, g + 1,
-			     sizeof(*ex->groups))) {
+	if (ht_strv_add(&ex->groups, name)) {
 		return HT_ENOMEM;
 	}
-	ex->groups[g] = strdup(name);
-	if (!ex->groups[g]) {
-		return HT_ENOMEM;
-	}
-	ex->nr_groups++;
 	ex->stats->groups++;
-	*index = g;
+	*index = ex->groups.nr - 1;
 	*added = true;
 	return 0;
-}
-
-static void free_groups(struct ht_export *ex)
-{
-	size_t g;
-
-	for (g = 0; g < ex->nr_groups; g++) {
-		free(ex->groups[g]);
-	}
-	free(ex->groups);
 }
 
 struct run {
@@ -268,7 +247,7 @@ end:
 	}
 	ht_states_destroy(st);
 free_buf:
-	free_groups(&r.ex);
+	ht_strv_fini(&r.ex.groups);
 	ht_buf_fini(&r.ex.out.buf);
 	return ret;
 }

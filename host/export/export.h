@@ -66,8 +66,7 @@ struct ht_export {
 	const struct ht_states *states;
 	void *priv;
 	/* the core type groups met, in order: ht__export_group() */
-	char **groups;
-	size_t nr_groups, cap_groups;
+	struct ht_strv groups;
 };
 
 struct ht_export_ops {
