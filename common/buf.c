@@ -149,3 +149,44 @@ char *ht_buf_steal(struct ht_buf *b, size_t *len)
 	b->nomem = false;
 	return p;
 }
+
+int ht_strv_add(struct ht_strv *v, const char *s)
+{
+	char *copy;
+
+	if (ht_array_reserve((void **)&v->items, &v->cap, v->nr + 1,
+			     sizeof(*v->items))) {
+		return HT_ENOMEM;
+	}
+	copy = strdup(s);
+	if (!copy) {
+		return HT_ENOMEM;
+	}
+	v->items[v->nr++] = copy;
+	return 0;
+}
+
+bool ht_strv_find(const struct ht_strv *v, const char *s, size_t *index)
+{
+	size_t i;
+
+	for (i = 0; i < v->nr; i++) {
+		if (!strcmp(v->items[i], s)) {
+			*index = i;
+			return true;
+		}
+	}
+	return false;
+}
+
+void ht_strv_fini(struct ht_strv *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->nr; i++) {
+		free(v->items[i]);
+	}
+	free(v->items);
+	v->items = NULL;
+	v->nr = v->cap = 0;
+}

@@ -81,4 +81,22 @@ void ht_buf_fini(struct ht_buf *b);
  * again. NULL when nomem is set or nothing was added. */
 char *ht_buf_steal(struct ht_buf *b, size_t *len);
 
+/*
+ * A list of strings, each a malloc'ed copy owned by the list: @items
+ * holds @nr of them (room for @cap). Zero-initialized is empty.
+ */
+struct ht_strv {
+	char **items;
+	size_t nr, cap;
+};
+
+/* Appends a copy of @s. Returns 0 or HT_ENOMEM (the list unchanged). */
+int ht_strv_add(struct ht_strv *v, const char *s);
+
+/* Sets *@index to the first item equal to @s; false when there is none. */
+bool ht_strv_find(const struct ht_strv *v, const char *s, size_t *index);
+
+/* Frees the copies and the list; the list is empty again. */
+void ht_strv_fini(struct ht_strv *v);
+
 #endif

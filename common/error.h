@@ -5,7 +5,11 @@
 /*
  * One error table for the host library, the generator and the CLI.
  * Actions return 0 or a negative HT_E... code; ht_strerror() names it.
+ * A failure the user caused also leaves a message in the caller's
+ * buffer (ht_err_printf()).
  */
+#include <stddef.h>
+
 #define HT_ERRNO_MAP(X)                                                        \
 	X(NOMEM, "out of memory")                                              \
 	X(IO, "input/output error")                                            \
@@ -41,5 +45,13 @@ const char *ht_strerror(int err);
 
 /* The symbolic name of an error code, e.g. "HT_EFORMAT". */
 const char *ht_err_name(int err);
+
+/*
+ * Formats a message into @err (@err_len bytes, cut to fit; nothing when
+ * @err is NULL or @err_len 0) and returns @code, for
+ * `return ht_err_printf(err, err_len, HT_EIO, "cannot ...", ...);`.
+ */
+int ht_err_printf(char *err, size_t err_len, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 #endif

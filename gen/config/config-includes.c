@@ -19,25 +19,18 @@
 
 #include "common/embedded.h"
 #include "common/error.h"
+#include "common/path.h"
 #include "config-internal.h"
 
 #define STD_INCLUDE_PREFIX "include/3/"
 
+/* @name as found from @dir: itself when absolute or @dir is ".". */
 static char *join_path(const char *dir, const char *name)
 {
-	size_t n;
-	char *p;
-
 	if (name[0] == '/' || !dir || !strcmp(dir, ".")) {
 		return strdup(name);
 	}
-	n = strlen(dir) + strlen(name) + 2;
-	p = malloc(n);
-	if (p) {
-		snprintf(p, n, "%s%s%s", dir,
-			 dir[strlen(dir) - 1] == '/' ? "" : "/", name);
-	}
-	return p;
+	return ht_path_join(dir, name);
 }
 
 static char *dir_of(const char *path)

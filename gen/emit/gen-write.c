@@ -19,6 +19,7 @@
 #include "common/buf.h"
 #include "common/embedded.h"
 #include "common/error.h"
+#include "common/path.h"
 #include "emit.h"
 #include "gen-write.h"
 
@@ -96,17 +97,6 @@ static int make_dir(struct writer *w, const char *path)
 	return 0;
 }
 
-static char *path_join(const char *dir, const char *name)
-{
-	size_t n = strlen(dir) + strlen(name) + 2;
-	char *p = malloc(n);
-
-	if (p) {
-		snprintf(p, n, "%s/%s", dir, name);
-	}
-	return p;
-}
-
 /* Opens a temporary file for dir/name and registers it in w. */
 static FILE *open_output(struct writer *w, const char *dir, const char *name)
 {
@@ -121,7 +111,7 @@ static FILE *open_output(struct writer *w, const char *dir, const char *name)
 		return NULL;
 	}
 	of = &w->files[w->nr];
-	of->path = path_join(dir, name);
+	of->path = ht_path_join(dir, name);
 	if (!of->path) {
 		nomem(w);
 		return NULL;
@@ -198,7 +188,7 @@ static void writer_fini(struct writer *w, bool commit)
 static int write_runtime(struct writer *w, const char *dir)
 {
 	const struct ht_embedded_file *e;
-	char *rt_dir = path_join(dir, "hetrace");
+	char *rt_dir = ht_path_join(dir, "hetrace");
 	int ret;
 
 	if (!rt_dir) {

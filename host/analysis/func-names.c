@@ -8,22 +8,23 @@
 #include "func-names.h"
 
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/buf.h"
 #include "common/error.h"
+#include "common/message.h"
 #include "func-slices.h"
 #include "func-symbols.h"
 
 struct ht_func_names {
 	struct ht_func_slices *funcs;
 	struct ht_func_symbols **syms; /* opened here */
-	size_t nr_syms;
+	size_t nr_syms, cap_syms;
 	/* stream index -> 1 + ht_func_slices core index (0: none) */
 	unsigned *core_of;
-	size_t nr_core_of;
+	size_t nr_core_of, cap_core_of;
 	size_t nr_cores_seen;
 	/* by ht_func_slices core index, set by ht_func_names_ready(): the ELF
 	 * named every function address of the core (it is the traced program)
@@ -85,7 +86,7 @@ int ht_func_names_add(struct ht_func_names *fn, const char *spec, char *err,
 		      size_t err_len)
 {
 	const char *eq = strchr(spec, '='), *path = spec;
-	struct ht_func_symbols **grown, *sy = NULL;
+	struct ht_func_symbols *sy = NULL;
 	char *core = NULL;
 	int ret;
 
@@ -101,12 +102,11 @@ int ht_func_names_add(struct ht_func_names *fn, const char *spec, char *err,
 		free(core);
 		return HT_EINVAL;
 	}
-	grown = realloc(fn->syms, (fn->nr_syms + 1) * sizeof(*grown));
-	if (!grown) {
+	if (ht_array_reserve((void **)&fn->syms, &fn->cap_syms, fn->nr_syms + 1,
+			     sizeof(*fn->syms))) {
 		free(core);
 		return HT_ENOMEM;
 	}
-	fn->syms = grown;
 	ret = ht_func_symbols_open(&sy, path, err, err_len);
 	if (ret) {
 		free(core);
@@ -145,36 +145,14 @@ int ht_func_names_scan(struct ht_func_names *fn, const struct ht_ctf_msg *msg)
 		    ht_func_slices_core(fn->funcs, fn->nr_cores_seen);
 		unsigned si = c->stream->index;
 
-		if (si >= fn->nr_core_of) {
-			size_t cap = si + 16;
-			unsigned *g = realloc(fn->core_of, cap * sizeof(*g));
-
-			if (!g) {
-				return HT_ENOMEM;
-			}
-			memset(g + fn->nr_core_of, 0,
-			       (cap - fn->nr_core_of) * sizeof(*g));
-			fn->core_of = g;
-			fn->nr_core_of = cap;
+		if (ht_array_extend((void **)&fn->core_of, &fn->nr_core_of,
+				    &fn->cap_core_of, (size_t)si + 1,
+				    sizeof(*fn->core_of))) {
+			return HT_ENOMEM;
 		}
 		fn->core_of[si] = c->index + 1;
 	}
 	return 0;
-}
-
-static void notef(void (*note)(void *, const char *), void *arg,
-		  const char *fmt, ...)
-{
-	char text[1024];
-	va_list ap;
-
-	if (!note) {
-		return;
-	}
-	va_start(ap, fmt);
-	vsnprintf(text, sizeof(text), fmt, ap);
-	va_end(ap);
-	note(arg, text);
 }
 
 int ht_func_names_scan_traces(struct ht_func_names *fn,
@@ -215,28 +193,30 @@ void ht_func_names_explain(struct ht_func_names *fn,
 	/* decides the bias from func_base or from every address */
 	ht_func_slices_name_stats(fn->funcs, c, &named, &total);
 	if (ht_func_symbols_stripped(c->syms)) {
-		notef(note, arg,
-		      "%s is stripped (no .symtab): core %s's functions are "
-		      "shown as addresses%s",
-		      ht_func_symbols_path(c->syms), c->name,
-		      ht_func_symbols_count(c->syms)
-			  ? " (exported ones excepted)"
-			  : "");
+		ht_message_sendf(
+		    note, arg,
+		    "%s is stripped (no .symtab): core %s's functions are "
+		    "shown as addresses%s",
+		    ht_func_symbols_path(c->syms), c->name,
+		    ht_func_symbols_count(c->syms) ? " (exported ones excepted)"
+						   : "");
 	} else if (total && named < total) {
-		notef(warn, arg,
-		      "core %s: %zu of %zu function addresses are not "
-		      "functions of %s (%s): shown as raw addresses",
-		      c->name, total - named, total,
-		      ht_func_symbols_path(c->syms),
-		      named ? "a different build?"
-			    : "the file does not match this trace: it names "
-			      "0 of the core's function addresses");
+		ht_message_sendf(
+		    warn, arg,
+		    "core %s: %zu of %zu function addresses are not "
+		    "functions of %s (%s): shown as raw addresses",
+		    c->name, total - named, total,
+		    ht_func_symbols_path(c->syms),
+		    named ? "a different build?"
+			  : "the file does not match this trace: it names "
+			    "0 of the core's function addresses");
 	}
 	if (c->bias_guessed) {
-		notef(note, arg,
-		      "core %s: no func_base record; load bias 0x%" PRIx64
-		      " found from the addresses",
-		      c->name, c->bias);
+		ht_message_sendf(
+		    note, arg,
+		    "core %s: no func_base record; load bias 0x%" PRIx64
+		    " found from the addresses",
+		    c->name, c->bias);
 	}
 }
 

@@ -196,7 +196,7 @@ static enum kind kind_of(struct ht_func_slices *f,
 	    {"func_base", K_BASE},	     {"func_profile", K_PROFILE},
 	    {"func_profile_stats", K_STATS},
 	};
-	const char *n, *colon;
+	const char *n;
 	enum kind k = K_OTHER;
 	size_t i;
 
@@ -205,11 +205,7 @@ static enum kind kind_of(struct ht_func_slices *f,
 			return f->kinds[i].kind;
 		}
 	}
-	n = cls->name ? cls->name : "";
-	colon = strrchr(n, ':');
-	if (colon) {
-		n = colon + 1;
-	}
+	n = ht_ctf_event_short_name(cls->name ? cls->name : "");
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		if (!strcmp(n, names[i].name)) {
 			k = names[i].kind;

@@ -14,6 +14,7 @@
 
 #include "common/buf.h"
 #include "common/error.h"
+#include "common/file.h"
 #include "path-desc.h"
 #include "common/yaml-doc.h"
 
@@ -648,37 +649,17 @@ fail:
 int ht_path_desc_load(struct ht_path_desc **desc, const char *file, char *err,
 		      size_t err_len)
 {
-	FILE *f = fopen(file, "rb");
 	char *text;
 	size_t n;
 	int ret;
 
 	*desc = NULL;
-	if (!f) {
-		if (err_len) {
-			snprintf(err, err_len, "%s: cannot open: %s", file,
-				 strerror(errno));
-		}
-		return errno == ENOENT ? HT_ENOENT : HT_EIO;
+	ret = ht_file_read(file, MAX_FILE_BYTES, &text, &n, err, err_len);
+	if (ret) {
+		return ret;
 	}
-	text = malloc(MAX_FILE_BYTES + 1);
-	if (!text) {
-		fclose(f);
-		return HT_ENOMEM;
-	}
-	n = fread(text, 1, MAX_FILE_BYTES + 1, f);
-	if (ferror(f) || n > MAX_FILE_BYTES) {
-		if (err_len) {
-			snprintf(err, err_len, "%s: %s", file,
-				 ferror(f) ? "read error"
-					   : "larger than 16 MiB");
-		}
-		ret = ferror(f) ? HT_EIO : HT_ERANGE;
-	} else {
-		ret = ht_path_desc_parse(desc, file, text, n, err, err_len);
-	}
+	ret = ht_path_desc_parse(desc, file, text, n, err, err_len);
 	free(text);
-	fclose(f);
 	return ret;
 }
 

@@ -72,13 +72,6 @@ void ht__paths_note(struct ht_paths_result *res, const char *fmt, ...)
 	}
 }
 
-static const char *short_name(const char *name)
-{
-	const char *c = strrchr(name, ':');
-
-	return c ? c + 1 : name;
-}
-
 int ht__paths_core_index(struct ht_paths_result *res, const char *name)
 {
 	size_t i;
@@ -170,7 +163,7 @@ static unsigned class_kind(struct pass1 *p, const struct ht_ctf_event_class *c)
 			break;
 		}
 	}
-	name = short_name(c->name);
+	name = ht_ctf_event_short_name(c->name);
 	if (!strcmp(name, "activity_begin")) {
 		kind |= EV_BEGIN;
 	} else if (!strcmp(name, "activity_end")) {
@@ -327,7 +320,7 @@ static int on_event(struct pass1 *p, const struct ht_ctf_msg *msg)
 	}
 	pname = field_str(ht_ctf_field_member(pl, "path"));
 	if (kind & EV_TRIGGER) {
-		const char *name = short_name(ev->cls->name);
+		const char *name = ht_ctf_event_short_name(ev->cls->name);
 		bool any = false;
 
 		for (pi = 0; pi < p->desc->nr_paths; pi++) {

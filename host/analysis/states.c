@@ -84,13 +84,6 @@ uint64_t ht_states_flow_id(uint32_t sender_core_id, uint64_t id)
 	return h ? h : 1;
 }
 
-static const char *base_name(const char *name)
-{
-	const char *p = strrchr(name, ':');
-
-	return p ? p + 1 : name;
-}
-
 static bool member_name_eq(const char *member, const char *name)
 {
 	/* babeltrace2 shows TSDL names without one leading '_' */
@@ -182,7 +175,7 @@ static enum ev_role role_of_name(const char *full)
 	    {"func_exit", EV_FUNC_EXIT},     {"msg_send", EV_MSG_SEND},
 	    {"msg_recv", EV_MSG_RECV},
 	};
-	const char *n = base_name(full);
+	const char *n = ht_ctf_event_short_name(full);
 	size_t i;
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {

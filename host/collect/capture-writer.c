@@ -17,7 +17,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +29,7 @@
 #include "host/ctf/ctf-reader.h"
 #include "common/path.h"
 #include "common/error.h"
+#include "common/message.h"
 #include "hetrace/packet-ring.h"
 #include "packet-ring-reader.h"
 
@@ -64,38 +64,6 @@ struct ht_capture_writer {
 	bool finished;
 	struct iovec iov[BATCH];
 };
-
-static int fail(char *err, size_t err_len, int ret, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static int fail(char *err, size_t err_len, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && err_len) {
-		va_start(ap, fmt);
-		vsnprintf(err, err_len, fmt, ap);
-		va_end(ap);
-	}
-	return ret;
-}
-
-static void warn(struct ht_capture_writer *c, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void warn(struct ht_capture_writer *c, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	if (!c->opts.warn) {
-		return;
-	}
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	c->opts.warn(c->opts.warn_arg, msg);
-}
 
 /* Names that become directory and file names and TSDL strings. */
 static bool name_ok(const char *s)
@@ -230,18 +198,19 @@ static void damaged(struct ht_capture_writer *c, struct ring *r, uint32_t k,
 	r->st.damaged_packets++;
 	if (r->warned < WARN_PER_RING) {
 		r->warned++;
-		warn(c,
-		     "%s (core %s): packet %u (slot %u at offset %llu): %s: "
-		     "skipped%s",
-		     r->info->source, r->core_name, k, k % r->info->nr_slots,
-		     (unsigned long long)(r->info->slots_off +
-					  (uint64_t)(k % r->info->nr_slots) *
-					      r->info->slot_size),
-		     why,
-		     r->warned == WARN_PER_RING
-			 ? " (further damaged packets of this ring are "
-			   "only counted)"
-			 : "");
+		ht_message_sendf(
+		    c->opts.warn, c->opts.warn_arg,
+		    "%s (core %s): packet %u (slot %u at offset %llu): %s: "
+		    "skipped%s",
+		    r->info->source, r->core_name, k, k % r->info->nr_slots,
+		    (unsigned long long)(r->info->slots_off +
+					 (uint64_t)(k % r->info->nr_slots) *
+					     r->info->slot_size),
+		    why,
+		    r->warned == WARN_PER_RING
+			? " (further damaged packets of this ring are "
+			  "only counted)"
+			: "");
 	}
 }
 
@@ -385,13 +354,14 @@ int ht_capture_writer_create(struct ht_capture_writer **out,
 	struct ht_capture_writer *c;
 
 	if (mkdir_p(capture_dir)) {
-		return fail(err, err_len, HT_EIO, "%s: cannot create: %s",
-			    capture_dir, strerror(errno));
+		return ht_err_printf(err, err_len, HT_EIO,
+				     "%s: cannot create: %s", capture_dir,
+				     strerror(errno));
 	}
 	c = calloc(1, sizeof(*c));
 	if (!c || !(c->dir = strdup(capture_dir))) {
 		free(c);
-		return fail(err, err_len, HT_ENOMEM, "out of memory");
+		return ht_err_printf(err, err_len, HT_ENOMEM, "out of memory");
 	}
 	if (opts) {
 		c->opts = *opts;
@@ -447,10 +417,11 @@ static int metadata_text(const struct ring *r, const char *path, char **text,
 		return ht_ctf_metadata_read(path, text, len, err, err_len);
 	}
 	if (!in->metadata) {
-		return fail(err, err_len, HT_ENOENT,
-			    "%s: the ring carries no metadata: give a metadata "
-			    "file",
-			    in->source);
+		return ht_err_printf(
+		    err, err_len, HT_ENOENT,
+		    "%s: the ring carries no metadata: give a metadata "
+		    "file",
+		    in->source);
 	}
 	/* A private copy: the region is shared with the producer. */
 	n = in->metadata_size;
@@ -467,10 +438,11 @@ static int metadata_text(const struct ring *r, const char *path, char **text,
 		size_t at = strlen(*text);
 
 		free(*text);
-		return fail(err, err_len, HT_EFORMAT,
-			    "%s: metadata area: a null byte at offset %zu of "
-			    "%zu: not TSDL text",
-			    in->source, at, n);
+		return ht_err_printf(
+		    err, err_len, HT_EFORMAT,
+		    "%s: metadata area: a null byte at offset %zu of "
+		    "%zu: not TSDL text",
+		    in->source, at, n);
 	}
 	*len = n;
 	return 0;
@@ -486,17 +458,18 @@ static int ring_names(struct ht_capture_writer *c, struct ring *r,
 	const char *stream = o->stream_name ? o->stream_name : "stream";
 
 	if (!name_ok(name)) {
-		return fail(err, err_len, HT_EINVAL,
-			    "%s: core name `%s`: give a name of letters, "
-			    "digits, `_`, `-` or `.`",
-			    src, name);
+		return ht_err_printf(
+		    err, err_len, HT_EINVAL,
+		    "%s: core name `%s`: give a name of letters, "
+		    "digits, `_`, `-` or `.`",
+		    src, name);
 	}
 	if (!name_ok(stream) || !strcmp(stream, "metadata") ||
 	    (o->core_role && !name_ok(o->core_role)) ||
 	    (o->core_master && !name_ok(o->core_master))) {
-		return fail(err, err_len, HT_EINVAL,
-			    "%s: invalid stream name, core role or master",
-			    src);
+		return ht_err_printf(
+		    err, err_len, HT_EINVAL,
+		    "%s: invalid stream name, core role or master", src);
 	}
 	r->core_name = strdup(name);
 	r->stream_name = strdup(stream);
@@ -553,8 +526,9 @@ static int write_metadata(struct ring *r, char *err, size_t err_len)
 	}
 	fd = open(mpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 	if (fd < 0 || write_all(fd, r->metadata, r->metadata_len)) {
-		ret = fail(err, err_len, HT_EIO, "%s: cannot write: %s", mpath,
-			   strerror(errno));
+		ret =
+		    ht_err_printf(err, err_len, HT_EIO, "%s: cannot write: %s",
+				  mpath, strerror(errno));
 	}
 	if (fd >= 0) {
 		close(fd);
@@ -578,23 +552,25 @@ static int ring_files(struct ht_capture_writer *c, struct ring *r, char *err,
 
 	if (first && (first->metadata_len != r->metadata_len ||
 		      memcmp(first->metadata, r->metadata, r->metadata_len))) {
-		return fail(err, err_len, HT_EINVAL,
-			    "%s: core %s: the metadata differs from the one "
-			    "of its first ring (%s)",
-			    src, r->core_name, first->info->source);
+		return ht_err_printf(
+		    err, err_len, HT_EINVAL,
+		    "%s: core %s: the metadata differs from the one "
+		    "of its first ring (%s)",
+		    src, r->core_name, first->info->source);
 	}
 	if (mkdir_p(r->core_dir)) {
-		return fail(err, err_len, HT_EIO, "%s: cannot create: %s",
-			    r->core_dir, strerror(errno));
+		return ht_err_printf(err, err_len, HT_EIO,
+				     "%s: cannot create: %s", r->core_dir,
+				     strerror(errno));
 	}
 	r->fd =
 	    open(r->stream_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 	if (r->fd < 0) {
-		return fail(err, err_len, errno == EEXIST ? HT_EEXIST : HT_EIO,
-			    "%s: cannot create the stream file: %s%s",
-			    r->stream_path, strerror(errno),
-			    errno == EEXIST ? " (a capture is already there)"
-					    : "");
+		return ht_err_printf(
+		    err, err_len, errno == EEXIST ? HT_EEXIST : HT_EIO,
+		    "%s: cannot create the stream file: %s%s", r->stream_path,
+		    strerror(errno),
+		    errno == EEXIST ? " (a capture is already there)" : "");
 	}
 	return first ? 0 : write_metadata(r, err, err_len);
 }
@@ -660,7 +636,7 @@ static int add_ring(struct ht_capture_writer *c, struct ht_ring_reader *rr,
 	r = calloc(1, sizeof(*r));
 	if (!r) {
 		ht_ring_reader_close(rr);
-		return fail(err, err_len, HT_ENOMEM, "out of memory");
+		return ht_err_printf(err, err_len, HT_ENOMEM, "out of memory");
 	}
 	r->fd = -1;
 	r->rr = rr;
@@ -668,14 +644,15 @@ static int add_ring(struct ht_capture_writer *c, struct ht_ring_reader *rr,
 	r->info = ht_ring_reader_info(rr);
 	ret = ring_setup(c, r, opts ? opts : &none, err, err_len);
 	if (ret == HT_ENOMEM) {
-		fail(err, err_len, ret, "%s: out of memory", r->info->source);
+		ht_err_printf(err, err_len, ret, "%s: out of memory",
+			      r->info->source);
 	}
 	if (ret) {
 		goto free_ring;
 	}
 	nr = realloc(c->rings, (c->nr_rings + 1) * sizeof(*nr));
 	if (!nr) {
-		ret = fail(err, err_len, HT_ENOMEM, "out of memory");
+		ret = ht_err_printf(err, err_len, HT_ENOMEM, "out of memory");
 		goto free_ring;
 	}
 	c->rings = nr;
@@ -719,8 +696,9 @@ int ht_capture_writer_add_memory(struct ht_capture_writer *c, void *mem,
 
 static int write_fail(struct ht_capture_writer *c, struct ring *r)
 {
-	warn(c, "%s: write error: %s: core %s is no longer collected",
-	     r->stream_path, strerror(errno), r->core_name);
+	ht_message_sendf(c->opts.warn, c->opts.warn_arg,
+			 "%s: write error: %s: core %s is no longer collected",
+			 r->stream_path, strerror(errno), r->core_name);
 	r->st.failed = true;
 	return HT_EIO;
 }
@@ -774,11 +752,12 @@ static int final_packet(struct ht_capture_writer *c, struct ring *r,
 	if (write_all(r->fd, r->last_hc, size)) {
 		return write_fail(c, r);
 	}
-	warn(c,
-	     "%s (core %s): %llu events dropped after the last packet: "
-	     "written in an empty packet",
-	     r->info->source, r->core_name,
-	     (unsigned long long)(final - r->st.events_discarded));
+	ht_message_sendf(
+	    c->opts.warn, c->opts.warn_arg,
+	    "%s (core %s): %llu events dropped after the last packet: "
+	    "written in an empty packet",
+	    r->info->source, r->core_name,
+	    (unsigned long long)(final - r->st.events_discarded));
 	r->st.events_discarded = final;
 	r->st.packets++;
 	r->st.bytes += size;
@@ -897,12 +876,13 @@ static int drain_ring(struct ht_capture_writer *c, struct ring *r, bool final,
 	ret = drain_overwrite(c, r, bytes);
 	if (r->st.lost_packets > r->last_lost_warned &&
 	    c->opts.overwrite_live) {
-		warn(c,
-		     "%s (core %s): %llu packets overwritten before they "
-		     "could be read",
-		     r->info->source, r->core_name,
-		     (unsigned long long)(r->st.lost_packets -
-					  r->last_lost_warned));
+		ht_message_sendf(
+		    c->opts.warn, c->opts.warn_arg,
+		    "%s (core %s): %llu packets overwritten before they "
+		    "could be read",
+		    r->info->source, r->core_name,
+		    (unsigned long long)(r->st.lost_packets -
+					 r->last_lost_warned));
 		r->last_lost_warned = r->st.lost_packets;
 	}
 	return ret;
@@ -995,8 +975,9 @@ int ht_capture_writer_finish(struct ht_capture_writer *c, char *err,
 		}
 
 		if (e && !ret) {
-			ret = fail(err, err_len, e, "%s: write error: %s",
-				   r->stream_path, strerror(errno));
+			ret = ht_err_printf(err, err_len, e,
+					    "%s: write error: %s",
+					    r->stream_path, strerror(errno));
 		}
 	}
 	for (i = 0; i < c->nr_rings; i++) {
@@ -1005,23 +986,25 @@ int ht_capture_writer_finish(struct ht_capture_writer *c, char *err,
 
 		if (!c->opts.no_fsync) {
 			if (fsync(r->fd) < 0 && !ret) {
-				ret =
-				    fail(err, err_len, HT_EIO, "%s: fsync: %s",
-					 r->stream_path, strerror(errno));
+				ret = ht_err_printf(
+				    err, err_len, HT_EIO, "%s: fsync: %s",
+				    r->stream_path, strerror(errno));
 			}
 			if (r->metadata_owner) {
 				mpath = ht_path_join(r->core_dir, "metadata");
 				if (mpath && sync_path(mpath) && !ret) {
-					ret = fail(err, err_len, HT_EIO,
-						   "%s: fsync failed", mpath);
+					ret = ht_err_printf(
+					    err, err_len, HT_EIO,
+					    "%s: fsync failed", mpath);
 				}
 				free(mpath);
 				sync_path(r->core_dir);
 			}
 		}
 		if (close(r->fd) < 0 && !ret) {
-			ret = fail(err, err_len, HT_EIO, "%s: close: %s",
-				   r->stream_path, strerror(errno));
+			ret =
+			    ht_err_printf(err, err_len, HT_EIO, "%s: close: %s",
+					  r->stream_path, strerror(errno));
 		}
 		r->fd = -1;
 	}

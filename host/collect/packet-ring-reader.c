@@ -18,7 +18,6 @@
  *   copy came from a newer packet.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -48,21 +47,6 @@ static uint32_t load_acquire(const volatile uint32_t *p)
 	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
 }
 
-static int fail(char *err, size_t err_len, int ret, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static int fail(char *err, size_t err_len, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err_len) {
-		va_start(ap, fmt);
-		vsnprintf(err, err_len, fmt, ap);
-		va_end(ap);
-	}
-	return ret;
-}
-
 #define OFF(field) ((unsigned)offsetof(struct ht_ring, field))
 
 /* The ring's geometry as read once from its header. */
@@ -82,53 +66,58 @@ static int check_header(const struct ht_ring *r, const char *what, size_t size,
 	uint32_t magic, version;
 
 	if (size < sizeof(struct ht_ring)) {
-		return fail(err, err_len, HT_ETRUNC,
-			    "%s: %zu bytes: too small for a packet ring header "
-			    "(%zu bytes)",
-			    what, size, sizeof(struct ht_ring));
+		return ht_err_printf(
+		    err, err_len, HT_ETRUNC,
+		    "%s: %zu bytes: too small for a packet ring header "
+		    "(%zu bytes)",
+		    what, size, sizeof(struct ht_ring));
 	}
 	magic = load_acquire(&r->magic);
 	if (magic != HT_RING_MAGIC) {
-		return fail(err, err_len, HT_EFORMAT,
-			    "%s: offset %u: magic 0x%08x%s: not a packet ring "
-			    "(expected 0x%08x)",
-			    what, OFF(magic), magic,
-			    magic ? "" : " (not initialized yet?)",
-			    HT_RING_MAGIC);
+		return ht_err_printf(
+		    err, err_len, HT_EFORMAT,
+		    "%s: offset %u: magic 0x%08x%s: not a packet ring "
+		    "(expected 0x%08x)",
+		    what, OFF(magic), magic,
+		    magic ? "" : " (not initialized yet?)", HT_RING_MAGIC);
 	}
 	version = r->version;
 	if (version != HT_RING_VERSION) {
-		return fail(err, err_len, HT_EUNSUPPORTED,
-			    "%s: offset %u: ring version %u: this hetrace "
-			    "reads version %u",
-			    what, OFF(version), version, HT_RING_VERSION);
+		return ht_err_printf(
+		    err, err_len, HT_EUNSUPPORTED,
+		    "%s: offset %u: ring version %u: this hetrace "
+		    "reads version %u",
+		    what, OFF(version), version, HT_RING_VERSION);
 	}
 	g->hsize = r->size;
 	g->total = r->total_size;
 	if (g->hsize < sizeof(struct ht_ring) || g->hsize % 4u) {
-		return fail(err, err_len, HT_EFORMAT,
-			    "%s: offset %u: header size %u: version %u headers "
-			    "have at least %zu bytes",
-			    what, OFF(size), g->hsize, version,
-			    sizeof(struct ht_ring));
+		return ht_err_printf(
+		    err, err_len, HT_EFORMAT,
+		    "%s: offset %u: header size %u: version %u headers "
+		    "have at least %zu bytes",
+		    what, OFF(size), g->hsize, version, sizeof(struct ht_ring));
 	}
 	if (g->total > size) {
-		return fail(err, err_len, HT_ETRUNC,
-			    "%s: offset %u: total_size %u but the region has "
-			    "%zu bytes (truncated?)",
-			    what, OFF(total_size), g->total, size);
+		return ht_err_printf(
+		    err, err_len, HT_ETRUNC,
+		    "%s: offset %u: total_size %u but the region has "
+		    "%zu bytes (truncated?)",
+		    what, OFF(total_size), g->total, size);
 	}
 	if (g->hsize > g->total) {
-		return fail(err, err_len, HT_EFORMAT,
-			    "%s: offset %u: header size %u past total_size %u",
-			    what, OFF(size), g->hsize, g->total);
+		return ht_err_printf(
+		    err, err_len, HT_EFORMAT,
+		    "%s: offset %u: header size %u past total_size %u", what,
+		    OFF(size), g->hsize, g->total);
 	}
 	g->mode = r->mode;
 	if (g->mode != HT_RING_DISCARD && g->mode != HT_RING_OVERWRITE) {
-		return fail(err, err_len, HT_EFORMAT,
-			    "%s: offset %u: unknown mode %u (0 discard, "
-			    "1 overwrite)",
-			    what, OFF(mode), g->mode);
+		return ht_err_printf(
+		    err, err_len, HT_EFORMAT,
+		    "%s: offset %u: unknown mode %u (0 discard, "
+		    "1 overwrite)",
+		    what, OFF(mode), g->mode);
 	}
 	return 0;
 }
@@ -143,31 +132,35 @@ static int check_slots(const struct ht_ring *r, const char *what,
 	g->nr = r->nr_slots;
 	g->soff = r->slots_off;
 	if (g->slot == 0u || g->slot % 8u) {
-		return fail(err, err_len, HT_EFORMAT,
-			    "%s: offset %u: slot_size %u: not a positive "
-			    "multiple of 8",
-			    what, OFF(slot_size), g->slot);
+		return ht_err_printf(
+		    err, err_len, HT_EFORMAT,
+		    "%s: offset %u: slot_size %u: not a positive "
+		    "multiple of 8",
+		    what, OFF(slot_size), g->slot);
 	}
 	if (g->nr < 2u) {
-		return fail(err, err_len, HT_EFORMAT,
-			    "%s: offset %u: nr_slots %u: a ring has at least "
-			    "2 slots",
-			    what, OFF(nr_slots), g->nr);
+		return ht_err_printf(
+		    err, err_len, HT_EFORMAT,
+		    "%s: offset %u: nr_slots %u: a ring has at least "
+		    "2 slots",
+		    what, OFF(nr_slots), g->nr);
 	}
 	if (g->soff < g->hsize || g->soff % 8u) {
-		return fail(err, err_len, HT_EFORMAT,
-			    "%s: offset %u: slots_off %u: inside the header "
-			    "(%u bytes) or not 8-byte aligned",
-			    what, OFF(slots_off), g->soff, g->hsize);
+		return ht_err_printf(
+		    err, err_len, HT_EFORMAT,
+		    "%s: offset %u: slots_off %u: inside the header "
+		    "(%u bytes) or not 8-byte aligned",
+		    what, OFF(slots_off), g->soff, g->hsize);
 	}
 	end = (uint64_t)g->soff + (uint64_t)g->nr * g->slot;
 	if (end > g->total) {
-		return fail(err, err_len, HT_EFORMAT,
-			    "%s: offset %u: slot geometry past the end: "
-			    "slots_off %u + %u slots x %u bytes = %llu > "
-			    "total_size %u",
-			    what, OFF(nr_slots), g->soff, g->nr, g->slot,
-			    (unsigned long long)end, g->total);
+		return ht_err_printf(
+		    err, err_len, HT_EFORMAT,
+		    "%s: offset %u: slot geometry past the end: "
+		    "slots_off %u + %u slots x %u bytes = %llu > "
+		    "total_size %u",
+		    what, OFF(nr_slots), g->soff, g->nr, g->slot,
+		    (unsigned long long)end, g->total);
 	}
 	return 0;
 }
@@ -180,20 +173,21 @@ static int check_metadata(const struct ht_ring *r, const char *what,
 	g->msize = r->metadata_size;
 	if (g->moff == 0u) {
 		if (g->msize) {
-			return fail(err, err_len, HT_EFORMAT,
-				    "%s: offset %u: metadata_size %u without "
-				    "metadata_off",
-				    what, OFF(metadata_size), g->msize);
+			return ht_err_printf(
+			    err, err_len, HT_EFORMAT,
+			    "%s: offset %u: metadata_size %u without "
+			    "metadata_off",
+			    what, OFF(metadata_size), g->msize);
 		}
 	} else if (g->moff < g->hsize ||
 		   (uint64_t)g->moff + g->msize > g->soff) {
-		return fail(err, err_len, HT_EFORMAT,
-			    "%s: offset %u: metadata %u..%llu outside the "
-			    "space between the header (%u bytes) and the "
-			    "slots (%u)",
-			    what, OFF(metadata_off), g->moff,
-			    (unsigned long long)g->moff + g->msize, g->hsize,
-			    g->soff);
+		return ht_err_printf(
+		    err, err_len, HT_EFORMAT,
+		    "%s: offset %u: metadata %u..%llu outside the "
+		    "space between the header (%u bytes) and the "
+		    "slots (%u)",
+		    what, OFF(metadata_off), g->moff,
+		    (unsigned long long)g->moff + g->msize, g->hsize, g->soff);
 	}
 	return 0;
 }
@@ -241,7 +235,8 @@ static int reader_new(struct ht_ring_reader **out, const char *what, char *err,
 
 	if (!rr || !(rr->source = strdup(what))) {
 		free(rr);
-		return fail(err, err_len, HT_ENOMEM, "%s: out of memory", what);
+		return ht_err_printf(err, err_len, HT_ENOMEM,
+				     "%s: out of memory", what);
 	}
 	*out = rr;
 	return 0;
@@ -257,8 +252,8 @@ int ht_ring_reader_attach(struct ht_ring_reader **out, void *mem, size_t size,
 		what = "memory";
 	}
 	if (!mem || (uintptr_t)mem % 8u) {
-		return fail(err, err_len, HT_EINVAL,
-			    "%s: region not 8-byte aligned", what);
+		return ht_err_printf(err, err_len, HT_EINVAL,
+				     "%s: region not 8-byte aligned", what);
 	}
 	ret = reader_new(&rr, what, err, err_len);
 	if (ret) {
@@ -374,25 +369,27 @@ static int open_at(const char *path, char **file, uint64_t *off, char *err,
 	*off = 0;
 	if (fd < 0 && errno == ENOENT && at && at != path) {
 		if (!parse_offset(at + 1, off)) {
-			return fail(err, err_len, HT_EINVAL,
-				    "%s: no such file, and '%s' after the '@' "
-				    "is not an offset (FILE@OFFSET: bytes, "
-				    "0x hex, k/M/G suffixes, terms joined by "
-				    "'+', e.g. ram@8M+64K)",
-				    path, at + 1);
+			return ht_err_printf(
+			    err, err_len, HT_EINVAL,
+			    "%s: no such file, and '%s' after the '@' "
+			    "is not an offset (FILE@OFFSET: bytes, "
+			    "0x hex, k/M/G suffixes, terms joined by "
+			    "'+', e.g. ram@8M+64K)",
+			    path, at + 1);
 		}
 		*file = strndup(path, (size_t)(at - path));
 		if (!*file) {
-			return fail(err, err_len, HT_ENOMEM,
-				    "%s: out of memory", path);
+			return ht_err_printf(err, err_len, HT_ENOMEM,
+					     "%s: out of memory", path);
 		}
 		fd = open_region(*file);
 	}
 	if (fd < 0) {
-		return fail(err, err_len, errno == ENOENT ? HT_ENOENT : HT_EIO,
-			    "%s: cannot open the ring (file or shared "
-			    "memory): %s",
-			    *file ? *file : path, strerror(errno));
+		return ht_err_printf(err, err_len,
+				     errno == ENOENT ? HT_ENOENT : HT_EIO,
+				     "%s: cannot open the ring (file or shared "
+				     "memory): %s",
+				     *file ? *file : path, strerror(errno));
 	}
 	return fd;
 }
@@ -402,31 +399,32 @@ static int check_region(const char *path, int fd, uint64_t off, struct stat *st,
 			char *err, size_t err_len)
 {
 	if (fstat(fd, st) < 0) {
-		return fail(err, err_len, HT_EIO, "%s: %s", path,
-			    strerror(errno));
+		return ht_err_printf(err, err_len, HT_EIO, "%s: %s", path,
+				     strerror(errno));
 	}
 	if (!S_ISREG(st->st_mode)) {
-		return fail(err, err_len, HT_EINVAL,
-			    "%s: not a regular file or shared memory object",
-			    path);
+		return ht_err_printf(
+		    err, err_len, HT_EINVAL,
+		    "%s: not a regular file or shared memory object", path);
 	}
 	if (off % 8u) {
-		return fail(err, err_len, HT_EINVAL,
-			    "%s: offset %llu (0x%llx) is not 8-byte aligned: "
-			    "a ring starts on an 8-byte boundary",
-			    path, (unsigned long long)off,
-			    (unsigned long long)off);
+		return ht_err_printf(
+		    err, err_len, HT_EINVAL,
+		    "%s: offset %llu (0x%llx) is not 8-byte aligned: "
+		    "a ring starts on an 8-byte boundary",
+		    path, (unsigned long long)off, (unsigned long long)off);
 	}
 	if (off >= (uint64_t)st->st_size ||
 	    (uint64_t)st->st_size - off < sizeof(struct ht_ring)) {
-		return fail(err, err_len, HT_ETRUNC,
-			    "%s: %lld bytes%s: too small for a packet ring "
-			    "header (%zu bytes)%s",
-			    path, (long long)st->st_size,
-			    off ? " in the file" : "", sizeof(struct ht_ring),
-			    off >= (uint64_t)st->st_size
-				? ": the offset is past the end"
-				: " at the offset");
+		return ht_err_printf(
+		    err, err_len, HT_ETRUNC,
+		    "%s: %lld bytes%s: too small for a packet ring "
+		    "header (%zu bytes)%s",
+		    path, (long long)st->st_size, off ? " in the file" : "",
+		    sizeof(struct ht_ring),
+		    off >= (uint64_t)st->st_size
+			? ": the offset is past the end"
+			: " at the offset");
 	}
 	return 0;
 }
@@ -461,8 +459,8 @@ int ht_ring_reader_open(struct ht_ring_reader **out, const char *path,
 		       fd, (off_t)map_off);
 	if (rr->map == MAP_FAILED) {
 		rr->map = NULL;
-		ret = fail(err, err_len, HT_EIO, "%s: mmap: %s", path,
-			   strerror(errno));
+		ret = ht_err_printf(err, err_len, HT_EIO, "%s: mmap: %s", path,
+				    strerror(errno));
 		goto free_reader;
 	}
 	rr->ring = (struct ht_ring *)((uint8_t *)rr->map + (off - map_off));

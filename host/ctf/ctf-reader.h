@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct ht_ctf_set;    /* opaque: the set of traces being read */
 struct ht_ctf_trace;  /* below */
@@ -221,6 +222,19 @@ struct ht_ctf_event_class {
 	const struct ht_ctf_type *context; /* NULL when absent */
 	const struct ht_ctf_type *payload; /* NULL when absent */
 };
+
+/*
+ * An event class name without its LTTng-UST provider prefix
+ * ("hetrace:msg_send" -> "msg_send"; a name without ':' is returned as
+ * it is), so that the events hetrace's analyses know match from both
+ * kinds of traces.
+ */
+static inline const char *ht_ctf_event_short_name(const char *name)
+{
+	const char *colon = strrchr(name, ':');
+
+	return colon ? colon + 1 : name;
+}
 
 struct ht_ctf_stream_class {
 	uint64_t id;
@@ -514,7 +528,8 @@ int64_t ht_ctf_stream_cycles_to_ns(const struct ht_ctf_stream *stream,
  *   `hetrace info` needs), ht_ctf_stream_cycles_to_ns().
  * - 3: struct ht_ctf_scan_ops .tally (records counted by class, not
  *   reported one by one).
+ * - 4: ht_ctf_event_short_name().
  */
-#define HT_CTF_READER_API 3
+#define HT_CTF_READER_API 4
 
 #endif

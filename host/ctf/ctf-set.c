@@ -98,37 +98,6 @@ ht_ctf_trace_env(const struct ht_ctf_trace *trace, const char *name)
 /* ---------------------------------------------------------------- */
 /* Opening                                                           */
 
-struct strvec {
-	char **v;
-	size_t n, cap;
-};
-
-static int sv_push(struct strvec *sv, const char *s)
-{
-	char *d;
-
-	if (ht_array_reserve((void **)&sv->v, &sv->cap, sv->n + 1,
-			     sizeof(*sv->v))) {
-		return HT_ENOMEM;
-	}
-	d = strdup(s);
-	if (!d) {
-		return HT_ENOMEM;
-	}
-	sv->v[sv->n++] = d;
-	return 0;
-}
-
-static void sv_fini(struct strvec *sv)
-{
-	size_t i;
-
-	for (i = 0; i < sv->n; i++) {
-		free(sv->v[i]);
-	}
-	free(sv->v);
-}
-
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -138,7 +107,7 @@ static int cmp_str(const void *a, const void *b)
  * The names of the entries of @dir but hidden ones and @skip (may be
  * NULL) into @out, in name order.
  */
-static int dir_names(const char *dir, const char *skip, struct strvec *out,
+static int dir_names(const char *dir, const char *skip, struct ht_strv *out,
 		     char *err, size_t err_len)
 {
 	DIR *d;
@@ -156,25 +125,25 @@ static int dir_names(const char *dir, const char *skip, struct strvec *out,
 		    (skip && !strcmp(de->d_name, skip))) {
 			continue;
 		}
-		ret = sv_push(out, de->d_name);
+		ret = ht_strv_add(out, de->d_name);
 		if (ret) {
 			break;
 		}
 	}
 	closedir(d);
-	if (out->n > 1) {
-		qsort(out->v, out->n, sizeof(*out->v), cmp_str);
+	if (out->nr > 1) {
+		qsort(out->items, out->nr, sizeof(*out->items), cmp_str);
 	}
 	return ret;
 }
 
 /* Adds @dir if it holds `metadata`, else searches its subdirectories. */
-static int find_traces(const char *dir, struct strvec *out, unsigned depth,
+static int find_traces(const char *dir, struct ht_strv *out, unsigned depth,
 		       char *err, size_t err_len)
 {
 	char *meta;
 	struct stat st;
-	struct strvec names = {0};
+	struct ht_strv names = {0};
 	size_t i;
 	int ret;
 
@@ -187,12 +156,12 @@ static int find_traces(const char *dir, struct strvec *out, unsigned depth,
 	}
 	if (!stat(meta, &st) && S_ISREG(st.st_mode)) {
 		free(meta);
-		return sv_push(out, dir);
+		return ht_strv_add(out, dir);
 	}
 	free(meta);
 	ret = dir_names(dir, NULL, &names, err, err_len);
-	for (i = 0; !ret && i < names.n; i++) {
-		char *sub = ht_path_join(dir, names.v[i]);
+	for (i = 0; !ret && i < names.nr; i++) {
+		char *sub = ht_path_join(dir, names.items[i]);
 
 		if (!sub) {
 			ret = HT_ENOMEM;
@@ -203,7 +172,7 @@ static int find_traces(const char *dir, struct strvec *out, unsigned depth,
 		}
 		free(sub);
 	}
-	sv_fini(&names);
+	ht_strv_fini(&names);
 	return ret;
 }
 
@@ -363,14 +332,14 @@ free_trace:
 static int add_streams(struct ht_ctf_set *set, struct ht__trace *t,
 		       const char *dir, char *err, size_t err_len)
 {
-	struct strvec files = {0};
+	struct ht_strv files = {0};
 	size_t first = set->nr_streams, i;
 	const struct ht_ctf_stream **ss;
 	int ret;
 
 	ret = dir_names(dir, "metadata", &files, err, err_len);
-	for (i = 0; !ret && i < files.n; i++) {
-		char *p = ht_path_join(dir, files.v[i]);
+	for (i = 0; !ret && i < files.nr; i++) {
+		char *p = ht_path_join(dir, files.items[i]);
 		struct stat st;
 
 		if (!p) {
@@ -378,12 +347,12 @@ static int add_streams(struct ht_ctf_set *set, struct ht__trace *t,
 			break;
 		}
 		if (!stat(p, &st) && S_ISREG(st.st_mode) && st.st_size > 0) {
-			ret = add_stream(set, t, p, files.v[i], st.st_size, err,
-					 err_len);
+			ret = add_stream(set, t, p, files.items[i], st.st_size,
+					 err, err_len);
 		}
 		free(p);
 	}
-	sv_fini(&files);
+	ht_strv_fini(&files);
 	if (ret) {
 		return ret;
 	}
@@ -444,7 +413,7 @@ int ht_ctf_set_open(struct ht_ctf_set **out, const char *const *paths,
 		    char *err, size_t err_len)
 {
 	struct ht_ctf_set *set;
-	struct strvec dirs = {0};
+	struct ht_strv dirs = {0};
 	char dummy[2];
 	size_t i;
 	int ret = 0;
@@ -471,10 +440,10 @@ int ht_ctf_set_open(struct ht_ctf_set **out, const char *const *paths,
 			snprintf(err, err_len, "%s: %s", p, strerror(errno));
 			ret = errno == ENOENT ? HT_ENOENT : HT_EIO;
 		} else if (S_ISDIR(st.st_mode)) {
-			size_t before = dirs.n;
+			size_t before = dirs.nr;
 
 			ret = find_traces(p, &dirs, 0, err, err_len);
-			if (!ret && dirs.n == before) {
+			if (!ret && dirs.nr == before) {
 				snprintf(err, err_len,
 					 "%s: no CTF trace found (no "
 					 "`metadata` file)",
@@ -489,21 +458,21 @@ int ht_ctf_set_open(struct ht_ctf_set **out, const char *const *paths,
 			if (!dir) {
 				ret = HT_ENOMEM;
 			} else {
-				ret = sv_push(&dirs, dir[0] ? dir : "/");
+				ret = ht_strv_add(&dirs, dir[0] ? dir : "/");
 				free(dir);
 			}
 		}
 	}
-	if (!ret && dirs.n > 1) {
-		qsort(dirs.v, dirs.n, sizeof(*dirs.v), cmp_str);
+	if (!ret && dirs.nr > 1) {
+		qsort(dirs.items, dirs.nr, sizeof(*dirs.items), cmp_str);
 	}
-	for (i = 0; !ret && i < dirs.n; i++) {
-		if (i && !strcmp(dirs.v[i], dirs.v[i - 1])) {
+	for (i = 0; !ret && i < dirs.nr; i++) {
+		if (i && !strcmp(dirs.items[i], dirs.items[i - 1])) {
 			continue;
 		}
-		ret = open_trace(set, dirs.v[i], err, err_len);
+		ret = open_trace(set, dirs.items[i], err, err_len);
 	}
-	sv_fini(&dirs);
+	ht_strv_fini(&dirs);
 	if (!ret) {
 		set->heap = calloc(set->nr_streams + 1, sizeof(*set->heap));
 		if (!set->heap) {

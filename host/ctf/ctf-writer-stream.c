@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "common/error.h"
+#include "common/path.h"
 #include "ctf-writer-internal.h"
 
 #define CTF_MAGIC 0xc1fc1fc1u
@@ -58,7 +59,6 @@ int ht_ctf_writer_add_stream(struct ht_ctf_writer *w, uint64_t sc_id,
 			     struct ht_ctf_wstream **out)
 {
 	struct ht_ctf_wstream *s;
-	size_t n;
 	int ret;
 
 	if (sc_id >= w->nr_scs || strchr(file_name, '/') ||
@@ -75,15 +75,13 @@ int ht_ctf_writer_add_stream(struct ht_ctf_writer *w, uint64_t sc_id,
 		return HT_ENOMEM;
 	}
 	s->fd = -1;
-	n = strlen(w->dir) + strlen(file_name) + 2;
-	s->path = malloc(n);
+	s->path = ht_path_join(w->dir, file_name);
 	s->cap_bytes = w->packet_bytes;
 	s->buf = malloc(s->cap_bytes);
 	if (!s->path || !s->buf) {
 		ret = HT_ENOMEM;
 		goto free_stream;
 	}
-	snprintf(s->path, n, "%s/%s", w->dir, file_name);
 	s->fd = open(s->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 	if (s->fd < 0) {
 		ret = ht__ctf_writer_fail(w, HT_EIO, "cannot create %s/%s: %s",

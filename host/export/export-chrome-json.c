@@ -28,8 +28,6 @@
 struct cj {
 	struct ht_json j; /* into the output buffer */
 	bool first;
-	char **groups;
-	size_t nr_groups, cap_groups;
 	struct cj_core {
 		unsigned pid;
 		bool has_func; /* its functions thread is named */
@@ -99,24 +97,13 @@ static int on_core(struct ht_export *ex, const struct ht_states_item *it)
 	struct cj *cj = ex->priv;
 	const struct ht_states_core *c = it->core;
 	struct ht_json *j = &cj->j;
+	bool new_group;
 	size_t g;
 
-	for (g = 0; g < cj->nr_groups; g++) {
-		if (!strcmp(cj->groups[g], c->group)) {
-			break;
-		}
+	if (ht__export_group(ex, c->group, &g, &new_group)) {
+		return HT_ENOMEM;
 	}
-	if (g == cj->nr_groups) {
-		if (ht_array_reserve((void **)&cj->groups, &cj->cap_groups,
-				     g + 1, sizeof(*cj->groups))) {
-			return HT_ENOMEM;
-		}
-		cj->groups[g] = strdup(c->group);
-		if (!cj->groups[g]) {
-			return HT_ENOMEM;
-		}
-		cj->nr_groups++;
-		ex->stats->groups++;
+	if (new_group) {
 		record_begin(cj);
 		ht_json_raw(j,
 			    "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":");
@@ -381,7 +368,6 @@ static int on_window(struct ht_export *ex, const struct ht_states_item *it)
 static int cj_end(struct ht_export *ex, bool ok)
 {
 	struct cj *cj = ex->priv;
-	size_t i;
 
 	if (!cj) {
 		return 0;
@@ -389,10 +375,6 @@ static int cj_end(struct ht_export *ex, bool ok)
 	if (ok) {
 		ht_json_raw(&cj->j, "\n]}\n");
 	}
-	for (i = 0; i < cj->nr_groups; i++) {
-		free(cj->groups[i]);
-	}
-	free(cj->groups);
 	free(cj->cores);
 	free(cj);
 	ex->priv = NULL;

@@ -214,11 +214,6 @@ struct pf {
 	size_t arena_bytes;
 	uint64_t next_iid;
 	/* tracks */
-	struct group {
-		char *name;
-		uint64_t uuid;
-	} * groups;
-	size_t nr_groups, cap_groups;
 	struct core_tracks {
 		uint64_t uuid, group_uuid;
 		bool has_func, has_counter;
@@ -605,30 +600,18 @@ static int on_core(struct ht_export *ex, const struct ht_states_item *it)
 {
 	struct pf *pf = ex->priv;
 	const struct ht_states_core *c = it->core;
-	struct group *g = NULL;
-	size_t i;
+	uint64_t group_uuid;
+	bool new_group;
+	size_t g;
 	int ret;
 
-	for (i = 0; i < pf->nr_groups; i++) {
-		if (!strcmp(pf->groups[i].name, c->group)) {
-			g = &pf->groups[i];
-			break;
-		}
+	if (ht__export_group(ex, c->group, &g, &new_group)) {
+		return HT_ENOMEM;
 	}
-	if (!g) {
-		if (ht_array_reserve((void **)&pf->groups, &pf->cap_groups,
-				     pf->nr_groups + 1, sizeof(*pf->groups))) {
-			return HT_ENOMEM;
-		}
-		g = &pf->groups[pf->nr_groups];
-		g->name = strdup(c->group);
-		if (!g->name) {
-			return HT_ENOMEM;
-		}
-		g->uuid = 0x6000000000000000ull + ++pf->nr_groups;
-		ex->stats->groups++;
-		ret =
-		    track_descriptor(ex, pf, g->uuid, 0, g->name, NULL, false);
+	group_uuid = 0x6000000000000000ull + g + 1;
+	if (new_group) {
+		ret = track_descriptor(ex, pf, group_uuid, 0, c->group, NULL,
+				       false);
 		if (ret) {
 			return ret;
 		}
@@ -639,9 +622,9 @@ static int on_core(struct ht_export *ex, const struct ht_states_item *it)
 	}
 	pf->cores[c->index].uuid =
 	    0x7000000000000000ull + ((uint64_t)c->index << 2);
-	pf->cores[c->index].group_uuid = g->uuid;
+	pf->cores[c->index].group_uuid = group_uuid;
 	ex->stats->cores++;
-	return track_descriptor(ex, pf, pf->cores[c->index].uuid, g->uuid,
+	return track_descriptor(ex, pf, pf->cores[c->index].uuid, group_uuid,
 				c->name, NULL, false);
 }
 
@@ -797,16 +780,11 @@ static void intern_free(struct intern *t)
 static int pf_end(struct ht_export *ex, bool ok)
 {
 	struct pf *pf = ex->priv;
-	size_t i;
 
 	(void)ok;
 	if (!pf) {
 		return 0;
 	}
-	for (i = 0; i < pf->nr_groups; i++) {
-		free(pf->groups[i].name);
-	}
-	free(pf->groups);
 	free(pf->cores);
 	intern_free(&pf->names);
 	intern_free(&pf->annots);

@@ -68,6 +68,22 @@ int ht__export_maybe_flush(struct ht__export_out *o)
 					   : (o->failed ? HT_EIO : 0);
 }
 
+int ht__export_group(struct ht_export *ex, const char *name, size_t *index,
+		     bool *added)
+{
+	*added = false;
+	if (ht_strv_find(&ex->groups, name, index)) {
+		return 0;
+	}
+	if (ht_strv_add(&ex->groups, name)) {
+		return HT_ENOMEM;
+	}
+	ex->stats->groups++;
+	*index = ex->groups.nr - 1;
+	*added = true;
+	return 0;
+}
+
 struct run {
 	struct ht_export ex;
 	const struct ht_export_ops *ops;
@@ -231,6 +247,7 @@ end:
 	}
 	ht_states_destroy(st);
 free_buf:
+	ht_strv_fini(&r.ex.groups);
 	ht_buf_fini(&r.ex.out.buf);
 	return ret;
 }

@@ -65,6 +65,8 @@ struct ht_export {
 	struct ht_export_stats *stats;
 	const struct ht_states *states;
 	void *priv;
+	/* the core type groups met, in order: ht__export_group() */
+	struct ht_strv groups;
 };
 
 struct ht_export_ops {
@@ -98,6 +100,15 @@ const struct ht_export_ops *ht_export_find(const char *name);
 int ht_export_run(const struct ht_export_ops *ops, struct ht_ctf_set *set,
 		  FILE *out, const struct ht_export_opts *opts,
 		  struct ht_export_stats *stats, char *err, size_t err_len);
+
+/*
+ * The index of the core type group @name, groups being numbered in the
+ * order the cores show them; a group met for the first time is added,
+ * counted in stats->groups, and *@added is set (else cleared). Returns 0
+ * or HT_ENOMEM.
+ */
+int ht__export_group(struct ht_export *ex, const char *name, size_t *index,
+		     bool *added);
 
 /* Appends @n bytes of @s to the output. */
 void ht__export_puts(struct ht__export_out *o, const char *s, size_t n);

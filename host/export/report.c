@@ -7,7 +7,6 @@
  * (host/export/report/report.js). The page's files are built into the
  * binary (common/embedded.h).
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -16,6 +15,7 @@
 #include "common/base64.h"
 #include "common/embedded.h"
 #include "common/error.h"
+#include "common/file.h"
 #include "common/json-check.h"
 #include "common/json-writer.h"
 #include "host/analysis/func-names.h"
@@ -97,37 +97,6 @@ static void damage_cb(void *arg, const char *text)
 	}
 }
 
-static int read_file(const char *path, char **text, size_t *size, char *err,
-		     size_t err_len)
-{
-	FILE *f = fopen(path, "rb");
-	size_t n;
-
-	*text = NULL;
-	if (!f) {
-		snprintf(err, err_len, "%s: cannot open: %s", path,
-			 strerror(errno));
-		return errno == ENOENT ? HT_ENOENT : HT_EIO;
-	}
-	*text = malloc(MAX_SYNC_BYTES + 1);
-	if (!*text) {
-		fclose(f);
-		return HT_ENOMEM;
-	}
-	n = fread(*text, 1, MAX_SYNC_BYTES + 1, f);
-	if (ferror(f) || n > MAX_SYNC_BYTES) {
-		snprintf(err, err_len, "%s: %s", path,
-			 ferror(f) ? "read error" : "larger than 64 MiB");
-		fclose(f);
-		free(*text);
-		*text = NULL;
-		return HT_EIO;
-	}
-	fclose(f);
-	*size = n;
-	return 0;
-}
-
 /* The inputs that can be wrong come first, to fail before the work:
  * the sync report, the path description, the ELF files. */
 static int read_inputs(struct job *jb, char *err, size_t err_len)
@@ -139,8 +108,9 @@ static int read_inputs(struct job *jb, char *err, size_t err_len)
 	if (opts && opts->sync_file) {
 		char msg[256];
 
-		ret = read_file(opts->sync_file, &jb->sync_text, &jb->sync_size,
-				err, err_len);
+		ret =
+		    ht_file_read(opts->sync_file, MAX_SYNC_BYTES,
+				 &jb->sync_text, &jb->sync_size, err, err_len);
 		if (ret) {
 			return ret;
 		}

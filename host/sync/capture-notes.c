@@ -5,8 +5,6 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "capture-reader-internal.h"
 #include "common/buf.h"
@@ -37,45 +35,32 @@ void ht__capture_reader_note(struct ht_capture_reader *cap, const char *fmt,
 	va_list ap;
 	char buf[1024];
 
-	if (cap->nr_notes >= MAX_NOTES) {
+	if (cap->notes.nr >= MAX_NOTES) {
 		cap->notes_dropped++;
 		return;
 	}
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	if (ht_array_reserve((void **)&cap->notes, &cap->cap_notes,
-			     cap->nr_notes + 1, sizeof(*cap->notes))) {
-		cap->notes_dropped++;
-		return;
-	}
-	cap->notes[cap->nr_notes] = strdup(buf);
-	if (cap->notes[cap->nr_notes]) {
-		cap->nr_notes++;
-	} else {
+	if (ht_strv_add(&cap->notes, buf)) {
 		cap->notes_dropped++;
 	}
 }
 
 void ht__capture_reader_notes_fini(struct ht_capture_reader *cap)
 {
-	size_t i;
-
-	for (i = 0; i < cap->nr_notes; i++) {
-		free(cap->notes[i]);
-	}
-	free(cap->notes);
+	ht_strv_fini(&cap->notes);
 }
 
 size_t ht_capture_reader_nr_notes(const struct ht_capture_reader *cap)
 {
-	return cap->nr_notes;
+	return cap->notes.nr;
 }
 
 const char *ht_capture_reader_note(const struct ht_capture_reader *cap,
 				   size_t i)
 {
-	return i < cap->nr_notes ? cap->notes[i] : NULL;
+	return i < cap->notes.nr ? cap->notes.items[i] : NULL;
 }
 
 uint64_t ht_capture_reader_nr_notes_dropped(const struct ht_capture_reader *cap)

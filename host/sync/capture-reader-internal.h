@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "capture-reader.h"
+#include "common/buf.h"
 
 /* the scan's state (capture-scan.c) */
 struct ht__side;
@@ -40,8 +41,7 @@ struct ht_capture_reader {
 	/* event class -> kind cache, open addressing on the pointer */
 	struct ht__cls_kind *kinds;
 	size_t kinds_cap, kinds_len;
-	char **notes;
-	size_t nr_notes, cap_notes;
+	struct ht_strv notes;
 	uint64_t notes_dropped;
 	char *lttng_name; /* the LTTng core's name, when there is one */
 };

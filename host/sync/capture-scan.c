@@ -146,13 +146,9 @@ static const struct {
 
 static enum ev_kind kind_of_name(const char *name)
 {
-	const char *s = strrchr(name, ':');
 	size_t i;
 
-	/* an LTTng-UST "provider:name" matches "name" */
-	if (s) {
-		name = s + 1;
-	}
+	name = ht_ctf_event_short_name(name);
 	for (i = 0; i < sizeof(kind_names) / sizeof(kind_names[0]); i++) {
 		if (!strcmp(name, kind_names[i].name)) {
 			return kind_names[i].kind;

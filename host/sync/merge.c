@@ -5,13 +5,13 @@
  * stream.
  */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "host/ctf/ctf-writer.h"
 #include "common/error.h"
+#include "common/message.h"
 #include "merge.h"
 
 #define NS_PER_S 1000000000ll
@@ -41,20 +41,6 @@ struct merge {
 	char *err;
 	size_t err_len;
 };
-
-static void notef(struct merge *m, const char *fmt, ...)
-{
-	char buf[1024];
-	va_list ap;
-
-	if (!m->o->note) {
-		return;
-	}
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	m->o->note(m->o->note_arg, buf);
-}
 
 static bool heap_less(const struct merge *m, size_t a, size_t b)
 {
@@ -219,8 +205,10 @@ static int advance(struct merge *m, struct input *in)
 		}
 		if (ret) {
 			m->st->damaged++;
-			notef(m, "core %s: damaged stream, packet skipped: %s",
-			      in->core->name, ht_ctf_set_last_error(in->set));
+			ht_message_sendf(
+			    m->o->note, m->o->note_arg,
+			    "core %s: damaged stream, packet skipped: %s",
+			    in->core->name, ht_ctf_set_last_error(in->set));
 			continue;
 		}
 		if (in->msg.kind == HT_CTF_MSG_EVENT) {

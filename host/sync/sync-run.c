@@ -201,12 +201,8 @@ static int64_t map_cycles(void *arg, uint64_t cycles)
 static bool receive_key(const struct ht_ctf_msg *msg, uint8_t *chan,
 			uint64_t *num, uint64_t *sender)
 {
-	const char *name = msg->event->cls->name;
-	const char *s = strrchr(name, ':');
+	const char *name = ht_ctf_event_short_name(msg->event->cls->name);
 
-	if (s) {
-		name = s + 1;
-	}
 	*sender = UINT64_MAX;
 	if (!strcmp(name, "sync_ack")) {
 		*chan = HT_CAPTURE_DOWN;
@@ -823,6 +819,29 @@ static void json_x(struct ht_json *j, int64_t x)
 	}
 }
 
+/*
+ * Writes a fit's "min_line", "max_line", "slope" and "offset" values,
+ * from the min_line value on (the caller writes its key); the keys after
+ * it start a line indented by @indent, and "slope" too if @slope_on_new_line.
+ */
+static void json_estimate(struct ht_json *j, const struct ht_fit_line *min,
+			  const struct ht_fit_line *max, double slope,
+			  double offset, const char *indent,
+			  bool slope_on_new_line)
+{
+	json_line(j, min);
+	ht_json_printf(j, ",\n%s\"max_line\": ", indent);
+	json_line(j, max);
+	if (slope_on_new_line) {
+		ht_json_printf(j, ",\n%s\"slope\": ", indent);
+	} else {
+		ht_json_raw(j, ", \"slope\": ");
+	}
+	ht_json_double(j, slope);
+	ht_json_raw(j, ", \"offset\": ");
+	ht_json_double(j, offset);
+}
+
 /* Pairs as [child time, parent time] points, at most @max. */
 static void json_pairs(struct ht_json *j, const struct ht_capture_link *l,
 		       bool up, size_t max)
@@ -981,13 +1000,8 @@ static void json_core(const struct ht_sync_run *run, struct ht_json *j,
 		    "\"estimate\": \"mean of the min- and max-slope "
 		    "lines\",\n      \"min_line\": ",
 		    c->name, run->cores[pa].core->name);
-		json_line(j, &fit->min_line);
-		ht_json_raw(j, ",\n      \"max_line\": ");
-		json_line(j, &fit->max_line);
-		ht_json_raw(j, ",\n      \"slope\": ");
-		ht_json_double(j, fit->slope);
-		ht_json_raw(j, ", \"offset\": ");
-		ht_json_double(j, fit->offset);
+		json_estimate(j, &fit->min_line, &fit->max_line, fit->slope,
+			      fit->offset, "      ", true);
 		ht_json_printf(
 		    j, ", \"width_max\": %" PRId64 ",\n      \"segments\": [",
 		    fit->width_max);
@@ -1005,13 +1019,8 @@ static void json_core(const struct ht_sync_run *run, struct ht_json *j,
 			    ", \"pairs\": %zu, \"width_max\": %" PRId64
 			    ",\n        \"min_line\": ",
 			    g->first_x, g->last_x, g->pairs, g->width_max);
-			json_line(j, &g->min_line);
-			ht_json_raw(j, ",\n        \"max_line\": ");
-			json_line(j, &g->max_line);
-			ht_json_raw(j, ", \"slope\": ");
-			ht_json_double(j, g->slope);
-			ht_json_raw(j, ", \"offset\": ");
-			ht_json_double(j, g->offset);
+			json_estimate(j, &g->min_line, &g->max_line, g->slope,
+				      g->offset, "        ", false);
 			ht_json_raw(j, "}");
 		}
 		ht_json_raw(j, "],\n      \"lower\": ");

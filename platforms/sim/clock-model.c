@@ -59,3 +59,11 @@ uint64_t sim_ref_now_ns(void)
 	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
+
+void sim_ref_sleep_ns(uint64_t ns)
+{
+	struct timespec ts = {(time_t)(ns / 1000000000u),
+			      (long)(ns % 1000000000u)};
+
+	nanosleep(&ts, NULL);
+}

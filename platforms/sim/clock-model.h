@@ -51,4 +51,7 @@ uint64_t sim_clock_ticks(const struct sim_clock_model *m, uint64_t t_ns);
 /* The reference clock: CLOCK_MONOTONIC_RAW in ns. */
 uint64_t sim_ref_now_ns(void);
 
+/* Sleeps @ns nanoseconds (a master's poll and settle waits). */
+void sim_ref_sleep_ns(uint64_t ns);
+
 #endif

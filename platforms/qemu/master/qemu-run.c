@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "board-master.h"
@@ -26,6 +25,7 @@
 #include "platforms/sim/clock-model.h"
 #include "host/collect/capture-writer.h"
 #include "common/error.h"
+#include "common/message.h"
 #include "hetrace/packet-ring.h"
 #include "qemu-launch.h"
 #include "qemu-run.h"
@@ -105,31 +105,6 @@ static void set_err(struct run *r, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void progress(struct run *r, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void progress(struct run *r, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	if (!r->o->progress) {
-		return;
-	}
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	r->o->progress(r->o->progress_arg, msg);
-}
-
-static void sleep_ns(uint64_t ns)
-{
-	struct timespec ts = {(time_t)(ns / 1000000000u),
-			      (long)(ns % 1000000000u)};
-
-	nanosleep(&ts, NULL);
-}
-
 static double rel_s(const struct run *r, uint64_t ns)
 {
 	return (double)(ns - r->t0) / 1e9;
@@ -207,7 +182,7 @@ static int send_job(struct run *r, struct qcore *c, uint32_t type, uint32_t arg)
 		if (sim_ref_now_ns() > deadline) {
 			return HT_EIO;
 		}
-		sleep_ns(100000u);
+		sim_ref_sleep_ns(100000u);
 	}
 	c->busy = true;
 	c->busy_id = m.id;
@@ -252,14 +227,14 @@ static void receive(struct run *r)
 				j->result = m.result;
 				j->ticks = m.ticks;
 				j->host_ns = now - c->sent_ns;
-				progress(r,
-					 "%.2f s  %-5s %-8s result %" PRIu64
-					 "  %.3f ms on the core",
-					 rel_s(r, now), c->q.name,
-					 r->jobs[c->next_job - 1].name,
-					 m.result,
-					 (double)m.ticks * 1e3 /
-					     (double)c->clock_hz);
+				ht_message_sendf(
+				    r->o->progress, r->o->progress_arg,
+				    "%.2f s  %-5s %-8s result %" PRIu64
+				    "  %.3f ms on the core",
+				    rel_s(r, now), c->q.name,
+				    r->jobs[c->next_job - 1].name, m.result,
+				    (double)m.ticks * 1e3 /
+					(double)c->clock_hz);
 			}
 		}
 	}
@@ -392,11 +367,12 @@ static int run_workload(struct run *r)
 			}
 			if (fails && c->jobs_done >= 1 && !c->fail_sent) {
 				c->fail_sent = true;
-				progress(r, "%.2f s  %-5s told to %s",
-					 rel_s(r, sim_ref_now_ns()), c->q.name,
-					 r->o->fail == HT_QEMU_FAIL_CRASH
-					     ? "crash"
-					     : "hang");
+				ht_message_sendf(
+				    r->o->progress, r->o->progress_arg,
+				    "%.2f s  %-5s told to %s",
+				    rel_s(r, sim_ref_now_ns()), c->q.name,
+				    r->o->fail == HT_QEMU_FAIL_CRASH ? "crash"
+								     : "hang");
 				ret = send_job(r, c,
 					       r->o->fail == HT_QEMU_FAIL_CRASH
 						   ? QB_JOB_CRASH
@@ -444,7 +420,7 @@ static int run_workload(struct run *r)
 				return 0;
 			}
 		}
-		sleep_ns(200000u);
+		sim_ref_sleep_ns(200000u);
 	}
 }
 
@@ -477,7 +453,7 @@ static void stop_cores(struct run *r)
 			}
 		}
 		if (waiting) {
-			sleep_ns(1000000u);
+			sim_ref_sleep_ns(1000000u);
 		}
 	} while (waiting && sim_ref_now_ns() < deadline);
 	receive(r);
@@ -573,8 +549,10 @@ static int start_cores(struct run *r)
 			return HT_EINVAL;
 		}
 		c->clock_hz = c->q.block->clock_hz;
-		progress(r, "%.2f s  %-5s booted: %s",
-			 rel_s(r, sim_ref_now_ns()), c->q.name, c->q.cmdline);
+		ht_message_sendf(r->o->progress, r->o->progress_arg,
+				 "%.2f s  %-5s booted: %s",
+				 rel_s(r, sim_ref_now_ns()), c->q.name,
+				 c->q.cmdline);
 	}
 	return 0;
 }
@@ -728,7 +706,7 @@ int ht_qemu_run(const struct ht_qemu_opts *opts, struct ht_qemu_result *res,
 		goto out;
 	}
 	/* A few rounds before the first job: both sides of the fit. */
-	sleep_ns(so.period_ns * 4u);
+	sim_ref_sleep_ns(so.period_ns * 4u);
 	ret = run_workload(r);
 out:
 	ret = teardown(r, ret);

@@ -306,14 +306,6 @@ static int fork_slaves(struct master *m)
 
 /* ---- The collector thread ---- */
 
-static void sleep_ns(uint64_t ns)
-{
-	struct timespec ts = {(time_t)(ns / 1000000000u),
-			      (long)(ns % 1000000000u)};
-
-	nanosleep(&ts, NULL);
-}
-
 static void *collector_main(void *arg)
 {
 	struct master *m = arg;
@@ -325,7 +317,7 @@ static void *collector_main(void *arg)
 			m->col_ret = ret;
 			break;
 		}
-		sleep_ns(5000000u);
+		sim_ref_sleep_ns(5000000u);
 	}
 	return NULL;
 }
@@ -379,7 +371,7 @@ static void master_send(struct master *m, uint32_t dst, struct sim_msg *msg)
 	}
 	while (!sim_msgq_push(q, msg)) {
 		/* The slave is behind: let it run. */
-		sleep_ns(20000u);
+		sim_ref_sleep_ns(20000u);
 	}
 	kill(m->sh->pid[dst], SIGUSR2);
 }
@@ -601,8 +593,9 @@ static int run_pipeline(struct master *m)
 		/* Sleeps until the frame's release, in steps (Ctrl-C). */
 		while ((now = sim_ref_now_ns()) < release &&
 		       !stop_requested(m)) {
-			sleep_ns(release - now < 10000000u ? release - now
-							   : 10000000u);
+			sim_ref_sleep_ns(release - now < 10000000u
+					     ? release - now
+					     : 10000000u);
 		}
 		if (stop_requested(m)) {
 			m->res->interrupted = true;
@@ -654,7 +647,7 @@ static void stop_slaves(struct master *m)
 			}
 		}
 		if (left) {
-			sleep_ns(2000000u);
+			sim_ref_sleep_ns(2000000u);
 		}
 	} while (left && sim_ref_now_ns() < deadline);
 	for (i = 1; i <= m->forked; i++) {
@@ -884,7 +877,7 @@ int ht_sim_run(const struct ht_sim_opts *opts, struct ht_sim_result *res,
 		goto out;
 	}
 	settle_ns = 2u * o.sync_period_ns;
-	sleep_ns(settle_ns < 100000000u ? settle_ns : 100000000u);
+	sim_ref_sleep_ns(settle_ns < 100000000u ? settle_ns : 100000000u);
 	/* Go: the slaves leave their wait, the workload starts. */
 	m->sh->go = 1;
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
