@@ -1,0 +1,26 @@
+# Shared start of the benchmark scripts (sourced by bench/*.sh, bash,
+# after `set -eu` and `here=$(cd "$(dirname "$0")" && pwd)`):
+#   $top      the top of the tree
+#   $HETRACE  the CLI to measure (default: build/hetrace)
+#   $work     a work directory, removed when the script exits
+#   best RUNS CMD...  prints the least wall time, in seconds, of RUNS
+#             runs of CMD (its output and exit status are ignored)
+top=$(cd "$here/.." && pwd)
+HETRACE=${HETRACE:-$top/build/hetrace}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+best() {
+	local runs=$1 b="" t0 t1 t
+	shift
+	for _ in $(seq "$runs"); do
+		t0=$(date +%s.%N)
+		"$@" >/dev/null 2>&1 || true
+		t1=$(date +%s.%N)
+		t=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }')
+		if [ -z "$b" ] || awk -v a="$t" -v b="$b" 'BEGIN { exit !(a < b) }'; then
+			b=$t
+		fi
+	done
+	echo "$b"
+}
