@@ -24,6 +24,7 @@
 #include "host/ctf/ctf-reader.h"
 #include "common/error.h"
 #include "tests/check.h"
+#include "le-store.h"
 
 #define PKT_BYTES 512u
 #define HDR_BYTES 40u /* header 8 + context 32 */
@@ -52,24 +53,6 @@ static const char meta_fmt[] =
     "event { name = e; id = 0; stream_id = 0;\n"
     "\tfields := struct { uint32_t v; };\n"
     "};\n";
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	int i;
-
-	for (i = 0; i < 4; i++) {
-		p[i] = v >> (8 * i);
-	}
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-	int i;
-
-	for (i = 0; i < 8; i++) {
-		p[i] = v >> (8 * i);
-	}
-}
 
 static void die(const char *what)
 {
