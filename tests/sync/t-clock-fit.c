@@ -198,6 +198,18 @@ static void test_board(void)
 	ht_fit_set_destroy(set);
 }
 
+/* Solves @set; returns node 1's fit, checked to be of quality @want. */
+static const struct ht_fit_node *solved_node1(struct ht_fit_set *set,
+					      enum ht_fit_quality want)
+{
+	const struct ht_fit_node *f;
+
+	CHECK_MSG(ht_fit_set_solve(set, 0, NULL) == 0, "solve");
+	f = ht_fit_set_get_node(set, 1);
+	CHECK_MSG(f->quality == want, "%s", ht_fit_quality_name(f->quality));
+	return f;
+}
+
 /* the reference's rate steps: located within one sync period */
 static void test_frequency_step(void)
 {
@@ -213,10 +225,7 @@ static void test_frequency_step(void)
 		T = T0 + k * period;
 		s_round(set, 0, NULL, 1, &c, T, &handshake);
 	}
-	CHECK_MSG(ht_fit_set_solve(set, 0, NULL) == 0, "solve");
-	f = ht_fit_set_get_node(set, 1);
-	CHECK_MSG(f->quality == HT_FIT_ACCURATE, "%s",
-		  ht_fit_quality_name(f->quality));
+	f = solved_node1(set, HT_FIT_ACCURATE);
 	CHECK_MSG(f->nr_segments == 2, "%zu pieces", f->nr_segments);
 	if (f->nr_segments == 2) {
 		/* the true step in node time; one period in node ticks */
@@ -314,10 +323,7 @@ static void test_too_fast(void)
 		}
 		s_round(set, 0, NULL, 1, &c, T, &handshake);
 	}
-	CHECK_MSG(ht_fit_set_solve(set, 0, NULL) == 0, "solve");
-	f = ht_fit_set_get_node(set, 1);
-	CHECK_MSG(f->quality == HT_FIT_APPROXIMATE, "%s",
-		  ht_fit_quality_name(f->quality));
+	f = solved_node1(set, HT_FIT_APPROXIMATE);
 	CHECK_MSG(f->pairs_rejected == 3 && f->nr_segments == 1,
 		  "%zu rejected, %zu pieces", f->pairs_rejected,
 		  f->nr_segments);
@@ -421,10 +427,7 @@ static void test_hours(void)
 		T = T0 + k * period;
 		s_round(set, 0, NULL, 1, &c, T, &handshake);
 	}
-	CHECK_MSG(ht_fit_set_solve(set, 0, NULL) == 0, "solve");
-	f = ht_fit_set_get_node(set, 1);
-	CHECK_MSG(f->quality == HT_FIT_ACCURATE, "%s",
-		  ht_fit_quality_name(f->quality));
+	f = solved_node1(set, HT_FIT_ACCURATE);
 	CHECK_MSG(f->drift_ppm < -198.0 && f->drift_ppm > -200.0,
 		  "drift %f ppm (clock +199 ppm: the map's slope is -199)",
 		  f->drift_ppm);
