@@ -59,12 +59,17 @@ hashes_ok() { # WHAT TRACE: sha_hash indices 0..n-1, n > 4500
 		bad "$1: $2: sha_hash indices: $n: $(head -2 "$w/bt.err")"
 	echo "$1: $n hashes of the first job kept"
 }
-expect_exit crash 1 "$HETRACE" qemu -o "$w/crash" --fw-dir "$fw" --icount none --light \
-	--crash rv32 --no-fsync --work "$w/run" -q
-expect_err crash "core rv32 stopped: fault (exception/cause 5) at pc 0x8.*address 0x00000800.*at its clock [0-9]* ticks"
-cat "$w/err"
-no_qemu_left "crash"
-hashes_ok crash "$w/crash/rv32"
+# stopped_core WHAT CORE PATTERN: `hetrace qemu --WHAT CORE` stops CORE:
+# exit 1, PATTERN on stderr, no QEMU left, the first job's hashes kept.
+stopped_core() {
+	expect_exit "$1" 1 "$HETRACE" qemu -o "$w/$1" --fw-dir "$fw" --icount none --light \
+		"--$1" "$2" --no-fsync --work "$w/run" -q
+	expect_err "$1" "$3"
+	cat "$w/err"
+	no_qemu_left "$1"
+	hashes_ok "$1" "$w/$1/$2"
+}
+stopped_core crash rv32 "core rv32 stopped: fault (exception/cause 5) at pc 0x8.*address 0x00000800.*at its clock [0-9]* ticks"
 bt2_reads crash "$w/crash/cm3"
 "$HETRACE" qemu -o "$w/crash2" --fw-dir "$fw" --icount none --light --crash cm3 \
 	--no-fsync --work "$w/run" -q >"$w/out" 2>"$w/err"
@@ -73,12 +78,7 @@ no_qemu_left "crash cm3"
 
 # 3. A core that hangs with its interrupts masked: the handshake goes
 # unanswered; the core is named with the time of its last answer.
-expect_exit hang 1 "$HETRACE" qemu -o "$w/hang" --fw-dir "$fw" --icount none --light \
-	--hang cm3 --no-fsync --work "$w/run" -q
-expect_err hang "core cm3 stopped: no answer to sync request [0-9]* for .* s: last answer (ACK [0-9]*) seen at [0-9.]* s"
-cat "$w/err"
-no_qemu_left "hang"
-hashes_ok hang "$w/hang/cm3"
+stopped_core hang cm3 "core cm3 stopped: no answer to sync request [0-9]* for .* s: last answer (ACK [0-9]*) seen at [0-9.]* s"
 
 # 4. A QEMU that cannot start: the command line in the message.
 expect_exit "missing QEMU" 1 "$HETRACE" qemu -o "$w/noqemu" --fw-dir "$fw" \
