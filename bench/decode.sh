@@ -29,11 +29,4 @@ for kind in basic be16; do
 	measure "$kind" "$work/$kind/trace"
 	rm -rf "$work/$kind"
 done
-# LTTng-UST: two threads, two events per iteration
-if command -v lttng-sessiond >/dev/null; then
-	timeout 300 "$top/tests/ctf/print/corpus/ust-record.sh" "$work/ust" \
-		$((N / 4)) bench >/dev/null
-	measure lttng "$work/ust/out/bench"
-else
-	echo "lttng: lttng-tools missing (scripts/deps.sh lttng), skipped"
-fi
+measure_lttng "$N" lttng

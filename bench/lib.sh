@@ -5,6 +5,9 @@
 #   $work     a work directory, removed when the script exits
 #   best RUNS CMD...  prints the least wall time, in seconds, of RUNS
 #             runs of CMD (its output and exit status are ignored)
+#   measure_lttng EVENTS LABEL  records an LTTng-UST trace of about
+#             EVENTS events and runs the script's `measure lttng TRACE`
+#             on it; says LABEL is skipped when lttng-tools is missing
 top=$(cd "$here/.." && pwd)
 HETRACE=${HETRACE:-$top/build/hetrace}
 work=$(mktemp -d)
@@ -23,4 +26,15 @@ best() {
 		fi
 	done
 	echo "$b"
+}
+
+measure_lttng() {
+	if ! command -v lttng-sessiond >/dev/null; then
+		echo "$2: lttng-tools missing (scripts/deps.sh lttng), skipped"
+		return 0
+	fi
+	# two threads, two events per iteration
+	timeout 300 "$top/tests/ctf/print/corpus/ust-record.sh" "$work/ust" \
+		$(($1 / 4)) bench >/dev/null
+	measure lttng "$work/ust/out/bench"
 }

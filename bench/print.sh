@@ -40,11 +40,4 @@ cc -O2 -w -I"$work/gen" -I"$top/tests/ctf/print/corpus" -o "$work/gen/bench" \
 cp "$work/gen/metadata" "$work/barectf/"
 measure barectf "$work/barectf"
 
-# LTTng-UST: two threads, two events per iteration
-if command -v lttng-sessiond >/dev/null; then
-	timeout 300 "$top/tests/ctf/print/corpus/ust-record.sh" "$work/ust" \
-		$((n / 4)) bench >/dev/null
-	measure lttng "$work/ust/out/bench"
-else
-	echo "print lttng: lttng-tools missing (scripts/deps.sh lttng), skipped"
-fi
+measure_lttng "$n" "print lttng"
