@@ -16,9 +16,8 @@
 # limit, so nothing here can hang.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-: "${HETRACE:?}"
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
+# shellcheck source=../../lib.sh
+. "$here/../../lib.sh"
 
 for tool in lttng lttng-sessiond babeltrace2; do
 	command -v "$tool" >/dev/null || {
@@ -34,7 +33,6 @@ provider=$(dirname "$HETRACE")/libhetrace-lttng.so
 
 # shellcheck source=../../lttng-session.sh
 . "$here/../../lttng-session.sh"
-w=$(mktemp -d)
 trap 'stop_sessiond; rm -rf "$w"' EXIT
 mkdir -p "$w/home" "$w/lttng"
 lttng_as_user "$w"
