@@ -8,25 +8,9 @@
 # (target: >= 20x). Best of 7 runs of hetrace, 3 of babeltrace2.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-HETRACE=${HETRACE:-$here/../build/hetrace}
+# shellcheck source=lib.sh
+. "$here/lib.sh"
 N=${BENCH_EVENTS:-2000000}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-best() { # best wall time in seconds of RUNS runs of "$@" (ns clock)
-	local runs=$1 b="" t0 t1 t
-	shift
-	for _ in $(seq "$runs"); do
-		t0=$(date +%s.%N)
-		"$@" >/dev/null 2>&1 || true
-		t1=$(date +%s.%N)
-		t=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }')
-		if [ -z "$b" ] || awk -v a="$t" -v b="$b" 'BEGIN { exit !(a < b) }'; then
-			b=$t
-		fi
-	done
-	echo "$b"
-}
 
 measure() { # NAME TRACE
 	local ev bytes th tb
@@ -41,15 +25,8 @@ measure() { # NAME TRACE
 
 printf '%-8s %10s %12s %14s %14s %7s\n' trace events bytes "hetrace ev/s" "bt2 ev/s" ratio
 for kind in basic be16; do
-	"$here/../tests/ctf/reader/mktrace.sh" "$kind" "$tmp/$kind" "$N" >/dev/null
-	measure "$kind" "$tmp/$kind/trace"
-	rm -rf "$tmp/$kind"
+	"$top/tests/ctf/reader/mktrace.sh" "$kind" "$work/$kind" "$N" >/dev/null
+	measure "$kind" "$work/$kind/trace"
+	rm -rf "$work/$kind"
 done
-# LTTng-UST: two threads, two events per iteration
-if command -v lttng-sessiond >/dev/null; then
-	timeout 300 "$here/../tests/ctf/print/corpus/ust-record.sh" "$tmp/ust" \
-		$((N / 4)) bench >/dev/null
-	measure lttng "$tmp/ust/out/bench"
-else
-	echo "lttng: lttng-tools missing (scripts/deps.sh lttng), skipped"
-fi
+measure_lttng "$N" lttng

@@ -19,7 +19,7 @@ trap 'rm -rf "$tmp"' EXIT
 . "$TOP/tests/export/lib.sh"
 board_build "$tmp" >/dev/null
 # the driver at -O2: only the trace is measured, but make it quickly
-cc -std=c99 -O2 -I"$tmp/g" -o "$tmp/board" "$TOP/tests/export/board.c" "$tmp/g/barectf.c"
+cc -std=c99 -O2 -I"$tmp/g" -I"$TOP" -o "$tmp/board" "$TOP/tests/export/board.c" "$tmp/g/barectf.c"
 
 best() { # "cpu_seconds peak_rss_kb wall_seconds": the run with least CPU of 3
 	local b="" m="" e="" t r u s x

@@ -8,10 +8,8 @@
 # slow (a loaded VM) it dominates hetrace's figure.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/.." && pwd)
-HETRACE=${HETRACE:-$top/build/hetrace}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# shellcheck source=lib.sh
+. "$here/lib.sh"
 N=${N:-10000000}
 CFLAGS="-O2 -std=c11 -Wall -Wextra -Werror"
 inc="-I$top/include -I$work/gen -I$top/examples/instrument"
@@ -36,7 +34,7 @@ cc $CFLAGS -finstrument-functions -o "$work/noop" "$here/instrument/bench.c"
 cc $CFLAGS -finstrument-functions -DWITH_HETRACE $inc -o "$work/hetrace" \
 	"$here/instrument/bench.c" $objs -pthread
 
-best() { # COMMAND...: the smallest loop time of 5 runs, ns
+least_loop_ns() { # COMMAND...: the smallest loop time of 5 runs, ns
 	local k t b=""
 	for k in 1 2 3 4 5; do
 		t=$("$@" | awk 'END { print $1 }')
@@ -47,13 +45,13 @@ best() { # COMMAND...: the smallest loop time of 5 runs, ns
 per_call() { awk -v t="$1" -v b="$2" -v n="$N" 'BEGIN { printf "%.1f", (t - b) / n }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
-base=$(best "$work/base" "$N")
-noop=$(best "$work/noop" "$N")
-floor=$(best "$work/floor" "$N")
-ht=$(best "$work/hetrace" "$N")
-htp=$(best "$work/hetrace" "$N" profile)
-htb=$(best "$work/hetrace" "$N" both)
-uf=$(best uftrace record --no-libcall -d "$work/uftrace.data" "$work/noop" "$N")
+base=$(least_loop_ns "$work/base" "$N")
+noop=$(least_loop_ns "$work/noop" "$N")
+floor=$(least_loop_ns "$work/floor" "$N")
+ht=$(least_loop_ns "$work/hetrace" "$N")
+htp=$(least_loop_ns "$work/hetrace" "$N" profile)
+htb=$(least_loop_ns "$work/hetrace" "$N" both)
+uf=$(least_loop_ns uftrace record --no-libcall -d "$work/uftrace.data" "$work/noop" "$N")
 
 u=$(per_call "$uf" "$base")
 h=$(per_call "$ht" "$base")

@@ -8,9 +8,8 @@
 # Rates are per CPU second (user + system).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-HETRACE=${HETRACE:-$here/../build/hetrace}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# shellcheck source=lib.sh
+. "$here/lib.sh"
 cc -O2 -std=c11 -Wall -Wextra -Werror -o "$work/gen" "$here/merge/gen.c"
 
 # run CMD...: prints "cpu_seconds peak_anon_kB peak_file_kB": user +
@@ -33,7 +32,7 @@ run() {
 	wait "$tpid" || true
 	awk -v ma="$ma" -v mf="$mf" '{ printf "%.3f %d %d\n", $1 + $2, ma, mf }' "$work/time"
 }
-best() { # CMD...: the fastest of 3 runs (its memory too)
+least_cpu() { # CMD...: the run with least CPU of 3 (its memory too)
 	local i r b=""
 	for i in 1 2 3; do
 		r=$(run "$@")
@@ -50,8 +49,8 @@ for per in 20000 80000; do
 	cap=$work/cap-$per
 	n=$("$work/gen" "$cap" 64 "$per")
 	mb=$(du -sm "$cap" | cut -f1)
-	b=$(best babeltrace2 "$cap" -o dummy)
-	h=$(best "$HETRACE" sync "$cap" -o "$work/out-$per" --force)
+	b=$(least_cpu babeltrace2 "$cap" -o dummy)
+	h=$(least_cpu "$HETRACE" sync "$cap" -o "$work/out-$per" --force)
 	"$HETRACE" sync "$cap" -o "$work/out-$per" --force >"$work/sync.txt" 2>&1 ||
 		{ echo "hetrace sync failed:"; tail -5 "$work/sync.txt"; exit 1; }
 	bt=${b%% *}
@@ -75,8 +74,8 @@ printf '%-40s %12s %12s %8s\n' "hetrace anonymous memory, 4x the events" \
 cap=$work/pairs
 "$work/gen" "$cap" 2 1000000 1500 >/dev/null
 pairs=$("$HETRACE" sync "$cap" --no-merge | awk '$1 == "core1" { print $(NF - 1) }')
-f=$(best "$HETRACE" sync "$cap" --no-merge)
-m=$(best "$HETRACE" sync "$cap" -o "$work/pairs-out" --force)
+f=$(least_cpu "$HETRACE" sync "$cap" --no-merge)
+m=$(least_cpu "$HETRACE" sync "$cap" -o "$work/pairs-out" --force)
 printf '%-40s %12s %12s %8s\n' "pairs/s end to end ($pairs pairs)" "" \
 	"$(awk -v n="$pairs" -v t="${f%% *}" 'BEGIN { printf "%.2f M", n / t / 1e6 }')" ">=1M"
 printf '%-40s %12s %12s\n' "  with the merge written" "" \

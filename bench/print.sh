@@ -8,27 +8,9 @@
 # usage: bench/print.sh [N_EVENTS]   (HETRACE: the CLI to measure)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/.." && pwd)
-HETRACE=${HETRACE:-$top/build/hetrace}
+# shellcheck source=lib.sh
+. "$here/lib.sh"
 n=${1:-2000000}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-
-# the best of N runs, in seconds
-best() {
-	local runs=$1 b= t0 t1 d
-	shift
-	for _ in $(seq "$runs"); do
-		t0=$(date +%s.%N)
-		"$@" >/dev/null 2>&1
-		t1=$(date +%s.%N)
-		d=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }')
-		if [ -z "$b" ] || awk -v a="$d" -v b="$b" 'BEGIN { exit !(a < b) }'; then
-			b=$d
-		fi
-	done
-	echo "$b"
-}
 
 measure() { # NAME TRACE
 	local events bt ht
@@ -58,11 +40,4 @@ cc -O2 -w -I"$work/gen" -I"$top/tests/ctf/print/corpus" -o "$work/gen/bench" \
 cp "$work/gen/metadata" "$work/barectf/"
 measure barectf "$work/barectf"
 
-# LTTng-UST: two threads, two events per iteration
-if command -v lttng-sessiond >/dev/null; then
-	timeout 300 "$top/tests/ctf/print/corpus/ust-record.sh" "$work/ust" \
-		$((n / 4)) bench >/dev/null
-	measure lttng "$work/ust/out/bench"
-else
-	echo "print lttng: lttng-tools missing (scripts/deps.sh lttng), skipped"
-fi
+measure_lttng "$n" "print lttng"

@@ -8,10 +8,8 @@
 # workload (bench/qemu/bench-main.c, platforms/qemu/target/workload.c).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/.." && pwd)
-HETRACE=${HETRACE:-$top/build/hetrace}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# shellcheck source=lib.sh
+. "$here/lib.sh"
 cd "$top"
 
 mkdir -p "$work/hetrace" "$work/barectf"

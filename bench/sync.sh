@@ -5,10 +5,9 @@
 # exact truth falling as rounds grow from 10 to 10,000.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-HETRACE=${HETRACE:-$here/../build/hetrace}
+# shellcheck source=lib.sh
+. "$here/lib.sh"
 lib=$(dirname "$HETRACE")/libhetrace.a
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 cc -O2 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I"$here/.." -I"$here/../include" \
 	-I"$here/../tests/sync" -o "$work/bench" "$here/sync/bench.c" "$lib" \
 	-lyaml -ldw -lelf -lm -lpthread

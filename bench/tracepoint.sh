@@ -4,9 +4,8 @@
 # (callgrind), ns per event with an rdtsc clock, bytes per event.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-HETRACE=${HETRACE:-$here/../build/hetrace}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# shellcheck source=lib.sh
+. "$here/lib.sh"
 CFLAGS="-O2 -std=c99 -Wall -Wextra -Werror -Wno-unused-function"
 
 mkdir -p "$work/barectf" "$work/hetrace"

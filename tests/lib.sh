@@ -9,3 +9,42 @@ w=$(mktemp -d)
 trap 'rm -rf "$w"' EXIT
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
+
+# expect_exit WHAT CODE CMD...: runs CMD, its stdout in $w/out and its
+# stderr in $w/err; a failure when it does not exit with CODE.
+expect_exit() {
+	local what=$1 want=$2 rc
+	shift 2
+	"$@" >"$w/out" 2>"$w/err"
+	rc=$?
+	[ "$rc" = "$want" ] || bad "$what: exit $rc, expected $want"
+}
+
+# expect_err WHAT PATTERN: a failure when no line of $w/err matches
+# PATTERN (a grep basic regular expression); the message shows $w/err.
+expect_err() {
+	grep -q -- "$2" "$w/err" || bad "$1: message: $(cat "$w/err")"
+}
+
+# usage_case EXPECTED-TEXT SUBCOMMAND ARGS...: `hetrace SUBCOMMAND
+# ARGS...` is a usage error: exit 2, EXPECTED-TEXT on stderr.
+usage_case() {
+	local want=$1
+	shift
+	expect_exit "$*" 2 "$HETRACE" "$@"
+	grep -q -- "$want" "$w/err" || bad "$*: no '$want' in: $(head -2 "$w/err")"
+}
+
+# bt2_reads WHAT TRACE: a failure when babeltrace2 cannot read TRACE.
+bt2_reads() {
+	babeltrace2 "$2" >/dev/null 2>"$w/bt.err" ||
+		bad "$1: $2 unreadable by babeltrace2: $(head -3 "$w/bt.err")"
+}
+
+# wait_for_dir DIR: waits up to 5 s for DIR to exist.
+wait_for_dir() {
+	for _ in $(seq 100); do
+		[ -d "$1" ] && return 0
+		sleep 0.05
+	done
+}

@@ -35,19 +35,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: bench OUT N_EVENTS\n");
 		return 2;
 	}
-	p.out = fopen(argv[1], "wb");
-	if (!p.out) {
-		perror(argv[1]);
-		return 1;
-	}
 	n = strtoul(argv[2], NULL, 0);
-	p.buf_size = 65536;
-	p.buf = calloc(1, p.buf_size);
-	p.ctx = &ctx;
-	p.open = open_core;
-	p.close = close_core;
-	p.packet_buf = barectf_packet_buf;
-	p.packet_size = barectf_packet_size;
+	plat_start(&p, argv[1], 65536, &ctx, open_core, close_core);
 	p.clock = 1700000000000000000ull;
 	barectf_init(&ctx, p.buf, p.buf_size, cbs, &p);
 	open_core(&ctx);
@@ -78,10 +67,6 @@ int main(int argc, char **argv)
 					       msgs[(seed >> 4) % 4]);
 		}
 	}
-	if (barectf_packet_is_open(&ctx) && !barectf_packet_is_empty(&ctx)) {
-		plat_close(&p);
-	}
-	fclose(p.out);
-	free(p.buf);
+	plat_finish(&p);
 	return 0;
 }

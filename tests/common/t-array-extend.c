@@ -9,15 +9,7 @@
 
 #include "common/buf.h"
 #include "common/error.h"
-
-#define CHECK(c)                                                               \
-	do {                                                                   \
-		if (!(c)) {                                                    \
-			fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__,     \
-				#c);                                           \
-			exit(1);                                               \
-		}                                                              \
-	} while (0)
+#include "tests/check.h"
 
 int main(void)
 {
@@ -28,25 +20,25 @@ int main(void)
 	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
 		size_t before = nr;
 
-		CHECK(!ht_array_extend((void **)&v, &nr, &cap, ids[i] + 1,
-				       sizeof(*v)));
-		CHECK(nr == (ids[i] + 1 > before ? ids[i] + 1 : before));
-		CHECK(cap >= nr);
-		CHECK(v[ids[i]] == 0 || v[ids[i]] == ids[i] * 3);
+		REQUIRE(!ht_array_extend((void **)&v, &nr, &cap, ids[i] + 1,
+					 sizeof(*v)));
+		REQUIRE(nr == (ids[i] + 1 > before ? ids[i] + 1 : before));
+		REQUIRE(cap >= nr);
+		REQUIRE(v[ids[i]] == 0 || v[ids[i]] == ids[i] * 3);
 		v[ids[i]] = ids[i] * 3;
 	}
-	CHECK(nr == 1001);
+	REQUIRE(nr == 1001);
 	for (k = 0; k < nr; k++) {
 		bool set = false;
 
 		for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
 			set |= ids[i] == k;
 		}
-		CHECK(v[k] == (set ? k * 3 : 0));
+		REQUIRE(v[k] == (set ? k * 3 : 0));
 	}
-	CHECK(ht_array_extend((void **)&v, &nr, &cap, SIZE_MAX / 4,
-			      sizeof(*v)) == HT_ENOMEM);
-	CHECK(nr == 1001 && v[1000] == 3000);
+	REQUIRE(ht_array_extend((void **)&v, &nr, &cap, SIZE_MAX / 4,
+				sizeof(*v)) == HT_ENOMEM);
+	REQUIRE(nr == 1001 && v[1000] == 3000);
 	free(v);
 	puts("ok");
 	return 0;

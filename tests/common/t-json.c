@@ -14,15 +14,7 @@
 #include "common/error.h"
 #include "common/json-check.h"
 #include "common/json-writer.h"
-
-#define CHECK(c)                                                               \
-	do {                                                                   \
-		if (!(c)) {                                                    \
-			fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__,     \
-				#c);                                           \
-			exit(1);                                               \
-		}                                                              \
-	} while (0)
+#include "tests/check.h"
 
 static const char *escape(const char *s, size_t n, unsigned flags)
 {
@@ -82,41 +74,42 @@ static void check_writer(void)
 	size_t len = 0;
 
 	document(&jb);
-	CHECK(!b.nomem);
-	CHECK(!strncmp(b.data, want_head, strlen(want_head)));
+	REQUIRE(!b.nomem);
+	REQUIRE(!strncmp(b.data, want_head, strlen(want_head)));
 	/* the long string: '"', 698 'x', '\n' */
-	CHECK(b.len > sizeof(tail) + 700 &&
-	      !strcmp(b.data + b.len - strlen(tail), tail));
-	CHECK(!ht_json_check(b.data, b.len, err, sizeof(err)));
+	REQUIRE(b.len > sizeof(tail) + 700 &&
+		!strcmp(b.data + b.len - strlen(tail), tail));
+	REQUIRE(!ht_json_check(b.data, b.len, err, sizeof(err)));
 	/* the stream gets the same bytes (long strings go in pieces) */
 	jf.f = open_memstream(&text, &len);
-	CHECK(jf.f);
+	REQUIRE(jf.f);
 	document(&jf);
-	CHECK(!fclose(jf.f));
-	CHECK(len == b.len && !memcmp(text, b.data, len));
+	REQUIRE(!fclose(jf.f));
+	REQUIRE(len == b.len && !memcmp(text, b.data, len));
 	free(text);
 	ht_buf_fini(&b);
 }
 
 static void check_escape(void)
 {
-	CHECK(!strcmp(escape("a\"\\\t\x1f", 5, 0), "a\\\"\\\\\\u0009\\u001f"));
-	CHECK(!strcmp(escape("<&>\x7f", 4, 0), "<&>\x7f"));
-	CHECK(!strcmp(escape("<&>\x7f", 4, HT_JSON_HTML),
-		      "\\u003c\\u0026\\u003e\x7f"));
-	CHECK(!strcmp(escape("<\x7f", 2, HT_JSON_DEL), "<\\u007f"));
+	REQUIRE(
+	    !strcmp(escape("a\"\\\t\x1f", 5, 0), "a\\\"\\\\\\u0009\\u001f"));
+	REQUIRE(!strcmp(escape("<&>\x7f", 4, 0), "<&>\x7f"));
+	REQUIRE(!strcmp(escape("<&>\x7f", 4, HT_JSON_HTML),
+			"\\u003c\\u0026\\u003e\x7f"));
+	REQUIRE(!strcmp(escape("<\x7f", 2, HT_JSON_DEL), "<\\u007f"));
 	/* UTF-8 passes through; NUL is escaped when it is inside @n */
-	CHECK(!strcmp(escape("\xc3\xa9", 2, HT_JSON_HTML | HT_JSON_DEL),
-		      "\xc3\xa9"));
-	CHECK(!strcmp(escape("a\0b", 3, 0), "a\\u0000b"));
+	REQUIRE(!strcmp(escape("\xc3\xa9", 2, HT_JSON_HTML | HT_JSON_DEL),
+			"\xc3\xa9"));
+	REQUIRE(!strcmp(escape("a\0b", 3, 0), "a\\u0000b"));
 }
 
 static void bad(const char *text, const char *want)
 {
 	char err[128];
 
-	CHECK(ht_json_check(text, strlen(text), err, sizeof(err)) ==
-	      HT_ESYNTAX);
+	REQUIRE(ht_json_check(text, strlen(text), err, sizeof(err)) ==
+		HT_ESYNTAX);
 	if (strcmp(err, want)) {
 		fprintf(stderr, "%s: got \"%s\", want \"%s\"\n", text, err,
 			want);
@@ -135,7 +128,7 @@ static void check_check(void)
 	size_t i;
 
 	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
-		CHECK(!ht_json_check(good[i], strlen(good[i]), NULL, 0));
+		REQUIRE(!ht_json_check(good[i], strlen(good[i]), NULL, 0));
 	}
 	bad("", "1:1: invalid JSON: unexpected end of the text");
 	bad("{\"a\":1,}", "1:8: invalid JSON: expected a string key");
@@ -171,11 +164,11 @@ static void check_base64(void)
 		size_t len = 0;
 		FILE *f = open_memstream(&text, &len);
 
-		CHECK(f);
+		REQUIRE(f);
 		ht_base64_write(f, vec[i][0], strlen(vec[i][0]));
-		CHECK(!fclose(f));
-		CHECK(len == strlen(vec[i][1]) &&
-		      !memcmp(text, vec[i][1], len));
+		REQUIRE(!fclose(f));
+		REQUIRE(len == strlen(vec[i][1]) &&
+			!memcmp(text, vec[i][1], len));
 		free(text);
 	}
 }

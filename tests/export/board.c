@@ -19,106 +19,34 @@
  * Prints "events N" (events written) at the end.
  */
 #define _POSIX_C_SOURCE 200809L
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "barectf.h"
 
-#define NR_CORES 3
-#define PACKET_SIZE 4096
+#define CORE_MAX 3
+#define CORE_PACKET_SIZE 4096
+#include "tests/core-streams.h"
 
-struct core {
-	struct barectf_core_ctx ctx;
-	uint8_t buf[PACKET_SIZE];
-	int fd;
-	int used;
-};
-
-static struct core cores[NR_CORES];
-static uint64_t now;
 static const char *outdir;
 static uint64_t nr_events;
 
-static uint64_t clock_cb(void *data)
-{
-	(void)data;
-	return now;
-}
-
-static int full_cb(void *data)
-{
-	(void)data;
-	return 0;
-}
-
-static void open_cb(void *data)
-{
-	struct core *c = data;
-
-	barectf_core_open_packet(&c->ctx);
-}
-
-static void close_cb(void *data)
-{
-	struct core *c = data;
-
-	barectf_core_close_packet(&c->ctx);
-	if (write(c->fd, c->buf, PACKET_SIZE) != PACKET_SIZE) {
-		perror("write");
-		exit(1);
-	}
-}
-
+/* Counts the event it is called for. */
 static struct barectf_core_ctx *core(unsigned id)
 {
-	struct core *c;
-	char path[4096];
-
-	if (id >= NR_CORES) {
+	if (id >= CORE_MAX) {
 		fprintf(stderr, "board: no core %u\n", id);
 		exit(2);
 	}
-	c = &cores[id];
-	if (!c->used) {
-		struct barectf_platform_callbacks cbs = {
-		    clock_cb,
-		    full_cb,
-		    open_cb,
-		    close_cb,
-		};
-
-		snprintf(path, sizeof(path), "%s/stream_%u", outdir, id);
-		c->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		if (c->fd < 0) {
-			perror(path);
-			exit(1);
-		}
-		barectf_init(&c->ctx, c->buf, PACKET_SIZE, cbs, c);
-		barectf_set_core_id(&c->ctx, id);
-		barectf_core_open_packet(&c->ctx);
-		c->used = 1;
-	}
 	nr_events++;
-	return &c->ctx;
+	return &core_stream(id, outdir, "stream_")->ctx;
 }
 
 static void finish(void)
 {
-	unsigned i;
-
-	for (i = 0; i < NR_CORES; i++) {
-		if (cores[i].used) {
-			if (barectf_packet_is_open(&cores[i].ctx) &&
-			    !barectf_packet_is_empty(&cores[i].ctx)) {
-				close_cb(&cores[i]);
-			}
-			close(cores[i].fd);
-		}
-	}
+	core_streams_close();
 	printf("events %" PRIu64 "\n", nr_events);
 }
 
@@ -144,7 +72,7 @@ static void run_script(void)
 		if (sscanf(line, "%u %llu %63s %n", &c, &t, ev, &n) < 3) {
 			bad(lineno, line);
 		}
-		now = t;
+		core_clock_ns = t;
 		const char *r = line + n;
 
 		if (!strcmp(ev, "task_switch")) {
@@ -241,34 +169,34 @@ static void run_bench(uint64_t n)
 {
 	static const char *const names[4] = {"idle", "control", "filter",
 					     "comm"};
-	uint64_t round, rounds = n / (8 * NR_CORES) + 1, id = 1;
+	uint64_t round, rounds = n / (8 * CORE_MAX) + 1, id = 1;
 	unsigned c;
 
-	now = 1000;
+	core_clock_ns = 1000;
 	for (round = 0; round < rounds; round++) {
-		for (c = 0; c < NR_CORES; c++) {
+		for (c = 0; c < CORE_MAX; c++) {
 			unsigned prev = round % 4, next = (round + 1) % 4;
-			unsigned dst = (c + 1) % NR_CORES;
+			unsigned dst = (c + 1) % CORE_MAX;
 
-			now += 100;
+			core_clock_ns += 100;
 			barectf_core_trace_task_switch(
 			    core(c), prev, names[prev], next, names[next], 5);
-			now += 50;
+			core_clock_ns += 50;
 			barectf_core_trace_isr_enter(core(c), 11);
-			now += 20;
+			core_clock_ns += 20;
 			barectf_core_trace_isr_exit(core(c), 11);
-			now += 10;
+			core_clock_ns += 10;
 			barectf_core_trace_func_entry(core(c), 0x4000 + c * 16,
 						      0x1000);
-			now += 30;
+			core_clock_ns += 30;
 			barectf_core_trace_sample(core(c), (uint32_t)round, -1,
 						  "s");
-			now += 10;
+			core_clock_ns += 10;
 			barectf_core_trace_func_exit(core(c), 0x4000 + c * 16,
 						     0x1000);
-			now += 10;
+			core_clock_ns += 10;
 			barectf_core_trace_msg_send(core(c), id, dst, 64);
-			now += 40;
+			core_clock_ns += 40;
 			barectf_core_trace_msg_recv(core(dst), id, c, 64);
 			id++;
 		}

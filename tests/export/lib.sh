@@ -8,7 +8,7 @@
 board_build() {
 	mkdir -p "$1/g"
 	"$HETRACE" gen "$TOP/tests/export/board.yaml" -o "$1/g" >/dev/null
-	cc -std=c99 -Wall -Wextra -Werror -O1 -g -I"$1/g" -o "$1/board" \
+	cc -std=c99 -Wall -Wextra -Werror -O1 -g -I"$1/g" -I"$TOP" -o "$1/board" \
 		"$TOP/tests/export/board.c" "$1/g/barectf.c"
 }
 board_trace() {

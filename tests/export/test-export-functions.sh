@@ -28,28 +28,30 @@ grep -q warning "$w/p.err" "$w/j.err" && bad "warnings: $(cat "$w/p.err" "$w/j.e
 python3 check-funcs.py "$w/bt2" "$w/nm" "$base" "$w/f.pftrace" "$w/f.json" || bad "check-funcs.py"
 grep -q '"name":"fib"' "$w/f.json" || bad "no fib slice in the JSON"
 
+# raw_case LABEL ELF X PATTERN WHAT: both exports with --elf ELF (into
+# $w/X.pftrace and $w/X.json): a WHAT matching PATTERN on stderr, every
+# address raw
+raw_case() {
+	"$HETRACE" export --elf "$2" "$w/ex/trace" -o "$w/$3.pftrace" 2>"$w/$3.err" ||
+		bad "$1: export failed"
+	"$HETRACE" export -q -f chrome-json --elf "$2" "$w/ex/trace" -o "$w/$3.json" 2>/dev/null
+	grep -q "$4" "$w/$3.err" || bad "$1: no $5: $(cat "$w/$3.err")"
+	python3 check-funcs.py "$w/bt2" "$w/nm" "$base" "$w/$3.pftrace" "$w/$3.json" --raw >/dev/null ||
+		bad "$1: a name was given"
+}
+
 # another program's ELF: a warning, every address raw
 cc -O0 -o "$w/other" -x c - <<'C' || exit 1
 int fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
 int quicksort(int n) { return n; }
 int main(void) { return fib(3) + quicksort(0) == 2 ? 0 : 1; }
 C
-"$HETRACE" export --elf "$w/other" "$w/ex/trace" -o "$w/o.pftrace" 2>"$w/o.err" ||
-	bad "mismatched ELF: export failed"
-"$HETRACE" export -q -f chrome-json --elf "$w/other" "$w/ex/trace" -o "$w/o.json" 2>/dev/null
-grep -q 'warning: core main: [0-9]* of [0-9]* function addresses are not functions of .*other' "$w/o.err" ||
-	bad "mismatched ELF: no warning: $(cat "$w/o.err")"
-python3 check-funcs.py "$w/bt2" "$w/nm" "$base" "$w/o.pftrace" "$w/o.json" --raw >/dev/null ||
-	bad "mismatched ELF: a name was given"
+raw_case "mismatched ELF" "$w/other" o \
+	'warning: core main: [0-9]* of [0-9]* function addresses are not functions of .*other' warning
 # a stripped copy: a note, raw addresses
 strip -o "$w/demo.stripped" "$w/ex/demo"
-"$HETRACE" export --elf "$w/demo.stripped" "$w/ex/trace" -o "$w/s.pftrace" 2>"$w/s.err" ||
-	bad "stripped ELF: export failed"
-"$HETRACE" export -q -f chrome-json --elf "$w/demo.stripped" "$w/ex/trace" -o "$w/s.json" 2>/dev/null
-grep -q 'demo.stripped is stripped (no .symtab): core main.s functions are shown as addresses' "$w/s.err" ||
-	bad "stripped ELF: no note: $(cat "$w/s.err")"
-python3 check-funcs.py "$w/bt2" "$w/nm" "$base" "$w/s.pftrace" "$w/s.json" --raw >/dev/null ||
-	bad "stripped ELF: a name was given"
+raw_case "stripped ELF" "$w/demo.stripped" s \
+	'demo.stripped is stripped (no .symtab): core main.s functions are shown as addresses' note
 # an ELF for another core only: no names here
 "$HETRACE" export -q -f chrome-json --elf "dsp9=$w/ex/demo" "$w/ex/trace" -o "$w/n.json" ||
 	bad "--elf CORE=: export failed"

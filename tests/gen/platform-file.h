@@ -91,6 +91,21 @@ static inline void fp_start(struct file_platform *fp, const char *path,
 	fp->step = step;
 }
 
+/* Ties @fp to the generated context @ctx: @open and @close call its
+ * <prefix><dst>_open_packet() and _close_packet(), @is_empty and @is_open
+ * are <prefix>packet_is_empty() and _is_open(). */
+static inline void fp_bind(struct file_platform *fp, void *ctx,
+			   void (*open)(void *ctx), void (*close)(void *ctx),
+			   int (*is_empty)(const void *ctx),
+			   int (*is_open)(const void *ctx))
+{
+	fp->ctx = ctx;
+	fp->open = open;
+	fp->close = close;
+	fp->is_empty = is_empty;
+	fp->is_open = is_open;
+}
+
 /* Closes the last packet if it holds anything, as barectf's platforms do. */
 static inline void fp_finish(struct file_platform *fp)
 {

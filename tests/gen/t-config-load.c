@@ -10,29 +10,7 @@
 
 #include "gen/config/config-load.h"
 #include "common/error.h"
-
-static unsigned fails, checks;
-
-#define CHECK(cond)                                                            \
-	do {                                                                   \
-		checks++;                                                      \
-		if (!(cond)) {                                                 \
-			fails++;                                               \
-			printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-		}                                                              \
-	} while (0)
-
-#define CHECK_STR(a, b)                                                        \
-	do {                                                                   \
-		const char *a_ = (a), *b_ = (b);                               \
-		checks++;                                                      \
-		if (!a_ || strcmp(a_, b_)) {                                   \
-			fails++;                                               \
-			printf("FAIL %s:%d: %s is \"%s\", expected \"%s\"\n",  \
-			       __FILE__, __LINE__, #a, a_ ? a_ : "(null)",     \
-			       b_);                                            \
-		}                                                              \
-	} while (0)
+#include "tests/check.h"
 
 static char path_buf[4096];
 
@@ -58,7 +36,7 @@ static struct ht_config *load(const char *path)
 		for (i = 0; i < diags.nr; i++) {
 			printf("    %s\n", diags.msgs[i]);
 		}
-		fails++;
+		check_failed++;
 	}
 	ht_diags_fini(&diags);
 	return cfg;
@@ -75,7 +53,7 @@ static const struct ht_struct_member *member(const struct ht_ft *st,
 		}
 	}
 	printf("FAIL: no member `%s`\n", name);
-	fails++;
+	check_failed++;
 	exit(1);
 }
 
@@ -320,6 +298,5 @@ int main(void)
 	test_barectf_layout();
 	test_includes();
 	test_invalid();
-	printf("%u checks, %u failed\n", checks, fails);
-	return fails ? 1 : 0;
+	return check_summary("t-config-load");
 }

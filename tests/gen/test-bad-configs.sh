@@ -6,52 +6,41 @@
 set -eu
 : "${HETRACE:?path to the hetrace CLI}"
 : "${TOP:?top of the source tree}"
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=../lib.sh
+. "$TOP/tests/lib.sh"
 
 cd "$TOP/tests/gen/bad"
-fail=0
 count=0
 for cfg in *.yaml; do
 	case "$cfg" in *.inc.yaml) continue ;; esac
 	name=${cfg%.yaml}
 	count=$((count + 1))
-	out="$tmp/out-$name"
+	out="$w/out-$name"
 	mkdir "$out"
 	rc=0
-	"$HETRACE" gen "$cfg" -o "$out" >"$tmp/stdout" 2>"$tmp/stderr" || rc=$?
+	"$HETRACE" gen "$cfg" -o "$out" >"$w/stdout" 2>"$w/stderr" || rc=$?
 	if [ "$rc" != 1 ]; then
-		echo "FAIL $cfg: exit status $rc, expected 1"
-		fail=1
+		bad "$cfg: exit status $rc, expected 1"
 	fi
 	if [ ! -f "$name.expect" ]; then
-		echo "FAIL $cfg: no $name.expect"
-		fail=1
-	elif ! diff -u "$name.expect" "$tmp/stderr" >"$tmp/diff"; then
-		echo "FAIL $cfg: stderr differs from $name.expect:"
-		cat "$tmp/diff"
-		fail=1
+		bad "$cfg: no $name.expect"
+	elif ! diff -u "$name.expect" "$w/stderr" >"$w/diff"; then
+		bad "$cfg: stderr differs from $name.expect:"
+		cat "$w/diff"
 	fi
-	if [ -s "$tmp/stdout" ]; then
-		echo "FAIL $cfg: unexpected output on stdout"
-		fail=1
+	if [ -s "$w/stdout" ]; then
+		bad "$cfg: unexpected output on stdout"
 	fi
 	if [ -n "$(ls -A "$out")" ]; then
-		echo "FAIL $cfg: files written into the output directory:"
+		bad "$cfg: files written into the output directory:"
 		ls -lAR "$out"
-		fail=1
 	fi
 	# Nothing is created either when the output directory does not exist.
-	"$HETRACE" gen "$cfg" -o "$tmp/absent-$name" >/dev/null 2>&1 || true
-	if [ -e "$tmp/absent-$name" ]; then
-		echo "FAIL $cfg: created the output directory"
-		fail=1
+	"$HETRACE" gen "$cfg" -o "$w/absent-$name" >/dev/null 2>&1 || true
+	if [ -e "$w/absent-$name" ]; then
+		bad "$cfg: created the output directory"
 	fi
 done
-if [ "$count" -lt 10 ]; then
-	echo "FAIL: only $count bad configurations found"
-	fail=1
-fi
+[ "$count" -ge 10 ] || bad "only $count bad configurations found"
 [ "$fail" = 0 ] && echo "$count bad configurations rejected as expected"
 exit "$fail"

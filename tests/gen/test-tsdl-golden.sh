@@ -9,12 +9,10 @@
 set -eu
 : "${HETRACE:?path to the hetrace CLI}"
 : "${TOP:?top of the source tree}"
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=../lib.sh
+. "$TOP/tests/lib.sh"
 
 cd "$TOP/tests/gen/good"
-fail=0
 count=0
 
 strip_meta() {
@@ -24,34 +22,29 @@ strip_meta() {
 for cfg in *.yaml; do
 	name=${cfg%.yaml}
 	count=$((count + 1))
-	out="$tmp/$name"
-	if ! "$HETRACE" gen "$cfg" -o "$out" --metadata-only 2>"$tmp/stderr"; then
-		echo "FAIL $cfg: hetrace gen failed:"
-		cat "$tmp/stderr"
-		fail=1
+	out="$w/$name"
+	if ! "$HETRACE" gen "$cfg" -o "$out" --metadata-only 2>"$w/stderr"; then
+		bad "$cfg: hetrace gen failed:"
+		cat "$w/stderr"
 		continue
 	fi
 	if [ "$(ls -A "$out")" != metadata ]; then
-		echo "FAIL $cfg: --metadata-only wrote more than metadata: $(ls -A "$out")"
-		fail=1
+		bad "$cfg: --metadata-only wrote more than metadata: $(ls -A "$out")"
 	fi
 	if [ "${HT_UPDATE_GOLDEN:-}" = 1 ]; then
 		cp "$out/metadata" "$name.metadata.expect"
 	fi
 	if ! diff -u "$name.metadata.expect" "$out/metadata"; then
-		echo "FAIL $cfg: metadata differs from $name.metadata.expect"
-		fail=1
+		bad "$cfg: metadata differs from $name.metadata.expect"
 	fi
 	"$HETRACE" gen "$cfg" -o "$out-again" --metadata-only
 	if ! cmp -s "$out/metadata" "$out-again/metadata"; then
-		echo "FAIL $cfg: two runs gave different metadata"
-		fail=1
+		bad "$cfg: two runs gave different metadata"
 	fi
 	if command -v babeltrace2 >/dev/null; then
-		if ! babeltrace2 "$out" >"$tmp/bt.out" 2>&1; then
-			echo "FAIL $cfg: babeltrace2 rejects the metadata:"
-			tail -n 20 "$tmp/bt.out"
-			fail=1
+		if ! babeltrace2 "$out" >"$w/bt.out" 2>&1; then
+			bad "$cfg: babeltrace2 rejects the metadata:"
+			tail -n 20 "$w/bt.out"
 		fi
 	else
 		echo "note: babeltrace2 not found, metadata not parsed"
@@ -61,20 +54,16 @@ for cfg in *.yaml; do
 			echo "note: barectf not found, $cfg not compared"
 			continue
 		fi
-		mkdir "$tmp/barectf-$name"
-		cp -r . "$tmp/barectf-$name/src"
-		(cd "$tmp/barectf-$name" && barectf generate -m . -c . -H . "src/$cfg" >/dev/null)
+		mkdir "$w/barectf-$name"
+		cp -r . "$w/barectf-$name/src"
+		(cd "$w/barectf-$name" && barectf generate -m . -c . -H . "src/$cfg" >/dev/null)
 		"$HETRACE" gen "$cfg" -o "$out-nocore" --metadata-only --no-core-id
-		if ! diff -u <(strip_meta "$tmp/barectf-$name/metadata") \
+		if ! diff -u <(strip_meta "$w/barectf-$name/metadata") \
 			<(strip_meta "$out-nocore/metadata"); then
-			echo "FAIL $cfg: metadata differs from barectf's"
-			fail=1
+			bad "$cfg: metadata differs from barectf's"
 		fi
 	fi
 done
-if [ "$count" -lt 3 ]; then
-	echo "FAIL: only $count good configurations found"
-	fail=1
-fi
+[ "$count" -ge 3 ] || bad "only $count good configurations found"
 [ "$fail" = 0 ] && echo "$count configurations give their golden metadata"
 exit "$fail"

@@ -26,6 +26,10 @@ import struct
 import sys
 import uuid as uuidmod
 
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from ctfbits import Bits  # noqa: E402
+
 args = sys.argv[1:]
 out, truth_path = args[0], args[1]
 opts = {"ms": 50, "no_sync": None, "dup_ack": False, "back_recv": False,
@@ -144,42 +148,6 @@ for c in CORES:
 # ---- CTF
 EV_IDS = {"sync_req": 0, "sync_ack": 1, "sync_notify": 2, "sync_recv": 3,
           "msg_send": 4, "msg_recv": 5, "work": 6}
-
-
-class Bits:
-    """A CTF bit writer: fields aligned from the packet's start."""
-
-    def __init__(self, bo):
-        self.bo = bo
-        self.buf = bytearray()
-        self.pos = 0
-
-    def align(self, a):
-        self.pos = (self.pos + a - 1) // a * a
-
-    def uint(self, v, size, align=8, bo=None):
-        bo = bo or self.bo
-        self.align(align)
-        v &= (1 << size) - 1
-        need = (self.pos + size + 7) // 8
-        if len(self.buf) < need:
-            self.buf.extend(b"\0" * (need - len(self.buf)))
-        for i in range(size):
-            k = self.pos + i
-            if bo == "le":
-                if (v >> i) & 1:
-                    self.buf[k // 8] |= 1 << (k % 8)
-            else:
-                if (v >> (size - 1 - i)) & 1:
-                    self.buf[k // 8] |= 0x80 >> (k % 8)
-        self.pos += size
-
-    def string(self, s):
-        self.align(8)
-        b = s.encode() + b"\0"
-        self.buf.extend(b"\0" * (self.pos // 8 - len(self.buf)))
-        self.buf[self.pos // 8:] = b
-        self.pos += 8 * len(b)
 
 
 def encode_work(w, f):

@@ -14,19 +14,7 @@
 #include "host/sync/clock-fit.h"
 #include "common/error.h"
 #include "synth.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                       \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			failures++;                                            \
-			fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, \
-				__LINE__, #cond);                              \
-			fprintf(stderr, __VA_ARGS__);                          \
-			fprintf(stderr, "\n");                                 \
-		}                                                              \
-	} while (0)
+#include "tests/check.h"
 
 #define NS_PER_S 1000000000LL
 
@@ -50,29 +38,29 @@ static int64_t check_node(const struct ht_fit_set *set, unsigned node,
 		int ret = ht_fit_set_map(set, node, t, &est, &lo, &hi);
 
 		if (ret) {
-			CHECK(ret == 0, "%s: map(%u, %" PRId64 ") = %s", what,
-			      node, t, ht_err_name(ret));
+			CHECK_MSG(ret == 0, "%s: map(%u, %" PRId64 ") = %s",
+				  what, node, t, ht_err_name(ret));
 			bad++;
 			continue;
 		}
 		if (s_cmp_truth(c, t, lo) > 0 || s_cmp_truth(c, t, hi) < 0) {
-			CHECK(0,
-			      "%s: node %u t=%" PRId64 ": truth %" PRId64
-			      " not in [%" PRId64 ", %" PRId64 "]",
-			      what, node, t, s_truth(c, t), lo, hi);
+			CHECK_MSG(0,
+				  "%s: node %u t=%" PRId64 ": truth %" PRId64
+				  " not in [%" PRId64 ", %" PRId64 "]",
+				  what, node, t, s_truth(c, t), lo, hi);
 			bad++;
 		}
 		if (lo != INT64_MIN && hi != INT64_MAX &&
 		    !s_within_half(c, t, est, hi - lo + 1)) {
-			CHECK(0,
-			      "%s: node %u t=%" PRId64 ": est %" PRId64
-			      " truth %" PRId64 " width %" PRId64,
-			      what, node, t, est, s_truth(c, t), hi - lo);
+			CHECK_MSG(0,
+				  "%s: node %u t=%" PRId64 ": est %" PRId64
+				  " truth %" PRId64 " width %" PRId64,
+				  what, node, t, est, s_truth(c, t), hi - lo);
 			bad++;
 		}
 		if (lo < plo || est < pest || hi < phi) {
-			CHECK(0, "%s: node %u t=%" PRId64 ": not monotone",
-			      what, node, t);
+			CHECK_MSG(0, "%s: node %u t=%" PRId64 ": not monotone",
+				  what, node, t);
 			bad++;
 		}
 		plo = lo;
@@ -126,7 +114,7 @@ static int64_t check_gaps(const struct ht_fit_set *set, unsigned node,
 			}
 
 			if (ht_fit_set_map(set, node, t, &est, &lo, &hi)) {
-				CHECK(0, "%s: map in gap %zu", what, k);
+				CHECK_MSG(0, "%s: map in gap %zu", what, k);
 				bad++;
 				continue;
 			}
@@ -134,13 +122,13 @@ static int64_t check_gaps(const struct ht_fit_set *set, unsigned node,
 			    s_cmp_truth(c, t, hi) < 0 ||
 			    !s_within_half(c, t, est, hi - lo + 1) ||
 			    lo < plo || est < pest || hi < phi) {
-				CHECK(0,
-				      "%s: gap %zu t=%" PRId64
-				      ": truth %" PRId64 " est %" PRId64
-				      " [%" PRId64 ", %" PRId64
-				      "] (monotone: %d)",
-				      what, k, t, s_truth(c, t), est, lo, hi,
-				      lo >= plo && est >= pest && hi >= phi);
+				CHECK_MSG(
+				    0,
+				    "%s: gap %zu t=%" PRId64 ": truth %" PRId64
+				    " est %" PRId64 " [%" PRId64 ", %" PRId64
+				    "] (monotone: %d)",
+				    what, k, t, s_truth(c, t), est, lo, hi,
+				    lo >= plo && est >= pest && hi >= phi);
 				bad++;
 			}
 			plo = lo;
@@ -181,33 +169,45 @@ static void test_board(void)
 	for (k = 0; k < 1000; k++) {
 		for (v = 1; v < n; v++) {
 			T = T0 + k * period + (int64_t)v * 100000;
-			CHECK(s_round(set, 0, NULL, v, &c[v], T, &handshake) ==
-				  0,
-			      "add");
+			CHECK_MSG(
+			    s_round(set, 0, NULL, v, &c[v], T, &handshake) == 0,
+			    "add");
 		}
 	}
-	CHECK(ht_fit_set_solve(set, 0, NULL) == 0, "solve");
+	CHECK_MSG(ht_fit_set_solve(set, 0, NULL) == 0, "solve");
 	for (v = 1; v < n; v++) {
 		const struct ht_fit_node *f = ht_fit_set_get_node(set, v);
 		int64_t t0 = s_read(&c[v], T0), t1 = s_read(&c[v], T);
 		int64_t w = check_node(set, v, &c[v], t0, t1, "board");
 		int64_t tick = NS_PER_S / (int64_t)freq[v - 1];
 
-		CHECK(f->quality == HT_FIT_ACCURATE, "node %u: %s", v,
-		      ht_fit_quality_name(f->quality));
-		CHECK(f->parent == 0 && f->nr_segments == 1 &&
-			  f->pairs_used == 2000 && f->pairs_rejected == 0,
-		      "node %u: parent %d, %zu pieces, %zu used", v, f->parent,
-		      f->nr_segments, f->pairs_used);
+		CHECK_MSG(f->quality == HT_FIT_ACCURATE, "node %u: %s", v,
+			  ht_fit_quality_name(f->quality));
+		CHECK_MSG(f->parent == 0 && f->nr_segments == 1 &&
+			      f->pairs_used == 2000 && f->pairs_rejected == 0,
+			  "node %u: parent %d, %zu pieces, %zu used", v,
+			  f->parent, f->nr_segments, f->pairs_used);
 		/* half-width <= 2 us, or <= 1 tick for a slower clock */
-		CHECK(w <= 2 * (tick > 2000 ? tick : 2000),
-		      "node %u (%" PRIu64 " Hz): width %" PRId64, v,
-		      freq[v - 1], w);
+		CHECK_MSG(w <= 2 * (tick > 2000 ? tick : 2000),
+			  "node %u (%" PRIu64 " Hz): width %" PRId64, v,
+			  freq[v - 1], w);
 		printf("board node %u %10" PRIu64 " Hz: width %" PRId64
 		       " ns, width_max %" PRId64 "\n",
 		       v, freq[v - 1], w, f->width_max);
 	}
 	ht_fit_set_destroy(set);
+}
+
+/* Solves @set; returns node 1's fit, checked to be of quality @want. */
+static const struct ht_fit_node *solved_node1(struct ht_fit_set *set,
+					      enum ht_fit_quality want)
+{
+	const struct ht_fit_node *f;
+
+	CHECK_MSG(ht_fit_set_solve(set, 0, NULL) == 0, "solve");
+	f = ht_fit_set_get_node(set, 1);
+	CHECK_MSG(f->quality == want, "%s", ht_fit_quality_name(f->quality));
+	return f;
 }
 
 /* the reference's rate steps: located within one sync period */
@@ -225,17 +225,14 @@ static void test_frequency_step(void)
 		T = T0 + k * period;
 		s_round(set, 0, NULL, 1, &c, T, &handshake);
 	}
-	CHECK(ht_fit_set_solve(set, 0, NULL) == 0, "solve");
-	f = ht_fit_set_get_node(set, 1);
-	CHECK(f->quality == HT_FIT_ACCURATE, "%s",
-	      ht_fit_quality_name(f->quality));
-	CHECK(f->nr_segments == 2, "%zu pieces", f->nr_segments);
+	f = solved_node1(set, HT_FIT_ACCURATE);
+	CHECK_MSG(f->nr_segments == 2, "%zu pieces", f->nr_segments);
 	if (f->nr_segments == 2) {
 		/* the true step in node time; one period in node ticks */
 		step_x = s_read(&c, Tstep);
-		CHECK(llabs(f->segments[1].begin_x - step_x) <= 200000,
-		      "break at %" PRId64 ", true %" PRId64,
-		      f->segments[1].begin_x, step_x);
+		CHECK_MSG(llabs(f->segments[1].begin_x - step_x) <= 200000,
+			  "break at %" PRId64 ", true %" PRId64,
+			  f->segments[1].begin_x, step_x);
 		printf("frequency step: break at %" PRId64 ", true %" PRId64
 		       " (period 200000 ticks)\n",
 		       f->segments[1].begin_x, step_x);
@@ -283,18 +280,18 @@ static void test_step_gap(void)
 			}
 			s_round(set, 0, NULL, 1, &c, T, &handshake);
 		}
-		CHECK(ht_fit_set_solve(set, 0, NULL) == 0, "solve");
+		CHECK_MSG(ht_fit_set_solve(set, 0, NULL) == 0, "solve");
 		f = ht_fit_set_get_node(set, 1);
-		CHECK(f->quality == HT_FIT_ACCURATE && f->nr_segments == 2,
-		      "step gap %u: %s, %zu pieces", v,
-		      ht_fit_quality_name(f->quality), f->nr_segments);
+		CHECK_MSG(f->quality == HT_FIT_ACCURATE && f->nr_segments == 2,
+			  "step gap %u: %s, %zu pieces", v,
+			  ht_fit_quality_name(f->quality), f->nr_segments);
 		check_node(set, 1, &c, s_read(&c, T0), s_read(&c, T),
 			   "step gap");
 		w = check_gaps(set, 1, &c, 0, "step gap");
 		/* the union of both pieces over a 40 ms gap would be up
 		 * to 13 ms wide */
-		CHECK(w <= 10000,
-		      "step gap %u: width in the gap %" PRId64 " ns", v, w);
+		CHECK_MSG(w <= 10000,
+			  "step gap %u: width in the gap %" PRId64 " ns", v, w);
 		wmax = w > wmax ? w : wmax;
 		ht_fit_set_destroy(set);
 	}
@@ -326,16 +323,14 @@ static void test_too_fast(void)
 		}
 		s_round(set, 0, NULL, 1, &c, T, &handshake);
 	}
-	CHECK(ht_fit_set_solve(set, 0, NULL) == 0, "solve");
-	f = ht_fit_set_get_node(set, 1);
-	CHECK(f->quality == HT_FIT_APPROXIMATE, "%s",
-	      ht_fit_quality_name(f->quality));
-	CHECK(f->pairs_rejected == 3 && f->nr_segments == 1,
-	      "%zu rejected, %zu pieces", f->pairs_rejected, f->nr_segments);
+	f = solved_node1(set, HT_FIT_APPROXIMATE);
+	CHECK_MSG(f->pairs_rejected == 3 && f->nr_segments == 1,
+		  "%zu rejected, %zu pieces", f->pairs_rejected,
+		  f->nr_segments);
 	if (f->pairs_rejected == 3) {
-		CHECK(!memcmp(f->rejected, bad, sizeof(bad)),
-		      "rejected %zu %zu %zu", f->rejected[0], f->rejected[1],
-		      f->rejected[2]);
+		CHECK_MSG(!memcmp(f->rejected, bad, sizeof(bad)),
+			  "rejected %zu %zu %zu", f->rejected[0],
+			  f->rejected[1], f->rejected[2]);
 	}
 	check_node(set, 1, &c, s_read(&c, T0), s_read(&c, T), "too fast");
 	ht_fit_set_destroy(set);
@@ -350,10 +345,11 @@ static void test_too_fast(void)
 	    set, 0,
 	    &(struct ht_fit_opts){.no_outliers = true, .no_piecewise = true});
 	f = ht_fit_set_get_node(set, 1);
-	CHECK(f->quality == HT_FIT_FAIL, "%s", ht_fit_quality_name(f->quality));
-	CHECK(ht_fit_set_map(set, 1, s_read(&c, T0), NULL, NULL, NULL) ==
-		  HT_ENOTFOUND,
-	      "map of a failed node");
+	CHECK_MSG(f->quality == HT_FIT_FAIL, "%s",
+		  ht_fit_quality_name(f->quality));
+	CHECK_MSG(ht_fit_set_map(set, 1, s_read(&c, T0), NULL, NULL, NULL) ==
+		      HT_ENOTFOUND,
+		  "map of a failed node");
 	ht_fit_set_destroy(set);
 }
 
@@ -378,19 +374,19 @@ static void test_one_direction(void)
 		}
 		ht_fit_set_solve(set, 0, NULL);
 		f = ht_fit_set_get_node(set, 1);
-		CHECK(f->quality == HT_FIT_INCOMPLETE, "%s",
-		      ht_fit_quality_name(f->quality));
+		CHECK_MSG(f->quality == HT_FIT_INCOMPLETE, "%s",
+			  ht_fit_quality_name(f->quality));
 		check_node(set, 1, &c, s_read(&c, T0), s_read(&c, T),
 			   "one direction");
 		ht_fit_set_map(set, 1, s_read(&c, T0 + 150 * 1000000), &est,
 			       &lo, &hi);
 		/* dir 0: only node->reference messages: upper bound */
-		CHECK(dir == 0 ? lo == INT64_MIN && hi != INT64_MAX
-			       : hi == INT64_MAX && lo != INT64_MIN,
-		      "dir %d: [%" PRId64 ", %" PRId64 "]", dir, lo, hi);
+		CHECK_MSG(dir == 0 ? lo == INT64_MIN && hi != INT64_MAX
+				   : hi == INT64_MAX && lo != INT64_MIN,
+			  "dir %d: [%" PRId64 ", %" PRId64 "]", dir, lo, hi);
 		/* the minimal-delay estimate is close to the truth */
-		CHECK(llabs(est - (T0 + 150 * 1000000)) < 5000,
-		      "dir %d: est %" PRId64, dir, est);
+		CHECK_MSG(llabs(est - (T0 + 150 * 1000000)) < 5000,
+			  "dir %d: est %" PRId64, dir, est);
 		ht_fit_set_destroy(set);
 	}
 }
@@ -410,7 +406,8 @@ static void test_crossing(void)
 	}
 	ht_fit_set_solve(set, 0, NULL);
 	f = ht_fit_set_get_node(set, 1);
-	CHECK(f->quality == HT_FIT_FAIL, "%s", ht_fit_quality_name(f->quality));
+	CHECK_MSG(f->quality == HT_FIT_FAIL, "%s",
+		  ht_fit_quality_name(f->quality));
 	ht_fit_set_destroy(set);
 }
 
@@ -430,15 +427,12 @@ static void test_hours(void)
 		T = T0 + k * period;
 		s_round(set, 0, NULL, 1, &c, T, &handshake);
 	}
-	CHECK(ht_fit_set_solve(set, 0, NULL) == 0, "solve");
-	f = ht_fit_set_get_node(set, 1);
-	CHECK(f->quality == HT_FIT_ACCURATE, "%s",
-	      ht_fit_quality_name(f->quality));
-	CHECK(f->drift_ppm < -198.0 && f->drift_ppm > -200.0,
-	      "drift %f ppm (clock +199 ppm: the map's slope is -199)",
-	      f->drift_ppm);
+	f = solved_node1(set, HT_FIT_ACCURATE);
+	CHECK_MSG(f->drift_ppm < -198.0 && f->drift_ppm > -200.0,
+		  "drift %f ppm (clock +199 ppm: the map's slope is -199)",
+		  f->drift_ppm);
 	w = check_node(set, 1, &c, s_read(&c, T0), s_read(&c, T), "hours");
-	CHECK(w <= 4000, "width %" PRId64, w);
+	CHECK_MSG(w <= 4000, "width %" PRId64, w);
 	printf("hours: drift %.3f ppm, width %" PRId64 " ns\n", f->drift_ppm,
 	       w);
 	ht_fit_set_destroy(set);
@@ -466,22 +460,22 @@ static void compare_sets(const struct ht_fit_set *a, const struct ht_fit_set *b,
 		int64_t t0 = s_read(&c[v], NS_PER_S);
 		int k;
 
-		CHECK(fa->quality == fb->quality &&
-			  fa->nr_segments == fb->nr_segments &&
-			  fa->pairs_rejected == fb->pairs_rejected,
-		      "%s: node %u: %s/%s", what, v,
-		      ht_fit_quality_name(fa->quality),
-		      ht_fit_quality_name(fb->quality));
-		CHECK(same_line(&fa->min_line, &fb->min_line) &&
-			  same_line(&fa->max_line, &fb->max_line),
-		      "%s: node %u: lines differ", what, v);
+		CHECK_MSG(fa->quality == fb->quality &&
+			      fa->nr_segments == fb->nr_segments &&
+			      fa->pairs_rejected == fb->pairs_rejected,
+			  "%s: node %u: %s/%s", what, v,
+			  ht_fit_quality_name(fa->quality),
+			  ht_fit_quality_name(fb->quality));
+		CHECK_MSG(same_line(&fa->min_line, &fb->min_line) &&
+			      same_line(&fa->max_line, &fb->max_line),
+			  "%s: node %u: lines differ", what, v);
 		for (i = 0; i < fa->pairs_rejected && i < fb->pairs_rejected;
 		     i++) {
 			const struct s_msg *x = &la[fa->rejected[i]];
 			const struct s_msg *y = &lb[fb->rejected[i]];
 
-			CHECK(x->s == y->s && x->r == y->r,
-			      "%s: rejected pairs differ", what);
+			CHECK_MSG(x->s == y->s && x->r == y->r,
+				  "%s: rejected pairs differ", what);
 		}
 		for (k = 0; k < 500; k++) {
 			int64_t t =
@@ -490,9 +484,9 @@ static void compare_sets(const struct ht_fit_set *a, const struct ht_fit_set *b,
 
 			ht_fit_set_map(a, v, t, &e1, &l1, &h1);
 			ht_fit_set_map(b, v, t, &e2, &l2, &h2);
-			CHECK(e1 == e2 && l1 == l2 && h1 == h2,
-			      "%s: node %u: map(%" PRId64 ") differs", what, v,
-			      t);
+			CHECK_MSG(e1 == e2 && l1 == l2 && h1 == h2,
+				  "%s: node %u: map(%" PRId64 ") differs", what,
+				  v, t);
 		}
 	}
 }
@@ -537,8 +531,8 @@ static void test_order_and_delays(void)
 	}
 	ht_fit_set_solve(a, 0, NULL);
 	ht_fit_set_solve(b, 0, NULL);
-	CHECK(ht_fit_set_get_node(a, 2)->pairs_rejected == 1, "%zu rejected",
-	      ht_fit_set_get_node(a, 2)->pairs_rejected);
+	CHECK_MSG(ht_fit_set_get_node(a, 2)->pairs_rejected == 1,
+		  "%zu rejected", ht_fit_set_get_node(a, 2)->pairs_rejected);
 	compare_sets(a, b, la, lb, c, 3, "shuffled");
 
 	/* slow messages (up to 5 ms late) are inside the hulls */
@@ -580,19 +574,21 @@ static void test_tree(void)
 		s_round(set, 0, NULL, 1, &c[1], T, &handshake);
 		s_round(set, 1, &c[1], 2, &c[2], T + 500000, &handshake);
 	}
-	CHECK(ht_fit_set_solve(set, 0, NULL) == 0, "solve");
+	CHECK_MSG(ht_fit_set_solve(set, 0, NULL) == 0, "solve");
 	f = ht_fit_set_get_node(set, 2);
-	CHECK(f->parent == 1 && f->depth == 2 && f->quality == HT_FIT_ACCURATE,
-	      "node 2: parent %d depth %u %s", f->parent, f->depth,
-	      ht_fit_quality_name(f->quality));
+	CHECK_MSG(f->parent == 1 && f->depth == 2 &&
+		      f->quality == HT_FIT_ACCURATE,
+		  "node 2: parent %d depth %u %s", f->parent, f->depth,
+		  ht_fit_quality_name(f->quality));
 	check_node(set, 2, &c[2], s_read(&c[2], NS_PER_S), s_read(&c[2], T),
 		   "tree");
 	f = ht_fit_set_get_node(set, 3);
-	CHECK(f->quality == HT_FIT_ABSENT && f->parent == -1, "node 3: %s",
-	      ht_fit_quality_name(f->quality));
-	CHECK(ht_fit_set_map(set, 3, 0, NULL, NULL, NULL) == HT_ENOTFOUND,
-	      "map absent");
-	CHECK(ht_fit_set_get_node(set, 0)->quality == HT_FIT_REFERENCE, "ref");
+	CHECK_MSG(f->quality == HT_FIT_ABSENT && f->parent == -1, "node 3: %s",
+		  ht_fit_quality_name(f->quality));
+	CHECK_MSG(ht_fit_set_map(set, 3, 0, NULL, NULL, NULL) == HT_ENOTFOUND,
+		  "map absent");
+	CHECK_MSG(ht_fit_set_get_node(set, 0)->quality == HT_FIT_REFERENCE,
+		  "ref");
 	ht_fit_set_destroy(set);
 }
 
@@ -697,15 +693,16 @@ static void test_exact(void)
 					}
 				}
 			}
-			CHECK(lo == blo && hi == bhi,
-			      "round %d x=%" PRId64 ": [%" PRId64 ", %" PRId64
-			      "] brute force [%" PRId64 ", %" PRId64 "]",
-			      round, x, lo, hi, blo, bhi);
+			CHECK_MSG(lo == blo && hi == bhi,
+				  "round %d x=%" PRId64 ": [%" PRId64
+				  ", %" PRId64 "] brute force [%" PRId64
+				  ", %" PRId64 "]",
+				  round, x, lo, hi, blo, bhi);
 		}
 		compared++;
 		ht_fit_set_destroy(set);
 	}
-	CHECK(compared > 100, "only %d sets compared", compared);
+	CHECK_MSG(compared > 100, "only %d sets compared", compared);
 	printf("exact: %d sets compared with brute force\n", compared);
 }
 
@@ -735,11 +732,11 @@ static void test_two_steps(void)
 		}
 		s_round(set, 0, NULL, 1, k < 800 ? &c : &c2, T, &handshake);
 	}
-	CHECK(ht_fit_set_solve(set, 0, NULL) == 0, "solve");
+	CHECK_MSG(ht_fit_set_solve(set, 0, NULL) == 0, "solve");
 	f = ht_fit_set_get_node(set, 1);
-	CHECK(f->quality == HT_FIT_ACCURATE && f->nr_segments == 3,
-	      "%s, %zu pieces", ht_fit_quality_name(f->quality),
-	      f->nr_segments);
+	CHECK_MSG(f->quality == HT_FIT_ACCURATE && f->nr_segments == 3,
+		  "%s, %zu pieces", ht_fit_quality_name(f->quality),
+		  f->nr_segments);
 	/* (check_node also samples 10% beyond each end) */
 	check_node(set, 1, &c, s_read(&c, T0), s_read(&c, T0 + 700 * period),
 		   "two steps, first part");
@@ -780,8 +777,9 @@ static void test_extremes(void)
 			ht_fit_set_add_message(set, a, b == a ? (a + 1) % n : b,
 					       t1, t2);
 		}
-		CHECK(ht_fit_set_solve(set, (unsigned)s_below(n), NULL) == 0,
-		      "solve");
+		CHECK_MSG(ht_fit_set_solve(set, (unsigned)s_below(n), NULL) ==
+			      0,
+			  "solve");
 		for (v = 0; v < n; v++) {
 			int64_t pe = INT64_MIN, pl = INT64_MIN, ph = INT64_MIN;
 			int k;
@@ -793,13 +791,13 @@ static void test_extremes(void)
 				if (ht_fit_set_map(set, v, t, &e, &l, &h)) {
 					continue;
 				}
-				CHECK(l <= e && e <= h,
-				      "node %u: %" PRId64 " <= %" PRId64
-				      " <= %" PRId64,
-				      v, l, e, h);
-				CHECK(e >= pe && l >= pl && h >= ph,
-				      "node %u: not monotone at %" PRId64, v,
-				      t);
+				CHECK_MSG(l <= e && e <= h,
+					  "node %u: %" PRId64 " <= %" PRId64
+					  " <= %" PRId64,
+					  v, l, e, h);
+				CHECK_MSG(e >= pe && l >= pl && h >= ph,
+					  "node %u: not monotone at %" PRId64,
+					  v, t);
 				pe = e;
 				pl = l;
 				ph = h;
@@ -813,23 +811,25 @@ static void test_errors(void)
 {
 	struct ht_fit_set *set = ht_fit_set_create(2);
 
-	CHECK(ht_fit_set_create(0) == NULL, "0 nodes");
-	CHECK(ht_fit_set_add_message(set, 0, 2, 1, 2) == HT_EINVAL, "node");
-	CHECK(strstr(ht_fit_set_last_error(set), "node 2") != NULL, "%s",
-	      ht_fit_set_last_error(set));
-	CHECK(ht_fit_set_add_message(set, 1, 1, 1, 2) == HT_EINVAL, "self");
-	CHECK(ht_fit_set_add_message(set, 0, 1, HT_FIT_TIME_LIMIT, 2) ==
-		  HT_ERANGE,
-	      "range");
-	CHECK(ht_fit_set_map(set, 1, 0, NULL, NULL, NULL) == HT_EINVAL,
-	      "not solved");
-	CHECK(ht_fit_set_solve(set, 2, NULL) == HT_EINVAL, "reference");
-	CHECK(ht_fit_set_solve(set, 0, NULL) == 0, "solve empty");
-	CHECK(ht_fit_set_get_node(set, 1)->quality == HT_FIT_ABSENT, "absent");
-	CHECK(ht_fit_set_map(set, 0, 5, NULL, NULL, NULL) == 0, "reference");
-	CHECK(ht_fit_set_map(set, 0, -HT_FIT_TIME_LIMIT, NULL, NULL, NULL) ==
-		  HT_ERANGE,
-	      "map range");
+	CHECK_MSG(ht_fit_set_create(0) == NULL, "0 nodes");
+	CHECK_MSG(ht_fit_set_add_message(set, 0, 2, 1, 2) == HT_EINVAL, "node");
+	CHECK_MSG(strstr(ht_fit_set_last_error(set), "node 2") != NULL, "%s",
+		  ht_fit_set_last_error(set));
+	CHECK_MSG(ht_fit_set_add_message(set, 1, 1, 1, 2) == HT_EINVAL, "self");
+	CHECK_MSG(ht_fit_set_add_message(set, 0, 1, HT_FIT_TIME_LIMIT, 2) ==
+		      HT_ERANGE,
+		  "range");
+	CHECK_MSG(ht_fit_set_map(set, 1, 0, NULL, NULL, NULL) == HT_EINVAL,
+		  "not solved");
+	CHECK_MSG(ht_fit_set_solve(set, 2, NULL) == HT_EINVAL, "reference");
+	CHECK_MSG(ht_fit_set_solve(set, 0, NULL) == 0, "solve empty");
+	CHECK_MSG(ht_fit_set_get_node(set, 1)->quality == HT_FIT_ABSENT,
+		  "absent");
+	CHECK_MSG(ht_fit_set_map(set, 0, 5, NULL, NULL, NULL) == 0,
+		  "reference");
+	CHECK_MSG(ht_fit_set_map(set, 0, -HT_FIT_TIME_LIMIT, NULL, NULL,
+				 NULL) == HT_ERANGE,
+		  "map range");
 	ht_fit_set_destroy(set);
 }
 
@@ -848,10 +848,5 @@ int main(void)
 	test_two_steps();
 	test_extremes();
 	test_errors();
-	if (failures) {
-		fprintf(stderr, "%d checks failed\n", failures);
-		return 1;
-	}
-	printf("all checks passed\n");
-	return 0;
+	return check_summary("t-clock-fit");
 }

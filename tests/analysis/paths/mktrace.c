@@ -20,106 +20,26 @@
  *	alloc on core 0, work_<k> on the other cores, gather on core 0).
  */
 #define _POSIX_C_SOURCE 200809L
-#include <fcntl.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "barectf.h"
 
-#define MAX_CORES 128
-#define PACKET_SIZE 16384
+#define CORE_MAX 128
+#define CORE_PACKET_SIZE 16384
+#include "tests/core-streams.h"
 
-struct core {
-	struct barectf_core_ctx ctx;
-	uint8_t buf[PACKET_SIZE];
-	int fd;
-	bool used;
-};
-
-static struct core cores[MAX_CORES];
-static uint64_t now_ns;
 static const char *outdir;
-
-static uint64_t clock_cb(void *data)
-{
-	(void)data;
-	return now_ns;
-}
-
-static int full_cb(void *data)
-{
-	(void)data;
-	return 0;
-}
-
-static void open_cb(void *data)
-{
-	barectf_core_open_packet(&((struct core *)data)->ctx);
-}
-
-static void close_cb(void *data)
-{
-	struct core *c = data;
-
-	barectf_core_close_packet(&c->ctx);
-	if (write(c->fd, c->buf, PACKET_SIZE) != PACKET_SIZE) {
-		perror("write");
-		exit(1);
-	}
-}
 
 static struct core *core_get(unsigned id)
 {
-	struct barectf_platform_callbacks cbs = {
-	    .clk_clock_get_value = clock_cb,
-	    .is_backend_full = full_cb,
-	    .open_packet = open_cb,
-	    .close_packet = close_cb,
-	};
-	struct core *c;
-	char path[4096];
-
-	if (id >= MAX_CORES) {
+	if (id >= CORE_MAX) {
 		fprintf(stderr, "mktrace: core %u: at most %d cores\n", id,
-			MAX_CORES);
+			CORE_MAX);
 		exit(1);
 	}
-	c = &cores[id];
-	if (c->used) {
-		return c;
-	}
-	snprintf(path, sizeof(path), "%s/core%u", outdir, id);
-	c->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (c->fd < 0) {
-		perror(path);
-		exit(1);
-	}
-	barectf_init(&c->ctx, c->buf, PACKET_SIZE, cbs, c);
-	barectf_set_core_id(&c->ctx, id);
-	open_cb(c);
-	c->used = true;
-	return c;
-}
-
-static void finish(void)
-{
-	unsigned i;
-
-	for (i = 0; i < MAX_CORES; i++) {
-		struct core *c = &cores[i];
-
-		if (!c->used) {
-			continue;
-		}
-		if (barectf_packet_is_open(&c->ctx) &&
-		    !barectf_packet_is_empty(&c->ctx)) {
-			close_cb(c);
-		}
-		close(c->fd);
-	}
+	return core_stream(id, outdir, "core");
 }
 
 static int script(void)
@@ -146,7 +66,7 @@ static int script(void)
 			}
 			continue;
 		}
-		now_ns = t; /* a first packet opens at its first event */
+		core_clock_ns = t; /* a first packet opens at its first event */
 		c = core_get(core);
 		if (!strcmp(ev, "switch") &&
 		    sscanf(line, "%*u %*u %*s %llu %255s %llu %255s %llu", &x,
@@ -204,7 +124,7 @@ static void at(uint64_t *last, uint64_t t)
 	if (t < *last) {
 		t = *last;
 	}
-	now_ns = *last = t;
+	core_clock_ns = *last = t;
 }
 
 /*
@@ -231,7 +151,7 @@ static int synthetic(unsigned long long nr_events, unsigned nr_cores)
 		unsigned cur = 0, f = 0, j;
 		uint64_t t = 1000, last = 0;
 
-		now_ns = 1000; /* the first packet's beginning */
+		core_clock_ns = 1000; /* the first packet's beginning */
 		c = core_get(k);
 
 		if (!step) {
@@ -329,14 +249,14 @@ int main(int argc, char **argv)
 		rng_state = argc > 5 ? strtoull(argv[5], NULL, 10) : 1;
 		unsigned nr = (unsigned)strtoul(argv[4], NULL, 10);
 
-		if (!nr || nr > MAX_CORES) {
-			fprintf(stderr, "mktrace: 1 to %d cores\n", MAX_CORES);
+		if (!nr || nr > CORE_MAX) {
+			fprintf(stderr, "mktrace: 1 to %d cores\n", CORE_MAX);
 			return 2;
 		}
 		ret = synthetic(strtoull(argv[3], NULL, 10), nr);
 	} else {
 		ret = script();
 	}
-	finish();
+	core_streams_close();
 	return ret;
 }

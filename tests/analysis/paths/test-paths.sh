@@ -11,7 +11,7 @@ cd "$(dirname "$0")"
 "$HETRACE" gen trace.yaml -o "$w/g" >/dev/null
 cc -std=c99 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -O1 -g \
 	-fsanitize=address,undefined -fno-sanitize-recover=undefined \
-	-I"$w/g" -o "$w/mktrace" mktrace.c "$w/g/barectf.c"
+	-I"$w/g" -I"$TOP" -o "$w/mktrace" mktrace.c "$w/g/barectf.c"
 
 mk() { # NAME: trace NAME.trace into $w/NAME
 	mkdir -p "$w/$1"

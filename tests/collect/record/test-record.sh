@@ -9,9 +9,8 @@
 # are still collected.
 set -eu
 cd "$(dirname "$0")"
-: "${HETRACE:?}"
 : "${TOP:=$(cd ../../.. && pwd)}"
-w=$(mktemp -d)
+. ../../lib.sh
 shm="/ht-rec-$$-"
 cleanup() {
 	[ -n "${prod_pid:-}" ] && kill "$prod_pid" 2>/dev/null
@@ -20,8 +19,6 @@ cleanup() {
 	true
 }
 trap cleanup EXIT
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
 
 "$HETRACE" gen producer.yaml -o "$w/g" >/dev/null
 cc -std=c99 -Wall -Wextra -Werror -O1 -g \

@@ -6,12 +6,9 @@
 # is not the traced program gives a warning and raw addresses, never a
 # wrong name.
 set -eu
-: "${HETRACE:?}"
 : "${TOP:?}"
-w=$(mktemp -d)
-trap 'rm -rf "$w"' EXIT
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
+# shellcheck source=../../lib.sh
+. "$TOP/tests/lib.sh"
 
 "$HETRACE" gen "$TOP/examples/instrument/config.yaml" -o "$w/g" >/dev/null
 mkdir -p "$w/o"

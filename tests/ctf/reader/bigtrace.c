@@ -16,6 +16,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "le-store.h"
+
 #define PACKET_BYTES 65536u
 #define HEADER_BYTES 72u /* packet header (24) + packet context (48) */
 
@@ -84,25 +86,6 @@ static const char metadata[] =
 static const uint8_t uuid[16] = {0x6b, 0x1f, 0x3c, 0x2e, 0x9a, 0x41,
 				 0x4d, 0x8e, 0xb0, 0xc5, 0x2f, 0x7a,
 				 0x9e, 0x3d, 0x1c, 0x40};
-
-/* little-endian stores (the trace is little-endian on any host) */
-static void put32(uint8_t *p, uint32_t v)
-{
-	int i;
-
-	for (i = 0; i < 4; i++) {
-		p[i] = v >> (8 * i);
-	}
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-	int i;
-
-	for (i = 0; i < 8; i++) {
-		p[i] = v >> (8 * i);
-	}
-}
 
 int main(int argc, char **argv)
 {

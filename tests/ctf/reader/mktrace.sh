@@ -14,9 +14,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out/gen" "$out/trace"
 cd "$out/gen"
 
-case "$kind" in
-basic)
-	cat >config.yaml <<'EOF'
+# What every kind shares: the prefix bt_ (bt.c, bt.h), little-endian.
+cat >config.yaml <<'EOF'
 --- !<tag:barectf.org,2020/3/config>
 options:
   code-generation:
@@ -26,6 +25,10 @@ options:
 trace:
   type:
     native-byte-order: little-endian
+EOF
+case "$kind" in
+basic)
+	cat >>config.yaml <<'EOF'
     $include: [stdint.yaml, stdreal.yaml, stdmisc.yaml]
     uuid: auto
     clock-types:
@@ -86,16 +89,7 @@ trace:
 EOF
 	;;
 be16)
-	cat >config.yaml <<'EOF'
---- !<tag:barectf.org,2020/3/config>
-options:
-  code-generation:
-    prefix:
-      identifier: bt_
-      file-name: bt
-trace:
-  type:
-    native-byte-order: little-endian
+	cat >>config.yaml <<'EOF'
     $include: [stdint.yaml, stdmisc.yaml]
     clock-types:
       mhz:

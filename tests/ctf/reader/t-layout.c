@@ -13,18 +13,7 @@
 
 #include "host/ctf/ctf-layout.h"
 #include "common/error.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                       \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);        \
-			fprintf(stderr, __VA_ARGS__);                          \
-			fprintf(stderr, "\n");                                 \
-			failures++;                                            \
-		}                                                              \
-	} while (0)
+#include "tests/check.h"
 
 /* clang-format off */
 #define TYPES \
@@ -71,11 +60,12 @@ static const char size_varies[] =
 static void check_loc(const struct ht_ctf_field_loc *l, const char *what,
 		      uint32_t bit, unsigned size, int bo)
 {
-	CHECK(l->set, "%s: not located", what);
-	CHECK(l->bit == bit, "%s: bit %u, expected %u", what, l->bit, bit);
-	CHECK(l->size_bits == size, "%s: %u bits, expected %u", what,
-	      l->size_bits, size);
-	CHECK(l->bo == bo, "%s: byte order %u, expected %d", what, l->bo, bo);
+	CHECK_MSG(l->set, "%s: not located", what);
+	CHECK_MSG(l->bit == bit, "%s: bit %u, expected %u", what, l->bit, bit);
+	CHECK_MSG(l->size_bits == size, "%s: %u bits, expected %u", what,
+		  l->size_bits, size);
+	CHECK_MSG(l->bo == bo, "%s: byte order %u, expected %d", what, l->bo,
+		  bo);
 }
 
 static void test_layout(void)
@@ -87,38 +77,38 @@ static void test_layout(void)
 
 	ret = ht_ctf_packet_layout_read(&lay, "good.tsdl", good, strlen(good),
 					"ring0", err, sizeof(err));
-	CHECK(ret == 0, "read: %d: %s", ret, err);
+	CHECK_MSG(ret == 0, "read: %d: %s", ret, err);
 	if (ret) {
 		return;
 	}
 	check_loc(&lay.magic, "magic", 0, 32, HT_CTF_LE);
 	check_loc(&lay.stream_id, "stream_id", 32, 8, HT_CTF_LE);
-	CHECK(lay.nr_ctx == 2, "%zu stream classes", lay.nr_ctx);
+	CHECK_MSG(lay.nr_ctx == 2, "%zu stream classes", lay.nr_ctx);
 	c0 = &lay.ctx[0];
 	c1 = &lay.ctx[1];
-	CHECK(c0->id == 3 && c1->id == 5, "ids %llu %llu",
-	      (unsigned long long)c0->id, (unsigned long long)c1->id);
+	CHECK_MSG(c0->id == 3 && c1->id == 5, "ids %llu %llu",
+		  (unsigned long long)c0->id, (unsigned long long)c1->id);
 	check_loc(&c0->packet_size, "packet_size", 40, 32, HT_CTF_LE);
 	check_loc(&c0->content_size, "content_size", 72, 32, HT_CTF_LE);
 	/* after the 4-bit field at 104: aligned to the next byte */
 	check_loc(&c0->discarded, "events_discarded", 112, 16, HT_CTF_BE);
 	check_loc(&c0->seq_num, "packet_seq_num", 128, 32, HT_CTF_LE);
-	CHECK(!c0->ts_begin.set && !c0->ts_end.set, "timestamps located");
-	CHECK(c0->end_bits == 160, "end_bits %llu",
-	      (unsigned long long)c0->end_bits);
+	CHECK_MSG(!c0->ts_begin.set && !c0->ts_end.set, "timestamps located");
+	CHECK_MSG(c0->end_bits == 160, "end_bits %llu",
+		  (unsigned long long)c0->end_bits);
 	check_loc(&c1->packet_size, "packet_size (5)", 48, 32, HT_CTF_LE);
-	CHECK(!c1->content_size.set, "content_size located in stream 5");
-	CHECK(c1->end_bits == 80, "end_bits (5) %llu",
-	      (unsigned long long)c1->end_bits);
-	CHECK(lay.hc_bytes == 20, "hc_bytes %u", lay.hc_bytes);
-	CHECK(ht_ctf_trace_env(lay.trace, "core_name") &&
-		  !ht_ctf_trace_env(lay.trace, "core_id"),
-	      "env lookups");
-	CHECK(ht_ctf_field_loc_within(&c0->seq_num, 20) &&
-		  !ht_ctf_field_loc_within(&c0->seq_num, 19),
-	      "within");
+	CHECK_MSG(!c1->content_size.set, "content_size located in stream 5");
+	CHECK_MSG(c1->end_bits == 80, "end_bits (5) %llu",
+		  (unsigned long long)c1->end_bits);
+	CHECK_MSG(lay.hc_bytes == 20, "hc_bytes %u", lay.hc_bytes);
+	CHECK_MSG(ht_ctf_trace_env(lay.trace, "core_name") &&
+		      !ht_ctf_trace_env(lay.trace, "core_id"),
+		  "env lookups");
+	CHECK_MSG(ht_ctf_field_loc_within(&c0->seq_num, 20) &&
+		      !ht_ctf_field_loc_within(&c0->seq_num, 19),
+		  "within");
 	ht_ctf_packet_layout_fini(&lay);
-	CHECK(!lay.trace && !lay.ctx, "fini leaves a zeroed layout");
+	CHECK_MSG(!lay.trace && !lay.ctx, "fini leaves a zeroed layout");
 }
 
 static void test_bits(void)
@@ -131,23 +121,25 @@ static void test_bits(void)
 
 	memset(buf, 0, sizeof(buf));
 	ht_ctf_field_loc_write(buf, &be16, 0x1234);
-	CHECK(buf[14] == 0x12 && buf[15] == 0x34, "be16 bytes %02x %02x",
-	      buf[14], buf[15]);
-	CHECK(ht_ctf_field_loc_read(buf, &be16) == 0x1234, "be16 read");
+	CHECK_MSG(buf[14] == 0x12 && buf[15] == 0x34, "be16 bytes %02x %02x",
+		  buf[14], buf[15]);
+	CHECK_MSG(ht_ctf_field_loc_read(buf, &be16) == 0x1234, "be16 read");
 	ht_ctf_field_loc_write(buf, &le32, 0xc1fc1fc1u);
-	CHECK(buf[1] == 0xc1 && buf[2] == 0x1f && buf[4] == 0xc1, "le32 bytes");
-	CHECK(ht_ctf_field_loc_read(buf, &le32) == 0xc1fc1fc1u, "le32 read");
+	CHECK_MSG(buf[1] == 0xc1 && buf[2] == 0x1f && buf[4] == 0xc1,
+		  "le32 bytes");
+	CHECK_MSG(ht_ctf_field_loc_read(buf, &le32) == 0xc1fc1fc1u,
+		  "le32 read");
 
 	/* fields off byte boundaries leave their neighbours alone */
 	memset(buf, 0xff, sizeof(buf));
 	ht_ctf_field_loc_write(buf, &le12, 0xabc);
-	CHECK(buf[0] == 0xcf && buf[1] == 0xab && buf[2] == 0xff,
-	      "le12 bytes %02x %02x %02x", buf[0], buf[1], buf[2]);
-	CHECK(ht_ctf_field_loc_read(buf, &le12) == 0xabc, "le12 read");
+	CHECK_MSG(buf[0] == 0xcf && buf[1] == 0xab && buf[2] == 0xff,
+		  "le12 bytes %02x %02x %02x", buf[0], buf[1], buf[2]);
+	CHECK_MSG(ht_ctf_field_loc_read(buf, &le12) == 0xabc, "le12 read");
 	ht_ctf_field_loc_write(buf, &be5, 0x0a);
-	CHECK(buf[2] == 0xd5 && buf[3] == 0xff, "be5 bytes %02x %02x", buf[2],
-	      buf[3]);
-	CHECK(ht_ctf_field_loc_read(buf, &be5) == 0x0a, "be5 read");
+	CHECK_MSG(buf[2] == 0xd5 && buf[3] == 0xff, "be5 bytes %02x %02x",
+		  buf[2], buf[3]);
+	CHECK_MSG(ht_ctf_field_loc_read(buf, &be5) == 0x0a, "be5 read");
 }
 
 static void refused(const char *text, int code, const char *msg)
@@ -158,9 +150,10 @@ static void refused(const char *text, int code, const char *msg)
 
 	ret = ht_ctf_packet_layout_read(&lay, "bad.tsdl", text, strlen(text),
 					"ring1", err, sizeof(err));
-	CHECK(ret == code, "%s: code %d, expected %d", msg, ret, code);
-	CHECK(!strcmp(err, msg), "message \"%s\", expected \"%s\"", err, msg);
-	CHECK(!lay.trace && !lay.ctx, "%s: layout not zeroed", msg);
+	CHECK_MSG(ret == code, "%s: code %d, expected %d", msg, ret, code);
+	CHECK_MSG(!strcmp(err, msg), "message \"%s\", expected \"%s\"", err,
+		  msg);
+	CHECK_MSG(!lay.trace && !lay.ctx, "%s: layout not zeroed", msg);
 }
 
 static void test_refusals(void)
@@ -179,13 +172,13 @@ static void test_refusals(void)
 		"place in the packet context: packets cannot be delimited");
 
 	/* parse errors name the path, not the ring */
-	CHECK(ht_ctf_metadata_check("bad.tsdl", "trace {", 7, err,
-				    sizeof(err)) < 0 &&
-		  !strncmp(err, "bad.tsdl:", 9),
-	      "parse error \"%s\"", err);
-	CHECK(ht_ctf_metadata_check("good.tsdl", good, strlen(good), err,
-				    sizeof(err)) == 0,
-	      "check of good metadata: %s", err);
+	CHECK_MSG(ht_ctf_metadata_check("bad.tsdl", "trace {", 7, err,
+					sizeof(err)) < 0 &&
+		      !strncmp(err, "bad.tsdl:", 9),
+		  "parse error \"%s\"", err);
+	CHECK_MSG(ht_ctf_metadata_check("good.tsdl", good, strlen(good), err,
+					sizeof(err)) == 0,
+		  "check of good metadata: %s", err);
 }
 
 int main(void)
@@ -193,10 +186,5 @@ int main(void)
 	test_layout();
 	test_bits();
 	test_refusals();
-	if (failures) {
-		fprintf(stderr, "%d failures\n", failures);
-		return 1;
-	}
-	printf("layout: ok\n");
-	return 0;
+	return check_summary("t-layout");
 }

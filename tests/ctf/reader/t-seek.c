@@ -23,23 +23,13 @@
 
 #include "host/ctf/ctf-reader.h"
 #include "common/error.h"
+#include "tests/check.h"
+#include "le-store.h"
 
 #define PKT_BYTES 512u
 #define HDR_BYTES 40u /* header 8 + context 32 */
 #define EV_BYTES 24u  /* id 4, pad 4, timestamp 8, v 4, pad 4 */
 #define MAX_EVENTS 4096
-
-static int failures;
-
-#define CHECK(cond, ...)                                                       \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);        \
-			fprintf(stderr, __VA_ARGS__);                          \
-			fprintf(stderr, "\n");                                 \
-			failures++;                                            \
-		}                                                              \
-	} while (0)
 
 static const char meta_fmt[] =
     "/* CTF 1.8 */\n"
@@ -63,24 +53,6 @@ static const char meta_fmt[] =
     "event { name = e; id = 0; stream_id = 0;\n"
     "\tfields := struct { uint32_t v; };\n"
     "};\n";
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	int i;
-
-	for (i = 0; i < 4; i++) {
-		p[i] = v >> (8 * i);
-	}
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-	int i;
-
-	for (i = 0; i < 8; i++) {
-		p[i] = v >> (8 * i);
-	}
-}
 
 static void die(const char *what)
 {
@@ -176,17 +148,17 @@ static size_t read_events(struct ht_ctf_set *set, struct ev *out, size_t max)
 		const struct ht_ctf_field *p, *v;
 
 		if (ret) {
-			CHECK(0, "ht_ctf_set_next: %s",
-			      ht_ctf_set_last_error(set));
+			CHECK_MSG(0, "ht_ctf_set_next: %s",
+				  ht_ctf_set_last_error(set));
 			break;
 		}
 		if (m.kind != HT_CTF_MSG_EVENT) {
 			continue;
 		}
-		CHECK(m.has_time, "an event without a time");
+		CHECK_MSG(m.has_time, "an event without a time");
 		p = m.event->scope[HT_CTF_SCOPE_EVENT_PAYLOAD];
 		v = ht_ctf_field_member(p, "v");
-		CHECK(v != NULL, "no payload field v");
+		CHECK_MSG(v != NULL, "no payload field v");
 		if (n < max && v) {
 			out[n].ns = m.ns;
 			out[n].v = (uint32_t)v->v.u;
@@ -214,20 +186,20 @@ static void check_seek(struct ht_ctf_set *set, const struct ev *lin, size_t n,
 	size_t from = first_at(lin, n, target), k, m;
 	int ret = ht_ctf_set_seek_ns(set, target);
 
-	CHECK(ret == 0, "seek %s (%lld): %d", what, (long long)target, ret);
+	CHECK_MSG(ret == 0, "seek %s (%lld): %d", what, (long long)target, ret);
 	m = read_events(set, got, MAX_EVENTS);
-	CHECK(m == n - from,
-	      "seek %s (%lld): %zu events after it, expected %zu", what,
-	      (long long)target, m, n - from);
+	CHECK_MSG(m == n - from,
+		  "seek %s (%lld): %zu events after it, expected %zu", what,
+		  (long long)target, m, n - from);
 	for (k = 0; k < m && from + k < n; k++) {
 		if (got[k].v != lin[from + k].v ||
 		    got[k].ns != lin[from + k].ns) {
-			CHECK(0,
-			      "seek %s (%lld): event %zu is v=%u at %lld, "
-			      "expected v=%u at %lld",
-			      what, (long long)target, k, got[k].v,
-			      (long long)got[k].ns, lin[from + k].v,
-			      (long long)lin[from + k].ns);
+			CHECK_MSG(0,
+				  "seek %s (%lld): event %zu is v=%u at %lld, "
+				  "expected v=%u at %lld",
+				  what, (long long)target, k, got[k].v,
+				  (long long)got[k].ns, lin[from + k].v,
+				  (long long)lin[from + k].ns);
 			break;
 		}
 	}
@@ -248,13 +220,13 @@ static void run(const char *root, unsigned flags)
 		fprintf(stderr, "t-seek: open: %s\n", err);
 		exit(1);
 	}
-	CHECK(ht_ctf_set_nr_traces(set) == 2, "%zu traces",
-	      ht_ctf_set_nr_traces(set));
+	CHECK_MSG(ht_ctf_set_nr_traces(set) == 2, "%zu traces",
+		  ht_ctf_set_nr_traces(set));
 	n = read_events(set, lin, MAX_EVENTS);
-	CHECK(n > 100 && n < MAX_EVENTS, "%zu events", n);
+	CHECK_MSG(n > 100 && n < MAX_EVENTS, "%zu events", n);
 	for (i = 1; i < n; i++) {
-		CHECK(lin[i - 1].ns <= lin[i].ns, "not in time order at %zu",
-		      i);
+		CHECK_MSG(lin[i - 1].ns <= lin[i].ns,
+			  "not in time order at %zu", i);
 	}
 
 	check_seek(set, lin, n, INT64_MIN, "INT64_MIN");
@@ -277,14 +249,14 @@ static void run(const char *root, unsigned flags)
 	/* from the middle of a scan, backward then forward */
 	half = n / 2;
 	ret = ht_ctf_set_seek_ns(set, INT64_MIN);
-	CHECK(ret == 0, "seek: %d", ret);
+	CHECK_MSG(ret == 0, "seek: %d", ret);
 	for (i = 0; i < half; i++) {
 		struct ht_ctf_msg m;
 
 		do {
 			ret = ht_ctf_set_next(set, &m);
 		} while (!ret && m.kind != HT_CTF_MSG_EVENT);
-		CHECK(ret == 0, "next: %d", ret);
+		CHECK_MSG(ret == 0, "next: %d", ret);
 	}
 	check_seek(set, lin, n, lin[n / 4].ns, "backward from the middle");
 	for (i = 0; i < half; i++) {
@@ -351,10 +323,5 @@ int main(void)
 	if (system(cmd)) {
 		fprintf(stderr, "t-seek: cannot remove %s\n", root);
 	}
-	if (failures) {
-		fprintf(stderr, "t-seek: %d failures\n", failures);
-		return 1;
-	}
-	printf("t-seek: ok\n");
-	return 0;
+	return check_summary("t-seek");
 }

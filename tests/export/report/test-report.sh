@@ -16,7 +16,7 @@ export PYTHONDONTWRITEBYTECODE=1 # reportdata.py: no __pycache__ here
 
 "$HETRACE" gen ../../analysis/paths/trace.yaml -o "$w/g" >/dev/null
 cc -std=c99 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -O1 -g \
-	-I"$w/g" -o "$w/mktrace" ../../analysis/paths/mktrace.c "$w/g/barectf.c"
+	-I"$w/g" -I"$TOP" -o "$w/mktrace" ../../analysis/paths/mktrace.c "$w/g/barectf.c"
 mkdir -p "$w/pipeline" "$w/big"
 cp "$w/g/metadata" "$w/pipeline/"
 cp "$w/g/metadata" "$w/big/"

@@ -43,11 +43,8 @@ int main(int argc, char **argv)
 	const int8_t vals[3] = {-128, 0, 127};
 
 	fp_start(&fp, argc > 1 ? argv[1] : "stream", 512, 10);
-	fp.ctx = &ctx;
-	fp.open = open_cb;
-	fp.close = close_cb;
-	fp.is_empty = tr_packet_is_empty;
-	fp.is_open = tr_packet_is_open;
+	fp_bind(&fp, &ctx, open_cb, close_cb, tr_packet_is_empty,
+		tr_packet_is_open);
 	tr_init(&ctx, fp.buf, 512, cbs, &fp);
 	tr_core_open_packet(&ctx);
 

@@ -37,11 +37,8 @@ int main(int argc, char **argv)
 	int round;
 
 	fp_start(&fp, argc > 1 ? argv[1] : "stream", packet, 10);
-	fp.ctx = &ctx;
-	fp.open = open_cb;
-	fp.close = close_cb;
-	fp.is_empty = barectf_packet_is_empty;
-	fp.is_open = barectf_packet_is_open;
+	fp_bind(&fp, &ctx, open_cb, close_cb, barectf_packet_is_empty,
+		barectf_packet_is_open);
 	barectf_init(&ctx, fp.buf, packet, cbs, &fp);
 	barectf_main_open_packet(&ctx);
 

@@ -67,11 +67,8 @@ static void start(const char *path, uint32_t size, uint64_t step)
 	};
 
 	fp_start(&fp, path, size, step);
-	fp.ctx = &ctx;
-	fp.open = open_cb;
-	fp.close = close_cb;
-	fp.is_empty = barectf_packet_is_empty;
-	fp.is_open = barectf_packet_is_open;
+	fp_bind(&fp, &ctx, open_cb, close_cb, barectf_packet_is_empty,
+		barectf_packet_is_open);
 	barectf_init(&ctx, fp.buf, size, cbs, &fp);
 	barectf_main_open_packet(&ctx);
 }
@@ -156,11 +153,8 @@ int main(int argc, char **argv)
 		};
 
 		fp_start(&afp, argv[3], 64, 1);
-		afp.ctx = &aux;
-		afp.open = aux_open_cb;
-		afp.close = aux_close_cb;
-		afp.is_empty = barectf_packet_is_empty;
-		afp.is_open = barectf_packet_is_open;
+		fp_bind(&afp, &aux, aux_open_cb, aux_close_cb,
+			barectf_packet_is_empty, barectf_packet_is_open);
 		barectf_init(&aux, afp.buf, 64, cbs, &afp);
 		barectf_aux_open_packet(&aux);
 		for (i = 0; i < 40; i++) {

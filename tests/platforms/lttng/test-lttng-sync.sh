@@ -16,9 +16,8 @@
 # limit, so nothing here can hang.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-: "${HETRACE:?}"
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
+# shellcheck source=../../lib.sh
+. "$here/../../lib.sh"
 
 for tool in lttng lttng-sessiond babeltrace2; do
 	command -v "$tool" >/dev/null || {
@@ -32,32 +31,11 @@ provider=$(dirname "$HETRACE")/libhetrace-lttng.so
 	exit 1
 }
 
-w=$(mktemp -d)
-sessiond_pid=
-stop_sessiond() {
-	[ -n "$sessiond_pid" ] || return 0
-	kill "$sessiond_pid" 2>/dev/null || true
-	for _ in $(seq 50); do
-		kill -0 "$sessiond_pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -9 "$sessiond_pid" 2>/dev/null || true
-	wait "$sessiond_pid" 2>/dev/null || true
-	sessiond_pid=
-}
+# shellcheck source=../../lttng-session.sh
+. "$here/../../lttng-session.sh"
 trap 'stop_sessiond; rm -rf "$w"' EXIT
-
-as_user=()
-if [ "$(id -u)" = 0 ]; then
-	d=$w
-	while [ "$d" != / ]; do
-		chmod o+x "$d" 2>/dev/null || true
-		d=$(dirname "$d")
-	done
-	as_user=(setpriv --reuid=65534 --regid=65534 --clear-groups)
-fi
 mkdir -p "$w/home" "$w/lttng"
-[ ${#as_user[@]} = 0 ] || chown -R 65534:65534 "$w"
+lttng_as_user "$w"
 export HOME="$w/home" LTTNG_HOME="$w/home"
 run() { "${as_user[@]}" env HOME="$HOME" LTTNG_HOME="$HOME" "$@"; }
 lt() { timeout 20 "${as_user[@]}" env HOME="$HOME" LTTNG_HOME="$HOME" lttng "$@" >>"$w/lttng.log" 2>&1; }

@@ -7,9 +7,13 @@ handshake round is ordered on the merged clock (docs/qemu.md).
 Usage: check-qemu.py CAPTURE MERGED-TRACE [CORE...]"""
 import hashlib
 import itertools
+import os
 import re
-import subprocess
 import sys
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+from bt2text import text_lines  # noqa: E402
 
 sys.setrecursionlimit(100000)
 LINE = re.compile(r"^\[(\d+)\] \(\+[^)]*\) (\w+): (.*)$")
@@ -23,17 +27,8 @@ def bad(msg):
 
 
 def events(path):
-    out = subprocess.run(["babeltrace2", "--clock-cycles", path],
-                         capture_output=True, text=True)
-    if out.returncode != 0:
-        bad(f"babeltrace2 {path}: exit {out.returncode}: {out.stderr[:300]}")
-        return []
     evs = []
-    for line in out.stdout.splitlines():
-        m = LINE.match(line)
-        if not m:
-            bad(f"{path}: unexpected line: {line[:120]}")
-            continue
+    for m in text_lines(path, LINE, bad):
         f = {k: v.strip('"') for k, v in FIELD.findall(m.group(3))}
         evs.append((int(m.group(1)), m.group(2), f))
     return evs

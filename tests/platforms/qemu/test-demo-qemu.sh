@@ -6,12 +6,9 @@
 # capture and the merged trace decoded by babeltrace2; no QEMU process
 # left, also after Ctrl-C in the middle of the board's run.
 set -u
-: "${HETRACE:?}"
 : "${TOP:=$(cd "$(dirname "$0")/../../.." && pwd)}"
-w=$(mktemp -d /tmp/ht-demo-qemu-test.XXXXXX)
-trap 'rm -rf "$w"' EXIT
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
+# shellcheck source=../../lib.sh
+. "$TOP/tests/lib.sh"
 build=$(dirname "$HETRACE")
 qemus() { pgrep -f -- "-kernel $w/" || true; }
 

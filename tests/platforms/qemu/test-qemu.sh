@@ -9,12 +9,8 @@
 # never a QEMU process left behind.
 set -u
 cd "$(dirname "$0")"
-: "${HETRACE:?}"
+. ../../lib.sh
 : "${TOP:=$(cd ../../.. && pwd)}"
-w=$(mktemp -d /tmp/ht-qemu-test.XXXXXX)
-trap 'rm -rf "$w"' EXIT
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
 for tool in qemu-system-arm qemu-system-riscv32 arm-none-eabi-gcc riscv64-unknown-elf-gcc babeltrace2; do
 	command -v "$tool" >/dev/null || { echo "FAIL: $tool missing (scripts/deps.sh qemu)"; exit 1; }
 done
@@ -63,46 +59,34 @@ hashes_ok() { # WHAT TRACE: sha_hash indices 0..n-1, n > 4500
 		bad "$1: $2: sha_hash indices: $n: $(head -2 "$w/bt.err")"
 	echo "$1: $n hashes of the first job kept"
 }
-"$HETRACE" qemu -o "$w/crash" --fw-dir "$fw" --icount none --light --crash rv32 \
-	--no-fsync --work "$w/run" -q >"$w/out" 2>"$w/err"
-rc=$?
-[ "$rc" = 1 ] || bad "crash: exit $rc, expected 1"
-grep -q "core rv32 stopped: fault (exception/cause 5) at pc 0x8.*address 0x00000800.*at its clock [0-9]* ticks" "$w/err" ||
-	bad "crash: message: $(cat "$w/err")"
-cat "$w/err"
-no_qemu_left "crash"
-hashes_ok crash "$w/crash/rv32"
-babeltrace2 "$w/crash/cm3" >/dev/null 2>&1 || bad "crash: cm3 capture unreadable"
+# stopped_core WHAT CORE PATTERN: `hetrace qemu --WHAT CORE` stops CORE:
+# exit 1, PATTERN on stderr, no QEMU left, the first job's hashes kept.
+stopped_core() {
+	expect_exit "$1" 1 "$HETRACE" qemu -o "$w/$1" --fw-dir "$fw" --icount none --light \
+		"--$1" "$2" --no-fsync --work "$w/run" -q
+	expect_err "$1" "$3"
+	cat "$w/err"
+	no_qemu_left "$1"
+	hashes_ok "$1" "$w/$1/$2"
+}
+stopped_core crash rv32 "core rv32 stopped: fault (exception/cause 5) at pc 0x8.*address 0x00000800.*at its clock [0-9]* ticks"
+bt2_reads crash "$w/crash/cm3"
 "$HETRACE" qemu -o "$w/crash2" --fw-dir "$fw" --icount none --light --crash cm3 \
 	--no-fsync --work "$w/run" -q >"$w/out" 2>"$w/err"
-grep -q "core cm3 stopped: fault (exception/cause 3) at pc 0x.*address 0x60000000" "$w/err" ||
-	bad "crash cm3: message: $(cat "$w/err")"
+expect_err "crash cm3" "core cm3 stopped: fault (exception/cause 3) at pc 0x.*address 0x60000000"
 no_qemu_left "crash cm3"
 
 # 3. A core that hangs with its interrupts masked: the handshake goes
 # unanswered; the core is named with the time of its last answer.
-"$HETRACE" qemu -o "$w/hang" --fw-dir "$fw" --icount none --light --hang cm3 \
-	--no-fsync --work "$w/run" -q >"$w/out" 2>"$w/err"
-rc=$?
-[ "$rc" = 1 ] || bad "hang: exit $rc, expected 1"
-grep -q "core cm3 stopped: no answer to sync request [0-9]* for .* s: last answer (ACK [0-9]*) seen at [0-9.]* s" "$w/err" ||
-	bad "hang: message: $(cat "$w/err")"
-cat "$w/err"
-no_qemu_left "hang"
-hashes_ok hang "$w/hang/cm3"
+stopped_core hang cm3 "core cm3 stopped: no answer to sync request [0-9]* for .* s: last answer (ACK [0-9]*) seen at [0-9.]* s"
 
 # 4. A QEMU that cannot start: the command line in the message.
-"$HETRACE" qemu -o "$w/noqemu" --fw-dir "$fw" --qemu-arm "$w/no-such-qemu" \
-	--no-fsync --work "$w/run" -q >"$w/out" 2>"$w/err"
-rc=$?
-[ "$rc" = 1 ] || bad "missing QEMU: exit $rc, expected 1"
-grep -q "cm3: QEMU did not start, exited with status 127: command line: $w/no-such-qemu -machine mps2-an385" "$w/err" ||
-	bad "missing QEMU: message: $(cat "$w/err")"
-"$HETRACE" qemu -o "$w/badfw" --rv32 "$w/missing.elf" --no-fsync --work "$w/run" -q >"$w/out" 2>"$w/err"
-rc=$?
-[ "$rc" = 1 ] || bad "missing firmware: exit $rc, expected 1"
-grep -Eq "rv32: QEMU (did not start|ended before the firmware booted), exited with status 1: command line: qemu-system-riscv32 .*-kernel $w/missing.elf.*QEMU said: .*missing.elf" "$w/err" ||
-	bad "missing firmware: message: $(cat "$w/err")"
+expect_exit "missing QEMU" 1 "$HETRACE" qemu -o "$w/noqemu" --fw-dir "$fw" \
+	--qemu-arm "$w/no-such-qemu" --no-fsync --work "$w/run" -q
+expect_err "missing QEMU" "cm3: QEMU did not start, exited with status 127: command line: $w/no-such-qemu -machine mps2-an385"
+expect_exit "missing firmware" 1 "$HETRACE" qemu -o "$w/badfw" --rv32 "$w/missing.elf" \
+	--no-fsync --work "$w/run" -q
+expect_err "missing firmware" "rv32: QEMU \\(did not start\\|ended before the firmware booted\\), exited with status 1: command line: qemu-system-riscv32 .*-kernel $w/missing.elf.*QEMU said: .*missing.elf"
 cat "$w/err"
 no_qemu_left "failed starts"
 
@@ -117,23 +101,15 @@ rc=$?
 [ "$rc" = 0 ] || bad "Ctrl-C: exit $rc: $(cat "$w/err")"
 no_qemu_left "Ctrl-C"
 for core in linux cm3 rv32; do
-	babeltrace2 "$w/int/$core" >/dev/null 2>&1 || bad "Ctrl-C: $core capture unreadable"
+	bt2_reads Ctrl-C "$w/int/$core"
 done
 
 # 6. Usage errors: exit 2.
-usage_case() { # EXPECTED-TEXT ARGS...
-	local want=$1
-	shift
-	"$HETRACE" qemu "$@" >"$w/out" 2>"$w/err"
-	local rc=$?
-	[ "$rc" = 2 ] || bad "qemu $*: exit $rc, expected 2"
-	grep -q -- "$want" "$w/err" || bad "qemu $*: no '$want' in: $(head -2 "$w/err")"
-}
-usage_case "-o CAPTURE is required" --fw-dir "$fw"
-usage_case "no firmware" -o "$w/x"
-usage_case "expected cm3, rv32 or none" -o "$w/x" --fw-dir "$fw" --icount arm
-usage_case "expected cm3 or rv32" -o "$w/x" --fw-dir "$fw" --crash dsp
-usage_case "that core does not run" -o "$w/x" --cm3 "$fw/cm3.elf" --hang rv32
-usage_case "expected 1 to 10000" -o "$w/x" --fw-dir "$fw" --sync-ms 0
+usage_case "-o CAPTURE is required" qemu --fw-dir "$fw"
+usage_case "no firmware" qemu -o "$w/x"
+usage_case "expected cm3, rv32 or none" qemu -o "$w/x" --fw-dir "$fw" --icount arm
+usage_case "expected cm3 or rv32" qemu -o "$w/x" --fw-dir "$fw" --crash dsp
+usage_case "that core does not run" qemu -o "$w/x" --cm3 "$fw/cm3.elf" --hang rv32
+usage_case "expected 1 to 10000" qemu -o "$w/x" --fw-dir "$fw" --sync-ms 0
 "$HETRACE" qemu --help | grep -q "^usage: hetrace qemu -o CAPTURE" || bad "qemu --help"
 exit $fail

@@ -15,9 +15,13 @@ With --partial (a run stopped by Ctrl-C) messages in flight at the stop
 may lack their receive.
 """
 import json
+import os
 import re
-import subprocess
 import sys
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+from bt2text import text_lines  # noqa: E402
 
 EVENT = re.compile(r"^\[(\d+)\] \([^)]*\) (\w+): \{ core_id = (\d+) \}, \{ (.*) \}$")
 FIELD = re.compile(r'(\w+) = ("[^"]*"|[^,]+)(?:, |$)')
@@ -31,17 +35,8 @@ def fail(msg):
 
 def decode(path):
     """[(cycles, name, fields)] of one core's trace, in trace order."""
-    out = subprocess.run(["babeltrace2", "--clock-cycles", path],
-                         capture_output=True, text=True)
-    if out.returncode != 0:
-        fail(f"babeltrace2 cannot read {path}: {out.stderr[-500:]}")
-        return []
     events = []
-    for line in out.stdout.splitlines():
-        m = EVENT.match(line)
-        if not m:
-            fail(f"{path}: unexpected line: {line}")
-            continue
+    for m in text_lines(path, EVENT, fail):
         fields = {}
         for k, v in FIELD.findall(m.group(4)):
             # int(v, 0): addresses (func_* records) are printed in hex.

@@ -19,6 +19,7 @@
 #include "common/error.h"
 #include "hetrace/sync-slave.h"
 #include "host/collect/sync-daemon.h"
+#include "tests/check.h"
 
 #define MAX_SEQ 4096
 
@@ -32,18 +33,6 @@ struct shared {
 };
 
 static struct shared *sh;
-static int failures;
-
-#define CHECK(cond, ...)                                                       \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			failures++;                                            \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);            \
-			printf(__VA_ARGS__);                                   \
-			printf("\n");                                          \
-		}                                                              \
-	} while (0)
-
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
@@ -101,7 +90,7 @@ static void slave_main(void)
 static void master_req(void *arg, uint32_t seq, uint32_t slave)
 {
 	(void)arg;
-	CHECK(slave == 7, "sync_req slave %u", slave);
+	CHECK_MSG(slave == 7, "sync_req slave %u", slave);
 	if (seq < MAX_SEQ) {
 		sh->req[seq] = now_ns();
 	}
@@ -110,7 +99,7 @@ static void master_req(void *arg, uint32_t seq, uint32_t slave)
 static void master_recv(void *arg, uint32_t seq, uint32_t slave)
 {
 	(void)arg;
-	CHECK(slave == 7, "sync_recv slave %u", slave);
+	CHECK_MSG(slave == 7, "sync_recv slave %u", slave);
 	if (seq < MAX_SEQ) {
 		sh->recv[seq] = now_ns();
 	}
@@ -129,14 +118,15 @@ static int raise_fails(void *arg)
 
 static void check_round(uint32_t n)
 {
-	CHECK(sh->req[n] && sh->ack[n] && sh->notify[n + 1] && sh->recv[n + 1],
-	      "round %u incomplete", n);
-	CHECK(sh->req[n] <= sh->ack[n], "round %u: sync_ack before sync_req",
-	      n);
-	CHECK(sh->ack[n] <= sh->notify[n + 1], "round %u: notify before ack",
-	      n);
-	CHECK(sh->notify[n + 1] <= sh->recv[n + 1],
-	      "round %u: sync_recv before sync_notify", n);
+	CHECK_MSG(sh->req[n] && sh->ack[n] && sh->notify[n + 1] &&
+		      sh->recv[n + 1],
+		  "round %u incomplete", n);
+	CHECK_MSG(sh->req[n] <= sh->ack[n],
+		  "round %u: sync_ack before sync_req", n);
+	CHECK_MSG(sh->ack[n] <= sh->notify[n + 1],
+		  "round %u: notify before ack", n);
+	CHECK_MSG(sh->notify[n + 1] <= sh->recv[n + 1],
+		  "round %u: sync_recv before sync_notify", n);
 }
 
 int main(void)
@@ -158,18 +148,19 @@ int main(void)
 		return 1;
 	}
 	ht_sync_slave_mbox_init(&sh->mbox, 7);
-	CHECK(ht_sync_slave_mbox_is_valid(&sh->mbox), "fresh mailbox invalid");
-	CHECK(sh->mbox.req == HT_SYNC_SLAVE_IDLE && sh->mbox.ack == 0,
-	      "initial words");
+	CHECK_MSG(ht_sync_slave_mbox_is_valid(&sh->mbox),
+		  "fresh mailbox invalid");
+	CHECK_MSG(sh->mbox.req == HT_SYNC_SLAVE_IDLE && sh->mbox.ack == 0,
+		  "initial words");
 
 	/* A spurious interrupt before any request answers nothing. */
 	{
 		static const struct ht_sync_slave_ops ops = {
 		    slave_ack, slave_notify, NULL};
 
-		CHECK(ht_sync_slave_handle(&sh->mbox, &ops) == 0,
-		      "answered without a request");
-		CHECK(sh->acks == 0, "traced without a request");
+		CHECK_MSG(ht_sync_slave_handle(&sh->mbox, &ops) == 0,
+			  "answered without a request");
+		CHECK_MSG(sh->acks == 0, "traced without a request");
 	}
 
 	/* Block SIGUSR1 until the child installed its handler. */
@@ -199,14 +190,14 @@ int main(void)
 	o.trace_req = master_req;
 	o.trace_recv = master_recv;
 	o.timeout_ns = 500000000u;
-	CHECK(ht_sync_daemon_create(&d, &o, &sl, 1) == HT_EINVAL,
-	      "invalid mailbox accepted");
+	CHECK_MSG(ht_sync_daemon_create(&d, &o, &sl, 1) == HT_EINVAL,
+		  "invalid mailbox accepted");
 	sl.mbox = &sh->mbox;
-	CHECK(ht_sync_daemon_create(&d, &o, &sl, 0) == HT_EINVAL,
-	      "no slave accepted");
+	CHECK_MSG(ht_sync_daemon_create(&d, &o, &sl, 0) == HT_EINVAL,
+		  "no slave accepted");
 
 	ret = ht_sync_daemon_create(&d, &o, &sl, 1);
-	CHECK(ret == 0, "create: %s", ht_strerror(ret));
+	CHECK_MSG(ret == 0, "create: %s", ht_strerror(ret));
 	if (ret) {
 		return 1;
 	}
@@ -214,45 +205,46 @@ int main(void)
 	/* 50 synchronous rounds: seq 0, 2, ... each answered, in order. */
 	for (i = 0; i < 50; i++) {
 		ret = ht_sync_daemon_round(d, 0, &answered);
-		CHECK(ret == 0 && answered, "round %d not answered", i);
+		CHECK_MSG(ret == 0 && answered, "round %d not answered", i);
 	}
 	for (n = 0; n < 100; n += 2) {
 		check_round(n);
 	}
-	CHECK(sh->acks == 50 && sh->notifies == 50, "slave traced %u/%u",
-	      sh->acks, sh->notifies);
-	CHECK(sh->mbox.ack == 99 && sh->mbox.answers == 50, "ack %u answers %u",
-	      sh->mbox.ack, sh->mbox.answers);
+	CHECK_MSG(sh->acks == 50 && sh->notifies == 50, "slave traced %u/%u",
+		  sh->acks, sh->notifies);
+	CHECK_MSG(sh->mbox.ack == 99 && sh->mbox.answers == 50,
+		  "ack %u answers %u", sh->mbox.ack, sh->mbox.answers);
 
 	/* A repeated interrupt for an answered request answers nothing. */
 	answers = sh->mbox.answers;
 	kill(pid, SIGUSR1);
 	usleep(20000);
-	CHECK(sh->mbox.answers == answers, "spurious interrupt answered");
+	CHECK_MSG(sh->mbox.answers == answers, "spurious interrupt answered");
 
 	/* A stopped slave: the round times out, the slave answers later. */
 	ht_sync_daemon_destroy(d);
 	o.timeout_ns = 30000000u;
 	ret = ht_sync_daemon_create(&d, &o, &sl, 1);
-	CHECK(ret == 0, "create: %s", ht_strerror(ret));
+	CHECK_MSG(ret == 0, "create: %s", ht_strerror(ret));
 	kill(pid, SIGSTOP);
 	ret = ht_sync_daemon_round(d, 0, &answered);
-	CHECK(ret == 0 && !answered, "stopped slave answered");
+	CHECK_MSG(ret == 0 && !answered, "stopped slave answered");
 	ht_sync_daemon_stats(d, 0, &st);
-	CHECK(st.timeouts == 1 && st.rounds == 1 && st.answered == 0,
-	      "timeouts %llu rounds %llu", (unsigned long long)st.timeouts,
-	      (unsigned long long)st.rounds);
-	CHECK(sh->recv[1] != 0 && sh->req[0] != 0, "earlier rounds kept");
+	CHECK_MSG(st.timeouts == 1 && st.rounds == 1 && st.answered == 0,
+		  "timeouts %llu rounds %llu", (unsigned long long)st.timeouts,
+		  (unsigned long long)st.rounds);
+	CHECK_MSG(sh->recv[1] != 0 && sh->req[0] != 0, "earlier rounds kept");
 	kill(pid, SIGCONT);
 	for (i = 0; i < 200 && sh->mbox.ack != 1; i++) {
 		usleep(1000);
 	}
-	CHECK(sh->mbox.ack == 1, "late answer missing (ack %u)", sh->mbox.ack);
+	CHECK_MSG(sh->mbox.ack == 1, "late answer missing (ack %u)",
+		  sh->mbox.ack);
 	/* The next round goes on with seq 2. */
 	ret = ht_sync_daemon_round(d, 0, &answered);
-	CHECK(ret == 0 && answered, "round after a timeout not answered");
-	CHECK(sh->mbox.ack == 3, "ack %u after the round after a timeout",
-	      sh->mbox.ack);
+	CHECK_MSG(ret == 0 && answered, "round after a timeout not answered");
+	CHECK_MSG(sh->mbox.ack == 3, "ack %u after the round after a timeout",
+		  sh->mbox.ack);
 
 	/* A failing interrupt: counted, nothing posted. */
 	ht_sync_daemon_destroy(d);
@@ -263,12 +255,12 @@ int main(void)
 	ht_sync_slave_mbox_init(&sh->mbox, 7);
 	sl.raise_irq = raise_fails;
 	ret = ht_sync_daemon_create(&d, &o, &sl, 1);
-	CHECK(ret == 0, "create: %s", ht_strerror(ret));
+	CHECK_MSG(ret == 0, "create: %s", ht_strerror(ret));
 	ret = ht_sync_daemon_round(d, 0, &answered);
-	CHECK(ret == HT_EIO && !answered, "failed raise: %d", ret);
+	CHECK_MSG(ret == HT_EIO && !answered, "failed raise: %d", ret);
 	ht_sync_daemon_stats(d, 0, &st);
-	CHECK(st.raise_errors == 1 && st.rounds == 0, "raise errors %llu",
-	      (unsigned long long)st.raise_errors);
+	CHECK_MSG(st.raise_errors == 1 && st.rounds == 0, "raise errors %llu",
+		  (unsigned long long)st.raise_errors);
 	ht_sync_daemon_destroy(d);
 
 	/* The thread: 1 ms period for 100 ms, then stopped. */
@@ -278,24 +270,26 @@ int main(void)
 	o.period_ns = 1000000u;
 	o.timeout_ns = 1000000000u;
 	ret = ht_sync_daemon_create(&d, &o, &sl, 1);
-	CHECK(ret == 0, "create: %s", ht_strerror(ret));
-	CHECK(ht_sync_daemon_start(d) == 0, "start");
-	CHECK(ht_sync_daemon_start(d) == HT_EINVAL, "started twice");
+	CHECK_MSG(ret == 0, "create: %s", ht_strerror(ret));
+	CHECK_MSG(ht_sync_daemon_start(d) == 0, "start");
+	CHECK_MSG(ht_sync_daemon_start(d) == HT_EINVAL, "started twice");
 	usleep(100000);
 	ht_sync_daemon_stop(d);
 	ht_sync_daemon_stats(d, 0, &st);
-	CHECK(st.rounds >= 10 && st.answered == st.rounds && !st.timeouts,
-	      "thread: rounds %llu answered %llu timeouts %llu",
-	      (unsigned long long)st.rounds, (unsigned long long)st.answered,
-	      (unsigned long long)st.timeouts);
-	CHECK(st.min_rtt_ns > 0, "no round-trip time");
+	CHECK_MSG(st.rounds >= 10 && st.answered == st.rounds && !st.timeouts,
+		  "thread: rounds %llu answered %llu timeouts %llu",
+		  (unsigned long long)st.rounds,
+		  (unsigned long long)st.answered,
+		  (unsigned long long)st.timeouts);
+	CHECK_MSG(st.min_rtt_ns > 0, "no round-trip time");
 	for (n = 0; n < 2 * st.rounds && n + 1 < MAX_SEQ; n += 2) {
 		check_round(n);
 	}
 	/* Stopped means stopped: no request is posted afterwards. */
 	n = sh->mbox.req;
 	usleep(10000);
-	CHECK(sh->mbox.req == n && sh->mbox.ack == n + 1, "request after stop");
+	CHECK_MSG(sh->mbox.req == n && sh->mbox.ack == n + 1,
+		  "request after stop");
 	ht_sync_daemon_destroy(d);
 
 	/*
@@ -308,14 +302,15 @@ int main(void)
 	o.period_ns = 60000000u;
 	o.burst = 4;
 	ret = ht_sync_daemon_create(&d, &o, &sl, 1);
-	CHECK(ret == 0, "create: %s", ht_strerror(ret));
-	CHECK(ht_sync_daemon_start(d) == 0, "start with bursts");
+	CHECK_MSG(ret == 0, "create: %s", ht_strerror(ret));
+	CHECK_MSG(ht_sync_daemon_start(d) == 0, "start with bursts");
 	usleep(150000);
 	ht_sync_daemon_stop(d);
 	ht_sync_daemon_stats(d, 0, &st);
-	CHECK(st.rounds >= 8 && st.rounds % 4 == 0 && st.answered == st.rounds,
-	      "bursts: rounds %llu answered %llu",
-	      (unsigned long long)st.rounds, (unsigned long long)st.answered);
+	CHECK_MSG(
+	    st.rounds >= 8 && st.rounds % 4 == 0 && st.answered == st.rounds,
+	    "bursts: rounds %llu answered %llu", (unsigned long long)st.rounds,
+	    (unsigned long long)st.answered);
 	for (n = 0; n < 2 * st.rounds && n + 1 < MAX_SEQ; n += 2) {
 		check_round(n);
 	}
@@ -323,15 +318,14 @@ int main(void)
 		uint64_t span = sh->req[n + 6] - sh->req[n];
 		uint64_t gap = sh->req[n + 8] - sh->req[n + 6];
 
-		CHECK(span < 20000000u && gap > 30000000u,
-		      "burst at seq %u: %llu ns long, next %llu ns later", n,
-		      (unsigned long long)span, (unsigned long long)gap);
+		CHECK_MSG(span < 20000000u && gap > 30000000u,
+			  "burst at seq %u: %llu ns long, next %llu ns later",
+			  n, (unsigned long long)span, (unsigned long long)gap);
 	}
 	ht_sync_daemon_destroy(d);
 
 	sh->stop = 1;
 	kill(pid, SIGUSR1);
 	waitpid(pid, NULL, 0);
-	printf("%s\n", failures ? "FAILED" : "ok");
-	return failures ? 1 : 0;
+	return check_summary("t-sync-handshake");
 }

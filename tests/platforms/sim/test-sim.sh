@@ -9,33 +9,23 @@ cd "$(dirname "$0")"
 . ../../lib.sh
 
 # Usage errors: exit 2 and a message naming the problem.
-usage_case() { # EXPECTED-TEXT ARGS...
-	local want=$1
-	shift
-	"$HETRACE" sim "$@" >"$w/out" 2>"$w/err"
-	local rc=$?
-	[ "$rc" = 2 ] || bad "sim $*: exit $rc, expected 2"
-	grep -q -- "$want" "$w/err" || bad "sim $*: no '$want' in: $(head -2 "$w/err")"
-}
-usage_case "-o CAPTURE is required" --cores 2
-usage_case "from 1 to 8, got '0'" -o "$w/x" --cores 0
-usage_case "from 1 to 8, got '9'" -o "$w/x" --cores 9
-usage_case "got '2.5'" -o "$w/x" --cores 2.5
-usage_case "duration from 0.05 to 3600, got 'abc'" -o "$w/x" --seconds abc
-usage_case "unknown option '--bogus'" -o "$w/x" --bogus
-usage_case "needs a value" -o
-usage_case "unexpected argument 'extra'" -o "$w/x" extra
-usage_case "from 1 to 100, got '0'" -o "$w/x" --sync-burst 0
-usage_case "from 0 to 100000, got '-5'" -o "$w/x" --idle-spin-us -5
+usage_case "-o CAPTURE is required" sim --cores 2
+usage_case "from 1 to 8, got '0'" sim -o "$w/x" --cores 0
+usage_case "from 1 to 8, got '9'" sim -o "$w/x" --cores 9
+usage_case "got '2.5'" sim -o "$w/x" --cores 2.5
+usage_case "duration from 0.05 to 3600, got 'abc'" sim -o "$w/x" --seconds abc
+usage_case "unknown option '--bogus'" sim -o "$w/x" --bogus
+usage_case "needs a value" sim -o
+usage_case "unexpected argument 'extra'" sim -o "$w/x" extra
+usage_case "from 1 to 100, got '0'" sim -o "$w/x" --sync-burst 0
+usage_case "from 0 to 100000, got '-5'" sim -o "$w/x" --idle-spin-us -5
 [ ! -e "$w/x" ] || bad "a usage error created the capture"
 "$HETRACE" sim --help >"$w/out" || bad "sim --help: exit $?"
 grep -q "^usage: hetrace sim -o CAPTURE" "$w/out" || bad "sim --help: no usage line"
 
 # A capture that cannot be written: exit 1, the path in the message.
-"$HETRACE" sim -o /dev/null/cap --cores 2 --seconds 0.2 2>"$w/err" >/dev/null
-rc=$?
-[ "$rc" = 1 ] || bad "unwritable capture: exit $rc, expected 1"
-grep -q "/dev/null/cap" "$w/err" || bad "unwritable capture: message: $(cat "$w/err")"
+expect_exit "unwritable capture" 1 "$HETRACE" sim -o /dev/null/cap --cores 2 --seconds 0.2
+expect_err "unwritable capture" "/dev/null/cap"
 
 # A short run, 4 slaves: everything checked against babeltrace2 and truth.json.
 if ! "$HETRACE" sim -o "$w/cap" --cores 4 --seconds 1.5 --no-fsync >"$w/out" 2>"$w/err"; then
@@ -47,19 +37,14 @@ else
 	python3 ./check-capture.py "$w/cap" 4 || bad "capture check"
 fi
 # A capture is not overwritten.
-"$HETRACE" sim -o "$w/cap" --cores 1 --seconds 0.2 >/dev/null 2>"$w/err"
-rc=$?
-[ "$rc" = 1 ] || bad "existing capture: exit $rc, expected 1"
+expect_exit "existing capture" 1 "$HETRACE" sim -o "$w/cap" --cores 1 --seconds 0.2
 [ -s "$w/err" ] || bad "existing capture: no message"
 
 # Ctrl-C (SIGINT to the whole process group, as a terminal sends it).
 # (With the idle spin on: the interrupts that find a slave spinning.)
 setsid "$HETRACE" sim -o "$w/int" --cores 3 --seconds 60 --no-fsync --idle-spin-us 30 >"$w/out" 2>"$w/err" &
 pid=$!
-for _ in $(seq 100); do
-	[ -d "$w/int/dsp2" ] && break
-	sleep 0.05
-done
+wait_for_dir "$w/int/dsp2"
 sleep 1
 pgrep -g "$pid" >"$w/procs" || true
 [ "$(wc -l <"$w/procs")" = 4 ] || bad "SIGINT: expected 4 processes, got: $(cat "$w/procs")"
@@ -82,10 +67,7 @@ python3 ./check-capture.py "$w/int" 3 --partial || bad "SIGINT: capture check"
 # trace still readable (the dead core's open packet is lost).
 setsid "$HETRACE" sim -o "$w/kill" --cores 3 --seconds 60 --no-fsync >"$w/out" 2>"$w/err" &
 pid=$!
-for _ in $(seq 100); do
-	[ -d "$w/kill/dsp2" ] && break
-	sleep 0.05
-done
+wait_for_dir "$w/kill/dsp2"
 sleep 0.5
 victim=$(pgrep -g "$pid" -x sim-dsp1 || true)
 [ -n "$victim" ] || bad "no process sim-dsp1 in the group: $(pgrep -a -g "$pid")"
@@ -93,11 +75,11 @@ victim=$(pgrep -g "$pid" -x sim-dsp1 || true)
 wait "$pid"
 rc=$?
 [ "$rc" = 1 ] || bad "dead slave: exit $rc, expected 1"
-grep -q "slave dsp1 died" "$w/err" || bad "dead slave: message: $(cat "$w/err")"
+expect_err "dead slave" "slave dsp1 died"
 left=$(pgrep -g "$pid" || true)
 [ -z "$left" ] || bad "dead slave: processes left: $left"
 for c in arm0 dsp0 dsp1 dsp2; do
-	babeltrace2 "$w/kill/$c" >/dev/null 2>"$w/bt" || bad "dead slave: $c unreadable: $(head -3 "$w/bt")"
+	bt2_reads "dead slave" "$w/kill/$c"
 done
 [ -f "$w/kill/truth.json" ] || bad "dead slave: no truth.json"
 

@@ -141,23 +141,27 @@ grep -q "call_site = " "$w/window-caller.txt" || bad "window-caller: no call sit
 [ "$(count func_entry "$ca" "$w/window-caller.txt")" = 0 ] || bad "window-caller: caller_a traced"
 
 # 5. Buffer modes: overwrite keeps the newest records, fixed the first.
-run overwrite 500
-pa=$(addr_of phase_a "$w/overwrite.out")
-pb=$(addr_of phase_b "$w/overwrite.out")
-nb=$(count func_entry "$pb" "$w/overwrite.txt")
-[ "$(count func_entry "$pa" "$w/overwrite.txt")" = 0 ] || bad "overwrite: old records kept"
-[ "$nb" -gt 0 ] && [ "$nb" -lt 500 ] || bad "overwrite: $nb phase_b entries"
+# buffer_mode MODE KEPT LOST: `run MODE 500` keeps no entry of function
+# LOST and 1 to 499 of KEPT ($n); $pa and $pb: phase_a's and phase_b's
+# addresses.
+buffer_mode() {
+	local lost
+	run "$1" 500
+	pa=$(addr_of phase_a "$w/$1.out")
+	pb=$(addr_of phase_b "$w/$1.out")
+	n=$(count func_entry "$(addr_of "$2" "$w/$1.out")" "$w/$1.txt")
+	lost=$(count func_entry "$(addr_of "$3" "$w/$1.out")" "$w/$1.txt")
+	[ "$lost" = 0 ] || bad "$1: $lost $3 entries kept"
+	[ "$n" -gt 0 ] && [ "$n" -lt 500 ] || bad "$1: $n $2 entries"
+}
+buffer_mode overwrite phase_b phase_a
+nb=$n
 grep -E ' func_(entry|exit): ' "$w/overwrite.txt" | tail -n 1 | grep -q "func_exit: .*addr = $pb " ||
 	bad "overwrite: the newest record is not the last phase_b exit"
 "$HETRACE" profile "$w/overwrite" --elf "$w/drv" >"$w/ow.prof" 2>"$w/ow.err" || bad "overwrite: profile failed"
 [ "$(col phase_b 1 "$w/ow.prof")" = "$nb" ] || bad "overwrite: profile calls"
 grep -q 'no func_base record; load bias' "$w/ow.err" || bad "overwrite: bias not guessed"
-run fixed 500
-pa=$(addr_of phase_a "$w/fixed.out")
-pb=$(addr_of phase_b "$w/fixed.out")
-na=$(count func_entry "$pa" "$w/fixed.txt")
-[ "$(count func_entry "$pb" "$w/fixed.txt")" = 0 ] || bad "fixed: later records kept"
-[ "$na" -gt 0 ] && [ "$na" -lt 500 ] || bad "fixed: $na phase_a entries"
+buffer_mode fixed phase_a phase_b
 sed -n 2p "$w/fixed.txt" | grep -q "func_entry: .*addr = $pa," || bad "fixed: the first record is not phase_a's first entry"
 
 # 6. Unbalanced: tracing starts two calls deep (2 exits without entry),

@@ -16,8 +16,15 @@ Types:
 Values: ints/floats, bytes or str for strings, dict for structs, list
 for arrays/sequences, (option, value) for variants.
 """
+import os
 import struct
+import sys
 import uuid as uuidmod
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", ".."))
+from ctfbits import Bits  # noqa: E402
 
 
 class T:
@@ -117,37 +124,6 @@ def decl(t, name, ind='\t'):
         suffix += '[%s]' % (t.n if t.kind == 'array' else t.ref)
         t = t.elem
     return '%s %s%s' % (tsdl(t, ind), name, suffix)
-
-
-class Bits:
-    def __init__(self, bo):
-        self.bo = bo
-        self.buf = bytearray()
-        self.pos = 0
-
-    def align(self, a):
-        while self.pos % a:
-            self.put(0, 1, 'le')
-
-    def put(self, v, size, bo):
-        v &= (1 << size) - 1
-        for i in range(size):
-            # LE: least significant bit first; BE: most significant first
-            bit = (v >> i) & 1 if bo == 'le' else (v >> (size - 1 - i)) & 1
-            byte, off = divmod(self.pos, 8)
-            while len(self.buf) <= byte:
-                self.buf.append(0)
-            if bit:
-                if bo == 'le':
-                    self.buf[byte] |= 1 << off
-                else:
-                    self.buf[byte] |= 0x80 >> off
-            self.pos += 1
-
-    def put_bytes(self, b):
-        assert self.pos % 8 == 0
-        self.buf += b
-        self.pos += 8 * len(b)
 
 
 def encode(w, t, v):

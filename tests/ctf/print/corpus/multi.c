@@ -42,30 +42,9 @@ static void start(struct plat *p, void *ctx, const char *dir, const char *name,
 	char path[4096];
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	p->out = fopen(path, "wb");
-	if (!p->out) {
-		perror(path);
-		exit(1);
-	}
-	p->buf_size = size;
-	p->buf = calloc(1, size);
-	p->ctx = ctx;
-	p->open = open;
-	p->close = close;
-	p->packet_buf = barectf_packet_buf;
-	p->packet_size = barectf_packet_size;
+	plat_start(p, path, size, ctx, open, close);
 	barectf_init(ctx, p->buf, size, cbs, p);
 	open(ctx);
-}
-
-static void finish(struct plat *p)
-{
-	if (barectf_packet_is_open(p->ctx) &&
-	    !barectf_packet_is_empty(p->ctx)) {
-		plat_close(p);
-	}
-	fclose(p->out);
-	free(p->buf);
 }
 
 int main(int argc, char **argv)
@@ -114,8 +93,8 @@ int main(int argc, char **argv)
 		pm.clock += 1;
 		barectf_mcu_trace_tick(&mcu);
 	}
-	finish(&pd[0]);
-	finish(&pd[1]);
-	finish(&pm);
+	plat_finish(&pd[0]);
+	plat_finish(&pd[1]);
+	plat_finish(&pm);
 	return 0;
 }

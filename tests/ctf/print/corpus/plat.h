@@ -4,6 +4,7 @@
  * packet is appended to a stream file, except the packets listed in
  * PLAT_DROP (lost packets: packet_seq_num gaps); plat.full makes the back
  * end report "full" so barectf discards events and counts them.
+ * Include the generated "barectf.h" (prefix barectf_) first.
  */
 #ifndef PLAT_H
 #define PLAT_H
@@ -22,10 +23,8 @@ struct plat {
 	uint8_t *buf;
 	uint32_t buf_size;
 	void *ctx;
-	void (*open)(void *ctx);
-	void (*close)(void *ctx);
-	uint8_t *(*packet_buf)(const void *ctx);
-	uint32_t (*packet_size)(const void *ctx);
+	void (*open)(void *ctx);  /* calls barectf_<dst>_open_packet() */
+	void (*close)(void *ctx); /* calls barectf_<dst>_close_packet() */
 };
 
 static uint64_t plat_clock(void *data)
@@ -51,8 +50,8 @@ static void plat_write(struct plat *p)
 
 	snprintf(key, sizeof(key), ",%lu,", p->packet_index);
 	if (!p->drop || !strstr(p->drop, key)) {
-		fwrite(p->packet_buf(p->ctx), 1, p->packet_size(p->ctx) / 8,
-		       p->out);
+		fwrite(barectf_packet_buf(p->ctx), 1,
+		       barectf_packet_size(p->ctx) / 8, p->out);
 	}
 	p->packet_index++;
 }
@@ -63,6 +62,35 @@ static void plat_close(void *data)
 
 	p->close(p->ctx);
 	plat_write(p);
+}
+
+/* Creates the stream file @path (exits on failure) and ties @p to the
+ * generated context @ctx with a @size-byte packet buffer; barectf_init()
+ * and the first packet are left to the caller. */
+static void plat_start(struct plat *p, const char *path, uint32_t size,
+		       void *ctx, void (*open)(void *), void (*close)(void *))
+{
+	p->out = fopen(path, "wb");
+	if (!p->out) {
+		perror(path);
+		exit(1);
+	}
+	p->buf_size = size;
+	p->buf = calloc(1, size);
+	p->ctx = ctx;
+	p->open = open;
+	p->close = close;
+}
+
+/* Writes the last packet if it holds anything; closes the file. */
+static void plat_finish(struct plat *p)
+{
+	if (barectf_packet_is_open(p->ctx) &&
+	    !barectf_packet_is_empty(p->ctx)) {
+		plat_close(p);
+	}
+	fclose(p->out);
+	free(p->buf);
 }
 
 #endif

@@ -86,20 +86,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: types OUT ROUNDS PACKET_SIZE [DROP]\n");
 		return 2;
 	}
-	p.out = fopen(argv[1], "wb");
-	if (!p.out) {
-		perror(argv[1]);
-		return 1;
-	}
 	rounds = strtoul(argv[2], NULL, 0);
-	p.buf_size = strtoul(argv[3], NULL, 0);
+	plat_start(&p, argv[1], strtoul(argv[3], NULL, 0), &ctx, open_main,
+		   close_main);
 	p.drop = argc > 4 ? argv[4] : NULL;
-	p.buf = calloc(1, p.buf_size);
-	p.ctx = &ctx;
-	p.open = open_main;
-	p.close = close_main;
-	p.packet_buf = barectf_packet_buf;
-	p.packet_size = barectf_packet_size;
 	p.clock = 1700000000123456789ull;
 	barectf_init(&ctx, p.buf, p.buf_size, cbs, &p);
 	open_main(&ctx);
@@ -156,10 +146,6 @@ int main(int argc, char **argv)
 					  sa0, nested);
 		barectf_main_trace_empty(&ctx, cpu);
 	}
-	if (barectf_packet_is_open(&ctx) && !barectf_packet_is_empty(&ctx)) {
-		plat_close(&p);
-	}
-	fclose(p.out);
-	free(p.buf);
+	plat_finish(&p);
 	return 0;
 }

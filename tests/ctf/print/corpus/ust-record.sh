@@ -18,29 +18,11 @@ mkdir -p "$L/home" "$L/out"
 cp "$here/ust-app.c" "$here/ust-tp.h" "$L/"
 cc -O2 -I"$L" -o "$L/ust-app" "$L/ust-app.c" -llttng-ust -ldl -lpthread
 
-as_user=()
-if [ "$(id -u)" = 0 ]; then
-	chmod 755 "$L"
-	d=$L
-	while d=$(dirname "$d") && [ "$d" != / ]; do
-		chmod o+x "$d" 2>/dev/null || true
-	done
-	chown -R 65534:65534 "$L"
-	as_user=(setpriv --reuid=65534 --regid=65534 --clear-groups)
-fi
+# shellcheck source=../../../lttng-session.sh
+. "$here/../../../lttng-session.sh"
+lttng_as_user "$L"
 export HOME="$L/home" LTTNG_HOME="$L/home"
 
-sessiond_pid=
-stop_sessiond() {
-	[ -n "$sessiond_pid" ] || return 0
-	kill "$sessiond_pid" 2>/dev/null || true
-	for _ in $(seq 50); do
-		kill -0 "$sessiond_pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -9 "$sessiond_pid" 2>/dev/null || true
-	sessiond_pid=
-}
 trap stop_sessiond EXIT
 
 lt() { timeout 20 "${as_user[@]}" env HOME="$HOME" LTTNG_HOME="$HOME" lttng "$@" >/dev/null; }
