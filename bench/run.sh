@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs every benchmark (bench/*.sh but this one); each prints its own
-# table of hetrace against its anchor, as ratios.
+# Runs every benchmark (bench/*.sh but this one and lib.sh, their
+# shared start); each prints its own table of hetrace against its
+# anchor, as ratios.
 #
 # The tables also go to bench/results.md, the one place the documents
 # cite figures from: a header saying what produced it (command, date,
@@ -48,7 +49,7 @@ cpu=$(sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo 2>/dev/nu
 status=0
 for b in "$here"/*.sh; do
 	name=$(basename "$b" .sh)
-	[ "$name" = run ] && continue
+	case $name in run | lib) continue ;; esac
 	echo "== $name"
 	"$b" | tee "$work/out"
 	rc=${PIPESTATUS[0]}

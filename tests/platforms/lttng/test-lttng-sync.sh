@@ -103,7 +103,9 @@ lt stop main
 lt destroy main
 lt stop nopairs
 lt destroy nopairs
-# another run of the board, recorded by the per-PID session only
+# another run of the board, recorded by the per-PID session only; its
+# trace is the one that was not there before it
+find "$w/lttng/pid" -name metadata | sort >"$w/pid-before"
 run LTTNG_UST_REGISTER_TIMEOUT=5000 timeout 60 "$HETRACE" sim -o "$w/cap2" \
 	--lttng --cores 2 --seconds 0.5 --no-fsync -q ||
 	bad "hetrace sim --lttng (second run) failed"
@@ -185,7 +187,10 @@ babeltrace2 -o ctf-metadata "$w/np" | grep -q 'sync_unsynced_cores = "dsp0,dsp1,
 [ "$(babeltrace2 "$w/np" | wc -l)" -gt 1000 ] || bad "babeltrace2 on the unsynced merge"
 
 # The LTTng trace of another run: the fit fails, clearly.
-other=$(dirname "$(find "$w/lttng/pid" -name metadata | sort | tail -n 1)")
+other=$(find "$w/lttng/pid" -name metadata | sort | comm -13 "$w/pid-before" -)
+[ "$(echo "$other" | wc -l)" = 1 ] && [ -n "$other" ] ||
+	bad "the second run's LTTng trace: '$other'"
+other=$(dirname "$other")
 "$HETRACE" sync "$w/cap" --master-lttng "$other" -o "$w/other" \
 	>"$w/other.out" 2>"$w/other.err" && bad "sync with another run's LTTng trace succeeded"
 grep -q "no clock transform fits its messages (fail) (was the LTTng-UST trace recorded" \
