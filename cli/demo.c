@@ -12,7 +12,6 @@
  */
 #include <errno.h>
 #include <ftw.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,7 +63,6 @@ static int step(const char *title, int (*cmd)(int, char **), char **argv)
 	fflush(stdout);
 	snprintf(prog, sizeof(prog), "hetrace %s", argv[0]);
 	ht_cli_prog = prog;
-	optind = 0; /* a fresh getopt scan for every subcommand */
 	ret = cmd(argc, argv);
 	ht_cli_prog = saved;
 	fflush(stdout);
@@ -253,35 +251,19 @@ struct demo_files {
 /* Returns HT_CLI_GO_ON when the command goes on, else its exit status. */
 static int parse_options(int argc, char **argv, struct demo_args *a)
 {
-	enum { OPT_CORES = 256 };
-	static const struct option longopts[] = {
-	    {"output", required_argument, NULL, 'o'},
-	    {"cores", required_argument, NULL, OPT_CORES},
-	    {"duration", required_argument, NULL, 'd'},
-	    {"seconds", required_argument, NULL, 'd'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	/* sim checks --cores and --duration: a value it refuses is a
+	 * failing step */
+	const struct ht_cli_opt table[] = {
+	    HT_CLI_STRING('o', "output", &a->dir),
+	    HT_CLI_STRING(0, "cores", &a->cores),
+	    HT_CLI_STRING('d', "duration", &a->seconds),
+	    HT_CLI_ALIAS("seconds"),
+	    HT_CLI_OPT_END,
 	};
-	int c;
+	struct ht_cli_args none;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:d:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			a->dir = optarg;
-			break;
-		/* sim checks them: a value it refuses is a failing step */
-		case OPT_CORES:
-			a->cores = optarg;
-			break;
-		case 'd':
-			a->seconds = optarg;
-			break;
-		default:
-			return ht_cli_help_or_usage(c, usage);
-		}
-	}
-	return ht_cli_want_no_args(argc, argv, usage);
+	return ht_cli_parse(argc, argv, table, HT_CLI_WANT_NO_ARGS, usage,
+			    &none);
 }
 
 /* The output directory, without an earlier run's traces, and the path
