@@ -52,7 +52,13 @@ bool ht_cli_uint_value(const char *arg, uint64_t min, uint64_t max, uint64_t *v)
 	return true;
 }
 
-bool ht_cli_uint_arg(const char *name, const char *arg, uint64_t min,
+/*
+ * The value ARG of option --NAME into *V when it is a number in [MIN,
+ * MAX]; anything else (empty, a sign, other characters, out of range,
+ * too large) prints "hetrace <cmd>: --NAME: expected [WHAT from ]MIN to
+ * MAX, got 'ARG'" and returns false. A whole number; MAX < UINT64_MAX.
+ */
+static bool uint_arg(const char *name, const char *arg, uint64_t min,
 		     uint64_t max, const char *what, uint64_t *v)
 {
 	char lo[24], hi[24];
@@ -65,7 +71,9 @@ bool ht_cli_uint_arg(const char *name, const char *arg, uint64_t min,
 	return true;
 }
 
-bool ht_cli_real_arg(const char *name, const char *arg, double min, double max,
+/* The same for a number as strtod() reads it (fractions, exponents), a
+ * whole one when @whole. */
+static bool real_arg(const char *name, const char *arg, double min, double max,
 		     bool whole, const char *what, double *v)
 {
 	char lo[32], hi[32], *end;
@@ -195,14 +203,14 @@ static int take(const struct ht_cli_opt *o, const char *arg)
 		*o->to.str = arg;
 		break;
 	case HT_CLI_OPT_UINT:
-		if (!ht_cli_uint_arg(o->name, arg, o->min, o->max, o->what,
-				     o->to.uint)) {
+		if (!uint_arg(o->name, arg, o->min, o->max, o->what,
+			      o->to.uint)) {
 			return HT_EXIT_USAGE;
 		}
 		break;
 	case HT_CLI_OPT_REAL:
-		if (!ht_cli_real_arg(o->name, arg, o->rmin, o->rmax, o->whole,
-				     o->what, o->to.real)) {
+		if (!real_arg(o->name, arg, o->rmin, o->rmax, o->whole, o->what,
+			      o->to.real)) {
 			return HT_EXIT_USAGE;
 		}
 		break;

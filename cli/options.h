@@ -154,26 +154,10 @@ int ht_cli_parse(int argc, char **argv, const struct ht_cli_opt *opts,
 int ht_cli_usage_error(void (*usage)(FILE *out), const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/*
- * Numeric option values. Each takes the value ARG of option --NAME into
- * *V when it is a decimal number in [MIN, MAX]; anything else (empty, a
- * sign, other characters, out of range, too large) prints
- * "hetrace <cmd>: --NAME: expected [WHAT from ]MIN to MAX, got 'ARG'"
- * and returns false: the caller exits with HT_EXIT_USAGE.
- */
-
-/* A whole number; MAX < UINT64_MAX. */
-bool ht_cli_uint_arg(const char *name, const char *arg, uint64_t min,
-		     uint64_t max, const char *what, uint64_t *v);
-
-/* The same check without a message, for a part of a value. */
+/* Whether ARG is a decimal number in [MIN, MAX] (no sign, nothing
+ * else), for a part of an option's value; then *V is that number. */
 bool ht_cli_uint_value(const char *arg, uint64_t min, uint64_t max,
 		       uint64_t *v);
-
-/* A number as strtod() reads it (fractions, exponents), a whole one
- * when @whole. */
-bool ht_cli_real_arg(const char *name, const char *arg, double min, double max,
-		     bool whole, const char *what, double *v);
 
 /*
  * --elf [CORE=]FILE, repeatable, for every command that names functions
