@@ -136,6 +136,42 @@ worst_of(const struct ht_paths_path_result *p, size_t instance)
 	return NULL;
 }
 
+/* One late frame: how late, and why (what delayed it by a tenth of its
+ * lateness or more, the three first). */
+static void print_late(const struct ht_paths_result *res,
+		       const struct ht_paths_path_result *p,
+		       const struct ht_paths_instance *in,
+		       const struct ht_paths_worst *w)
+{
+	const char *sep = ": ";
+	char a[32], b[32];
+	size_t k;
+
+	printf("  late: %s %" PRIu64 " took %s, %s past its deadline",
+	       p->path->name, in->number,
+	       ht_paths_format_ns(a, sizeof(a), in->response_ns),
+	       ht_paths_format_ns(b, sizeof(b), (uint64_t)in->lateness_ns));
+	if (in->has_firing &&
+	    in->start_ns - in->firing_ns > in->lateness_ns / 2) {
+		/* Released late: an earlier frame overran. */
+		printf("%sstarted %s after its release time", sep,
+		       ht_paths_format_ns(
+			   a, sizeof(a),
+			   (uint64_t)(in->start_ns - in->firing_ns)));
+		sep = "; ";
+	}
+	for (k = 0; k < w->nr_blame && k < 3; k++) {
+		/* Only what explains a tenth of the delay. */
+		if (w->blame[k].total_ns * 10u < (uint64_t)in->lateness_ns) {
+			continue;
+		}
+		printf("%s", sep);
+		print_blame(res, &w->blame[k]);
+		sep = "; ";
+	}
+	printf("\n");
+}
+
 static void print_frames(const struct ht_paths_result *res)
 {
 	size_t i, j, listed = 0;
@@ -158,48 +194,16 @@ static void print_frames(const struct ht_paths_result *res)
 			       ht_paths_format_ns(d, sizeof(d), r->max_ns));
 		}
 		for (j = 0; j < p->nr_instances && listed < MAX_LATE; j++) {
-			const struct ht_paths_instance *in = &p->instances[j];
-			const struct ht_paths_worst *w;
-			const char *sep;
-			size_t k;
+			const struct ht_paths_worst *w = worst_of(p, j);
 
 			/* the late frames the analysis looked into (the
 			 * worst ones): a listed frame always says why */
-			w = worst_of(p, j);
-			if (in->deadline != HT_PATHS_DL_MISSED || !w) {
+			if (p->instances[j].deadline != HT_PATHS_DL_MISSED ||
+			    !w) {
 				continue;
 			}
 			listed++;
-			printf(
-			    "  late: %s %" PRIu64 " took %s, %s past its "
-			    "deadline",
-			    p->path->name, in->number,
-			    ht_paths_format_ns(a, sizeof(a), in->response_ns),
-			    ht_paths_format_ns(b, sizeof(b),
-					       (uint64_t)in->lateness_ns));
-			sep = ": ";
-			if (in->has_firing && in->start_ns - in->firing_ns >
-						  in->lateness_ns / 2) {
-				/* Released late: an earlier frame overran. */
-				printf("%sstarted %s after its release time",
-				       sep,
-				       ht_paths_format_ns(
-					   a, sizeof(a),
-					   (uint64_t)(in->start_ns -
-						      in->firing_ns)));
-				sep = "; ";
-			}
-			for (k = 0; k < w->nr_blame && k < 3; k++) {
-				/* Only what explains a tenth of the delay. */
-				if (w->blame[k].total_ns * 10u <
-				    (uint64_t)in->lateness_ns) {
-					continue;
-				}
-				printf("%s", sep);
-				print_blame(res, &w->blame[k]);
-				sep = "; ";
-			}
-			printf("\n");
+			print_late(res, p, &p->instances[j], w);
 		}
 		if (p->missed > listed) {
 			printf("  ... and %" PRIu64 " more late\n",
