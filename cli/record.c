@@ -268,6 +268,46 @@ static int drain(struct ht_capture_writer *c, const struct record_args *a,
 	return status;
 }
 
+/*
+ * Writes what is left, then says how it went: the last progress line
+ * on a terminal, what failed, the signal that stopped the run and the
+ * summary. Returns the exit status it makes.
+ */
+static int finish(struct ht_capture_writer *c, const struct record_args *a,
+		  double start, bool tty, volatile sig_atomic_t *stop_signal)
+{
+	char err[1024];
+	int status = HT_EXIT_OK;
+	size_t i;
+	int ret;
+
+	ret = ht_capture_writer_finish(c, err, sizeof(err));
+	if (tty) {
+		progress(c, now_s() - start);
+		fputc('\n', stderr);
+	}
+	if (ret) {
+		fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
+		status = HT_EXIT_FAIL;
+	}
+	for (i = 0; i < ht_capture_writer_nr_rings(c); i++) {
+		struct ht_capture_writer_stats st;
+
+		ht_capture_writer_stats(c, i, &st);
+		if (st.failed) {
+			status = HT_EXIT_FAIL;
+		}
+	}
+	if (!a->quiet) {
+		if (*stop_signal) {
+			fprintf(stderr, "%s: stopped by signal %d\n",
+				ht_cli_prog, (int)*stop_signal);
+		}
+		summary(c, a->out, now_s() - start);
+	}
+	return status;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_args a = {
@@ -325,29 +365,8 @@ int cmd_record(int argc, char **argv)
 	if (drain(c, &a, start, tty, stop_signal)) {
 		status = HT_EXIT_FAIL;
 	}
-	ret = ht_capture_writer_finish(c, err, sizeof(err));
-	if (tty) {
-		progress(c, now_s() - start);
-		fputc('\n', stderr);
-	}
-	if (ret) {
-		fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
+	if (finish(c, &a, start, tty, stop_signal)) {
 		status = HT_EXIT_FAIL;
-	}
-	for (i = 0; i < ht_capture_writer_nr_rings(c); i++) {
-		struct ht_capture_writer_stats st;
-
-		ht_capture_writer_stats(c, i, &st);
-		if (st.failed) {
-			status = HT_EXIT_FAIL;
-		}
-	}
-	if (!a.quiet) {
-		if (*stop_signal) {
-			fprintf(stderr, "%s: stopped by signal %d\n",
-				ht_cli_prog, (int)*stop_signal);
-		}
-		summary(c, a.out, now_s() - start);
 	}
 	ret = status;
 
