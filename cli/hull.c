@@ -226,15 +226,44 @@ static int parse_options(int argc, char **argv, struct hull_args *a,
 	return HT_CLI_GO_ON;
 }
 
+/* The pairs of FILE, or of stdin without FILE or with "-", and the
+ * input line of each. Returns HT_EXIT_OK, or HT_EXIT_FAIL after a
+ * message. */
+static int read_pairs(const struct ht_cli_args *file, const char **name,
+		      struct ht_fit_set **set, size_t **lines)
+{
+	FILE *in = stdin;
+	char err[512];
+	int ret;
+
+	*name = "<stdin>";
+	if (file->nr && strcmp(file->v[0], "-")) {
+		*name = file->v[0];
+		in = fopen(*name, "r");
+		if (!in) {
+			fprintf(stderr, "%s: cannot open %s: %m\n", ht_cli_prog,
+				*name);
+			return HT_EXIT_FAIL;
+		}
+	}
+	ret = ht_fit_set_read_pairs(in, *name, set, lines, err, sizeof(err));
+	if (in != stdin) {
+		fclose(in);
+	}
+	if (ret) {
+		fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
+		return HT_EXIT_FAIL;
+	}
+	return HT_EXIT_OK;
+}
+
 int cmd_hull(int argc, char **argv)
 {
 	struct hull_args a = {0};
 	struct ht_cli_args file;
 	struct ht_fit_set *set = NULL;
-	const char *name = "<stdin>";
+	const char *name;
 	size_t *lines = NULL;
-	char err[512];
-	FILE *in = stdin;
 	unsigned i, nodes, reference;
 	int ret, status = HT_EXIT_OK;
 
@@ -243,21 +272,7 @@ int cmd_hull(int argc, char **argv)
 		return ret;
 	}
 	reference = (unsigned)a.reference;
-	if (file.nr && strcmp(file.v[0], "-")) {
-		name = file.v[0];
-		in = fopen(name, "r");
-		if (!in) {
-			fprintf(stderr, "%s: cannot open %s: %m\n", ht_cli_prog,
-				name);
-			return HT_EXIT_FAIL;
-		}
-	}
-	ret = ht_fit_set_read_pairs(in, name, &set, &lines, err, sizeof(err));
-	if (in != stdin) {
-		fclose(in);
-	}
-	if (ret) {
-		fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
+	if (read_pairs(&file, &name, &set, &lines)) {
 		return HT_EXIT_FAIL;
 	}
 	nodes = ht_fit_set_nr_nodes(set);
