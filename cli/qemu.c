@@ -183,6 +183,40 @@ static int fail_opt(const struct ht_cli_opt *opt, const char *arg)
 	return ret;
 }
 
+/* The firmware of each core (--fw-dir, --cm3, --rv32), and what the
+ * options say of the cores agreeing with it. Returns HT_CLI_GO_ON, or
+ * HT_EXIT_USAGE after a message. */
+static int pick_cores(struct qemu_args *a)
+{
+	if (a->fw_dir) {
+		snprintf(a->cm3, sizeof(a->cm3), "%s/cm3.elf", a->fw_dir);
+		snprintf(a->rv32, sizeof(a->rv32), "%s/rv32.elf", a->fw_dir);
+		if (!a->o.fw_cm3) {
+			a->o.fw_cm3 = a->cm3;
+		}
+		if (!a->o.fw_rv32) {
+			a->o.fw_rv32 = a->rv32;
+		}
+	}
+	if (!a->o.fw_cm3 && !a->o.fw_rv32) {
+		return ht_cli_usage_error(usage,
+					  "no firmware: give --fw-dir "
+					  "DIR, --cm3 ELF or --rv32 ELF");
+	}
+	if (a->o.fail_core && !strcmp(a->o.fail_core, "cm3") ? !a->o.fw_cm3
+	    : a->o.fail_core				     ? !a->o.fw_rv32
+							     : false) {
+		fprintf(stderr,
+			"%s: --crash/--hang %s: that core does "
+			"not run\n",
+			ht_cli_prog, a->o.fail_core);
+		return HT_EXIT_USAGE;
+	}
+	a->o.icount_cm3 = !strcmp(a->icount, "cm3");
+	a->o.icount_rv32 = !strcmp(a->icount, "rv32");
+	return HT_CLI_GO_ON;
+}
+
 /* Returns HT_CLI_GO_ON when the command goes on, else its exit status. */
 static int parse_options(int argc, char **argv, struct qemu_args *a)
 {
@@ -223,33 +257,7 @@ static int parse_options(int argc, char **argv, struct qemu_args *a)
 	if (!a->o.capture_dir) {
 		return ht_cli_usage_error(usage, "-o CAPTURE is required");
 	}
-	if (a->fw_dir) {
-		snprintf(a->cm3, sizeof(a->cm3), "%s/cm3.elf", a->fw_dir);
-		snprintf(a->rv32, sizeof(a->rv32), "%s/rv32.elf", a->fw_dir);
-		if (!a->o.fw_cm3) {
-			a->o.fw_cm3 = a->cm3;
-		}
-		if (!a->o.fw_rv32) {
-			a->o.fw_rv32 = a->rv32;
-		}
-	}
-	if (!a->o.fw_cm3 && !a->o.fw_rv32) {
-		return ht_cli_usage_error(usage,
-					  "no firmware: give --fw-dir "
-					  "DIR, --cm3 ELF or --rv32 ELF");
-	}
-	if (a->o.fail_core && !strcmp(a->o.fail_core, "cm3") ? !a->o.fw_cm3
-	    : a->o.fail_core				     ? !a->o.fw_rv32
-							     : false) {
-		fprintf(stderr,
-			"%s: --crash/--hang %s: that core does "
-			"not run\n",
-			ht_cli_prog, a->o.fail_core);
-		return HT_EXIT_USAGE;
-	}
-	a->o.icount_cm3 = !strcmp(a->icount, "cm3");
-	a->o.icount_rv32 = !strcmp(a->icount, "rv32");
-	return HT_CLI_GO_ON;
+	return pick_cores(a);
 }
 
 /* --work DIR, else a new directory in /tmp. */
