@@ -5,10 +5,10 @@
 /*
  * The options of a subcommand, described once in a table that
  * ht_cli_parse() turns into getopt_long()'s: every subcommand gets -h
- * and --help, the same usage errors and the same value checks
- * (docs/cli.md). What an option means beyond storing its value is the
- * subcommand's: a callback, or a look at the values after parsing.
- * This file knows nothing of traces or of any one subcommand.
+ * and --help, abbreviated long names and the same value checks and
+ * messages (docs/cli.md). What an option means beyond storing its value
+ * is the subcommand's: a callback, or a look at the values after
+ * parsing. This file knows nothing of traces or of any one subcommand.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -118,7 +118,8 @@ struct ht_cli_opt {
 		.name = NULL                                                   \
 	}
 
-/* What ht_cli_parse() checks of the arguments after the options. */
+/* What ht_cli_parse() checks of the arguments after the options, and
+ * who words an unknown option. */
 enum ht_cli_parse_flags {
 	/* at least one, else "no trace given" */
 	HT_CLI_WANT_TRACES = 1 << 0,
@@ -140,10 +141,11 @@ struct ht_cli_args {
  * Parses the options of argv[1..argc) by @opts (HT_CLI_OPT_END last),
  * storing the values as each entry says, then checks the arguments
  * that follow by @flags (enum ht_cli_parse_flags) and sets @args to
- * them. -h, --help: @usage on stdout and HT_EXIT_OK. An unknown option,
- * a missing or bad value: a message, @usage on stderr (or only the
- * message for a bad value) and HT_EXIT_USAGE. Returns HT_CLI_GO_ON when
- * the command goes on, else its exit status.
+ * them. -h, --help: @usage on stdout and HT_EXIT_OK. An unknown option
+ * or a missing value: a message, @usage on stderr and HT_EXIT_USAGE; a
+ * bad value: its message (a callback's may add the usage) and
+ * HT_EXIT_USAGE. Returns HT_CLI_GO_ON when the command goes on, else
+ * its exit status.
  */
 int ht_cli_parse(int argc, char **argv, const struct ht_cli_opt *opts,
 		 unsigned flags, void (*usage)(FILE *out),
