@@ -1,12 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Helpers shared by the subcommands (cli.h). */
-#include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -30,44 +26,14 @@ int ht_cli_nomem(void)
 	return HT_EXIT_FAIL;
 }
 
-int ht_cli_help_or_usage(int c, void (*usage)(FILE *out))
+int ht_cli_tell_skipped(uint64_t damaged)
 {
-	if (c == 'h') {
-		usage(stdout);
+	if (!damaged) {
 		return HT_EXIT_OK;
 	}
-	usage(stderr);
-	return HT_EXIT_USAGE;
-}
-
-int ht_cli_usage_error(void (*usage)(FILE *out), const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", ht_cli_prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	usage(stderr);
-	return HT_EXIT_USAGE;
-}
-
-int ht_cli_want_traces(int argc, void (*usage)(FILE *out))
-{
-	if (optind >= argc) {
-		return ht_cli_usage_error(usage, "no trace given");
-	}
-	return HT_CLI_GO_ON;
-}
-
-int ht_cli_want_no_args(int argc, char **argv, void (*usage)(FILE *out))
-{
-	if (optind < argc) {
-		return ht_cli_usage_error(usage, "unexpected argument '%s'",
-					  argv[optind]);
-	}
-	return HT_CLI_GO_ON;
+	fprintf(stderr, "%s: %" PRIu64 " damaged parts of the input skipped\n",
+		ht_cli_prog, damaged);
+	return HT_EXIT_FAIL;
 }
 
 int ht_cli_open_traces(struct ht_ctf_set **set, char **paths, size_t n,
@@ -85,82 +51,6 @@ int ht_cli_open_traces(struct ht_ctf_set **set, char **paths, size_t n,
 		return HT_EXIT_FAIL;
 	}
 	return HT_EXIT_OK;
-}
-
-/* "expected [WHAT from ]MIN to MAX, got 'ARG'" for option --NAME. */
-static bool bad_value(const char *name, const char *arg, const char *what,
-		      const char *min, const char *max)
-{
-	fprintf(stderr, "%s: --%s: expected %s%s%s to %s, got '%s'\n",
-		ht_cli_prog, name, what ? what : "", what ? " from " : "", min,
-		max, arg);
-	return false;
-}
-
-bool ht_cli_uint_value(const char *arg, uint64_t min, uint64_t max, uint64_t *v)
-{
-	char *end;
-	unsigned long long n;
-
-	errno = 0;
-	n = strtoull(arg, &end, 10);
-	/* strtoull takes "-1" as ULLONG_MAX: refuse any sign here */
-	if (*end || !*arg || strchr(arg, '-') || errno || n < min || n > max) {
-		return false;
-	}
-	*v = n;
-	return true;
-}
-
-bool ht_cli_uint_arg(const char *name, const char *arg, uint64_t min,
-		     uint64_t max, const char *what, uint64_t *v)
-{
-	char lo[24], hi[24];
-
-	if (!ht_cli_uint_value(arg, min, max, v)) {
-		snprintf(lo, sizeof(lo), "%" PRIu64, min);
-		snprintf(hi, sizeof(hi), "%" PRIu64, max);
-		return bad_value(name, arg, what, lo, hi);
-	}
-	return true;
-}
-
-bool ht_cli_real_arg(const char *name, const char *arg, double min, double max,
-		     bool whole, const char *what, double *v)
-{
-	char lo[32], hi[32], *end;
-	double x = strtod(arg, &end);
-
-	/* written so that a NaN fails the range test */
-	if (end == arg || *end || !(x >= min && x <= max) ||
-	    (whole && x != (double)(uint64_t)x)) {
-		snprintf(lo, sizeof(lo), "%.15g", min);
-		snprintf(hi, sizeof(hi), "%.15g", max);
-		return bad_value(name, arg, what, lo, hi);
-	}
-	*v = x;
-	return true;
-}
-
-bool ht_cli_elf_arg(struct ht_cli_elfs *e, const char *arg)
-{
-	const char *eq = strchr(arg, '=');
-	const char *path = eq && eq != arg ? eq + 1 : arg;
-
-	if (!*path) {
-		fprintf(stderr,
-			"%s: --elf: expected [CORE=]FILE, got '%s' (no file "
-			"name)\n",
-			ht_cli_prog, arg);
-		return false;
-	}
-	if (e->nr == HT_CLI_MAX_ELFS) {
-		fprintf(stderr, "%s: --elf: more than %d ELF files\n",
-			ht_cli_prog, HT_CLI_MAX_ELFS);
-		return false;
-	}
-	e->spec[e->nr++] = arg;
-	return true;
 }
 
 int ht_cli_elf_open(struct ht_func_names **fn, const struct ht_cli_elfs *e,

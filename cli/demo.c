@@ -12,7 +12,6 @@
  */
 #include <errno.h>
 #include <ftw.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,7 +63,6 @@ static int step(const char *title, int (*cmd)(int, char **), char **argv)
 	fflush(stdout);
 	snprintf(prog, sizeof(prog), "hetrace %s", argv[0]);
 	ht_cli_prog = prog;
-	optind = 0; /* a fresh getopt scan for every subcommand */
 	ret = cmd(argc, argv);
 	ht_cli_prog = saved;
 	fflush(stdout);
@@ -138,6 +136,42 @@ worst_of(const struct ht_paths_path_result *p, size_t instance)
 	return NULL;
 }
 
+/* One late frame: how late, and why (what delayed it by a tenth of its
+ * lateness or more, the three first). */
+static void print_late(const struct ht_paths_result *res,
+		       const struct ht_paths_path_result *p,
+		       const struct ht_paths_instance *in,
+		       const struct ht_paths_worst *w)
+{
+	const char *sep = ": ";
+	char a[32], b[32];
+	size_t k;
+
+	printf("  late: %s %" PRIu64 " took %s, %s past its deadline",
+	       p->path->name, in->number,
+	       ht_paths_format_ns(a, sizeof(a), in->response_ns),
+	       ht_paths_format_ns(b, sizeof(b), (uint64_t)in->lateness_ns));
+	if (in->has_firing &&
+	    in->start_ns - in->firing_ns > in->lateness_ns / 2) {
+		/* Released late: an earlier frame overran. */
+		printf("%sstarted %s after its release time", sep,
+		       ht_paths_format_ns(
+			   a, sizeof(a),
+			   (uint64_t)(in->start_ns - in->firing_ns)));
+		sep = "; ";
+	}
+	for (k = 0; k < w->nr_blame && k < 3; k++) {
+		/* Only what explains a tenth of the delay. */
+		if (w->blame[k].total_ns * 10u < (uint64_t)in->lateness_ns) {
+			continue;
+		}
+		printf("%s", sep);
+		print_blame(res, &w->blame[k]);
+		sep = "; ";
+	}
+	printf("\n");
+}
+
 static void print_frames(const struct ht_paths_result *res)
 {
 	size_t i, j, listed = 0;
@@ -160,48 +194,16 @@ static void print_frames(const struct ht_paths_result *res)
 			       ht_paths_format_ns(d, sizeof(d), r->max_ns));
 		}
 		for (j = 0; j < p->nr_instances && listed < MAX_LATE; j++) {
-			const struct ht_paths_instance *in = &p->instances[j];
-			const struct ht_paths_worst *w;
-			const char *sep;
-			size_t k;
+			const struct ht_paths_worst *w = worst_of(p, j);
 
 			/* the late frames the analysis looked into (the
 			 * worst ones): a listed frame always says why */
-			w = worst_of(p, j);
-			if (in->deadline != HT_PATHS_DL_MISSED || !w) {
+			if (p->instances[j].deadline != HT_PATHS_DL_MISSED ||
+			    !w) {
 				continue;
 			}
 			listed++;
-			printf(
-			    "  late: %s %" PRIu64 " took %s, %s past its "
-			    "deadline",
-			    p->path->name, in->number,
-			    ht_paths_format_ns(a, sizeof(a), in->response_ns),
-			    ht_paths_format_ns(b, sizeof(b),
-					       (uint64_t)in->lateness_ns));
-			sep = ": ";
-			if (in->has_firing && in->start_ns - in->firing_ns >
-						  in->lateness_ns / 2) {
-				/* Released late: an earlier frame overran. */
-				printf("%sstarted %s after its release time",
-				       sep,
-				       ht_paths_format_ns(
-					   a, sizeof(a),
-					   (uint64_t)(in->start_ns -
-						      in->firing_ns)));
-				sep = "; ";
-			}
-			for (k = 0; k < w->nr_blame && k < 3; k++) {
-				/* Only what explains a tenth of the delay. */
-				if (w->blame[k].total_ns * 10u <
-				    (uint64_t)in->lateness_ns) {
-					continue;
-				}
-				printf("%s", sep);
-				print_blame(res, &w->blame[k]);
-				sep = "; ";
-			}
-			printf("\n");
+			print_late(res, p, &p->instances[j], w);
 		}
 		if (p->missed > listed) {
 			printf("  ... and %" PRIu64 " more late\n",
@@ -253,35 +255,19 @@ struct demo_files {
 /* Returns HT_CLI_GO_ON when the command goes on, else its exit status. */
 static int parse_options(int argc, char **argv, struct demo_args *a)
 {
-	enum { OPT_CORES = 256 };
-	static const struct option longopts[] = {
-	    {"output", required_argument, NULL, 'o'},
-	    {"cores", required_argument, NULL, OPT_CORES},
-	    {"duration", required_argument, NULL, 'd'},
-	    {"seconds", required_argument, NULL, 'd'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	/* sim checks --cores and --duration: a value it refuses is a
+	 * failing step */
+	const struct ht_cli_opt table[] = {
+	    HT_CLI_STRING('o', "output", &a->dir),
+	    HT_CLI_STRING(0, "cores", &a->cores),
+	    HT_CLI_STRING('d', "duration", &a->seconds),
+	    HT_CLI_ALIAS("seconds"),
+	    HT_CLI_OPT_END,
 	};
-	int c;
+	struct ht_cli_args none;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:d:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			a->dir = optarg;
-			break;
-		/* sim checks them: a value it refuses is a failing step */
-		case OPT_CORES:
-			a->cores = optarg;
-			break;
-		case 'd':
-			a->seconds = optarg;
-			break;
-		default:
-			return ht_cli_help_or_usage(c, usage);
-		}
-	}
-	return ht_cli_want_no_args(argc, argv, usage);
+	return ht_cli_parse(argc, argv, table, HT_CLI_WANT_NO_ARGS, usage,
+			    &none);
 }
 
 /* The output directory, without an earlier run's traces, and the path

@@ -5,7 +5,6 @@
  * host/export/export.h; prints what was written (tracks, slices, instants,
  * flows, counters) on stderr.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,62 +69,48 @@ struct export_args {
 	const char *output;
 	struct ht_cli_elfs elfs;
 	bool quiet;
+	struct ht_cli_args traces;
 };
+
+/* --format F. */
+static int format_opt(const struct ht_cli_opt *opt, const char *arg)
+{
+	const struct ht_export_ops **ops = opt->to.arg;
+
+	*ops = ht_export_find(arg);
+	if (!*ops) {
+		return ht_cli_usage_error(usage, "unknown format '%s'", arg);
+	}
+	return HT_CLI_GO_ON;
+}
 
 /* Returns HT_CLI_GO_ON when the command goes on, else its exit status. */
 static int parse_options(int argc, char **argv, struct export_args *a)
 {
-	static const struct option longopts[] = {
-	    {"format", required_argument, NULL, 'f'},
-	    {"output", required_argument, NULL, 'o'},
-	    {"window", required_argument, NULL, 'w'},
-	    {"elf", required_argument, NULL, 'e'},
-	    {"quiet", no_argument, NULL, 'q'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	uint64_t window_ns = 0;
+	const struct ht_cli_opt table[] = {
+	    HT_CLI_CALL('f', "format", format_opt, &a->ops),
+	    HT_CLI_STRING('o', "output", &a->output),
+	    HT_CLI_UINT('w', "window", &window_ns, 1, INT64_MAX,
+			"a period in ns"),
+	    /* opened once the options are known to be right */
+	    HT_CLI_ELF(&a->elfs),
+	    HT_CLI_FLAG('q', "quiet", &a->quiet),
+	    HT_CLI_OPT_END,
 	};
-	uint64_t v;
-	int c;
+	int ret;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:o:w:e:qh", longopts, NULL)) !=
-	       -1) {
-		switch (c) {
-		case 'f':
-			a->ops = ht_export_find(optarg);
-			if (!a->ops) {
-				return ht_cli_usage_error(
-				    usage, "unknown format '%s'", optarg);
-			}
-			break;
-		case 'o':
-			a->output = optarg;
-			break;
-		case 'w':
-			if (!ht_cli_uint_arg("window", optarg, 1, INT64_MAX,
-					     "a period in ns", &v)) {
-				return HT_EXIT_USAGE;
-			}
-			a->eopts.counter_window_ns = (int64_t)v;
-			break;
-		case 'e':
-			/* opened once the options are known to be right */
-			if (!ht_cli_elf_arg(&a->elfs, optarg)) {
-				return HT_EXIT_USAGE;
-			}
-			break;
-		case 'q':
-			a->quiet = true;
-			break;
-		default:
-			return ht_cli_help_or_usage(c, usage);
-		}
+	ret = ht_cli_parse(argc, argv, table, 0, usage, &a->traces);
+	if (ret != HT_CLI_GO_ON) {
+		return ret;
 	}
-	if (optind >= argc || !a->output) {
+	if (!a->traces.nr || !a->output) {
 		return ht_cli_usage_error(usage, "%s",
 					  !a->output ? "-o FILE is required"
 						     : "no trace given");
 	}
+	/* not given: 0, the exporter's default */
+	a->eopts.counter_window_ns = (int64_t)window_ns;
 	return HT_CLI_GO_ON;
 }
 
@@ -133,19 +118,13 @@ static int parse_options(int argc, char **argv, struct export_args *a)
 static int tell_stats(const struct export_args *a,
 		      const struct ht_export_stats *stats)
 {
-	int status = HT_EXIT_OK;
+	int status;
 
 	if (nr_warnings > MAX_WARNINGS_SHOWN) {
 		fprintf(stderr, "%s: %" PRIu64 " warnings (%d shown)\n",
 			ht_cli_prog, nr_warnings, MAX_WARNINGS_SHOWN);
 	}
-	if (stats->reader_errors) {
-		fprintf(stderr,
-			"%s: %" PRIu64 " damaged parts of the input "
-			"skipped\n",
-			ht_cli_prog, stats->reader_errors);
-		status = HT_EXIT_FAIL;
-	}
+	status = ht_cli_tell_skipped(stats->reader_errors);
 	if (!a->quiet) {
 		fprintf(
 		    stderr,
@@ -186,8 +165,7 @@ int cmd_export(int argc, char **argv)
 		return HT_EXIT_FAIL;
 	}
 	a.eopts.fnames = fnames;
-	status = ht_cli_open_traces(&set, argv + optind,
-				    (size_t)(argc - optind), &opts);
+	status = ht_cli_open_traces(&set, a.traces.v, a.traces.nr, &opts);
 	if (status) {
 		goto destroy_fnames;
 	}

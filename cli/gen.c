@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* hetrace gen: barectf 3 configuration -> C tracepoints + CTF metadata. */
 /* hetrace-command: 10 gen: generate C tracepoints and CTF metadata from a barectf 3 config */
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,88 +37,76 @@ static const char usage_text[] =
 	"as file:line:column: message and the exit status is 1.\n";
 /* clang-format on */
 
+/* The whole text for --help; after a usage error, where to find it. */
 static void usage(FILE *out)
 {
+	if (out == stderr) {
+		fprintf(out, "Try '%s --help'.\n", ht_cli_prog);
+		return;
+	}
 	fprintf(out, usage_text, ht_cli_prog);
 }
 
-int cmd_gen(int argc, char **argv)
+/* Returns HT_CLI_GO_ON when the command goes on, else its exit status. */
+static int parse_options(int argc, char **argv, struct ht_gen_opts *opts,
+			 const char **inc_dirs)
 {
-	static const struct option longopts[] = {
-	    {"output", required_argument, NULL, 'o'},
-	    {"include-dir", required_argument, NULL, 'I'},
-	    {"header-only", no_argument, NULL, 'H'},
-	    {"metadata-only", no_argument, NULL, 'M'},
-	    {"no-runtime", no_argument, NULL, 'R'},
-	    {"no-core-id", no_argument, NULL, 'C'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	const struct ht_cli_opt table[] = {
+	    HT_CLI_STRING('o', "output", &opts->out_dir),
+	    HT_CLI_LIST('I', "include-dir", inc_dirs, &opts->nr_include_dirs,
+			(size_t)argc, NULL),
+	    HT_CLI_FLAG(0, "header-only", &opts->header_only),
+	    HT_CLI_FLAG(0, "metadata-only", &opts->metadata_only),
+	    HT_CLI_FLAG(0, "no-runtime", &opts->no_runtime),
+	    HT_CLI_FLAG(0, "no-core-id", &opts->no_core_id),
+	    HT_CLI_OPT_END,
 	};
-	struct ht_gen_opts opts = {0};
-	const char **inc_dirs = NULL;
-	struct ht_diags diags = {0};
-	char msg[1024];
-	size_t i;
-	int opt, ret, status = HT_EXIT_USAGE;
+	struct ht_cli_args args;
+	int ret;
 
-	optind = 1;
-	inc_dirs = calloc((size_t)argc + 1, sizeof(*inc_dirs));
-	if (!inc_dirs) {
-		fprintf(stderr, "%s: %s\n", ht_cli_prog,
-			ht_strerror(HT_ENOMEM));
-		return HT_EXIT_FAIL;
+	ret = ht_cli_parse(argc, argv, table, 0, usage, &args);
+	if (ret != HT_CLI_GO_ON) {
+		return ret;
 	}
-	while ((opt = getopt_long(argc, argv, "o:I:h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'o':
-			opts.out_dir = optarg;
-			break;
-		case 'I':
-			inc_dirs[opts.nr_include_dirs++] = optarg;
-			break;
-		case 'H':
-			opts.header_only = true;
-			break;
-		case 'M':
-			opts.metadata_only = true;
-			break;
-		case 'R':
-			opts.no_runtime = true;
-			break;
-		case 'C':
-			opts.no_core_id = true;
-			break;
-		case 'h':
-			usage(stdout);
-			status = HT_EXIT_OK;
-			goto free_dirs;
-		default:
-			fprintf(stderr, "Try '%s --help'.\n", ht_cli_prog);
-			goto free_dirs;
-		}
+	if (args.nr != 1) {
+		return ht_cli_usage_error(
+		    usage, "%s",
+		    !args.nr ? "missing CONFIG.yaml"
+			     : "expected exactly one CONFIG.yaml");
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "%s: %s\n", ht_cli_prog,
-			optind >= argc ? "missing CONFIG.yaml"
-				       : "expected exactly one CONFIG.yaml");
-		fprintf(stderr, "Try '%s --help'.\n", ht_cli_prog);
-		goto free_dirs;
+	if (!opts->out_dir) {
+		return ht_cli_usage_error(usage, "missing -o DIR");
 	}
-	if (!opts.out_dir) {
-		fprintf(stderr, "%s: missing -o DIR\n", ht_cli_prog);
-		fprintf(stderr, "Try '%s --help'.\n", ht_cli_prog);
-		goto free_dirs;
-	}
-	if (opts.header_only && opts.metadata_only) {
+	if (opts->header_only && opts->metadata_only) {
 		fprintf(stderr,
 			"%s: --header-only and --metadata-only exclude each "
 			"other\n",
 			ht_cli_prog);
+		return HT_EXIT_USAGE;
+	}
+	opts->config = args.v[0];
+	opts->include_dirs = inc_dirs;
+	return HT_CLI_GO_ON;
+}
+
+int cmd_gen(int argc, char **argv)
+{
+	struct ht_gen_opts opts = {0};
+	const char **inc_dirs;
+	struct ht_diags diags = {0};
+	char msg[1024];
+	size_t i;
+	int ret, status;
+
+	/* room for every argument: -I is repeatable without a limit */
+	inc_dirs = calloc((size_t)argc + 1, sizeof(*inc_dirs));
+	if (!inc_dirs) {
+		return ht_cli_nomem();
+	}
+	status = parse_options(argc, argv, &opts, inc_dirs);
+	if (status != HT_CLI_GO_ON) {
 		goto free_dirs;
 	}
-
-	opts.config = argv[optind];
-	opts.include_dirs = inc_dirs;
 	ret = ht_gen_write(&opts, &diags, msg, sizeof(msg));
 	for (i = 0; i < diags.nr; i++) {
 		fprintf(stderr, "%s\n", diags.msgs[i]);

@@ -6,7 +6,6 @@
  * and prints, per node: quality, the min- and max-slope lines, the
  * estimate, the bound width, the pieces and the rejected pairs.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -159,30 +158,6 @@ static void print_fit(const struct ht_fit_node *f, const size_t *lines)
 	}
 }
 
-/* --rate NODE=HZ. */
-static bool parse_rate(const char *arg, unsigned *node, uint64_t *hz)
-{
-	const char *eq = strchr(arg, '=');
-	char num[24];
-	uint64_t n;
-
-	if (eq && (size_t)(eq - arg) < sizeof(num)) {
-		memcpy(num, arg, (size_t)(eq - arg));
-		num[eq - arg] = '\0';
-	}
-	if (!eq || (size_t)(eq - arg) >= sizeof(num) ||
-	    !ht_cli_uint_value(num, 0, UINT_MAX, &n) ||
-	    !ht_cli_uint_value(eq + 1, 1, UINT64_MAX - 1, hz)) {
-		fprintf(stderr,
-			"%s: --rate: expected NODE=HZ (a node, a clock rate "
-			"of 1 Hz or more), got '%s'\n",
-			ht_cli_prog, arg);
-		return false;
-	}
-	*node = (unsigned)n;
-	return true;
-}
-
 /* What the options ask for. */
 struct hull_args {
 	struct ht_fit_opts opts;
@@ -191,102 +166,87 @@ struct hull_args {
 		uint64_t hz;
 	} rates[64];
 	unsigned nr_rates;
-	unsigned reference;
+	uint64_t reference, window;
 };
 
-/* Returns HT_CLI_GO_ON when the command goes on, else its exit status. */
-static int parse_options(int argc, char **argv, struct hull_args *a)
+/* --rate NODE=HZ, repeatable. */
+static int rate_opt(const struct ht_cli_opt *opt, const char *arg)
 {
-	enum {
-		OPT_NO_OUTLIERS = 256,
-		OPT_NO_PIECEWISE,
-		OPT_REFERENCE,
-		OPT_WINDOW
-	};
-	static const struct option longopts[] = {
-	    {"reference", required_argument, NULL, OPT_REFERENCE},
-	    {"rate", required_argument, NULL, 'R'},
-	    {"window", required_argument, NULL, OPT_WINDOW},
-	    {"no-outliers", no_argument, NULL, OPT_NO_OUTLIERS},
-	    {"no-piecewise", no_argument, NULL, OPT_NO_PIECEWISE},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-	uint64_t v;
-	int c;
+	struct hull_args *a = opt->to.arg;
+	const char *eq = strchr(arg, '=');
+	char num[24];
+	uint64_t n;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "R:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case OPT_REFERENCE:
-			if (!ht_cli_uint_arg("reference", optarg, 0, UINT_MAX,
-					     "a node", &v)) {
-				return HT_EXIT_USAGE;
-			}
-			a->reference = (unsigned)v;
-			break;
-		case 'R':
-			if (a->nr_rates == 64) {
-				fprintf(stderr, "%s: --rate: more than 64\n",
-					ht_cli_prog);
-				return HT_EXIT_USAGE;
-			}
-			if (!parse_rate(optarg, &a->rates[a->nr_rates].node,
-					&a->rates[a->nr_rates].hz)) {
-				return HT_EXIT_USAGE;
-			}
-			a->nr_rates++;
-			break;
-		case OPT_WINDOW:
-			if (!ht_cli_uint_arg("window", optarg, 1, 1000,
-					     "a number of pairs", &v)) {
-				return HT_EXIT_USAGE;
-			}
-			a->opts.outlier_window = (unsigned)v;
-			break;
-		case OPT_NO_OUTLIERS:
-			a->opts.no_outliers = true;
-			break;
-		case OPT_NO_PIECEWISE:
-			a->opts.no_piecewise = true;
-			break;
-		default:
-			return ht_cli_help_or_usage(c, usage);
-		}
+	if (a->nr_rates == 64) {
+		fprintf(stderr, "%s: --rate: more than 64\n", ht_cli_prog);
+		return HT_EXIT_USAGE;
 	}
-	if (argc - optind > 1) {
-		return ht_cli_usage_error(usage,
-					  "one FILE expected, got also '%s'",
-					  argv[optind + 1]);
+	if (eq && (size_t)(eq - arg) < sizeof(num)) {
+		memcpy(num, arg, (size_t)(eq - arg));
+		num[eq - arg] = '\0';
 	}
+	if (!eq || (size_t)(eq - arg) >= sizeof(num) ||
+	    !ht_cli_uint_value(num, 0, UINT_MAX, &n) ||
+	    !ht_cli_uint_value(eq + 1, 1, UINT64_MAX - 1,
+			       &a->rates[a->nr_rates].hz)) {
+		fprintf(stderr,
+			"%s: --rate: expected NODE=HZ (a node, a clock rate "
+			"of 1 Hz or more), got '%s'\n",
+			ht_cli_prog, arg);
+		return HT_EXIT_USAGE;
+	}
+	a->rates[a->nr_rates++].node = (unsigned)n;
 	return HT_CLI_GO_ON;
 }
 
-int cmd_hull(int argc, char **argv)
+/* Returns HT_CLI_GO_ON when the command goes on, else its exit status. */
+static int parse_options(int argc, char **argv, struct hull_args *a,
+			 struct ht_cli_args *file)
 {
-	struct hull_args a = {0};
-	struct ht_fit_set *set = NULL;
-	const char *name = "<stdin>";
-	size_t *lines = NULL;
-	char err[512];
-	FILE *in = stdin;
-	unsigned i, nodes;
-	int ret, status = HT_EXIT_OK;
+	const struct ht_cli_opt table[] = {
+	    HT_CLI_UINT(0, "reference", &a->reference, 0, UINT_MAX, "a node"),
+	    HT_CLI_CALL('R', "rate", rate_opt, a),
+	    HT_CLI_UINT(0, "window", &a->window, 1, 1000, "a number of pairs"),
+	    HT_CLI_FLAG(0, "no-outliers", &a->opts.no_outliers),
+	    HT_CLI_FLAG(0, "no-piecewise", &a->opts.no_piecewise),
+	    HT_CLI_OPT_END,
+	};
+	int ret;
 
-	ret = parse_options(argc, argv, &a);
+	ret = ht_cli_parse(argc, argv, table, 0, usage, file);
 	if (ret != HT_CLI_GO_ON) {
 		return ret;
 	}
-	if (optind < argc && strcmp(argv[optind], "-")) {
-		name = argv[optind];
-		in = fopen(name, "r");
+	if (file->nr > 1) {
+		return ht_cli_usage_error(
+		    usage, "one FILE expected, got also '%s'", file->v[1]);
+	}
+	/* not given: 0, the solver's default */
+	a->opts.outlier_window = (unsigned)a->window;
+	return HT_CLI_GO_ON;
+}
+
+/* The pairs of FILE, or of stdin without FILE or with "-", and the
+ * input line of each. Returns HT_EXIT_OK, or HT_EXIT_FAIL after a
+ * message. */
+static int read_pairs(const struct ht_cli_args *file, const char **name,
+		      struct ht_fit_set **set, size_t **lines)
+{
+	FILE *in = stdin;
+	char err[512];
+	int ret;
+
+	*name = "<stdin>";
+	if (file->nr && strcmp(file->v[0], "-")) {
+		*name = file->v[0];
+		in = fopen(*name, "r");
 		if (!in) {
 			fprintf(stderr, "%s: cannot open %s: %m\n", ht_cli_prog,
-				name);
+				*name);
 			return HT_EXIT_FAIL;
 		}
 	}
-	ret = ht_fit_set_read_pairs(in, name, &set, &lines, err, sizeof(err));
+	ret = ht_fit_set_read_pairs(in, *name, set, lines, err, sizeof(err));
 	if (in != stdin) {
 		fclose(in);
 	}
@@ -294,11 +254,32 @@ int cmd_hull(int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
 		return HT_EXIT_FAIL;
 	}
+	return HT_EXIT_OK;
+}
+
+int cmd_hull(int argc, char **argv)
+{
+	struct hull_args a = {0};
+	struct ht_cli_args file;
+	struct ht_fit_set *set = NULL;
+	const char *name;
+	size_t *lines = NULL;
+	unsigned i, nodes, reference;
+	int ret, status = HT_EXIT_OK;
+
+	ret = parse_options(argc, argv, &a, &file);
+	if (ret != HT_CLI_GO_ON) {
+		return ret;
+	}
+	reference = (unsigned)a.reference;
+	if (read_pairs(&file, &name, &set, &lines)) {
+		return HT_EXIT_FAIL;
+	}
 	nodes = ht_fit_set_nr_nodes(set);
-	if (a.reference >= nodes) {
+	if (reference >= nodes) {
 		fprintf(stderr,
 			"%s: %s: reference %u is not a node (0 to %u)\n",
-			ht_cli_prog, name, a.reference, nodes - 1);
+			ht_cli_prog, name, reference, nodes - 1);
 		status = HT_EXIT_FAIL;
 		goto out;
 	}
@@ -311,19 +292,19 @@ int cmd_hull(int argc, char **argv)
 			goto out;
 		}
 	}
-	ret = ht_fit_set_solve(set, a.reference, &a.opts);
+	ret = ht_fit_set_solve(set, reference, &a.opts);
 	if (ret) {
 		fprintf(stderr, "%s: %s: %s\n", ht_cli_prog, name,
 			ht_fit_set_last_error(set));
 		status = HT_EXIT_FAIL;
 		goto out;
 	}
-	printf("%u nodes, reference %u, %zu messages\n", nodes, a.reference,
+	printf("%u nodes, reference %u, %zu messages\n", nodes, reference,
 	       ht_fit_set_nr_messages(set));
 	for (i = 0; i < nodes; i++) {
 		const struct ht_fit_node *f = ht_fit_set_get_node(set, i);
 
-		if (i == a.reference) {
+		if (i == reference) {
 			continue;
 		}
 		print_fit(f, lines);

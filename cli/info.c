@@ -6,7 +6,6 @@
  * counts by type, bytes. Scans each stream on its own (no time-ordered
  * merge, no field values): ht_ctf_stream_scan().
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -281,46 +280,35 @@ static size_t count_streams(struct ht_ctf_set *set)
 	return n;
 }
 
+/* Returns HT_CLI_GO_ON when the command goes on, else its exit status. */
+static int parse_options(int argc, char **argv, struct ht_ctf_open_opts *opts,
+			 uint64_t *top, struct ht_cli_args *traces)
+{
+	const struct ht_cli_opt table[] = {
+	    HT_CLI_UINT('n', "top", top, 0, 1000000, "a number of event types"),
+	    HT_CLI_BITS('k', "keep-going", &opts->flags, HT_CTF_KEEP_GOING),
+	    HT_CLI_OPT_END,
+	};
+
+	return ht_cli_parse(argc, argv, table, HT_CLI_WANT_TRACES, usage,
+			    traces);
+}
+
 int cmd_info(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-	    {"top", required_argument, NULL, 'n'},
-	    {"keep-going", no_argument, NULL, 'k'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
 	struct ht_ctf_open_opts opts = {.warn = ht_cli_warn};
+	struct ht_cli_args traces;
 	struct ht_ctf_set *set = NULL;
 	struct stream_stats *stats = NULL;
-	unsigned top = 10;
+	uint64_t top = 10;
 	size_t nstreams, t, i;
-	int c, status = HT_EXIT_OK;
+	int ret, status = HT_EXIT_OK;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "n:kh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'n': {
-			uint64_t v;
-
-			if (!ht_cli_uint_arg("top", optarg, 0, 1000000,
-					     "a number of event types", &v)) {
-				return HT_EXIT_USAGE;
-			}
-			top = (unsigned)v;
-			break;
-		}
-		case 'k':
-			opts.flags |= HT_CTF_KEEP_GOING;
-			break;
-		default:
-			return ht_cli_help_or_usage(c, usage);
-		}
+	ret = parse_options(argc, argv, &opts, &top, &traces);
+	if (ret != HT_CLI_GO_ON) {
+		return ret;
 	}
-	if (ht_cli_want_traces(argc, usage) != HT_CLI_GO_ON) {
-		return HT_EXIT_USAGE;
-	}
-	if (ht_cli_open_traces(&set, argv + optind, (size_t)(argc - optind),
-			       &opts)) {
+	if (ht_cli_open_traces(&set, traces.v, traces.nr, &opts)) {
 		return HT_EXIT_FAIL;
 	}
 	nstreams = count_streams(set);
@@ -343,7 +331,7 @@ int cmd_info(int argc, char **argv)
 			}
 		}
 	}
-	print_report(set, stats, top);
+	print_report(set, stats, (unsigned)top);
 out:
 	for (i = 0; i < nstreams; i++) {
 		free(stats[i].counts);

@@ -4,7 +4,6 @@
  * hetrace paths TRACE... --paths FILE.yaml: the path analysis of
  * host/analysis/paths.h, as text or JSON (docs/paths.md).
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -44,63 +43,37 @@ struct paths_args {
 	struct ht_paths_opts opts;
 	const char *file, *output;
 	bool all, json, check;
+	struct ht_cli_args traces;
 };
 
 /* Returns HT_CLI_GO_ON when the command goes on, else its exit status. */
 static int parse_options(int argc, char **argv, struct paths_args *a)
 {
-	enum { OPT_CHECK = 256 };
-	static const struct option longopts[] = {
-	    {"paths", required_argument, NULL, 'p'},
-	    {"all", no_argument, NULL, 'a'},
-	    {"worst", required_argument, NULL, 'n'},
-	    {"json", no_argument, NULL, 'j'},
-	    {"output", required_argument, NULL, 'o'},
-	    {"check", no_argument, NULL, OPT_CHECK},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	uint64_t worst = 0;
+	const struct ht_cli_opt table[] = {
+	    HT_CLI_STRING('p', "paths", &a->file),
+	    HT_CLI_FLAG('a', "all", &a->all),
+	    HT_CLI_UINT('n', "worst", &worst, 1, 100000,
+			"a number of instances"),
+	    HT_CLI_FLAG('j', "json", &a->json),
+	    HT_CLI_STRING('o', "output", &a->output),
+	    HT_CLI_FLAG(0, "check", &a->check),
+	    HT_CLI_OPT_END,
 	};
-	int c;
+	int ret;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:an:jo:h", longopts, NULL)) !=
-	       -1) {
-		switch (c) {
-		case 'p':
-			a->file = optarg;
-			break;
-		case 'a':
-			a->all = true;
-			break;
-		case 'n': {
-			uint64_t v;
-
-			if (!ht_cli_uint_arg("worst", optarg, 1, 100000,
-					     "a number of instances", &v)) {
-				return HT_EXIT_USAGE;
-			}
-			a->opts.nr_worst = v;
-			break;
-		}
-		case 'j':
-			a->json = true;
-			break;
-		case 'o':
-			a->output = optarg;
-			break;
-		case OPT_CHECK:
-			a->check = true;
-			break;
-		default:
-			return ht_cli_help_or_usage(c, usage);
-		}
+	ret = ht_cli_parse(argc, argv, table, 0, usage, &a->traces);
+	if (ret != HT_CLI_GO_ON) {
+		return ret;
 	}
-	if (!a->file || (optind >= argc && !a->check)) {
+	if (!a->file || (!a->traces.nr && !a->check)) {
 		return ht_cli_usage_error(usage, "%s",
 					  !a->file
 					      ? "--paths FILE.yaml is required"
 					      : "no trace given");
 	}
+	/* not given: 0, the analysis's default */
+	a->opts.nr_worst = (size_t)worst;
 	return HT_CLI_GO_ON;
 }
 
@@ -153,9 +126,8 @@ int cmd_paths(int argc, char **argv)
 		ht_path_desc_destroy(desc);
 		return HT_EXIT_OK;
 	}
-	ret = ht_paths_analyze(desc, (const char *const *)argv + optind,
-			       (size_t)(argc - optind), &a.opts, &res, err,
-			       sizeof(err));
+	ret = ht_paths_analyze(desc, (const char *const *)a.traces.v,
+			       a.traces.nr, &a.opts, &res, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "%s: %s\n", ht_cli_prog,
 			err[0] ? err : ht_strerror(ret));

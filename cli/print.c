@@ -5,7 +5,6 @@
  * `babeltrace2 TRACE...` prints them (byte-identical), only faster.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,9 +60,13 @@ struct word {
 };
 
 static const struct word name_words[] = {
-    {"all", HT_PRETTY_NAME_ALL},	 {"none", 0},
-    {"header", HT_PRETTY_NAME_HEADER},	 {"context", HT_PRETTY_NAME_CONTEXT},
-    {"payload", HT_PRETTY_NAME_PAYLOAD}, {"scope", HT_PRETTY_NAME_SCOPE},
+    {"all", HT_PRETTY_NAME_ALL},
+    {"none", 0},
+    {"header", HT_PRETTY_NAME_HEADER},
+    {"context", HT_PRETTY_NAME_CONTEXT},
+    {"payload", HT_PRETTY_NAME_PAYLOAD},
+    {"scope", HT_PRETTY_NAME_SCOPE},
+    {NULL, 0},
 };
 
 static const struct word field_words[] = {
@@ -76,34 +79,37 @@ static const struct word field_words[] = {
     {"loglevel", HT_PRETTY_FIELD_LOGLEVEL},
     {"emf", HT_PRETTY_FIELD_EMF},
     {"callsite", HT_PRETTY_FIELD_CALLSITE},
+    {NULL, 0},
 };
 
-/* A comma-separated list of words into a bit set; -1 on an unknown one. */
-static int parse_list(const char *arg, const struct word *words, size_t n,
-		      unsigned *bits)
+/* --names LIST, --fields LIST: comma-separated words into a bit set. */
+static int words_opt(const struct ht_cli_opt *opt, const char *arg)
 {
+	const struct word *words =
+	    strcmp(opt->name, "names") ? field_words : name_words;
+	unsigned *bits = opt->to.arg;
 	char *copy = strdup(arg);
 	char *save = NULL;
 	char *w;
-	int ret = 0;
+	int ret = HT_CLI_GO_ON;
 
 	if (!copy) {
-		return -1;
+		return HT_EXIT_USAGE;
 	}
 	*bits = 0;
 	for (w = strtok_r(copy, ",", &save); w;
 	     w = strtok_r(NULL, ",", &save)) {
 		size_t i;
 
-		for (i = 0; i < n; i++) {
+		for (i = 0; words[i].name; i++) {
 			if (!strcmp(w, words[i].name)) {
 				break;
 			}
 		}
-		if (i == n) {
+		if (!words[i].name) {
 			fprintf(stderr, "%s: unknown word '%s' in '%s'\n",
 				ht_cli_prog, w, arg);
-			ret = -1;
+			ret = HT_EXIT_USAGE;
 			break;
 		}
 		*bits |= words[i].bit;
@@ -344,80 +350,36 @@ struct print_args {
 	struct ht_cli_elfs elfs;
 };
 
-/* Returns HT_CLI_GO_ON when the command goes on, else its exit status. */
-static int parse_options(int argc, char **argv, struct print_args *a)
+/* --clock-seconds, --clock-cycles: the last one given counts. */
+static int clock_opt(const struct ht_cli_opt *opt, const char *arg)
 {
-	enum {
-		OPT_CLOCK_SECONDS = 256,
-		OPT_CLOCK_CYCLES,
-		OPT_CLOCK_DATE,
-		OPT_CLOCK_GMT,
-		OPT_NO_DELTA,
-		OPT_NAMES,
-		OPT_FIELDS,
-	};
-	static const struct option longopts[] = {
-	    {"clock-seconds", no_argument, NULL, OPT_CLOCK_SECONDS},
-	    {"clock-cycles", no_argument, NULL, OPT_CLOCK_CYCLES},
-	    {"clock-date", no_argument, NULL, OPT_CLOCK_DATE},
-	    {"clock-gmt", no_argument, NULL, OPT_CLOCK_GMT},
-	    {"no-delta", no_argument, NULL, OPT_NO_DELTA},
-	    {"names", required_argument, NULL, OPT_NAMES},
-	    {"fields", required_argument, NULL, OPT_FIELDS},
-	    {"elf", required_argument, NULL, 'e'},
-	    {"keep-going", no_argument, NULL, 'k'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-	int c;
+	enum ht_pretty_clock *clock = opt->to.arg;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "e:kh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'e':
-			if (!ht_cli_elf_arg(&a->elfs, optarg)) {
-				return HT_EXIT_USAGE;
-			}
-			break;
-		case OPT_CLOCK_SECONDS:
-			a->po.clock = HT_PRETTY_CLOCK_SECONDS;
-			break;
-		case OPT_CLOCK_CYCLES:
-			a->po.clock = HT_PRETTY_CLOCK_CYCLES;
-			break;
-		case OPT_CLOCK_DATE:
-			a->po.clock_date = true;
-			break;
-		case OPT_CLOCK_GMT:
-			a->po.clock_gmt = true;
-			break;
-		case OPT_NO_DELTA:
-			a->po.no_delta = true;
-			break;
-		case OPT_NAMES:
-			if (parse_list(optarg, name_words,
-				       sizeof(name_words) /
-					   sizeof(name_words[0]),
-				       &a->po.names)) {
-				return HT_EXIT_USAGE;
-			}
-			break;
-		case OPT_FIELDS:
-			if (parse_list(optarg, field_words,
-				       sizeof(field_words) /
-					   sizeof(field_words[0]),
-				       &a->po.fields)) {
-				return HT_EXIT_USAGE;
-			}
-			break;
-		case 'k':
-			a->oo.flags |= HT_CTF_KEEP_GOING;
-			break;
-		default:
-			return ht_cli_help_or_usage(c, usage);
-		}
-	}
-	return ht_cli_want_traces(argc, usage);
+	(void)arg;
+	*clock = !strcmp(opt->name, "clock-seconds") ? HT_PRETTY_CLOCK_SECONDS
+						     : HT_PRETTY_CLOCK_CYCLES;
+	return HT_CLI_GO_ON;
+}
+
+/* Returns HT_CLI_GO_ON when the command goes on, else its exit status. */
+static int parse_options(int argc, char **argv, struct print_args *a,
+			 struct ht_cli_args *traces)
+{
+	const struct ht_cli_opt table[] = {
+	    HT_CLI_CALL_NOARG(0, "clock-seconds", clock_opt, &a->po.clock),
+	    HT_CLI_CALL_NOARG(0, "clock-cycles", clock_opt, &a->po.clock),
+	    HT_CLI_FLAG(0, "clock-date", &a->po.clock_date),
+	    HT_CLI_FLAG(0, "clock-gmt", &a->po.clock_gmt),
+	    HT_CLI_FLAG(0, "no-delta", &a->po.no_delta),
+	    HT_CLI_CALL(0, "names", words_opt, &a->po.names),
+	    HT_CLI_CALL(0, "fields", words_opt, &a->po.fields),
+	    HT_CLI_ELF(&a->elfs),
+	    HT_CLI_BITS('k', "keep-going", &a->oo.flags, HT_CTF_KEEP_GOING),
+	    HT_CLI_OPT_END,
+	};
+
+	return ht_cli_parse(argc, argv, table, HT_CLI_WANT_TRACES, usage,
+			    traces);
 }
 
 /* Names every trace of @set the way babeltrace2 does (name_trace()). */
@@ -523,23 +485,20 @@ int cmd_print(int argc, char **argv)
 	};
 	struct ht_pretty *pretty = NULL;
 	struct ht_ctf_set *set = NULL;
-	char **paths;
-	size_t nr_paths;
+	struct ht_cli_args traces;
 	int status;
 
-	status = parse_options(argc, argv, &a);
+	status = parse_options(argc, argv, &a, &traces);
 	if (status != HT_CLI_GO_ON) {
 		return status;
 	}
-	paths = argv + optind;
-	nr_paths = (size_t)(argc - optind);
 	a.oo.flags |= HT_CTF_EVENTS_ONLY;
-	status = ht_cli_open_traces(&set, paths, nr_paths, &a.oo);
+	status = ht_cli_open_traces(&set, traces.v, traces.nr, &a.oo);
 	if (status) {
 		return status;
 	}
 	if (ht_pretty_create(&pretty, &a.po) ||
-	    name_traces(pretty, set, paths, nr_paths)) {
+	    name_traces(pretty, set, traces.v, traces.nr)) {
 		status = ht_cli_nomem();
 		goto out;
 	}
@@ -548,7 +507,7 @@ int cmd_print(int argc, char **argv)
 		goto out;
 	}
 	if (fn.fn) {
-		if (fn_prepare(&fn, (const char *const *)paths, nr_paths,
+		if (fn_prepare(&fn, (const char *const *)traces.v, traces.nr,
 			       &a.oo)) {
 			status = HT_EXIT_FAIL;
 			goto out;

@@ -7,7 +7,6 @@
  * inclusive, exclusive, mean and max time; the call tree; the
  * on-target profile when the trace holds its dump (docs/instrument.md).
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -292,67 +291,48 @@ static void check_core(struct ht_func_names *fn, const struct ht_func_core *c)
 	}
 }
 
-/* Returns HT_CLI_GO_ON when the command goes on, else its exit status. */
-static int parse_options(int argc, char **argv, struct ctx *x)
+/* --sort KEY. */
+static int sort_opt(const struct ht_cli_opt *opt, const char *arg)
 {
-	static const struct option longopts[] = {
-	    {"elf", required_argument, NULL, 'e'},
-	    {"top", required_argument, NULL, 'n'},
-	    {"sort", required_argument, NULL, 's'},
-	    {"core", required_argument, NULL, 'c'},
-	    {"callgraph", no_argument, NULL, 'g'},
-	    {"slices", no_argument, NULL, 'S'},
-	    {"keep-going", no_argument, NULL, 'k'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-	uint64_t v;
-	int c, key;
+	enum ht_func_profile_key *key = opt->to.arg;
+	int k = ht_func_profile_key_parse(arg);
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "e:n:s:c:gkh", longopts, NULL)) !=
-	       -1) {
-		switch (c) {
-		case 'e':
-			if (!ht_cli_elf_arg(&x->elfs, optarg)) {
-				return HT_EXIT_USAGE;
-			}
-			break;
-		case 'n':
-			if (!ht_cli_uint_arg("top", optarg, 0, 100000000,
-					     "a number of functions", &v)) {
-				return HT_EXIT_USAGE;
-			}
-			x->top = (unsigned)v;
-			break;
-		case 's':
-			key = ht_func_profile_key_parse(optarg);
-			if (key < 0) {
-				fprintf(stderr,
-					"%s: bad --sort key '%s' (incl, "
-					"excl, calls, avg, max)\n",
-					ht_cli_prog, optarg);
-				return HT_EXIT_USAGE;
-			}
-			x->key = (enum ht_func_profile_key)key;
-			break;
-		case 'c':
-			x->core = optarg;
-			break;
-		case 'g':
-			x->graph = true;
-			break;
-		case 'S':
-			x->slices = true;
-			break;
-		case 'k':
-			x->opts.flags |= HT_CTF_KEEP_GOING;
-			break;
-		default:
-			return ht_cli_help_or_usage(c, usage);
-		}
+	if (k < 0) {
+		fprintf(stderr,
+			"%s: bad --sort key '%s' (incl, excl, calls, avg, "
+			"max)\n",
+			ht_cli_prog, arg);
+		return HT_EXIT_USAGE;
 	}
-	return ht_cli_want_traces(argc, usage);
+	*key = (enum ht_func_profile_key)k;
+	return HT_CLI_GO_ON;
+}
+
+/* Returns HT_CLI_GO_ON when the command goes on, else its exit status. */
+static int parse_options(int argc, char **argv, struct ctx *x,
+			 struct ht_cli_args *traces)
+{
+	uint64_t top = x->top;
+	const struct ht_cli_opt table[] = {
+	    HT_CLI_ELF(&x->elfs),
+	    HT_CLI_UINT('n', "top", &top, 0, 100000000,
+			"a number of functions"),
+	    HT_CLI_CALL('s', "sort", sort_opt, &x->key),
+	    HT_CLI_STRING('c', "core", &x->core),
+	    HT_CLI_FLAG('g', "callgraph", &x->graph),
+	    HT_CLI_FLAG(0, "slices", &x->slices),
+	    HT_CLI_BITS('k', "keep-going", &x->opts.flags, HT_CTF_KEEP_GOING),
+	    HT_CLI_OPT_END,
+	};
+	int ret;
+
+	ret =
+	    ht_cli_parse(argc, argv, table, HT_CLI_WANT_TRACES, usage, traces);
+	if (ret != HT_CLI_GO_ON) {
+		return ret;
+	}
+	x->top = (unsigned)top;
+	return HT_CLI_GO_ON;
 }
 
 /*
@@ -443,11 +423,12 @@ int cmd_profile(int argc, char **argv)
 	    .opts = {.warn = ht_cli_warn},
 	};
 	struct ht_func_slices_opts fopts = {0};
+	struct ht_cli_args traces;
 	struct ht_ctf_set *set = NULL;
 	struct ht_func_profile *prof = NULL;
 	int status, printed;
 
-	status = parse_options(argc, argv, &x);
+	status = parse_options(argc, argv, &x, &traces);
 	if (status != HT_CLI_GO_ON) {
 		return status;
 	}
@@ -463,8 +444,7 @@ int cmd_profile(int argc, char **argv)
 		goto out;
 	}
 	x.funcs = ht_func_names_slices(x.fnames);
-	status = ht_cli_open_traces(&set, argv + optind,
-				    (size_t)(argc - optind), &x.opts);
+	status = ht_cli_open_traces(&set, traces.v, traces.nr, &x.opts);
 	if (status) {
 		goto out;
 	}

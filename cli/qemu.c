@@ -7,7 +7,6 @@
  * jobs and running the sync handshake, every core's trace in CAPTURE.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
@@ -141,147 +140,54 @@ struct qemu_args {
 	char cm3[PATH_MAX], rv32[PATH_MAX], work[PATH_MAX];
 };
 
-/* Returns HT_CLI_GO_ON when the command goes on, else its exit status. */
-static int parse_options(int argc, char **argv, struct qemu_args *a)
-{
-	enum {
-		O_FWDIR = 256,
-		O_CM3,
-		O_RV32,
-		O_ICOUNT,
-		O_SHIFT,
-		O_SYNC,
-		O_LIGHT,
-		O_REPEAT,
-		O_EXTRA,
-		O_CRASH,
-		O_HANG,
-		O_WORK,
-		O_QARM,
-		O_QRV,
-		O_NOFSYNC,
-	};
-	static const struct option longopts[] = {
-	    {"output", required_argument, NULL, 'o'},
-	    {"fw-dir", required_argument, NULL, O_FWDIR},
-	    {"cm3", required_argument, NULL, O_CM3},
-	    {"rv32", required_argument, NULL, O_RV32},
-	    {"icount", required_argument, NULL, O_ICOUNT},
-	    {"shift", required_argument, NULL, O_SHIFT},
-	    {"sync-ms", required_argument, NULL, O_SYNC},
-	    {"light", no_argument, NULL, O_LIGHT},
-	    {"repeat", required_argument, NULL, O_REPEAT},
-	    {"extra-ms", required_argument, NULL, O_EXTRA},
-	    {"crash", required_argument, NULL, O_CRASH},
-	    {"hang", required_argument, NULL, O_HANG},
-	    {"work", required_argument, NULL, O_WORK},
-	    {"qemu-arm", required_argument, NULL, O_QARM},
-	    {"qemu-riscv", required_argument, NULL, O_QRV},
-	    {"no-fsync", no_argument, NULL, O_NOFSYNC},
-	    {"quiet", no_argument, NULL, 'q'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-	uint64_t v;
-	int c;
+/* What the numeric options ask for, in their units. */
+struct qemu_numbers {
+	uint64_t shift, sync_ms, repeat, extra_ms;
+};
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			a->o.capture_dir = optarg;
-			break;
-		case O_FWDIR:
-			a->fw_dir = optarg;
-			break;
-		case O_CM3:
-			a->o.fw_cm3 = optarg;
-			break;
-		case O_RV32:
-			a->o.fw_rv32 = optarg;
-			break;
-		case O_ICOUNT:
-			if (strcmp(optarg, "cm3") && strcmp(optarg, "rv32") &&
-			    strcmp(optarg, "none")) {
-				fprintf(stderr,
-					"%s: --icount: '%s': expected cm3, "
-					"rv32 or none\n",
-					ht_cli_prog, optarg);
-				return HT_EXIT_USAGE;
-			}
-			a->icount = optarg;
-			break;
-		case O_SHIFT:
-			if (!ht_cli_uint_arg("shift", optarg, 0, 10, NULL,
-					     &v)) {
-				return HT_EXIT_USAGE;
-			}
-			a->o.icount_shift = (unsigned)v;
-			break;
-		case O_SYNC:
-			if (!ht_cli_uint_arg("sync-ms", optarg, 1, 10000, NULL,
-					     &v)) {
-				return HT_EXIT_USAGE;
-			}
-			a->o.sync_period_ns = v * 1000000u;
-			break;
-		case O_LIGHT:
-			a->o.light = true;
-			break;
-		case O_REPEAT:
-			if (!ht_cli_uint_arg("repeat", optarg, 1, 4, NULL,
-					     &v)) {
-				return HT_EXIT_USAGE;
-			}
-			a->o.repeat = (unsigned)v;
-			break;
-		case O_EXTRA:
-			if (!ht_cli_uint_arg("extra-ms", optarg, 0, 3600000,
-					     NULL, &v)) {
-				return HT_EXIT_USAGE;
-			}
-			a->o.extra_ns = v * 1000000u;
-			break;
-		case O_CRASH:
-		case O_HANG:
-			if (strcmp(optarg, "cm3") && strcmp(optarg, "rv32")) {
-				fprintf(stderr,
-					"%s: --%s: '%s': expected cm3 or "
-					"rv32\n",
-					ht_cli_prog,
-					c == O_CRASH ? "crash" : "hang",
-					optarg);
-				return HT_EXIT_USAGE;
-			}
-			a->o.fail = c == O_CRASH ? HT_QEMU_FAIL_CRASH
-						 : HT_QEMU_FAIL_HANG;
-			a->o.fail_core = optarg;
-			break;
-		case O_WORK:
-			a->o.work_dir = optarg;
-			break;
-		case O_QARM:
-			a->o.qemu_arm = optarg;
-			break;
-		case O_QRV:
-			a->o.qemu_riscv = optarg;
-			break;
-		case O_NOFSYNC:
-			a->o.no_fsync = true;
-			break;
-		case 'q':
-			a->quiet = true;
-			break;
-		default:
-			return ht_cli_help_or_usage(c, usage);
-		}
+/* ARG names a QEMU core, or is "none" when @none_ok; else a message. */
+static int check_core(const char *opt, const char *arg, bool none_ok)
+{
+	if (!strcmp(arg, "cm3") || !strcmp(arg, "rv32") ||
+	    (none_ok && !strcmp(arg, "none"))) {
+		return HT_CLI_GO_ON;
 	}
-	if (ht_cli_want_no_args(argc, argv, usage) != HT_CLI_GO_ON) {
-		return HT_EXIT_USAGE;
+	fprintf(stderr, "%s: --%s: '%s': expected cm3%s rv32%s\n", ht_cli_prog,
+		opt, arg, none_ok ? "," : " or", none_ok ? " or none" : "");
+	return HT_EXIT_USAGE;
+}
+
+/* --icount CORE: which core counts instructions (or none). */
+static int icount_opt(const struct ht_cli_opt *opt, const char *arg)
+{
+	const char **icount = opt->to.arg;
+	int ret = check_core(opt->name, arg, true);
+
+	if (ret == HT_CLI_GO_ON) {
+		*icount = arg;
 	}
-	if (!a->o.capture_dir) {
-		return ht_cli_usage_error(usage, "-o CAPTURE is required");
+	return ret;
+}
+
+/* --crash CORE, --hang CORE: how and which core fails (tests). */
+static int fail_opt(const struct ht_cli_opt *opt, const char *arg)
+{
+	struct ht_qemu_opts *o = opt->to.arg;
+	int ret = check_core(opt->name, arg, false);
+
+	if (ret == HT_CLI_GO_ON) {
+		o->fail = !strcmp(opt->name, "crash") ? HT_QEMU_FAIL_CRASH
+						      : HT_QEMU_FAIL_HANG;
+		o->fail_core = arg;
 	}
+	return ret;
+}
+
+/* The firmware of each core (--fw-dir, --cm3, --rv32), and what the
+ * options say of the cores agreeing with it. Returns HT_CLI_GO_ON, or
+ * HT_EXIT_USAGE after a message. */
+static int pick_cores(struct qemu_args *a)
+{
 	if (a->fw_dir) {
 		snprintf(a->cm3, sizeof(a->cm3), "%s/cm3.elf", a->fw_dir);
 		snprintf(a->rv32, sizeof(a->rv32), "%s/rv32.elf", a->fw_dir);
@@ -309,6 +215,49 @@ static int parse_options(int argc, char **argv, struct qemu_args *a)
 	a->o.icount_cm3 = !strcmp(a->icount, "cm3");
 	a->o.icount_rv32 = !strcmp(a->icount, "rv32");
 	return HT_CLI_GO_ON;
+}
+
+/* Returns HT_CLI_GO_ON when the command goes on, else its exit status. */
+static int parse_options(int argc, char **argv, struct qemu_args *a)
+{
+	struct qemu_numbers n = {0};
+	const struct ht_cli_opt table[] = {
+	    HT_CLI_STRING('o', "output", &a->o.capture_dir),
+	    HT_CLI_STRING(0, "fw-dir", &a->fw_dir),
+	    HT_CLI_STRING(0, "cm3", &a->o.fw_cm3),
+	    HT_CLI_STRING(0, "rv32", &a->o.fw_rv32),
+	    HT_CLI_CALL(0, "icount", icount_opt, &a->icount),
+	    HT_CLI_UINT(0, "shift", &n.shift, 0, 10, NULL),
+	    HT_CLI_UINT(0, "sync-ms", &n.sync_ms, 1, 10000, NULL),
+	    HT_CLI_FLAG(0, "light", &a->o.light),
+	    HT_CLI_UINT(0, "repeat", &n.repeat, 1, 4, NULL),
+	    HT_CLI_UINT(0, "extra-ms", &n.extra_ms, 0, 3600000, NULL),
+	    HT_CLI_CALL(0, "crash", fail_opt, &a->o),
+	    HT_CLI_CALL(0, "hang", fail_opt, &a->o),
+	    HT_CLI_STRING(0, "work", &a->o.work_dir),
+	    HT_CLI_STRING(0, "qemu-arm", &a->o.qemu_arm),
+	    HT_CLI_STRING(0, "qemu-riscv", &a->o.qemu_riscv),
+	    HT_CLI_FLAG(0, "no-fsync", &a->o.no_fsync),
+	    HT_CLI_FLAG('q', "quiet", &a->quiet),
+	    HT_CLI_OPT_END,
+	};
+	struct ht_cli_args args;
+	int ret;
+
+	ret =
+	    ht_cli_parse(argc, argv, table, HT_CLI_WANT_NO_ARGS, usage, &args);
+	if (ret != HT_CLI_GO_ON) {
+		return ret;
+	}
+	/* an option not given stays 0: the board's default */
+	a->o.icount_shift = (unsigned)n.shift;
+	a->o.sync_period_ns = n.sync_ms * 1000000u;
+	a->o.repeat = (unsigned)n.repeat;
+	a->o.extra_ns = n.extra_ms * 1000000u;
+	if (!a->o.capture_dir) {
+		return ht_cli_usage_error(usage, "-o CAPTURE is required");
+	}
+	return pick_cores(a);
 }
 
 /* --work DIR, else a new directory in /tmp. */

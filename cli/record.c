@@ -9,7 +9,6 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -176,62 +175,27 @@ struct record_args {
 };
 
 /* Returns HT_CLI_GO_ON when the command goes on, else its exit status. */
-static int parse_options(int argc, char **argv, struct record_args *a)
+static int parse_options(int argc, char **argv, struct record_args *a,
+			 struct ht_cli_args *rings)
 {
-	enum { OPT_SHM_PREFIX = 256, OPT_NO_FSYNC };
-	static const struct option longopts[] = {
-	    {"output", required_argument, NULL, 'o'},
-	    {"shm-prefix", required_argument, NULL, OPT_SHM_PREFIX},
-	    {"metadata", required_argument, NULL, 'm'},
-	    {"duration", required_argument, NULL, 'd'},
-	    {"live", no_argument, NULL, 'l'},
-	    {"interval", required_argument, NULL, 'i'},
-	    {"no-fsync", no_argument, NULL, OPT_NO_FSYNC},
-	    {"quiet", no_argument, NULL, 'q'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	const struct ht_cli_opt table[] = {
+	    HT_CLI_STRING('o', "output", &a->out),
+	    HT_CLI_STRING(0, "shm-prefix", &a->prefix),
+	    HT_CLI_STRING('m', "metadata", &a->ropts.metadata_path),
+	    HT_CLI_REAL('d', "duration", &a->duration, 1e-6, 1e9,
+			"a duration in seconds"),
+	    HT_CLI_FLAG('l', "live", &a->copts.overwrite_live),
+	    HT_CLI_UINT('i', "interval", &a->interval_ms, 0, 10000,
+			"a period in ms"),
+	    HT_CLI_FLAG(0, "no-fsync", &a->copts.no_fsync),
+	    HT_CLI_FLAG('q', "quiet", &a->quiet),
+	    HT_CLI_OPT_END,
 	};
-	int opt;
+	int ret;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "o:m:d:li:qh", longopts, NULL)) !=
-	       -1) {
-		switch (opt) {
-		case 'o':
-			a->out = optarg;
-			break;
-		case OPT_SHM_PREFIX:
-			a->prefix = optarg;
-			break;
-		case 'm':
-			a->ropts.metadata_path = optarg;
-			break;
-		case 'd':
-			if (!ht_cli_real_arg("duration", optarg, 1e-6, 1e9,
-					     false, "a duration in seconds",
-					     &a->duration)) {
-				return HT_EXIT_USAGE;
-			}
-			break;
-		case 'l':
-			a->copts.overwrite_live = true;
-			break;
-		case 'i':
-			if (!ht_cli_uint_arg("interval", optarg, 0, 10000,
-					     "a period in ms",
-					     &a->interval_ms)) {
-				return HT_EXIT_USAGE;
-			}
-			break;
-		case OPT_NO_FSYNC:
-			a->copts.no_fsync = true;
-			break;
-		case 'q':
-			a->quiet = true;
-			break;
-		default:
-			return ht_cli_help_or_usage(opt, usage);
-		}
+	ret = ht_cli_parse(argc, argv, table, 0, usage, rings);
+	if (ret != HT_CLI_GO_ON) {
+		return ret;
 	}
 	if (!a->out) {
 		return ht_cli_usage_error(usage, "-o CAPTURE is required");
@@ -245,15 +209,17 @@ static int parse_options(int argc, char **argv, struct record_args *a)
  * cannot be attached is said and skipped).
  */
 static int attach_rings(struct ht_capture_writer *c,
-			const struct record_args *a, char **paths,
-			size_t nr_paths, char **shm, size_t nr_shm)
+			const struct record_args *a,
+			const struct ht_cli_args *rings, char **shm,
+			size_t nr_shm)
 {
 	char err[1024];
 	int status = HT_EXIT_OK;
 	size_t i;
 
-	for (i = 0; i < nr_paths + nr_shm; i++) {
-		const char *ring = i < nr_paths ? paths[i] : shm[i - nr_paths];
+	for (i = 0; i < rings->nr + nr_shm; i++) {
+		const char *ring =
+		    i < rings->nr ? rings->v[i] : shm[i - rings->nr];
 
 		if (ht_capture_writer_add_path(c, ring, &a->ropts, err,
 					       sizeof(err))) {
@@ -302,6 +268,46 @@ static int drain(struct ht_capture_writer *c, const struct record_args *a,
 	return status;
 }
 
+/*
+ * Writes what is left, then says how it went: the last progress line
+ * on a terminal, what failed, the signal that stopped the run and the
+ * summary. Returns the exit status it makes.
+ */
+static int finish(struct ht_capture_writer *c, const struct record_args *a,
+		  double start, bool tty, volatile sig_atomic_t *stop_signal)
+{
+	char err[1024];
+	int status = HT_EXIT_OK;
+	size_t i;
+	int ret;
+
+	ret = ht_capture_writer_finish(c, err, sizeof(err));
+	if (tty) {
+		progress(c, now_s() - start);
+		fputc('\n', stderr);
+	}
+	if (ret) {
+		fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
+		status = HT_EXIT_FAIL;
+	}
+	for (i = 0; i < ht_capture_writer_nr_rings(c); i++) {
+		struct ht_capture_writer_stats st;
+
+		ht_capture_writer_stats(c, i, &st);
+		if (st.failed) {
+			status = HT_EXIT_FAIL;
+		}
+	}
+	if (!a->quiet) {
+		if (*stop_signal) {
+			fprintf(stderr, "%s: stopped by signal %d\n",
+				ht_cli_prog, (int)*stop_signal);
+		}
+		summary(c, a->out, now_s() - start);
+	}
+	return status;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_args a = {
@@ -310,24 +316,24 @@ int cmd_record(int argc, char **argv)
 	};
 	struct ht_capture_writer *c = NULL;
 	char **shm = NULL;
-	size_t nr_shm = 0, nr_paths, i;
+	struct ht_cli_args rings;
+	size_t nr_shm = 0, i;
 	char err[1024];
 	double start;
 	bool tty;
 	int ret, status;
 	volatile sig_atomic_t *stop_signal;
 
-	ret = parse_options(argc, argv, &a);
+	ret = parse_options(argc, argv, &a, &rings);
 	if (ret != HT_CLI_GO_ON) {
 		return ret;
 	}
-	nr_paths = (size_t)(argc - optind);
 	if (a.prefix && shm_list(a.prefix, &shm, &nr_shm)) {
 		fprintf(stderr, "%s: /dev/shm: %s\n", ht_cli_prog,
 			strerror(errno));
 		return HT_EXIT_FAIL;
 	}
-	if (!nr_paths && !nr_shm) {
+	if (!rings.nr && !nr_shm) {
 		if (!a.prefix) {
 			ret = ht_cli_usage_error(usage, "no ring given");
 		} else {
@@ -346,7 +352,7 @@ int cmd_record(int argc, char **argv)
 		ret = HT_EXIT_FAIL;
 		goto free_shm;
 	}
-	status = attach_rings(c, &a, argv + optind, nr_paths, shm, nr_shm);
+	status = attach_rings(c, &a, &rings, shm, nr_shm);
 	if (!ht_capture_writer_nr_rings(c)) {
 		fprintf(stderr, "%s: no ring attached\n", ht_cli_prog);
 		ret = HT_EXIT_FAIL;
@@ -359,29 +365,8 @@ int cmd_record(int argc, char **argv)
 	if (drain(c, &a, start, tty, stop_signal)) {
 		status = HT_EXIT_FAIL;
 	}
-	ret = ht_capture_writer_finish(c, err, sizeof(err));
-	if (tty) {
-		progress(c, now_s() - start);
-		fputc('\n', stderr);
-	}
-	if (ret) {
-		fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
+	if (finish(c, &a, start, tty, stop_signal)) {
 		status = HT_EXIT_FAIL;
-	}
-	for (i = 0; i < ht_capture_writer_nr_rings(c); i++) {
-		struct ht_capture_writer_stats st;
-
-		ht_capture_writer_stats(c, i, &st);
-		if (st.failed) {
-			status = HT_EXIT_FAIL;
-		}
-	}
-	if (!a.quiet) {
-		if (*stop_signal) {
-			fprintf(stderr, "%s: stopped by signal %d\n",
-				ht_cli_prog, (int)*stop_signal);
-		}
-		summary(c, a.out, now_s() - start);
 	}
 	ret = status;
 

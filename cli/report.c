@@ -5,7 +5,6 @@
  * [--sync sync.json] [--elf [CORE=]FILE]...: host/export/report.h into a file
  * (docs/report.md).
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,66 +48,37 @@ struct report_args {
 	struct ht_report_opts opts;
 	struct ht_cli_elfs elfs;
 	const char *output;
+	struct ht_cli_args traces;
 };
 
 /* Returns HT_CLI_GO_ON when the command goes on, else its exit status. */
 static int parse_options(int argc, char **argv, struct report_args *a)
 {
-	enum { OPT_SYNC = 256 };
-	static const struct option longopts[] = {
-	    {"output", required_argument, NULL, 'o'},
-	    {"paths", required_argument, NULL, 'p'},
-	    {"sync", required_argument, NULL, OPT_SYNC},
-	    {"budget", required_argument, NULL, 'b'},
-	    {"title", required_argument, NULL, 't'},
-	    {"elf", required_argument, NULL, 'e'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	uint64_t budget_mb = 0;
+	const struct ht_cli_opt table[] = {
+	    HT_CLI_STRING('o', "output", &a->output),
+	    HT_CLI_STRING('p', "paths", &a->opts.paths_file),
+	    HT_CLI_STRING(0, "sync", &a->opts.sync_file),
+	    HT_CLI_UINT('b', "budget", &budget_mb, 1, 4096, "a size in MB"),
+	    HT_CLI_STRING('t', "title", &a->opts.title),
+	    HT_CLI_ELF(&a->elfs),
+	    HT_CLI_OPT_END,
 	};
-	int c;
+	int ret;
 
-	optind = 1;
-	a->opts.warn = ht_cli_warn;
-	while ((c = getopt_long(argc, argv, "o:p:b:t:e:h", longopts, NULL)) !=
-	       -1) {
-		switch (c) {
-		case 'o':
-			a->output = optarg;
-			break;
-		case 'p':
-			a->opts.paths_file = optarg;
-			break;
-		case OPT_SYNC:
-			a->opts.sync_file = optarg;
-			break;
-		case 'b': {
-			uint64_t v;
-
-			if (!ht_cli_uint_arg("budget", optarg, 1, 4096,
-					     "a size in MB", &v)) {
-				return HT_EXIT_USAGE;
-			}
-			a->opts.budget_bytes = (size_t)v << 20;
-			break;
-		}
-		case 't':
-			a->opts.title = optarg;
-			break;
-		case 'e':
-			if (!ht_cli_elf_arg(&a->elfs, optarg)) {
-				return HT_EXIT_USAGE;
-			}
-			break;
-		default:
-			return ht_cli_help_or_usage(c, usage);
-		}
+	ret = ht_cli_parse(argc, argv, table, 0, usage, &a->traces);
+	if (ret != HT_CLI_GO_ON) {
+		return ret;
 	}
-	if (!a->output || optind >= argc) {
+	if (!a->output || !a->traces.nr) {
 		return ht_cli_usage_error(usage, "%s",
 					  !a->output
 					      ? "-o REPORT.html is required"
 					      : "no trace given");
 	}
+	/* not given: 0, the report's default */
+	a->opts.budget_bytes = (size_t)budget_mb << 20;
+	a->opts.warn = ht_cli_warn;
 	a->opts.elfs = a->elfs.spec;
 	a->opts.nr_elfs = a->elfs.nr;
 	return HT_CLI_GO_ON;
@@ -171,8 +141,7 @@ int cmd_report(int argc, char **argv)
 	if (ret != HT_CLI_GO_ON) {
 		return ret;
 	}
-	ret = write_report(a.output, argv + optind, (size_t)(argc - optind),
-			   &a.opts, &stats);
+	ret = write_report(a.output, a.traces.v, a.traces.nr, &a.opts, &stats);
 	if (ret) {
 		return ret;
 	}
@@ -186,12 +155,5 @@ int cmd_report(int argc, char **argv)
 			stats.exact ? "exact, " : "", stats.finest_ns,
 			stats.flows_kept, stats.flows);
 	}
-	if (stats.reader_errors) {
-		fprintf(stderr,
-			"%s: %" PRIu64 " damaged parts of the input "
-			"skipped\n",
-			ht_cli_prog, stats.reader_errors);
-		return HT_EXIT_FAIL;
-	}
-	return HT_EXIT_OK;
+	return ht_cli_tell_skipped(stats.reader_errors);
 }

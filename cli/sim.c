@@ -6,7 +6,6 @@
  * their own clocks, tracing the Sobel pipeline and the sync handshake
  * into CAPTURE (one CTF trace per core, truth.json).
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -80,126 +79,61 @@ static void summary(const char *dir, const struct ht_sim_result *r)
 	}
 }
 
+/* What the options ask for, in their units. */
+struct sim_args {
+	double cores, duration_s, frame_ms, deadline_ms, sync_ms;
+	double preempt_every, sync_burst, idle_spin_us;
+};
+
 /* Returns HT_CLI_GO_ON when the command goes on, else its exit status. */
 static int parse_options(int argc, char **argv, struct ht_sim_opts *o,
 			 bool *quiet)
 {
-	enum {
-		OPT_CORES = 256,
-		OPT_FRAME,
-		OPT_DEADLINE,
-		OPT_SYNC,
-		OPT_PREEMPT,
-		OPT_BURST,
-		OPT_SPIN,
-		OPT_NOFSYNC,
-		OPT_LTTNG
+	struct sim_args a = {0};
+	const struct ht_cli_opt table[] = {
+	    HT_CLI_STRING('o', "output", &o->capture_dir),
+	    HT_CLI_WHOLE(0, "cores", &a.cores, 1, HT_SIM_MAX_SLAVES,
+			 "a number of slave cores"),
+	    HT_CLI_REAL('d', "duration", &a.duration_s, 0.05, 3600,
+			"a duration"),
+	    HT_CLI_ALIAS("seconds"),
+	    HT_CLI_REAL(0, "frame-ms", &a.frame_ms, 0.1, 10000,
+			"a period in ms"),
+	    HT_CLI_REAL(0, "deadline-ms", &a.deadline_ms, 0.1, 10000,
+			"a period in ms"),
+	    HT_CLI_REAL(0, "sync-ms", &a.sync_ms, 0.1, 10000, "a period in ms"),
+	    HT_CLI_WHOLE(0, "preempt-every", &a.preempt_every, 1, 1000000,
+			 "a number of frames"),
+	    HT_CLI_WHOLE(0, "sync-burst", &a.sync_burst, 1, 100,
+			 "a number of rounds"),
+	    HT_CLI_REAL(0, "idle-spin-us", &a.idle_spin_us, 0, 100000,
+			"a time in us"),
+	    HT_CLI_FLAG(0, "no-fsync", &o->no_fsync),
+	    HT_CLI_FLAG(0, "lttng", &o->lttng),
+	    HT_CLI_FLAG('q', "quiet", quiet),
+	    HT_CLI_OPT_END,
 	};
-	static const struct option longopts[] = {
-	    {"output", required_argument, NULL, 'o'},
-	    {"cores", required_argument, NULL, OPT_CORES},
-	    {"duration", required_argument, NULL, 'd'},
-	    {"seconds", required_argument, NULL, 'd'},
-	    {"frame-ms", required_argument, NULL, OPT_FRAME},
-	    {"deadline-ms", required_argument, NULL, OPT_DEADLINE},
-	    {"sync-ms", required_argument, NULL, OPT_SYNC},
-	    {"preempt-every", required_argument, NULL, OPT_PREEMPT},
-	    {"sync-burst", required_argument, NULL, OPT_BURST},
-	    {"idle-spin-us", required_argument, NULL, OPT_SPIN},
-	    {"no-fsync", no_argument, NULL, OPT_NOFSYNC},
-	    {"lttng", no_argument, NULL, OPT_LTTNG},
-	    {"quiet", no_argument, NULL, 'q'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-	int c, opt_index = 0;
-	double v;
+	struct ht_cli_args args;
+	int ret;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:d:qh", longopts, &opt_index)) !=
-	       -1) {
-		switch (c) {
-		case 'o':
-			o->capture_dir = optarg;
-			break;
-		case OPT_CORES:
-			if (!ht_cli_real_arg("cores", optarg, 1,
-					     HT_SIM_MAX_SLAVES, true,
-					     "a number of slave cores", &v)) {
-				return HT_EXIT_USAGE;
-			}
-			o->nr_slaves = (unsigned)v;
-			break;
-		case 'd':
-			if (!ht_cli_real_arg("duration", optarg, 0.05, 3600,
-					     false, "a duration", &v)) {
-				return HT_EXIT_USAGE;
-			}
-			o->duration_ns = (uint64_t)(v * 1e9);
-			break;
-		case OPT_FRAME:
-		case OPT_DEADLINE:
-		case OPT_SYNC:
-			if (!ht_cli_real_arg(longopts[opt_index].name, optarg,
-					     0.1, 10000, false,
-					     "a period in ms", &v)) {
-				return HT_EXIT_USAGE;
-			}
-			*(c == OPT_FRAME      ? &o->frame_period_ns
-			  : c == OPT_DEADLINE ? &o->deadline_ns
-					      : &o->sync_period_ns) =
-			    (uint64_t)(v * 1e6);
-			break;
-		case OPT_PREEMPT:
-			if (!ht_cli_real_arg("preempt-every", optarg, 1,
-					     1000000, true,
-					     "a number of frames", &v)) {
-				return HT_EXIT_USAGE;
-			}
-			o->preempt_every = (unsigned)v;
-			break;
-		case OPT_BURST:
-			if (!ht_cli_real_arg("sync-burst", optarg, 1, 100, true,
-					     "a number of rounds", &v)) {
-				return HT_EXIT_USAGE;
-			}
-			o->sync_burst = (unsigned)v;
-			break;
-		case OPT_SPIN:
-			if (!ht_cli_real_arg("idle-spin-us", optarg, 0, 100000,
-					     false, "a time in us", &v)) {
-				return HT_EXIT_USAGE;
-			}
-			o->idle_spin_ns = (uint32_t)(v * 1e3);
-			break;
-		case OPT_NOFSYNC:
-			o->no_fsync = true;
-			break;
-		case OPT_LTTNG:
-			o->lttng = true;
-			break;
-		case 'q':
-			*quiet = true;
-			break;
-		case 'h':
-			return ht_cli_help_or_usage(c, usage);
-		case ':':
-			return ht_cli_usage_error(usage,
-						  "option '%s' needs a value",
-						  argv[optind - 1]);
-		default:
-			return ht_cli_usage_error(usage, "unknown option '%s'",
-						  argv[optind - 1]);
-		}
-	}
-	if (ht_cli_want_no_args(argc, argv, usage) != HT_CLI_GO_ON) {
-		return HT_EXIT_USAGE;
+	ret = ht_cli_parse(argc, argv, table,
+			   HT_CLI_WANT_NO_ARGS | HT_CLI_OWN_MESSAGES, usage,
+			   &args);
+	if (ret != HT_CLI_GO_ON) {
+		return ret;
 	}
 	if (!o->capture_dir) {
 		return ht_cli_usage_error(usage, "-o CAPTURE is required");
 	}
-
+	/* an option not given stays 0: the board's default */
+	o->nr_slaves = (unsigned)a.cores;
+	o->duration_ns = (uint64_t)(a.duration_s * 1e9);
+	o->frame_period_ns = (uint64_t)(a.frame_ms * 1e6);
+	o->deadline_ns = (uint64_t)(a.deadline_ms * 1e6);
+	o->sync_period_ns = (uint64_t)(a.sync_ms * 1e6);
+	o->preempt_every = (unsigned)a.preempt_every;
+	o->sync_burst = (unsigned)a.sync_burst;
+	o->idle_spin_ns = (uint32_t)(a.idle_spin_us * 1e3);
 	return HT_CLI_GO_ON;
 }
 

@@ -7,7 +7,6 @@
  * time, share and slices; with --window, per window and core the same
  * split and the tasks that ran (printed as the windows close).
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -199,56 +198,33 @@ struct states_args {
 	struct ht_ctf_open_opts opts;
 	struct ht_states_opts sopts;
 	struct ctx x;
+	struct ht_cli_args traces;
 };
 
 /* Returns HT_CLI_GO_ON when the command goes on, else its exit status. */
 static int parse_options(int argc, char **argv, struct states_args *a)
 {
-	enum { OPT_PENDING = 256 };
-	static const struct option longopts[] = {
-	    {"window", required_argument, NULL, 'w'},
-	    {"core", required_argument, NULL, 'c'},
-	    {"pending", required_argument, NULL, OPT_PENDING},
-	    {"keep-going", no_argument, NULL, 'k'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	uint64_t window_ns = 0, pending = 0;
+	const struct ht_cli_opt table[] = {
+	    HT_CLI_UINT('w', "window", &window_ns, 1, INT64_MAX,
+			"a window in ns"),
+	    HT_CLI_STRING('c', "core", &a->x.core_sel),
+	    HT_CLI_UINT(0, "pending", &pending, 1, 1u << 30,
+			"a number of messages"),
+	    HT_CLI_BITS('k', "keep-going", &a->opts.flags, HT_CTF_KEEP_GOING),
+	    HT_CLI_OPT_END,
 	};
-	int c;
+	int ret;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "w:c:kh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'w': {
-			uint64_t v;
-
-			if (!ht_cli_uint_arg("window", optarg, 1, INT64_MAX,
-					     "a window in ns", &v)) {
-				return HT_EXIT_USAGE;
-			}
-			a->sopts.window_ns = (int64_t)v;
-			break;
-		}
-		case 'c':
-			a->x.core_sel = optarg;
-			break;
-		case OPT_PENDING: {
-			uint64_t v;
-
-			if (!ht_cli_uint_arg("pending", optarg, 1, 1u << 30,
-					     "a number of messages", &v)) {
-				return HT_EXIT_USAGE;
-			}
-			a->sopts.max_pending_msgs = (size_t)v;
-			break;
-		}
-		case 'k':
-			a->opts.flags |= HT_CTF_KEEP_GOING;
-			break;
-		default:
-			return ht_cli_help_or_usage(c, usage);
-		}
+	ret = ht_cli_parse(argc, argv, table, HT_CLI_WANT_TRACES, usage,
+			   &a->traces);
+	if (ret != HT_CLI_GO_ON) {
+		return ret;
 	}
-	return ht_cli_want_traces(argc, usage);
+	/* not given: 0, the model's default */
+	a->sopts.window_ns = (int64_t)window_ns;
+	a->sopts.max_pending_msgs = (size_t)pending;
+	return HT_CLI_GO_ON;
 }
 
 /* The per-core tables and the message counts, after the run. Returns
@@ -308,8 +284,7 @@ int cmd_states(int argc, char **argv)
 		return ret;
 	}
 	a.opts.flags |= HT_CTF_EVENTS_ONLY;
-	if (ht_cli_open_traces(&set, argv + optind, (size_t)(argc - optind),
-			       &a.opts)) {
+	if (ht_cli_open_traces(&set, a.traces.v, a.traces.nr, &a.opts)) {
 		return HT_EXIT_FAIL;
 	}
 	ret = ht_states_create(&st, &a.sopts, on_item, &a.x);

@@ -5,7 +5,6 @@
  * application, the convex-hull fit per core, one merged trace on the
  * reference clock (host/sync/sync-run.h). docs/merge.md.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -192,79 +191,36 @@ struct sync_args {
 /* Returns HT_CLI_GO_ON when the command goes on, else its exit status. */
 static int parse_options(int argc, char **argv, struct sync_args *a)
 {
-	enum {
-		OPT_FORCE = 256,
-		OPT_NO_MERGE,
-		OPT_REFERENCE,
-		OPT_ALLOW,
-		OPT_MAX_PAIRS,
-		OPT_LTTNG,
-		OPT_LTTNG_CORE
+	const struct ht_cli_opt table[] = {
+	    HT_CLI_STRING('o', "output", &a->o.out_dir),
+	    HT_CLI_STRING('r', "report", &a->report),
+	    HT_CLI_STRING(0, "reference", &a->o.reference),
+	    HT_CLI_FLAG(0, "allow-unsynced", &a->o.allow_unsynced),
+	    HT_CLI_UINT(0, "max-pairs", &a->max_pairs, 0, UINT32_MAX,
+			"a number of pairs"),
+	    HT_CLI_STRING(0, "master-lttng", &a->o.lttng_dir),
+	    HT_CLI_STRING(0, "lttng-core", &a->o.lttng_core),
+	    HT_CLI_FLAG(0, "force", &a->o.overwrite),
+	    HT_CLI_FLAG(0, "no-merge", &a->no_merge),
+	    HT_CLI_OPT_END,
 	};
-	static const struct option longopts[] = {
-	    {"output", required_argument, NULL, 'o'},
-	    {"report", required_argument, NULL, 'r'},
-	    {"reference", required_argument, NULL, OPT_REFERENCE},
-	    {"allow-unsynced", no_argument, NULL, OPT_ALLOW},
-	    {"max-pairs", required_argument, NULL, OPT_MAX_PAIRS},
-	    {"master-lttng", required_argument, NULL, OPT_LTTNG},
-	    {"lttng-core", required_argument, NULL, OPT_LTTNG_CORE},
-	    {"force", no_argument, NULL, OPT_FORCE},
-	    {"no-merge", no_argument, NULL, OPT_NO_MERGE},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-	int c;
+	struct ht_cli_args args;
+	int ret;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:r:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			a->o.out_dir = optarg;
-			break;
-		case 'r':
-			a->report = optarg;
-			break;
-		case OPT_REFERENCE:
-			a->o.reference = optarg;
-			break;
-		case OPT_ALLOW:
-			a->o.allow_unsynced = true;
-			break;
-		case OPT_LTTNG:
-			a->o.lttng_dir = optarg;
-			break;
-		case OPT_LTTNG_CORE:
-			a->o.lttng_core = optarg;
-			break;
-		case OPT_MAX_PAIRS:
-			if (!ht_cli_uint_arg("max-pairs", optarg, 0, UINT32_MAX,
-					     "a number of pairs",
-					     &a->max_pairs)) {
-				return HT_EXIT_USAGE;
-			}
-			break;
-		case OPT_FORCE:
-			a->o.overwrite = true;
-			break;
-		case OPT_NO_MERGE:
-			a->no_merge = true;
-			break;
-		default:
-			return ht_cli_help_or_usage(c, usage);
-		}
+	ret = ht_cli_parse(argc, argv, table, 0, usage, &args);
+	if (ret != HT_CLI_GO_ON) {
+		return ret;
 	}
-	if (optind + 1 != argc || (!a->o.out_dir && !a->no_merge)) {
+	if (args.nr != 1 || (!a->o.out_dir && !a->no_merge)) {
 		return ht_cli_usage_error(
 		    usage, "%s",
-		    optind + 1 != argc
-			? "one CAPTURE directory expected"
-			: "-o TRACE is required (or --no-merge)");
+		    args.nr != 1 ? "one CAPTURE directory expected"
+				 : "-o TRACE is required (or --no-merge)");
 	}
 	if (a->no_merge) {
 		a->o.out_dir = NULL;
 	}
-	a->o.capture = argv[optind];
+	a->o.capture = args.v[0];
 	return HT_CLI_GO_ON;
 }
 

@@ -1,0 +1,304 @@
+/* SPDX-License-Identifier: MIT */
+/* The subcommands' option parser and value checks (options.h). */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* getopt_long()'s answer for the option at opts[i] without a letter:
+ * LONG_ONLY + i, past every letter. */
+#define LONG_ONLY 256
+
+int ht_cli_usage_error(void (*usage)(FILE *out), const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", ht_cli_prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	usage(stderr);
+	return HT_EXIT_USAGE;
+}
+
+/* "expected [WHAT from ]MIN to MAX, got 'ARG'" for option --NAME. */
+static bool bad_value(const char *name, const char *arg, const char *what,
+		      const char *min, const char *max)
+{
+	fprintf(stderr, "%s: --%s: expected %s%s%s to %s, got '%s'\n",
+		ht_cli_prog, name, what ? what : "", what ? " from " : "", min,
+		max, arg);
+	return false;
+}
+
+bool ht_cli_uint_value(const char *arg, uint64_t min, uint64_t max, uint64_t *v)
+{
+	char *end;
+	unsigned long long n;
+
+	errno = 0;
+	n = strtoull(arg, &end, 10);
+	/* strtoull takes "-1" as ULLONG_MAX: refuse any sign here */
+	if (*end || !*arg || strchr(arg, '-') || errno || n < min || n > max) {
+		return false;
+	}
+	*v = n;
+	return true;
+}
+
+/*
+ * The value ARG of option --NAME into *V when it is a number in [MIN,
+ * MAX]; anything else (empty, a sign, other characters, out of range,
+ * too large) prints "hetrace <cmd>: --NAME: expected [WHAT from ]MIN to
+ * MAX, got 'ARG'" and returns false. A whole number; MAX < UINT64_MAX.
+ */
+static bool uint_arg(const char *name, const char *arg, uint64_t min,
+		     uint64_t max, const char *what, uint64_t *v)
+{
+	char lo[24], hi[24];
+
+	if (!ht_cli_uint_value(arg, min, max, v)) {
+		snprintf(lo, sizeof(lo), "%" PRIu64, min);
+		snprintf(hi, sizeof(hi), "%" PRIu64, max);
+		return bad_value(name, arg, what, lo, hi);
+	}
+	return true;
+}
+
+/* The same for a number as strtod() reads it (fractions, exponents), a
+ * whole one when @whole. */
+static bool real_arg(const char *name, const char *arg, double min, double max,
+		     bool whole, const char *what, double *v)
+{
+	char lo[32], hi[32], *end;
+	double x = strtod(arg, &end);
+
+	/* written so that a NaN fails the range test */
+	if (end == arg || *end || !(x >= min && x <= max) ||
+	    (whole && x != (double)(uint64_t)x)) {
+		snprintf(lo, sizeof(lo), "%.15g", min);
+		snprintf(hi, sizeof(hi), "%.15g", max);
+		return bad_value(name, arg, what, lo, hi);
+	}
+	*v = x;
+	return true;
+}
+
+int ht_cli_elf_check(const struct ht_cli_opt *opt, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	const char *path = eq && eq != arg ? eq + 1 : arg;
+
+	if (!*path) {
+		fprintf(stderr,
+			"%s: --%s: expected [CORE=]FILE, got '%s' (no file "
+			"name)\n",
+			ht_cli_prog, opt->name, arg);
+		return HT_EXIT_USAGE;
+	}
+	return HT_CLI_GO_ON;
+}
+
+static bool takes_value(const struct ht_cli_opt *o)
+{
+	return o->kind != HT_CLI_OPT_FLAG && o->kind != HT_CLI_OPT_BITS &&
+	       o->kind != HT_CLI_OPT_CALL_NOARG;
+}
+
+/*
+ * getopt_long()'s tables for the @n entries of @opts: @longopts has
+ * room for n + 2 (--help and the end), @shortopts for 2 n + 3 (a ':'
+ * first, "h" and the end). An alias has the answer of the entry it
+ * names, so that getopt takes an abbreviation matching both as one.
+ */
+static void build_tables(const struct ht_cli_opt *opts, size_t n,
+			 unsigned flags, struct option *longopts,
+			 char *shortopts)
+{
+	const struct ht_cli_opt *named = opts;
+	size_t i;
+
+	if (flags & HT_CLI_OWN_MESSAGES) {
+		/* a missing value answers ':', getopt says nothing */
+		*shortopts++ = ':';
+	}
+	for (i = 0; i < n; i++) {
+		if (opts[i].kind != HT_CLI_OPT_ALIAS) {
+			named = &opts[i];
+		}
+		longopts[i].name = opts[i].name;
+		longopts[i].has_arg =
+		    takes_value(named) ? required_argument : no_argument;
+		longopts[i].flag = NULL;
+		longopts[i].val = named->letter
+				      ? named->letter
+				      : LONG_ONLY + (int)(named - opts);
+		if (named == &opts[i] && named->letter) {
+			*shortopts++ = named->letter;
+			if (takes_value(named)) {
+				*shortopts++ = ':';
+			}
+		}
+	}
+	longopts[n] = (struct option){"help", no_argument, NULL, 'h'};
+	longopts[n + 1] = (struct option){NULL, 0, NULL, 0};
+	*shortopts++ = 'h';
+	*shortopts = '\0';
+}
+
+/* The entry getopt_long() answered @c for, NULL for none ('?', ':'). */
+static const struct ht_cli_opt *find_opt(const struct ht_cli_opt *opts,
+					 size_t n, int c)
+{
+	size_t i;
+
+	if (c >= LONG_ONLY) {
+		return &opts[c - LONG_ONLY];
+	}
+	for (i = 0; i < n; i++) {
+		if (opts[i].kind != HT_CLI_OPT_ALIAS && opts[i].letter == c) {
+			return &opts[i];
+		}
+	}
+	return NULL;
+}
+
+static int add_to_list(const struct ht_cli_opt *o, const char *arg)
+{
+	int ret;
+
+	if (o->call) {
+		ret = o->call(o, arg);
+		if (ret != HT_CLI_GO_ON) {
+			return ret;
+		}
+	}
+	if (*o->nr == o->max) {
+		fprintf(stderr, "%s: --%s: more than %" PRIu64 "%s%s\n",
+			ht_cli_prog, o->name, o->max, o->what ? " " : "",
+			o->what ? o->what : "");
+		return HT_EXIT_USAGE;
+	}
+	o->to.list[(*o->nr)++] = arg;
+	return HT_CLI_GO_ON;
+}
+
+/* Does what option @o says with its value @arg (NULL: none). */
+static int take(const struct ht_cli_opt *o, const char *arg)
+{
+	switch (o->kind) {
+	case HT_CLI_OPT_FLAG:
+		*o->to.flag = true;
+		break;
+	case HT_CLI_OPT_BITS:
+		*o->to.bits |= o->bits;
+		break;
+	case HT_CLI_OPT_STRING:
+		*o->to.str = arg;
+		break;
+	case HT_CLI_OPT_UINT:
+		if (!uint_arg(o->name, arg, o->min, o->max, o->what,
+			      o->to.uint)) {
+			return HT_EXIT_USAGE;
+		}
+		break;
+	case HT_CLI_OPT_REAL:
+		if (!real_arg(o->name, arg, o->rmin, o->rmax, o->whole, o->what,
+			      o->to.real)) {
+			return HT_EXIT_USAGE;
+		}
+		break;
+	case HT_CLI_OPT_LIST:
+		return add_to_list(o, arg);
+	case HT_CLI_OPT_CALL:
+	case HT_CLI_OPT_CALL_NOARG:
+		return o->call(o, arg);
+	case HT_CLI_OPT_ALIAS:
+		/* find_opt() answers the entry an alias names */
+		break;
+	}
+	return HT_CLI_GO_ON;
+}
+
+/* An unknown option or a missing value (getopt's answer @c). */
+static int refuse(int c, char **argv, unsigned flags, void (*usage)(FILE *))
+{
+	if (!(flags & HT_CLI_OWN_MESSAGES)) {
+		/* getopt has said what is wrong */
+		usage(stderr);
+		return HT_EXIT_USAGE;
+	}
+	if (c == ':') {
+		return ht_cli_usage_error(usage, "option '%s' needs a value",
+					  argv[optind - 1]);
+	}
+	return ht_cli_usage_error(usage, "unknown option '%s'",
+				  argv[optind - 1]);
+}
+
+/* The arguments after the options, checked by @flags. */
+static int take_args(int argc, char **argv, unsigned flags,
+		     void (*usage)(FILE *), struct ht_cli_args *args)
+{
+	args->v = argv + optind;
+	args->nr = (size_t)(argc - optind);
+	if ((flags & HT_CLI_WANT_TRACES) && !args->nr) {
+		return ht_cli_usage_error(usage, "no trace given");
+	}
+	if ((flags & HT_CLI_WANT_NO_ARGS) && args->nr) {
+		return ht_cli_usage_error(usage, "unexpected argument '%s'",
+					  args->v[0]);
+	}
+	return HT_CLI_GO_ON;
+}
+
+int ht_cli_parse(int argc, char **argv, const struct ht_cli_opt *opts,
+		 unsigned flags, void (*usage)(FILE *out),
+		 struct ht_cli_args *args)
+{
+	struct option *longopts;
+	char *shortopts;
+	size_t n = 0;
+	int c, ret = HT_CLI_GO_ON;
+
+	while (opts[n].name) {
+		n++;
+	}
+	longopts = calloc(n + 2, sizeof(*longopts));
+	shortopts = malloc(2 * n + 3);
+	if (!longopts || !shortopts) {
+		ret = ht_cli_nomem();
+		goto free_tables;
+	}
+	build_tables(opts, n, flags, longopts, shortopts);
+
+	/* 0: a new scan from argv[1] (glibc), also for demo's steps */
+	optind = 0;
+	opterr = !(flags & HT_CLI_OWN_MESSAGES);
+	while (ret == HT_CLI_GO_ON &&
+	       (c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		const struct ht_cli_opt *o = find_opt(opts, n, c);
+
+		if (c == 'h') {
+			usage(stdout);
+			ret = HT_EXIT_OK;
+		} else if (!o) {
+			ret = refuse(c, argv, flags, usage);
+		} else {
+			ret = take(o, optarg);
+		}
+	}
+	if (ret == HT_CLI_GO_ON) {
+		ret = take_args(argc, argv, flags, usage, args);
+	}
+free_tables:
+	free(longopts);
+	free(shortopts);
+	return ret;
+}
