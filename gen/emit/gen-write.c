@@ -61,36 +61,9 @@ static int nomem(struct writer *w)
 }
 
 /* mkdir -p; errno tells why when it fails. */
-static int mkdir_p(const char *path)
-{
-	char *copy = strdup(path), *p;
-	int ret = 0;
-
-	if (!copy) {
-		return -1;
-	}
-	for (p = copy + 1; *p; p++) {
-		if (*p != '/') {
-			continue;
-		}
-		*p = '\0';
-		if (mkdir(copy, 0777) && errno != EEXIST) {
-			ret = -1;
-			goto free_copy;
-		}
-		*p = '/';
-	}
-	if (mkdir(copy, 0777) && errno != EEXIST) {
-		ret = -1;
-	}
-free_copy:
-	free(copy);
-	return ret;
-}
-
 static int make_dir(struct writer *w, const char *path)
 {
-	if (mkdir_p(path)) {
+	if (ht_path_mkdirs(path)) {
 		return fail(w, HT_EIO, "cannot create `%s`: %s", path,
 			    strerror(errno));
 	}

@@ -86,32 +86,6 @@ static bool name_ok(const char *s)
 	return true;
 }
 
-static int mkdir_p(const char *path)
-{
-	char *p = strdup(path), *s;
-	int ret = 0;
-
-	if (!p) {
-		return HT_ENOMEM;
-	}
-	for (s = p + 1; !ret; s++) {
-		if (*s == '/' || !*s) {
-			char save = *s;
-
-			*s = '\0';
-			if (mkdir(p, 0777) < 0 && errno != EEXIST) {
-				ret = HT_EIO;
-			}
-			*s = save;
-			if (!save) {
-				break;
-			}
-		}
-	}
-	free(p);
-	return ret;
-}
-
 /* ---- packets ---- */
 
 /*
@@ -353,7 +327,7 @@ int ht_capture_writer_create(struct ht_capture_writer **out,
 {
 	struct ht_capture_writer *c;
 
-	if (mkdir_p(capture_dir)) {
+	if (ht_path_mkdirs(capture_dir)) {
 		return ht_err_printf(err, err_len, HT_EIO,
 				     "%s: cannot create: %s", capture_dir,
 				     strerror(errno));
@@ -558,7 +532,7 @@ static int ring_files(struct ht_capture_writer *c, struct ring *r, char *err,
 		    "of its first ring (%s)",
 		    src, r->core_name, first->info->source);
 	}
-	if (mkdir_p(r->core_dir)) {
+	if (ht_path_mkdirs(r->core_dir)) {
 		return ht_err_printf(err, err_len, HT_EIO,
 				     "%s: cannot create: %s", r->core_dir,
 				     strerror(errno));

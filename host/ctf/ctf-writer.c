@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/path.h"
 #include "common/error.h"
 #include "ctf-writer-internal.h"
 
@@ -31,33 +32,6 @@ int ht__ctf_writer_fail(struct ht_ctf_writer *w, int ret, const char *fmt, ...)
 const char *ht_ctf_writer_last_error(const struct ht_ctf_writer *w)
 {
 	return w ? w->err : "";
-}
-
-static int mkdir_p(const char *dir)
-{
-	char *p, *s = strdup(dir);
-	int ret = 0;
-
-	if (!s) {
-		return HT_ENOMEM;
-	}
-	for (p = s + 1;; p++) {
-		if (*p == '/' || !*p) {
-			char c = *p;
-
-			*p = 0;
-			if (mkdir(s, 0777) && errno != EEXIST) {
-				ret = HT_EIO;
-				break;
-			}
-			*p = c;
-			if (!c) {
-				break;
-			}
-		}
-	}
-	free(s);
-	return ret;
 }
 
 static bool is_ident_start(char c)
@@ -131,7 +105,7 @@ static int prepare_dir(const char *dir, bool overwrite, char *err,
 {
 	char path[4096];
 	struct stat st;
-	int ret = mkdir_p(dir);
+	int ret = ht_path_mkdirs(dir);
 
 	if (ret) {
 		snprintf(err, err_len, "cannot create directory %s: %s", dir,

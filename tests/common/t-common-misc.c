@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* The small helpers of common/: string lists, path joining, bounded file
- * reads, error messages into a caller's buffer, messages to a callback. */
+/* The small helpers of common/: string lists, path joining, directory
+ * creation, bounded file reads, error messages into a caller's buffer,
+ * messages to a callback. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/buf.h"
@@ -48,6 +51,31 @@ static void path_join(void)
 	p = ht_path_join("/", "metadata");
 	CHECK_STR(p, "/metadata");
 	free(p);
+}
+
+static void mkdirs(const char *dir)
+{
+	char path[4096];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/a/b/c", dir);
+	CHECK(!ht_path_mkdirs(path));
+	CHECK(!stat(path, &st) && S_ISDIR(st.st_mode));
+	/* existing directories are fine, a trailing '/' too */
+	snprintf(path, sizeof(path), "%s/a/b/", dir);
+	CHECK(!ht_path_mkdirs(path));
+	/* an empty path fails with ENOENT, a path under a file with ENOTDIR */
+	errno = 0;
+	CHECK(ht_path_mkdirs("") == HT_EIO && errno == ENOENT);
+	snprintf(path, sizeof(path), "%s/f/x", dir);
+	errno = 0;
+	CHECK(ht_path_mkdirs(path) == HT_EIO && errno == ENOTDIR);
+	snprintf(path, sizeof(path), "%s/a/b/c", dir);
+	rmdir(path);
+	snprintf(path, sizeof(path), "%s/a/b", dir);
+	rmdir(path);
+	snprintf(path, sizeof(path), "%s/a", dir);
+	rmdir(path);
 }
 
 static void file_read(const char *dir)
@@ -132,6 +160,7 @@ int main(void)
 	strv();
 	path_join();
 	file_read(dir);
+	mkdirs(dir);
 	err_printf();
 	message();
 	snprintf(path, sizeof(path), "%s/f", dir);
