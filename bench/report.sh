@@ -23,7 +23,7 @@ secs() { # wall time of "$@" in seconds
 }
 
 "$HETRACE" gen "$here/../tests/analysis/paths/trace.yaml" -o "$tmp/g" >/dev/null
-cc -std=c99 -D_POSIX_C_SOURCE=200809L -O2 -I"$tmp/g" -o "$tmp/mktrace" \
+cc -std=c99 -D_POSIX_C_SOURCE=200809L -O2 -I"$tmp/g" -I"$here/.." -o "$tmp/mktrace" \
 	"$here/../tests/analysis/paths/mktrace.c" "$tmp/g/barectf.c"
 mkdir -p "$tmp/t"
 cp "$tmp/g/metadata" "$tmp/t/"
@@ -55,7 +55,7 @@ export TOP=$here/..
 # shellcheck source=../tests/export/lib.sh
 . "$TOP/tests/export/lib.sh"
 board_build "$tmp/b" >/dev/null
-cc -std=c99 -O2 -I"$tmp/b/g" -o "$tmp/b/board" "$TOP/tests/export/board.c" "$tmp/b/g/barectf.c"
+cc -std=c99 -O2 -I"$tmp/b/g" -I"$TOP" -o "$tmp/b/board" "$TOP/tests/export/board.c" "$tmp/b/g/barectf.c"
 mkdir -p "$tmp/f"
 cp "$tmp/b/g/metadata" "$tmp/f/"
 "$tmp/b/board" "$tmp/f" bench "$N" >/dev/null
