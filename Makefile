@@ -53,8 +53,8 @@ LIB_RT   := $(BUILD)/libhetrace-rt.a
 LIB_HOST := $(BUILD)/libhetrace.a
 HETRACE  := $(BUILD)/hetrace
 
-.PHONY: all deps demo demo-qemu check check-layers bench fuzz clean format \
-	format-check build-all
+.PHONY: all deps demo demo-qemu check check-layers bench fuzz fuzz-bin clean \
+	format format-check build-all FORCE
 
 all: deps
 	@$(MAKE) --no-print-directory build-all
@@ -187,30 +187,41 @@ bench: all
 	@scripts/deps.sh bench
 	@bench/run.sh $(BUILD)
 
-# libFuzzer on the TSDL parser and the packet decoder (tests/ctf/fuzz/*.c),
-# each for FUZZ_SECONDS; any crash, hang or sanitizer report fails.
+# libFuzzer targets: every tests/<area>/fuzz/fuzz-NAME.c, seeded from
+# tests/<area>/fuzz/seeds/fuzz-NAME/, linked against the host library
+# built once with clang for coverage (build/fuzz/lib). `make fuzz` runs
+# each for FUZZ_SECONDS into corpora kept in build/fuzz; make check runs
+# each briefly (tests/tools/test-fuzz.sh). Any crash, hang, leak or
+# sanitizer report fails.
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
-FUZZ_LIB_SRC := $(wildcard host/ctf/ctf-*.c host/ctf/tsdl-*.c) common/buf.c common/error.c common/path.c
-FUZZ_BIN     := $(patsubst tests/ctf/fuzz/%.c,build/fuzz/%,$(wildcard tests/ctf/fuzz/*.c))
+FUZZ_SRC     := $(wildcard tests/*/fuzz/fuzz-*.c tests/*/*/fuzz/fuzz-*.c)
+FUZZ_BIN     := $(foreach f,$(FUZZ_SRC),build/fuzz/$(basename $(notdir $(f))))
+FUZZ_LIBDIR  := build/fuzz/lib
+FUZZ_LIB     := $(FUZZ_LIBDIR)/libhetrace.a
+FUZZ_SAN     := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
 
-build/fuzz/%: tests/ctf/fuzz/%.c $(FUZZ_LIB_SRC) $(wildcard host/ctf/*.h common/*.h tests/ctf/fuzz/*.h)
-	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(HOST_STD) -O1 -g -Wall -Wextra -Werror -Iinclude -I. -Itests/ctf/fuzz \
+# (a sub-make, outside the pattern rules' reach: its $(LIB_HOST) is this file)
+ifneq ($(BUILD),$(FUZZ_LIBDIR))
+$(FUZZ_LIB): FORCE
+	@$(MAKE) --no-print-directory $@ BUILD=$(FUZZ_LIBDIR) CC=$(FUZZ_CC) \
+		SAN=1 OPT=-O1 SANITIZE="$(FUZZ_SAN)"
+endif
+
+define fuzz_rule
+build/fuzz/$(basename $(notdir $(1))): $(1) $(FUZZ_LIB) $(wildcard $(dir $(1))*.h)
+	$(FUZZ_CC) $(HOST_STD) -O1 -g $(WARN) -Iinclude -I. -I$(dir $(1)) \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		-o $@ $< $(FUZZ_LIB_SRC)
+		-o $$@ $(1) $(FUZZ_LIB) $(LDLIBS)
+endef
+$(foreach f,$(FUZZ_SRC),$(eval $(call fuzz_rule,$(f))))
+
+fuzz-bin: $(FUZZ_BIN)
 
 fuzz: $(FUZZ_BIN)
-	@for f in $(FUZZ_BIN); do \
-		n=$$(basename $$f); mkdir -p build/fuzz/$$n.corpus; \
-		echo "fuzz $$n for $(FUZZ_SECONDS) s"; \
-		$$f -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
-			-artifact_prefix=build/fuzz/$$n- \
-			build/fuzz/$$n.corpus tests/ctf/fuzz/seeds/$$n \
-			>build/fuzz/$$n.log 2>&1 || { tail -n 60 build/fuzz/$$n.log; \
-			echo "fuzz $$n: FAILED"; exit 1; }; \
-		tail -n 1 build/fuzz/$$n.log; \
-	done
+	@tools/fuzz.sh $(FUZZ_SECONDS) build/fuzz $(FUZZ_SRC)
+
+FORCE:
 
 clean:
 	rm -rf build
