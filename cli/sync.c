@@ -35,8 +35,10 @@ static void usage(FILE *out)
 	    "      --reference CORE   the reference core (default: the\n"
 	    "                         master that has no master)\n"
 	    "      --allow-unsynced   merge cores without a fit (absent\n"
-	    "                         or failed) on their own clock,\n"
-	    "                         marked in the env and on stdout\n"
+	    "                         or failed) on their own clock, and\n"
+	    "                         leave out the cores that cannot be\n"
+	    "                         read, marked in the env, the report\n"
+	    "                         and on stdout\n"
 	    "      --master-lttng DIR the master core is the LTTng-UST trace\n"
 	    "                         under DIR (an LTTng session's output);\n"
 	    "                         the result keeps its clock and events\n"
@@ -49,8 +51,10 @@ static void usage(FILE *out)
 	    "      --no-merge         fit and report only\n"
 	    "  -h, --help             this help\n\n"
 	    "Exit status: 0 success; 1 when the merged trace is missing\n"
-	    "or wrong (a core absent without --allow-unsynced, a failed\n"
-	    "fit, damaged streams skipped); 2 usage error.\n",
+	    "or wrong (a core absent or unreadable without\n"
+	    "--allow-unsynced, a failed fit, damaged streams skipped,\n"
+	    "damaged timestamps, times beyond 2^63 ns, a trace that\n"
+	    "hetrace sync wrote already); 2 usage error.\n",
 	    ht_cli_prog);
 }
 
@@ -132,11 +136,38 @@ static void print_cores(const struct ht_sync_run *run)
 			       "before sent after sync (\"too fast\")\n",
 			       c->name, r->order_violations);
 		}
+		if (r->saturated) {
+			printf("%s: %" PRIu64 " event time(s) beyond 2^63 ns "
+			       "on clock %s, saturated\n",
+			       c->name, r->saturated, c->clock->name);
+		}
 		if (c->discarded_events || c->lost_packets) {
 			printf("%s: %" PRIu64 " discarded event(s), %" PRIu64
 			       " lost packet(s) (carried into the trace)\n",
 			       c->name, c->discarded_events, c->lost_packets);
 		}
+	}
+}
+
+/* The cores left out because they cannot be read (--allow-unsynced). */
+static void missing_lines(const struct ht_sync_run *run)
+{
+	size_t i, n = ht_capture_reader_nr_missing(run->cap);
+	uint64_t more = ht_capture_reader_nr_missing_dropped(run->cap);
+
+	for (i = 0; i < n; i++) {
+		const struct ht_capture_missing *m =
+		    ht_capture_reader_missing(run->cap, i);
+
+		printf("%s: MISSING, left out: %s: %s\n", m->name, m->file,
+		       m->why);
+		fprintf(stderr,
+			"%s: warning: core %s cannot be read and is left "
+			"out (--allow-unsynced): %s: %s\n",
+			ht_cli_prog, m->name, m->file, m->why);
+	}
+	if (more) {
+		printf("... and %" PRIu64 " more missing core(s)\n", more);
 	}
 }
 
@@ -280,6 +311,22 @@ static int tell_result(const struct ht_sync_run *run,
 			ht_cli_prog, run->damaged);
 		status = HT_EXIT_FAIL;
 	}
+	if (run->bad_times) {
+		fprintf(stderr,
+			"%s: %" PRIu64 " event(s) with a damaged timestamp "
+			"(notes above: file and offset), placed at the time "
+			"of the event before them: the result is wrong there\n",
+			ht_cli_prog, run->bad_times);
+		status = HT_EXIT_FAIL;
+	}
+	if (run->saturated) {
+		fprintf(stderr,
+			"%s: %" PRIu64 " event time(s) beyond 2^63 ns "
+			"(a clock offset or frequency out of range), "
+			"saturated: the result is wrong there\n",
+			ht_cli_prog, run->saturated);
+		status = HT_EXIT_FAIL;
+	}
 	return status;
 }
 
@@ -316,6 +363,7 @@ int cmd_sync(int argc, char **argv)
 	       run->cores[run->reference].core->clock->freq_hz);
 	lttng_lines(run);
 	print_cores(run);
+	missing_lines(run);
 	if (a.report) {
 		FILE *f = fopen(a.report, "w");
 

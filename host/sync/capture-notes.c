@@ -22,6 +22,7 @@ static const char *const problem_names[HT_CAPTURE_NR_PROBLEMS] = {
     [HT_CAPTURE_BAD_SEQ] = "inconsistent sequence number",
     [HT_CAPTURE_BAD_FIELD] = "bad field",
     [HT_CAPTURE_DAMAGED] = "damaged packet",
+    [HT_CAPTURE_BAD_TIME] = "damaged timestamp",
 };
 
 const char *ht_capture_problem_name(enum ht_capture_problem p)

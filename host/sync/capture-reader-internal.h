@@ -19,6 +19,7 @@
 struct ht__side;
 struct ht__seq_state;
 struct ht__cls_kind;
+struct ht__stream_time;
 
 struct ht_capture_reader {
 	char *dir;
@@ -41,8 +42,15 @@ struct ht_capture_reader {
 	/* event class -> kind cache, open addressing on the pointer */
 	struct ht__cls_kind *kinds;
 	size_t kinds_cap, kinds_len;
+	/* per stream index in the set: its time order (capture-scan.c) */
+	struct ht__stream_time *times;
+	struct ht__stream_time *cur_time; /* the event being scanned */
 	struct ht_strv notes;
 	uint64_t notes_dropped;
+	/* cores that cannot be read (capture-layout.c) */
+	struct ht_capture_missing *missing;
+	size_t nr_missing, cap_missing;
+	uint64_t missing_dropped;
 	char *lttng_name; /* the LTTng core's name, when there is one */
 };
 
@@ -55,6 +63,26 @@ void ht__capture_reader_note(struct ht_capture_reader *cap, const char *fmt,
 
 /* Frees the notes. */
 void ht__capture_reader_notes_fini(struct ht_capture_reader *cap);
+
+/* capture-layout.c */
+
+/*
+ * The trace directories of the capture @dir into @traces (each a
+ * directory holding `metadata`, found as ht_ctf_set_open() finds them),
+ * leaving out and listing as missing the directories that hold files
+ * but no trace, and the traces with a stream entry that cannot be read.
+ * Returns 0, HT_ENOMEM or HT_EIO (@dir unreadable, message in @err).
+ */
+int ht__capture_layout_find(struct ht_capture_reader *cap, const char *dir,
+			    struct ht_strv *traces, char *err, size_t err_len);
+
+/* Lists a missing core (copies of the strings). Returns 0 or
+ * HT_ENOMEM. */
+int ht__capture_missing_add(struct ht_capture_reader *cap, const char *name,
+			    const char *file, const char *why);
+
+/* Frees the list. */
+void ht__capture_missing_fini(struct ht_capture_reader *cap);
 
 /* capture-scan.c */
 

@@ -9,6 +9,7 @@
 
 #include "capture-reader-internal.h"
 #include "common/error.h"
+#include "common/path.h"
 
 size_t ht_capture_reader_nr_cores(const struct ht_capture_reader *cap)
 {
@@ -150,33 +151,172 @@ int ht_capture_reader_open(struct ht_capture_reader **out, const char *dir,
 	return ht_capture_reader_open_opts(out, &o, err, err_len);
 }
 
-/* Opens every CTF trace under the capture (and under the LTTng
- * directory given, when it is elsewhere). */
-static int open_traces(struct ht_capture_reader *cap,
-		       const struct ht_capture_reader_opts *co, char *err,
-		       size_t err_len)
+/* Opens the set of @paths into cap->set. */
+static int open_set(struct ht_capture_reader *cap, const char *const *paths,
+		    size_t nr_paths, char *err, size_t err_len)
 {
 	struct ht_ctf_open_opts opts = {0};
-	const char *paths[2];
-	size_t nr_paths = 1;
-	int ret;
 
 	opts.flags = HT_CTF_EVENTS_ONLY | HT_CTF_KEEP_GOING;
 	opts.warn = warn_cb;
 	opts.warn_arg = cap;
-	paths[0] = co->dir;
-	/* (an LTTng directory inside the capture is found with it) */
-	if (co->lttng_dir && !path_under(co->lttng_dir, co->dir)) {
-		paths[nr_paths++] = co->lttng_dir;
+	return ht_ctf_set_open(&cap->set, paths, nr_paths, &opts, err, err_len);
+}
+
+/*
+ * The set could not be opened: each trace of @traces is tried alone,
+ * the ones that fail are listed as missing (with the reader's message,
+ * which names the file and position) and taken out of @traces.
+ */
+static int drop_unreadable(struct ht_capture_reader *cap,
+			   struct ht_strv *traces)
+{
+	struct ht_ctf_open_opts opts = {0};
+	char why[1024];
+	size_t i, n = 0;
+	int ret = 0;
+
+	opts.flags = HT_CTF_EVENTS_ONLY | HT_CTF_KEEP_GOING;
+	for (i = 0; i < traces->nr; i++) {
+		const char *p = traces->items[i];
+		struct ht_ctf_set *one = NULL;
+		char *meta;
+
+		why[0] = '\0';
+		ret = ht_ctf_set_open(&one, &p, 1, &opts, why, sizeof(why));
+		ht_ctf_set_close(one);
+		if (ret == HT_ENOMEM) {
+			return ret;
+		}
+		if (!ret) {
+			traces->items[n++] = traces->items[i];
+			continue;
+		}
+		meta = ht_path_join(p, "metadata");
+		ret = meta ? ht__capture_missing_add(
+				 cap, base_name(p), meta,
+				 why[0] ? why : ht_strerror(ret))
+			   : HT_ENOMEM;
+		free(meta);
+		free(traces->items[i]);
+		if (ret) {
+			/* (the rest stays in the list, freed with it) */
+			for (i++; i < traces->nr; i++) {
+				traces->items[n++] = traces->items[i];
+			}
+			break;
+		}
 	}
-	ret = ht_ctf_set_open(&cap->set, paths, nr_paths, &opts, err, err_len);
+	traces->nr = n;
+	return ret;
+}
+
+/*
+ * Opens every CTF trace under the capture (and under the LTTng
+ * directory given, when it is elsewhere); the cores that cannot be
+ * read are listed as missing and left out.
+ */
+static int open_traces(struct ht_capture_reader *cap,
+		       const struct ht_capture_reader_opts *co, char *err,
+		       size_t err_len)
+{
+	struct ht_strv traces = {0};
+	const char **paths = NULL;
+	size_t nr_paths, i;
+	bool lttng_apart;
+	int ret;
+
+	ret = ht__capture_layout_find(cap, co->dir, &traces, err, err_len);
 	if (ret) {
-		return ret;
+		goto free_traces;
 	}
-	if (!ht_ctf_set_nr_traces(cap->set)) {
-		snprintf(err, err_len, "%s: no CTF trace (no metadata file)",
-			 co->dir);
-		return HT_ENOENT;
+	/* (an LTTng directory inside the capture is found with it) */
+	lttng_apart = co->lttng_dir && !path_under(co->lttng_dir, co->dir);
+	if (!traces.nr && !lttng_apart) {
+		if (cap->nr_missing) {
+			snprintf(err, err_len,
+				 "%s: no readable core: %s: %s%s", co->dir,
+				 cap->missing[0].file, cap->missing[0].why,
+				 cap->nr_missing > 1 ? " (and others)" : "");
+			ret = HT_EFORMAT;
+		} else {
+			snprintf(err, err_len,
+				 "%s: no CTF trace (no metadata file)",
+				 co->dir);
+			ret = HT_ENOENT;
+		}
+		goto free_traces;
+	}
+	for (;;) {
+		nr_paths = traces.nr + 1;
+		free(paths);
+		paths = calloc(nr_paths, sizeof(*paths));
+		if (!paths) {
+			ret = HT_ENOMEM;
+			goto free_traces;
+		}
+		for (i = 0; i < traces.nr; i++) {
+			paths[i] = traces.items[i];
+		}
+		nr_paths = traces.nr;
+		if (lttng_apart) {
+			paths[nr_paths++] = co->lttng_dir;
+		}
+		ret = open_set(cap, paths, nr_paths, err, err_len);
+		if (ret != HT_ENOMEM && ret && traces.nr) {
+			/* which trace: listed, the others opened again
+			 * (an error in the LTTng directory stays one) */
+			size_t before = traces.nr;
+
+			ret = drop_unreadable(cap, &traces);
+			if (!ret && traces.nr < before) {
+				err[0] = '\0';
+				continue;
+			}
+			if (!ret) {
+				ret = open_set(cap, paths, nr_paths, err,
+					       err_len);
+			}
+		}
+		break;
+	}
+	if (!ret && !ht_ctf_set_nr_traces(cap->set)) {
+		snprintf(err, err_len, "%s: no readable core: %s: %s", co->dir,
+			 cap->nr_missing ? cap->missing[0].file : co->dir,
+			 cap->nr_missing ? cap->missing[0].why
+					 : "no metadata file");
+		ret = HT_EFORMAT;
+	}
+free_traces:
+	free(paths);
+	ht_strv_fini(&traces);
+	return ret;
+}
+
+/*
+ * A trace written by hetrace sync holds the env entry sync_reference
+ * (merge.h, docs/merge.md): its cores are on one clock already, and a
+ * second sync would take the whole trace for one core.
+ */
+static int check_not_synced(const struct ht_capture_reader *cap, char *err,
+			    size_t err_len)
+{
+	size_t i;
+
+	for (i = 0; i < ht_ctf_set_nr_traces(cap->set); i++) {
+		const struct ht_ctf_trace *t = ht_ctf_set_trace(cap->set, i);
+		const char *ref = env_str(t, "sync_reference");
+
+		if (ref) {
+			snprintf(err, err_len,
+				 "%s/metadata: already synchronized by hetrace "
+				 "sync (env sync_reference = \"%s\"): its cores "
+				 "are on one clock; read it as it is (print, "
+				 "states, export), or sync the capture it was "
+				 "made from",
+				 t->path, ref);
+			return HT_EFORMAT;
+		}
 	}
 	return 0;
 }
@@ -485,6 +625,9 @@ int ht_capture_reader_open_opts(struct ht_capture_reader **out,
 		return HT_ENOMEM;
 	}
 	ret = open_traces(cap, co, err, err_len);
+	if (!ret) {
+		ret = check_not_synced(cap, err, err_len);
+	}
 	if (ret) {
 		goto close_cap;
 	}
@@ -545,6 +688,7 @@ void ht_capture_reader_close(struct ht_capture_reader *cap)
 	}
 	ht__capture_reader_scan_fini(cap);
 	ht__capture_reader_notes_fini(cap);
+	ht__capture_missing_fini(cap);
 	free(cap->core_of_stream);
 	free(cap->cores);
 	free(cap->dir);

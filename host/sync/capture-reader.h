@@ -63,7 +63,18 @@ enum ht_capture_problem {
 	HT_CAPTURE_BAD_FIELD,	     /* missing field, unknown core id,
 				      * dst/src not matching */
 	HT_CAPTURE_DAMAGED,	     /* damaged packets skipped */
+	HT_CAPTURE_BAD_TIME,	     /* an event stamped out of its stream's
+				      * order (a spike, a dip) or beyond
+				      * 2^62 cycles: a damaged timestamp */
 	HT_CAPTURE_NR_PROBLEMS,
+};
+
+/* An event whose timestamp is damaged (HT_CAPTURE_BAD_TIME): the index
+ * of its stream among its trace's streams and its position. */
+struct ht_capture_bad_time {
+	uint64_t offset_bits;
+	uint32_t stream;
+	uint32_t pad;
 };
 
 struct ht_capture_core {
@@ -85,13 +96,33 @@ struct ht_capture_core {
 	uint64_t problems[HT_CAPTURE_NR_PROBLEMS];
 	/* an LTTng-UST trace standing for this core (docs/lttng.md) */
 	bool is_lttng;
+	/* its events with a damaged timestamp, by (stream, offset_bits);
+	 * they are not used as halves of messages */
+	struct ht_capture_bad_time *bad_times;
+	size_t nr_bad_times, cap_bad_times;
+};
+
+/*
+ * A core the capture knows of and that cannot be read: a directory of
+ * the capture holding files but no metadata, a trace whose metadata or
+ * a stream file cannot be read (such a core is left out of the cores),
+ * or a core id that handshake or message events name and no trace of
+ * the capture has (found by the scan).
+ */
+struct ht_capture_missing {
+	const char *name; /* the directory's name, or "core_id N" */
+	const char *file; /* the file or directory at fault */
+	const char *why;  /* what is wrong, with the position if known */
 };
 
 /*
  * Opens the capture @dir (every CTF trace under it is a core) and
  * checks the cores' identities: unique names and ids, masters that
- * exist, one default clock per core. Returns 0 or a negative HT_E...
- * code with a message in @err naming the file.
+ * exist, one default clock per core. A core that cannot be read is
+ * left out and listed (ht_capture_reader_missing(): the caller decides
+ * whether to go on). A trace written by `hetrace sync` (env
+ * sync_reference) is refused: it is synchronized already. Returns 0 or
+ * a negative HT_E... code with a message in @err naming the file.
  */
 int ht_capture_reader_open(struct ht_capture_reader **cap, const char *dir,
 			   char *err, size_t err_len);
@@ -154,6 +185,14 @@ const char *ht_capture_reader_note(const struct ht_capture_reader *cap,
 /* Notes not kept because there were too many. */
 uint64_t
 ht_capture_reader_nr_notes_dropped(const struct ht_capture_reader *cap);
+
+/* The cores that cannot be read (after the open, then the scan). */
+size_t ht_capture_reader_nr_missing(const struct ht_capture_reader *cap);
+const struct ht_capture_missing *
+ht_capture_reader_missing(const struct ht_capture_reader *cap, size_t i);
+/* Missing core ids not listed because there were too many. */
+uint64_t
+ht_capture_reader_nr_missing_dropped(const struct ht_capture_reader *cap);
 
 /* A short name for a problem ("unmatched sync_req", ...). */
 const char *ht_capture_problem_name(enum ht_capture_problem p);

@@ -36,7 +36,7 @@ struct half {
 	uint64_t num;
 	uint64_t cycles;
 	uint32_t peer; /* messages: the other core (dst / receiver) */
-	uint32_t pad;
+	uint32_t bad;  /* its timestamp turned out damaged: not used */
 };
 
 struct halves {
@@ -68,6 +68,24 @@ struct link {
 	size_t cap_pairs;
 };
 
+/*
+ * The time order of one stream: its last two good timestamps and
+ * where its last event went, so that an event found later to be a
+ * spike (stamped after both its neighbours) is taken back.
+ */
+struct ht__stream_time {
+	uint64_t last, prev; /* good timestamps, last one first */
+	unsigned nr;	     /* of them: 0, 1 or 2 */
+	/* the last event: its position, and its half if it made one */
+	uint64_t last_offset_bits;
+	struct halves *last_half;
+	size_t last_half_i;
+};
+
+/* Timestamps at or beyond this are damage: no clock counts that far
+ * (146 years at 1 GHz), and the fit takes times below 2^62 only. */
+#define BAD_TIME_LIMIT ((uint64_t)1 << 62)
+
 /* The kind of an event class, cached by the class pointer. */
 struct ht__cls_kind {
 	const struct ht_ctf_event_class *cls;
@@ -94,7 +112,9 @@ int ht__capture_reader_scan_init(struct ht_capture_reader *cap)
 	cap->seqs = calloc(n * 6 * n, sizeof(*cap->seqs));
 	cap->sync = calloc(n * n, sizeof(*cap->sync));
 	cap->msg = calloc(n, sizeof(*cap->msg));
-	if (!cap->links || !cap->seqs || !cap->sync || !cap->msg) {
+	cap->times = calloc(cap->nr_streams + 1, sizeof(*cap->times));
+	if (!cap->links || !cap->seqs || !cap->sync || !cap->msg ||
+	    !cap->times) {
 		return HT_ENOMEM;
 	}
 	return 0;
@@ -130,6 +150,12 @@ void ht__capture_reader_scan_fini(struct ht_capture_reader *cap)
 	free(cap->msg);
 	free(cap->seqs);
 	free(cap->kinds);
+	free(cap->times);
+	if (cap->cores) {
+		for (i = 0; i < cap->nr_cores; i++) {
+			free(cap->cores[i].bad_times);
+		}
+	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -223,9 +249,23 @@ static int push_half(struct halves *h, uint64_t num, uint64_t cycles,
 	h->v[h->n].num = num;
 	h->v[h->n].cycles = cycles;
 	h->v[h->n].peer = (uint32_t)peer;
-	h->v[h->n].pad = 0;
+	h->v[h->n].bad = 0;
 	h->n++;
 	return 0;
+}
+
+/* Pushes a half for the event being scanned, remembered on its stream
+ * (cap->cur_time) in case its timestamp turns out to be a spike. */
+static int push_event_half(struct ht_capture_reader *cap, struct halves *h,
+			   uint64_t num, uint64_t cycles, size_t peer)
+{
+	int ret = push_half(h, num, cycles, peer);
+
+	if (!ret && cap->cur_time) {
+		cap->cur_time->last_half = h;
+		cap->cur_time->last_half_i = h->n - 1;
+	}
+	return ret;
 }
 
 /* One half of a handshake message from @from to @to. */
@@ -235,7 +275,8 @@ static int sync_half(struct ht_capture_reader *cap, uint8_t chan, size_t from,
 	struct ht__side *sd = &cap->sync[from * cap->nr_cores + to];
 
 	sd->chan = chan;
-	return push_half(is_send ? &sd->send : &sd->recv, seq, cycles, 0);
+	return push_event_half(cap, is_send ? &sd->send : &sd->recv, seq,
+			       cycles, 0);
 }
 
 /* One half of application message @id sent by @from to @to. */
@@ -244,7 +285,8 @@ static int msg_half(struct ht_capture_reader *cap, size_t from, size_t to,
 {
 	struct ht__side *sd = &cap->msg[from];
 
-	return push_half(is_send ? &sd->send : &sd->recv, id, cycles, to);
+	return push_event_half(cap, is_send ? &sd->send : &sd->recv, id,
+			       cycles, to);
 }
 
 static int add_pair(struct ht_capture_reader *cap, size_t from, size_t to,
@@ -374,6 +416,111 @@ static bool get_uint(struct ht_capture_reader *cap, size_t core,
 	return true;
 }
 
+/* Core id @id, named by field @name of event @msg, has no trace: a
+ * missing core, listed once. */
+static void missing_id(struct ht_capture_reader *cap, size_t core,
+		       const struct ht_ctf_msg *msg, const char *name,
+		       uint64_t id)
+{
+	char who[48], why[256];
+	size_t i;
+
+	snprintf(who, sizeof(who), "core_id %" PRIu64, id);
+	for (i = 0; i < cap->nr_missing; i++) {
+		if (!strcmp(cap->missing[i].name, who)) {
+			return;
+		}
+	}
+	snprintf(why, sizeof(why),
+		 "offset=%" PRIu64 ": core %s: %s names it (%s = %" PRIu64
+		 ") and no trace of the capture has that core_id",
+		 msg->event->offset_bits / 8, cap->cores[core].name,
+		 msg->event->cls->name, name, id);
+	if (ht__capture_missing_add(cap, who, msg->stream->path, why)) {
+		cap->missing_dropped++;
+	}
+}
+
+/* An event of @core with a damaged timestamp @cycles at @offset_bits
+ * of the stream @st: counted, noted, listed for the merge. */
+static void bad_time(struct ht_capture_reader *cap, size_t core,
+		     const struct ht_ctf_stream *st, uint64_t offset_bits,
+		     uint64_t cycles, const char *why)
+{
+	struct ht_capture_core *c = &cap->cores[core];
+	struct ht_capture_bad_time *b;
+
+	c->problems[HT_CAPTURE_BAD_TIME]++;
+	ht__capture_reader_note(cap,
+				"file=%s offset=%" PRIu64 ": core %s: "
+				"timestamp %" PRIu64 " cycles %s: a damaged "
+				"timestamp (the event is placed at its "
+				"predecessor's time, not used for the sync)",
+				st->path, offset_bits / 8, c->name, cycles,
+				why);
+	if (ht_array_reserve((void **)&c->bad_times, &c->cap_bad_times,
+			     c->nr_bad_times + 1, sizeof(*c->bad_times))) {
+		/* (counted all the same; the merge keeps its time) */
+		return;
+	}
+	b = &c->bad_times[c->nr_bad_times++];
+	b->offset_bits = offset_bits;
+	b->stream = (uint32_t)(st->index - c->trace->streams[0]->index);
+	b->pad = 0;
+}
+
+/*
+ * The time order of @msg's stream (cap->cur_time). A timestamp beyond
+ * 2^62 is damage; one before the last good one is either a dip (before
+ * the last two good ones: this event is damaged) or follows a spike
+ * (the last event was stamped after both its neighbours: that one is
+ * damaged and its half, if any, taken back). Returns false when this
+ * event's timestamp is damaged.
+ */
+static bool time_ok(struct ht_capture_reader *cap, size_t core,
+		    const struct ht_ctf_msg *msg)
+{
+	struct ht__stream_time *st = cap->cur_time;
+	struct ht_capture_core *c = &cap->cores[core];
+	uint64_t t = msg->cycles;
+	char why[128];
+
+	if (t >= BAD_TIME_LIMIT) {
+		bad_time(cap, core, msg->stream, msg->event->offset_bits, t,
+			 "is beyond 2^62");
+		return false;
+	}
+	if (st->nr && t < st->last) {
+		if (st->nr == 2 && t < st->prev) {
+			snprintf(why, sizeof(why),
+				 "is before the two events before it (%" PRIu64
+				 " and %" PRIu64 ")",
+				 st->prev, st->last);
+			bad_time(cap, core, msg->stream,
+				 msg->event->offset_bits, t, why);
+			return false;
+		}
+		snprintf(why, sizeof(why),
+			 "is after the event that follows it (%" PRIu64 ")", t);
+		bad_time(cap, core, msg->stream, st->last_offset_bits,
+			 st->last, why);
+		if (st->last_half) {
+			st->last_half->v[st->last_half_i].bad = 1;
+		}
+		if (c->first_cycles == st->last) {
+			c->first_cycles = t;
+		}
+		st->last = t;
+	} else {
+		st->prev = st->last;
+		st->last = t;
+		st->nr += st->nr < 2;
+	}
+	st->last_offset_bits = msg->event->offset_bits;
+	st->last_half = NULL;
+	return true;
+}
+
 /* The core named by the id in field @name, or -1 (noted). */
 static long peer_of(struct ht_capture_reader *cap, size_t core,
 		    const struct ht_ctf_msg *msg, const char *name)
@@ -385,6 +532,9 @@ static long peer_of(struct ht_capture_reader *cap, size_t core,
 		return -1;
 	}
 	peer = core_by_id(cap, id);
+	if (peer < 0) {
+		missing_id(cap, core, msg, name, id);
+	}
 	if (peer < 0 || (size_t)peer == core) {
 		event_problem(cap, core, msg, HT_CAPTURE_BAD_FIELD,
 			      ": %s = %" PRIu64 " %s", name, id,
@@ -438,6 +588,9 @@ static int on_event(struct ht_capture_reader *cap, size_t core,
 	int ret;
 
 	c->nr_events++;
+	if (msg->has_time && !time_ok(cap, core, msg)) {
+		return 0;
+	}
 	if (msg->has_time) {
 		if (!c->has_time) {
 			c->has_time = true;
@@ -515,14 +668,32 @@ static int cmp_link(const void *a, const void *b)
 	return x->to < y->to ? -1 : x->to > y->to;
 }
 
+/* Takes out the halves whose timestamp turned out damaged. */
+static void drop_bad(struct halves *h)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < h->n; i++) {
+		if (!h->v[i].bad) {
+			h->v[n++] = h->v[i];
+		}
+	}
+	h->n = n;
+}
+
 /* Joins the handshake halves of link @from -> @to (both sorted). */
 static int join_sync(struct ht_capture_reader *cap, size_t from, size_t to)
 {
 	struct ht__side *sd = &cap->sync[from * cap->nr_cores + to];
-	const struct half *s = sd->send.v, *r = sd->recv.v;
+	const struct half *s, *r;
 	size_t i = 0, j = 0;
 	bool down = sd->chan == CHAN_DOWN;
 	int ret;
+
+	drop_bad(&sd->send);
+	drop_bad(&sd->recv);
+	s = sd->send.v;
+	r = sd->recv.v;
 
 	while (i < sd->send.n || j < sd->recv.n) {
 		if (j == sd->recv.n ||
@@ -594,6 +765,8 @@ static int join_msg(struct ht_capture_reader *cap, size_t from)
 	size_t i = 0, j = 0;
 	int ret;
 
+	drop_bad(&sd->send);
+	drop_bad(&sd->recv);
 	/* (qsort must not get the NULL of an empty vector) */
 	if (sd->send.n > 1) {
 		qsort(sd->send.v, sd->send.n, sizeof(struct half), cmp_half);
@@ -705,6 +878,7 @@ static int read_events(struct ht_capture_reader *cap)
 		if (core < 0) {
 			continue;
 		}
+		cap->cur_time = &cap->times[msg.stream->index];
 		switch (msg.kind) {
 		case HT_CTF_MSG_EVENT:
 			ret = on_event(cap, (size_t)core, &msg);
@@ -748,13 +922,34 @@ static int list_links(struct ht_capture_reader *cap)
 	return 0;
 }
 
+static int cmp_bad_time(const void *a, const void *b)
+{
+	const struct ht_capture_bad_time *x = a, *y = b;
+
+	if (x->stream != y->stream) {
+		return x->stream < y->stream ? -1 : 1;
+	}
+	return (x->offset_bits > y->offset_bits) -
+	       (x->offset_bits < y->offset_bits);
+}
+
 int ht_capture_reader_scan(struct ht_capture_reader *cap)
 {
+	size_t i;
 	int ret;
 
 	ret = read_events(cap);
+	cap->cur_time = NULL;
 	if (ret) {
 		return ret;
+	}
+	for (i = 0; i < cap->nr_cores; i++) {
+		struct ht_capture_core *c = &cap->cores[i];
+
+		if (c->nr_bad_times > 1) {
+			qsort(c->bad_times, c->nr_bad_times,
+			      sizeof(*c->bad_times), cmp_bad_time);
+		}
 	}
 	ret = join_all(cap);
 	if (ret) {

@@ -97,7 +97,8 @@ static uint64_t out_ts(struct merge *m, int64_t ns)
 		m->st->clamped++;
 		return 0;
 	}
-	return (uint64_t)(ns - m->origin_ns);
+	/* (unsigned: the difference may not fit in int64) */
+	return (uint64_t)ns - (uint64_t)m->origin_ns;
 }
 
 static void sanitize(char *s)
@@ -508,7 +509,18 @@ int ht_merge_run(const struct ht_merge_core *cores, size_t nr_cores,
 			return HT_EUNSUPPORTED;
 		}
 		/* output timestamps are then the reference's own cycles */
-		m.origin_ns = k->offset_s * NS_PER_S + k->offset_cycles;
+		__int128 origin =
+		    (__int128)k->offset_s * NS_PER_S + k->offset_cycles;
+
+		if (origin > INT64_MAX || origin < INT64_MIN) {
+			snprintf(err, err_len,
+				 "the reference clock %s cannot be kept: its "
+				 "offset (offset_s = %" PRId64
+				 ", offset = %" PRId64 ") is beyond 2^63 ns",
+				 k->name, k->offset_s, k->offset_cycles);
+			return HT_ERANGE;
+		}
+		m.origin_ns = (int64_t)origin;
 	}
 	m.in = calloc(nr_cores + 1, sizeof(*m.in));
 	m.heap = calloc(nr_cores + 1, sizeof(*m.heap));

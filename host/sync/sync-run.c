@@ -37,6 +37,11 @@ struct core_map {
 	const struct fix *fixes;	  /* sorted by cycles */
 	size_t nr_fixes, next;
 	int64_t shift_ns; /* unsynced on a kept clock: added to own ns */
+	/* events with a damaged timestamp (capture-reader.h), sorted */
+	const struct ht_capture_bad_time *bad;
+	size_t nr_bad;
+	/* times beyond the int64 ns range, saturated (counted) */
+	uint64_t saturated;
 };
 
 /* floor(a / b), b > 0 */
@@ -58,14 +63,35 @@ static int64_t sat(__int128 v)
 	return (int64_t)v;
 }
 
-/* A value of clock @k (cycles, may be negative) in ns from its origin. */
-static int64_t clock_ns(const struct ht_ctf_clock *k, int64_t cycles)
+/* A value of clock @k (cycles, may be negative) in ns from its origin,
+ * exactly (128 bits: any offset_s, offset and frequency). */
+static __int128 clock_ns_wide(const struct ht_ctf_clock *k, int64_t cycles)
 {
 	__int128 c = (__int128)cycles + k->offset_cycles;
 	uint64_t f = k->freq_hz ? k->freq_hz : 1;
 
-	return sat((__int128)k->offset_s * NS_PER_S +
-		   floor_div(c * NS_PER_S, (__int128)f));
+	return (__int128)k->offset_s * NS_PER_S +
+	       floor_div(c * NS_PER_S, (__int128)f);
+}
+
+/* clock_ns_wide() saturated to int64 (for reports and bounds). */
+static int64_t clock_ns(const struct ht_ctf_clock *k, int64_t cycles)
+{
+	return sat(clock_ns_wide(k, cycles));
+}
+
+/* clock_ns() for an event of the merge: a saturated time is counted on
+ * @m, so that the result says it. */
+static int64_t clock_ns_counted(struct core_map *m,
+				const struct ht_ctf_clock *k, int64_t cycles,
+				int64_t shift)
+{
+	__int128 ns = clock_ns_wide(k, cycles) + shift;
+
+	if (ns > INT64_MAX || ns < INT64_MIN) {
+		m->saturated++;
+	}
+	return sat(ns);
 }
 
 static const struct ht_ctf_clock *ref_clock(const struct ht_sync_run *run)
@@ -179,18 +205,39 @@ static int est_at(const struct ht_fit_set *sync, unsigned node, int64_t t,
 
 static int64_t map_cycles(void *arg, uint64_t cycles)
 {
-	const struct core_map *m = arg;
+	struct core_map *m = arg;
 	int64_t est = 0;
 
 	if (m->own_clock) {
-		return sat((__int128)clock_ns(m->clock, to_time(cycles)) +
-			   m->shift_ns);
+		return clock_ns_counted(m, m->clock, to_time(cycles),
+					m->shift_ns);
 	}
 	if (est_at(m->run->sync, (unsigned)m->node, to_time(cycles), &est, NULL,
 		   NULL)) {
 		return INT64_MIN;
 	}
-	return clock_ns(m->clock, est);
+	return clock_ns_counted(m, m->clock, est, 0);
+}
+
+/* Whether @msg is one of the events with a damaged timestamp. */
+static bool is_bad_time(const struct core_map *m, const struct ht_ctf_msg *msg)
+{
+	const struct ht_capture_bad_time *b = m->bad;
+	size_t lo = 0, hi = m->nr_bad;
+	uint64_t st = msg->stream->index, off = msg->event->offset_bits;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (b[mid].stream < st ||
+		    (b[mid].stream == st && b[mid].offset_bits < off)) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	return lo < m->nr_bad && b[lo].stream == st &&
+	       b[lo].offset_bits == off;
 }
 
 /*
@@ -236,6 +283,11 @@ static int64_t event_time(void *arg, const struct ht_ctf_msg *msg, int64_t ns)
 	uint8_t chan;
 	size_t k;
 
+	/* a damaged timestamp: at its predecessor's time (the merge keeps
+	 * a stream's events in order), so that it moves no other event */
+	if (m->nr_bad && is_bad_time(m, msg)) {
+		return INT64_MIN;
+	}
 	while (m->next < m->nr_fixes &&
 	       m->fixes[m->next].cycles < msg->cycles) {
 		m->next++;
@@ -270,7 +322,9 @@ static double half_width(const struct ht_sync_run *run, size_t node, int64_t t)
 	    lo == INT64_MIN || hi == INT64_MAX) {
 		return -1;
 	}
-	return (double)(hi - lo) / 2 * 1e9 / (double)ref_clock(run)->freq_hz;
+	/* (in doubles: hi - lo may not fit in int64) */
+	return ((double)hi - (double)lo) / 2 * 1e9 /
+	       (double)ref_clock(run)->freq_hz;
 }
 
 static void widen(double *w, double x)
@@ -311,8 +365,9 @@ static void core_figures(struct ht_sync_run *run, size_t i)
 		return;
 	}
 	if (c->has_time) {
-		struct core_map m = {run,  i, false, ref_clock(run),
-				     NULL, 0, 0,     0};
+		struct core_map m = {.run = run,
+				     .node = i,
+				     .clock = ref_clock(run)};
 		int64_t t = to_time(c->first_cycles);
 
 		r->offset_ns = (double)map_cycles(&m, c->first_cycles) -
@@ -463,6 +518,42 @@ static int order_check(struct ht_sync_run *run)
 	return 0;
 }
 
+/*
+ * The cores the capture knows of and that cannot be read: an error
+ * naming them unless @allow (then they are left out, named in the
+ * notes, the env and the report).
+ */
+static int check_missing(const struct ht_capture_reader *cap, bool allow,
+			 char *err, size_t err_len)
+{
+	size_t n = ht_capture_reader_nr_missing(cap), i;
+	const struct ht_capture_missing *m = ht_capture_reader_missing(cap, 0);
+	uint64_t more = ht_capture_reader_nr_missing_dropped(cap);
+	int len;
+
+	if (!n || allow) {
+		return 0;
+	}
+	len = snprintf(err, err_len, "core %s cannot be read: %s: %s", m->name,
+		       m->file, m->why);
+	for (i = 1; i < n && i < 4 && len >= 0 && (size_t)len < err_len; i++) {
+		m = ht_capture_reader_missing(cap, i);
+		len += snprintf(err + len, err_len - (size_t)len,
+				"; core %s: %s: %s", m->name, m->file, m->why);
+	}
+	if (len >= 0 && (size_t)len < err_len && (n > 4 || more)) {
+		len += snprintf(err + len, err_len - (size_t)len,
+				"; and %" PRIu64 " more core(s)",
+				(uint64_t)(n > 4 ? n - 4 : 0) + more);
+	}
+	if (len >= 0 && (size_t)len < err_len) {
+		snprintf(err + len, err_len - (size_t)len,
+			 " (--allow-unsynced leaves %s out)",
+			 n + more > 1 ? "them" : "it");
+	}
+	return HT_EFORMAT;
+}
+
 static long pick_reference(const struct ht_capture_reader *cap,
 			   const char *name, char *err, size_t err_len)
 {
@@ -511,6 +602,8 @@ static int merge_core(struct ht_sync_run *run, size_t i,
 	map->clock = map->own_clock ? c->clock : ref_clock(run);
 	map->fixes = run->cores[i].fixes;
 	map->nr_fixes = run->cores[i].nr_fixes;
+	map->bad = c->bad_times;
+	map->nr_bad = c->nr_bad_times;
 	mc->path = c->trace->path;
 	mc->name = c->name;
 	mc->id = c->id;
@@ -549,15 +642,17 @@ static void shift_unsynced(struct ht_sync_run *run, struct core_map *maps)
 
 		if (maps[i].own_clock && c->has_time) {
 			maps[i].shift_ns =
-			    start - map_cycles(&maps[i], c->first_cycles);
+			    sat((__int128)start -
+				map_cycles(&maps[i], c->first_cycles));
 		}
 	}
 }
 
 /* The env entries the sync adds (@env has room for the reference
- * trace's entries + 3); returns their number. */
+ * trace's entries + 4); returns their number. */
 static size_t merge_env(const struct ht_sync_run *run, bool keep,
-			const char *unsynced, struct ht_merge_env *env)
+			const char *unsynced, const char *missing,
+			struct ht_merge_env *env)
 {
 	const struct ht_ctf_trace *ref_trace =
 	    run->cores[run->reference].core->trace;
@@ -570,6 +665,11 @@ static size_t merge_env(const struct ht_sync_run *run, bool keep,
 	if (unsynced) {
 		env[nr_env].name = "sync_unsynced_cores";
 		env[nr_env].str = unsynced;
+		nr_env++;
+	}
+	if (missing) {
+		env[nr_env].name = "sync_missing_cores";
+		env[nr_env].str = missing;
 		nr_env++;
 	}
 	if (keep) {
@@ -599,11 +699,11 @@ static int merge(struct ht_sync_run *run, const struct ht_sync_run_opts *o,
 	struct ht_merge_opts mo = {0};
 	struct ht_merge_env *env = NULL;
 	bool keep = run->cores[run->reference].core->is_lttng;
-	struct ht_buf unsynced = {0};
+	struct ht_buf unsynced = {0}, missing = {0};
 	int64_t first = INT64_MAX;
 	int ret = HT_ENOMEM;
 
-	env = calloc(run->cores[run->reference].core->trace->nr_env + 3,
+	env = calloc(run->cores[run->reference].core->trace->nr_env + 4,
 		     sizeof(*env));
 	if (!mc || !maps || !quality || !env) {
 		goto free_all;
@@ -627,7 +727,11 @@ static int merge(struct ht_sync_run *run, const struct ht_sync_run_opts *o,
 			}
 		}
 	}
-	if (unsynced.nomem) {
+	for (i = 0; i < ht_capture_reader_nr_missing(run->cap); i++) {
+		ht_buf_printf(&missing, "%s%s", missing.len ? "," : "",
+			      ht_capture_reader_missing(run->cap, i)->name);
+	}
+	if (unsynced.nomem || missing.nomem) {
 		ret = HT_ENOMEM;
 		goto free_all;
 	}
@@ -644,7 +748,7 @@ static int merge(struct ht_sync_run *run, const struct ht_sync_run_opts *o,
 	mo.origin_s =
 	    first == INT64_MAX ? 0 : (int64_t)floor_div(first, NS_PER_S);
 	mo.env = env;
-	mo.nr_env = merge_env(run, keep, unsynced.data, env);
+	mo.nr_env = merge_env(run, keep, unsynced.data, missing.data, env);
 	/* the scan read the same files and noted the same damage */
 	mo.note = NULL;
 	ret = ht_merge_run(mc, n, &mo, &run->merge, err, err_len);
@@ -652,6 +756,10 @@ static int merge(struct ht_sync_run *run, const struct ht_sync_run_opts *o,
 		run->merged = true;
 		if (run->merge.damaged > run->damaged) {
 			run->damaged = run->merge.damaged;
+		}
+		for (i = 0; i < n; i++) {
+			run->cores[i].saturated = maps[i].saturated;
+			run->saturated += maps[i].saturated;
 		}
 	}
 free_all:
@@ -662,6 +770,7 @@ free_all:
 	}
 	free(quality);
 	ht_buf_fini(&unsynced);
+	ht_buf_fini(&missing);
 	free(env);
 	free(maps);
 	free(mc);
@@ -682,6 +791,7 @@ static int add_messages(struct ht_sync_run *run,
 
 		run->cores[i].core = c;
 		run->damaged += c->problems[HT_CAPTURE_DAMAGED];
+		run->bad_times += c->problems[HT_CAPTURE_BAD_TIME];
 		ht_fit_set_node_rate(run->sync, (unsigned)i, c->clock->freq_hz);
 	}
 	for (k = 0; k < ht_capture_reader_nr_links(run->cap); k++) {
@@ -721,6 +831,9 @@ int ht_sync_run(const struct ht_sync_run_opts *o, struct ht_sync_run **out,
 	co.lttng_dir = o->lttng_dir;
 	co.lttng_core = o->lttng_core;
 	ret = ht_capture_reader_open_opts(&run->cap, &co, err, err_len);
+	if (!ret) {
+		ret = check_missing(run->cap, o->allow_unsynced, err, err_len);
+	}
 	if (ret) {
 		goto free_run;
 	}
@@ -733,6 +846,11 @@ int ht_sync_run(const struct ht_sync_run_opts *o, struct ht_sync_run **out,
 	ret = ht_capture_reader_scan(run->cap);
 	if (ret) {
 		snprintf(err, err_len, "%s: %s", o->capture, ht_strerror(ret));
+		goto free_run;
+	}
+	/* (the scan finds the core ids that events name) */
+	ret = check_missing(run->cap, o->allow_unsynced, err, err_len);
+	if (ret) {
 		goto free_run;
 	}
 	run->nr_cores = ht_capture_reader_nr_cores(run->cap);
@@ -1050,9 +1168,24 @@ int ht_sync_run_write_json(const struct ht_sync_run *run, FILE *f,
 	      f);
 	fprintf(f,
 		"  \"merged\": %s, \"events\": %" PRIu64
-		", \"damaged_packets\": %" PRIu64 ",\n  \"cores\": [\n",
+		", \"damaged_packets\": %" PRIu64
+		", \"damaged_timestamps\": %" PRIu64
+		", \"saturated_times\": %" PRIu64 ",\n  \"missing_cores\": [",
 		run->merged ? "true" : "false", run->merge.events,
-		run->damaged);
+		run->damaged, run->bad_times, run->saturated);
+	for (i = 0; i < ht_capture_reader_nr_missing(run->cap); i++) {
+		const struct ht_capture_missing *m =
+		    ht_capture_reader_missing(run->cap, i);
+
+		fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", f);
+		ht_json_str(&j, m->name);
+		fputs(", \"file\": ", f);
+		ht_json_str(&j, m->file);
+		fputs(", \"why\": ", f);
+		ht_json_str(&j, m->why);
+		fputs("}", f);
+	}
+	fputs(i ? "\n  ],\n  \"cores\": [\n" : "],\n  \"cores\": [\n", f);
 	for (i = 0; i < run->nr_cores; i++) {
 		json_core(run, &j, i, max_pairs);
 		fputs(i + 1 < run->nr_cores ? ",\n" : "\n", f);

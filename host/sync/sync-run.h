@@ -51,6 +51,9 @@ struct ht_sync_run_core {
 	/* receives on this core moved later within their clock tick so
 	 * that they follow their send (coarse clocks) */
 	uint64_t order_fixed;
+	/* its event times beyond the int64 ns range (clock offset or
+	 * frequency): saturated in the trace */
+	uint64_t saturated;
 	void *fixes; /* internal */
 	size_t nr_fixes, cap_fixes;
 };
@@ -66,14 +69,21 @@ struct ht_sync_run {
 	/* the outcome: what made it fail, if anything */
 	size_t nr_unsynced; /* absent or failed cores */
 	uint64_t damaged;   /* damaged packets skipped */
+	/* events with a damaged timestamp (capture-reader.h), placed at
+	 * their predecessor's time */
+	uint64_t bad_times;
+	uint64_t saturated; /* event times saturated (all cores) */
 };
 
 /*
  * Runs the whole pipeline. On success *@run holds the result (free it
  * with ht_sync_run_free()), also when some cores are absent (then the
- * trace is written only with allow_unsynced; run->merged says). Returns
- * a negative HT_E... code with a message in @err when the capture
- * cannot be used or the output cannot be written.
+ * trace is written only with allow_unsynced; run->merged says). A core
+ * the capture knows of and that cannot be read
+ * (ht_capture_reader_missing()) is an error unless allow_unsynced,
+ * which leaves it out (named in the env and the report). Returns a
+ * negative HT_E... code with a message in @err when the capture cannot
+ * be used or the output cannot be written.
  */
 int ht_sync_run(const struct ht_sync_run_opts *opts, struct ht_sync_run **run,
 		char *err, size_t err_len);

@@ -17,6 +17,11 @@
 #   --dup-ack        one sync_ack of dsp0 is written twice
 #   --back-recv      one sync_recv of arm0 has a seq going backwards
 #   --seed N
+#   --wild CORE:EVENT:K:CYCLES  the K-th (from 0) EVENT of CORE is stamped
+#                    CYCLES, whatever its true time (a damaged timestamp;
+#                    64-bit cores only: arm0, mcu0); repeatable
+#   --clock CORE:FREQ:OFFSET_S:OFFSET  CORE's clock description as given
+#                    (hostile frequencies and offsets); timestamps unchanged
 # TRUTH_JSON: per core, its events in order: [true ns, name, fields].
 import json
 import math
@@ -33,7 +38,7 @@ from ctfbits import Bits  # noqa: E402
 args = sys.argv[1:]
 out, truth_path = args[0], args[1]
 opts = {"ms": 50, "no_sync": None, "dup_ack": False, "back_recv": False,
-        "seed": 7}
+        "seed": 7, "wild": [], "clock": {}}
 i = 2
 while i < len(args):
     a = args[i]
@@ -45,6 +50,12 @@ while i < len(args):
         opts["dup_ack"] = True; i += 1
     elif a == "--back-recv":
         opts["back_recv"] = True; i += 1
+    elif a == "--wild":
+        c, e, k, v = args[i + 1].split(":")
+        opts["wild"].append((c, e, int(k), int(v, 0))); i += 2
+    elif a == "--clock":
+        c, f, os_, oc = args[i + 1].split(":")
+        opts["clock"][c] = (int(f, 0), int(os_, 0), int(oc, 0)); i += 2
     elif a == "--seed":
         opts["seed"] = int(args[i + 1]); i += 2
     else:
@@ -177,6 +188,7 @@ def encode_work(w, f):
 
 def metadata(c, tuuid, cuuid):
     name, cid, role, master, freq, _, _, bo, tsbits = c
+    ck = opts["clock"].get(name, (freq, 0, 0))
     env = 'core_name = "%s"; core_id = %d; core_role = "%s";' % (
         name, cid, role)
     if master:
@@ -193,7 +205,7 @@ trace {
 	packet.header := struct { uint32_t magic; uint8_t uuid[16]; uint32_t stream_id; };
 };
 env { domain = "bare"; tracer_name = "mkcapture"; %(env)s };
-clock { name = %(name)s_clk; uuid = "%(cuuid)s"; freq = %(freq)d; offset = 0; };
+clock { name = %(name)s_clk; uuid = "%(cuuid)s"; freq = %(cfreq)d;%(cos)s offset = %(coc)d; };
 typealias integer { size = 64; align = 8; signed = false; map = clock.%(name)s_clk.value; } := ts64;
 typealias integer { size = %(tsbits)d; align = 8; signed = false; map = clock.%(name)s_clk.value; } := tsev;
 stream {
@@ -233,7 +245,7 @@ event {
 	};
 };
 """ % {"tuuid": tuuid, "cuuid": cuuid, "bo": bo, "env": env, "name": name,
-       "freq": freq, "tsbits": tsbits}
+       "cfreq": ck[0], "cos": " offset_s = %d;" % ck[1] if name in opts["clock"] else "", "coc": ck[2], "tsbits": tsbits}
 
 
 truth = {}
@@ -247,6 +259,12 @@ for c in CORES:
         f.write(metadata(c, str(tu), str(cu)))
     p = "<" if bo == "le" else ">"
     evs = events[name]
+    wild = {}
+    for wc, we, wk, wv in opts["wild"]:
+        if wc == name:
+            idx = [j for j, e in enumerate(evs) if e[1] == we][wk]
+            wild[idx] = wv
+    stamps = [wild.get(j, clock(c, e[0])) for j, e in enumerate(evs)]
     kept = []
     discarded = 0
     seqn = 0
@@ -255,11 +273,15 @@ for c in CORES:
     i = 0
     while i < len(evs):
         chunk = evs[i:i + per]
+        cstamps = stamps[i:i + per]
         i += per
         if name == "dsp0" and seqn == 3:
             # five work events lost in this packet
             lost = [e for e in chunk if e[1] == "work"][:5]
-            chunk = [e for e in chunk if not any(e is x for x in lost)]
+            keep = [j for j, e in enumerate(chunk)
+                    if not any(e is x for x in lost)]
+            chunk = [chunk[j] for j in keep]
+            cstamps = [cstamps[j] for j in keep]
             discarded += len(lost)
         w = Bits(bo)
         w.uint(0xC1FC1FC1, 32)
@@ -270,9 +292,8 @@ for c in CORES:
         for _ in range(6):
             w.uint(0, 64)
         w.uint(cid, 32)
-        for e in chunk:
+        for e, ts in zip(chunk, cstamps):
             w.align(8)
-            ts = clock(c, e[0])
             w.uint(EV_IDS[e[1]], 32)
             w.uint(ts, tsbits)
             w.uint(e[3]["prio"] if e[3] else 0, 16)
@@ -291,8 +312,8 @@ for c in CORES:
             kept.append([e[0], e[1], f])
         content = w.pos
         size = (content + 7) // 8 * 8
-        tb = clock(c, chunk[0][0]) if chunk else 0
-        te = clock(c, chunk[-1][0]) if chunk else tb
+        tb = min(cstamps) if chunk else 0
+        te = max(cstamps) if chunk else tb
         w.buf.extend(b"\0" * (size // 8 - len(w.buf)))
         struct.pack_into(p + "QQQQQQ", w.buf, ctx_pos // 8, size, content,
                          tb, te, discarded, seqn)
