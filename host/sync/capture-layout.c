@@ -196,9 +196,9 @@ static bool is_file(const char *path)
  * be read); else its subdirectories are walked. *@found counts the
  * traces and missing cores at or below @dir.
  */
-static int walk(struct ht_capture_reader *cap, const char *dir,
-		unsigned depth, struct ht_strv *traces, size_t *found,
-		char *err, size_t err_len)
+static int walk(struct ht_capture_reader *cap, const char *dir, unsigned depth,
+		struct ht_strv *traces, size_t *found, char *err,
+		size_t err_len)
 {
 	struct ht_strv names = {0};
 	char *meta;

@@ -193,9 +193,9 @@ static int drop_unreadable(struct ht_capture_reader *cap,
 			continue;
 		}
 		meta = ht_path_join(p, "metadata");
-		ret = meta ? ht__capture_missing_add(
-				 cap, base_name(p), meta,
-				 why[0] ? why : ht_strerror(ret))
+		ret = meta ? ht__capture_missing_add(cap, base_name(p), meta,
+						     why[0] ? why
+							    : ht_strerror(ret))
 			   : HT_ENOMEM;
 		free(meta);
 		free(traces->items[i]);
@@ -234,9 +234,9 @@ static int open_traces(struct ht_capture_reader *cap,
 	lttng_apart = co->lttng_dir && !path_under(co->lttng_dir, co->dir);
 	if (!traces.nr && !lttng_apart) {
 		if (cap->nr_missing) {
-			snprintf(err, err_len,
-				 "%s: no readable core: %s: %s%s", co->dir,
-				 cap->missing[0].file, cap->missing[0].why,
+			snprintf(err, err_len, "%s: no readable core: %s: %s%s",
+				 co->dir, cap->missing[0].file,
+				 cap->missing[0].why,
 				 cap->nr_missing > 1 ? " (and others)" : "");
 			ret = HT_EFORMAT;
 		} else {
@@ -308,13 +308,14 @@ static int check_not_synced(const struct ht_capture_reader *cap, char *err,
 		const char *ref = env_str(t, "sync_reference");
 
 		if (ref) {
-			snprintf(err, err_len,
-				 "%s/metadata: already synchronized by hetrace "
-				 "sync (env sync_reference = \"%s\"): its cores "
-				 "are on one clock; read it as it is (print, "
-				 "states, export), or sync the capture it was "
-				 "made from",
-				 t->path, ref);
+			snprintf(
+			    err, err_len,
+			    "%s/metadata: already synchronized by hetrace "
+			    "sync (env sync_reference = \"%s\"): its cores "
+			    "are on one clock; read it as it is (print, "
+			    "states, export), or sync the capture it was "
+			    "made from",
+			    t->path, ref);
 			return HT_EFORMAT;
 		}
 	}

@@ -285,8 +285,8 @@ static int msg_half(struct ht_capture_reader *cap, size_t from, size_t to,
 {
 	struct ht__side *sd = &cap->msg[from];
 
-	return push_event_half(cap, is_send ? &sd->send : &sd->recv, id,
-			       cycles, to);
+	return push_event_half(cap, is_send ? &sd->send : &sd->recv, id, cycles,
+			       to);
 }
 
 static int add_pair(struct ht_capture_reader *cap, size_t from, size_t to,
@@ -502,8 +502,8 @@ static bool time_ok(struct ht_capture_reader *cap, size_t core,
 		}
 		snprintf(why, sizeof(why),
 			 "is after the event that follows it (%" PRIu64 ")", t);
-		bad_time(cap, core, msg->stream, st->last_offset_bits,
-			 st->last, why);
+		bad_time(cap, core, msg->stream, st->last_offset_bits, st->last,
+			 why);
 		if (st->last_half) {
 			st->last_half->v[st->last_half_i].bad = 1;
 		}

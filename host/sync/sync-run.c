@@ -236,8 +236,7 @@ static bool is_bad_time(const struct core_map *m, const struct ht_ctf_msg *msg)
 			hi = mid;
 		}
 	}
-	return lo < m->nr_bad && b[lo].stream == st &&
-	       b[lo].offset_bits == off;
+	return lo < m->nr_bad && b[lo].stream == st && b[lo].offset_bits == off;
 }
 
 /*
@@ -365,9 +364,8 @@ static void core_figures(struct ht_sync_run *run, size_t i)
 		return;
 	}
 	if (c->has_time) {
-		struct core_map m = {.run = run,
-				     .node = i,
-				     .clock = ref_clock(run)};
+		struct core_map m = {
+		    .run = run, .node = i, .clock = ref_clock(run)};
 		int64_t t = to_time(c->first_cycles);
 
 		r->offset_ns = (double)map_cycles(&m, c->first_cycles) -
@@ -1171,8 +1169,8 @@ int ht_sync_run_write_json(const struct ht_sync_run *run, FILE *f,
 		", \"damaged_packets\": %" PRIu64
 		", \"damaged_timestamps\": %" PRIu64
 		", \"saturated_times\": %" PRIu64 ",\n  \"missing_cores\": [",
-		run->merged ? "true" : "false", run->merge.events,
-		run->damaged, run->bad_times, run->saturated);
+		run->merged ? "true" : "false", run->merge.events, run->damaged,
+		run->bad_times, run->saturated);
 	for (i = 0; i < ht_capture_reader_nr_missing(run->cap); i++) {
 		const struct ht_capture_missing *m =
 		    ht_capture_reader_missing(run->cap, i);
