@@ -73,6 +73,8 @@ struct loader {
 
 	struct include_frame stack[MAX_INCLUDE_DEPTH];
 	size_t depth;
+	size_t nr_includes;  /* `$include` files read so far */
+	size_t include_work; /* bytes read and copied by `$include` */
 
 	/* Content hash of every file read, for `uuid: auto`. */
 	uint64_t hash[2];
