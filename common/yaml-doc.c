@@ -387,6 +387,13 @@ static struct ht_ynode *convert_node(struct convert *cv, yaml_node_t *yn,
 	}
 	switch (yn->type) {
 	case YAML_SCALAR_NODE:
+		/* Nodes hold C strings: a NUL would cut the value short. */
+		if (memchr(yn->data.scalar.value, '\0',
+			   yn->data.scalar.length)) {
+			cv->err = HT_EFORMAT;
+			cv->err_loc = loc;
+			return NULL;
+		}
 		node = ht_ynode_new(HT_YNODE_SCALAR, &loc);
 		if (!node) {
 			goto nomem;
@@ -450,7 +457,7 @@ static struct ht_ynode *convert_node(struct convert *cv, yaml_node_t *yn,
 		}
 		break;
 	default:
-		cv->err = HT_EFORMAT;
+		cv->err = HT_EUNSUPPORTED;
 		return NULL;
 	}
 	if (yn->tag && !is_default_tag((const char *)yn->tag)) {
@@ -592,6 +599,12 @@ int ht_ydoc_parse(const char *file, const unsigned char *text, size_t size,
 					 "deep once aliases are expanded",
 					 HT_YDOC_MAX_DEPTH);
 			}
+			ret = HT_ESYNTAX;
+		} else if (ret == HT_EFORMAT) {
+			*line = cv.err_loc.line;
+			*col = cv.err_loc.col;
+			snprintf(msg, msg_size,
+				 "invalid YAML: a NUL character in a scalar");
 			ret = HT_ESYNTAX;
 		}
 		goto delete_doc;

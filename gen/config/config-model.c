@@ -71,6 +71,41 @@ static void set_prefix(struct loader *ld, const char *ident, const char *file)
 	cfg->prefix_file = ht__cfg_strdup(ld, file);
 }
 
+/*
+ * The generated files are "<file-name>.h" and "<file-name>.c" in the
+ * output directory, and the source includes the header by that name:
+ * the prefix must be one plain file name (no `/`, no `..`, not hidden)
+ * that a C string literal and a header guard can hold as it is. Room
+ * is kept for ".h" and the temporary suffix under NAME_MAX (255).
+ */
+#define MAX_FILE_NAME 200
+
+static bool check_file_name(struct loader *ld, const struct ht_ynode *v)
+{
+	const char *p;
+
+	if (!v->str[0] || v->str[0] == '.' ||
+	    strlen(v->str) > MAX_FILE_NAME) {
+		goto bad;
+	}
+	for (p = v->str; *p; p++) {
+		if (!((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
+		      (*p >= '0' && *p <= '9') || *p == '_' || *p == '-' ||
+		      *p == '.')) {
+			goto bad;
+		}
+	}
+	return true;
+
+bad:
+	ht__cfg_diag(ld, &v->loc,
+		     "`file-name`: expected a plain file name of at most %d "
+		     "letters, digits, `_`, `-` and `.`, not starting with "
+		     "`.`, got `%.*s%s`",
+		     MAX_FILE_NAME, 64, v->str, strlen(v->str) > 64 ? "..." : "");
+	return false;
+}
+
 /* A string of the `prefix` mapping; NULL (reported) when wrong. */
 static const char *prefix_str(struct loader *ld, const struct ht_ynode *prefix,
 			      const char *key, const char *iden_what)
@@ -85,7 +120,8 @@ static const char *prefix_str(struct loader *ld, const struct ht_ynode *prefix,
 		ht__cfg_expect_fail(ld, v, key, "a string");
 		return NULL;
 	}
-	if (iden_what && !ht__cfg_check_iden(ld, v, iden_what)) {
+	if (iden_what ? !ht__cfg_check_iden(ld, v, iden_what)
+		      : !check_file_name(ld, v)) {
 		return NULL;
 	}
 	return v->str;
