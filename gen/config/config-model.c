@@ -84,8 +84,7 @@ static bool check_file_name(struct loader *ld, const struct ht_ynode *v)
 {
 	const char *p;
 
-	if (!v->str[0] || v->str[0] == '.' ||
-	    strlen(v->str) > MAX_FILE_NAME) {
+	if (!v->str[0] || v->str[0] == '.' || strlen(v->str) > MAX_FILE_NAME) {
 		goto bad;
 	}
 	for (p = v->str; *p; p++) {
@@ -102,7 +101,8 @@ bad:
 		     "`file-name`: expected a plain file name of at most %d "
 		     "letters, digits, `_`, `-` and `.`, not starting with "
 		     "`.`, got `%.*s%s`",
-		     MAX_FILE_NAME, 64, v->str, strlen(v->str) > 64 ? "..." : "");
+		     MAX_FILE_NAME, 64, v->str,
+		     strlen(v->str) > 64 ? "..." : "");
 	return false;
 }
 
