@@ -88,6 +88,9 @@ struct loader {
 	bool uuid_auto;
 
 	bool barectf_header; /* options: hetrace: event-header: barectf */
+
+	/* Where the identifier prefix was given (the main file if not). */
+	struct ht_src_loc prefix_loc;
 };
 
 /* config-diag.c: messages */
@@ -216,6 +219,11 @@ bool ht__cfg_get_struct_ft(struct loader *ld, const struct ht_ynode *map,
 bool ht__cfg_get_feature(struct loader *ld, const struct ht_ynode *map,
 			 const char *key, struct ht_feature *f, bool def,
 			 enum feature_rule rule);
+
+/* config-cnames.c: the C names of a model built without a problem */
+
+/* Reports C names that collide, are too long or are no C names. */
+void ht__cfg_check_c_names(struct loader *ld);
 
 /* config-model.c: configuration objects */
 

@@ -132,6 +132,7 @@ static struct ht_ynode *load_main(struct loader *ld, const char *path)
 		return NULL;
 	}
 	loc.file = name;
+	ld->prefix_loc = loc;
 	ret = ht__cfg_read_file(path, &text, &size);
 	if (ret) {
 		if (ret == HT_ENOMEM) {
@@ -298,6 +299,10 @@ int ht_config_load(const char *path, const char *const *include_dirs,
 		if (load_trace(&ld, root)) {
 			check_default_dst_def(&ld, root);
 			finish_uuid(&ld);
+		}
+		/* Names are only worth checking on a sound model. */
+		if (!ld.fatal && !diags->nr) {
+			ht__cfg_check_c_names(&ld);
 		}
 		ht_ynode_destroy(root);
 	}

@@ -13,6 +13,7 @@ Keys (each VALUE is YAML text, written as it is):
   member, member2      payload member names of `event` (a, b)
   nested               a member of a structure inside `event`'s payload
                        (x), and of the elements of an array of structures
+                       (mark=nested: the former, nested2: the latter)
   mark=KEY             print LINE:COL of KEY's value
 The stream `stream` is the default one; `clock` is its clock.
 """
@@ -41,7 +42,9 @@ where = {}
 
 def put(text, key=None):
     if key is not None:
-        where[key] = (len(lines) + 1, text.index("@") + 1)
+        # a key written twice: KEY marks the first, KEY2 the second
+        where[key + "2" if key in where else key] = (
+            len(lines) + 1, text.index("@") + 1)
         text = text.replace("@", v[key])
     lines.append(text)
 
@@ -82,7 +85,7 @@ put("                      length: 2")
 put("                      element-field-type:")
 put("                        class: struct")
 put("                        members:")
-put("                          - " + v["nested"] + ": {field-type: {class: uint, size: 8}}")
+put("                          - @: {field-type: {class: uint, size: 8}}", "nested")
 put("          @:", "event2")
 put("            payload-field-type:")
 put("              class: struct")

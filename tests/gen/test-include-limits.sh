@@ -19,12 +19,12 @@ limited() {
 	local what=$1 cfg=$2 want=$3 rc=0
 	(
 		ulimit -v 524288
-		exec timeout 20 "$opt" gen "$cfg" -o "$w/out"
+		exec timeout 20 "$opt" gen "$cfg" -o "$w/o"
 	) >"$w/out.txt" 2>"$w/err" || rc=$?
 	[ "$rc" = 1 ] || bad "$what: exit $rc, expected 1 ($(head -c 300 "$w/err"))"
 	grep -q -- "$want" "$w/err" || bad "$what: message: $(head -c 300 "$w/err")"
 	[ "$(wc -l <"$w/err")" -le 5 ] || bad "$what: $(wc -l <"$w/err") messages"
-	[ -e "$w/out" ] && bad "$what: wrote into the output directory"
+	[ -e "$w/o" ] && bad "$what: wrote into the output directory"
 }
 
 # diamond DIR N LEAF: DIR/main.yaml includes f0.yaml twice; fI.yaml

@@ -16,17 +16,17 @@ hdr='--- !<tag:barectf.org,2020/3/config>'
 # limited WHAT CFG EXPECTED-STDERR-PATTERN: gen under 20 s and 512 MB.
 limited() {
 	local what=$1 cfg=$2 want=$3 rc=0
-	rm -rf "$w/out"
+	rm -rf "$w/o"
 	(
 		ulimit -v 524288
-		exec timeout 20 "$opt" gen "$cfg" -o "$w/out"
+		exec timeout 20 "$opt" gen "$cfg" -o "$w/o"
 	) >"$w/out.txt" 2>"$w/err" || rc=$?
 	[ "$rc" = 1 ] || bad "$what: exit $rc, expected 1 ($(head -c 300 "$w/err"))"
 	grep -q -- "$want" "$w/err" || bad "$what: message: $(head -c 300 "$w/err")"
-	[ -e "$w/out" ] && bad "$what: wrote into the output directory"
+	[ -e "$w/o" ] && bad "$what: wrote into the output directory"
 	# The sanitized build gives the same answer (no time or memory limit
 	# here beyond the test's own).
-	expect_exit "$what (sanitized)" 1 "$HETRACE" gen "$cfg" -o "$w/out"
+	expect_exit "$what (sanitized)" 1 "$HETRACE" gen "$cfg" -o "$w/o"
 	grep -q -- "$want" "$w/err" || bad "$what (sanitized): message: $(head -c 300 "$w/err")"
 }
 
@@ -62,7 +62,7 @@ limited "alias copied deeper" alias-deep.yaml "^alias-deep.yaml:2:[0-9]*: invali
 
 # At the limit the text is YAML like any other: the configuration's own
 # problems are reported (no `trace`), not the nesting.
-expect_exit "at the limit" 1 "$HETRACE" gen at-limit.yaml -o "$w/out"
+expect_exit "at the limit" 1 "$HETRACE" gen at-limit.yaml -o "$w/o"
 expect_err "at the limit" "^at-limit.yaml:2:1: unknown key \`x\` in configuration"
 grep -q "nested" "$w/err" && bad "at the limit: refused for its nesting: $(cat "$w/err")"
 
