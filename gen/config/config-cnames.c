@@ -286,7 +286,9 @@ static void check_scope(struct cnames *cn, bool file_scope)
 				     c->what, c->name);
 		}
 	}
-	qsort(cn->v, cn->nr, sizeof(*cn->v), cmp_cname);
+	if (cn->nr) {
+		qsort(cn->v, cn->nr, sizeof(*cn->v), cmp_cname);
+	}
 	for (i = 1, first = 0; i < cn->nr && !ld->fatal; i++) {
 		const struct cname *a = &cn->v[first], *b = &cn->v[i];
 

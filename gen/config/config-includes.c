@@ -102,12 +102,12 @@ static int find_include(const struct loader *ld, const struct ht_ynode *item,
 	if (!dir) {
 		return HT_ENOMEM;
 	}
-	ret = try_path(dir, item->str, found);
+	ret = ld->std_includes_only ? 0 : try_path(dir, item->str, found);
 	free(dir);
 	for (i = 0; !ret && !*found && i < ld->nr_inc_dirs; i++) {
 		ret = try_path(ld->inc_dirs[i], item->str, found);
 	}
-	if (!ret && !*found) {
+	if (!ret && !*found && !ld->std_includes_only) {
 		ret = try_path(".", item->str, found);
 	}
 	if (ret) {

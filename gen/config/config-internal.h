@@ -69,7 +69,8 @@ struct loader {
 	size_t files_cap; /* of cfg->files */
 	const char *const *inc_dirs;
 	size_t nr_inc_dirs;
-	int fatal; /* HT_ENOMEM and the like: stop */
+	bool std_includes_only; /* no file system: hetrace's includes only */
+	int fatal;		/* HT_ENOMEM and the like: stop */
 
 	struct include_frame stack[MAX_INCLUDE_DEPTH];
 	size_t depth;
