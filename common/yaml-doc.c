@@ -12,16 +12,14 @@
 /*
  * Aliases are expanded into copies: a document that refers to its own
  * ancestors, or that multiplies nodes through nested aliases, must not
- * exhaust the stack or the memory.
+ * exhaust the stack or the memory (HT_YDOC_MAX_DEPTH, HT_YDOC_MAX_NODES).
  */
-#define MAX_DEPTH 256
-#define MAX_NODES 1000000
-
 struct convert {
 	yaml_document_t *doc;
 	const char *file;
 	size_t nr_nodes;
 	int err;
+	struct ht_src_loc err_loc; /* where the limit was passed */
 };
 
 struct ht_ynode *ht_ynode_new(enum ht_ynode_kind kind,
@@ -382,12 +380,20 @@ static struct ht_ynode *convert_node(struct convert *cv, yaml_node_t *yn,
 	yaml_node_item_t *it;
 	yaml_node_pair_t *pair;
 
-	if (depth > MAX_DEPTH || ++cv->nr_nodes > MAX_NODES) {
+	if (depth > HT_YDOC_MAX_DEPTH || ++cv->nr_nodes > HT_YDOC_MAX_NODES) {
 		cv->err = HT_ERANGE;
+		cv->err_loc = loc;
 		return NULL;
 	}
 	switch (yn->type) {
 	case YAML_SCALAR_NODE:
+		/* Nodes hold C strings: a NUL would cut the value short. */
+		if (memchr(yn->data.scalar.value, '\0',
+			   yn->data.scalar.length)) {
+			cv->err = HT_EFORMAT;
+			cv->err_loc = loc;
+			return NULL;
+		}
 		node = ht_ynode_new(HT_YNODE_SCALAR, &loc);
 		if (!node) {
 			goto nomem;
@@ -451,7 +457,7 @@ static struct ht_ynode *convert_node(struct convert *cv, yaml_node_t *yn,
 		}
 		break;
 	default:
-		cv->err = HT_EFORMAT;
+		cv->err = HT_EUNSUPPORTED;
 		return NULL;
 	}
 	if (yn->tag && !is_default_tag((const char *)yn->tag)) {
@@ -490,6 +496,58 @@ static void set_parser_error(const yaml_parser_t *parser, char *msg,
 	}
 }
 
+/*
+ * Reads the whole text as events, stopping at the first collection
+ * nested deeper than HT_YDOC_MAX_DEPTH. libyaml's scanner does work
+ * proportional to the flow nesting for every token, and its composer
+ * keeps a stack entry per level: a text of a few hundred kilobytes of
+ * `[[[[...` would cost minutes, or block `- - - ...` hundreds of
+ * megabytes, before the tree could be checked. Stopped at the limit,
+ * this pass is linear in the size of the text. Returns 0, HT_ESYNTAX
+ * (msg, line and col filled) or HT_ENOMEM.
+ */
+static int check_depth(const unsigned char *text, size_t size, char *msg,
+		       size_t msg_size, unsigned *line, unsigned *col)
+{
+	yaml_parser_t parser;
+	yaml_event_t ev;
+	yaml_event_type_t type;
+	unsigned depth = 0;
+	int ret = 0;
+
+	if (!yaml_parser_initialize(&parser)) {
+		return HT_ENOMEM;
+	}
+	yaml_parser_set_input_string(&parser, text, size);
+	do {
+		if (!yaml_parser_parse(&parser, &ev)) {
+			set_parser_error(&parser, msg, msg_size, line, col);
+			ret = parser.error == YAML_MEMORY_ERROR ? HT_ENOMEM
+								: HT_ESYNTAX;
+			break;
+		}
+		type = ev.type;
+		if (type == YAML_SEQUENCE_START_EVENT ||
+		    type == YAML_MAPPING_START_EVENT) {
+			if (++depth > HT_YDOC_MAX_DEPTH) {
+				*line = (unsigned)ev.start_mark.line + 1;
+				*col = (unsigned)ev.start_mark.column + 1;
+				snprintf(msg, msg_size,
+					 "invalid YAML: collections nested "
+					 "more than %d deep",
+					 HT_YDOC_MAX_DEPTH);
+				ret = HT_ESYNTAX;
+			}
+		} else if (type == YAML_SEQUENCE_END_EVENT ||
+			   type == YAML_MAPPING_END_EVENT) {
+			depth--;
+		}
+		yaml_event_delete(&ev);
+	} while (!ret && type != YAML_STREAM_END_EVENT);
+	yaml_parser_delete(&parser);
+	return ret;
+}
+
 int ht_ydoc_parse(const char *file, const unsigned char *text, size_t size,
 		  struct ht_ynode **root, char *msg, size_t msg_size,
 		  unsigned *line, unsigned *col)
@@ -498,9 +556,13 @@ int ht_ydoc_parse(const char *file, const unsigned char *text, size_t size,
 	yaml_parser_t parser;
 	yaml_document_t doc, extra;
 	yaml_node_t *yroot;
-	int ret = 0;
+	int ret;
 
 	*root = NULL;
+	ret = check_depth(text, size, msg, msg_size, line, col);
+	if (ret) {
+		return ret;
+	}
 	if (!yaml_parser_initialize(&parser)) {
 		return HT_ENOMEM;
 	}
@@ -524,11 +586,25 @@ int ht_ydoc_parse(const char *file, const unsigned char *text, size_t size,
 	if (!*root) {
 		ret = cv.err;
 		if (ret == HT_ERANGE) {
-			*line = (unsigned)yroot->start_mark.line + 1;
-			*col = (unsigned)yroot->start_mark.column + 1;
+			*line = cv.err_loc.line;
+			*col = cv.err_loc.col;
+			if (cv.nr_nodes > HT_YDOC_MAX_NODES) {
+				snprintf(msg, msg_size,
+					 "invalid YAML: more than %d nodes "
+					 "once aliases are expanded",
+					 HT_YDOC_MAX_NODES);
+			} else {
+				snprintf(msg, msg_size,
+					 "invalid YAML: nested more than %d "
+					 "deep once aliases are expanded",
+					 HT_YDOC_MAX_DEPTH);
+			}
+			ret = HT_ESYNTAX;
+		} else if (ret == HT_EFORMAT) {
+			*line = cv.err_loc.line;
+			*col = cv.err_loc.col;
 			snprintf(msg, msg_size,
-				 "invalid YAML: the document is nested too "
-				 "deeply or expands to too many nodes");
+				 "invalid YAML: a NUL character in a scalar");
 			ret = HT_ESYNTAX;
 		}
 		goto delete_doc;

@@ -56,12 +56,26 @@ struct ht_ynode {
 };
 
 /*
+ * The limits of a document, so that no text costs more than time and
+ * memory linear in its size: collections (mappings and sequences,
+ * block or flow) nested at most HT_YDOC_MAX_DEPTH deep, checked while
+ * libyaml reads the text and before anything is built; and, once
+ * aliases are expanded into copies, at most HT_YDOC_MAX_NODES nodes,
+ * none deeper than HT_YDOC_MAX_DEPTH. The tree's recursive functions
+ * (copy, destroy) and a reader's own recursion over a parsed tree can
+ * rely on that depth.
+ */
+#define HT_YDOC_MAX_DEPTH 256
+#define HT_YDOC_MAX_NODES 1000000
+
+/*
  * Parses the YAML text `text` (size bytes) of the file named `file`
  * (kept by pointer in every node's location). On success sets *root
- * to the document's root node and returns 0. On a YAML error returns
- * -HT_ESYNTAX and fills `msg` (size msg_size) with libyaml's message
- * and *line / *col with its position (1-based). Returns -HT_ENOMEM
- * when out of memory. An empty document gives a null scalar.
+ * to the document's root node and returns 0. On a YAML error, and
+ * when a limit above is passed, returns HT_ESYNTAX and fills `msg`
+ * (size msg_size) with the message ("invalid YAML: ...") and *line /
+ * *col with its position (1-based). Returns HT_ENOMEM when out of
+ * memory. An empty document gives a null scalar.
  */
 int ht_ydoc_parse(const char *file, const unsigned char *text, size_t size,
 		  struct ht_ynode **root, char *msg, size_t msg_size,

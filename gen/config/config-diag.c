@@ -42,8 +42,23 @@ void ht__cfg_diag(struct loader *ld, const struct ht_src_loc *loc,
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	ht_buf_printf(&buf, "%s:%u:%u: %s", loc->file ? loc->file : "?",
-		      loc->line, loc->col, text);
+	ht_buf_printf(&buf, "%s:%u:%u: ", loc->file ? loc->file : "?",
+		      loc->line, loc->col);
+	/*
+	 * One line per message: the configuration's strings it quotes
+	 * show their control characters escaped.
+	 */
+	for (i = 0; text[i]; i++) {
+		unsigned char c = (unsigned char)text[i];
+
+		if (c == '\n') {
+			ht_buf_puts(&buf, "\\n");
+		} else if (c < 0x20 || c == 0x7f) {
+			ht_buf_printf(&buf, "\\x%02x", c);
+		} else {
+			ht_buf_putc(&buf, (char)c);
+		}
+	}
 	msg = ht_buf_steal(&buf, NULL);
 	if (!msg) {
 		ld->fatal = HT_ENOMEM;

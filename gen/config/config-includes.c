@@ -24,6 +24,18 @@
 
 #define STD_INCLUDE_PREFIX "include/3/"
 
+/*
+ * What all the `$include`s of one configuration may cost. A file that
+ * includes the next one twice, thirty times over, asks for 2^30 files
+ * and, as sequences append, as many copies of the last one: the number
+ * of files read and the bytes read, parsed and merged (a node counting
+ * as NODE_COST bytes) are bounded, far above what real configurations
+ * use (barectf's standard includes are a few kilobytes each).
+ */
+#define MAX_INCLUDES 4096
+#define MAX_INCLUDE_WORK ((size_t)128 << 20)
+#define NODE_COST 64
+
 /* @name as found from @dir: itself when absolute or @dir is ".". */
 static char *join_path(const char *dir, const char *name)
 {
@@ -90,12 +102,12 @@ static int find_include(const struct loader *ld, const struct ht_ynode *item,
 	if (!dir) {
 		return HT_ENOMEM;
 	}
-	ret = try_path(dir, item->str, found);
+	ret = ld->std_includes_only ? 0 : try_path(dir, item->str, found);
 	free(dir);
 	for (i = 0; !ret && !*found && i < ld->nr_inc_dirs; i++) {
 		ret = try_path(ld->inc_dirs[i], item->str, found);
 	}
-	if (!ret && !*found) {
+	if (!ret && !*found && !ld->std_includes_only) {
 		ret = try_path(".", item->str, found);
 	}
 	if (ret) {
@@ -125,6 +137,44 @@ static int find_include(const struct loader *ld, const struct ht_ynode *item,
 		return HT_ENOMEM;
 	}
 	return 0;
+}
+
+/* Bytes a tree takes: NODE_COST per node and its strings. */
+static size_t tree_cost(const struct ht_ynode *node)
+{
+	size_t i, cost = NODE_COST;
+
+	if (node->str) {
+		cost += strlen(node->str);
+	}
+	for (i = 0; i < node->nr; i++) {
+		if (node->keys) {
+			cost += tree_cost(node->keys[i]);
+		}
+		cost += tree_cost(node->items[i]);
+	}
+	return cost;
+}
+
+/*
+ * Adds cost to the work of the `$include`s; past the limit, reports it
+ * at item (the `$include` that goes over) and stops the loader: what
+ * follows could only repeat the message. Returns false then.
+ */
+static bool spend(struct loader *ld, const struct ht_ynode *item, size_t cost)
+{
+	if (ld->include_work <= MAX_INCLUDE_WORK &&
+	    cost <= MAX_INCLUDE_WORK - ld->include_work) {
+		ld->include_work += cost;
+		return true;
+	}
+	ht__cfg_diag(ld, &item->loc,
+		     "`$include` of `%s`: the includes of this configuration "
+		     "read and merge more than %zu MiB (does a file include "
+		     "another many times?)",
+		     item->str, MAX_INCLUDE_WORK >> 20);
+	ld->fatal = HT_ECONFIG;
+	return false;
 }
 
 /* Reports, and returns true, when id is already being included. */
@@ -196,6 +246,15 @@ static struct ht_ynode *load_include(struct loader *ld,
 		ht__cfg_diag(ld, &item->loc, "`$include` nested too deeply");
 		goto free_paths;
 	}
+	if (++ld->nr_includes > MAX_INCLUDES) {
+		ht__cfg_diag(ld, &item->loc,
+			     "`$include` of `%s`: more than %d files included "
+			     "in all (does a file include another many "
+			     "times?)",
+			     item->str, MAX_INCLUDES);
+		ld->fatal = HT_ECONFIG;
+		goto free_paths;
+	}
 
 	name = ht__cfg_add_file(ld, found);
 	if (!name) {
@@ -215,6 +274,11 @@ static struct ht_ynode *load_include(struct loader *ld,
 		free(text);
 	}
 	if (!root) {
+		goto free_paths;
+	}
+	if (!spend(ld, item, (emb ? emb->size : size) + tree_cost(root))) {
+		ht_ynode_destroy(root);
+		root = NULL;
 		goto free_paths;
 	}
 	if (root->kind != HT_YNODE_MAP) {
@@ -446,16 +510,23 @@ struct ht_ynode *ht__cfg_process_includes(struct loader *ld,
 			base = overlay;
 			continue;
 		}
-		if (ht__cfg_update_node(ld, base, overlay)) {
+		/* Merging copies the overlay into the base. */
+		if (!ld->fatal && spend(ld, item, tree_cost(overlay)) &&
+		    ht__cfg_update_node(ld, base, overlay)) {
 			ld->fatal = HT_ENOMEM;
 		}
 		ht_ynode_destroy(overlay);
+	}
+	/* The including object's own properties are copied last. */
+	if (base && !ld->fatal) {
+		spend(ld, inc->kind == HT_YNODE_SEQ ? inc->items[0] : inc,
+		      tree_cost(node));
 	}
 	ht_ynode_remove(node, (size_t)at);
 	if (!base) {
 		return node;
 	}
-	if (ht__cfg_update_node(ld, base, node)) {
+	if (!ld->fatal && ht__cfg_update_node(ld, base, node)) {
 		ld->fatal = HT_ENOMEM;
 	}
 	/* The effective object is written where the including one was. */

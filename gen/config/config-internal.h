@@ -69,10 +69,13 @@ struct loader {
 	size_t files_cap; /* of cfg->files */
 	const char *const *inc_dirs;
 	size_t nr_inc_dirs;
-	int fatal; /* HT_ENOMEM and the like: stop */
+	bool std_includes_only; /* no file system: hetrace's includes only */
+	int fatal;		/* HT_ENOMEM and the like: stop */
 
 	struct include_frame stack[MAX_INCLUDE_DEPTH];
 	size_t depth;
+	size_t nr_includes;  /* `$include` files read so far */
+	size_t include_work; /* bytes read and copied by `$include` */
 
 	/* Content hash of every file read, for `uuid: auto`. */
 	uint64_t hash[2];
@@ -86,6 +89,9 @@ struct loader {
 	bool uuid_auto;
 
 	bool barectf_header; /* options: hetrace: event-header: barectf */
+
+	/* Where the identifier prefix was given (the main file if not). */
+	struct ht_src_loc prefix_loc;
 };
 
 /* config-diag.c: messages */
@@ -214,6 +220,11 @@ bool ht__cfg_get_struct_ft(struct loader *ld, const struct ht_ynode *map,
 bool ht__cfg_get_feature(struct loader *ld, const struct ht_ynode *map,
 			 const char *key, struct ht_feature *f, bool def,
 			 enum feature_rule rule);
+
+/* config-cnames.c: the C names of a model built without a problem */
+
+/* Reports C names that collide, are too long or are no C names. */
+void ht__cfg_check_c_names(struct loader *ld);
 
 /* config-model.c: configuration objects */
 

@@ -118,13 +118,17 @@ struct ht_ynode *ht__cfg_parse_text(struct loader *ld, const char *name,
 	return root;
 }
 
-static struct ht_ynode *load_main(struct loader *ld, const char *path)
+/*
+ * The main file's tree: its text (NULL: read from path), parsed and
+ * checked to be a barectf 3 configuration; NULL (reported) if not.
+ */
+static struct ht_ynode *load_main(struct loader *ld, const char *path,
+				  const unsigned char *given, size_t size)
 {
 	struct ht_src_loc loc = {path, 1, 1};
-	unsigned char *text;
+	unsigned char *text = NULL;
 	struct ht_ynode *root;
 	const char *name;
-	size_t size;
 	int ret;
 
 	name = ht__cfg_add_file(ld, path);
@@ -132,19 +136,23 @@ static struct ht_ynode *load_main(struct loader *ld, const char *path)
 		return NULL;
 	}
 	loc.file = name;
-	ret = ht__cfg_read_file(path, &text, &size);
-	if (ret) {
+	ld->prefix_loc = loc;
+	if (!given) {
+		ret = ht__cfg_read_file(path, &text, &size);
 		if (ret == HT_ENOMEM) {
 			ld->fatal = ret;
-		} else {
+			return NULL;
+		}
+		if (ret) {
 			ht__cfg_diag(ld, &loc,
 				     "cannot read the configuration: %s",
 				     ret == HT_ENOENT ? "no such file"
 						      : ht_strerror(ret));
+			return NULL;
 		}
-		return NULL;
+		given = text;
 	}
-	root = ht__cfg_parse_text(ld, name, text, size);
+	root = ht__cfg_parse_text(ld, name, given, size);
 	free(text);
 	if (!root) {
 		return NULL;
@@ -158,7 +166,7 @@ static struct ht_ynode *load_main(struct loader *ld, const char *path)
 		ht_ynode_destroy(root);
 		return NULL;
 	}
-	ld->stack[0].id = realpath(path, NULL);
+	ld->stack[0].id = ld->std_includes_only ? NULL : realpath(path, NULL);
 	if (!ld->stack[0].id) {
 		ld->stack[0].id = ht__cfg_strdup(ld, path);
 	}
@@ -270,14 +278,16 @@ static void check_default_dst_def(struct loader *ld,
 		     "default data stream type (`$is-default: true`)");
 }
 
-int ht_config_load(const char *path, const char *const *include_dirs,
-		   size_t nr_include_dirs, struct ht_config **cfgp,
-		   struct ht_diags *diags)
+/* ht_config_load() and ht_config_load_text(): text NULL reads path. */
+static int load(const char *path, const unsigned char *text, size_t size,
+		const char *const *include_dirs, size_t nr_include_dirs,
+		struct ht_config **cfgp, struct ht_diags *diags)
 {
 	struct loader ld = {
 	    .diags = diags,
 	    .inc_dirs = include_dirs,
 	    .nr_inc_dirs = nr_include_dirs,
+	    .std_includes_only = text != NULL,
 	    .hash = {0xcbf29ce484222325ULL, 0x84222325cbf29ce4ULL},
 	};
 	struct ht_ynode *root;
@@ -291,13 +301,17 @@ int ht_config_load(const char *path, const char *const *include_dirs,
 		return HT_ENOMEM;
 	}
 
-	root = load_main(&ld, path);
+	root = load_main(&ld, path, text, size);
 	if (root) {
 		ht__cfg_check_keys(&ld, root, root_keys, "configuration");
 		ht__cfg_load_options(&ld, root);
 		if (load_trace(&ld, root)) {
 			check_default_dst_def(&ld, root);
 			finish_uuid(&ld);
+		}
+		/* Names are only worth checking on a sound model. */
+		if (!ld.fatal && !diags->nr) {
+			ht__cfg_check_c_names(&ld);
 		}
 		ht_ynode_destroy(root);
 	}
@@ -320,4 +334,20 @@ int ht_config_load(const char *path, const char *const *include_dirs,
 destroy_cfg:
 	ht_config_destroy(ld.cfg);
 	return ret;
+}
+
+int ht_config_load(const char *path, const char *const *include_dirs,
+		   size_t nr_include_dirs, struct ht_config **cfgp,
+		   struct ht_diags *diags)
+{
+	return load(path, NULL, 0, include_dirs, nr_include_dirs, cfgp, diags);
+}
+
+int ht_config_load_text(const char *name, const unsigned char *text,
+			size_t size, struct ht_config **cfgp,
+			struct ht_diags *diags)
+{
+	static const unsigned char empty[1];
+
+	return load(name, size ? text : empty, size, NULL, 0, cfgp, diags);
 }

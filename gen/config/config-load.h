@@ -33,4 +33,13 @@ int ht_config_load(const char *path, const char *const *include_dirs,
 		   size_t nr_include_dirs, struct ht_config **cfg,
 		   struct ht_diags *diags);
 
+/*
+ * The same for a configuration held in memory (text, size bytes), named
+ * `name` in messages. It touches no file: `$include` finds hetrace's
+ * standard includes only.
+ */
+int ht_config_load_text(const char *name, const unsigned char *text,
+			size_t size, struct ht_config **cfg,
+			struct ht_diags *diags);
+
 #endif

@@ -71,6 +71,41 @@ static void set_prefix(struct loader *ld, const char *ident, const char *file)
 	cfg->prefix_file = ht__cfg_strdup(ld, file);
 }
 
+/*
+ * The generated files are "<file-name>.h" and "<file-name>.c" in the
+ * output directory, and the source includes the header by that name:
+ * the prefix must be one plain file name (no `/`, no `..`, not hidden)
+ * that a C string literal and a header guard can hold as it is. Room
+ * is kept for ".h" and the temporary suffix under NAME_MAX (255).
+ */
+#define MAX_FILE_NAME 200
+
+static bool check_file_name(struct loader *ld, const struct ht_ynode *v)
+{
+	const char *p;
+
+	if (!v->str[0] || v->str[0] == '.' || strlen(v->str) > MAX_FILE_NAME) {
+		goto bad;
+	}
+	for (p = v->str; *p; p++) {
+		if (!((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
+		      (*p >= '0' && *p <= '9') || *p == '_' || *p == '-' ||
+		      *p == '.')) {
+			goto bad;
+		}
+	}
+	return true;
+
+bad:
+	ht__cfg_diag(ld, &v->loc,
+		     "`file-name`: expected a plain file name of at most %d "
+		     "letters, digits, `_`, `-` and `.`, not starting with "
+		     "`.`, got `%.*s%s`",
+		     MAX_FILE_NAME, 64, v->str,
+		     strlen(v->str) > 64 ? "..." : "");
+	return false;
+}
+
 /* A string of the `prefix` mapping; NULL (reported) when wrong. */
 static const char *prefix_str(struct loader *ld, const struct ht_ynode *prefix,
 			      const char *key, const char *iden_what)
@@ -85,7 +120,8 @@ static const char *prefix_str(struct loader *ld, const struct ht_ynode *prefix,
 		ht__cfg_expect_fail(ld, v, key, "a string");
 		return NULL;
 	}
-	if (iden_what && !ht__cfg_check_iden(ld, v, iden_what)) {
+	if (iden_what ? !ht__cfg_check_iden(ld, v, iden_what)
+		      : !check_file_name(ld, v)) {
 		return NULL;
 	}
 	return v->str;
@@ -109,6 +145,7 @@ static void load_prefix(struct loader *ld, const struct ht_ynode *prefix)
 		if (!ht__cfg_check_iden(ld, prefix, "prefix")) {
 			return;
 		}
+		ld->prefix_loc = prefix->loc;
 		n = strlen(prefix->str) + 2;
 		under = malloc(n);
 		if (!under) {
@@ -131,6 +168,7 @@ static void load_prefix(struct loader *ld, const struct ht_ynode *prefix)
 	file = prefix_str(ld, prefix, "file-name", NULL);
 	if (ident && file) {
 		set_prefix(ld, ident, file);
+		ld->prefix_loc = ht_ynode_get(prefix, "identifier")->loc;
 	}
 }
 
@@ -220,6 +258,129 @@ static bool check_object(struct loader *ld, const struct ht_ynode *name,
 	return true;
 }
 
+enum c_spec {
+	SPEC_VOID,
+	SPEC_CHAR,
+	SPEC_SHORT,
+	SPEC_INT,
+	SPEC_LONG,
+	SPEC_FLOAT,
+	SPEC_DOUBLE,
+	SPEC_SIGNED,
+	SPEC_UNSIGNED,
+	SPEC_BOOL,
+	NR_SPECS
+};
+
+static const char *const c_specs[NR_SPECS] = {
+    "void",  "char",   "short",	 "int",	     "long",
+    "float", "double", "signed", "unsigned", "_Bool",
+};
+
+/* C's keywords, but for the type specifiers above. */
+static const char *const c_other_keywords[] = {
+    "auto",	     "const",	  "volatile",
+    "break",	     "case",	  "continue",
+    "default",	     "do",	  "else",
+    "enum",	     "extern",	  "for",
+    "goto",	     "if",	  "inline",
+    "register",	     "restrict",  "return",
+    "sizeof",	     "static",	  "struct",
+    "switch",	     "typedef",	  "union",
+    "while",	     "_Alignas",  "_Alignof",
+    "_Atomic",	     "_Complex",  "_Generic",
+    "_Imaginary",    "_Noreturn", "_Static_assert",
+    "_Thread_local", "bool",	  "true",
+    "false",	     "NULL",	  NULL,
+};
+
+/* Is n[] (the count of each specifier) one of C's arithmetic types? */
+static bool c_specs_ok(const unsigned n[NR_SPECS])
+{
+	unsigned i, total = 0;
+
+	for (i = 0; i < NR_SPECS; i++) {
+		if (n[i] > (i == SPEC_LONG ? 2u : 1u)) {
+			return false;
+		}
+		total += n[i];
+	}
+	if (!total || n[SPEC_VOID] || (n[SPEC_SIGNED] && n[SPEC_UNSIGNED])) {
+		return false;
+	}
+	if (n[SPEC_BOOL] || n[SPEC_FLOAT]) {
+		return total == 1;
+	}
+	if (n[SPEC_DOUBLE]) {
+		return total == 1 + n[SPEC_LONG] && n[SPEC_LONG] <= 1;
+	}
+	if (n[SPEC_CHAR]) {
+		return !n[SPEC_SHORT] && !n[SPEC_INT] && !n[SPEC_LONG];
+	}
+	return !(n[SPEC_SHORT] && n[SPEC_LONG]);
+}
+
+/*
+ * A clock's `$c-type` is the return type of its callback, a member of
+ * the generated callbacks structure whose value the code converts to
+ * 64 bits: an arithmetic type name, either a combination of C's type
+ * specifiers (`unsigned long long`) or one typedef name (`uint64_t`).
+ * Pointers, `void`, structures and qualifiers (meaningless on a return
+ * type, a warning under -Wextra) would not compile there.
+ */
+static bool c_type_ok(const char *s)
+{
+	unsigned n[NR_SPECS] = {0}, nr_typedefs = 0, i;
+	const char *p = s;
+
+	for (;;) {
+		const char *w;
+		size_t len;
+
+		while (*p == ' ' || *p == '\t') {
+			p++;
+		}
+		if (!*p) {
+			break;
+		}
+		w = p;
+		while ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
+		       (*p >= '0' && *p <= '9') || *p == '_') {
+			p++;
+		}
+		len = (size_t)(p - w);
+		if (!len || (*w >= '0' && *w <= '9')) {
+			return false;
+		}
+		for (i = 0; i < NR_SPECS; i++) {
+			if (strlen(c_specs[i]) == len &&
+			    !strncmp(w, c_specs[i], len)) {
+				n[i]++;
+				break;
+			}
+		}
+		if (i < NR_SPECS) {
+			continue;
+		}
+		for (i = 0; c_other_keywords[i]; i++) {
+			if (strlen(c_other_keywords[i]) == len &&
+			    !strncmp(w, c_other_keywords[i], len)) {
+				return false;
+			}
+		}
+		nr_typedefs++;
+	}
+	if (nr_typedefs) {
+		for (i = 0; i < NR_SPECS; i++) {
+			if (n[i]) {
+				return false;
+			}
+		}
+		return nr_typedefs == 1;
+	}
+	return c_specs_ok(n);
+}
+
 static void load_clock(struct loader *ld, const struct ht_ynode *name,
 		       const struct ht_ynode *node, struct ht_clock_type *ct)
 {
@@ -269,6 +430,14 @@ static void load_clock(struct loader *ld, const struct ht_ynode *name,
 			 &ct->origin_is_unix_epoch, true);
 	s = NULL;
 	if (ht__cfg_get_str(ld, node, "$c-type", &s) && s) {
+		if (!c_type_ok(s)) {
+			ht__cfg_diag(ld, &ht_ynode_get(node, "$c-type")->loc,
+				     "`$c-type`: expected a C integer type "
+				     "name (`uint64_t`, `unsigned long long`, "
+				     "a typedef name), got `%.64s%s`",
+				     s, strlen(s) > 64 ? "..." : "");
+			return;
+		}
 		free(ct->c_type);
 		ct->c_type = ht__cfg_strdup(ld, s);
 	}

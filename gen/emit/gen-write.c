@@ -158,6 +158,13 @@ static void writer_fini(struct writer *w, bool commit)
 	free(w->files);
 }
 
+static bool is_symlink(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
+}
+
 static int write_runtime(struct writer *w, const char *dir)
 {
 	const struct ht_embedded_file *e;
@@ -168,6 +175,13 @@ static int write_runtime(struct writer *w, const char *dir)
 		return nomem(w);
 	}
 	ret = make_dir(w, rt_dir);
+	if (!ret && is_symlink(rt_dir)) {
+		/* Written through, it would put files outside the output. */
+		ret = fail(w, HT_EIO,
+			   "cannot write into `%s`: a symbolic link (every "
+			   "file stays inside the output directory)",
+			   rt_dir);
+	}
 	free(rt_dir);
 	for (e = ht_embedded_files; e->name && !ret; e++) {
 		FILE *f;

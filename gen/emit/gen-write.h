@@ -8,7 +8,11 @@
  * under a temporary name and renamed when all were written; a failure
  * before that removes the temporary files, so nothing of this run is
  * left in the directory. (A rename that fails keeps its temporary file
- * and leaves the files renamed before it.)
+ * and leaves the files renamed before it.) Every file stays inside the
+ * directory: a runtime directory there that is a symbolic link is
+ * refused, and an output name that is one is replaced, not followed
+ * (the configuration loader has already refused file name prefixes
+ * that are not plain file names).
  *
  * It neither parses command lines nor prints: `hetrace gen` and the
  * build's gen-boot do, from what it returns.
