@@ -172,11 +172,10 @@ static void summary(struct ht_capture_writer *c, const char *dir, double secs)
 			       st.packets, st.bytes);
 		}
 		if (st.loss_markers) {
-			printf("%s: %" PRIu64 " packets lost before the first "
-			       "one kept: announced by an empty packet (one "
-			       "of the %" PRIu64 ")\n",
-			       st.core_name, st.lost_packets + st.damaged_packets,
-			       st.packets);
+			printf("%s: %" PRIu64 " of the %" PRIu64
+			       " packets are empty ones announcing the losses "
+			       "before the first packet or after the last\n",
+			       st.core_name, st.loss_markers, st.packets);
 		}
 	}
 	printf("%zu rings, %.1f MB in %.2f s into %s\n",

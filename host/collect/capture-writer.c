@@ -59,6 +59,7 @@ struct ring {
 	uint32_t nr_batched;
 	bool started;	     /* a packet was kept (the loss marker is done) */
 	uint64_t seq_shift;  /* added to packet_seq_num (loss_marker()) */
+	uint64_t loss_at_last; /* lost + damaged when the last was kept */
 	char error[512];     /* why the ring was stopped */
 	struct ht_capture_writer_stats st;
 	uint32_t warned;
@@ -884,6 +885,7 @@ static int take_packet(struct ht_capture_writer *c, struct ring *r, uint32_t k,
 			field_mask(&cl->seq_num));
 	}
 	keep_last(r, p, cl);
+	r->loss_at_last = r->st.lost_packets + r->st.damaged_packets;
 	r->used += size;
 	r->ends[r->nr_batched++] = r->used;
 	return 0;
@@ -982,21 +984,29 @@ static int drain_overwrite(struct ht_capture_writer *c, struct ring *r,
 }
 
 /*
- * The producer stopped with drops that no packet carries (its ring was
- * full at the stop): an empty packet after the last one, with the final
- * events_discarded, so that readers report them. It copies the last
+ * What no packet carries at the end gets an empty packet after the
+ * last one: drops after it (the producer's ring was full at the stop:
+ * the final events_discarded), and packets lost or skipped after it
+ * (its sequence number jumps by that many). It copies the last
  * packet's header and context: content and packet size are the header
- * and context, both timestamps the last packet's end, the next
- * sequence number.
+ * and context, both timestamps the last packet's end.
  */
 static int final_packet(struct ht_capture_writer *c, struct ring *r,
 			uint64_t *bytes)
 {
 	uint32_t final = ht_ring_reader_final_discarded(r->rr);
 	const struct ht_ctf_packet_context_layout *cl = r->last_cl;
+	uint64_t trailing =
+	    r->st.lost_packets + r->st.damaged_packets - r->loss_at_last;
+	bool drops, losses;
 	uint32_t size;
 
-	if (!cl || final <= r->st.events_discarded || !cl->discarded.set) {
+	if (!cl) {
+		return 0;
+	}
+	drops = cl->discarded.set && final > r->st.events_discarded;
+	losses = cl->seq_num.set && trailing > 0;
+	if (!drops && !losses) {
 		return 0;
 	}
 	size = (uint32_t)((cl->end_bits + 7u) / 8u);
@@ -1014,20 +1024,26 @@ static int final_packet(struct ht_capture_writer *c, struct ring *r,
 	if (cl->seq_num.set) {
 		ht_ctf_field_loc_write(
 		    r->last_hc, &cl->seq_num,
-		    (ht_ctf_field_loc_read(r->last_hc, &cl->seq_num) + 1u) &
+		    (ht_ctf_field_loc_read(r->last_hc, &cl->seq_num) + 1u +
+		     trailing) &
 			field_mask(&cl->seq_num));
 	}
-	ht_ctf_field_loc_write(r->last_hc, &cl->discarded, final);
+	if (drops) {
+		ht_ctf_field_loc_write(r->last_hc, &cl->discarded, final);
+	}
 	if (write_packet(c, r, r->last_hc, size, bytes)) {
 		return HT_EIO;
 	}
-	ht_message_sendf(
-	    c->opts.warn, c->opts.warn_arg,
-	    "%s (core %s): %llu events dropped after the last packet: "
-	    "written in an empty packet",
-	    r->info->source, r->core_name,
-	    (unsigned long long)(final - r->st.events_discarded));
-	r->st.events_discarded = final;
+	r->st.loss_markers++;
+	if (drops) {
+		ht_message_sendf(
+		    c->opts.warn, c->opts.warn_arg,
+		    "%s (core %s): %llu events dropped after the last "
+		    "packet: written in an empty packet",
+		    r->info->source, r->core_name,
+		    (unsigned long long)(final - r->st.events_discarded));
+		r->st.events_discarded = final;
+	}
 	return 0;
 }
 

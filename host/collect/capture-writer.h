@@ -25,7 +25,8 @@
  * (overwritten, skipped) are announced by an empty loss-marker packet
  * whose packet_seq_num is that many below the first kept packet's
  * (readers report a jump of packet_seq_num as lost packets); losses
- * after it are jumps of the producer's own numbering. When the
+ * after it are jumps of the producer's own numbering, and those after
+ * the last packet kept an empty packet at the end whose number jumps. When the
  * producer's numbering leaves no room below, the ring's packets are
  * written with packet_seq_num shifted up by the difference.
  *
@@ -90,7 +91,9 @@ struct ht_capture_writer_stats {
 	uint32_t full_count; /* producer's packet switches on a full ring */
 	uint64_t packets;    /* whole packets in the stream file */
 	uint64_t bytes;	     /* bytes of the stream file (whole packets) */
-	uint64_t loss_markers; /* of the packets: empty loss markers (0 or 1) */
+	/* Of the packets: empty ones the collector wrote before the first
+	 * packet kept and after the last (losses and drops they announce). */
+	uint64_t loss_markers;
 	uint64_t events_discarded; /* last events_discarded written */
 	uint64_t lost_packets;	   /* committed but overwritten before read */
 	uint64_t damaged_packets;  /* skipped: failed validation */
