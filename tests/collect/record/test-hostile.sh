@@ -12,7 +12,7 @@ cd "$(dirname "$0")"
 . ../../lib.sh
 . ./build-producer.sh hostile
 
-N=60000
+N=${HOSTILE_EVENTS:-300000}
 rm -f "$w/ready"
 "$w/hostile" "$w/ring" $N "$w/ready" >"$w/prod.out" &
 pid=$!
