@@ -1055,6 +1055,9 @@ static int drain_ring(struct ht_capture_writer *c, struct ring *r, bool final,
 	if (r->st.failed) {
 		return 0;
 	}
+	/* A file cut under the mapping: stopped before any access faults
+	 * (the guard catches the accesses that race with the cut). */
+	ht_ring_reader_check_size(r->rr);
 	r->st.state = ht_ring_reader_state(r->rr);
 	r->st.full_count = ht_ring_reader_full_count(r->rr);
 	if (ht_ring_reader_faulted(r->rr)) {

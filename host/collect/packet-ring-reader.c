@@ -46,9 +46,11 @@ struct ht_ring_reader {
 	struct ht_ring *ring;
 	void *map; /* what we mapped, or NULL */
 	size_t map_size;
-	int fd; /* the region's file (to say its size after a fault), or -1 */
+	int fd; /* the region's file (its size is checked), or -1 */
+	uint64_t file_off; /* where the ring starts in the file */
 	bool faulted;
 	uint32_t last_state; /* the state before the fault */
+	uint32_t total_size; /* the ring's, validated */
 	char fault_msg[256];
 	struct ht_ring_info info;
 	uint32_t slots_off;
@@ -64,8 +66,13 @@ static uint32_t load_acquire(const volatile uint32_t *p)
 
 /* ---- the SIGBUS guard ---- */
 
-/* The guarded access of this thread, and the address that faulted. */
-static _Thread_local sigjmp_buf *guard_jmp;
+/*
+ * The guarded access of this thread, and the address that faulted.
+ * Volatile, and a signal fence on each side of the access: the
+ * compiler must neither drop the store that arms the guard (the
+ * disarming store follows) nor move the access out of the armed span.
+ */
+static _Thread_local sigjmp_buf *volatile guard_jmp;
 static _Thread_local void *guard_addr;
 static struct sigaction old_bus;
 static pthread_once_t bus_once = PTHREAD_ONCE_INIT;
@@ -138,7 +145,9 @@ static bool guarded_load(struct ht_ring_reader *rr, const volatile uint32_t *p,
 		return false;
 	}
 	guard_jmp = &jb;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	*v = load_acquire(p);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	guard_jmp = NULL;
 	return true;
 }
@@ -156,7 +165,9 @@ static bool guarded_store(struct ht_ring_reader *rr, volatile uint32_t *p,
 		return false;
 	}
 	guard_jmp = &jb;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	__atomic_store_n(p, v, __ATOMIC_RELEASE);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	guard_jmp = NULL;
 	return true;
 }
@@ -174,7 +185,9 @@ static bool guarded_copy(struct ht_ring_reader *rr, void *dst, const void *src,
 		return false;
 	}
 	guard_jmp = &jb;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	memcpy(dst, src, n);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	guard_jmp = NULL;
 	return true;
 }
@@ -370,6 +383,7 @@ static int validate(struct ht_ring_reader *rr, size_t size, char *err,
 	rr->info.source = rr->source;
 	rr->slots_off = g.soff;
 	rr->last_state = r->state;
+	rr->total_size = g.total;
 	/* Start where a previous consumer left off. */
 	rr->next = r->tail;
 	return 0;
@@ -614,6 +628,7 @@ int ht_ring_reader_open(struct ht_ring_reader **out, const char *path,
 	}
 	rr->ring = (struct ht_ring *)((uint8_t *)rr->map + (off - map_off));
 	rr->fd = fd;
+	rr->file_off = off;
 	ret = validate(rr, (size_t)((uint64_t)st.st_size - off), err, err_len);
 	if (ret) {
 		goto free_reader;
@@ -655,6 +670,28 @@ void ht_ring_reader_close(struct ht_ring_reader *rr)
 const struct ht_ring_info *ht_ring_reader_info(const struct ht_ring_reader *rr)
 {
 	return &rr->info;
+}
+
+bool ht_ring_reader_check_size(struct ht_ring_reader *rr)
+{
+	uint64_t need = rr->file_off + rr->total_size;
+	struct stat st;
+
+	if (rr->faulted || rr->fd < 0) {
+		return !rr->faulted;
+	}
+	if (fstat(rr->fd, &st) == 0 && (uint64_t)st.st_size < need) {
+		long long end = (long long)st.st_size - (long long)rr->file_off;
+
+		snprintf(rr->fault_msg, sizeof(rr->fault_msg),
+			 "%s: offset %lld: the file ends there (%lld bytes), "
+			 "the ring needs %u bytes: truncated under the "
+			 "collector",
+			 rr->source, end < 0 ? 0 : end, (long long)st.st_size,
+			 rr->total_size);
+		rr->faulted = true;
+	}
+	return !rr->faulted;
 }
 
 bool ht_ring_reader_faulted(const struct ht_ring_reader *rr)

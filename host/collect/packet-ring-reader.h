@@ -103,6 +103,14 @@ bool ht_ring_reader_copy_slot(struct ht_ring_reader *rr, uint32_t i,
 int ht_ring_reader_read(struct ht_ring_reader *rr, void *dst, const void *src,
 			size_t n);
 
+/*
+ * A ring in a file: checks that the file still holds the whole ring
+ * (fstat); when it shrank, the reader is dead as after a fault, with a
+ * message naming the file and where it ends. True when the ring can
+ * still be read (always for memory given to ht_ring_reader_attach()).
+ */
+bool ht_ring_reader_check_size(struct ht_ring_reader *rr);
+
 /* True once an access faulted (SIGBUS); the reader is dead. */
 bool ht_ring_reader_faulted(const struct ht_ring_reader *rr);
 
