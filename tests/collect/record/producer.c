@@ -17,6 +17,8 @@
  *   -k         keep the rings running (no stop) at the end
  *   -w INDEX   start the rings' head and tail at INDEX (0xffffff00:
  *              the free-running indices wrap after 256 packets)
+ *   -g FILE    wait for FILE to exist before tracing (the collector
+ *              attached)
  *   -T EVENTS  after EVENTS events, truncate the last core's region to
  *              4096 bytes (a producer shrinking its ring file under the
  *              collector) and stop tracing that core
@@ -147,7 +149,7 @@ int main(int argc, char **argv)
 	uint32_t slot = 4096, nr = 8, meta_len = 0, start_index = 0;
 	unsigned long truncate_at = 0;
 	unsigned active;
-	const char *ready = NULL, *mode_s, *prefix;
+	const char *ready = NULL, *go = NULL, *mode_s, *prefix;
 	long pace_us = 0;
 	int no_meta = 0, keep = 0, opt;
 	unsigned cores, i;
@@ -156,7 +158,7 @@ int main(int argc, char **argv)
 	struct core *cs;
 	char *meta;
 
-	while ((opt = getopt(argc, argv, "s:n:r:p:Mkw:T:")) != -1) {
+	while ((opt = getopt(argc, argv, "s:n:r:p:Mkw:T:g:")) != -1) {
 		switch (opt) {
 		case 's':
 			slot = (uint32_t)strtoul(optarg, NULL, 0);
@@ -178,6 +180,9 @@ int main(int argc, char **argv)
 			break;
 		case 'w':
 			start_index = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		case 'g':
+			go = optarg;
 			break;
 		case 'T':
 			truncate_at = strtoul(optarg, NULL, 0);
@@ -235,6 +240,11 @@ int main(int argc, char **argv)
 	}
 	if (ready) {
 		fclose(fopen(ready, "w"));
+	}
+	while (go && access(go, F_OK) != 0) {
+		struct timespec ts = {0, 1000000};
+
+		nanosleep(&ts, NULL);
 	}
 	active = cores;
 	for (j = 0; j < events; j++) {
