@@ -34,7 +34,7 @@
 #include "packet-ring-reader.h"
 
 #define CTF_MAGIC 0xc1fc1fc1u
-#define BATCH 256u	  /* packets per write() */
+#define BATCH 256u	       /* packets per write() */
 #define BATCH_BYTES (1u << 20) /* the batch buffer, unless a slot is larger */
 #define WARN_PER_RING 10u /* damaged-packet messages per ring, then a count */
 
@@ -57,10 +57,10 @@ struct ring {
 	size_t buf_size, used;
 	uint32_t ends[BATCH];
 	uint32_t nr_batched;
-	bool started;	     /* a packet was kept (the loss marker is done) */
-	uint64_t seq_shift;  /* added to packet_seq_num (loss_marker()) */
+	bool started;	       /* a packet was kept (the loss marker is done) */
+	uint64_t seq_shift;    /* added to packet_seq_num (loss_marker()) */
 	uint64_t loss_at_last; /* lost + damaged when the last was kept */
-	char error[512];     /* why the ring was stopped */
+	char error[512];       /* why the ring was stopped */
 	struct ht_capture_writer_stats st;
 	uint32_t warned;
 	uint64_t last_lost_warned;
@@ -575,8 +575,8 @@ static int ring_buffers(struct ring *r)
 			return HT_ENOMEM;
 		}
 	}
-	r->buf_size = r->info->slot_size > BATCH_BYTES ? r->info->slot_size
-							: BATCH_BYTES;
+	r->buf_size =
+	    r->info->slot_size > BATCH_BYTES ? r->info->slot_size : BATCH_BYTES;
 	r->buf = malloc(r->buf_size);
 	if (!r->buf) {
 		return HT_ENOMEM;
@@ -732,8 +732,8 @@ static int write_fail(struct ht_capture_writer *c, struct ring *r, int err)
  * r->ends[i]). On a short write the whole packets that went out are
  * kept and counted, the rest cut off.
  */
-static int batch_flush(struct ht_capture_writer *c, struct ring *r,
-		       uint32_t n, uint64_t *bytes)
+static int batch_flush(struct ht_capture_writer *c, struct ring *r, uint32_t n,
+		       uint64_t *bytes)
 {
 	size_t total = n ? r->ends[n - 1] : 0, done = 0;
 	uint32_t i;

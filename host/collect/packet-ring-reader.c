@@ -46,7 +46,7 @@ struct ht_ring_reader {
 	struct ht_ring *ring;
 	void *map; /* what we mapped, or NULL */
 	size_t map_size;
-	int fd; /* the region's file (its size is checked), or -1 */
+	int fd;		   /* the region's file (its size is checked), or -1 */
 	uint64_t file_off; /* where the ring starts in the file */
 	bool faulted;
 	uint32_t last_state; /* the state before the fault */
@@ -111,7 +111,8 @@ static void bus_install(void)
 /* The reader after a SIGBUS at guard_addr: dead, with a message. */
 static void fault_note(struct ht_ring_reader *rr)
 {
-	long long off = (long long)((uint8_t *)guard_addr - (uint8_t *)rr->ring);
+	long long off =
+	    (long long)((uint8_t *)guard_addr - (uint8_t *)rr->ring);
 	struct stat st;
 	char size[96] = "";
 
@@ -356,8 +357,7 @@ static int validate(struct ht_ring_reader *rr, size_t size, char *err,
 	if (size >= sizeof(hdr) &&
 	    (!guarded_load(rr, &rr->ring->magic, &magic) ||
 	     !guarded_copy(rr, &hdr, rr->ring, sizeof(hdr)))) {
-		return ht_err_printf(err, err_len, HT_EIO, "%s",
-				     rr->fault_msg);
+		return ht_err_printf(err, err_len, HT_EIO, "%s", rr->fault_msg);
 	}
 	hdr.magic = magic;
 	ret = check_header(r, rr->source, size, &g, err, err_len);
@@ -744,9 +744,7 @@ uint32_t ht_ring_reader_pending(const struct ht_ring_reader *rr)
 int ht_ring_reader_read(struct ht_ring_reader *rr, void *dst, const void *src,
 			size_t n)
 {
-	return guarded_copy(rr, dst, src, n)
-		   ? 0
-		   : HT_EIO;
+	return guarded_copy(rr, dst, src, n) ? 0 : HT_EIO;
 }
 
 static const uint8_t *slot_of(const struct ht_ring_reader *rr, uint32_t k)

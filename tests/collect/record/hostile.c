@@ -117,9 +117,8 @@ int main(int argc, char **argv)
 {
 	static struct core core;
 	struct core *c = &core;
-	struct barectf_platform_callbacks cbs = {clock_read, full_wait,
-						 ht_ring_stream_open,
-						 close_hostile};
+	struct barectf_platform_callbacks cbs = {
+	    clock_read, full_wait, ht_ring_stream_open, close_hostile};
 	char meta[1 << 16];
 	size_t meta_len, size;
 	unsigned long events, j;
