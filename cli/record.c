@@ -48,8 +48,11 @@ static void usage(FILE *out)
 	    "end\n"
 	    "  -q, --quiet            no progress line, no summary\n"
 	    "  -h, --help             this help\n\n"
-	    "exit status: 0 done, 1 a ring could not be attached or "
-	    "written\n(the others are collected), 2 usage error\n",
+	    "A ring whose file shrinks (bus error) or whose stream cannot\n"
+	    "be written (disk full, file too large) is stopped, its file\n"
+	    "cut back to its last whole packet; the others go on.\n\n"
+	    "exit status: 0 done, 1 a ring could not be attached, read or\n"
+	    "written (the others are collected), 2 usage error\n",
 	    ht_cli_prog);
 }
 
@@ -159,6 +162,21 @@ static void summary(struct ht_capture_writer *c, const char *dir, double secs)
 		       st.packets, st.bytes, st.events_discarded, st.full_count,
 		       st.lost_packets, st.damaged_packets,
 		       st.failed ? "  (failed)" : "");
+	}
+	for (i = 0; i < ht_capture_writer_nr_rings(c); i++) {
+		ht_capture_writer_stats(c, i, &st);
+		if (st.failed) {
+			printf("%s: stopped: %s; its stream holds %" PRIu64
+			       " whole packets, %" PRIu64 " bytes\n",
+			       st.core_name, st.error ? st.error : "?",
+			       st.packets, st.bytes);
+		}
+		if (st.loss_markers) {
+			printf("%s: %" PRIu64 " of the %" PRIu64
+			       " packets are empty ones announcing the losses "
+			       "before the first packet or after the last\n",
+			       st.core_name, st.loss_markers, st.packets);
+		}
 	}
 	printf("%zu rings, %.1f MB in %.2f s into %s\n",
 	       ht_capture_writer_nr_rings(c), (double)bytes / 1e6, secs, dir);
@@ -359,6 +377,9 @@ int cmd_record(int argc, char **argv)
 		goto destroy;
 	}
 
+	/* A file size limit (ulimit -f) is a write error (EFBIG) that
+	 * stops one stream, not a signal that kills the collector. */
+	signal(SIGXFSZ, SIG_IGN);
 	stop_signal = ht_cli_catch_stop(true);
 	tty = !a.quiet && isatty(2);
 	start = now_s();

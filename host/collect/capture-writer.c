@@ -34,7 +34,8 @@
 #include "packet-ring-reader.h"
 
 #define CTF_MAGIC 0xc1fc1fc1u
-#define BATCH 256u	  /* packets per writev() */
+#define BATCH 256u	       /* packets per write() */
+#define BATCH_BYTES (1u << 20) /* the batch buffer, unless a slot is larger */
 #define WARN_PER_RING 10u /* damaged-packet messages per ring, then a count */
 
 struct ring {
@@ -47,7 +48,19 @@ struct ring {
 	char *metadata;	     /* as written (for a second ring of the core) */
 	size_t metadata_len;
 	struct ht_ctf_packet_layout lay;
-	uint8_t *copy; /* overwrite: one slot */
+	/*
+	 * The batch: packets copied out of the slots, checked and packed
+	 * one after the other (packet i ends at ends[i]), written with one
+	 * write(). At least one slot, at most BATCH packets.
+	 */
+	uint8_t *buf;
+	size_t buf_size, used;
+	uint32_t ends[BATCH];
+	uint32_t nr_batched;
+	bool started;	       /* a packet was kept (the loss marker is done) */
+	uint64_t seq_shift;    /* added to packet_seq_num (loss_marker()) */
+	uint64_t loss_at_last; /* lost + damaged when the last was kept */
+	char error[512];       /* why the ring was stopped */
 	struct ht_capture_writer_stats st;
 	uint32_t warned;
 	uint64_t last_lost_warned;
@@ -361,7 +374,7 @@ static void ring_free(struct ring *r)
 	free(r->stream_path);
 	free(r->metadata);
 	ht_ctf_packet_layout_fini(&r->lay);
-	free(r->copy);
+	free(r->buf);
 	free(r->last_hc);
 	free(r);
 }
@@ -403,7 +416,11 @@ static int metadata_text(const struct ring *r, const char *path, char **text,
 	if (!*text) {
 		return HT_ENOMEM;
 	}
-	memcpy(*text, in->metadata, n);
+	if (ht_ring_reader_read(r->rr, *text, in->metadata, n)) {
+		free(*text);
+		return ht_err_printf(err, err_len, HT_EIO, "%s",
+				     ht_ring_reader_fault_msg(r->rr));
+	}
 	while (n && (*text)[n - 1] == '\0') {
 		n--;
 	}
@@ -558,11 +575,11 @@ static int ring_buffers(struct ring *r)
 			return HT_ENOMEM;
 		}
 	}
-	if (r->info->mode == HT_RING_OVERWRITE) {
-		r->copy = malloc(r->info->slot_size);
-		if (!r->copy) {
-			return HT_ENOMEM;
-		}
+	r->buf_size =
+	    r->info->slot_size > BATCH_BYTES ? r->info->slot_size : BATCH_BYTES;
+	r->buf = malloc(r->buf_size);
+	if (!r->buf) {
+		return HT_ENOMEM;
 	}
 	return 0;
 }
@@ -668,13 +685,104 @@ int ht_capture_writer_add_memory(struct ht_capture_writer *c, void *mem,
 	return add_ring(c, rr, opts, err, err_len);
 }
 
-static int write_fail(struct ht_capture_writer *c, struct ring *r)
+/*
+ * The stream file holds st.bytes of whole packets: anything past them
+ * (a partial write) is cut off. Returns false when even that failed.
+ */
+static bool cut_back(struct ring *r)
 {
-	ht_message_sendf(c->opts.warn, c->opts.warn_arg,
-			 "%s: write error: %s: core %s is no longer collected",
-			 r->stream_path, strerror(errno), r->core_name);
+	return ftruncate(r->fd, (off_t)r->st.bytes) == 0 &&
+	       lseek(r->fd, (off_t)r->st.bytes, SEEK_SET) >= 0;
+}
+
+/* The ring is no longer read; @msg says why (kept for the summary). */
+static void ring_stop(struct ht_capture_writer *c, struct ring *r,
+		      const char *msg)
+{
+	snprintf(r->error, sizeof(r->error), "%s", msg);
+	r->st.error = r->error;
 	r->st.failed = true;
+	ht_message_sendf(c->opts.warn, c->opts.warn_arg,
+			 "%s: core %s is no longer collected: %s holds %llu "
+			 "whole packets (%llu bytes)",
+			 msg, r->core_name, r->stream_path,
+			 (unsigned long long)r->st.packets,
+			 (unsigned long long)r->st.bytes);
+}
+
+/*
+ * A write error (ENOSPC, EFBIG, EIO...) on the stream file, with @err
+ * the write's errno: the file is cut back to its whole packets and the
+ * ring stopped.
+ */
+static int write_fail(struct ht_capture_writer *c, struct ring *r, int err)
+{
+	char msg[512];
+	bool cut = cut_back(r);
+
+	snprintf(msg, sizeof(msg), "%s: write error: %s%s", r->stream_path,
+		 strerror(err),
+		 cut ? "" : " (and the partial packet could not be cut off)");
+	ring_stop(c, r, msg);
 	return HT_EIO;
+}
+
+/*
+ * Writes the @n packets of the batch (r->buf, packet i ending at
+ * r->ends[i]). On a short write the whole packets that went out are
+ * kept and counted, the rest cut off.
+ */
+static int batch_flush(struct ht_capture_writer *c, struct ring *r, uint32_t n,
+		       uint64_t *bytes)
+{
+	size_t total = n ? r->ends[n - 1] : 0, done = 0;
+	uint32_t i;
+
+	while (done < total) {
+		ssize_t w = write(r->fd, r->buf + done, total - done);
+
+		if (w < 0 && errno == EINTR) {
+			continue;
+		}
+		if (w <= 0) {
+			int e = w < 0 ? errno : ENOSPC;
+
+			for (i = 0; i < n && r->ends[i] <= done; i++) {
+			}
+			r->st.packets += i;
+			r->st.bytes += i ? r->ends[i - 1] : 0;
+			*bytes += i ? r->ends[i - 1] : 0;
+			return write_fail(c, r, e);
+		}
+		done += (size_t)w;
+	}
+	r->st.packets += n;
+	r->st.bytes += total;
+	*bytes += total;
+	return 0;
+}
+
+/* Writes one packet of @size bytes at @p (outside a batch). */
+static int write_packet(struct ht_capture_writer *c, struct ring *r,
+			const uint8_t *p, size_t size, uint64_t *bytes)
+{
+	size_t done = 0;
+
+	while (done < size) {
+		ssize_t w = write(r->fd, p + done, size - done);
+
+		if (w < 0 && errno == EINTR) {
+			continue;
+		}
+		if (w <= 0) {
+			return write_fail(c, r, w < 0 ? errno : ENOSPC);
+		}
+		done += (size_t)w;
+	}
+	r->st.packets++;
+	r->st.bytes += size;
+	*bytes += size;
+	return 0;
 }
 
 /* Keeps the header and context of the packet being written. */
@@ -687,22 +795,218 @@ static void keep_last(struct ring *r, const uint8_t *p,
 	}
 }
 
+static uint64_t field_mask(const struct ht_ctf_field_loc *l)
+{
+	return l->size_bits >= 64 ? UINT64_MAX
+				  : ((uint64_t)1 << l->size_bits) - 1u;
+}
+
 /*
- * The producer stopped with drops that no packet carries (its ring was
- * full at the stop): an empty packet after the last one, with the final
- * events_discarded, so that readers report them. It copies the last
+ * Packets were lost before the first one kept (an overwrite ring read
+ * late, or a producer past a full ring): readers report lost packets
+ * from a jump of packet_seq_num between two packets, never before the
+ * first. So an empty packet goes first: the first kept packet's header
+ * and context, no events, both timestamps its beginning, and a
+ * sequence number @lost + 1 below it. When the producer's numbering
+ * leaves no room for that (it numbers its first packet 0, so the first
+ * kept one is @lost), every packet of the ring is written with
+ * packet_seq_num + (@lost + 1 - first), r->seq_shift.
+ */
+static int loss_marker(struct ht_capture_writer *c, struct ring *r,
+		       const uint8_t *first,
+		       const struct ht_ctf_packet_context_layout *cl,
+		       uint64_t lost, uint64_t *bytes)
+{
+	uint64_t seq = ht_ctf_field_loc_read(first, &cl->seq_num);
+	uint32_t size = (uint32_t)((cl->end_bits + 7u) / 8u);
+	uint8_t *m = r->last_hc;
+
+	if (!m || !cl->end_bits) {
+		return 0;
+	}
+	if (seq < lost + 1u) {
+		r->seq_shift = lost + 1u - seq;
+		seq = 0;
+	} else {
+		seq -= lost + 1u;
+	}
+	memcpy(m, first, size);
+	ht_ctf_field_loc_write(m, &cl->packet_size, (uint64_t)size * 8u);
+	if (cl->content_size.set) {
+		ht_ctf_field_loc_write(m, &cl->content_size, cl->end_bits);
+	}
+	if (cl->ts_begin.set && cl->ts_end.set) {
+		ht_ctf_field_loc_write(m, &cl->ts_end,
+				       ht_ctf_field_loc_read(m, &cl->ts_begin));
+	}
+	ht_ctf_field_loc_write(m, &cl->seq_num, seq & field_mask(&cl->seq_num));
+	r->st.loss_markers++;
+	return write_packet(c, r, m, size, bytes);
+}
+
+/*
+ * Takes the packet copied at r->buf + r->used (packet index @k): checks
+ * the copy, writes the loss marker before the first packet kept when
+ * packets were lost before it, shifts its sequence number, and appends
+ * it to the batch. Only the copy is ever looked at or written.
+ */
+static int take_packet(struct ht_capture_writer *c, struct ring *r, uint32_t k,
+		       uint64_t *bytes)
+{
+	const struct ht_ctf_packet_context_layout *cl;
+	uint8_t *p = r->buf + r->used;
+	char why[256];
+	uint32_t size;
+	int ret;
+
+	size = packet_check(r, p, why, sizeof(why), &cl);
+	if (!size) {
+		damaged(c, r, k, why);
+		return 0;
+	}
+	if (!r->started) {
+		uint64_t lost = r->st.lost_packets + r->st.damaged_packets;
+
+		r->started = true;
+		/* Nothing is batched before the first packet kept. */
+		if (lost && cl->seq_num.set &&
+		    ht_ctf_field_loc_within(&cl->seq_num, size)) {
+			ret = loss_marker(c, r, p, cl, lost, bytes);
+			if (ret) {
+				return ret;
+			}
+		}
+	}
+	if (r->seq_shift && cl->seq_num.set &&
+	    ht_ctf_field_loc_within(&cl->seq_num, size)) {
+		ht_ctf_field_loc_write(
+		    p, &cl->seq_num,
+		    (ht_ctf_field_loc_read(p, &cl->seq_num) + r->seq_shift) &
+			field_mask(&cl->seq_num));
+	}
+	keep_last(r, p, cl);
+	r->loss_at_last = r->st.lost_packets + r->st.damaged_packets;
+	r->used += size;
+	r->ends[r->nr_batched++] = r->used;
+	return 0;
+}
+
+/* Writes the batch out and empties it. */
+static int batch_end(struct ht_capture_writer *c, struct ring *r,
+		     uint64_t *bytes)
+{
+	int ret = batch_flush(c, r, r->nr_batched, bytes);
+
+	r->used = 0;
+	r->nr_batched = 0;
+	return ret;
+}
+
+/* Room in the batch for one more slot. */
+static bool batch_full(const struct ring *r)
+{
+	return r->nr_batched == BATCH ||
+	       r->buf_size - r->used < r->info->slot_size;
+}
+
+/* The region faulted: what was copied is written, the ring stopped. */
+static int ring_faulted(struct ht_capture_writer *c, struct ring *r,
+			uint64_t *bytes)
+{
+	int ret = batch_end(c, r, bytes);
+
+	if (!r->st.failed) {
+		ring_stop(c, r, ht_ring_reader_fault_msg(r->rr));
+	}
+	return ret;
+}
+
+/*
+ * Discard ring: every committed packet, each copied out of its slot
+ * once; the slots are released as soon as they are copied, and the
+ * copies written in batches.
+ */
+static int drain_discard(struct ht_capture_writer *c, struct ring *r,
+			 uint64_t *bytes)
+{
+	uint32_t avail = ht_ring_reader_avail(r->rr), i, k, copied = 0;
+	int ret;
+
+	r->st.lost_packets = ht_ring_reader_overrun(r->rr);
+	for (i = 0; i < avail; i++) {
+		if (!ht_ring_reader_copy_slot(r->rr, i - copied,
+					      r->buf + r->used, &k)) {
+			return ring_faulted(c, r, bytes);
+		}
+		ret = take_packet(c, r, k, bytes);
+		if (ret) {
+			return ret;
+		}
+		if (batch_full(r) || i + 1u == avail) {
+			ht_ring_reader_release(r->rr, i + 1u - copied);
+			copied = i + 1u;
+			ret = batch_end(c, r, bytes);
+			if (ret) {
+				return ret;
+			}
+		}
+	}
+	if (ht_ring_reader_faulted(r->rr)) {
+		return ring_faulted(c, r, bytes);
+	}
+	return 0;
+}
+
+/* Overwrite ring: the packets still in the ring, oldest first. */
+static int drain_overwrite(struct ht_capture_writer *c, struct ring *r,
+			   uint64_t *bytes)
+{
+	uint32_t k;
+	int ret;
+
+	while (ht_ring_reader_copy(r->rr, r->buf + r->used, &k,
+				   &r->st.lost_packets)) {
+		ret = take_packet(c, r, k, bytes);
+		if (ret) {
+			return ret;
+		}
+		if (batch_full(r)) {
+			ret = batch_end(c, r, bytes);
+			if (ret) {
+				return ret;
+			}
+		}
+	}
+	if (ht_ring_reader_faulted(r->rr)) {
+		return ring_faulted(c, r, bytes);
+	}
+	return batch_end(c, r, bytes);
+}
+
+/*
+ * What no packet carries at the end gets an empty packet after the
+ * last one: drops after it (the producer's ring was full at the stop:
+ * the final events_discarded), and packets lost or skipped after it
+ * (its sequence number jumps by that many). It copies the last
  * packet's header and context: content and packet size are the header
- * and context, both timestamps the last packet's end, the next
- * sequence number.
+ * and context, both timestamps the last packet's end.
  */
 static int final_packet(struct ht_capture_writer *c, struct ring *r,
 			uint64_t *bytes)
 {
 	uint32_t final = ht_ring_reader_final_discarded(r->rr);
 	const struct ht_ctf_packet_context_layout *cl = r->last_cl;
+	uint64_t trailing =
+	    r->st.lost_packets + r->st.damaged_packets - r->loss_at_last;
+	bool drops, losses;
 	uint32_t size;
 
-	if (!cl || final <= r->st.events_discarded || !cl->discarded.set) {
+	if (!cl) {
+		return 0;
+	}
+	drops = cl->discarded.set && final > r->st.events_discarded;
+	losses = cl->seq_num.set && trailing > 0;
+	if (!drops && !losses) {
 		return 0;
 	}
 	size = (uint32_t)((cl->end_bits + 7u) / 8u);
@@ -720,112 +1024,25 @@ static int final_packet(struct ht_capture_writer *c, struct ring *r,
 	if (cl->seq_num.set) {
 		ht_ctf_field_loc_write(
 		    r->last_hc, &cl->seq_num,
-		    ht_ctf_field_loc_read(r->last_hc, &cl->seq_num) + 1u);
+		    (ht_ctf_field_loc_read(r->last_hc, &cl->seq_num) + 1u +
+		     trailing) &
+			field_mask(&cl->seq_num));
 	}
-	ht_ctf_field_loc_write(r->last_hc, &cl->discarded, final);
-	if (write_all(r->fd, r->last_hc, size)) {
-		return write_fail(c, r);
+	if (drops) {
+		ht_ctf_field_loc_write(r->last_hc, &cl->discarded, final);
 	}
-	ht_message_sendf(
-	    c->opts.warn, c->opts.warn_arg,
-	    "%s (core %s): %llu events dropped after the last packet: "
-	    "written in an empty packet",
-	    r->info->source, r->core_name,
-	    (unsigned long long)(final - r->st.events_discarded));
-	r->st.events_discarded = final;
-	r->st.packets++;
-	r->st.bytes += size;
-	*bytes += size;
-	return 0;
-}
-
-/* Discard ring: every committed packet, written in place. */
-static int drain_discard(struct ht_capture_writer *c, struct ring *r,
-			 uint64_t *bytes)
-{
-	uint32_t avail = ht_ring_reader_avail(r->rr), done = 0;
-	const struct ht_ctf_packet_context_layout *cl;
-	char why[256];
-
-	while (done < avail) {
-		uint32_t n = 0, i, k, size;
-		size_t total = 0;
-
-		for (i = done; i < avail && n < BATCH; i++) {
-			const uint8_t *p = ht_ring_reader_slot(r->rr, i, &k);
-
-			size = packet_check(r, p, why, sizeof(why), &cl);
-			if (!size) {
-				damaged(c, r, k, why);
-				continue;
-			}
-			if (i + 1u == avail || n + 1u == BATCH) {
-				keep_last(r, p, cl);
-			}
-			c->iov[n].iov_base = (void *)p;
-			c->iov[n].iov_len = size;
-			total += size;
-			n++;
-		}
-		if (n) {
-			struct iovec *v = c->iov;
-			size_t left = total;
-
-			while (left) {
-				ssize_t w =
-				    writev(r->fd, v,
-					   (int)(n - (uint32_t)(v - c->iov)));
-
-				if (w < 0) {
-					if (errno == EINTR) {
-						continue;
-					}
-					return write_fail(c, r);
-				}
-				left -= (size_t)w;
-				/* A short write: skip what went out. */
-				while (w > 0 && (size_t)w >= v->iov_len) {
-					w -= (ssize_t)v->iov_len;
-					v++;
-				}
-				if (w > 0) {
-					v->iov_base =
-					    (uint8_t *)v->iov_base + w;
-					v->iov_len -= (size_t)w;
-				}
-			}
-		}
-		r->st.packets += n;
-		r->st.bytes += total;
-		*bytes += total;
-		ht_ring_reader_release(r->rr, i - done);
-		done = i;
+	if (write_packet(c, r, r->last_hc, size, bytes)) {
+		return HT_EIO;
 	}
-	r->st.lost_packets = ht_ring_reader_overrun(r->rr);
-	return 0;
-}
-
-/* Overwrite ring: the packets still in the ring, oldest first. */
-static int drain_overwrite(struct ht_capture_writer *c, struct ring *r,
-			   uint64_t *bytes)
-{
-	const struct ht_ctf_packet_context_layout *cl;
-	uint32_t k, size;
-	char why[256];
-
-	while (ht_ring_reader_copy(r->rr, r->copy, &k, &r->st.lost_packets)) {
-		size = packet_check(r, r->copy, why, sizeof(why), &cl);
-		if (!size) {
-			damaged(c, r, k, why);
-			continue;
-		}
-		keep_last(r, r->copy, cl);
-		if (write_all(r->fd, r->copy, size)) {
-			return write_fail(c, r);
-		}
-		r->st.packets++;
-		r->st.bytes += size;
-		*bytes += size;
+	r->st.loss_markers++;
+	if (drops) {
+		ht_message_sendf(
+		    c->opts.warn, c->opts.warn_arg,
+		    "%s (core %s): %llu events dropped after the last "
+		    "packet: written in an empty packet",
+		    r->info->source, r->core_name,
+		    (unsigned long long)(final - r->st.events_discarded));
+		r->st.events_discarded = final;
 	}
 	return 0;
 }
@@ -838,8 +1055,14 @@ static int drain_ring(struct ht_capture_writer *c, struct ring *r, bool final,
 	if (r->st.failed) {
 		return 0;
 	}
+	/* A file cut under the mapping: stopped before any access faults
+	 * (the guard catches the accesses that race with the cut). */
+	ht_ring_reader_check_size(r->rr);
 	r->st.state = ht_ring_reader_state(r->rr);
 	r->st.full_count = ht_ring_reader_full_count(r->rr);
+	if (ht_ring_reader_faulted(r->rr)) {
+		return ring_faulted(c, r, bytes);
+	}
 	if (r->info->mode == HT_RING_DISCARD) {
 		return drain_discard(c, r, bytes);
 	}
@@ -949,9 +1172,9 @@ int ht_capture_writer_finish(struct ht_capture_writer *c, char *err,
 		}
 
 		if (e && !ret) {
-			ret = ht_err_printf(err, err_len, e,
-					    "%s: write error: %s",
-					    r->stream_path, strerror(errno));
+			ret = ht_err_printf(err, err_len, e, "%s",
+					    r->st.error ? r->st.error
+							: "write error");
 		}
 	}
 	for (i = 0; i < c->nr_rings; i++) {

@@ -10,15 +10,31 @@
  *   <capture>/<core_name>/metadata
  *   <capture>/<core_name>/<stream_name>     ("stream" by default)
  *
- * Only complete, committed packets are written, each exactly as the
- * core wrote it (packet_size bytes, up to the slot size). The
- * collector reads the packet header and context of each packet (magic,
- * stream_id, packet_size, content_size, events_discarded,
- * packet_seq_num) to validate and count it; it never decodes events.
+ * Only complete, committed packets are written, each as the core wrote
+ * it (packet_size bytes, up to the slot size). Each slot is copied out
+ * of shared memory once; the collector checks the packet header and
+ * context of the copy (magic, stream_id, packet_size, content_size,
+ * events_discarded, packet_seq_num) and writes the copy, never the
+ * shared bytes again. It never decodes events.
  *
  * A ring that turns out damaged (a bad header, a packet whose size or
  * magic is wrong) is reported through the warn callback; a damaged
  * packet is skipped, the ring and the other rings go on.
+ *
+ * Losses reach the capture: packets lost before the first one kept
+ * (overwritten, skipped) are announced by an empty loss-marker packet
+ * whose packet_seq_num is that many below the first kept packet's
+ * (readers report a jump of packet_seq_num as lost packets); losses
+ * after it are jumps of the producer's own numbering, and those after
+ * the last packet kept an empty packet at the end whose number jumps. When the
+ * producer's numbering leaves no room below, the ring's packets are
+ * written with packet_seq_num shifted up by the difference.
+ *
+ * Failures stop one ring and leave the others going: a region that
+ * faults (SIGBUS: its file truncated) stops its ring with what was
+ * copied so far written; a write error (ENOSPC, EFBIG, EIO) cuts the
+ * stream file back to its last whole packet and stops the ring. The
+ * statistics say what each file holds and why a ring stopped.
  *
  * Modes: a discard ring is drained live (each packet is written, then
  * its slot released). An overwrite ring (flight recorder) is read once
@@ -73,12 +89,16 @@ struct ht_capture_writer_stats {
 	uint32_t mode;	     /* enum ht_ring_mode */
 	uint32_t state;	     /* enum ht_ring_state, as last seen */
 	uint32_t full_count; /* producer's packet switches on a full ring */
-	uint64_t packets;    /* packets written to the stream file */
-	uint64_t bytes;	     /* bytes written to the stream file */
+	uint64_t packets;    /* whole packets in the stream file */
+	uint64_t bytes;	     /* bytes of the stream file (whole packets) */
+	/* Of the packets: empty ones the collector wrote before the first
+	 * packet kept and after the last (losses and drops they announce). */
+	uint64_t loss_markers;
 	uint64_t events_discarded; /* last events_discarded written */
 	uint64_t lost_packets;	   /* committed but overwritten before read */
 	uint64_t damaged_packets;  /* skipped: failed validation */
-	bool failed; /* the ring is no longer read (fatal error) */
+	bool failed;	   /* the ring is no longer read (fatal error) */
+	const char *error; /* why (write error, bus error), or NULL */
 };
 
 /*

@@ -16,8 +16,19 @@
  *   barrier, starts writing the next slot; so if the second head still
  *   leaves packet k in the ring (head - k < nr_slots), no byte of the
  *   copy came from a newer packet.
+ *
+ * Every access to the region goes through a guard: a producer (or
+ * QEMU) that truncates the file under the mapping turns the next
+ * access into SIGBUS. A process-wide SIGBUS handler (installed once,
+ * SA_NODEFER) jumps back into the guarded access of the faulting
+ * thread; the reader is then dead (every later access fails at once)
+ * with a message naming the region and the offset. A SIGBUS outside a
+ * guarded access gets the handler that was there before.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stddef.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -35,6 +46,12 @@ struct ht_ring_reader {
 	struct ht_ring *ring;
 	void *map; /* what we mapped, or NULL */
 	size_t map_size;
+	int fd;		   /* the region's file (its size is checked), or -1 */
+	uint64_t file_off; /* where the ring starts in the file */
+	bool faulted;
+	uint32_t last_state; /* the state before the fault */
+	uint32_t total_size; /* the ring's, validated */
+	char fault_msg[256];
 	struct ht_ring_info info;
 	uint32_t slots_off;
 	uint32_t next;	  /* the next packet to read; the consumer's tail */
@@ -45,6 +62,135 @@ struct ht_ring_reader {
 static uint32_t load_acquire(const volatile uint32_t *p)
 {
 	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+/* ---- the SIGBUS guard ---- */
+
+/*
+ * The guarded access of this thread, and the address that faulted.
+ * Volatile, and a signal fence on each side of the access: the
+ * compiler must neither drop the store that arms the guard (the
+ * disarming store follows) nor move the access out of the armed span.
+ */
+static _Thread_local sigjmp_buf *volatile guard_jmp;
+static _Thread_local void *guard_addr;
+static struct sigaction old_bus;
+static pthread_once_t bus_once = PTHREAD_ONCE_INIT;
+
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+	if (guard_jmp) {
+		sigjmp_buf *jb = guard_jmp;
+
+		guard_jmp = NULL;
+		guard_addr = si->si_addr;
+		siglongjmp(*jb, 1);
+	}
+	/* Not a ring access: the previous disposition, then the faulting
+	 * access runs again (or the signal is raised again when sent). */
+	sigaction(SIGBUS, &old_bus, NULL);
+	if (si->si_code <= 0) {
+		raise(sig);
+	}
+	(void)uc;
+}
+
+static void bus_install(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_sigbus;
+	/* NODEFER: the jump out of the handler leaves SIGBUS unblocked
+	 * without saving the signal mask at every guarded access. */
+	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, &old_bus);
+}
+
+/* The reader after a SIGBUS at guard_addr: dead, with a message. */
+static void fault_note(struct ht_ring_reader *rr)
+{
+	long long off =
+	    (long long)((uint8_t *)guard_addr - (uint8_t *)rr->ring);
+	struct stat st;
+	char size[96] = "";
+
+	if (rr->fd >= 0 && fstat(rr->fd, &st) == 0) {
+		snprintf(size, sizeof(size),
+			 ": the file has %lld bytes (truncated under the "
+			 "collector?)",
+			 (long long)st.st_size);
+	}
+	snprintf(rr->fault_msg, sizeof(rr->fault_msg),
+		 "%s: offset %lld: bus error reading the ring%s", rr->source,
+		 off, size);
+	rr->faulted = true;
+}
+
+/*
+ * The guarded accesses. Each arms this thread's guard around one load,
+ * store or copy; sigsetjmp without the signal mask (the handler runs
+ * with SA_NODEFER), so a guard costs a few registers saved.
+ */
+static bool guarded_load(struct ht_ring_reader *rr, const volatile uint32_t *p,
+			 uint32_t *v)
+{
+	sigjmp_buf jb;
+
+	if (rr->faulted) {
+		return false;
+	}
+	if (sigsetjmp(jb, 0)) {
+		fault_note(rr);
+		return false;
+	}
+	guard_jmp = &jb;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	*v = load_acquire(p);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	guard_jmp = NULL;
+	return true;
+}
+
+static bool guarded_store(struct ht_ring_reader *rr, volatile uint32_t *p,
+			  uint32_t v)
+{
+	sigjmp_buf jb;
+
+	if (rr->faulted) {
+		return false;
+	}
+	if (sigsetjmp(jb, 0)) {
+		fault_note(rr);
+		return false;
+	}
+	guard_jmp = &jb;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(p, v, __ATOMIC_RELEASE);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	guard_jmp = NULL;
+	return true;
+}
+
+static bool guarded_copy(struct ht_ring_reader *rr, void *dst, const void *src,
+			 size_t n)
+{
+	sigjmp_buf jb;
+
+	if (rr->faulted) {
+		return false;
+	}
+	if (sigsetjmp(jb, 0)) {
+		fault_note(rr);
+		return false;
+	}
+	guard_jmp = &jb;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	memcpy(dst, src, n);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	guard_jmp = NULL;
+	return true;
 }
 
 #define OFF(field) ((unsigned)offsetof(struct ht_ring, field))
@@ -197,10 +343,23 @@ static int check_metadata(const struct ht_ring *r, const char *what,
 static int validate(struct ht_ring_reader *rr, size_t size, char *err,
 		    size_t err_len)
 {
-	struct ht_ring *r = rr->ring;
+	struct ht_ring hdr, *r = &hdr;
 	struct geometry g = {0};
+	uint32_t magic = 0;
 	int ret;
 
+	/*
+	 * The header is checked on a copy (the producer may change it
+	 * meanwhile): the magic first (acquire: the producer writes it
+	 * last), then the rest.
+	 */
+	memset(&hdr, 0, sizeof(hdr));
+	if (size >= sizeof(hdr) &&
+	    (!guarded_load(rr, &rr->ring->magic, &magic) ||
+	     !guarded_copy(rr, &hdr, rr->ring, sizeof(hdr)))) {
+		return ht_err_printf(err, err_len, HT_EIO, "%s", rr->fault_msg);
+	}
+	hdr.magic = magic;
 	ret = check_header(r, rr->source, size, &g, err, err_len);
 	if (!ret) {
 		ret = check_slots(r, rr->source, &g, err, err_len);
@@ -219,10 +378,12 @@ static int validate(struct ht_ring_reader *rr, size_t size, char *err,
 	memcpy(rr->info.core_name, (const char *)r->core_name,
 	       sizeof(rr->info.core_name) - 1u);
 	rr->info.core_name[sizeof(rr->info.core_name) - 1u] = '\0';
-	rr->info.metadata = g.moff ? (const char *)r + g.moff : NULL;
+	rr->info.metadata = g.moff ? (const char *)rr->ring + g.moff : NULL;
 	rr->info.metadata_size = g.msize;
 	rr->info.source = rr->source;
 	rr->slots_off = g.soff;
+	rr->last_state = r->state;
+	rr->total_size = g.total;
 	/* Start where a previous consumer left off. */
 	rr->next = r->tail;
 	return 0;
@@ -238,6 +399,8 @@ static int reader_new(struct ht_ring_reader **out, const char *what, char *err,
 		return ht_err_printf(err, err_len, HT_ENOMEM,
 				     "%s: out of memory", what);
 	}
+	rr->fd = -1;
+	pthread_once(&bus_once, bus_install);
 	*out = rr;
 	return 0;
 }
@@ -464,19 +627,26 @@ int ht_ring_reader_open(struct ht_ring_reader **out, const char *path,
 		goto free_reader;
 	}
 	rr->ring = (struct ht_ring *)((uint8_t *)rr->map + (off - map_off));
+	rr->fd = fd;
+	rr->file_off = off;
 	ret = validate(rr, (size_t)((uint64_t)st.st_size - off), err, err_len);
 	if (ret) {
 		goto free_reader;
 	}
-	close(fd);
 	free(file);
 	*out = rr;
 	return 0;
 
 free_reader:
+	/* The reader closes fd when it holds it. */
+	if (rr->fd == fd) {
+		fd = -1;
+	}
 	ht_ring_reader_close(rr);
 close_fd:
-	close(fd);
+	if (fd >= 0) {
+		close(fd);
+	}
 free_file:
 	free(file);
 	return ret;
@@ -490,6 +660,9 @@ void ht_ring_reader_close(struct ht_ring_reader *rr)
 	if (rr->map) {
 		munmap(rr->map, rr->map_size);
 	}
+	if (rr->fd >= 0) {
+		close(rr->fd);
+	}
 	free(rr->source);
 	free(rr);
 }
@@ -499,14 +672,59 @@ const struct ht_ring_info *ht_ring_reader_info(const struct ht_ring_reader *rr)
 	return &rr->info;
 }
 
+bool ht_ring_reader_check_size(struct ht_ring_reader *rr)
+{
+	uint64_t need = rr->file_off + rr->total_size;
+	struct stat st;
+
+	if (rr->faulted || rr->fd < 0) {
+		return !rr->faulted;
+	}
+	if (fstat(rr->fd, &st) == 0 && (uint64_t)st.st_size < need) {
+		long long end = (long long)st.st_size - (long long)rr->file_off;
+
+		snprintf(rr->fault_msg, sizeof(rr->fault_msg),
+			 "%s: offset %lld: the file ends there (%lld bytes), "
+			 "the ring needs %u bytes: truncated under the "
+			 "collector",
+			 rr->source, end < 0 ? 0 : end, (long long)st.st_size,
+			 rr->total_size);
+		rr->faulted = true;
+	}
+	return !rr->faulted;
+}
+
+bool ht_ring_reader_faulted(const struct ht_ring_reader *rr)
+{
+	return rr->faulted;
+}
+
+const char *ht_ring_reader_fault_msg(const struct ht_ring_reader *rr)
+{
+	return rr->faulted ? rr->fault_msg : NULL;
+}
+
+/* The header's words are read through the guard; a dead reader gives
+ * what it saw last (state) or 0. */
+static uint32_t header_word(const struct ht_ring_reader *rr,
+			    const volatile uint32_t *p, uint32_t dead)
+{
+	uint32_t v;
+
+	return guarded_load((struct ht_ring_reader *)rr, p, &v) ? v : dead;
+}
+
 uint32_t ht_ring_reader_state(const struct ht_ring_reader *rr)
 {
-	return load_acquire(&rr->ring->state);
+	struct ht_ring_reader *w = (struct ht_ring_reader *)rr;
+
+	w->last_state = header_word(rr, &rr->ring->state, rr->last_state);
+	return w->last_state;
 }
 
 uint32_t ht_ring_reader_full_count(const struct ht_ring_reader *rr)
 {
-	return rr->ring->full_count;
+	return header_word(rr, &rr->ring->full_count, 0);
 }
 
 uint32_t ht_ring_reader_final_discarded(const struct ht_ring_reader *rr)
@@ -515,12 +733,18 @@ uint32_t ht_ring_reader_final_discarded(const struct ht_ring_reader *rr)
 	if (ht_ring_reader_state(rr) != HT_RING_STOPPED) {
 		return 0;
 	}
-	return load_acquire(&rr->ring->events_discarded);
+	return header_word(rr, &rr->ring->events_discarded, 0);
 }
 
 uint32_t ht_ring_reader_pending(const struct ht_ring_reader *rr)
 {
-	return load_acquire(&rr->ring->head) - rr->next;
+	return header_word(rr, &rr->ring->head, rr->next) - rr->next;
+}
+
+int ht_ring_reader_read(struct ht_ring_reader *rr, void *dst, const void *src,
+			size_t n)
+{
+	return guarded_copy(rr, dst, src, n) ? 0 : HT_EIO;
 }
 
 static const uint8_t *slot_of(const struct ht_ring_reader *rr, uint32_t k)
@@ -532,9 +756,12 @@ static const uint8_t *slot_of(const struct ht_ring_reader *rr, uint32_t k)
 uint32_t ht_ring_reader_avail(struct ht_ring_reader *rr)
 {
 	/* Acquire: the packets' bytes are read after the head covering them. */
-	uint32_t head = load_acquire(&rr->ring->head);
-	uint32_t n = head - rr->next;
+	uint32_t head, n;
 
+	if (!guarded_load(rr, &rr->ring->head, &head)) {
+		return 0;
+	}
+	n = head - rr->next;
 	if (n > rr->info.nr_slots) {
 		/* Not a correct discard producer: the oldest are gone. */
 		rr->overrun += n - rr->info.nr_slots;
@@ -544,11 +771,12 @@ uint32_t ht_ring_reader_avail(struct ht_ring_reader *rr)
 	return n;
 }
 
-const uint8_t *ht_ring_reader_slot(const struct ht_ring_reader *rr, uint32_t i,
-				   uint32_t *k)
+bool ht_ring_reader_copy_slot(struct ht_ring_reader *rr, uint32_t i,
+			      uint8_t *buf, uint32_t *k)
 {
 	*k = rr->next + i;
-	return slot_of(rr, rr->next + i);
+	return guarded_copy(rr, buf, slot_of(rr, rr->next + i),
+			    rr->info.slot_size);
 }
 
 void ht_ring_reader_release(struct ht_ring_reader *rr, uint32_t n)
@@ -556,7 +784,7 @@ void ht_ring_reader_release(struct ht_ring_reader *rr, uint32_t n)
 	rr->next += n;
 	/* Release: every read of the slots is done before the producer
 	 * can see them free. */
-	__atomic_store_n(&rr->ring->tail, rr->next, __ATOMIC_RELEASE);
+	guarded_store(rr, &rr->ring->tail, rr->next);
 }
 
 uint64_t ht_ring_reader_overrun(const struct ht_ring_reader *rr)
@@ -573,8 +801,11 @@ bool ht_ring_reader_copy(struct ht_ring_reader *rr, uint8_t *buf, uint32_t *k,
 	for (;;) {
 		/* The state before head: a STOPPED state means head is final
 		 * (the producer's last commit precedes it). */
-		state = load_acquire(&rr->ring->state);
-		head = load_acquire(&rr->ring->head);
+		if (!guarded_load(rr, &rr->ring->state, &state) ||
+		    !guarded_load(rr, &rr->ring->head, &head)) {
+			return false;
+		}
+		rr->last_state = state;
 		if (head == rr->next) {
 			return false;
 		}
@@ -590,10 +821,15 @@ bool ht_ring_reader_copy(struct ht_ring_reader *rr, uint8_t *buf, uint32_t *k,
 			rr->next++;
 			continue;
 		}
-		memcpy(buf, slot_of(rr, rr->next), rr->info.slot_size);
+		if (!guarded_copy(rr, buf, slot_of(rr, rr->next),
+				  rr->info.slot_size)) {
+			return false;
+		}
 		/* The copy's loads before the second head's load. */
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		head2 = load_acquire(&rr->ring->head);
+		if (!guarded_load(rr, &rr->ring->head, &head2)) {
+			return false;
+		}
 		if (state == HT_RING_STOPPED || head2 - rr->next < n) {
 			break;
 		}
@@ -601,6 +837,6 @@ bool ht_ring_reader_copy(struct ht_ring_reader *rr, uint8_t *buf, uint32_t *k,
 	}
 	*k = rr->next;
 	rr->next++;
-	__atomic_store_n(&rr->ring->tail, rr->next, __ATOMIC_RELEASE);
+	guarded_store(rr, &rr->ring->tail, rr->next);
 	return true;
 }

@@ -10,14 +10,23 @@
  * memory, so a producer that scribbles over its header cannot make the
  * reader access memory outside the region.
  *
- * Discard rings: ht_ring_reader_avail() and ht_ring_reader_slot() give
- * the committed packets in place (zero copy); ht_ring_reader_release()
- * frees their slots for the producer once the caller is done with them.
+ * Discard rings: ht_ring_reader_avail() counts the committed packets,
+ * ht_ring_reader_copy_slot() copies one out of the shared slot (the
+ * caller validates and writes the copy, never the shared bytes, which
+ * a hostile producer may change meanwhile); ht_ring_reader_release()
+ * frees their slots for the producer.
  *
  * Overwrite rings: ht_ring_reader_copy() copies the oldest packet the
  * ring still holds into a buffer and checks afterwards that the
  * producer did not overwrite it meanwhile (the re-check rule); packets
  * overwritten before they could be read are counted as lost.
+ *
+ * Faults: every access to the region is guarded against SIGBUS (a file
+ * truncated under the mapping). After a fault the reader is dead:
+ * ht_ring_reader_faulted() is true, every access fails at once, and
+ * ht_ring_reader_fault_msg() names the region and the offset. The
+ * guard installs a process-wide SIGBUS handler at the first attach; a
+ * SIGBUS elsewhere goes to the handler that was there before.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -59,7 +68,8 @@ struct ht_ring_info {
 
 const struct ht_ring_info *ht_ring_reader_info(const struct ht_ring_reader *rr);
 
-/* The producer's state (enum ht_ring_state) and full_count, now. */
+/* The producer's state (enum ht_ring_state) and full_count, now (after
+ * a fault: the last state seen, and 0). */
 uint32_t ht_ring_reader_state(const struct ht_ring_reader *rr);
 uint32_t ht_ring_reader_full_count(const struct ht_ring_reader *rr);
 
@@ -78,12 +88,34 @@ uint32_t ht_ring_reader_pending(const struct ht_ring_reader *rr);
 uint32_t ht_ring_reader_avail(struct ht_ring_reader *rr);
 
 /*
- * Discard mode: the slot (slot_size bytes) of the @i-th waiting packet
- * (i < the last ht_ring_reader_avail()), valid until it is released;
- * its packet index in *@k.
+ * Discard mode: copies the slot (slot_size bytes) of the @i-th waiting
+ * packet (i < the last ht_ring_reader_avail()) into @buf; its packet
+ * index in *@k. False when the region faulted.
  */
-const uint8_t *ht_ring_reader_slot(const struct ht_ring_reader *rr, uint32_t i,
-				   uint32_t *k);
+bool ht_ring_reader_copy_slot(struct ht_ring_reader *rr, uint32_t i,
+			      uint8_t *buf, uint32_t *k);
+
+/*
+ * Copies the @n bytes at @src, inside the region (the metadata area,
+ * for instance), into @dst. Returns 0, or HT_EIO when the region
+ * faulted.
+ */
+int ht_ring_reader_read(struct ht_ring_reader *rr, void *dst, const void *src,
+			size_t n);
+
+/*
+ * A ring in a file: checks that the file still holds the whole ring
+ * (fstat); when it shrank, the reader is dead as after a fault, with a
+ * message naming the file and where it ends. True when the ring can
+ * still be read (always for memory given to ht_ring_reader_attach()).
+ */
+bool ht_ring_reader_check_size(struct ht_ring_reader *rr);
+
+/* True once an access faulted (SIGBUS); the reader is dead. */
+bool ht_ring_reader_faulted(const struct ht_ring_reader *rr);
+
+/* The message of the fault ("REGION: offset N: ..."), or NULL. */
+const char *ht_ring_reader_fault_msg(const struct ht_ring_reader *rr);
 
 /* Discard mode: gives the slots of the @n oldest waiting packets back
  * to the producer. */

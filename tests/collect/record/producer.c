@@ -15,8 +15,16 @@
  *   -p USEC    sleep USEC after every 1000 events of every core
  *   -M         no metadata in the rings (the collector is given a file)
  *   -k         keep the rings running (no stop) at the end
+ *   -w INDEX   start the rings' head and tail at INDEX (0xffffff00:
+ *              the free-running indices wrap after 256 packets)
+ *   -g FILE    wait for FILE to exist before tracing (the collector
+ *              attached)
+ *   -T EVENTS  after EVENTS events, truncate the last core's region to
+ *              4096 bytes (a producer shrinking its ring file under the
+ *              collector) and stop tracing that core
  *
- * Prints "core I traced N" for each core at the end.
+ * Prints "core I traced N committed P" for each core at the end (P:
+ * the packets committed into its ring).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
@@ -91,13 +99,31 @@ static char *read_file(const char *path, uint32_t *len)
 	return buf;
 }
 
+static void region_path(char *path, size_t len, const char *prefix, unsigned i)
+{
+	snprintf(path, len, "%s%u", prefix, i);
+}
+
+/* A POSIX shared memory object cut to 4096 bytes. */
+static int shm_truncate(const char *name)
+{
+	int fd = shm_open(name, O_RDWR, 0), ret;
+
+	if (fd < 0) {
+		return -1;
+	}
+	ret = ftruncate(fd, 4096);
+	close(fd);
+	return ret;
+}
+
 static void *region(const char *prefix, unsigned i, size_t size)
 {
 	char path[512];
 	void *mem;
 	int fd;
 
-	snprintf(path, sizeof(path), "%s%u", prefix, i);
+	region_path(path, sizeof(path), prefix, i);
 	if (prefix[0] == '/' && !strchr(prefix + 1, '/')) {
 		shm_unlink(path);
 		fd = shm_open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
@@ -120,8 +146,10 @@ static void *region(const char *prefix, unsigned i, size_t size)
 
 int main(int argc, char **argv)
 {
-	uint32_t slot = 4096, nr = 8, meta_len = 0;
-	const char *ready = NULL, *mode_s, *prefix;
+	uint32_t slot = 4096, nr = 8, meta_len = 0, start_index = 0;
+	unsigned long truncate_at = 0;
+	unsigned active;
+	const char *ready = NULL, *go = NULL, *mode_s, *prefix;
 	long pace_us = 0;
 	int no_meta = 0, keep = 0, opt;
 	unsigned cores, i;
@@ -130,7 +158,7 @@ int main(int argc, char **argv)
 	struct core *cs;
 	char *meta;
 
-	while ((opt = getopt(argc, argv, "s:n:r:p:Mk")) != -1) {
+	while ((opt = getopt(argc, argv, "s:n:r:p:Mkw:T:g:")) != -1) {
 		switch (opt) {
 		case 's':
 			slot = (uint32_t)strtoul(optarg, NULL, 0);
@@ -149,6 +177,15 @@ int main(int argc, char **argv)
 			break;
 		case 'k':
 			keep = 1;
+			break;
+		case 'w':
+			start_index = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		case 'g':
+			go = optarg;
+			break;
+		case 'T':
+			truncate_at = strtoul(optarg, NULL, 0);
 			break;
 		default:
 			return 2;
@@ -187,6 +224,10 @@ int main(int argc, char **argv)
 			fprintf(stderr, "ht_ring_init failed\n");
 			return 1;
 		}
+		/* Any start is valid: the indices are compared by
+		 * difference. Before the first packet opens. */
+		c->rs.ring->head = start_index;
+		c->rs.ring->tail = start_index;
 		c->rs.ctx = &c->ctx;
 		c->rs.set_buf = barectf_packet_set_buf;
 		c->rs.is_open = barectf_packet_is_open;
@@ -200,8 +241,26 @@ int main(int argc, char **argv)
 	if (ready) {
 		fclose(fopen(ready, "w"));
 	}
+	while (go && access(go, F_OK) != 0) {
+		struct timespec ts = {0, 1000000};
+
+		nanosleep(&ts, NULL);
+	}
+	active = cores;
 	for (j = 0; j < events; j++) {
-		for (i = 0; i < cores; i++) {
+		if (truncate_at && j == truncate_at) {
+			char path[512];
+
+			region_path(path, sizeof(path), prefix, cores - 1);
+			if ((prefix[0] == '/' && !strchr(prefix + 1, '/')
+				 ? shm_truncate(path)
+				 : truncate(path, 4096)) < 0) {
+				perror(path);
+				return 1;
+			}
+			active = cores - 1;
+		}
+		for (i = 0; i < active; i++) {
 			barectf_main_trace_tick(&cs[i].ctx, (uint32_t)j,
 						(uint8_t)i);
 		}
@@ -211,11 +270,12 @@ int main(int argc, char **argv)
 			nanosleep(&ts, NULL);
 		}
 	}
-	for (i = 0; i < cores; i++) {
+	for (i = 0; i < active; i++) {
 		if (!keep) {
 			ht_ring_stream_stop(&cs[i].rs);
 		}
-		printf("core %u traced %lu\n", i, events);
+		printf("core %u traced %lu committed %u\n", i, events,
+		       cs[i].rs.ring->head - start_index);
 	}
 	free(cs);
 	free(meta);

@@ -63,6 +63,12 @@ bt_discarded() { # E CORE
 		awk '{ s += $1 } END { print s + 0 }'
 }
 
+# Packets babeltrace2 says were lost in trace "CORE" of stderr file E.
+bt_lost() { # E CORE
+	sed -n "s/.*Tracer discarded \([0-9]*\) packets* between .* in trace \"$2\".*/\1/p" "$1" |
+		awk '{ s += $1 } END { print s + 0 }'
+}
+
 decode() { # CAPTURE LABEL: text into CAPTURE.txt, stderr into CAPTURE.err
 	babeltrace2 "$1" >"$1.txt" 2>"$1.err" ||
 		bad "$2: babeltrace2 failed: $(head -3 "$1.err")"
@@ -120,10 +126,16 @@ for c in 0 1; do
 	# 6 packets of (1024 - 64 header/context) / 12 bytes per tick.
 	[ "$n" -ge $((5 * 80)) ] && [ "$n" -le $((6 * 80)) ] ||
 		bad "overwrite: core$c: $n ticks kept, want 5 to 6 packets' worth"
-	[ "$(awk -v c=core$c '$1 == c { print $4 }' "$w/rec3.out")" = 6 ] ||
-		bad "overwrite: core$c: not 6 packets: $(cat "$w/rec3.out")"
+	# The 6 packets and the empty packet announcing the lost ones.
+	[ "$(awk -v c=core$c '$1 == c { print $4 }' "$w/rec3.out")" = 7 ] ||
+		bad "overwrite: core$c: not 6 + 1 packets: $(cat "$w/rec3.out")"
 	lost=$(awk -v c=core$c '$1 == c { print $8 }' "$w/rec3.out")
 	[ "${lost:-0}" -gt 0 ] || bad "overwrite: core$c: no lost packets reported"
+	# The capture says it too: babeltrace2 reports exactly as many.
+	[ "$(bt_lost "$w/cap3.err" core$c)" = "$lost" ] ||
+		bad "overwrite: core$c: babeltrace2 reports $(bt_lost "$w/cap3.err" core$c) lost packets, record $lost"
+	"$HETRACE" info "$w/cap3/core$c" 2>/dev/null | grep -q "lost packets: $lost\$" ||
+		bad "overwrite: core$c: hetrace info: $("$HETRACE" info "$w/cap3/core$c" 2>&1 | grep lost)"
 done
 
 # 3b. overwrite, read live (--live): the re-check rule. A paced
@@ -148,6 +160,12 @@ for c in 0 1; do
 	[ "$n" -gt 640 ] || bad "overwrite live: core$c: only $n ticks read live"
 	[ "$(awk -v c=core$c '$1 == c { print $9 }' "$w/rec3b.out")" = 0 ] ||
 		bad "overwrite live: core$c: damaged packets: $(cat "$w/rec3b.out")"
+	# The collector cannot keep up: every packet it lost is a jump of
+	# packet_seq_num (or the loss marker) that babeltrace2 reports.
+	lost=$(awk -v c=core$c '$1 == c { print $8 }' "$w/rec3b.out")
+	[ "${lost:-0}" -gt 0 ] || bad "overwrite live: core$c: nothing lost: $(cat "$w/rec3b.out")"
+	[ "$(bt_lost "$w/cap3b.err" core$c)" = "$lost" ] ||
+		bad "overwrite live: core$c: babeltrace2 reports $(bt_lost "$w/cap3b.err" core$c) lost packets, record $lost"
 done
 echo "overwrite live: $(grep -c ' tick: ' "$w/cap3b.txt") of 600000 kept"
 

@@ -1,0 +1,19 @@
+# Sourced by the tests of tests/collect/record (after tests/lib.sh, in
+# this folder, with $TOP): generates producer.yaml's tracer into $w/g
+# and builds the C helpers named in "$@" (producer, hostile) into
+# $w/NAME, with the sanitizers.
+"$HETRACE" gen producer.yaml -o "$w/g" >/dev/null
+for helper in "$@"; do
+	cc -std=c99 -Wall -Wextra -Werror -O1 -g \
+		-fsanitize=address,undefined -fno-sanitize-recover=undefined \
+		-I"$w/g" -I"$TOP/include" -DMETADATA_PATH="\"$w/g/metadata\"" \
+		-o "$w/$helper" "$helper.c" "$w/g/barectf.c" \
+		"$TOP/runtime/packet-ring.c" "$TOP/runtime/port.c" ||
+		{ echo "FAIL: cannot build $helper.c"; exit 1; }
+done
+# The address-space bound (ulimit -v, KiB) for runs of $HETRACE: 4 GB,
+# none for a sanitized build (ASan reserves terabytes of address space).
+vmem=4000000
+if grep -qa __asan_init "$HETRACE"; then
+	vmem=unlimited
+fi
