@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "emit-c-walk.h"
@@ -47,6 +48,37 @@ void ht__walk_line(struct walk *w, const char *fmt, ...)
 	vfprintf(w->out, fmt, ap);
 	va_end(ap);
 	fputc('\n', w->out);
+}
+
+/*
+ * An expression built from names and indices: its length grows with the
+ * nesting of arrays and structures (bounded by the configuration's
+ * limits, not by a buffer here), so it is allocated. A failed
+ * allocation makes the generated file fail to compile, loudly.
+ */
+static __attribute__((format(printf, 2, 3))) char *expr(struct walk *w,
+							const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	s = n < 0 ? NULL : malloc((size_t)n + 1);
+	if (!s) {
+		if (!w->err && w->out) {
+			fputs("#error \"hetrace gen: out of memory\"\n",
+			      w->out);
+		}
+		w->err = 1;
+		return NULL;
+	}
+	va_start(ap, fmt);
+	vsnprintf(s, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return s;
 }
 
 static int is_int(const struct ht_ft *ft)
@@ -224,17 +256,19 @@ void ht__walk_scalar(struct walk *w, const struct ht_ft *ft, const char *v)
 
 	ht__walk_align(w, ft->align_bits);
 	if (w->mode == WALK_WRITE) {
-		char val[512];
+		char *val;
 
 		if (ft->kind == HT_FT_REAL) {
-			snprintf(val, sizeof(val), "%s(%s)",
-				 n == 32 ? "ht_float_bits" : "ht_double_bits",
-				 v);
+			val = expr(w, "%s(%s)",
+				   n == 32 ? "ht_float_bits" : "ht_double_bits",
+				   v);
 		} else if (n == 64) {
-			snprintf(val, sizeof(val), "(uint64_t)(%s)", v);
+			val = expr(w, "(uint64_t)(%s)", v);
 		} else {
-			snprintf(val, sizeof(val), "(uint%u_t)(%s)", c_width(n),
-				 v);
+			val = expr(w, "(uint%u_t)(%s)", c_width(n), v);
+		}
+		if (!val) {
+			return;
 		}
 		pos_ptr(w, ptr, sizeof(ptr));
 		if (pos_byte_aligned(w) &&
@@ -261,6 +295,7 @@ void ht__walk_scalar(struct walk *w, const struct ht_ft *ft, const char *v)
 				      ft_is_le(w->cfg, ft) ? "le" : "be",
 				      w->off, n, val);
 		}
+		free(val);
 	}
 	ht__walk_advance(w, NULL, n);
 }
@@ -270,15 +305,20 @@ static void walk_ft(struct walk *w, const struct ht_ft *ft, const char *v,
 
 static void walk_string(struct walk *w, const char *v, int in_loop)
 {
-	char lenv[64];
+	char *lenv;
+	char *bits;
 	char ptr[64];
-	char bits[128];
 
 	ht__walk_align(w, 8);
 	if (in_loop) {
-		snprintf(lenv, sizeof(lenv), "(uint32_t)strlen(%s)", v);
+		lenv = expr(w, "(uint32_t)strlen(%s)", v);
 	} else {
-		snprintf(lenv, sizeof(lenv), "l%u", w->strings++);
+		lenv = expr(w, "l%u", w->strings++);
+	}
+	if (!lenv) {
+		return;
+	}
+	if (!in_loop) {
 		if (w->mode == WALK_SIZE) {
 			ht__walk_line(w, "%s = (uint32_t)strlen(%s);", lenv, v);
 		}
@@ -288,8 +328,12 @@ static void walk_string(struct walk *w, const char *v, int in_loop)
 		ht__walk_line(w, "memcpy(%s, %s, (size_t)%s + 1);", ptr, v,
 			      lenv);
 	}
-	snprintf(bits, sizeof(bits), "(%s + 1u) * 8u", lenv);
-	ht__walk_advance(w, bits, 0);
+	bits = expr(w, "(%s + 1u) * 8u", lenv);
+	free(lenv);
+	if (bits) {
+		ht__walk_advance(w, bits, 0);
+		free(bits);
+	}
 }
 
 /* Has every instance of ft the same size (no strings, no sequences)? */
@@ -344,33 +388,39 @@ static void walk_array(struct walk *w, const struct ht_ft *ft, const char *v,
 {
 	const struct ht_ft *elem = flat_elem(ft->elem);
 	uint64_t count = ft->kind == HT_FT_STATIC_ARRAY ? flat_count(ft) : 0;
-	char cnt[256];
+	char *cnt;
+	char *ev;
 	char ptr[64];
 	char idx[16];
-	char ev[512];
 
 	if (count_v) {
-		snprintf(cnt, sizeof(cnt), "(%s) * %" PRIu64 "u", count_v,
-			 flat_count(ft->elem));
+		cnt = expr(w, "(%s) * %" PRIu64 "u", count_v,
+			   flat_count(ft->elem));
 	} else {
-		snprintf(cnt, sizeof(cnt), "%" PRIu64 "u", count);
+		cnt = expr(w, "%" PRIu64 "u", count);
+	}
+	if (!cnt) {
+		return;
 	}
 	ht__walk_align(w, ht_ft_align(elem));
 	if (is_memcpy_elem(w, elem) && pos_byte_aligned(w)) {
-		char bits[300];
-
 		if (w->mode == WALK_WRITE) {
 			pos_ptr(w, ptr, sizeof(ptr));
 			ht__walk_line(w, "memcpy(%s, %s, (size_t)(%s) * %uu);",
 				      ptr, v, cnt, elem->size_bits / 8);
 		}
 		if (count_v) {
-			snprintf(bits, sizeof(bits), "(uint32_t)(%s) * %uu",
-				 cnt, elem->size_bits);
-			ht__walk_advance(w, bits, 0);
+			char *bits = expr(w, "(uint32_t)(%s) * %uu", cnt,
+					  elem->size_bits);
+
+			if (bits) {
+				ht__walk_advance(w, bits, 0);
+				free(bits);
+			}
 		} else {
 			ht__walk_advance(w, NULL, count * elem->size_bits);
 		}
+		free(cnt);
 		return;
 	}
 	/* A loop: the position is dynamic from here. */
@@ -378,12 +428,16 @@ static void walk_array(struct walk *w, const struct ht_ft *ft, const char *v,
 	snprintf(idx, sizeof(idx), "i%u", w->depth);
 	ht__walk_line(w, "for (uint32_t %s = 0; %s < (uint32_t)(%s); %s++) {",
 		      idx, idx, cnt, idx);
+	free(cnt);
 	w->indent++;
 	w->depth++;
-	snprintf(ev, sizeof(ev), "(%s)[%s]", v, idx);
+	ev = expr(w, "(%s)[%s]", v, idx);
 	/* The alignment at the top of each iteration is unknown. */
 	w->dyn_align = 1;
-	walk_ft(w, elem, ev, NULL);
+	if (ev) {
+		walk_ft(w, elem, ev, NULL);
+		free(ev);
+	}
 	w->dyn_align = 1;
 	w->depth--;
 	w->indent--;
@@ -421,11 +475,13 @@ static void walk_ft(struct walk *w, const struct ht_ft *ft, const char *v,
 	case HT_FT_STRUCT:
 		ht__walk_align(w, ht_ft_align(ft));
 		for (i = 0; i < ft->nr_members; i++) {
-			char mv[512];
+			char *mv = expr(w, "(%s).%s", v, ft->members[i].name);
 
-			snprintf(mv, sizeof(mv), "(%s).%s", v,
-				 ft->members[i].name);
+			if (!mv) {
+				return;
+			}
 			walk_ft(w, ft->members[i].ft, mv, NULL);
+			free(mv);
 		}
 		break;
 	}
@@ -463,37 +519,57 @@ static void c_elem_type(const struct params *pp, const struct ht_ft *ft,
 	}
 }
 
+/*
+ * Emits the C structure type of an array element e (named after path),
+ * after the types its members take: a nested structure member is a C
+ * structure member of type <path>_<member>, an array of structures a
+ * pointer-less C array of <path>_<member>.
+ */
+static void emit_elem_struct(FILE *out, const struct params *pp,
+			     const struct ht_ft *e, const char *path)
+{
+	size_t i;
+	char sub[256];
+	char ty[300];
+
+	for (i = 0; i < e->nr_members; i++) {
+		const struct ht_ft *m = e->members[i].ft;
+
+		snprintf(sub, sizeof(sub), "%s_%s", path, e->members[i].name);
+		if (m->kind == HT_FT_STRUCT) {
+			emit_elem_struct(out, pp, m, sub);
+		} else {
+			ht__emit_elem_types(out, pp, m, sub);
+		}
+	}
+	fprintf(out, "struct %s%s_%s {\n", pp->prefix, pp->owner, path);
+	for (i = 0; i < e->nr_members; i++) {
+		const struct ht_ft *m = e->members[i].ft;
+
+		snprintf(sub, sizeof(sub), "%s_%s", path, e->members[i].name);
+		c_elem_type(pp, m, sub, ty, sizeof(ty));
+		if (m->kind == HT_FT_STATIC_ARRAY) {
+			fprintf(out, "\t%s %s[%" PRIu64 "];\n", ty,
+				e->members[i].name, flat_count(m));
+		} else {
+			fprintf(out, "\t%s %s;\n", ty, e->members[i].name);
+		}
+	}
+	fprintf(out, "};\n\n");
+}
+
 /* Emits the C structure types that arrays of structures take. */
 void ht__emit_elem_types(FILE *out, const struct params *pp,
 			 const struct ht_ft *ft, const char *path)
 {
 	size_t i;
 	char sub[256];
-	char ty[300];
 
 	if (ft->kind == HT_FT_STATIC_ARRAY || ft->kind == HT_FT_DYNAMIC_ARRAY) {
 		const struct ht_ft *e = flat_elem(ft->elem);
 
 		if (e->kind == HT_FT_STRUCT) {
-			ht__emit_elem_types(out, pp, e, path);
-			fprintf(out, "struct %s%s_%s {\n", pp->prefix,
-				pp->owner, path);
-			for (i = 0; i < e->nr_members; i++) {
-				const struct ht_ft *m = e->members[i].ft;
-
-				snprintf(sub, sizeof(sub), "%s_%s", path,
-					 e->members[i].name);
-				c_elem_type(pp, m, sub, ty, sizeof(ty));
-				if (m->kind == HT_FT_STATIC_ARRAY) {
-					fprintf(out, "\t%s %s[%" PRIu64 "];\n",
-						ty, e->members[i].name,
-						flat_count(m));
-				} else {
-					fprintf(out, "\t%s %s;\n", ty,
-						e->members[i].name);
-				}
-			}
-			fprintf(out, "};\n\n");
+			emit_elem_struct(out, pp, e, path);
 		}
 		return;
 	}

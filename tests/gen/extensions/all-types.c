@@ -1,8 +1,9 @@
 /*
  * Traces known values through the code generated for
  * tests/gen/good/all-types.yaml: hetrace's extensions (nested structures,
- * static arrays of structures, per-field byte order, bit fields) and every
- * other field type, read back by babeltrace2 through hetrace's metadata.
+ * static arrays of structures, structures and long-named strings in their
+ * elements, per-field byte order, bit fields) and every other field type,
+ * read back by babeltrace2 through hetrace's metadata.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
@@ -41,6 +42,8 @@ int main(int argc, char **argv)
 	const char *strs[3] = {"a", "", "c \"q\""};
 	const uint8_t grid[6] = {1, 2, 3, 4, 5, 6};
 	const int8_t vals[3] = {-128, 0, 127};
+	const struct tr_core_deep_elems_p_items items[2] = {
+	    {1, {7, {-3}}, "first"}, {255, {4000000000u, {127}}, ""}};
 
 	fp_start(&fp, argc > 1 ? argv[1] : "stream", 512, 10);
 	fp_bind(&fp, &ctx, open_cb, close_cb, tr_packet_is_empty,
@@ -61,6 +64,7 @@ int main(int argc, char **argv)
 				    strs, 0, grid);
 	tr_trace_nested(&ctx, 6, 10, -20, corners, "box", 9, 3, vals);
 	tr_trace_nested(&ctx, 7, 0, 0, corners, "", 0, 0, vals);
+	tr_trace_deep_elems(&ctx, 8, items);
 	fp_finish(&fp);
 	return 0;
 }
