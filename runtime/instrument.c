@@ -18,6 +18,12 @@
  *   `unbalanced`. When it is nowhere on the stack (it was entered
  *   before start), the exit is recorded but changes nothing, counted.
  *
+ * A full buffer (ht_instr_buffer_full(), fixed mode) stops only the
+ * records: the hooks go on keeping the shadow stack, the window and the
+ * profile, and count each record they would have written in
+ * `stats.discarded` (one increment, the only cost on that path), so
+ * records written + discarded = records a large enough buffer holds.
+ *
  * Profile rules (docs/instrument.md, "On-target profile"):
  * - A call is timed when it enters while the window is open and its
  *   frame fits the shadow stack. Calls deeper than the stack are
@@ -85,6 +91,9 @@ int ht_instr_init(struct ht_instr *in, const struct ht_instr_config *cfg)
 	in->off = 1;
 	in->stopped = 1;
 	in->flags = cfg->flags;
+	/* Records need both ops (docs: a NULL op writes nothing). */
+	in->trace = (cfg->flags & HT_INSTR_TRACE) && cfg->ops &&
+		    cfg->ops->entry && cfg->ops->exit;
 	in->ops = cfg->ops;
 	in->ctx = cfg->ctx;
 	in->clock = cfg->clock;
@@ -258,11 +267,26 @@ HT_NO_INSTRUMENT static void do_enter(struct ht_instr *in, uintptr_t fn,
 	if (!in->on) {
 		return;
 	}
-	if (in->flags & HT_INSTR_TRACE) {
+	if (in->trace) {
 		in->ops->entry(in->ctx, fn, site, in->task);
+	} else if (in->full) {
+		in->stats.discarded++;
 	}
 	if (in->funcs) {
 		prof_enter(in, d, fn);
+	}
+}
+
+/* Writes (or, the buffer being full, counts) the exit of @fn. */
+HT_NO_INSTRUMENT static inline void put_exit(struct ht_instr *in, uintptr_t fn)
+{
+	if (!in->on) {
+		return;
+	}
+	if (in->trace) {
+		in->ops->exit(in->ctx, fn, in->task);
+	} else if (in->full) {
+		in->stats.discarded++;
 	}
 }
 
@@ -307,18 +331,14 @@ HT_NO_INSTRUMENT static void do_exit(struct ht_instr *in, uintptr_t fn)
 		}
 	}
 	in->depth = d;
-	if (in->on && (in->flags & HT_INSTR_TRACE)) {
-		in->ops->exit(in->ctx, fn, in->task);
-	}
+	put_exit(in, fn);
 	if (HT_UNLIKELY(in->watch)) {
 		watch_exit(in, fn, d);
 	}
 	return;
 
 record:
-	if (in->on && (in->flags & HT_INSTR_TRACE)) {
-		in->ops->exit(in->ctx, fn, in->task);
-	}
+	put_exit(in, fn);
 }
 
 /* The hooks' re-entrancy guard: takes it and returns 1, or returns 0
