@@ -5,7 +5,8 @@
  *                 [--core C] [--callgraph] [--slices]
  * Per core and over all cores: the top-N functions with calls,
  * inclusive, exclusive, mean and max time; the call tree; the
- * on-target profile when the trace holds its dump (docs/instrument.md).
+ * on-target profile when the trace holds its dump (docs/instrument.md);
+ * a warning when the records cover only part of the run.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -39,7 +40,10 @@ static void usage(FILE *out)
 		"CTF traces\nunder TRACE... (-finstrument-functions, "
 		"docs/instrument.md): per core\nand over all cores, calls, "
 		"inclusive, exclusive, mean and max time\nin ns; the on-target "
-		"profile when the trace holds its dump.\n\n"
+		"profile when the trace holds its dump. A warning says\n"
+		"when the records cover only part of the run (events "
+		"discarded,\npackets lost, fewer calls than the on-target "
+		"profile counted).\n\n"
 		"options:\n"
 		"  -e, --elf [CORE=]FILE  function names (and file:line) from "
 		"FILE, for\n"

@@ -187,7 +187,8 @@ struct glue *glue_start(const struct glue_opts *opts)
 	if (g->o.mode == HT_RING_DISCARD) {
 		g->reserve = reserve_slots(&g->o);
 		if (!g->reserve) {
-			fprintf(stderr, "glue: slots of %u bytes are too small\n",
+			fprintf(stderr,
+				"glue: slots of %u bytes are too small\n",
 				g->o.slot_size);
 			goto fail;
 		}

@@ -78,8 +78,7 @@ struct ht_instr_stats {
 	uint32_t
 	    unbalanced;	 /* exits that matched no entry, entries never exited */
 	uint32_t nested; /* hook calls dropped: a hook was running */
-	uint32_t
-	    discarded; /* func_entry/func_exit not written: buffer full */
+	uint32_t discarded; /* func_entry/func_exit not written: buffer full */
 };
 
 /*
