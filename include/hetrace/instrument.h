@@ -141,8 +141,8 @@ struct ht_instr {
 	uint32_t depth;	   /* shadow stack depth, untruncated */
 	uint32_t task;
 	unsigned flags;
-	int trace; /* write func_entry/func_exit (cleared: buffer full) */
-	int full;  /* the buffer is full: count the records not written */
+	const struct ht_instr_ops *rec; /* entry/exit: ops, or counting */
+	void *rec_ctx;			/* their ctx: ctx, or this struct */
 	const struct ht_instr_ops *ops;
 	void *ctx;
 	uint64_t (*clock)(void *ctx);
@@ -238,13 +238,7 @@ HT_NO_INSTRUMENT static inline void ht_instr_set_task(struct ht_instr *in,
  * (ht_instr_discarded()), for the platform to add to the stream's
  * events_discarded before its last packet closes.
  */
-HT_NO_INSTRUMENT static inline void ht_instr_buffer_full(struct ht_instr *in)
-{
-	if (in->trace) {
-		in->trace = 0;
-		in->full = 1;
-	}
-}
+HT_NO_INSTRUMENT void ht_instr_buffer_full(struct ht_instr *in);
 
 /*
  * The func_entry / func_exit records not written since the buffer was
