@@ -5,7 +5,8 @@
  *                 [--core C] [--callgraph] [--slices]
  * Per core and over all cores: the top-N functions with calls,
  * inclusive, exclusive, mean and max time; the call tree; the
- * on-target profile when the trace holds its dump (docs/instrument.md).
+ * on-target profile when the trace holds its dump (docs/instrument.md);
+ * a warning when the records cover only part of the run.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -39,7 +40,10 @@ static void usage(FILE *out)
 		"CTF traces\nunder TRACE... (-finstrument-functions, "
 		"docs/instrument.md): per core\nand over all cores, calls, "
 		"inclusive, exclusive, mean and max time\nin ns; the on-target "
-		"profile when the trace holds its dump.\n\n"
+		"profile when the trace holds its dump. A warning says\n"
+		"when the records cover only part of the run (events "
+		"discarded,\npackets lost, fewer calls than the on-target "
+		"profile counted).\n\n"
 		"options:\n"
 		"  -e, --elf [CORE=]FILE  function names (and file:line) from "
 		"FILE, for\n"
@@ -291,6 +295,76 @@ static void check_core(struct ht_func_names *fn, const struct ht_func_core *c)
 	}
 }
 
+/*
+ * One warning on stderr when the records cover only part of the run:
+ * the on-target profile counted more calls than were traced, or the
+ * stream lost events or packets. With the dump, the numbers of calls
+ * and the function that lost the most.
+ */
+static void check_partial(struct ht_func_slices *funcs,
+			  const struct ht_func_core *c,
+			  const struct ht_func_profile_core *pc)
+{
+	uint64_t made = c->dump_lost_calls, worst_made = 0, worst_traced = 0;
+	uint64_t worst_addr = 0, gap = 0;
+	char why[160], msg[1024], name[256];
+	size_t i, k;
+
+	for (i = 0; i < c->nr_dumped; i++) {
+		const struct ht_func_dumped *d = &c->dumped[i];
+		uint64_t traced = 0;
+
+		made += d->calls;
+		for (k = 0; pc && k < pc->nr_funcs; k++) {
+			if (pc->funcs[k].addr == d->addr) {
+				traced = pc->funcs[k].calls;
+			}
+		}
+		if (d->calls > traced && d->calls - traced > gap) {
+			gap = d->calls - traced;
+			worst_addr = d->addr;
+			worst_made = d->calls;
+			worst_traced = traced;
+		}
+	}
+	if (made <= c->entries && !c->discarded_events && !c->lost_packets) {
+		return;
+	}
+	if (c->discarded_events && c->lost_packets) {
+		snprintf(why, sizeof(why),
+			 "%" PRIu64 " events discarded, %" PRIu64
+			 " packets lost",
+			 c->discarded_events, c->lost_packets);
+	} else if (c->discarded_events) {
+		snprintf(why, sizeof(why),
+			 "%" PRIu64 " events discarded: buffer full",
+			 c->discarded_events);
+	} else if (c->lost_packets) {
+		snprintf(why, sizeof(why),
+			 "%" PRIu64 " packets lost: overwritten or dropped",
+			 c->lost_packets);
+	} else {
+		snprintf(why, sizeof(why), "records missing");
+	}
+	if (made > c->entries) {
+		fmt_func(name, sizeof(name),
+			 ht_func_slices_name(funcs, c, worst_addr), worst_addr);
+		snprintf(msg, sizeof(msg),
+			 "core %s: %" PRIu64 " of %" PRIu64
+			 " calls were traced (%s; %s: %" PRIu64 " of %" PRIu64
+			 "): times are from the traced part only",
+			 c->name, c->entries, made, why, name, worst_traced,
+			 worst_made);
+	} else {
+		snprintf(msg, sizeof(msg),
+			 "core %s: %" PRIu64
+			 " calls were traced, not all (%s): times are from the "
+			 "traced part only",
+			 c->name, c->entries, why);
+	}
+	ht_cli_warn(NULL, msg);
+}
+
 /* --sort KEY. */
 static int sort_opt(const struct ht_cli_opt *opt, const char *arg)
 {
@@ -394,6 +468,7 @@ static int print_profile(struct ctx *x, struct ht_func_profile *prof)
 				pc = ht_func_profile_core(prof, k);
 			}
 		}
+		check_partial(x->funcs, fc, pc);
 		if (pc) {
 			print_table(pc, x->top, x->key);
 			if (x->graph && print_graph(pc)) {

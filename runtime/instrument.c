@@ -18,6 +18,13 @@
  *   `unbalanced`. When it is nowhere on the stack (it was entered
  *   before start), the exit is recorded but changes nothing, counted.
  *
+ * A full buffer (ht_instr_buffer_full(), fixed mode) stops only the
+ * records: the hooks go on keeping the shadow stack, the window and the
+ * profile, and count each record they would have written in
+ * `stats.discarded` (the records' ops are swapped for counting ones:
+ * nothing is added to the path that writes), so
+ * records written + discarded = records a large enough buffer holds.
+ *
  * Profile rules (docs/instrument.md, "On-target profile"):
  * - A call is timed when it enters while the window is open and its
  *   frame fits the shadow stack. Calls deeper than the stack are
@@ -85,8 +92,14 @@ int ht_instr_init(struct ht_instr *in, const struct ht_instr_config *cfg)
 	in->off = 1;
 	in->stopped = 1;
 	in->flags = cfg->flags;
+	if (!cfg->ops || !cfg->ops->entry || !cfg->ops->exit) {
+		/* A NULL op writes nothing (instrument.h). */
+		in->flags &= ~(unsigned)HT_INSTR_TRACE;
+	}
 	in->ops = cfg->ops;
 	in->ctx = cfg->ctx;
+	in->rec = cfg->ops;
+	in->rec_ctx = cfg->ctx;
 	in->clock = cfg->clock;
 	in->stack = cfg->stack;
 	in->stack_depth = cfg->stack ? cfg->stack_depth : 0u;
@@ -107,6 +120,37 @@ HT_NO_INSTRUMENT static void update_watch(struct ht_instr *in)
 {
 	in->watch = in->trigger != 0u || in->stopper != 0u;
 	in->on = in->trigger == 0u && !in->window_done;
+}
+
+/* The records' ops once the buffer is full: count, write nothing. */
+HT_NO_INSTRUMENT static void discard_entry(void *ctx, uintptr_t fn,
+					   uintptr_t call_site, uint32_t task)
+{
+	(void)fn;
+	(void)call_site;
+	(void)task;
+	((struct ht_instr *)ctx)->stats.discarded++;
+}
+
+HT_NO_INSTRUMENT static void discard_exit(void *ctx, uintptr_t fn,
+					  uint32_t task)
+{
+	(void)fn;
+	(void)task;
+	((struct ht_instr *)ctx)->stats.discarded++;
+}
+
+static const struct ht_instr_ops discard_ops = {
+    .entry = discard_entry,
+    .exit = discard_exit,
+};
+
+void ht_instr_buffer_full(struct ht_instr *in)
+{
+	/* The hooks call the records' ops through rec: the path that
+	 * writes them costs nothing more, the one that counts a call. */
+	in->rec = &discard_ops;
+	in->rec_ctx = in;
 }
 
 void ht_instr_set_trigger(struct ht_instr *in, uintptr_t fn, uint32_t nth,
@@ -259,10 +303,21 @@ HT_NO_INSTRUMENT static void do_enter(struct ht_instr *in, uintptr_t fn,
 		return;
 	}
 	if (in->flags & HT_INSTR_TRACE) {
-		in->ops->entry(in->ctx, fn, site, in->task);
+		in->rec->entry(in->rec_ctx, fn, site, in->task);
 	}
 	if (in->funcs) {
 		prof_enter(in, d, fn);
+	}
+}
+
+/* Writes (or, the buffer being full, counts) the exit of @fn. */
+HT_NO_INSTRUMENT static inline void put_exit(struct ht_instr *in, uintptr_t fn)
+{
+	if (!in->on) {
+		return;
+	}
+	if (in->flags & HT_INSTR_TRACE) {
+		in->rec->exit(in->rec_ctx, fn, in->task);
 	}
 }
 
@@ -307,18 +362,14 @@ HT_NO_INSTRUMENT static void do_exit(struct ht_instr *in, uintptr_t fn)
 		}
 	}
 	in->depth = d;
-	if (in->on && (in->flags & HT_INSTR_TRACE)) {
-		in->ops->exit(in->ctx, fn, in->task);
-	}
+	put_exit(in, fn);
 	if (HT_UNLIKELY(in->watch)) {
 		watch_exit(in, fn, d);
 	}
 	return;
 
 record:
-	if (in->on && (in->flags & HT_INSTR_TRACE)) {
-		in->ops->exit(in->ctx, fn, in->task);
-	}
+	put_exit(in, fn);
 }
 
 /* The hooks' re-entrancy guard: takes it and returns 1, or returns 0

@@ -38,9 +38,22 @@ static inline uint64_t glue_clock(void *data)
 #include "hti-trace.h"
 #include "trace-glue.h"
 
+/*
+ * Fixed mode keeps slots for the end: the last packet, which carries
+ * events_discarded, and the on-target profile's dump. Bounds from the
+ * generated hti-trace.h of config.yaml: the packet header and context
+ * take 64 bytes; the largest dump record, func_profile, is 16 bytes of
+ * extended header and at most 56 of fields (tid, addr, calls, incl,
+ * excl, max, worst-case alignment included).
+ */
+#define GLUE_PACKET_HEAD 64u
+#define GLUE_DUMP_RECORD_MAX 72u
+
 struct glue {
 	struct hti_core_ctx ctx; /* first: the ops get &ctx */
 	struct glue_opts o;
+	uint32_t reserve; /* slots kept for the end (fixed mode) */
+	int finishing;	  /* glue_finish(): the kept slots are free */
 	struct ht_ring *ring;
 	void *mem;
 	struct ht_ring_stream rs;
@@ -95,16 +108,49 @@ static void close_cb(void *ctx)
 	hti_core_close_packet(ctx);
 }
 
-/* Fixed mode: the first full ring stops the recording for good. */
+/*
+ * Fixed mode: the first full ring stops the records for good (the
+ * hooks count the ones not written). Until glue_finish(), the last
+ * `reserve` slots count as taken.
+ */
 static int is_full_cb(void *data)
 {
-	struct glue *g = (struct glue *)((struct ht_ring_stream *)data)->ctx;
+	struct ht_ring_stream *rs = data;
+	struct glue *g = (struct glue *)rs->ctx;
+	uint32_t used = rs->ring->head - rs->ring->tail;
 
 	if (ht_ring_stream_is_full(data)) {
 		ht_instr_buffer_full(&g->in);
 		return 1;
 	}
+	if (g->reserve && !g->finishing &&
+	    used >= rs->ring->nr_slots - g->reserve) {
+		ht_ring_note_full(rs->ring);
+		ht_instr_buffer_full(&g->in);
+		return 1;
+	}
 	return 0;
+}
+
+/*
+ * The slots glue_finish() needs in fixed mode: one for the last packet
+ * (events_discarded), or those of the dump (one record per function of
+ * the table and the stats; its last packet carries the count). 0 when
+ * a slot is too small for a dump record.
+ */
+static uint32_t reserve_slots(const struct glue_opts *o)
+{
+	uint32_t per_slot, records;
+
+	if (o->slot_size <= GLUE_PACKET_HEAD + GLUE_DUMP_RECORD_MAX) {
+		return 0;
+	}
+	if (!(o->flags & HT_INSTR_PROFILE)) {
+		return 1;
+	}
+	per_slot = (o->slot_size - GLUE_PACKET_HEAD) / GLUE_DUMP_RECORD_MAX;
+	records = o->nr_funcs + 1u;
+	return (records + per_slot - 1u) / per_slot;
 }
 
 static uint64_t profile_clock(void *ctx)
@@ -138,7 +184,16 @@ struct glue *glue_start(const struct glue_opts *opts)
 	if (!g->o.nr_funcs) {
 		g->o.nr_funcs = 1024;
 	}
-	total = 4096 + g->o.slot_size * g->o.nr_slots;
+	if (g->o.mode == HT_RING_DISCARD) {
+		g->reserve = reserve_slots(&g->o);
+		if (!g->reserve) {
+			fprintf(stderr,
+				"glue: slots of %u bytes are too small\n",
+				g->o.slot_size);
+			goto fail;
+		}
+	}
+	total = 4096 + g->o.slot_size * (g->o.nr_slots + g->reserve);
 	g->mem = aligned_alloc(64, total);
 	g->stack = calloc(g->o.stack_depth, sizeof(*g->stack));
 	g->funcs = calloc(g->o.nr_funcs, sizeof(*g->funcs));
@@ -208,9 +263,11 @@ int glue_finish(struct glue *g)
 	FILE *out;
 
 	ht_instr_stop(&g->in);
+	/* The records the hooks did not write reach events_discarded of
+	 * the last packet; the dump and that packet take the kept slots. */
+	g->finishing = 1;
+	ht_stream_add_discarded(&g->ctx.parent.s, ht_instr_discarded(&g->in));
 	if (g->o.flags & HT_INSTR_PROFILE) {
-		/* The dump goes to the trace even after a fixed buffer
-		 * stopped: the records are written if a slot is free. */
 		ht_instr_profile_dump(&g->in);
 	}
 	ht_ring_stream_stop(&g->rs);

@@ -16,7 +16,9 @@
 struct glue_opts {
 	const char *path;	/* stream file written at the end; NULL: none */
 	enum ht_ring_mode mode; /* HT_RING_OVERWRITE: keep the newest;
-				 * HT_RING_DISCARD: fixed, keep the first */
+				 * HT_RING_DISCARD: fixed, keep the first
+				 * (plus slots kept for the dump and the
+				 * last packet) */
 	uint32_t slot_size;	/* packet size, bytes (default 4096) */
 	uint32_t nr_slots;	/* default 64 */
 	unsigned flags;		/* HT_INSTR_TRACE | HT_INSTR_PROFILE */
@@ -37,7 +39,9 @@ struct ht_instr *glue_instr(struct glue *g);
 
 /*
  * Stops, dumps the on-target profile (with HT_INSTR_PROFILE) into the
- * trace, writes the ring's packets to o->path, frees. Returns 0 or -1.
+ * trace, closes the last packet with the count of every record not
+ * written (events_discarded), writes the ring's packets to o->path,
+ * frees. Returns 0 or -1.
  */
 int glue_finish(struct glue *g);
 

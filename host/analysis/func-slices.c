@@ -53,6 +53,13 @@ struct core {
 	size_t nr_dumped, cap_dumped;
 };
 
+/* What a stream lost, by stream index (streams without a core too). */
+struct stream_loss {
+	uint64_t events, packets;
+	bool seen_packet;   /* a PACKET_BEGIN came */
+	bool lost_at_start; /* the reader counted packets before the first */
+};
+
 struct class_kind {
 	const struct ht_ctf_event_class *cls;
 	enum kind kind;
@@ -73,6 +80,8 @@ struct ht_func_slices {
 	size_t nr_kinds, cap_kinds;
 	struct elf_for *elfs;
 	size_t nr_elfs, cap_elfs;
+	struct stream_loss *loss; /* by stream index */
+	size_t nr_loss, cap_loss;
 };
 
 static int set_add(struct addr_set *s, uint64_t a)
@@ -160,6 +169,7 @@ void ht_func_slices_destroy(struct ht_func_slices *f)
 		free(f->elfs[i].core);
 	}
 	free(f->elfs);
+	free(f->loss);
 	free(f->cores);
 	free(f->order);
 	free(f->kinds);
@@ -494,6 +504,41 @@ static int on_profile(struct core *c, const struct ht_ctf_field *p)
 	return set_add(&c->addrs, d.addr);
 }
 
+/*
+ * Counts the losses of @msg's stream. A first packet whose
+ * packet_seq_num is past 0 lost the packets before it (an overwrite
+ * ring), unless the reader already reported them.
+ */
+static int count_loss(struct ht_func_slices *f, const struct ht_ctf_msg *msg)
+{
+	struct stream_loss *l;
+
+	if (ht_array_extend((void **)&f->loss, &f->nr_loss, &f->cap_loss,
+			    (size_t)msg->stream->index + 1, sizeof(*f->loss))) {
+		return HT_ENOMEM;
+	}
+	l = &f->loss[msg->stream->index];
+	switch (msg->kind) {
+	case HT_CTF_MSG_DISCARDED_EVENTS:
+		l->events += msg->count;
+		break;
+	case HT_CTF_MSG_DISCARDED_PACKETS:
+		l->packets += msg->count;
+		l->lost_at_start |= !l->seen_packet;
+		break;
+	case HT_CTF_MSG_PACKET_BEGIN:
+		if (!l->seen_packet && !l->lost_at_start && msg->packet &&
+		    msg->packet->has_seq_num) {
+			l->packets += msg->packet->seq_num;
+		}
+		l->seen_packet = true;
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
 int ht_func_slices_feed(struct ht_func_slices *f, const struct ht_ctf_msg *msg,
 			char *err, size_t err_len)
 {
@@ -505,7 +550,7 @@ int ht_func_slices_feed(struct ht_func_slices *f, const struct ht_ctf_msg *msg,
 	int64_t ns;
 
 	if (msg->kind != HT_CTF_MSG_EVENT) {
-		return 0;
+		return msg->stream ? count_loss(f, msg) : 0;
 	}
 	k = kind_of(f, msg->event->cls);
 	if (k == K_OTHER) {
@@ -583,7 +628,12 @@ void ht_func_slices_finish(struct ht_func_slices *f)
 
 	for (i = 0; i < f->nr_cores; i++) {
 		struct core *c = f->order[i];
+		unsigned si = c->pub.stream->index;
 
+		if (si < f->nr_loss) {
+			c->pub.discarded_events = f->loss[si].events;
+			c->pub.lost_packets = f->loss[si].packets;
+		}
 		for (k = 0; k < c->nr_stacks; k++) {
 			struct fstack *s = &c->stacks[k];
 

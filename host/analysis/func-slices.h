@@ -29,6 +29,8 @@
  * - calls still open at the end are closed at the core's last time
  *   (forced_end; `unclosed`);
  * - a time going backwards is clamped to the core's last time.
+ * Losses of the stream (discarded events, lost packets) are summed per
+ * core for the caller to say how much of the run the records cover.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -70,6 +72,10 @@ struct ht_func_core {
 	size_t nr_dumped;
 	bool has_dump_stats;
 	uint64_t dump_lost_calls, dump_deep_calls, dump_unbalanced, dump_nested;
+	/* what the stream lost (after ht_func_slices_finish()): events
+	 * the target did not write (events_discarded), packets lost
+	 * (packet_seq_num gaps, or a first packet past 0: overwritten) */
+	uint64_t discarded_events, lost_packets;
 };
 
 /* A call of a function on a core. */

@@ -78,6 +78,7 @@ struct ht_instr_stats {
 	uint32_t
 	    unbalanced;	 /* exits that matched no entry, entries never exited */
 	uint32_t nested; /* hook calls dropped: a hook was running */
+	uint32_t discarded; /* func_entry/func_exit not written: buffer full */
 };
 
 /*
@@ -140,6 +141,8 @@ struct ht_instr {
 	uint32_t depth;	   /* shadow stack depth, untruncated */
 	uint32_t task;
 	unsigned flags;
+	const struct ht_instr_ops *rec; /* entry/exit: ops, or counting */
+	void *rec_ctx;			/* their ctx: ctx, or this struct */
 	const struct ht_instr_ops *ops;
 	void *ctx;
 	uint64_t (*clock)(void *ctx);
@@ -156,7 +159,7 @@ struct ht_instr {
 
 	uintptr_t image_base;
 	int disabled; /* ht_instr_disable() */
-	int stopped;  /* ht_instr_stop() or a full fixed buffer */
+	int stopped;  /* ht_instr_stop() */
 	struct ht_instr_stats stats;
 };
 
@@ -226,14 +229,25 @@ HT_NO_INSTRUMENT static inline void ht_instr_set_task(struct ht_instr *in,
 
 /*
  * The platform's back end is full and the buffer is in fixed mode
- * (keep the first records): stop recording. Call it from the stream's
- * is_backend_full callback when it returns true (it is safe there: the
- * hook that was writing holds the guard).
+ * (keep the first records): stop writing func_entry / func_exit. Call
+ * it from the stream's is_backend_full callback when it returns true
+ * (it is safe there: the hook that was writing holds the guard); that
+ * record is the stream's to count. The hooks go on: the shadow stack,
+ * the window and the on-target profile stay exact, and every record
+ * that would have been written is counted in `stats.discarded`
+ * (ht_instr_discarded()), for the platform to add to the stream's
+ * events_discarded before its last packet closes.
  */
-HT_NO_INSTRUMENT static inline void ht_instr_buffer_full(struct ht_instr *in)
+HT_NO_INSTRUMENT void ht_instr_buffer_full(struct ht_instr *in);
+
+/*
+ * The func_entry / func_exit records not written since the buffer was
+ * full (ht_instr_buffer_full()); 0 before.
+ */
+HT_NO_INSTRUMENT static inline uint32_t
+ht_instr_discarded(const struct ht_instr *in)
 {
-	in->stopped = 1;
-	in->off = 1;
+	return in->stats.discarded;
 }
 
 /* True while the recording window is open. */

@@ -101,6 +101,18 @@ static inline uint32_t ht_stream_discarded(const struct ht_stream *s)
 }
 
 /*
+ * Counts @n events the platform dropped before they reached a tracing
+ * call (a function tracer that stopped writing when the buffer was
+ * full): the next events_discarded includes them. Call it from the
+ * stream's owner, outside any tracing call, before the last packet
+ * closes.
+ */
+static inline void ht_stream_add_discarded(struct ht_stream *s, uint32_t n)
+{
+	s->discarded += n;
+}
+
+/*
  * The content size of the open packet in bits: s->at, less the padding
  * after the last record. rec_align is the record alignment in bytes;
  * every record is at least that long, so content_end_bits lies within

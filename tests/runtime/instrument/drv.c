@@ -133,6 +133,20 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "fib")) {
 		g = glue_start(&o);
 		printf("fib %lu\n", fib(n));
+	} else if (!strncmp(mode, "fixed-fib", 9) ||
+		   !strcmp(mode, "overwrite-fib")) {
+		/* fib(N) overflowing a small buffer: fixed-fib keeps the
+		 * first records, fixed-fib-trace too without the profile,
+		 * overwrite-fib the newest. */
+		o.mode = strcmp(mode, "overwrite-fib") ? HT_RING_DISCARD
+						       : HT_RING_OVERWRITE;
+		if (!strcmp(mode, "fixed-fib-trace")) {
+			o.flags = HT_INSTR_TRACE;
+		}
+		o.slot_size = 1024;
+		o.nr_slots = 8;
+		g = glue_start(&o);
+		printf("fib %lu\n", fib(n));
 	} else if (!strcmp(mode, "deep")) {
 		/* The shadow stack holds the whole recursion, or not. */
 		o.stack_depth = argc > 4 ? (uint32_t)atoi(argv[4]) : n + 16;
@@ -199,9 +213,11 @@ int main(int argc, char **argv)
 	{
 		struct ht_instr *in = glue_instr(g);
 
-		printf("nested %u\nunbalanced %u\nlost %u\ndeep_calls %u\n",
+		printf("nested %u\nunbalanced %u\nlost %u\ndeep_calls %u\n"
+		       "discarded %u\n",
 		       in->stats.nested, in->stats.unbalanced,
-		       in->stats.lost_calls, in->stats.deep_calls);
+		       in->stats.lost_calls, in->stats.deep_calls,
+		       ht_instr_discarded(in));
 	}
 	return glue_finish(g) ? 1 : 0;
 }
