@@ -342,6 +342,12 @@ int ht__stream_read_packet(struct ht__stream *s, bool fields)
 	s->next_known = false;
 	s->pos = start;
 	s->content_end = end;
+	/* the decoder's limits (ctf-stream.h) while the packet's size
+	 * is not known */
+	s->zero_left = s->fields_max =
+	    (end - start < HT__PKT_SCOPES_BITS ? end - start
+					       : HT__PKT_SCOPES_BITS) +
+	    HT__ELEMS_SLACK;
 	s->mset = 0;
 	s->pf.n = 0;
 	ret = scope(s, &s->trace->packet_header, &s->keep[HT__KEEP_PKT_HEADER],
@@ -411,6 +417,7 @@ int ht__stream_read_packet(struct ht__stream *s, bool fields)
 		    (unsigned long long)csize);
 	}
 	s->content_end = start + csize;
+	s->zero_left = s->fields_max = csize + HT__ELEMS_SLACK;
 
 	memset(&s->pkt, 0, sizeof(s->pkt));
 	s->pkt.offset_bytes = s->pkt_off;

@@ -88,7 +88,8 @@ static inline uint64_t scan_steps(struct ht__stream *s,
 				pos = align_from(base, pos, k->align_bits);
 			}
 			room = ce > pos ? ce - pos : 0;
-			if ((min ? len > room / min : len > (1u << 20)) ||
+			if ((min ? len > room / min
+				 : len > room + HT__ELEMS_SLACK) ||
 			    len > UINT32_MAX) {
 				return UINT64_MAX;
 			}

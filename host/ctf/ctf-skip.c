@@ -117,6 +117,11 @@ int ht__skip_op(struct ht__stream *s, const struct ht__op *ops, uint32_t i)
 			s->pos = end;
 			return 0;
 		}
+		if (!ops[i + 1].min_bits) {
+			/* elements of maybe zero bits, one by one: the
+			 * decoder counts them (ht__elems_fit()) */
+			return 1;
+		}
 		for (k = 0; k < len; k++) {
 			int ret =
 			    r ? ht__skip_run(s, r) : ht__skip_op(s, ops, i + 1);

@@ -74,6 +74,11 @@ struct ht__stream {
 	uint64_t content_end; /* bits from the file start */
 	uint64_t clock;	      /* the default clock, extended to 64 bits */
 	uint64_t ev_start;    /* bits: the current event record's start */
+	/* the decoder's limits in the current packet (see
+	 * HT__ELEMS_SLACK): elements of zero minimum size it may still
+	 * walk, fields one decode may hold */
+	uint64_t zero_left;
+	uint64_t fields_max;
 
 	uint64_t mval[HT__M_COUNT];
 	uint32_t mset; /* bit (1 << meaning) when mval[meaning] is set */
@@ -307,9 +312,31 @@ static inline const uint8_t *ht__find_nul(const uint8_t *p, uint64_t avail)
 }
 
 /*
+ * What the packet content limits in arrays and sequences, where their
+ * length is read (never per element):
+ * - an array or sequence holds at most as many elements as the packet
+ *   content left can hold at their minimum size; elements that may be
+ *   of zero bits (an empty structure, a variant with an empty option)
+ *   count one bit each, plus HT__ELEMS_SLACK;
+ * - the decoder walks at most one such element per bit of the packet
+ *   content, plus HT__ELEMS_SLACK, in a packet (nesting multiplies
+ *   them: `struct { } a[16384][16384]` is 2^28 elements);
+ * - one decode (an event record's scopes, a packet's header and
+ *   context) holds at most one field per bit of the packet content,
+ *   plus HT__ELEMS_SLACK (about 256 bytes of memory per byte of
+ *   packet). The header and context are decoded before the packet's
+ *   size is known: for them the content is the rest of the file, at
+ *   most HT__PKT_SCOPES_BITS.
+ * The scan (ctf-skip.c, ctf-scan.c) stores no field: it checks the
+ * first limit and hands elements it would walk one by one to the
+ * decoder when they may be of zero bits.
+ */
+#define HT__ELEMS_SLACK (UINT64_C(1) << 16)
+#define HT__PKT_SCOPES_BITS (UINT64_C(1) << 24)
+
+/*
  * The length *@len of array or sequence op @i of @ops at bit @pos, and
- * whether it can fit: that many elements of its element's minimum size
- * within the packet content left (at most 2^20 when that size is 0).
+ * whether it can fit in the packet content left (see above).
  */
 static inline bool ht__elems_fit(const struct ht__stream *s,
 				 const struct ht__op *ops, uint32_t i,
@@ -319,7 +346,8 @@ static inline bool ht__elems_fit(const struct ht__stream *s,
 	uint64_t room = s->content_end > pos ? s->content_end - pos : 0;
 
 	*len = op->kind == HT__OP_ARRAY ? op->nr : s->regs[op->src_reg];
-	return el->min_bits ? *len <= room / el->min_bits : *len <= (1u << 20);
+	return el->min_bits ? *len <= room / el->min_bits
+			    : *len <= room + HT__ELEMS_SLACK;
 }
 
 /* ---- decoding into fields (ctf-fields.c) ---- */
