@@ -34,6 +34,8 @@ enum ht__stream_state {
 	HT__S_EVENTS, /* inside a packet */
 	HT__S_END,    /* STREAM_END not yet delivered */
 	HT__S_DONE,
+	HT__S_HOLD, /* the pending message comes on the next call (time
+		     * went back: reported first) */
 };
 
 /*
@@ -79,6 +81,20 @@ struct ht__stream {
 	 * walk, fields one decode may hold */
 	uint64_t zero_left;
 	uint64_t fields_max;
+
+	/*
+	 * The time the stream has reached (default clock cycles: the
+	 * latest event, packet beginning or end), for time going
+	 * backwards; UINT64_MAX makes the next event take the slow
+	 * check (a mark to clear or to carry), .reached_true is then
+	 * the value. .back_pending: how far back a packet boundary went,
+	 * carried to the packet's next event.
+	 */
+	uint64_t reached, reached_true, back_pending;
+	bool has_reached;
+	enum ht__stream_state hold_state; /* HT__S_HOLD: then this */
+	uint64_t pkt_index;		  /* the current packet, 0-based */
+	uint64_t pkts_read;
 
 	uint64_t mval[HT__M_COUNT];
 	uint32_t mset; /* bit (1 << meaning) when mval[meaning] is set */
@@ -160,6 +176,33 @@ int ht__stream_read_event(struct ht__stream *s);
  * @ret.
  */
 int ht__stream_damaged(struct ht__stream *s, int ret);
+
+/*
+ * Time going backwards in the stream (CTF requires every stream's
+ * messages in time order; babeltrace2 refuses a trace that is not):
+ * fills s->err with "time goes backwards: file=... packet=N
+ * offset=...: @what at T cycles (s) is before the stream's time so
+ * far, T' cycles (s)", @at_bits giving the offset, @t the new time,
+ * @before the stream's. Returns HT_ERANGE.
+ */
+int ht__stream_time_back(struct ht__stream *s, uint64_t at_bits,
+			 const char *what, uint64_t t, uint64_t before);
+
+/*
+ * The packet just read against the stream's time so far: 0, or its
+ * timestamp_begin is before it (ht__stream_time_back()). Then, with
+ * HT_CTF_KEEP_GOING, the stream goes on (its next event carries the
+ * mark), else it ends.
+ */
+int ht__stream_packet_time(struct ht__stream *s);
+
+/*
+ * The end of the packet's records (s->clock the last one's time)
+ * against its timestamp_end: 0, or the end is before them (reported,
+ * the stream ends without HT_CTF_KEEP_GOING). The stream's time
+ * becomes the end.
+ */
+int ht__stream_end_time(struct ht__stream *s);
 
 /* The end of the packet at s->pkt_off: the next one comes. */
 void ht__stream_end_packet(struct ht__stream *s);
