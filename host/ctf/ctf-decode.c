@@ -597,6 +597,11 @@ void ht__stream_losses(struct ht__stream *s, uint64_t *discarded,
 	    p->seq_num != s->prev_seq + 1) {
 		*lost = p->seq_num - s->prev_seq - 1;
 	}
+	/* packets 0 to N - 1 before a first packet numbered N: lost too
+	 * (a ring in overwrite mode), which babeltrace2 does not say */
+	if (p->has_seq_num && !s->prev_valid && s->pkt_index == 0) {
+		*lost = p->seq_num;
+	}
 	s->prev_valid = true;
 	s->prev_has_end = p->has_end;
 	s->prev_end = p->end_cycles;
@@ -635,7 +640,10 @@ static void queue_packet_msgs(struct ht__stream *s)
 		m = &s->q[s->qn++];
 		msg_init(s, m, HT_CTF_MSG_DISCARDED_PACKETS);
 		m->count = lost;
-		if (prev_has_end && p->has_begin) {
+		m->before_first = !prev_valid;
+		if (!prev_valid && p->has_begin) {
+			msg_time(s, m, p->begin_cycles);
+		} else if (prev_has_end && p->has_begin) {
 			m->has_range = true;
 			m->begin_cycles = prev_end;
 			m->end_cycles = p->begin_cycles;

@@ -343,7 +343,9 @@ enum ht_ctf_msg_kind {
  *   events_discarded snapshot grew.
  * - DISCARDED_PACKETS: .count packets lost (a packet_seq_num gap),
  *   between .begin (the previous packet's end) and .end (this packet's
- *   beginning); comes right before that PACKET_BEGIN.
+ *   beginning); comes right before that PACKET_BEGIN. The first packet
+ *   of a stream whose packet_seq_num is N > 0 comes after N packets
+ *   lost (.before_first).
  */
 struct ht_ctf_msg {
 	enum ht_ctf_msg_kind kind;
@@ -363,6 +365,11 @@ struct ht_ctf_msg {
 	 * back, in cycles, from the time the stream had reached (its
 	 * latest event or packet boundary); 0 otherwise */
 	uint64_t back_cycles;
+	/* DISCARDED_PACKETS: packets lost before the stream's first
+	 * packet, whose packet_seq_num is past 0 (.count of them; no
+	 * range, .ns the first packet's beginning when known).
+	 * babeltrace2 does not report these. */
+	bool before_first;
 };
 
 /* ------------------------------------------------------------------ */
@@ -554,7 +561,9 @@ int64_t ht_ctf_stream_cycles_to_ns(const struct ht_ctf_stream *stream,
  *   ht_ctf_set_next() and ht_ctf_stream_scan() (with
  *   HT_CTF_KEEP_GOING reported once, then the stream goes on; an
  *   EVENT after it carries struct ht_ctf_msg .back_cycles);
- *   ht_ctf_set_check_clocks().
+ *   ht_ctf_set_check_clocks(); packets lost before a stream's first
+ *   packet (its packet_seq_num past 0) are reported
+ *   (DISCARDED_PACKETS .before_first, ht_ctf_scan_ops.packet @lost).
  */
 #define HT_CTF_READER_API 5
 

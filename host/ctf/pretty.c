@@ -713,6 +713,24 @@ size_t ht_pretty_discarded(struct ht_pretty *p, const struct ht_ctf_msg *msg,
 		return 0;
 	}
 	format_loss(msg, what);
+	if (msg->kind == HT_CTF_MSG_DISCARDED_PACKETS && msg->before_first) {
+		/* not babeltrace2's (it says nothing): its words, with
+		 * "before" the first packet's beginning */
+		if (msg->has_time && format_time(p, msg->ns, t1)) {
+			return 0;
+		}
+		n = snprintf(buf, len,
+			     "WARNING: Tracer %s before [%s] (the stream's "
+			     "first packet is number %llu) in trace \"%s\" "
+			     "(%s) within stream \"%s\" (stream class ID: "
+			     "%llu, stream ID: %llu).\n",
+			     what, msg->has_time ? t1 : "?",
+			     (unsigned long long)msg->count, trace_name(p, tr),
+			     uuid, stream_path,
+			     (unsigned long long)(sc ? sc->id : 0),
+			     (unsigned long long)stream_id);
+		return n < 0 ? 0 : (size_t)n < len ? (size_t)n : len - 1;
+	}
 	n = snprintf(buf, len,
 		     "WARNING: Tracer %s between [%s] and [%s] in trace \"%s\" "
 		     "(%s) within stream \"%s\" (stream class ID: %llu, "
