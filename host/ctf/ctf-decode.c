@@ -461,6 +461,11 @@ static inline void reach(struct ht__stream *s, uint64_t t)
 	}
 }
 
+void ht__stream_reached(struct ht__stream *s, uint64_t t)
+{
+	reach(s, t);
+}
+
 /* "S.NNNNNNNNN" seconds of @ns into @buf. */
 static const char *fmt_ns(char buf[32], int64_t ns)
 {

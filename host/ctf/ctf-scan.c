@@ -89,8 +89,9 @@ static inline uint64_t scan_steps(struct ht__stream *s,
 				pos = align_from(base, pos, k->align_bits);
 			}
 			room = ce > pos ? ce - pos : 0;
-			if ((min ? len > room / min
-				 : len > room + HT__ELEMS_SLACK) ||
+			/* elements of maybe zero bits: the decoder counts
+			 * them (ctf-stream.h) */
+			if ((min ? len > room / min : len != 0) ||
 			    len > UINT32_MAX) {
 				return UINT64_MAX;
 			}
@@ -200,6 +201,8 @@ static int damaged(struct ht__stream *s, const struct ht_ctf_scan_ops *ops,
 		s->clock = clock;
 		return r;
 	}
+	/* the last record before the damage is the stream's time */
+	ht__stream_reached(s, clock);
 	return ht__stream_damaged(s, ret);
 }
 

@@ -189,6 +189,12 @@ int ht__stream_time_back(struct ht__stream *s, uint64_t at_bits,
 			 const char *what, uint64_t t, uint64_t before);
 
 /*
+ * The stream has reached time @t: its last event read before damage
+ * (the scan says it as the decoder does when it delivers the event).
+ */
+void ht__stream_reached(struct ht__stream *s, uint64_t t);
+
+/*
  * The packet just read against the stream's time so far: 0, or its
  * timestamp_begin is before it (ht__stream_time_back()). Then, with
  * HT_CTF_KEEP_GOING, the stream goes on (its next event carries the
@@ -370,9 +376,9 @@ static inline const uint8_t *ht__find_nul(const uint8_t *p, uint64_t avail)
  *   packet). The header and context are decoded before the packet's
  *   size is known: for them the content is the rest of the file, at
  *   most HT__PKT_SCOPES_BITS.
- * The scan (ctf-skip.c, ctf-scan.c) stores no field: it checks the
- * first limit and hands elements it would walk one by one to the
- * decoder when they may be of zero bits.
+ * The scan (ctf-skip.c, ctf-scan.c) stores no field: a record with
+ * elements that may be of zero bits goes through the decoder, so that
+ * the limits are the same.
  */
 #define HT__ELEMS_SLACK (UINT64_C(1) << 16)
 #define HT__PKT_SCOPES_BITS (UINT64_C(1) << 24)
