@@ -80,8 +80,8 @@ int ht__stream_fail(struct ht__stream *s, int code, uint64_t at_bits,
  * Makes room for @need fields in @fb, within the decode's limit (see
  * HT__ELEMS_SLACK): fails saying so at bit @pos.
  */
-static int fb_grow(struct ht__stream *s, struct ht__fieldbuf *fb,
-		   uint64_t need, uint64_t pos)
+static int fb_grow(struct ht__stream *s, struct ht__fieldbuf *fb, uint64_t need,
+		   uint64_t pos)
 {
 	uint64_t cap = fb->cap ? fb->cap : 64;
 	struct ht_ctf_field *n;
@@ -255,8 +255,8 @@ static int exec_run(struct ht__stream *s, const struct ht__op *ops,
 		struct ht_ctf_field *f;
 
 		if (fb->n + r->nr_fields > fb->cap) {
-			ret = fb_grow(s, fb, (uint64_t)fb->n + r->nr_fields,
-				      pos);
+			ret =
+			    fb_grow(s, fb, (uint64_t)fb->n + r->nr_fields, pos);
 			if (ret) {
 				return ret;
 			}

@@ -285,7 +285,6 @@ static int trace_load(const char *path, const char *text, size_t len,
 	return 0;
 }
 
-
 int ht_ctf_packet_layout_read(struct ht_ctf_packet_layout *lay,
 			      const char *path, const char *text, size_t len,
 			      const char *what, char *err, size_t err_len)

@@ -49,8 +49,7 @@ static int cfail(struct compiler *cc, int code, const char *fmt, ...)
 	int n;
 
 	if (cc->err_len) {
-		n = snprintf(cc->err, cc->err_len,
-			     "%s: %s: ",
+		n = snprintf(cc->err, cc->err_len, "%s: %s: ",
 			     cc->t->metadata_path ? cc->t->metadata_path
 						  : "metadata",
 			     cc->where);

@@ -138,8 +138,8 @@ static char *out_timestamp(struct ht_pretty *p, char *o,
 			int64_t to = ht_ctf_stream_cycles_to_ns(
 			    m->stream, m->cycles + m->back_cycles);
 
-			o = out_delta_ns(o, to > m->ns ? (uint64_t)to - m->ns
-						       : 0);
+			o = out_delta_ns(o,
+					 to > m->ns ? (uint64_t)to - m->ns : 0);
 		}
 		o = hn ? OUT_LIT(o, ", ") : OUT_LIT(o, ") ");
 		goto out;
@@ -160,9 +160,9 @@ static char *out_timestamp(struct ht_pretty *p, char *o,
 		}
 	} else if (p->have_last) {
 		/* time never goes back in the merged sequence */
-		o = out_delta_ns(
-		    o, m->ns >= p->last_ns ? (uint64_t)(m->ns - p->last_ns)
-					   : 0);
+		o = out_delta_ns(o, m->ns >= p->last_ns
+					? (uint64_t)(m->ns - p->last_ns)
+					: 0);
 	} else {
 		o = OUT_LIT(o, "?.?????????");
 	}

@@ -59,6 +59,26 @@ static const char size_varies[] =
 	TRACE("u32 magic;")
 	"stream { packet.context := struct { string name; "
 	"u32 packet_size; }; };\n";
+
+/* arrays of 2^60 and 2^40 empty structures, of 2^40 before the size */
+static const char huge_empty[] =
+	TYPES
+	"typealias struct { } := empty;\n"
+	TRACE("empty pad[1048576][1048576][1048576]; u32 magic; "
+	      "empty e2[1048576][1048576]; u8 stream_id;")
+	"stream { id = 0; packet.context := struct { "
+	"empty z[65536][65536]; u32 packet_size; }; };\n";
+
+/* the end of a type tree's metadata: the tree before the magic */
+static const char tree_tail[] =
+	TRACE("l30 t; u32 magic;")
+	"stream { packet.context := struct { u32 packet_size; }; };\n";
+
+/* 2^60 32-bit integers before the magic */
+static const char huge_ints[] =
+	TYPES
+	TRACE("u32 big[1048576][1048576][1048576]; u32 magic;")
+	"stream { packet.context := struct { u32 packet_size; }; };\n";
 /* clang-format on */
 
 static void check_loc(const struct ht_ctf_field_loc *l, const char *what,
@@ -198,21 +218,9 @@ static void test_huge_arrays(void)
 	char err[256] = "";
 	int ret;
 
-	snprintf(text, sizeof(text),
-		 TYPES "typealias struct { } := empty;\n" TRACE(
-		     "empty pad[1048576][1048576][1048576]; u32 magic; "
-		     "empty e2[1048576][1048576]; u8 stream_id;") "stream "
-								  "{ id = 0; "
-								  "packet."
-								  "context := "
-								  "struct { "
-								  "empty "
-								  "z[65536][65536]; "
-								  "u32 "
-								  "packet_size;"
-								  " }; };\n");
-	ret = ht_ctf_packet_layout_read(&lay, "huge.tsdl", text, strlen(text),
-					"ring2", err, sizeof(err));
+	ret = ht_ctf_packet_layout_read(&lay, "huge.tsdl", huge_empty,
+					strlen(huge_empty), "ring2", err,
+					sizeof(err));
 	CHECK_MSG(ret == 0, "huge empty arrays: %d: %s", ret, err);
 	if (ret == 0) {
 		check_loc(&lay.magic, "magic", 0, 32, HT_CTF_LE);
@@ -223,10 +231,7 @@ static void test_huge_arrays(void)
 	}
 
 	/* 2^60 32-bit integers: a size past 2^32 bits is not located */
-	refused(TYPES TRACE("u32 big[1048576][1048576][1048576]; u32 magic;")
-		"stream { packet.context := struct { u32 packet_size; }; "
-		"};\n",
-		HT_EUNSUPPORTED,
+	refused(huge_ints, HT_EUNSUPPORTED,
 		"ring1: metadata: the packet header has a member of variable "
 		"size: packets cannot be located");
 
@@ -245,10 +250,7 @@ static void test_huge_arrays(void)
 				      "l%d;\n",
 				      k - 1, k - 1, k);
 		}
-		snprintf(text + n, sizeof(text) - n,
-			 TRACE("l30 t; u32 magic;") "stream { packet.context "
-						    ":= struct { u32 "
-						    "packet_size; }; };\n");
+		snprintf(text + n, sizeof(text) - n, "%s", tree_tail);
 		refused(text, HT_EUNSUPPORTED,
 			"bad.tsdl: trace packet header: the type is too large "
 			"(more than 262144 fields in a scope, or 1048576 in "
