@@ -23,6 +23,7 @@ struct class_count {
 struct stream_stats {
 	const struct ht_ctf_stream *stream;
 	uint64_t events, packets, discarded, lost;
+	uint64_t lost_before; /* of .lost: before the first packet */
 	bool has_time;
 	int64_t first_ns, last_ns;
 	uint64_t first_cycles, last_cycles;
@@ -57,6 +58,10 @@ static int on_packet(void *arg, const struct ht_ctf_stream *s,
 
 	(void)s;
 	(void)pkt;
+	if (!st->packets) {
+		/* a first packet numbered N: packets 0 to N - 1 lost */
+		st->lost_before = lost;
+	}
 	st->packets++;
 	st->discarded += discarded;
 	st->lost += lost;
@@ -184,7 +189,12 @@ static void print_stream(const struct ht_ctf_stream *s, struct stream_stats *st,
 		printf("\n");
 	}
 	printf("    discarded events: %" PRIu64 "\n", st->discarded);
-	printf("    lost packets: %" PRIu64 "\n", st->lost);
+	printf("    lost packets: %" PRIu64, st->lost);
+	if (st->lost_before) {
+		printf(" (%" PRIu64 " before the first packet)",
+		       st->lost_before);
+	}
+	printf("\n");
 	if (st->damaged) {
 		printf("    damaged: yes\n");
 	}

@@ -27,7 +27,9 @@ static void usage(FILE *out)
 	    "Prints the events of the CTF traces found under each TRACE\n"
 	    "(searched recursively), merged in time order, exactly as\n"
 	    "`babeltrace2 TRACE...` prints them. Discarded events and lost\n"
-	    "packets are reported on stderr.\n\n"
+	    "packets are reported on stderr. Traces whose clocks cannot be\n"
+	    "compared and time going backwards in a stream are errors, as\n"
+	    "for babeltrace2.\n\n"
 	    "options:\n"
 	    "  --clock-seconds    timestamps as seconds since the origin\n"
 	    "  --clock-cycles     timestamps and deltas in clock cycles\n"
@@ -49,7 +51,15 @@ static void usage(FILE *out)
 	    "                     name and file:line after the address\n"
 	    "                     (repeatable; those lines then differ\n"
 	    "                     from babeltrace2's)\n"
-	    "  -k, --keep-going   skip a damaged packet and go on\n"
+	    "  -k, --keep-going   skip a damaged packet and go on; print\n"
+	    "                     events whose time goes backwards in\n"
+	    "                     their stream, with a negative delta: how\n"
+	    "                     far back (an error all the same: exit 1)\n"
+	    "  --unrelated-clocks print traces whose clocks cannot be\n"
+	    "                     compared (a capture's cores before\n"
+	    "                     `hetrace sync`), each line naming its\n"
+	    "                     trace (<TRACE> before the event name);\n"
+	    "                     else they are refused\n"
 	    "  -h, --help         this help\n",
 	    ht_cli_prog);
 }
@@ -348,6 +358,7 @@ struct print_args {
 	struct ht_pretty_opts po;
 	struct ht_ctf_open_opts oo;
 	struct ht_cli_elfs elfs;
+	bool unrelated_clocks; /* --unrelated-clocks */
 };
 
 /* --clock-seconds, --clock-cycles: the last one given counts. */
@@ -375,6 +386,7 @@ static int parse_options(int argc, char **argv, struct print_args *a,
 	    HT_CLI_CALL(0, "fields", words_opt, &a->po.fields),
 	    HT_CLI_ELF(&a->elfs),
 	    HT_CLI_BITS('k', "keep-going", &a->oo.flags, HT_CTF_KEEP_GOING),
+	    HT_CLI_FLAG(0, "unrelated-clocks", &a->unrelated_clocks),
 	    HT_CLI_OPT_END,
 	};
 
@@ -467,6 +479,34 @@ write_error:
 	return HT_EXIT_FAIL;
 }
 
+/*
+ * Traces whose clocks cannot be compared are refused (babeltrace2
+ * refuses them too); with --unrelated-clocks they are printed, each
+ * line naming its trace, after a warning. Returns 0 or -1 (said).
+ */
+static int check_clocks(const struct ht_ctf_set *set, struct print_args *a)
+{
+	char err[1024];
+
+	if (!ht_ctf_set_check_clocks(set, err, sizeof(err))) {
+		return 0;
+	}
+	if (!a->unrelated_clocks) {
+		fprintf(stderr,
+			"%s: %s; `hetrace sync` puts the cores of a capture "
+			"on one clock, --unrelated-clocks prints them as they "
+			"are\n",
+			ht_cli_prog, err);
+		return -1;
+	}
+	fprintf(stderr,
+		"%s: warning: %s; printed in the order of each clock's own "
+		"values, every line naming its trace (<TRACE>)\n",
+		ht_cli_prog, err);
+	a->po.mark_trace = true;
+	return 0;
+}
+
 int cmd_print(int argc, char **argv)
 {
 	struct print_args a = {
@@ -496,6 +536,10 @@ int cmd_print(int argc, char **argv)
 	status = ht_cli_open_traces(&set, traces.v, traces.nr, &a.oo);
 	if (status) {
 		return status;
+	}
+	if (check_clocks(set, &a)) {
+		status = HT_EXIT_FAIL;
+		goto out;
 	}
 	if (ht_pretty_create(&pretty, &a.po) ||
 	    name_traces(pretty, set, traces.v, traces.nr)) {

@@ -340,8 +340,15 @@ int ht__stream_read_packet(struct ht__stream *s, bool fields)
 	int ret;
 
 	s->next_known = false;
+	s->pkt_index = s->pkts_read++;
 	s->pos = start;
 	s->content_end = end;
+	/* the decoder's limits (ctf-stream.h) while the packet's size
+	 * is not known */
+	s->zero_left = s->fields_max =
+	    (end - start < HT__PKT_SCOPES_BITS ? end - start
+					       : HT__PKT_SCOPES_BITS) +
+	    HT__ELEMS_SLACK;
 	s->mset = 0;
 	s->pf.n = 0;
 	ret = scope(s, &s->trace->packet_header, &s->keep[HT__KEEP_PKT_HEADER],
@@ -411,6 +418,7 @@ int ht__stream_read_packet(struct ht__stream *s, bool fields)
 		    (unsigned long long)csize);
 	}
 	s->content_end = start + csize;
+	s->zero_left = s->fields_max = csize + HT__ELEMS_SLACK;
 
 	memset(&s->pkt, 0, sizeof(s->pkt));
 	s->pkt.offset_bytes = s->pkt_off;
@@ -435,6 +443,147 @@ int ht__stream_read_packet(struct ht__stream *s, bool fields)
 	return 0;
 }
 
+/* ---- time going backwards ---- */
+
+/* The time the stream has reached (see struct ht__stream). */
+static inline uint64_t reached_value(const struct ht__stream *s)
+{
+	return s->reached == UINT64_MAX ? s->reached_true : s->reached;
+}
+
+/* The stream has reached time @t (keeping a mark to clear). */
+static inline void reach(struct ht__stream *s, uint64_t t)
+{
+	if (s->reached == UINT64_MAX) {
+		s->reached_true = t;
+	} else {
+		s->reached = t;
+	}
+}
+
+void ht__stream_reached(struct ht__stream *s, uint64_t t)
+{
+	reach(s, t);
+}
+
+/* "S.NNNNNNNNN" seconds of @ns into @buf. */
+static const char *fmt_ns(char buf[32], int64_t ns)
+{
+	uint64_t a = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
+
+	snprintf(buf, 32, "%s%llu.%09llu", ns < 0 ? "-" : "",
+		 (unsigned long long)(a / 1000000000u),
+		 (unsigned long long)(a % 1000000000u));
+	return buf;
+}
+
+int ht__stream_time_back(struct ht__stream *s, uint64_t at_bits,
+			 const char *what, uint64_t t, uint64_t before)
+{
+	char a[32], b[32];
+
+	if (s->err_len) {
+		snprintf(s->err, s->err_len,
+			 "time goes backwards: file=%s packet=%llu "
+			 "offset=%llu: %s at %llu cycles (%s s) is before the "
+			 "stream's time so far, %llu cycles (%s s)",
+			 s->pub.path, (unsigned long long)s->pkt_index,
+			 (unsigned long long)(at_bits / 8), what,
+			 (unsigned long long)t, fmt_ns(a, to_ns(s, t)),
+			 (unsigned long long)before,
+			 fmt_ns(b, to_ns(s, before)));
+	}
+	return HT_ERANGE;
+}
+
+int ht__stream_packet_time(struct ht__stream *s)
+{
+	uint64_t r = reached_value(s), t = s->pkt.begin_cycles;
+	int ret;
+
+	if (!s->pkt.has_begin || !s->sc->pub.default_clock) {
+		return 0;
+	}
+	if (t >= r) {
+		reach(s, t);
+		return 0;
+	}
+	ret = ht__stream_time_back(s, s->pkt_off * 8,
+				   "the packet's timestamp_begin", t, r);
+	if (!(s->flags & HT_CTF_KEEP_GOING)) {
+		s->state = HT__S_END;
+		return ret;
+	}
+	/* the packet's next event carries the mark */
+	s->back_pending = r - t;
+	s->reached_true = t;
+	s->reached = UINT64_MAX;
+	return ret;
+}
+
+int ht__stream_end_time(struct ht__stream *s)
+{
+	uint64_t r = s->clock, t = s->pkt.end_cycles;
+	int ret;
+
+	if (!s->pkt.has_end || !s->sc->pub.default_clock) {
+		reach(s, r);
+		return 0;
+	}
+	reach(s, t);
+	if (t >= r) {
+		return 0;
+	}
+	ret = ht__stream_time_back(s, s->pkt_off * 8,
+				   "the packet's timestamp_end", t, r);
+	if (!(s->flags & HT_CTF_KEEP_GOING)) {
+		s->state = HT__S_END;
+	}
+	return ret;
+}
+
+/*
+ * The event just read is before the time its stream reached, or a
+ * mark is to be cleared or carried (s->reached is UINT64_MAX): the
+ * event's mark is set or cleared; time going back is reported, the
+ * event then comes on the next call with HT_CTF_KEEP_GOING, else the
+ * stream ends.
+ */
+static int event_time(struct ht__stream *s)
+{
+	uint64_t r = reached_value(s), back;
+	char what[300];
+	int ret;
+
+	s->ev_msg.back_cycles = 0;
+	s->reached = s->clock;
+	if (!s->sc->pub.default_clock) {
+		return 0;
+	}
+	back = s->clock < r ? r - s->clock : 0;
+	if (!back && !s->back_pending) {
+		return 0;
+	}
+	s->ev_msg.back_cycles = back > s->back_pending ? back : s->back_pending;
+	s->back_pending = 0;
+	/* the next event clears the mark */
+	s->reached_true = s->clock;
+	s->reached = UINT64_MAX;
+	if (!back) {
+		/* its packet's beginning went back: reported already */
+		return 0;
+	}
+	snprintf(what, sizeof(what), "event '%s'", s->ev.cls->name);
+	ret = ht__stream_time_back(s, s->ev_start, what, s->clock, r);
+	if (!(s->flags & HT_CTF_KEEP_GOING)) {
+		s->state = HT__S_END;
+		return ret;
+	}
+	s->hold_state = s->state;
+	s->state = HT__S_HOLD;
+	return ret;
+}
+
 void ht__stream_losses(struct ht__stream *s, uint64_t *discarded,
 		       uint64_t *lost)
 {
@@ -452,6 +601,11 @@ void ht__stream_losses(struct ht__stream *s, uint64_t *discarded,
 	if (p->has_seq_num && s->prev_valid && s->prev_has_seq &&
 	    p->seq_num != s->prev_seq + 1) {
 		*lost = p->seq_num - s->prev_seq - 1;
+	}
+	/* packets 0 to N - 1 before a first packet numbered N: lost too
+	 * (a ring in overwrite mode), which babeltrace2 does not say */
+	if (p->has_seq_num && !s->prev_valid && s->pkt_index == 0) {
+		*lost = p->seq_num;
 	}
 	s->prev_valid = true;
 	s->prev_has_end = p->has_end;
@@ -491,7 +645,10 @@ static void queue_packet_msgs(struct ht__stream *s)
 		m = &s->q[s->qn++];
 		msg_init(s, m, HT_CTF_MSG_DISCARDED_PACKETS);
 		m->count = lost;
-		if (prev_has_end && p->has_begin) {
+		m->before_first = !prev_valid;
+		if (!prev_valid && p->has_begin) {
+			msg_time(s, m, p->begin_cycles);
+		} else if (prev_has_end && p->has_begin) {
 			m->has_range = true;
 			m->begin_cycles = prev_end;
 			m->end_cycles = p->begin_cycles;
@@ -778,6 +935,9 @@ void ht__stream_rewind(struct ht__stream *s)
 	s->last_psize = 0;
 	s->prev_valid = false;
 	s->clock = 0;
+	s->reached = s->reached_true = s->back_pending = 0;
+	s->ev_msg.back_cycles = 0;
+	s->pkts_read = s->pkt_index = 0;
 	s->key = INT64_MIN;
 	s->qn = s->qi = 0;
 	s->released = 0;
@@ -882,7 +1042,14 @@ int ht__stream_advance(struct ht__stream *s)
 	    !s->seeking) {
 		int ret = read_event(s);
 
-		return ret ? ht__stream_damaged(s, ret) : 0;
+		if (ret) {
+			return ht__stream_damaged(s, ret);
+		}
+		if (s->clock < s->reached) {
+			return event_time(s);
+		}
+		s->reached = s->clock;
+		return 0;
 	}
 	return stream_advance_slow(s);
 }
@@ -923,11 +1090,16 @@ static int stream_advance_slow(struct ht__stream *s)
 				s->prev_seq = s->pkt.seq_num;
 				s->prev_has_disc = s->pkt.has_discarded;
 				s->prev_disc = s->pkt.discarded_snapshot;
+				reach(s, s->pkt.end_cycles);
 				ht__stream_end_packet(s);
 				continue;
 			}
 			queue_packet_msgs(s);
 			s->state = s->qn ? HT__S_QUEUE : HT__S_EVENTS;
+			ret = ht__stream_packet_time(s);
+			if (ret) {
+				return ret;
+			}
 			continue;
 		case HT__S_QUEUE:
 			/* a seek ends at the first message at or after its
@@ -944,13 +1116,22 @@ static int stream_advance_slow(struct ht__stream *s)
 			return 0;
 		case HT__S_EVENTS:
 			if (s->pos >= s->content_end) {
-				ht__stream_end_packet(s);
-				if (s->flags & HT_CTF_EVENTS_ONLY) {
-					continue;
+				/* time going back at the end: reported
+				 * first, the message held for the next call */
+				int back = ht__stream_end_time(s);
+
+				if (back && s->state == HT__S_END) {
+					return back;
 				}
-				if (s->seeking && (!s->pkt.has_end ||
-						   to_ns(s, s->pkt.end_cycles) <
-						       s->seek_ns)) {
+				ht__stream_end_packet(s);
+				if ((s->flags & HT_CTF_EVENTS_ONLY) ||
+				    (s->seeking &&
+				     (!s->pkt.has_end ||
+				      to_ns(s, s->pkt.end_cycles) <
+					  s->seek_ns))) {
+					if (back) {
+						return back;
+					}
 					continue;
 				}
 				s->seeking = false;
@@ -960,11 +1141,23 @@ static int stream_advance_slow(struct ht__stream *s)
 					msg_time(s, &s->msg, s->pkt.end_cycles);
 					s->key = s->msg.ns;
 				}
-				return 0;
+				if (back) {
+					s->hold_state = s->state;
+					s->state = HT__S_HOLD;
+				}
+				return back;
 			}
 			ret = read_event(s);
 			if (ret) {
 				goto damaged;
+			}
+			if (s->clock < s->reached) {
+				ret = event_time(s);
+				if (ret) {
+					return ret;
+				}
+			} else {
+				s->reached = s->clock;
 			}
 			if (s->seeking) {
 				if (s->ev_msg.has_time &&
@@ -987,6 +1180,10 @@ static int stream_advance_slow(struct ht__stream *s)
 		case HT__S_DONE:
 			s->seeking = false;
 			return HT_EEOF;
+		case HT__S_HOLD:
+			/* the message reported as going back in time */
+			s->state = s->hold_state;
+			return 0;
 		}
 	}
 damaged:

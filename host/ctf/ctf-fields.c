@@ -76,20 +76,33 @@ int ht__stream_fail(struct ht__stream *s, int code, uint64_t at_bits,
 	return code;
 }
 
-static int fb_grow(struct ht__fieldbuf *fb, uint64_t need)
+/*
+ * Makes room for @need fields in @fb, within the decode's limit (see
+ * HT__ELEMS_SLACK): fails saying so at bit @pos.
+ */
+static int fb_grow(struct ht__stream *s, struct ht__fieldbuf *fb, uint64_t need,
+		   uint64_t pos)
 {
 	uint64_t cap = fb->cap ? fb->cap : 64;
 	struct ht_ctf_field *n;
 
+	if (need > s->fields_max || need > UINT32_MAX) {
+		return ht__stream_fail(
+		    s, HT_ERANGE, pos,
+		    "more than %llu fields in one record (the limit: one "
+		    "per bit of the packet content, plus %llu)",
+		    (unsigned long long)s->fields_max,
+		    (unsigned long long)HT__ELEMS_SLACK);
+	}
 	while (cap < need) {
 		cap *= 2;
 	}
-	if (cap > (1u << 28)) {
-		return HT_ENOMEM;
+	if (cap > s->fields_max) {
+		cap = s->fields_max;
 	}
 	n = realloc(fb->f, cap * sizeof(*n));
 	if (!n) {
-		return HT_ENOMEM;
+		return ht__stream_fail(s, HT_ENOMEM, pos, "out of memory");
 	}
 	fb->f = n;
 	fb->cap = cap;
@@ -242,10 +255,10 @@ static int exec_run(struct ht__stream *s, const struct ht__op *ops,
 		struct ht_ctf_field *f;
 
 		if (fb->n + r->nr_fields > fb->cap) {
-			ret = fb_grow(fb, (uint64_t)fb->n + r->nr_fields);
+			ret =
+			    fb_grow(s, fb, (uint64_t)fb->n + r->nr_fields, pos);
 			if (ret) {
-				return ht__stream_fail(s, ret, pos,
-						       "out of memory");
+				return ret;
 			}
 		}
 		f = &fb->f[fb->n];
@@ -279,9 +292,9 @@ int ht__scope_decode(struct ht__stream *s, const struct ht__op *ops, uint32_t i,
 		pos = ht__align_in_packet(s, pos, op->align_bits);
 	}
 	if (fb->n >= fb->cap) {
-		ret = fb_grow(fb, (uint64_t)fb->n + 1);
+		ret = fb_grow(s, fb, (uint64_t)fb->n + 1, pos);
 		if (ret) {
-			return ht__stream_fail(s, ret, pos, "out of memory");
+			return ret;
 		}
 	}
 	fi = fb->n++;
@@ -410,15 +423,27 @@ int ht__scope_decode(struct ht__stream *s, const struct ht__op *ops, uint32_t i,
 			    op->kind == HT__OP_SEQ ? "sequence" : "array",
 			    op_name(op), (unsigned long long)len);
 		}
-		if (len > UINT32_MAX) {
-			return ht__stream_fail(s, HT_ERANGE, pos,
-					       "sequence too long");
+		if (!el->min_bits) {
+			/* elements of maybe zero bits: what the packet
+			 * has room for is counted (ctf-stream.h) */
+			if (len > s->zero_left) {
+				return ht__stream_fail(
+				    s, HT_ERANGE, pos,
+				    "%s '%s' of %llu elements: the packet has "
+				    "room for %llu more elements of zero bits "
+				    "(one per bit of its content, plus %llu)",
+				    op->kind == HT__OP_SEQ ? "sequence"
+							   : "array",
+				    op_name(op), (unsigned long long)len,
+				    (unsigned long long)s->zero_left,
+				    (unsigned long long)HT__ELEMS_SLACK);
+			}
+			s->zero_left -= len;
 		}
 		if ((uint64_t)fb->n + len + 1 > fb->cap) {
-			ret = fb_grow(fb, (uint64_t)fb->n + len + 1);
+			ret = fb_grow(s, fb, (uint64_t)fb->n + len + 1, pos);
 			if (ret) {
-				return ht__stream_fail(s, ret, pos,
-						       "out of memory");
+				return ret;
 			}
 		}
 		fb->f[fi].nr_children = len;

@@ -18,13 +18,28 @@ static uint64_t align_up(uint64_t v, uint64_t a)
 	return a > 1 ? (v + a - 1) / a * a : v;
 }
 
-/* Advances @pos past a field of type @t; false when its size varies. */
-static bool advance(const struct ht_ctf_type *t, uint64_t *pos, int depth)
+/*
+ * The walk's bounds: metadata can come from the target, so neither the
+ * nesting, nor the number of types visited, nor the size of a packet
+ * header may grow without limit (an array is sized once, whatever its
+ * length: `struct { } a[16384][16384]` costs two steps).
+ */
+#define WALK_MAX_DEPTH 32
+#define WALK_MAX_STEPS 100000
+#define WALK_MAX_BITS (UINT64_C(1) << 32)
+
+/*
+ * Advances @pos past a field of type @t; false when its size varies or
+ * the walk goes past its bounds (*@steps: the types visited so far).
+ */
+static bool advance(const struct ht_ctf_type *t, uint64_t *pos, int depth,
+		    unsigned *steps)
 {
-	uint64_t i;
+	uint64_t start, size, stride;
 	size_t m;
 
-	if (depth > 32) {
+	if (depth > WALK_MAX_DEPTH || ++*steps > WALK_MAX_STEPS ||
+	    *pos > WALK_MAX_BITS) {
 		return false;
 	}
 	*pos = align_up(*pos, t->align_bits);
@@ -38,20 +53,28 @@ static bool advance(const struct ht_ctf_type *t, uint64_t *pos, int depth)
 		return true;
 	case HT_CTF_STRUCT:
 		for (m = 0; m < t->nr_members; m++) {
-			if (!advance(t->members[m].type, pos, depth + 1)) {
+			if (!advance(t->members[m].type, pos, depth + 1,
+				     steps)) {
 				return false;
 			}
 		}
-		return true;
+		return *pos <= WALK_MAX_BITS;
 	case HT_CTF_ARRAY:
-		if (t->length > (1u << 20)) {
+		if (!t->length) {
+			return true;
+		}
+		/* the first element from an aligned start: every element
+		 * starts aligned, so they all have its size */
+		start = align_up(*pos, t->element->align_bits);
+		if (!advance(t->element, pos, depth + 1, steps)) {
 			return false;
 		}
-		for (i = 0; i < t->length; i++) {
-			if (!advance(t->element, pos, depth + 1)) {
-				return false;
-			}
+		size = *pos - start;
+		stride = align_up(size, t->element->align_bits);
+		if (stride && t->length - 1 > (WALK_MAX_BITS - *pos) / stride) {
+			return false;
 		}
+		*pos += (t->length - 1) * stride;
 		return true;
 	default:
 		return false;
@@ -82,6 +105,7 @@ static uint64_t walk_scope(const struct ht_ctf_type *t, uint64_t pos,
 			   const char *const *names,
 			   struct ht_ctf_field_loc *const *locs, size_t nr)
 {
+	unsigned steps = 0;
 	size_t m, j;
 
 	if (!t) {
@@ -100,7 +124,7 @@ static uint64_t walk_scope(const struct ht_ctf_type *t, uint64_t pos,
 				locate(locs[j], mt, pos);
 			}
 		}
-		if (!advance(mt, &pos, 0)) {
+		if (!advance(mt, &pos, 0, &steps)) {
 			return 0;
 		}
 	}
@@ -227,6 +251,15 @@ void ht_ctf_field_loc_write(uint8_t *buf, const struct ht_ctf_field_loc *l,
 	}
 }
 
+static void trace_free(struct ht__trace *t)
+{
+	if (t) {
+		free(t->metadata_path);
+		ht__arena_fini(&t->arena);
+		free(t);
+	}
+}
+
 /* Loads TSDL @text into a new trace, freed with trace_free(). */
 static int trace_load(const char *path, const char *text, size_t len,
 		      struct ht__trace **out, char *err, size_t err_len)
@@ -237,22 +270,19 @@ static int trace_load(const char *path, const char *text, size_t len,
 	if (!t) {
 		return HT_ENOMEM;
 	}
+	/* for the messages that name the file */
+	t->metadata_path = strdup(path);
+	if (!t->metadata_path) {
+		free(t);
+		return HT_ENOMEM;
+	}
 	ret = ht__trace_load(t, path, text, len, NULL, err, err_len);
 	if (ret) {
-		ht__arena_fini(&t->arena);
-		free(t);
+		trace_free(t);
 		return ret;
 	}
 	*out = t;
 	return 0;
-}
-
-static void trace_free(struct ht__trace *t)
-{
-	if (t) {
-		ht__arena_fini(&t->arena);
-		free(t);
-	}
 }
 
 int ht_ctf_packet_layout_read(struct ht_ctf_packet_layout *lay,

@@ -31,9 +31,14 @@ struct compiler {
 	struct ht__op *ops;
 	uint32_t nr_ops;
 	size_t cap_ops;
+	uint64_t total_ops; /* in every plan of the trace */
 	struct frame stack[64];
 	unsigned depth;
 };
+
+/* The most ops in one scope's plan, and in all the plans of a trace. */
+#define PLAN_MAX_OPS (1u << 18)
+#define TRACE_MAX_OPS (1u << 20)
 
 static int cfail(struct compiler *cc, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -44,8 +49,10 @@ static int cfail(struct compiler *cc, int code, const char *fmt, ...)
 	int n;
 
 	if (cc->err_len) {
-		n = snprintf(cc->err, cc->err_len,
-			     "%s: %s: ", cc->t->metadata_path, cc->where);
+		n = snprintf(cc->err, cc->err_len, "%s: %s: ",
+			     cc->t->metadata_path ? cc->t->metadata_path
+						  : "metadata",
+			     cc->where);
 		if (n >= 0 && (size_t)n < cc->err_len) {
 			va_start(ap, fmt);
 			vsnprintf(cc->err + n, cc->err_len - n, fmt, ap);
@@ -57,9 +64,16 @@ static int cfail(struct compiler *cc, int code, const char *fmt, ...)
 
 static int new_op(struct compiler *cc, uint32_t *idx)
 {
-	if (cc->nr_ops == (1u << 24)) {
-		return cfail(cc, HT_EUNSUPPORTED, "the type is too large");
+	/* a type alias used several times in the one below, level after
+	 * level, makes a tree of exponential size: its ops are bounded
+	 * (an op is about 128 bytes) */
+	if (cc->nr_ops == PLAN_MAX_OPS || cc->total_ops == TRACE_MAX_OPS) {
+		return cfail(cc, HT_EUNSUPPORTED,
+			     "the type is too large (more than %u fields "
+			     "in a scope, or %u in the trace)",
+			     PLAN_MAX_OPS, TRACE_MAX_OPS);
 	}
+	cc->total_ops++;
 	if (ht_array_reserve((void **)&cc->ops, &cc->cap_ops, cc->nr_ops + 1,
 			     sizeof(*cc->ops))) {
 		return HT_ENOMEM;

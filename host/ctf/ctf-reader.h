@@ -343,7 +343,9 @@ enum ht_ctf_msg_kind {
  *   events_discarded snapshot grew.
  * - DISCARDED_PACKETS: .count packets lost (a packet_seq_num gap),
  *   between .begin (the previous packet's end) and .end (this packet's
- *   beginning); comes right before that PACKET_BEGIN.
+ *   beginning); comes right before that PACKET_BEGIN. The first packet
+ *   of a stream whose packet_seq_num is N > 0 comes after N packets
+ *   lost (.before_first).
  */
 struct ht_ctf_msg {
 	enum ht_ctf_msg_kind kind;
@@ -358,6 +360,16 @@ struct ht_ctf_msg {
 	bool has_range;
 	uint64_t begin_cycles, end_cycles;
 	int64_t begin_ns, end_ns;
+	/* EVENT read with HT_CTF_KEEP_GOING after time went backwards
+	 * in its stream (ht_ctf_set_next() reported it first): how far
+	 * back, in cycles, from the time the stream had reached (its
+	 * latest event or packet boundary); 0 otherwise */
+	uint64_t back_cycles;
+	/* DISCARDED_PACKETS: packets lost before the stream's first
+	 * packet, whose packet_seq_num is past 0 (.count of them; no
+	 * range, .ns the first packet's beginning when known).
+	 * babeltrace2 does not report these. */
+	bool before_first;
 };
 
 /* ------------------------------------------------------------------ */
@@ -403,6 +415,22 @@ void ht_ctf_set_close(struct ht_ctf_set *set);
 size_t ht_ctf_set_nr_traces(const struct ht_ctf_set *set);
 const struct ht_ctf_trace *ht_ctf_set_trace(const struct ht_ctf_set *set,
 					    size_t i);
+
+/*
+ * Whether the events of the set can be merged in time order: their
+ * streams' default clocks must be comparable, the way babeltrace2's
+ * muxer requires it. They are when they are all one clock, or all
+ * have an origin at the Unix epoch (TSDL `absolute = true`), or all
+ * have the same UUID and no origin at the Unix epoch; streams with a
+ * clock and streams without one cannot be merged. (babeltrace2 2.0
+ * also merges clocks that have no UUID and no Unix epoch origin;
+ * later versions do not, nor does this.) Returns 0, or HT_EINVAL with
+ * a message in @err naming two traces and their clocks that cannot be
+ * compared (the cores of a capture, each on its own clock, before
+ * `hetrace sync`).
+ */
+int ht_ctf_set_check_clocks(const struct ht_ctf_set *set, char *err,
+			    size_t err_len);
 
 /*
  * Fills @msg with the next message in time order (ties: stream order,
@@ -529,7 +557,14 @@ int64_t ht_ctf_stream_cycles_to_ns(const struct ht_ctf_stream *stream,
  * - 3: struct ht_ctf_scan_ops .tally (records counted by class, not
  *   reported one by one).
  * - 4: ht_ctf_event_short_name().
+ * - 5: time going backwards in a stream is an error of
+ *   ht_ctf_set_next() and ht_ctf_stream_scan() (with
+ *   HT_CTF_KEEP_GOING reported once, then the stream goes on; an
+ *   EVENT after it carries struct ht_ctf_msg .back_cycles);
+ *   ht_ctf_set_check_clocks(); packets lost before a stream's first
+ *   packet (its packet_seq_num past 0) are reported
+ *   (DISCARDED_PACKETS .before_first, ht_ctf_scan_ops.packet @lost).
  */
-#define HT_CTF_READER_API 4
+#define HT_CTF_READER_API 5
 
 #endif

@@ -12,6 +12,7 @@
  * (ht__stream_read_event()), which either decodes it or says what is wrong and
  * where with the same message `hetrace print` gives.
  */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "ctf-stream.h"
@@ -88,7 +89,9 @@ static inline uint64_t scan_steps(struct ht__stream *s,
 				pos = align_from(base, pos, k->align_bits);
 			}
 			room = ce > pos ? ce - pos : 0;
-			if ((min ? len > room / min : len > (1u << 20)) ||
+			/* elements of maybe zero bits: the decoder counts
+			 * them (ctf-stream.h) */
+			if ((min ? len > room / min : len != 0) ||
 			    len > UINT32_MAX) {
 				return UINT64_MAX;
 			}
@@ -198,7 +201,29 @@ static int damaged(struct ht__stream *s, const struct ht_ctf_scan_ops *ops,
 		s->clock = clock;
 		return r;
 	}
+	/* the last record before the damage is the stream's time */
+	ht__stream_reached(s, clock);
 	return ht__stream_damaged(s, ret);
+}
+
+/*
+ * The record of class @ec at @start is at @clock, before the record
+ * before it (@clock0): time goes backwards. Returns 0 when the stream
+ * has no default clock (its clock means nothing), else the error
+ * (with HT_CTF_KEEP_GOING the caller counts the record and returns
+ * it, else the stream ends there as at damage).
+ */
+static int __attribute__((noinline))
+record_back(struct ht__stream *s, const struct ht__event_class *ec,
+	    uint64_t start, uint64_t clock, uint64_t clock0)
+{
+	char what[300];
+
+	if (!s->sc->pub.default_clock) {
+		return 0;
+	}
+	snprintf(what, sizeof(what), "event '%s'", ec->pub.name);
+	return ht__stream_time_back(s, start, what, clock, clock0);
 }
 
 /*
@@ -505,6 +530,41 @@ static inline int scan_fixed_header(struct ht__stream *s,
 		pos = s->pos;
 		clock = s->clock;
 	done:
+		if (__builtin_expect(clock < clock0, 0) &&
+		    (ret = record_back(s, ec, start, clock, clock0)) != 0) {
+			if (!(s->flags & HT_CTF_KEEP_GOING)) {
+				/* as damage: the record is not counted */
+				if (tally && n != s->tally_n) {
+					s->tally_n = n;
+					s->tally_first = first;
+					s->tally_last = clock0;
+				}
+				return damaged(s, ops, &b, start, clock0, ret);
+			}
+			/* counted, then reported; the next call goes on */
+			if (tally) {
+				counts[ec->index]++;
+				if (!n++) {
+					first = clock;
+				}
+				s->tally_n = n;
+				s->tally_first = first;
+				s->tally_last = clock;
+			}
+			s->pos = pos;
+			s->clock = clock;
+			if (!tally) {
+				int r = report(ops, &b, &ec->pub, clock);
+
+				if (!r && ops->records) {
+					r = batch_flush(ops, &b);
+				}
+				if (r) {
+					return r;
+				}
+			}
+			return ret;
+		}
 		if (tally) {
 			counts[ec->index]++;
 			if (!n++) {
@@ -569,6 +629,28 @@ static int scan_records_any_header(struct ht__stream *s,
 			return damaged(s, ops, &b, start, clock, ret);
 		}
 	report:
+		if (s->clock < clock &&
+		    (ret = record_back(s, ec, start, s->clock, clock)) != 0) {
+			if (!(s->flags & HT_CTF_KEEP_GOING)) {
+				s->pos = start;
+				s->clock = clock;
+				return damaged(s, ops, &b, start, clock, ret);
+			}
+			/* counted, then reported; the next call goes on */
+			if (ops->tally) {
+				tally_add(s, ec, s->clock);
+			} else {
+				int r = report(ops, &b, &ec->pub, s->clock);
+
+				if (!r && ops->records) {
+					r = batch_flush(ops, &b);
+				}
+				if (r) {
+					return r;
+				}
+			}
+			return ret;
+		}
 		if (ops->tally) {
 			tally_add(s, ec, s->clock);
 			continue;
@@ -661,6 +743,12 @@ static int scan(struct ht__stream *s, const struct ht_ctf_scan_ops *ops)
 					return ret;
 				}
 			}
+			/* time going back: the stream ends, or goes on
+			 * (HT_CTF_KEEP_GOING) once it is reported */
+			ret = ht__stream_packet_time(s);
+			if (ret) {
+				return ret;
+			}
 			continue;
 		}
 		case HT__S_QUEUE:
@@ -669,7 +757,17 @@ static int scan(struct ht__stream *s, const struct ht_ctf_scan_ops *ops)
 			if (ret) {
 				return ret;
 			}
+			ret = ht__stream_end_time(s);
+			if (ret && s->state == HT__S_END) {
+				return ret;
+			}
 			ht__stream_end_packet(s);
+			if (ret) {
+				return ret;
+			}
+			continue;
+		case HT__S_HOLD:
+			s->state = s->hold_state;
 			continue;
 		case HT__S_END:
 			ht__stream_release_all(s);

@@ -668,6 +668,81 @@ static void heap_pop(struct ht_ctf_set *set)
  * field by field: copying those fields one by one (not as a block of
  * wide loads) lets the loads take the values from the stores.
  */
+/* "clock 'NAME' (uuid U)" and how it is related to others. */
+static void clock_desc(const struct ht_ctf_clock *c, char *out, size_t len)
+{
+	char u[40] = "";
+	int i, n = 0;
+
+	if (!c) {
+		snprintf(out, len, "no clock");
+		return;
+	}
+	for (i = 0; c->has_uuid && i < 16; i++) {
+		n += snprintf(u + n, sizeof(u) - n, "%02x%s", c->uuid[i],
+			      i == 3 || i == 5 || i == 7 || i == 9 ? "-" : "");
+	}
+	snprintf(out, len, "clock '%s' (%s%s%s)", c->name,
+		 c->absolute ? "absolute, " : "",
+		 c->has_uuid ? "uuid " : "no uuid", u);
+}
+
+/* Whether clocks @a and @b (either may be NULL) can be compared. */
+static bool clocks_related(const struct ht_ctf_clock *a,
+			   const struct ht_ctf_clock *b)
+{
+	if (a == b) {
+		return true;
+	}
+	if (!a || !b) {
+		return false;
+	}
+	if (a->absolute || b->absolute) {
+		return a->absolute && b->absolute;
+	}
+	return a->has_uuid && b->has_uuid && !memcmp(a->uuid, b->uuid, 16);
+}
+
+int ht_ctf_set_check_clocks(const struct ht_ctf_set *set, char *err,
+			    size_t err_len)
+{
+	const struct ht_ctf_trace *ft = NULL;
+	const struct ht_ctf_clock *first = NULL;
+	char a[128], b[128];
+	size_t t, k;
+
+	for (t = 0; t < set->nr_traces; t++) {
+		const struct ht_ctf_trace *tr = &set->traces[t]->pub;
+
+		if (!tr->nr_streams) {
+			continue;
+		}
+		for (k = 0; k < tr->nr_stream_classes; k++) {
+			const struct ht_ctf_clock *c =
+			    tr->stream_classes[k]->default_clock;
+
+			if (!ft) {
+				ft = tr;
+				first = c;
+				continue;
+			}
+			if (clocks_related(first, c)) {
+				continue;
+			}
+			clock_desc(first, a, sizeof(a));
+			clock_desc(c, b, sizeof(b));
+			snprintf(err, err_len,
+				 "cannot merge the events of %s, %s, with "
+				 "those of %s, %s: the clocks are unrelated "
+				 "(merged clocks are one clock, or all "
+				 "absolute, or all of one uuid)",
+				 ft->path, a, tr->path, b);
+			return HT_EINVAL;
+		}
+	}
+	return 0;
+}
+
 static inline void msg_copy(struct ht_ctf_msg *dst, const struct ht__stream *s)
 {
 	const struct ht_ctf_msg *m = s->cur;
@@ -684,6 +759,7 @@ static inline void msg_copy(struct ht_ctf_msg *dst, const struct ht__stream *s)
 		dst->has_range = false;
 		dst->begin_cycles = dst->end_cycles = 0;
 		dst->begin_ns = dst->end_ns = 0;
+		dst->back_cycles = m->back_cycles;
 		return;
 	}
 	*dst = *m;

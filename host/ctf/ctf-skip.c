@@ -102,6 +102,12 @@ int ht__skip_op(struct ht__stream *s, const struct ht__op *ops, uint32_t i)
 		if (!len) {
 			return 0;
 		}
+		if (!ops[i + 1].min_bits) {
+			/* elements of maybe zero bits: the decoder counts
+			 * them (ctf-stream.h), the scan takes the same
+			 * limits by going through it */
+			return 1;
+		}
 		if (r && !r->side && r->align_bits &&
 		    r->size_bits % r->align_bits == 0) {
 			/* every element starts aligned: one jump */

@@ -34,6 +34,8 @@ enum ht__stream_state {
 	HT__S_EVENTS, /* inside a packet */
 	HT__S_END,    /* STREAM_END not yet delivered */
 	HT__S_DONE,
+	HT__S_HOLD, /* the pending message comes on the next call (time
+		     * went back: reported first) */
 };
 
 /*
@@ -74,6 +76,25 @@ struct ht__stream {
 	uint64_t content_end; /* bits from the file start */
 	uint64_t clock;	      /* the default clock, extended to 64 bits */
 	uint64_t ev_start;    /* bits: the current event record's start */
+	/* the decoder's limits in the current packet (see
+	 * HT__ELEMS_SLACK): elements of zero minimum size it may still
+	 * walk, fields one decode may hold */
+	uint64_t zero_left;
+	uint64_t fields_max;
+
+	/*
+	 * The time the stream has reached (default clock cycles: the
+	 * latest event, packet beginning or end), for time going
+	 * backwards; UINT64_MAX makes the next event take the slow
+	 * check (a mark to clear or to carry), .reached_true is then
+	 * the value. .back_pending: how far back a packet boundary went,
+	 * carried to the packet's next event.
+	 */
+	uint64_t reached, reached_true, back_pending;
+	bool has_reached;
+	enum ht__stream_state hold_state; /* HT__S_HOLD: then this */
+	uint64_t pkt_index;		  /* the current packet, 0-based */
+	uint64_t pkts_read;
 
 	uint64_t mval[HT__M_COUNT];
 	uint32_t mset; /* bit (1 << meaning) when mval[meaning] is set */
@@ -155,6 +176,39 @@ int ht__stream_read_event(struct ht__stream *s);
  * @ret.
  */
 int ht__stream_damaged(struct ht__stream *s, int ret);
+
+/*
+ * Time going backwards in the stream (CTF requires every stream's
+ * messages in time order; babeltrace2 refuses a trace that is not):
+ * fills s->err with "time goes backwards: file=... packet=N
+ * offset=...: @what at T cycles (s) is before the stream's time so
+ * far, T' cycles (s)", @at_bits giving the offset, @t the new time,
+ * @before the stream's. Returns HT_ERANGE.
+ */
+int ht__stream_time_back(struct ht__stream *s, uint64_t at_bits,
+			 const char *what, uint64_t t, uint64_t before);
+
+/*
+ * The stream has reached time @t: its last event read before damage
+ * (the scan says it as the decoder does when it delivers the event).
+ */
+void ht__stream_reached(struct ht__stream *s, uint64_t t);
+
+/*
+ * The packet just read against the stream's time so far: 0, or its
+ * timestamp_begin is before it (ht__stream_time_back()). Then, with
+ * HT_CTF_KEEP_GOING, the stream goes on (its next event carries the
+ * mark), else it ends.
+ */
+int ht__stream_packet_time(struct ht__stream *s);
+
+/*
+ * The end of the packet's records (s->clock the last one's time)
+ * against its timestamp_end: 0, or the end is before them (reported,
+ * the stream ends without HT_CTF_KEEP_GOING). The stream's time
+ * becomes the end.
+ */
+int ht__stream_end_time(struct ht__stream *s);
 
 /* The end of the packet at s->pkt_off: the next one comes. */
 void ht__stream_end_packet(struct ht__stream *s);
@@ -307,9 +361,31 @@ static inline const uint8_t *ht__find_nul(const uint8_t *p, uint64_t avail)
 }
 
 /*
+ * What the packet content limits in arrays and sequences, where their
+ * length is read (never per element):
+ * - an array or sequence holds at most as many elements as the packet
+ *   content left can hold at their minimum size; elements that may be
+ *   of zero bits (an empty structure, a variant with an empty option)
+ *   count one bit each, plus HT__ELEMS_SLACK;
+ * - the decoder walks at most one such element per bit of the packet
+ *   content, plus HT__ELEMS_SLACK, in a packet (nesting multiplies
+ *   them: `struct { } a[16384][16384]` is 2^28 elements);
+ * - one decode (an event record's scopes, a packet's header and
+ *   context) holds at most one field per bit of the packet content,
+ *   plus HT__ELEMS_SLACK (about 256 bytes of memory per byte of
+ *   packet). The header and context are decoded before the packet's
+ *   size is known: for them the content is the rest of the file, at
+ *   most HT__PKT_SCOPES_BITS.
+ * The scan (ctf-skip.c, ctf-scan.c) stores no field: a record with
+ * elements that may be of zero bits goes through the decoder, so that
+ * the limits are the same.
+ */
+#define HT__ELEMS_SLACK (UINT64_C(1) << 16)
+#define HT__PKT_SCOPES_BITS (UINT64_C(1) << 24)
+
+/*
  * The length *@len of array or sequence op @i of @ops at bit @pos, and
- * whether it can fit: that many elements of its element's minimum size
- * within the packet content left (at most 2^20 when that size is 0).
+ * whether it can fit in the packet content left (see above).
  */
 static inline bool ht__elems_fit(const struct ht__stream *s,
 				 const struct ht__op *ops, uint32_t i,
@@ -319,7 +395,8 @@ static inline bool ht__elems_fit(const struct ht__stream *s,
 	uint64_t room = s->content_end > pos ? s->content_end - pos : 0;
 
 	*len = op->kind == HT__OP_ARRAY ? op->nr : s->regs[op->src_reg];
-	return el->min_bits ? *len <= room / el->min_bits : *len <= (1u << 20);
+	return el->min_bits ? *len <= room / el->min_bits
+			    : *len <= room + HT__ELEMS_SLACK;
 }
 
 /* ---- decoding into fields (ctf-fields.c) ---- */

@@ -96,6 +96,19 @@ static char *out_time(struct ht_pretty *p, char *o, int64_t ns, bool seconds)
 	return out_pad(o, abs_ns % 1000000000, 9);
 }
 
+/* A delta of @d ns: "S.NNNNNNNNN". */
+static char *out_delta_ns(char *o, uint64_t d)
+{
+	if (d < 1000000000) {
+		*o++ = '0';
+	} else {
+		o = out_u64(o, d / 1000000000);
+		d %= 1000000000;
+	}
+	*o++ = '.';
+	return out_pad(o, d, 9);
+}
+
 static char *out_timestamp(struct ht_pretty *p, char *o,
 			   const struct ht_ctf_msg *m)
 {
@@ -110,6 +123,25 @@ static char *out_timestamp(struct ht_pretty *p, char *o,
 	}
 	o = hn ? OUT_LIT(o, ", ") : OUT_LIT(o, "] ");
 	if (p->o.no_delta) {
+		goto out;
+	}
+	if (m->kind == HT_CTF_MSG_EVENT && m->back_cycles) {
+		/* time went back in the event's stream (read with
+		 * HT_CTF_KEEP_GOING): the step back, negative */
+		uint64_t d = m->back_cycles;
+
+		o = hn ? OUT_LIT(o, "delta = -") : OUT_LIT(o, "(-");
+		if (p->o.clock == HT_PRETTY_CLOCK_CYCLES) {
+			o = d < 1000000000000ull ? out_pad(o, d, 12)
+						 : out_u64(o, d);
+		} else {
+			int64_t to = ht_ctf_stream_cycles_to_ns(
+			    m->stream, m->cycles + m->back_cycles);
+
+			o = out_delta_ns(o,
+					 to > m->ns ? (uint64_t)to - m->ns : 0);
+		}
+		o = hn ? OUT_LIT(o, ", ") : OUT_LIT(o, ") ");
 		goto out;
 	}
 	o = hn ? OUT_LIT(o, "delta = +") : OUT_LIT(o, "(+");
@@ -128,17 +160,9 @@ static char *out_timestamp(struct ht_pretty *p, char *o,
 		}
 	} else if (p->have_last) {
 		/* time never goes back in the merged sequence */
-		uint64_t d =
-		    m->ns >= p->last_ns ? (uint64_t)(m->ns - p->last_ns) : 0;
-
-		if (d < 1000000000) {
-			*o++ = '0';
-		} else {
-			o = out_u64(o, d / 1000000000);
-			d %= 1000000000;
-		}
-		*o++ = '.';
-		o = out_pad(o, d, 9);
+		o = out_delta_ns(o, m->ns >= p->last_ns
+					? (uint64_t)(m->ns - p->last_ns)
+					: 0);
 	} else {
 		o = OUT_LIT(o, "?.?????????");
 	}
@@ -208,6 +232,11 @@ static char *build_prefix(struct ht_pretty *p,
 	char num[64];
 
 	ht_buf_puts(&b, "");
+	if (p->o.mark_trace) {
+		ht_buf_puts(&b, "<");
+		ht_buf_puts(&b, trace_name(p, tr));
+		ht_buf_puts(&b, "> ");
+	}
 	if (f & HT_PRETTY_FIELD_TRACE) {
 		if (names) {
 			ht_buf_puts(&b, "trace = ");
@@ -684,6 +713,24 @@ size_t ht_pretty_discarded(struct ht_pretty *p, const struct ht_ctf_msg *msg,
 		return 0;
 	}
 	format_loss(msg, what);
+	if (msg->kind == HT_CTF_MSG_DISCARDED_PACKETS && msg->before_first) {
+		/* not babeltrace2's (it says nothing): its words, with
+		 * "before" the first packet's beginning */
+		if (msg->has_time && format_time(p, msg->ns, t1)) {
+			return 0;
+		}
+		n = snprintf(buf, len,
+			     "WARNING: Tracer %s before [%s] (the stream's "
+			     "first packet is number %llu) in trace \"%s\" "
+			     "(%s) within stream \"%s\" (stream class ID: "
+			     "%llu, stream ID: %llu).\n",
+			     what, msg->has_time ? t1 : "?",
+			     (unsigned long long)msg->count, trace_name(p, tr),
+			     uuid, stream_path,
+			     (unsigned long long)(sc ? sc->id : 0),
+			     (unsigned long long)stream_id);
+		return n < 0 ? 0 : (size_t)n < len ? (size_t)n : len - 1;
+	}
 	n = snprintf(buf, len,
 		     "WARNING: Tracer %s between [%s] and [%s] in trace \"%s\" "
 		     "(%s) within stream \"%s\" (stream class ID: %llu, "

@@ -58,6 +58,10 @@ struct ht_pretty_opts {
 	bool no_delta;
 	unsigned names;	 /* enum ht_pretty_names */
 	unsigned fields; /* enum ht_pretty_fields */
+	/* not babeltrace2's: every event's line names its trace,
+	 * "<NAME> " before the event name (traces whose clocks cannot
+	 * be compared, printed all the same) */
+	bool mark_trace;
 };
 
 struct ht_pretty;

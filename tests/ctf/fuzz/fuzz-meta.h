@@ -3,7 +3,8 @@
  * header (stream 0), barectf's bit-packed fixed header (stream 1: the
  * scan's fast paths), bit-packed integers, enums, variants, sequences,
  * strings, floats, both byte orders, a packet context with sizes and
- * times. */
+ * times, arrays and sequences of elements of zero bits (nested: their
+ * counts multiply). */
 static const char fuzz_metadata[] =
     "/* CTF 1.8 */\n"
     "typealias integer { size = 8; align = 8; signed = false; } := uint8_t;\n"
@@ -75,4 +76,12 @@ static const char fuzz_metadata[] =
     "  fields := struct { enum : uint8_t { A, B } tag;\n"
     "    variant <tag> { uint8_t A; string B; } v; };\n"
     "};\n"
-    "event { name = \"g\"; id = 4; stream_id = 1; };\n";
+    "event { name = \"g\"; id = 4; stream_id = 1; };\n"
+    "event { name = \"h\"; id = 5; stream_id = 1;\n"
+    "  fields := struct { uint16_t n; struct { } z[n];\n"
+    "    enum : uint8_t { E, F } t;\n"
+    "    variant <t> { struct { } E; uint8_t F; } v[n][n]; };\n"
+    "};\n"
+    "event { name = \"i\"; id = 6; stream_id = 1;\n"
+    "  fields := struct { uint8_t x; struct { } big[16384][16384]; };\n"
+    "};\n";

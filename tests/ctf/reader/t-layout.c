@@ -5,11 +5,15 @@
  * needs, from metadata text, for two stream classes whose contexts
  * differ (a big-endian field, a field after a 4-bit one); the env of
  * the parsed trace; the located-field read and write helpers on byte
- * and bit boundaries; and each refusal with its message.
+ * and bit boundaries; each refusal with its message; and metadata
+ * from a hostile target (huge arrays of empty structures, nested
+ * arrays whose size overflows, a type tree of 2^30 nodes) read in
+ * bounded time.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "host/ctf/ctf-layout.h"
 #include "common/error.h"
@@ -55,6 +59,26 @@ static const char size_varies[] =
 	TRACE("u32 magic;")
 	"stream { packet.context := struct { string name; "
 	"u32 packet_size; }; };\n";
+
+/* arrays of 2^60 and 2^40 empty structures, of 2^40 before the size */
+static const char huge_empty[] =
+	TYPES
+	"typealias struct { } := empty;\n"
+	TRACE("empty pad[1048576][1048576][1048576]; u32 magic; "
+	      "empty e2[1048576][1048576]; u8 stream_id;")
+	"stream { id = 0; packet.context := struct { "
+	"empty z[65536][65536]; u32 packet_size; }; };\n";
+
+/* the end of a type tree's metadata: the tree before the magic */
+static const char tree_tail[] =
+	TRACE("l30 t; u32 magic;")
+	"stream { packet.context := struct { u32 packet_size; }; };\n";
+
+/* 2^60 32-bit integers before the magic */
+static const char huge_ints[] =
+	TYPES
+	TRACE("u32 big[1048576][1048576][1048576]; u32 magic;")
+	"stream { packet.context := struct { u32 packet_size; }; };\n";
 /* clang-format on */
 
 static void check_loc(const struct ht_ctf_field_loc *l, const char *what,
@@ -181,8 +205,64 @@ static void test_refusals(void)
 		  "check of good metadata: %s", err);
 }
 
+/*
+ * Metadata a target could send to spin the walk: arrays of empty
+ * structures of 2^60 elements (2^40 before the magic and in the
+ * packet context), which take no room, are sized without a step per
+ * element.
+ */
+static void test_huge_arrays(void)
+{
+	static char text[4096];
+	struct ht_ctf_packet_layout lay;
+	char err[256] = "";
+	int ret;
+
+	ret = ht_ctf_packet_layout_read(&lay, "huge.tsdl", huge_empty,
+					strlen(huge_empty), "ring2", err,
+					sizeof(err));
+	CHECK_MSG(ret == 0, "huge empty arrays: %d: %s", ret, err);
+	if (ret == 0) {
+		check_loc(&lay.magic, "magic", 0, 32, HT_CTF_LE);
+		check_loc(&lay.stream_id, "stream_id", 32, 8, HT_CTF_LE);
+		check_loc(&lay.ctx[0].packet_size, "packet_size", 40, 32,
+			  HT_CTF_LE);
+		ht_ctf_packet_layout_fini(&lay);
+	}
+
+	/* 2^60 32-bit integers: a size past 2^32 bits is not located */
+	refused(huge_ints, HT_EUNSUPPORTED,
+		"ring1: metadata: the packet header has a member of variable "
+		"size: packets cannot be located");
+
+	/* a tree of 2^30 empty structures, 30 levels of two members of
+	 * the level below: refused by the plan compiler after a bounded
+	 * number of fields */
+	{
+		size_t n = 0;
+		int k;
+
+		n += snprintf(text + n, sizeof(text) - n,
+			      TYPES "typealias struct { } := l0;\n");
+		for (k = 1; k <= 30; k++) {
+			n += snprintf(text + n, sizeof(text) - n,
+				      "typealias struct { l%d a; l%d b; } := "
+				      "l%d;\n",
+				      k - 1, k - 1, k);
+		}
+		snprintf(text + n, sizeof(text) - n, "%s", tree_tail);
+		refused(text, HT_EUNSUPPORTED,
+			"bad.tsdl: trace packet header: the type is too large "
+			"(more than 262144 fields in a scope, or 1048576 in "
+			"the trace)");
+	}
+}
+
 int main(void)
 {
+	/* a walk that spins fails the test instead of hanging it */
+	alarm(20);
+	test_huge_arrays();
 	test_layout();
 	test_bits();
 	test_refusals();
