@@ -133,8 +133,13 @@ static void fault_note(struct ht_ring_reader *rr)
  * store or copy; sigsetjmp without the signal mask (the handler runs
  * with SA_NODEFER), so a guard costs a few registers saved.
  */
-static bool guarded_load(struct ht_ring_reader *rr, const volatile uint32_t *p,
-			 uint32_t *v)
+enum guarded_op { G_LOAD, G_STORE, G_COPY };
+
+/* One guarded access: a load into *v, a store of *v, or a copy of n
+ * bytes from src to dst. */
+static bool guarded(struct ht_ring_reader *rr, enum guarded_op op,
+		    volatile uint32_t *p, uint32_t *v, void *dst,
+		    const void *src, size_t n)
 {
 	sigjmp_buf jb;
 
@@ -147,50 +152,38 @@ static bool guarded_load(struct ht_ring_reader *rr, const volatile uint32_t *p,
 	}
 	guard_jmp = &jb;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	*v = load_acquire(p);
+	switch (op) {
+	case G_LOAD:
+		*v = load_acquire(p);
+		break;
+	case G_STORE:
+		__atomic_store_n(p, *v, __ATOMIC_RELEASE);
+		break;
+	case G_COPY:
+		memcpy(dst, src, n);
+		break;
+	}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	guard_jmp = NULL;
 	return true;
+}
+
+static bool guarded_load(struct ht_ring_reader *rr, const volatile uint32_t *p,
+			 uint32_t *v)
+{
+	return guarded(rr, G_LOAD, (volatile uint32_t *)p, v, NULL, NULL, 0);
 }
 
 static bool guarded_store(struct ht_ring_reader *rr, volatile uint32_t *p,
 			  uint32_t v)
 {
-	sigjmp_buf jb;
-
-	if (rr->faulted) {
-		return false;
-	}
-	if (sigsetjmp(jb, 0)) {
-		fault_note(rr);
-		return false;
-	}
-	guard_jmp = &jb;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	__atomic_store_n(p, v, __ATOMIC_RELEASE);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	guard_jmp = NULL;
-	return true;
+	return guarded(rr, G_STORE, p, &v, NULL, NULL, 0);
 }
 
 static bool guarded_copy(struct ht_ring_reader *rr, void *dst, const void *src,
 			 size_t n)
 {
-	sigjmp_buf jb;
-
-	if (rr->faulted) {
-		return false;
-	}
-	if (sigsetjmp(jb, 0)) {
-		fault_note(rr);
-		return false;
-	}
-	guard_jmp = &jb;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	memcpy(dst, src, n);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	guard_jmp = NULL;
-	return true;
+	return guarded(rr, G_COPY, NULL, NULL, dst, src, n);
 }
 
 #define OFF(field) ((unsigned)offsetof(struct ht_ring, field))
