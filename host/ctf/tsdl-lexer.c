@@ -155,14 +155,15 @@ int ht__tsdl_lex(struct parser *ps, const char *src, size_t len)
 			size_t n = 0;
 			const char *s = ++p;
 
+			/* a newline is part of the string, as babeltrace2
+			 * reads it (barectf writes multi-line descriptions) */
 			while (p < end && *p != '"') {
 				if (*p == '\\' && p + 1 < end) {
 					p++;
 				}
 				if (*p == '\n') {
-					return ht__tsdl_fail_at(
-					    ps, t.line, t.col, HT_ESYNTAX,
-					    "unterminated string");
+					line++;
+					line_start = p + 1;
 				}
 				p++;
 			}
