@@ -567,11 +567,18 @@ static int env_entry(struct parser *ps, void *obj, const char *key,
 	return e->str ? 0 : HT_ENOMEM;
 }
 
+/* A clock block being parsed: where its offset was given, for messages. */
+struct pending_clock {
+	struct ht_ctf_clock *c;
+	unsigned line, col;
+};
+
 static int clock_entry(struct parser *ps, void *obj, const char *key,
 		       const struct ht_ctf_type *type, const struct value *v,
 		       unsigned line, unsigned col)
 {
-	struct ht_ctf_clock *c = obj;
+	struct pending_clock *pc = obj;
+	struct ht_ctf_clock *c = pc->c;
 	uint64_t u = 0;
 	int ret;
 
@@ -608,11 +615,11 @@ static int clock_entry(struct parser *ps, void *obj, const char *key,
 	if (!strcmp(key, "precision")) {
 		return ht__tsdl_value_uint(ps, v, &c->precision);
 	}
-	if (!strcmp(key, "offset_s")) {
-		return ht__tsdl_value_int(ps, v, &c->offset_s);
-	}
-	if (!strcmp(key, "offset")) {
-		return ht__tsdl_value_int(ps, v, &c->offset_cycles);
+	if (!strcmp(key, "offset_s") || !strcmp(key, "offset")) {
+		pc->line = line;
+		pc->col = col;
+		return ht__tsdl_value_int(
+		    ps, v, key[6] ? &c->offset_s : &c->offset_cycles);
 	}
 	if (!strcmp(key, "absolute")) {
 		return ht__tsdl_value_bool(ps, v, &c->absolute);
@@ -706,19 +713,34 @@ static int parse_top(struct parser *ps)
 			advance(ps);
 			ret = parse_block(ps, NULL, env_entry);
 		} else if (tok_ident(t, "clock")) {
+			struct pending_clock pc = {NULL, line, col};
 			struct ht_ctf_clock *c;
+			int64_t ns;
 
 			c = ht__arena_alloc(ps->a, sizeof(*c));
 			if (!c) {
 				return HT_ENOMEM;
 			}
 			c->freq_hz = 1000000000;
+			pc.c = c;
 			advance(ps);
-			ret = parse_block(ps, c, clock_entry);
+			ret = parse_block(ps, &pc, clock_entry);
 			if (!ret && !c->name) {
 				return ht__tsdl_fail_at(ps, line, col,
 							HT_ESYNTAX,
 							"clock without a name");
+			}
+			/* babeltrace2 refuses such a clock too: no time of
+			 * it can be given in ns from its origin */
+			if (!ret && ht__clock_offset_ns(c, &ns)) {
+				return ht__tsdl_fail_at(
+				    ps, pc.line, pc.col, HT_ERANGE,
+				    "clock '%s': offset_s = %lld plus offset = "
+				    "%lld cycles at %llu Hz is out of the "
+				    "64-bit nanosecond range",
+				    c->name, (long long)c->offset_s,
+				    (long long)c->offset_cycles,
+				    (unsigned long long)c->freq_hz);
 			}
 			if (!ret && ht__tsdl_vec_push(&ps->clocks, c)) {
 				return HT_ENOMEM;
