@@ -27,6 +27,8 @@ static uint64_t ns_from_value(uint64_t freq, uint64_t cycles)
  * The offset is computed in 128 bits: offset_s and offset are any
  * int64_t, so the seconds after normalization need 65 bits and their
  * nanoseconds 95; the result is then checked against the int64_t range.
+ * (babeltrace2 refuses offset_s from 9223372035 on, a second short of
+ * the limit; an offset that fits is taken here.)
  */
 int ht__clock_offset_ns(const struct ht_ctf_clock *clk, int64_t *ns)
 {
