@@ -23,29 +23,48 @@ static uint64_t ns_from_value(uint64_t freq, uint64_t cycles)
 	return (uint64_t)d;
 }
 
+/*
+ * The offset is computed in 128 bits: offset_s and offset are any
+ * int64_t, so the seconds after normalization need 65 bits and their
+ * nanoseconds 95; the result is then checked against the int64_t range.
+ * (babeltrace2 refuses offset_s from 9223372035 on, a second short of
+ * the limit; an offset that fits is taken here.)
+ */
+int ht__clock_offset_ns(const struct ht_ctf_clock *clk, int64_t *ns)
+{
+	__int128 freq = clk->freq_hz ? clk->freq_hz : 1;
+	__int128 secs, cycles, total;
+
+	/* normalize as babeltrace2 does: 0 <= offset cycles < freq, the
+	 * whole seconds (floor, for a negative offset) moved to offset_s */
+	secs = clk->offset_cycles / freq;
+	cycles = clk->offset_cycles % freq;
+	if (cycles < 0) {
+		secs--;
+		cycles += freq;
+	}
+	secs += clk->offset_s;
+	total =
+	    secs * 1000000000 + ns_from_value((uint64_t)freq, (uint64_t)cycles);
+	if (total < INT64_MIN || total > INT64_MAX) {
+		return HT_ERANGE;
+	}
+	*ns = (int64_t)total;
+	return 0;
+}
+
 int ht_ctf_clock_cycles_to_ns(const struct ht_ctf_clock *clk, uint64_t cycles,
 			      int64_t *ns_from_origin)
 {
-	int64_t off_s = clk->offset_s, base;
-	int64_t off_c = clk->offset_cycles;
 	uint64_t freq = clk->freq_hz ? clk->freq_hz : 1;
 	uint64_t vns;
+	int64_t base;
 
-	/* normalize the offset: 0 <= offset cycles < freq */
-	if (off_c >= 0) {
-		off_s += off_c / (int64_t)(freq > INT64_MAX ? INT64_MAX : freq);
-		off_c %= (int64_t)(freq > INT64_MAX ? INT64_MAX : freq);
-	} else {
-		int64_t f = freq > INT64_MAX ? INT64_MAX : (int64_t)freq;
-		int64_t secs = (-off_c + f - 1) / f;
-
-		off_s -= secs;
-		off_c += secs * f;
-	}
-	if (__builtin_mul_overflow(off_s, INT64_C(1000000000), &base)) {
+	if (ht__clock_offset_ns(clk, &base)) {
 		return HT_ERANGE;
 	}
-	base += (int64_t)ns_from_value(freq, (uint64_t)off_c);
+	/* babeltrace2's limits: the value alone below INT64_MAX ns, the
+	 * sum an int64_t (with base <= 0 it cannot overflow) */
 	vns = ns_from_value(freq, cycles);
 	if (vns >= (uint64_t)INT64_MAX) {
 		return HT_ERANGE;
@@ -63,7 +82,7 @@ void ht__stream_class_clock_init(struct ht__stream_class *sc)
 
 	sc->clock_is_ns = c && c->freq_hz == 1000000000;
 	if (c) {
-		sc->base_ok = !ht_ctf_clock_cycles_to_ns(c, 0, &sc->base_ns);
+		sc->base_ok = !ht__clock_offset_ns(c, &sc->base_ns);
 		sc->freq_d = (double)c->freq_hz;
 	}
 }

@@ -99,6 +99,12 @@ int ht__trace_load(struct ht__trace *trace, const char *path, const char *text,
 		   size_t err_len);
 
 /*
+ * The offset of clock @clk in ns from its origin (offset_s and offset
+ * together), in @ns. Returns 0 or HT_ERANGE when it is not an int64_t.
+ */
+int ht__clock_offset_ns(const struct ht_ctf_clock *clk, int64_t *ns);
+
+/*
  * Sets the clock fields of @sc (.clock_is_ns, .base_ok, .base_ns,
  * .freq_d) from its default clock, once that is known.
  */

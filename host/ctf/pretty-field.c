@@ -134,7 +134,7 @@ int ht__pretty_put_enum(struct ht_pretty *p, const struct ht_ctf_type *t,
 {
 	const struct ht_ctf_type *c = t->container ? t->container : t;
 	bool any = false;
-	size_t i, j;
+	size_t i, j, n;
 	int ret;
 
 	/* the value without a label: "( <unknown> : container = ", up to
@@ -155,16 +155,19 @@ int ht__pretty_put_enum(struct ht_pretty *p, const struct ht_ctf_type *t,
 		if (j == m->nr_ranges) {
 			continue;
 		}
-		ret = reserve(p, strlen(m->label) + 128);
+		/* the label quoted and escaped as a string (babeltrace2),
+		 * then room for the rest as above */
+		n = strlen(m->label);
+		ret = reserve(p, 4 * n + 128);
 		if (ret) {
 			return ret;
 		}
 		if (any) {
 			PUT_LIT(p, ", ");
 		}
-		putc_(p, '"');
-		put(p, m->label, strlen(m->label));
-		putc_(p, '"');
+		p->out.len = (size_t)(out_escaped(p->out.data + p->out.len,
+						  m->label, n) -
+				      p->out.data);
 		any = true;
 	}
 	if (!any) {

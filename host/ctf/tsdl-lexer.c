@@ -54,6 +54,13 @@ int ht__tsdl_lex(struct parser *ps, const char *src, size_t len)
 	struct tok t;
 	int ret;
 
+	/* about one token per 4 bytes of usual metadata: few regrowths
+	 * (up to 64 Ki tokens; text of comments only does not pay more) */
+	if (ht_array_reserve((void **)&ps->toks, &ps->cap_toks,
+			     len / 4 < 65536 ? len / 4 + 16 : 65536,
+			     sizeof(*ps->toks))) {
+		return HT_ENOMEM;
+	}
 	for (;;) {
 		/* skip blanks and comments */
 		while (p < end) {
@@ -155,14 +162,15 @@ int ht__tsdl_lex(struct parser *ps, const char *src, size_t len)
 			size_t n = 0;
 			const char *s = ++p;
 
+			/* a newline is part of the string, as babeltrace2
+			 * reads it (barectf writes multi-line descriptions) */
 			while (p < end && *p != '"') {
 				if (*p == '\\' && p + 1 < end) {
 					p++;
 				}
 				if (*p == '\n') {
-					return ht__tsdl_fail_at(
-					    ps, t.line, t.col, HT_ESYNTAX,
-					    "unterminated string");
+					line++;
+					line_start = p + 1;
 				}
 				p++;
 			}

@@ -30,6 +30,91 @@ static void vec_fini(struct vec *v)
 	v->n = v->cap = 0;
 }
 
+static size_t name_hash(const char *name, size_t len)
+{
+	uint64_t h = UINT64_C(14695981039346656037);
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		h = (h ^ (unsigned char)name[i]) * UINT64_C(1099511628211);
+	}
+	return (size_t)(h ^ (h >> 32));
+}
+
+/* The slot of @name in @ix: its own, or the empty one ending its probe. */
+static struct name_slot *index_slot(const struct name_index *ix,
+				    const char *name, size_t len)
+{
+	size_t mask = ix->cap - 1, i = name_hash(name, len) & mask;
+
+	for (;;) {
+		struct name_slot *s = &ix->slots[i];
+
+		if (!s->name ||
+		    (s->len == len && !memcmp(s->name, name, len))) {
+			return s;
+		}
+		i = (i + 1) & mask;
+	}
+}
+
+size_t ht__tsdl_index_find(const struct name_index *ix, const char *name,
+			   size_t len)
+{
+	const struct name_slot *s;
+
+	if (!ix->n) {
+		return NAME_NONE;
+	}
+	s = index_slot(ix, name, len);
+	return s->name ? s->value : NAME_NONE;
+}
+
+int ht__tsdl_index_set(struct name_index *ix, const char *name, size_t len,
+		       size_t value)
+{
+	struct name_slot *s;
+
+	if (ix->n) {
+		s = index_slot(ix, name, len);
+		if (s->name) {
+			s->value = value;
+			return 0;
+		}
+	}
+	if (2 * (ix->n + 1) > ix->cap) {
+		struct name_index big = {NULL, ix->cap ? 2 * ix->cap : 16, 0};
+		size_t i;
+
+		big.slots = calloc(big.cap, sizeof(*big.slots));
+		if (!big.slots) {
+			return HT_ENOMEM;
+		}
+		for (i = 0; i < ix->cap; i++) {
+			if (ix->slots[i].name) {
+				*index_slot(&big, ix->slots[i].name,
+					    ix->slots[i].len) = ix->slots[i];
+			}
+		}
+		big.n = ix->n;
+		free(ix->slots);
+		*ix = big;
+	}
+	s = index_slot(ix, name, len);
+	s->name = name;
+	s->len = len;
+	s->value = value;
+	ix->n++;
+	return 0;
+}
+
+void ht__tsdl_index_fini(struct name_index *ix)
+{
+	free(ix->slots);
+	ix->slots = NULL;
+	ix->cap = ix->n = 0;
+}
+
 int ht__tsdl_fail_at(struct parser *ps, unsigned line, unsigned col, int code,
 		     const char *fmt, ...)
 {
@@ -455,21 +540,20 @@ static int env_entry(struct parser *ps, void *obj, const char *key,
 		return ret;
 	}
 	(void)type;
-	e = NULL;
-	for (i = 0; i < ps->env.n; i++) {
-		struct ht_ctf_env_entry *o = ps->env.v[i];
-
-		if (!strcmp(o->name, key)) {
-			e = o; /* babeltrace2: the last value wins */
-		}
-	}
-	if (!e) {
+	/* a name given again: babeltrace2 keeps the last value */
+	i = ht__tsdl_index_find(&ps->env_ix, key, strlen(key));
+	if (i != NAME_NONE) {
+		e = ps->env.v[i];
+	} else {
 		e = ht__arena_alloc(ps->a, sizeof(*e));
 		if (!e) {
 			return HT_ENOMEM;
 		}
 		e->name = ht__arena_strdup(ps->a, key);
-		if (!e->name || ht__tsdl_vec_push(&ps->env, e)) {
+		if (!e->name ||
+		    ht__tsdl_index_set(&ps->env_ix, e->name, strlen(e->name),
+				       ps->env.n) ||
+		    ht__tsdl_vec_push(&ps->env, e)) {
 			return HT_ENOMEM;
 		}
 	}
@@ -483,11 +567,18 @@ static int env_entry(struct parser *ps, void *obj, const char *key,
 	return e->str ? 0 : HT_ENOMEM;
 }
 
+/* A clock block being parsed: where its offset was given, for messages. */
+struct pending_clock {
+	struct ht_ctf_clock *c;
+	unsigned line, col;
+};
+
 static int clock_entry(struct parser *ps, void *obj, const char *key,
 		       const struct ht_ctf_type *type, const struct value *v,
 		       unsigned line, unsigned col)
 {
-	struct ht_ctf_clock *c = obj;
+	struct pending_clock *pc = obj;
+	struct ht_ctf_clock *c = pc->c;
 	uint64_t u = 0;
 	int ret;
 
@@ -524,11 +615,11 @@ static int clock_entry(struct parser *ps, void *obj, const char *key,
 	if (!strcmp(key, "precision")) {
 		return ht__tsdl_value_uint(ps, v, &c->precision);
 	}
-	if (!strcmp(key, "offset_s")) {
-		return ht__tsdl_value_int(ps, v, &c->offset_s);
-	}
-	if (!strcmp(key, "offset")) {
-		return ht__tsdl_value_int(ps, v, &c->offset_cycles);
+	if (!strcmp(key, "offset_s") || !strcmp(key, "offset")) {
+		pc->line = line;
+		pc->col = col;
+		return ht__tsdl_value_int(
+		    ps, v, key[6] ? &c->offset_s : &c->offset_cycles);
 	}
 	if (!strcmp(key, "absolute")) {
 		return ht__tsdl_value_bool(ps, v, &c->absolute);
@@ -622,19 +713,34 @@ static int parse_top(struct parser *ps)
 			advance(ps);
 			ret = parse_block(ps, NULL, env_entry);
 		} else if (tok_ident(t, "clock")) {
+			struct pending_clock pc = {NULL, line, col};
 			struct ht_ctf_clock *c;
+			int64_t ns;
 
 			c = ht__arena_alloc(ps->a, sizeof(*c));
 			if (!c) {
 				return HT_ENOMEM;
 			}
 			c->freq_hz = 1000000000;
+			pc.c = c;
 			advance(ps);
-			ret = parse_block(ps, c, clock_entry);
+			ret = parse_block(ps, &pc, clock_entry);
 			if (!ret && !c->name) {
 				return ht__tsdl_fail_at(ps, line, col,
 							HT_ESYNTAX,
 							"clock without a name");
+			}
+			/* babeltrace2 refuses such a clock too: no time of
+			 * it can be given in ns from its origin */
+			if (!ret && ht__clock_offset_ns(c, &ns)) {
+				return ht__tsdl_fail_at(
+				    ps, pc.line, pc.col, HT_ERANGE,
+				    "clock '%s': offset_s = %lld plus offset = "
+				    "%lld cycles at %llu Hz is out of the "
+				    "64-bit nanosecond range",
+				    c->name, (long long)c->offset_s,
+				    (long long)c->offset_cycles,
+				    (unsigned long long)c->freq_hz);
 			}
 			if (!ret && ht__tsdl_vec_push(&ps->clocks, c)) {
 				return HT_ENOMEM;
@@ -889,6 +995,7 @@ int ht__tsdl_parse(struct ht__trace *trace, const char *path, const char *text,
 		   size_t err_len)
 {
 	struct parser ps;
+	size_t i;
 	int ret;
 
 	memset(&ps, 0, sizeof(ps));
@@ -910,6 +1017,10 @@ int ht__tsdl_parse(struct ht__trace *trace, const char *path, const char *text,
 	}
 	free(ps.toks);
 	free(ps.aliases);
+	for (i = 0; i < NR_ALIAS_KINDS; i++) {
+		ht__tsdl_index_fini(&ps.alias_ix[i]);
+	}
+	ht__tsdl_index_fini(&ps.env_ix);
 	vec_fini(&ps.types);
 	vec_fini(&ps.clocks);
 	vec_fini(&ps.streams);

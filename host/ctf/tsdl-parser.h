@@ -35,11 +35,53 @@ struct tok {
 	char punct[4];
 };
 
+/*
+ * How deep types nest: a structure, variant, array or sequence is one
+ * level deeper than the deepest type it holds. The parser refuses a
+ * type deeper than this, and also stops its own recursion there (an
+ * enumeration's container is parsed by recursion too), so no walk over
+ * a type (the plan compiler, the writer, the formatter) goes deeper.
+ * The plan compiler takes 64 nested structures (ctf-plan.c): the same.
+ */
+#define TSDL_MAX_DEPTH 64
+
+/*
+ * A hash index from names (not copied: they must outlive it) to
+ * values, for the lookups a list would make quadratic (env entries,
+ * enum labels, struct members, aliases). Open addressing with FNV-1a,
+ * never more than half full.
+ */
+struct name_slot {
+	const char *name; /* NULL: an empty slot */
+	size_t len;
+	size_t value;
+};
+
+struct name_index {
+	struct name_slot *slots;
+	size_t cap, n;
+};
+
+#define NAME_NONE SIZE_MAX
+
+/* The value of @name (@len bytes) in @ix, or NAME_NONE. */
+size_t ht__tsdl_index_find(const struct name_index *ix, const char *name,
+			   size_t len);
+
+/* Sets the value of @name (@len bytes) in @ix. Returns 0 or HT_ENOMEM. */
+int ht__tsdl_index_set(struct name_index *ix, const char *name, size_t len,
+		       size_t value);
+
+void ht__tsdl_index_fini(struct name_index *ix);
+
+enum { ALIAS_TYPE, ALIAS_STRUCT, ALIAS_VARIANT, ALIAS_ENUM, NR_ALIAS_KINDS };
+
 struct alias {
 	const char *name;
-	int kind; /* 0 alias/typedef, 1 struct, 2 variant, 3 enum */
+	int kind; /* ALIAS_... */
 	const struct ht_ctf_type *type;
-	unsigned depth;
+	unsigned depth; /* of the scope that declared it */
+	size_t prev; /* the alias it hides (same name and kind) or NAME_NONE */
 };
 
 struct vec {
@@ -58,13 +100,16 @@ struct parser {
 	const struct ht_ctf_open_opts *opts;
 	struct alias *aliases;
 	size_t nr_aliases, cap_aliases;
-	unsigned depth;
+	struct name_index alias_ix[NR_ALIAS_KINDS]; /* -> the visible alias */
+	unsigned depth;	    /* of the scopes of aliases */
+	unsigned nest;	    /* type specifiers being parsed, one in another */
 	struct vec types;   /* int/float types: native order resolved later */
 	struct vec clocks;  /* struct ht_ctf_clock * */
 	struct vec streams; /* struct ht__stream_class * */
 	struct vec events;  /* struct ht__event_class * + stream id */
 	struct vec env;	    /* struct ht_ctf_env_entry * */
-	struct vec warned;  /* const char * names already warned about */
+	struct name_index env_ix; /* env entry name -> index in .env */
+	struct vec warned;	  /* const char * names already warned about */
 	bool has_trace_bo;
 	bool seen_trace;
 	struct ht_ctf_type *native_marker;

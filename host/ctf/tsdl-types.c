@@ -13,45 +13,89 @@
 #include "common/buf.h"
 #include "common/error.h"
 
+/*
+ * Every type the parser makes, with how deep it nests (TSDL_MAX_DEPTH):
+ * 0 for an integer, a floating point number, a string or an
+ * enumeration, one more than its deepest member or element for a
+ * structure, a variant, an array or a sequence.
+ */
+struct tsdl_type {
+	struct ht_ctf_type pub; /* first: a type is its tsdl_type */
+	unsigned depth;
+};
+
+/* Below this many, enum labels and members are looked up by a scan. */
+#define SCAN_MAX 16
+
+static unsigned type_depth(const struct ht_ctf_type *t)
+{
+	return ((const struct tsdl_type *)t)->depth;
+}
+
 static struct ht_ctf_type *new_type(struct parser *ps,
 				    enum ht_ctf_type_kind kind)
 {
-	struct ht_ctf_type *t = ht__arena_alloc(ps->a, sizeof(*t));
+	struct tsdl_type *t = ht__arena_alloc(ps->a, sizeof(*t));
 
-	if (t) {
-		t->kind = kind;
-		t->align_bits = 8;
-		t->base = 10;
+	if (!t) {
+		return NULL;
 	}
-	return t;
+	t->pub.kind = kind;
+	t->pub.align_bits = 8;
+	t->pub.base = 10;
+	return &t->pub;
 }
 
 static struct ht_ctf_type *copy_type(struct parser *ps,
 				     const struct ht_ctf_type *src)
 {
-	struct ht_ctf_type *t = ht__arena_alloc(ps->a, sizeof(*t));
+	struct tsdl_type *t = ht__arena_alloc(ps->a, sizeof(*t));
 
-	if (t) {
-		*t = *src;
-		if ((t->kind == HT_CTF_INT || t->kind == HT_CTF_FLOAT) &&
-		    ht__tsdl_vec_push(&ps->types, t)) {
-			return NULL;
-		}
+	if (!t) {
+		return NULL;
 	}
-	return t;
+	*t = *(const struct tsdl_type *)src;
+	if ((t->pub.kind == HT_CTF_INT || t->pub.kind == HT_CTF_FLOAT) &&
+	    ht__tsdl_vec_push(&ps->types, &t->pub)) {
+		return NULL;
+	}
+	return &t->pub;
+}
+
+/* Sets the depth of @t, one more than @inner; an error at @line:@col
+ * when that is too deep. */
+static int set_depth(struct parser *ps, struct ht_ctf_type *t, unsigned inner,
+		     unsigned line, unsigned col)
+{
+	if (inner >= TSDL_MAX_DEPTH) {
+		return ht__tsdl_fail_at(ps, line, col, HT_ERANGE,
+					"types nested deeper than %d",
+					TSDL_MAX_DEPTH);
+	}
+	((struct tsdl_type *)t)->depth = inner + 1;
+	return 0;
 }
 
 static int add_alias(struct parser *ps, const char *name, int kind,
 		     const struct ht_ctf_type *type)
 {
+	struct name_index *ix = &ps->alias_ix[kind];
+	size_t len = strlen(name);
+	struct alias *a;
+
 	if (ht_array_reserve((void **)&ps->aliases, &ps->cap_aliases,
 			     ps->nr_aliases + 1, sizeof(*ps->aliases))) {
 		return HT_ENOMEM;
 	}
-	ps->aliases[ps->nr_aliases].name = name;
-	ps->aliases[ps->nr_aliases].kind = kind;
-	ps->aliases[ps->nr_aliases].type = type;
-	ps->aliases[ps->nr_aliases].depth = ps->depth;
+	a = &ps->aliases[ps->nr_aliases];
+	a->name = name;
+	a->kind = kind;
+	a->type = type;
+	a->depth = ps->depth;
+	a->prev = ht__tsdl_index_find(ix, name, len);
+	if (ht__tsdl_index_set(ix, name, len, ps->nr_aliases)) {
+		return HT_ENOMEM;
+	}
 	ps->nr_aliases++;
 	return 0;
 }
@@ -59,17 +103,9 @@ static int add_alias(struct parser *ps, const char *name, int kind,
 static const struct ht_ctf_type *find_alias(struct parser *ps, const char *name,
 					    size_t len, int kind)
 {
-	size_t i = ps->nr_aliases;
+	size_t i = ht__tsdl_index_find(&ps->alias_ix[kind], name, len);
 
-	while (i--) {
-		const struct alias *a = &ps->aliases[i];
-
-		if (a->kind == kind && strlen(a->name) == len &&
-		    !memcmp(a->name, name, len)) {
-			return a->type;
-		}
-	}
-	return NULL;
+	return i == NAME_NONE ? NULL : ps->aliases[i].type;
 }
 
 void ht__tsdl_enter_scope(struct parser *ps)
@@ -81,7 +117,11 @@ void ht__tsdl_leave_scope(struct parser *ps)
 {
 	while (ps->nr_aliases &&
 	       ps->aliases[ps->nr_aliases - 1].depth >= ps->depth) {
-		ps->nr_aliases--;
+		const struct alias *a = &ps->aliases[--ps->nr_aliases];
+
+		/* the name is in the index: setting it cannot fail */
+		ht__tsdl_index_set(&ps->alias_ix[a->kind], a->name,
+				   strlen(a->name), a->prev);
 	}
 	ps->depth--;
 }
@@ -105,7 +145,7 @@ bool ht__tsdl_is_type_start(struct parser *ps)
 			return true;
 		}
 	}
-	return find_alias(ps, t->s, t->len, 0) != NULL ||
+	return find_alias(ps, t->s, t->len, ALIAS_TYPE) != NULL ||
 	       tok_ident(t, "unsigned") || tok_ident(t, "signed");
 }
 
@@ -276,13 +316,99 @@ static int parse_attrs(struct parser *ps, struct ht_ctf_type *t)
 	return 0;
 }
 
+/* A range of an enumeration being parsed, and the label it maps to. */
+struct enum_range {
+	size_t map;
+	struct ht_ctf_enum_range r;
+};
+
+/*
+ * The index in @maps (@nr of them) of the label @s (@len bytes), or
+ * NAME_NONE: a scan of a short enumeration, the index @ix of a long
+ * one (made when it reaches SCAN_MAX labels).
+ */
+static size_t enum_label_find(struct name_index *ix,
+			      const struct ht_ctf_enum_mapping *maps, size_t nr,
+			      const char *s, size_t len)
+{
+	size_t j;
+
+	if (nr > SCAN_MAX) {
+		return ht__tsdl_index_find(ix, s, len);
+	}
+	for (j = 0; j < nr; j++) {
+		if (strlen(maps[j].label) == len &&
+		    !memcmp(maps[j].label, s, len)) {
+			return j;
+		}
+	}
+	return NAME_NONE;
+}
+
+static int enum_label_add(struct name_index *ix,
+			  const struct ht_ctf_enum_mapping *maps, size_t nr)
+{
+	/* all labels once there are too many to scan, then each new one */
+	size_t j = nr == SCAN_MAX + 1 ? 0 : nr - 1;
+
+	if (nr <= SCAN_MAX) {
+		return 0;
+	}
+	for (; j < nr; j++) {
+		if (ht__tsdl_index_set(ix, maps[j].label, strlen(maps[j].label),
+				       j)) {
+			return HT_ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The mappings @maps (@nr of them) and their ranges @rs (@nr_rs, in
+ * metadata order) into the arena, as the enumeration @t holds them.
+ */
+static int enum_finish(struct parser *ps, struct ht_ctf_type *t,
+		       struct ht_ctf_enum_mapping *maps, size_t nr,
+		       const struct enum_range *rs, size_t nr_rs)
+{
+	struct ht_ctf_enum_mapping *m;
+	struct ht_ctf_enum_range *all;
+	size_t j, at = 0;
+
+	if (!nr) {
+		return 0;
+	}
+	m = ht__arena_alloc(ps->a, nr * sizeof(*m));
+	all = ht__arena_alloc(ps->a, nr_rs * sizeof(*all));
+	if (!m || !all) {
+		return HT_ENOMEM;
+	}
+	/* each label's ranges one after the other (.nr_ranges counted
+	 * them), in metadata order */
+	for (j = 0; j < nr; j++) {
+		m[j].label = maps[j].label;
+		m[j].ranges = all + at;
+		at += maps[j].nr_ranges;
+	}
+	for (j = 0; j < nr_rs; j++) {
+		struct ht_ctf_enum_mapping *mj = &m[rs[j].map];
+
+		all[(mj->ranges - all) + mj->nr_ranges++] = rs[j].r;
+	}
+	t->mappings = m;
+	t->nr_mappings = nr;
+	return 0;
+}
+
 static int parse_enum(struct parser *ps, const struct ht_ctf_type **out)
 {
 	struct ht_ctf_type *t;
 	const struct ht_ctf_type *container = NULL;
 	const char *name = NULL;
 	struct ht_ctf_enum_mapping *maps = NULL;
-	size_t nr = 0, cap = 0;
+	struct enum_range *rs = NULL;
+	struct name_index ix = {NULL, 0, 0};
+	size_t nr = 0, cap = 0, nr_rs = 0, cap_rs = 0;
 	int64_t next = 0;
 	bool next_valid = true;
 	int ret;
@@ -293,7 +419,7 @@ static int parse_enum(struct parser *ps, const struct ht_ctf_type **out)
 		/* a reference to a named enum */
 		const struct ht_ctf_type *e;
 
-		e = find_alias(ps, cur(ps)->s, cur(ps)->len, 3);
+		e = find_alias(ps, cur(ps)->s, cur(ps)->len, ALIAS_ENUM);
 		if (!e) {
 			return FAIL(ps, HT_ESYNTAX, "unknown enum '%.*s'",
 				    (int)cur(ps)->len, cur(ps)->s);
@@ -319,7 +445,7 @@ static int parse_enum(struct parser *ps, const struct ht_ctf_type **out)
 			return ret;
 		}
 	} else {
-		container = find_alias(ps, "int", 3, 0);
+		container = find_alias(ps, "int", 3, ALIAS_TYPE);
 		if (!container) {
 			return FAIL(ps, HT_ESYNTAX,
 				    "enum without a container type and no "
@@ -335,7 +461,6 @@ static int parse_enum(struct parser *ps, const struct ht_ctf_type **out)
 		return ret;
 	}
 	while (!tok_is(cur(ps), "}")) {
-		struct ht_ctf_enum_mapping *m;
 		struct ht_ctf_enum_range *r;
 		struct tok *lt = cur(ps);
 		struct value lo, hi;
@@ -369,11 +494,13 @@ static int parse_enum(struct parser *ps, const struct ht_ctf_type **out)
 			}
 			has_range = true;
 		}
-		r = ht__arena_alloc(ps->a, sizeof(*r));
-		if (!r) {
+		if (ht_array_reserve((void **)&rs, &cap_rs, nr_rs + 1,
+				     sizeof(*rs))) {
 			ret = HT_ENOMEM;
 			goto fail;
 		}
+		r = &rs[nr_rs].r;
+		memset(r, 0, sizeof(*r));
 		if (has_range) {
 			if (container->is_signed) {
 				ret = ht__tsdl_value_int(ps, &lo, &r->lower.s);
@@ -419,42 +546,24 @@ static int parse_enum(struct parser *ps, const struct ht_ctf_type **out)
 			next++;
 		}
 		/* a label given twice adds a range to the first one */
-		m = NULL;
-		for (j = 0; j < nr; j++) {
-			if (strlen(maps[j].label) == lt->len &&
-			    !memcmp(maps[j].label, lt->s, lt->len)) {
-				m = &maps[j];
-				break;
-			}
-		}
-		if (m) {
-			struct ht_ctf_enum_range *nrs;
-
-			nrs = ht__arena_alloc(ps->a, (m->nr_ranges + 1) *
-							 sizeof(*nrs));
-			if (!nrs) {
-				ret = HT_ENOMEM;
-				goto fail;
-			}
-			memcpy(nrs, m->ranges, m->nr_ranges * sizeof(*nrs));
-			nrs[m->nr_ranges] = *r;
-			m->ranges = nrs;
-			m->nr_ranges++;
-		} else {
+		j = enum_label_find(&ix, maps, nr, lt->s, lt->len);
+		if (j == NAME_NONE) {
 			if (ht_array_reserve((void **)&maps, &cap, nr + 1,
 					     sizeof(*maps))) {
 				ret = HT_ENOMEM;
 				goto fail;
 			}
-			m = &maps[nr++];
-			m->label = tok_strdup(ps, lt);
-			m->ranges = r;
-			m->nr_ranges = 1;
-			if (!m->label) {
+			j = nr++;
+			maps[j].label = tok_strdup(ps, lt);
+			maps[j].ranges = NULL;
+			maps[j].nr_ranges = 0;
+			if (!maps[j].label || enum_label_add(&ix, maps, nr)) {
 				ret = HT_ENOMEM;
 				goto fail;
 			}
 		}
+		maps[j].nr_ranges++;
+		rs[nr_rs++].map = j;
 		if (tok_is(cur(ps), ",")) {
 			advance(ps);
 		} else if (!tok_is(cur(ps), "}")) {
@@ -473,37 +582,60 @@ static int parse_enum(struct parser *ps, const struct ht_ctf_type **out)
 	t->size_bits = container->size_bits;
 	t->is_signed = container->is_signed;
 	t->base = container->base;
-	if (nr) {
-		struct ht_ctf_enum_mapping *m;
-
-		m = ht__arena_alloc(ps->a, nr * sizeof(*m));
-		if (!m) {
-			ret = HT_ENOMEM;
-			goto fail;
-		}
-		memcpy(m, maps, nr * sizeof(*m));
-		t->mappings = m;
+	ret = enum_finish(ps, t, maps, nr, rs, nr_rs);
+	if (!ret && name) {
+		ret = add_alias(ps, name, ALIAS_ENUM, t);
 	}
-	t->nr_mappings = nr;
-	free(maps);
-	if (name) {
-		ret = add_alias(ps, name, 3, t);
-		if (ret) {
-			return ret;
-		}
+	if (!ret) {
+		*out = t;
 	}
-	*out = t;
-	return 0;
 fail:
 	free(maps);
+	free(rs);
+	ht__tsdl_index_fini(&ix);
 	return ret;
+}
+
+/*
+ * Whether a member of @mem (@nr of them) is named @name: a scan of a
+ * short list, the index @ix of a long one (made when it reaches
+ * SCAN_MAX names); @name is added to @ix when it is new.
+ */
+static int member_seen(struct name_index *ix, const struct ht_ctf_member *mem,
+		       size_t nr, const char *name, bool *seen)
+{
+	size_t j, len = strlen(name);
+
+	*seen = false;
+	if (nr < SCAN_MAX) {
+		for (j = 0; j < nr; j++) {
+			if (!strcmp(mem[j].name, name)) {
+				*seen = true;
+				return 0;
+			}
+		}
+		return 0;
+	}
+	for (j = nr == SCAN_MAX ? 0 : nr; j < nr; j++) {
+		if (ht__tsdl_index_set(ix, mem[j].name, strlen(mem[j].name),
+				       j)) {
+			return HT_ENOMEM;
+		}
+	}
+	*seen = ht__tsdl_index_find(ix, name, len) != NAME_NONE;
+	if (!*seen && ht__tsdl_index_set(ix, name, len, nr)) {
+		return HT_ENOMEM;
+	}
+	return 0;
 }
 
 /* struct or variant body: members / options */
 static int parse_compound_body(struct parser *ps, struct ht_ctf_type *t)
 {
 	struct ht_ctf_member *mem = NULL;
+	struct name_index ix = {NULL, 0, 0};
 	size_t nr = 0, cap = 0;
+	unsigned depth = 0;
 	int ret;
 
 	ret = expect(ps, "{");
@@ -531,20 +663,24 @@ static int parse_compound_body(struct parser *ps, struct ht_ctf_type *t)
 			for (;;) {
 				const struct ht_ctf_type *ft;
 				const char *name;
-				size_t j;
+				bool seen;
 
 				ret = parse_declarator(ps, base, &ft, &name);
+				if (!ret) {
+					ret = member_seen(&ix, mem, nr, name,
+							  &seen);
+				}
 				if (ret) {
 					goto fail;
 				}
-				for (j = 0; j < nr; j++) {
-					if (!strcmp(mem[j].name, name)) {
-						ret = FAIL(ps, HT_ESYNTAX,
-							   "duplicate member "
-							   "'%s'",
-							   name);
-						goto fail;
-					}
+				if (seen) {
+					ret =
+					    FAIL(ps, HT_ESYNTAX,
+						 "duplicate member '%s'", name);
+					goto fail;
+				}
+				if (type_depth(ft) > depth) {
+					depth = type_depth(ft);
 				}
 				if (ht_array_reserve((void **)&mem, &cap,
 						     nr + 1, sizeof(*mem))) {
@@ -566,23 +702,22 @@ static int parse_compound_body(struct parser *ps, struct ht_ctf_type *t)
 		}
 	}
 	advance(ps);
-	ht__tsdl_leave_scope(ps);
 	if (nr) {
 		struct ht_ctf_member *m =
 		    ht__arena_alloc(ps->a, nr * sizeof(*m));
 
 		if (!m) {
-			free(mem);
-			return HT_ENOMEM;
+			ret = HT_ENOMEM;
+			goto fail;
 		}
 		memcpy(m, mem, nr * sizeof(*m));
 		t->members = m;
 	}
 	t->nr_members = nr;
-	free(mem);
-	return 0;
+	((struct tsdl_type *)t)->depth = depth; /* of its members here */
 fail:
 	ht__tsdl_leave_scope(ps);
+	ht__tsdl_index_fini(&ix);
 	free(mem);
 	return ret;
 }
@@ -611,8 +746,9 @@ static int parse_struct_or_variant(struct parser *ps,
 				   const struct ht_ctf_type **out)
 {
 	bool is_variant = tok_ident(cur(ps), "variant");
-	int kind = is_variant ? 2 : 1;
+	int kind = is_variant ? ALIAS_VARIANT : ALIAS_STRUCT;
 	const char *name = NULL, *tag = NULL;
+	unsigned line = cur(ps)->line, col = cur(ps)->col;
 	struct ht_ctf_type *t;
 	int ret;
 
@@ -659,6 +795,9 @@ static int parse_struct_or_variant(struct parser *ps,
 	t->align_bits = 1;
 	t->tag_ref = tag;
 	ret = parse_compound_body(ps, t);
+	if (!ret) {
+		ret = set_depth(ps, t, type_depth(t), line, col);
+	}
 	if (ret) {
 		return ret;
 	}
@@ -755,11 +894,20 @@ int ht__tsdl_parse_type(struct parser *ps, const struct ht_ctf_type **out,
 		*out = nt;
 		return 0;
 	}
-	if (tok_ident(t, "enum")) {
-		return parse_enum(ps, out);
-	}
-	if (tok_ident(t, "struct") || tok_ident(t, "variant")) {
-		return parse_struct_or_variant(ps, out);
+	if (tok_ident(t, "enum") || tok_ident(t, "struct") ||
+	    tok_ident(t, "variant")) {
+		/* these hold type specifiers: bound the recursion before
+		 * the depth of the types made (set_depth()) can */
+		if (ps->nest == TSDL_MAX_DEPTH) {
+			return FAIL(ps, HT_ERANGE,
+				    "types nested deeper than %d",
+				    TSDL_MAX_DEPTH);
+		}
+		ps->nest++;
+		ret = tok_ident(t, "enum") ? parse_enum(ps, out)
+					   : parse_struct_or_variant(ps, out);
+		ps->nest--;
+		return ret;
 	}
 	if (t->kind == T_IDENT) {
 		/* an alias name: one or more identifiers */
@@ -788,7 +936,7 @@ int ht__tsdl_parse_type(struct parser *ps, const struct ht_ctf_type **out,
 			}
 			memcpy(name + len, tk->s, tk->len);
 			len += tk->len;
-			a = find_alias(ps, name, len, 0);
+			a = find_alias(ps, name, len, ALIAS_TYPE);
 			if (a) {
 				found = a;
 				best = k;
@@ -835,6 +983,7 @@ static int parse_declarator(struct parser *ps, const struct ht_ctf_type *base,
 	} dims[8];
 	size_t nd = 0;
 	const struct ht_ctf_type *ft = base;
+	unsigned line = cur(ps)->line, col = cur(ps)->col;
 	int ret;
 
 	if (cur(ps)->kind != T_IDENT) {
@@ -895,6 +1044,10 @@ static int parse_declarator(struct parser *ps, const struct ht_ctf_type *base,
 		at->align_bits = ft->align_bits;
 		at->length = dims[nd].len;
 		at->length_ref = dims[nd].ref;
+		ret = set_depth(ps, at, type_depth(ft), line, col);
+		if (ret) {
+			return ret;
+		}
 		ft = at;
 	}
 	*type = ft;
@@ -919,7 +1072,7 @@ int ht__tsdl_parse_alias_decl(struct parser *ps, bool is_typedef)
 			if (ret) {
 				return ret;
 			}
-			ret = add_alias(ps, name, 0, ft);
+			ret = add_alias(ps, name, ALIAS_TYPE, ft);
 			if (ret) {
 				return ret;
 			}
@@ -963,7 +1116,7 @@ int ht__tsdl_parse_alias_decl(struct parser *ps, bool is_typedef)
 		if (!nm) {
 			return HT_ENOMEM;
 		}
-		ret = add_alias(ps, nm, 0, ft);
+		ret = add_alias(ps, nm, ALIAS_TYPE, ft);
 		if (ret) {
 			return ret;
 		}
