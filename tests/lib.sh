@@ -48,3 +48,20 @@ wait_for_dir() {
 		sleep 0.05
 	done
 }
+
+# bounded SECS MB CMD...: runs CMD under a time limit and a memory bound
+# of MB megabytes: the address space (ulimit -v), or for a sanitized
+# binary, which reserves its shadow memory as address space, the
+# resident size (ASan's hard_rss_limit_mb).
+bounded() {
+	local secs=$1 mb=$2
+	shift 2
+	if grep -qa __asan_init "$1" 2>/dev/null; then
+		ASAN_OPTIONS="${ASAN_OPTIONS:-}:hard_rss_limit_mb=$mb" timeout "$secs" "$@"
+	else
+		(
+			ulimit -v $((mb * 1024))
+			exec timeout "$secs" "$@"
+		)
+	fi
+}

@@ -11,26 +11,8 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
 py=/usr/bin/python3
-# bounded NAME... : runs a command under a 20 s and ~4 GB bound (ASan
-# builds reserve their shadow as address space: an RSS limit for them)
-bounded() {
-	if grep -qa __asan_init "$HETRACE"; then
-		ASAN_OPTIONS="${ASAN_OPTIONS:-}:hard_rss_limit_mb=4000" timeout 20 "$@"
-	else
-		(ulimit -v 4000000; timeout 20 "$@")
-	fi
-}
+. "$here/sync-lib.sh"
 
-run() {
-	local name=$1 want=$2 rc=0
-	shift 2
-	bounded "$HETRACE" sync "$@" \
-		>"$w/$name.out" 2>"$w/$name.err" || rc=$?
-	[ "$rc" = "$want" ] || bad "$name: exit $rc, want $want: $(head -3 "$w/$name.err")"
-	grep -q 'AddressSanitizer\|runtime error' "$w/$name.err" && bad "$name: sanitizer report: $(grep -m2 'runtime error\|Sanitizer' "$w/$name.err")"
-	return 0
-}
-has() { grep -q -- "$3" "$w/$1.$2" || bad "$1: no '$3' in $2: $(head -5 "$w/$1.$2")"; }
 
 # the merged trace NAME-out: every event there, none after the capture's
 # 50 ms (no event pushed to the damaged time), the fits still accurate
@@ -79,7 +61,7 @@ for ck in mcu0:1:0:0 mcu0:0x8000000000000000:0:0 \
 	n=ck$(echo "$ck" | tr ':' '_')
 	$py "$here/mkcapture.py" "$w/$n" "$w/t.json" --clock "$ck"
 	rc=0
-	bounded "$HETRACE" sync "$w/$n" -o "$w/$n-out" \
+	bounded 20 4000 "$HETRACE" sync "$w/$n" -o "$w/$n-out" \
 		>"$w/$n.out" 2>"$w/$n.err" || rc=$?
 	grep -q 'AddressSanitizer\|runtime error' "$w/$n.err" && bad "$n: sanitizer report: $(grep -m2 'runtime error' "$w/$n.err")"
 	case $rc in

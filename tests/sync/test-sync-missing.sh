@@ -10,27 +10,8 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
 py=/usr/bin/python3
-# bounded NAME... : runs a command under a 20 s and ~4 GB bound (ASan
-# builds reserve their shadow as address space: an RSS limit for them)
-bounded() {
-	if grep -qa __asan_init "$HETRACE"; then
-		ASAN_OPTIONS="${ASAN_OPTIONS:-}:hard_rss_limit_mb=4000" timeout 20 "$@"
-	else
-		(ulimit -v 4000000; timeout 20 "$@")
-	fi
-}
+. "$here/sync-lib.sh"
 
-# run NAME WANT ARGS...: hetrace sync under a time and memory bound
-run() {
-	local name=$1 want=$2 rc=0
-	shift 2
-	bounded "$HETRACE" sync "$@" \
-		>"$w/$name.out" 2>"$w/$name.err" || rc=$?
-	[ "$rc" = "$want" ] || bad "$name: exit $rc, want $want: $(head -3 "$w/$name.err")"
-	grep -q 'AddressSanitizer\|runtime error' "$w/$name.err" && bad "$name: sanitizer report"
-	return 0
-}
-has() { grep -q -- "$3" "$w/$1.$2" || bad "$1: no '$3' in $2: $(head -5 "$w/$1.$2")"; }
 # events NAME CORE: the events of CORE in the merged trace NAME-out
 events() {
 	babeltrace2 "$w/$1-out" 2>/dev/null | grep -c "core_id = $2 "

@@ -6,15 +6,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
 py=/usr/bin/python3
-# bounded NAME... : runs a command under a 20 s and ~4 GB bound (ASan
-# builds reserve their shadow as address space: an RSS limit for them)
-bounded() {
-	if grep -qa __asan_init "$HETRACE"; then
-		ASAN_OPTIONS="${ASAN_OPTIONS:-}:hard_rss_limit_mb=4000" timeout 20 "$@"
-	else
-		(ulimit -v 4000000; timeout 20 "$@")
-	fi
-}
+. "$here/sync-lib.sh"
 
 $py "$here/mkcapture.py" "$w/cap" "$w/truth.json"
 "$HETRACE" sync "$w/cap" -o "$w/synced" >/dev/null 2>"$w/err" || bad "sync: $(cat "$w/err")"
@@ -22,7 +14,7 @@ grep -aq 'sync_reference = "arm0"' "$w/synced/metadata" || bad "no sync_referenc
 
 for c in synced inside; do
 	[ $c = inside ] && { cp -r "$w/cap" "$w/inside"; cp -r "$w/synced" "$w/inside/merged"; }
-	expect_exit "$c" 1 bounded "$HETRACE" sync "$w/$c" -o "$w/$c-again"
+	expect_exit "$c" 1 bounded 20 4000 "$HETRACE" sync "$w/$c" -o "$w/$c-again"
 	expect_err "$c" "$c.*/metadata: already synchronized by hetrace sync (env sync_reference = \"arm0\")"
 	[ -e "$w/$c-again" ] && bad "$c: an output was written"
 	grep -q 'AddressSanitizer\|runtime error' "$w/err" && bad "$c: sanitizer report"
