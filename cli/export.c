@@ -125,6 +125,13 @@ static int tell_stats(const struct export_args *a,
 			ht_cli_prog, nr_warnings, MAX_WARNINGS_SHOWN);
 	}
 	status = ht_cli_tell_skipped(stats->reader_errors);
+	if (stats->damaged_times) {
+		fprintf(stderr,
+			"%s: %" PRIu64 " events with a damaged time (taken as "
+			"their core's last time)\n",
+			ht_cli_prog, stats->damaged_times);
+		status = HT_EXIT_FAIL;
+	}
 	if (!a->quiet) {
 		fprintf(
 		    stderr,

@@ -27,7 +27,11 @@
  * a negative duration: an exit without its enter is dropped, an enter
  * without its exit is closed when an outer exit or the end of the trace
  * is reached (the slice says so), a time going backwards on a core is
- * clamped to the core's last time.
+ * clamped to the core's last time. An event time outside its packet's
+ * timestamp_begin .. timestamp_end is damage (one corrupted time must
+ * not become the trace's span): it is taken as the core's last time.
+ * So a core's times, slices and windows stay within the span of its
+ * good events, and the arithmetic on times cannot overflow.
  *
  * Memory is flat in trace size: per core a stack of open slices
  * (bounded depth), a table of tasks and interrupts seen; two tables of
@@ -96,6 +100,10 @@ struct ht_states_core {
 	uint64_t switch_prev_mismatch; /* prev_tid is not the running task */
 	uint64_t time_backwards;
 	uint64_t depth_overflow; /* nesting deeper than the stack */
+	/* events whose time is damaged (outside their packet's
+	 * timestamp_begin .. timestamp_end): taken as the core's last
+	 * time, or skipped when the core has none yet */
+	uint64_t time_damaged;
 };
 
 /* A slice on a core. */

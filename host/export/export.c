@@ -164,6 +164,7 @@ int ht_export_run(const struct ht_export_ops *ops, struct ht_ctf_set *set,
 	struct ht_states *st = NULL;
 	struct ht_ctf_msg msg;
 	struct run r;
+	size_t i;
 	int ret, ret2;
 
 	if (opts) {
@@ -227,6 +228,9 @@ int ht_export_run(const struct ht_export_ops *ops, struct ht_ctf_set *set,
 		}
 	}
 	ret = ht_states_finish(st);
+	for (i = 0; i < ht_states_nr_cores(st); i++) {
+		stats->damaged_times += ht_states_core(st, i)->time_damaged;
+	}
 end:
 	ret2 = ops->end(&r.ex, ret == 0);
 	if (!ret) {

@@ -32,6 +32,7 @@ struct ht_export_stats {
 	uint64_t anomalies; /* reported by the states model */
 	uint64_t bytes;	    /* bytes written */
 	uint64_t reader_errors;
+	uint64_t damaged_times; /* events with a damaged time (states.h) */
 };
 
 struct ht_export_opts {
