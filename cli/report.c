@@ -155,5 +155,13 @@ int cmd_report(int argc, char **argv)
 			stats.exact ? "exact, " : "", stats.finest_ns,
 			stats.flows_kept, stats.flows);
 	}
-	return ht_cli_tell_skipped(stats.reader_errors);
+	ret = ht_cli_tell_skipped(stats.reader_errors);
+	if (stats.damaged_times) {
+		fprintf(stderr,
+			"%s: %" PRIu64 " events with a damaged time (taken as "
+			"their core's last time)\n",
+			ht_cli_prog, stats.damaged_times);
+		ret = HT_EXIT_FAIL;
+	}
+	return ret;
 }

@@ -44,6 +44,7 @@ static int anomaly_v(struct ht_states *st, struct core *c, int64_t ns,
 	it.core = &c->pub;
 	it.ns = ns;
 	it.text = st->text;
+	it.damaged = st->damaged_anomaly;
 	return ht__states_emit(st, &it);
 }
 
@@ -1005,6 +1006,7 @@ static int on_damaged_time(struct ht_states *st, struct core *c,
 			   bool *skip)
 {
 	const struct ht_ctf_packet *p = msg->packet;
+	int ret;
 
 	c->pub.time_damaged++;
 	*skip = false;
@@ -1015,7 +1017,8 @@ static int on_damaged_time(struct ht_states *st, struct core *c,
 	} else {
 		*skip = true;
 	}
-	return ht__states_anomaly(
+	st->damaged_anomaly = true;
+	ret = ht__states_anomaly(
 	    st, c, *t, msg,
 	    "damaged time %" PRId64 " ns (%" PRIu64
 	    " cycles), outside its packet's timestamp_begin .. "
@@ -1023,6 +1026,8 @@ static int on_damaged_time(struct ht_states *st, struct core *c,
 	    msg->ns, msg->cycles, p->has_begin ? "" : "none ", p->begin_cycles,
 	    p->has_end ? "" : "none ", p->end_cycles,
 	    *skip ? "event skipped" : "taken as the core's last time");
+	st->damaged_anomaly = false;
+	return ret;
 }
 
 int ht_states_feed(struct ht_states *st, const struct ht_ctf_msg *msg)

@@ -159,6 +159,7 @@ struct ht_states_item {
 	int64_t win_begin_ns, win_end_ns;
 	uint64_t win_unknown_ns, win_idle_ns, win_task_ns, win_isr_ns;
 	const char *text; /* ANOMALY */
+	bool damaged;	  /* ANOMALY: a damaged time (time_damaged) */
 	/* EVENT msg_send and msg_recv (matched or not) and FLOW: the
 	 * message's flow id, ht_states_flow_id(sender core id, id) */
 	uint64_t flow_id;

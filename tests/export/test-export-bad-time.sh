@@ -38,11 +38,21 @@ for t in mid first; do
 done
 
 # at most 4 MiB per file written; SIGXFSZ ignored: a write past it fails
+# the memory of what runs in this (sub)shell: at most $1 MB of address
+# space, or of RSS under AddressSanitizer (which maps terabytes)
+limit_mem() {
+	if ldd "$HETRACE" 2>/dev/null | grep -q libasan; then
+		export ASAN_OPTIONS="${ASAN_OPTIONS:-}:hard_rss_limit_mb=$1"
+	else
+		ulimit -v $(($1 * 1024))
+	fi
+}
 run() { # NAME CMD...: stdout in $w/NAME.out, stderr in $w/NAME.err
 	local name=$1
 	shift
 	(
-		ulimit -f 4096 -v 1000000
+		ulimit -f 4096
+		limit_mem 1000
 		trap '' XFSZ
 		exec timeout 20 "$@" >"$w/$name.out" 2>"$w/$name.err"
 	)
