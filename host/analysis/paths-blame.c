@@ -310,7 +310,9 @@ static int add_targets(struct blame *bl, struct ht_paths_path_result *pr,
 			continue;
 		}
 		nr++;
-		qsort(t->aw, t->nr_aw, sizeof(*t->aw), awin_cmp);
+		if (t->nr_aw > 1) {
+			qsort(t->aw, t->nr_aw, sizeof(*t->aw), awin_cmp);
+		}
 		for (k = 0; k < t->nr_aw; k++) {
 			if (t->nr_mw && t->aw[k].b <= t->mw[t->nr_mw - 1][1]) {
 				if (t->aw[k].e > t->mw[t->nr_mw - 1][1]) {

@@ -541,8 +541,11 @@ static void finish_instances(struct ht_paths_result *res,
 			n0 = in->number;
 		}
 	}
-	qsort(pr->instances, pr->nr_instances, sizeof(*pr->instances),
-	      inst_start_cmp);
+	if (pr->nr_instances > 1) {
+		/* (no instances: no array, and qsort() takes no NULL) */
+		qsort(pr->instances, pr->nr_instances, sizeof(*pr->instances),
+		      inst_start_cmp);
+	}
 	for (i = 0; i < pr->nr_instances; i++) {
 		struct ht_paths_instance *in = &pr->instances[i];
 
