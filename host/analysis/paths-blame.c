@@ -144,7 +144,7 @@ static int charge(struct blame *bl, struct core_state *c, int64_t a, int64_t b,
 			    w->begin_ns < b) {
 				w->own = base;
 			}
-			if (w->b < b && a < w->e && k < 64) {
+			if (w->b < b && a < w->e && w->act < 64) {
 				during |= 1ull << w->act;
 			}
 		}
