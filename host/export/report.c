@@ -7,6 +7,7 @@
  * (host/export/report/report.js). The page's files are built into the
  * binary (common/embedded.h).
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -471,8 +472,10 @@ static int write_tail(FILE *out, char *err, size_t err_len)
 		return ret;
 	}
 	fprintf(out, "</script>\n</body>\n</html>\n");
-	if (ferror(out)) {
-		snprintf(err, err_len, "cannot write the report");
+	if (fflush(out) || ferror(out)) {
+		/* errno: that of the last write, which failed as well */
+		snprintf(err, err_len, "cannot write the report: %s",
+			 strerror(errno));
 		return HT_EIO;
 	}
 	return 0;
