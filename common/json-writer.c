@@ -33,16 +33,19 @@ size_t ht_json_escape(char *dst, const char *s, size_t n, unsigned flags)
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *p = (const unsigned char *)s;
 	char *q = dst;
-	size_t i = 0, k, bad;
+	size_t i = 0, len, bad;
 
 	while (i < n) {
 		unsigned char c = p[i];
+		unsigned k = byte_class[c];
 
-		switch (byte_class[c]) {
-		case 0:
+		if (!k) {
+			/* the common case first: a load and a branch */
 			*q++ = (char)c;
 			i++;
 			continue;
+		}
+		switch (k) {
 		case 1:
 			*q++ = '\\';
 			*q++ = (char)c;
@@ -64,11 +67,11 @@ size_t ht_json_escape(char *dst, const char *s, size_t n, unsigned flags)
 			break;
 		case 5:
 			/* UTF-8 stays; what is not UTF-8 becomes U+FFFD */
-			k = ht_utf8_seq(p + i, n - i, &bad);
-			if (k) {
-				memcpy(q, p + i, k);
-				q += k;
-				i += k;
+			len = ht_utf8_seq(p + i, n - i, &bad);
+			if (len) {
+				memcpy(q, p + i, len);
+				q += len;
+				i += len;
 			} else {
 				memcpy(q, HT_UTF8_REPLACEMENT,
 				       HT_UTF8_REPLACEMENT_LEN);

@@ -102,7 +102,8 @@ struct ht_states_core {
 	uint64_t depth_overflow; /* nesting deeper than the stack */
 	/* events whose time is damaged (outside their packet's
 	 * timestamp_begin .. timestamp_end): taken as the core's last
-	 * time, or skipped when the core has none yet */
+	 * time; before the core has one, as the packet's begin, else
+	 * skipped (not counted in .events) */
 	uint64_t time_damaged;
 };
 

@@ -83,10 +83,6 @@ int ht_out_file_commit(struct ht_out_file *o, char *err, size_t err_len)
 		failed = 1;
 		saved = errno;
 	}
-	if (!failed && o->tmp && fsync(fileno(o->f))) {
-		failed = 1;
-		saved = errno;
-	}
 	if (o->f != stdout) {
 		if (fclose(o->f) && !failed) {
 			failed = 1;

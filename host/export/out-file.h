@@ -6,11 +6,11 @@
  * An output file that is written whole or not at all (the exports and
  * the report): the data goes to a temporary file in the output's own
  * directory (".NAME.XXXXXX", so the rename stays on one file system),
- * which ht_out_file_commit() syncs and renames over NAME once
- * everything is written. Until then a previous file at NAME is left
- * untouched; after a failure (a full disk, a file size limit, any
- * error of the writer) the temporary file is removed and NAME is what
- * it was. "-" is stdout, and a path that exists and is not a regular
+ * which ht_out_file_commit() renames over NAME once everything is
+ * written (not synced: exports are large and re-made at will). Until then a
+ * previous file at NAME is left untouched; after a failure (a full disk, a file
+ * size limit, any error of the writer) the temporary file is removed and NAME
+ * is what it was. "-" is stdout, and a path that exists and is not a regular
  * file (/dev/null, a FIFO, a terminal) is written to directly: a
  * rename would replace it.
  *
@@ -35,7 +35,7 @@ int ht_out_file_open(struct ht_out_file *o, const char *path, char *err,
 		     size_t err_len);
 
 /*
- * Ends the writing: flushes, checks for write errors, syncs, closes and
+ * Ends the writing: flushes, checks for write errors, closes and
  * renames the temporary file over the output. Returns 0, or HT_EIO
  * with "cannot write 'PATH': reason" in @err, the temporary file
  * removed. @o is closed either way.
