@@ -6,7 +6,9 @@
 # dsp1's packet, INT64_MAX - 5 ns in the middle of dsp2's, and 2^62 ns
 # as cpu0's first event (its packet's timestamp_begin then lies after
 # its timestamp_end). `export` (both formats, 1 us counter windows)
-# and `states --window` run under a timeout and a file size limit:
+# and `states -k --window` (-k: a reader that calls the event after a
+# damaged time "time going back" reads on) run under a timeout, a
+# memory and a file size limit:
 # they end quickly, write about what the clean trace gives, exit 1,
 # name each damaged event (file and offset), and every good event,
 # slice, flow and window of the clean trace is still there.
@@ -62,7 +64,7 @@ for t in clean mid first; do
 	for fmt in perfetto chrome-json; do
 		run "$t-$fmt" "$HETRACE" export -f "$fmt" --window 1000 "$w/$t" -o "$w/$t.$fmt"
 	done
-	run "$t-states" "$HETRACE" states --window 1000 "$w/$t"
+	run "$t-states" "$HETRACE" states -k --window 1000 "$w/$t"
 done
 
 for cmd in perfetto chrome-json states; do
