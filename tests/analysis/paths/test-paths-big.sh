@@ -7,6 +7,8 @@
 # activity). Loading is linear (names by hash, Kahn's order with a
 # heap): each run ends well within the time limit, under a memory
 # limit, with every activity there or every error at its line:col.
+# Then 5000 instances of the big path: refused past the bound on
+# activity runs, with the position of the instance refused.
 set -u
 cd "$(dirname "$0")"
 . ../../lib.sh
@@ -91,4 +93,15 @@ run cycle "$HETRACE" paths --paths "$w/cycle.yaml" "$w/t"
 [ "$(cat "$w/cycle.rc")" = 1 ] || bad "cycle: exit $(cat "$w/cycle.rc")"
 grep -q "^$w/cycle.yaml:5:7: precedence cycle in path \`big\`: \`a0\` -> \`a49999\` -> \`a49998\` -> " "$w/cycle.err" ||
 	bad "cycle: $(head -3 "$w/cycle.err" | cut -c1-300)"
+# many instances of the big path: the activity runs of all instances
+# are bounded (2^25 runs, 1 GiB): the 672nd instance is refused with
+# its position, not 5000 x 50,001 runs (8 GB) allocated
+mkdir -p "$w/many"
+cp "$w/g/metadata" "$w/many/"
+awk 'BEGIN { for (i = 0; i < 5000; i++) print 2000000 + i * 1000, 0, "trigger big", i }' |
+	"$w/mktrace" "$w/many" || exit 1
+run many "$HETRACE" paths --paths "$w/big.yaml" "$w/many"
+[ "$(cat "$w/many.rc")" = 1 ] || bad "many: exit $(cat "$w/many.rc"): $(head -3 "$w/many.err")"
+grep -q "^hetrace paths: file=$w/many/core0 offset=[0-9]*: a new instance of path \`big\` (50001 activities) would take the instances of $w/big.yaml past 33554432 activity runs (33550671 so far)" "$w/many.err" ||
+	bad "many: $(head -3 "$w/many.err")"
 exit $fail
