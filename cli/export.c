@@ -14,6 +14,7 @@
 #include "host/ctf/ctf-reader.h"
 #include "common/error.h"
 #include "host/export/export.h"
+#include "host/export/out-file.h"
 
 #define MAX_WARNINGS_SHOWN 20
 
@@ -125,6 +126,13 @@ static int tell_stats(const struct export_args *a,
 			ht_cli_prog, nr_warnings, MAX_WARNINGS_SHOWN);
 	}
 	status = ht_cli_tell_skipped(stats->reader_errors);
+	if (stats->damaged_times) {
+		fprintf(stderr,
+			"%s: %" PRIu64 " events with a damaged time (taken as "
+			"their core's last time)\n",
+			ht_cli_prog, stats->damaged_times);
+		status = HT_EXIT_FAIL;
+	}
 	if (!a->quiet) {
 		fprintf(
 		    stderr,
@@ -152,7 +160,7 @@ int cmd_export(int argc, char **argv)
 	struct ht_export_stats stats;
 	struct ht_ctf_set *set = NULL;
 	struct ht_func_names *fnames = NULL;
-	FILE *out;
+	struct ht_out_file out;
 	char err[1024];
 	int ret, status;
 
@@ -169,21 +177,23 @@ int cmd_export(int argc, char **argv)
 	if (status) {
 		goto destroy_fnames;
 	}
-	out = strcmp(a.output, "-") ? fopen(a.output, "wb") : stdout;
-	if (!out) {
-		fprintf(stderr, "%s: cannot create '%s': %m\n", ht_cli_prog,
-			a.output);
+	/* written whole or not at all: a failure leaves no truncated
+	 * file that looks like an export, and the previous one in place */
+	if (ht_out_file_open(&out, a.output, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
 		status = HT_EXIT_FAIL;
 		goto close_set;
 	}
-	ret =
-	    ht_export_run(a.ops, set, out, &a.eopts, &stats, err, sizeof(err));
-	if (out != stdout && fclose(out) && !ret) {
-		ret = HT_EIO;
-		snprintf(err, sizeof(err), "cannot write the output");
-	}
+	ret = ht_export_run(a.ops, set, out.f, &a.eopts, &stats, err,
+			    sizeof(err));
 	if (ret) {
+		ht_out_file_abort(&out);
 		fprintf(stderr, "%s: %s: %s\n", ht_cli_prog, a.output, err);
+		status = HT_EXIT_FAIL;
+		goto close_set;
+	}
+	if (ht_out_file_commit(&out, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
 		status = HT_EXIT_FAIL;
 		goto close_set;
 	}

@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "common/error.h"
+#include "host/export/out-file.h"
 #include "host/export/report.h"
 
 static void usage(FILE *out)
@@ -84,50 +85,43 @@ static int parse_options(int argc, char **argv, struct report_args *a)
 	return HT_CLI_GO_ON;
 }
 
-/* The page of the traces under @paths into @output. Returns the exit
- * status (a message says what failed). */
+/* The page of the traces under @paths into @output, written whole or
+ * not at all (host/export/out-file.h). Returns the exit status (a
+ * message says what failed). */
 static int write_report(const char *output, char **paths, size_t nr_paths,
 			const struct ht_report_opts *opts,
 			struct ht_report_stats *stats)
 {
-	char tmp[4096], err[4096];
-	struct stat sb;
-	FILE *out;
-	bool direct;
+	struct ht_out_file out;
+	char err[4096];
 	int ret;
 
-	/*
-	 * A file is written under a temporary name (no half report on a
-	 * failure) and renamed; anything else (/dev/null, /dev/stdout, a
-	 * FIFO) is written to directly: a rename would replace it.
-	 */
-	direct = !stat(output, &sb) && !S_ISREG(sb.st_mode);
-	snprintf(tmp, sizeof(tmp), "%s%s", output, direct ? "" : ".tmp");
-	out = fopen(tmp, "w");
-	if (!out) {
-		perror(tmp);
-		return HT_EXIT_FAIL;
-	}
-	ret = ht_report_write((const char *const *)paths, nr_paths, opts, out,
-			      stats, err, sizeof(err));
-	if (fclose(out) && !ret) {
-		snprintf(err, sizeof(err), "%s: cannot write", output);
-		ret = HT_EIO;
-	}
+	err[0] = '\0';
+	ret = ht_out_file_open(&out, output, err, sizeof(err));
 	if (ret) {
-		fprintf(stderr, "%s: %s\n", ht_cli_prog,
-			err[0] ? err : ht_strerror(ret));
-		if (!direct) {
-			remove(tmp);
-		}
-		return HT_EXIT_FAIL;
+		goto fail;
 	}
-	if (!direct && rename(tmp, output)) {
-		perror(output);
-		remove(tmp);
-		return HT_EXIT_FAIL;
+	ret = ht_report_write((const char *const *)paths, nr_paths, opts, out.f,
+			      stats, err, sizeof(err));
+	if (ret) {
+		ht_out_file_abort(&out);
+		if (ret == HT_EIO) {
+			/* about the output (other errors name their input) */
+			fprintf(stderr, "%s: %s: %s\n", ht_cli_prog, output,
+				err);
+			return HT_EXIT_FAIL;
+		}
+		goto fail;
+	}
+	ret = ht_out_file_commit(&out, err, sizeof(err));
+	if (ret) {
+		goto fail;
 	}
 	return HT_EXIT_OK;
+fail:
+	fprintf(stderr, "%s: %s\n", ht_cli_prog,
+		err[0] ? err : ht_strerror(ret));
+	return HT_EXIT_FAIL;
 }
 
 int cmd_report(int argc, char **argv)
@@ -155,5 +149,13 @@ int cmd_report(int argc, char **argv)
 			stats.exact ? "exact, " : "", stats.finest_ns,
 			stats.flows_kept, stats.flows);
 	}
-	return ht_cli_tell_skipped(stats.reader_errors);
+	ret = ht_cli_tell_skipped(stats.reader_errors);
+	if (stats.damaged_times) {
+		fprintf(stderr,
+			"%s: %" PRIu64 " events with a damaged time (taken as "
+			"their core's last time)\n",
+			ht_cli_prog, stats.damaged_times);
+		ret = HT_EXIT_FAIL;
+	}
+	return ret;
 }

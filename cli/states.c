@@ -102,7 +102,8 @@ static void print_window(struct ctx *x, const struct ht_states_item *it)
 	}
 	printf(" %7.2f %7.2f %8.2f ", pct(it->win_isr_ns, known),
 	       pct(it->win_idle_ns, known),
-	       pct(it->win_unknown_ns, it->win_end_ns - it->win_begin_ns));
+	       pct(it->win_unknown_ns,
+		   (uint64_t)it->win_end_ns - (uint64_t)it->win_begin_ns));
 	for (i = 0; i < c->nr_tasks; i++) {
 		const struct ht_states_task *t = &c->tasks[i];
 
@@ -138,7 +139,8 @@ static int on_item(void *arg, const struct ht_states_item *it)
 static void print_core(const struct ht_states_core *c)
 {
 	uint64_t known = c->idle_ns + c->task_ns + c->isr_ns;
-	uint64_t span = c->has_time ? (uint64_t)(c->last_ns - c->first_ns) : 0;
+	uint64_t span =
+	    c->has_time ? (uint64_t)c->last_ns - (uint64_t)c->first_ns : 0;
 	size_t i;
 
 	printf("core %s", c->name);
@@ -191,6 +193,12 @@ static void print_core(const struct ht_states_core *c)
 		       c->switch_prev_mismatch, c->time_backwards,
 		       c->depth_overflow);
 	}
+	if (c->time_damaged) {
+		printf("  damaged times %" PRIu64
+		       " (outside their packet's timestamp_begin .. "
+		       "timestamp_end)\n",
+		       c->time_damaged);
+	}
 }
 
 /* What the options ask for. */
@@ -234,6 +242,7 @@ static int print_tables(struct ht_states *st, struct ctx *x)
 	struct ht_states_msgs m;
 	int status = HT_EXIT_OK;
 	size_t i, shown = 0;
+	uint64_t damaged = 0;
 
 	if (x->window_header) {
 		printf("\n");
@@ -245,6 +254,7 @@ static int print_tables(struct ht_states *st, struct ctx *x)
 			print_core(core);
 			shown++;
 		}
+		damaged += core->time_damaged;
 	}
 	if (x->core_sel && !shown) {
 		fprintf(stderr, "%s: no core '%s' in the trace\n", ht_cli_prog,
@@ -263,6 +273,12 @@ static int print_tables(struct ht_states *st, struct ctx *x)
 	if (x->anomalies > MAX_ANOMALIES_SHOWN) {
 		fprintf(stderr, "%s: %" PRIu64 " anomalies (%d shown)\n",
 			ht_cli_prog, x->anomalies, MAX_ANOMALIES_SHOWN);
+	}
+	if (damaged) {
+		/* damaged input, used as well as it can be */
+		fprintf(stderr, "%s: %" PRIu64 " events with a damaged time\n",
+			ht_cli_prog, damaged);
+		status = HT_EXIT_FAIL;
 	}
 	return status;
 }

@@ -8,6 +8,7 @@
 
 #include "error.h"
 #include "json-check.h"
+#include "utf8.h"
 
 struct jcheck {
 	const char *p, *end, *start;
@@ -46,6 +47,18 @@ static bool jc_string(struct jcheck *j)
 		if (c < 0x20) {
 			j->what = "control character in a string";
 			return false;
+		}
+		if (c >= 0x80) {
+			size_t k, bad;
+
+			k = ht_utf8_seq((const unsigned char *)j->p,
+					(size_t)(j->end - j->p), &bad);
+			if (!k) {
+				j->what = "invalid UTF-8 in a string";
+				return false;
+			}
+			j->p += k;
+			continue;
 		}
 		if (c == '\\') {
 			j->p++;

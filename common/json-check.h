@@ -5,7 +5,8 @@
 /*
  * A JSON syntax check (RFC 8259), for JSON that comes from elsewhere
  * and is embedded as it is (the sync report in the HTML report). It
- * builds nothing: a text is one valid value or it is not.
+ * builds nothing: a text is one valid value or it is not. Strings must
+ * be well-formed UTF-8 (RFC 8259, 8.1).
  */
 #include <stddef.h>
 

@@ -4,31 +4,91 @@
 #include <string.h>
 
 #include "json-writer.h"
+#include "utf8.h"
+
+/* What the escaper does with each byte: 0 copy, 1 a backslash before
+ * it, 2 \u00XX, 3 \u00XX with HT_JSON_HTML, 4 \u00XX with HT_JSON_DEL,
+ * 5 the start of a multi-byte sequence (checked). */
+static const unsigned char byte_class[256] = {
+    /* 0x00 */ 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    /* 0x10 */ 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    /* 0x20 */ 0, 0, 1, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    /* 0x30 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 0, 3, 0,
+    /* 0x40 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    /* 0x50 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
+    /* 0x60 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    /* 0x70 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4,
+    /* 0x80 */ 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5,
+    /* 0x90 */ 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5,
+    /* 0xa0 */ 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5,
+    /* 0xb0 */ 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5,
+    /* 0xc0 */ 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5,
+    /* 0xd0 */ 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5,
+    /* 0xe0 */ 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5,
+    /* 0xf0 */ 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5,
+};
 
 size_t ht_json_escape(char *dst, const char *s, size_t n, unsigned flags)
 {
 	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)s;
 	char *q = dst;
-	size_t i;
+	size_t i = 0, len, bad;
 
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
+	while (i < n) {
+		unsigned char c = p[i];
+		unsigned k = byte_class[c];
 
-		if (c == '"' || c == '\\') {
-			*q++ = '\\';
+		if (!k) {
+			/* the common case first: a load and a branch */
 			*q++ = (char)c;
-		} else if (c < 0x20 || (c == 0x7f && (flags & HT_JSON_DEL)) ||
-			   ((flags & HT_JSON_HTML) &&
-			    (c == '<' || c == '>' || c == '&'))) {
-			*q++ = '\\';
-			*q++ = 'u';
-			*q++ = '0';
-			*q++ = '0';
-			*q++ = hex[c >> 4];
-			*q++ = hex[c & 15];
-		} else {
-			*q++ = (char)c;
+			i++;
+			continue;
 		}
+		switch (k) {
+		case 1:
+			*q++ = '\\';
+			*q++ = (char)c;
+			i++;
+			continue;
+		case 3:
+			if (!(flags & HT_JSON_HTML)) {
+				*q++ = (char)c;
+				i++;
+				continue;
+			}
+			break;
+		case 4:
+			if (!(flags & HT_JSON_DEL)) {
+				*q++ = (char)c;
+				i++;
+				continue;
+			}
+			break;
+		case 5:
+			/* UTF-8 stays; what is not UTF-8 becomes U+FFFD */
+			len = ht_utf8_seq(p + i, n - i, &bad);
+			if (len) {
+				memcpy(q, p + i, len);
+				q += len;
+				i += len;
+			} else {
+				memcpy(q, HT_UTF8_REPLACEMENT,
+				       HT_UTF8_REPLACEMENT_LEN);
+				q += HT_UTF8_REPLACEMENT_LEN;
+				i += bad;
+			}
+			continue;
+		default:
+			break;
+		}
+		*q++ = '\\';
+		*q++ = 'u';
+		*q++ = '0';
+		*q++ = '0';
+		*q++ = hex[c >> 4];
+		*q++ = hex[c & 15];
+		i++;
 	}
 	return (size_t)(q - dst);
 }
@@ -73,7 +133,8 @@ void ht_json_strn(struct ht_json *j, const char *s, size_t n)
 		/* a piece at a time through a buffer on the stack */
 		fputc('"', j->f);
 		for (; n; s += k, n -= k) {
-			k = n < 256 ? n : 256;
+			/* pieces end between UTF-8 sequences */
+			k = n <= 256 ? n : ht_utf8_cut(s, 256);
 			fwrite(tmp, 1, ht_json_escape(tmp, s, k, j->flags),
 			       j->f);
 		}

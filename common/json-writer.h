@@ -4,7 +4,8 @@
 
 /*
  * JSON text for the host side (sync report, paths --json, the Chrome
- * trace export, the HTML report's data): one string escaper, numbers,
+ * trace export, the HTML report's data): one string escaper (valid
+ * UTF-8 out whatever the bytes in), numbers,
  * and the commas between the items of objects and arrays. It writes
  * to a stdio stream or appends to a byte buffer (buf.h); it knows
  * nothing of what the text means and does not check that the caller
@@ -37,8 +38,10 @@ enum {
 
 /*
  * Writes @n bytes of @s, escaped for a JSON string (no quotes), to
- * @dst, which has room for HT_JSON_ESCAPED_MAX(@n) bytes. Non-ASCII
- * bytes pass through (UTF-8 stays UTF-8). Returns the bytes written.
+ * @dst, which has room for HT_JSON_ESCAPED_MAX(@n) bytes. Well-formed
+ * UTF-8 passes through as it is; each ill-formed sequence becomes
+ * U+FFFD (common/utf8.h), so the text is valid JSON whatever the bytes.
+ * Returns the bytes written.
  */
 size_t ht_json_escape(char *dst, const char *s, size_t n, unsigned flags);
 

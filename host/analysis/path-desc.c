@@ -102,6 +102,57 @@ static void diags_free(struct loader *ld)
 	free(ld->diags);
 }
 
+/* ------------------------------------------------------------------ */
+/* names by hash: a file may declare tens of thousands of activities,
+ * so every lookup by name is O(1) (open addressing, FNV-1a) */
+
+static size_t name_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *s; s++) {
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	}
+	return (size_t)(h ^ (h >> 32));
+}
+
+/* A table of slots (index + 1, 0 empty) for @n names, at most half
+ * full. Returns NULL when there is no memory. */
+static size_t *index_new(size_t n, size_t *cap)
+{
+	size_t c = 16;
+
+	while (c < 2 * n + 2) {
+		c *= 2;
+	}
+	*cap = c;
+	return calloc(c, sizeof(size_t));
+}
+
+/* The slot of @name in @slots (names[i - 1] for slot value i): its
+ * entry, or the empty slot where it goes. */
+static size_t *index_slot(size_t *slots, size_t cap, const char *name,
+			  const char *(*name_of)(const void *, size_t),
+			  const void *names)
+{
+	size_t i = name_hash(name) & (cap - 1);
+
+	while (slots[i] && strcmp(name_of(names, slots[i] - 1), name)) {
+		i = (i + 1) & (cap - 1);
+	}
+	return &slots[i];
+}
+
+static const char *key_name(const void *map, size_t i)
+{
+	return ((const struct ht_ynode *)map)->keys[i]->str;
+}
+
+static const char *activity_name(const void *path, size_t i)
+{
+	return ((const struct ht_path *)path)->activities[i].name;
+}
+
 bool ht_path_parse_duration(const char *s, uint64_t *ns)
 {
 	static const struct {
@@ -179,21 +230,26 @@ static bool get_duration(struct loader *ld, const struct ht_ynode *node,
 static void check_dup_keys(struct loader *ld, const struct ht_ynode *map,
 			   const char *what)
 {
-	size_t i, j;
+	size_t i, cap, *slots = index_new(map->nr, &cap), *slot;
 
-	for (i = 1; i < map->nr; i++) {
-		for (j = 0; j < i; j++) {
-			if (!strcmp(map->keys[i]->str, map->keys[j]->str)) {
-				diag(ld, &map->keys[i]->loc,
-				     "duplicate %s `%s` (first at line %u, "
-				     "column %u)",
-				     what, map->keys[i]->str,
-				     map->keys[j]->loc.line,
-				     map->keys[j]->loc.col);
-				break;
-			}
+	if (!slots) {
+		ld->nomem = true;
+		return;
+	}
+	for (i = 0; i < map->nr; i++) {
+		slot = index_slot(slots, cap, map->keys[i]->str, key_name, map);
+		if (*slot) {
+			const struct ht_ynode *first = map->keys[*slot - 1];
+
+			diag(ld, &map->keys[i]->loc,
+			     "duplicate %s `%s` (first at line %u, column %u)",
+			     what, map->keys[i]->str, first->loc.line,
+			     first->loc.col);
+		} else {
+			*slot = i + 1;
 		}
 	}
+	free(slots);
 }
 
 /* @map, the value of `@key`, must be a non-empty mapping of @what
@@ -219,11 +275,14 @@ static bool is_name(const struct ht_ynode *node)
 	       node->str[0];
 }
 
-/* The predecessor names of an activity: a name or a sequence of names. */
+/* The predecessor names of an activity: a name or a sequence of names.
+ * @mark (one entry per activity) says which activities the list named
+ * already: mark[k] == the activity's index + 1. */
 static int load_preds(struct loader *ld, struct ht_path *path,
 		      struct ht_path_activity *act, const struct ht_ynode *list,
-		      const char *key)
+		      const char *key, size_t *mark)
 {
+	size_t self = (size_t)(act - path->activities) + 1;
 	const struct ht_ynode *const *items = &list;
 	size_t i, n = 1;
 
@@ -245,7 +304,6 @@ static int load_preds(struct loader *ld, struct ht_path *path,
 	for (i = 0; i < n; i++) {
 		const struct ht_ynode *it = items[i];
 		long k;
-		size_t j;
 
 		if (!is_name(it)) {
 			diag(ld, &it->loc,
@@ -268,138 +326,218 @@ static int load_preds(struct loader *ld, struct ht_path *path,
 			     act->name);
 			continue;
 		}
-		for (j = 0; j < act->nr_preds; j++) {
-			if (act->preds[j] == (size_t)k) {
-				break;
-			}
-		}
-		if (j < act->nr_preds) {
+		if (mark[k] == self) {
 			diag(ld, &it->loc, "activity `%s` is listed twice",
 			     it->str);
 			continue;
 		}
+		mark[k] = self;
 		act->preds[act->nr_preds++] = (size_t)k;
 	}
 	return 0;
 }
 
+/* A min-heap of activity indexes: the ready activity first in file
+ * order comes out first. */
+static void heap_push(size_t *h, size_t *n, size_t v)
+{
+	size_t i = (*n)++;
+
+	while (i && h[(i - 1) / 2] > v) {
+		h[i] = h[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h[i] = v;
+}
+
+static size_t heap_pop(size_t *h, size_t *n)
+{
+	size_t top = h[0], v = h[--*n], i = 0, c;
+
+	for (;;) {
+		c = 2 * i + 1;
+		if (c >= *n) {
+			break;
+		}
+		if (c + 1 < *n && h[c + 1] < h[c]) {
+			c++;
+		}
+		if (h[c] >= v) {
+			break;
+		}
+		h[i] = h[c];
+		i = c;
+	}
+	if (*n) {
+		h[i] = v;
+	}
+	return top;
+}
+
+/* The first predecessor of @i not ordered yet (left[] true), or
+ * (size_t)-1. */
+static size_t left_pred(const struct ht_path *path, const bool *left, size_t i)
+{
+	size_t j;
+
+	for (j = 0; j < path->activities[i].nr_preds; j++) {
+		if (left[path->activities[i].preds[j]]) {
+			return path->activities[i].preds[j];
+		}
+	}
+	return (size_t)-1;
+}
+
+/* Reports one precedence cycle among the activities left[]: from any of
+ * them, following the first left-over predecessor must come back to
+ * an activity already met; the message starts at the cycle's first
+ * activity in file order. O(activities + predecessors). */
+static void report_cycle(struct loader *ld, const struct ht_path *path,
+			 const bool *left, size_t *seen,
+			 const struct ht_src_loc *where)
+{
+	size_t n = path->nr_activities, i, cur = 0, start, len = 0;
+	struct ht_src_loc loc = *where;
+	char buf[400];
+
+	for (i = 0; i < n; i++) {
+		if (left[i]) {
+			cur = i;
+			break;
+		}
+	}
+	/* seen[] was the in-degrees: reused as "met on this walk" */
+	memset(seen, 0, n * sizeof(*seen));
+	while (!seen[cur]) {
+		seen[cur] = 1;
+		cur = left_pred(path, left, cur);
+	}
+	start = cur;
+	i = cur;
+	do {
+		if (i < start) {
+			start = i;
+		}
+		i = left_pred(path, left, i);
+	} while (i != cur);
+	/* the walk follows predecessors; print it as "comes after"
+	 * arrows: a -> b means a waits for b */
+	buf[0] = '\0';
+	i = start;
+	do {
+		int w = snprintf(buf + len, sizeof(buf) - len, "`%s` -> ",
+				 path->activities[i].name);
+
+		if (w > 0 && (size_t)w < sizeof(buf) - len) {
+			len += (size_t)w;
+		}
+		i = left_pred(path, left, i);
+	} while (i != start);
+	snprintf(buf + len, sizeof(buf) - len, "`%s`",
+		 path->activities[start].name);
+	loc.line = path->activities[start].line;
+	loc.col = path->activities[start].col;
+	diag(ld, &loc,
+	     "precedence cycle in path `%s`: %s (each waits for the next)",
+	     path->name, buf);
+}
+
 /*
- * Topological order (Kahn); on a cycle reports one cycle, found by
- * walking predecessors from a node left over, at its first activity.
+ * Topological order (Kahn's), the ready activity first in file order
+ * taken first; on a cycle reports one cycle. O((activities +
+ * predecessors) log activities): successor lists in one array.
  */
 static int order_activities(struct loader *ld, struct ht_path *path,
 			    const struct ht_src_loc *where)
 {
-	size_t n = path->nr_activities, i, j, k, done = 0;
-	size_t *indeg = calloc(n, sizeof(*indeg));
+	size_t n = path->nr_activities, i, j, done = 0, nr_heap = 0, e = 0;
+	size_t *indeg = calloc(n + 1, sizeof(*indeg));
+	size_t *first = calloc(n + 1, sizeof(*first));
+	size_t *heap = calloc(n + 1, sizeof(*heap));
+	bool *left = calloc(n + 1, sizeof(*left));
+	size_t *succ = NULL;
 	int ret = 0;
 
-	path->order = calloc(n, sizeof(*path->order));
-	if (!indeg || !path->order) {
+	for (i = 0; i < n; i++) {
+		e += path->activities[i].nr_preds;
+	}
+	succ = calloc(e + 1, sizeof(*succ));
+	path->order = calloc(n + 1, sizeof(*path->order));
+	if (!indeg || !first || !heap || !left || !succ || !path->order) {
 		ret = HT_ENOMEM;
 		goto out;
 	}
+	/* first[k] .. first[k + 1]: the successors of k in succ[] */
 	for (i = 0; i < n; i++) {
-		indeg[i] = path->activities[i].nr_preds;
-		path->activities[i].is_final = true;
+		const struct ht_path_activity *a = &path->activities[i];
+
+		indeg[i] = a->nr_preds;
+		for (j = 0; j < a->nr_preds; j++) {
+			first[a->preds[j] + 1]++;
+		}
 	}
 	for (i = 0; i < n; i++) {
-		for (j = 0; j < path->activities[i].nr_preds; j++) {
-			path->activities[path->activities[i].preds[j]]
-			    .is_final = false;
+		path->activities[i].is_final = first[i + 1] == 0;
+		first[i + 1] += first[i];
+	}
+	for (i = 0; i < n; i++) {
+		const struct ht_path_activity *a = &path->activities[i];
+
+		for (j = 0; j < a->nr_preds; j++) {
+			/* heap[] counts the successors placed so far */
+			succ[first[a->preds[j]] + heap[a->preds[j]]++] = i;
 		}
 	}
-	/* repeatedly take the first activity (file order) with no
-	 * unordered predecessor: O(n^2 p), paths are small */
-	while (done < n) {
-		for (i = 0; i < n; i++) {
-			if (indeg[i] == 0) {
-				break;
-			}
+	for (i = 0; i < n; i++) {
+		heap[i] = 0;
+		left[i] = true;
+	}
+	for (i = 0; i < n; i++) {
+		if (!indeg[i]) {
+			heap_push(heap, &nr_heap, i);
 		}
-		if (i == n) {
-			break;
-		}
-		indeg[i] = (size_t)-1;
+	}
+	while (nr_heap) {
+		i = heap_pop(heap, &nr_heap);
+		left[i] = false;
 		path->order[done++] = i;
-		for (k = 0; k < n; k++) {
-			for (j = 0; j < path->activities[k].nr_preds; j++) {
-				if (path->activities[k].preds[j] == i) {
-					indeg[k]--;
-				}
+		for (j = first[i]; j < first[i + 1]; j++) {
+			if (!--indeg[succ[j]]) {
+				heap_push(heap, &nr_heap, succ[j]);
 			}
 		}
 	}
 	if (done < n) {
-		/* every left-over activity has a left-over predecessor:
-		 * walk back n steps to land inside a cycle, then print it */
-		char buf[400];
-		size_t cur = 0, start, len = 0;
-		struct ht_src_loc loc = *where;
-
-		for (i = 0; i < n; i++) {
-			if (indeg[i] != (size_t)-1) {
-				cur = i;
-				break;
-			}
-		}
-		for (k = 0; k < n; k++) {
-			for (j = 0; j < path->activities[cur].nr_preds; j++) {
-				size_t p = path->activities[cur].preds[j];
-
-				if (indeg[p] != (size_t)-1) {
-					cur = p;
-					break;
-				}
-			}
-		}
-		/* start the message at the cycle's first activity in
-		 * file order */
-		start = cur;
-		i = cur;
-		do {
-			if (i < start) {
-				start = i;
-			}
-			for (j = 0; j < path->activities[i].nr_preds; j++) {
-				if (indeg[path->activities[i].preds[j]] !=
-				    (size_t)-1) {
-					i = path->activities[i].preds[j];
-					break;
-				}
-			}
-		} while (i != cur);
-		/* the walk follows predecessors; print it as "comes
-		 * after" arrows: a -> b means a waits for b */
-		buf[0] = '\0';
-		i = start;
-		do {
-			int w = snprintf(buf + len, sizeof(buf) - len,
-					 "`%s` -> ", path->activities[i].name);
-
-			if (w > 0 && (size_t)w < sizeof(buf) - len) {
-				len += (size_t)w;
-			}
-			for (j = 0; j < path->activities[i].nr_preds; j++) {
-				if (indeg[path->activities[i].preds[j]] !=
-				    (size_t)-1) {
-					i = path->activities[i].preds[j];
-					break;
-				}
-			}
-		} while (i != start);
-		snprintf(buf + len, sizeof(buf) - len, "`%s`",
-			 path->activities[start].name);
-		loc.line = path->activities[start].line;
-		loc.col = path->activities[start].col;
-		diag(ld, &loc,
-		     "precedence cycle in path `%s`: %s (each waits for the "
-		     "next)",
-		     path->name, buf);
+		report_cycle(ld, path, left, indeg, where);
 	}
 out:
 	free(indeg);
+	free(first);
+	free(heap);
+	free(left);
+	free(succ);
 	return ret;
+}
+
+/* The name index of @path's activities (ht_path_find_activity()); a
+ * repeated name (diagnosed with the keys) keeps its first activity. */
+static int index_activities(struct ht_path *path)
+{
+	size_t i, *slot;
+
+	path->act_index = index_new(path->nr_activities, &path->act_index_cap);
+	if (!path->act_index) {
+		return HT_ENOMEM;
+	}
+	for (i = 0; i < path->nr_activities; i++) {
+		slot =
+		    index_slot(path->act_index, path->act_index_cap,
+			       path->activities[i].name, activity_name, path);
+		if (!*slot) {
+			*slot = i + 1;
+		}
+	}
+	return 0;
 }
 
 static int load_path(struct loader *ld, struct ht_path *path,
@@ -408,7 +546,7 @@ static int load_path(struct loader *ld, struct ht_path *path,
 	static const char *const keys[] = {"trigger", "period", "deadline",
 					   "activities", "description"};
 	const struct ht_ynode *acts = NULL;
-	size_t i, j;
+	size_t i, j, *mark;
 	int ret;
 
 	path->name = strdup(key->str);
@@ -494,6 +632,14 @@ static int load_path(struct loader *ld, struct ht_path *path,
 		a->col = acts->keys[i]->loc.col;
 		path->nr_activities++;
 	}
+	ret = index_activities(path);
+	if (ret) {
+		return ret;
+	}
+	mark = calloc(acts->nr, sizeof(*mark));
+	if (!mark) {
+		return HT_ENOMEM;
+	}
 	for (i = 0; i < acts->nr; i++) {
 		struct ht_path_activity *a = &path->activities[i];
 		const struct ht_ynode *v = acts->items[i];
@@ -534,16 +680,19 @@ static int load_path(struct loader *ld, struct ht_path *path,
 		}
 		if (or_list) {
 			a->join = HT_PATH_JOIN_OR;
-			ret = load_preds(ld, path, a, or_list, "after-any");
+			ret =
+			    load_preds(ld, path, a, or_list, "after-any", mark);
 		} else if (and_list) {
-			ret = load_preds(ld, path, a, and_list, "after");
+			ret = load_preds(ld, path, a, and_list, "after", mark);
 		} else {
 			ret = 0;
 		}
 		if (ret) {
+			free(mark);
 			return ret;
 		}
 	}
+	free(mark);
 	return order_activities(ld, path, &acts->loc);
 }
 
@@ -678,6 +827,7 @@ void ht_path_desc_destroy(struct ht_path_desc *desc)
 			free(p->activities[j].preds);
 		}
 		free(p->activities);
+		free(p->act_index);
 		free(p->order);
 		free(p->name);
 		free(p->trigger);
@@ -702,12 +852,12 @@ const struct ht_path *ht_path_desc_find(const struct ht_path_desc *desc,
 
 long ht_path_find_activity(const struct ht_path *path, const char *name)
 {
-	size_t i;
+	size_t *slot;
 
-	for (i = 0; i < path->nr_activities; i++) {
-		if (!strcmp(path->activities[i].name, name)) {
-			return (long)i;
-		}
+	if (!path->act_index) {
+		return -1;
 	}
-	return -1;
+	slot = index_slot(path->act_index, path->act_index_cap, name,
+			  activity_name, path);
+	return *slot ? (long)(*slot - 1) : -1;
 }

@@ -49,6 +49,10 @@ struct ht_path {
 	struct ht_path_activity *activities; /* in file order */
 	size_t nr_activities;
 	size_t *order; /* activity indexes, predecessors first */
+	/* activities by name (ht_path_find_activity()): slots holding an
+	 * index + 1, 0 empty */
+	size_t *act_index;
+	size_t act_index_cap;
 };
 
 struct ht_path_desc {
@@ -78,7 +82,8 @@ void ht_path_desc_destroy(struct ht_path_desc *desc);
 const struct ht_path *ht_path_desc_find(const struct ht_path_desc *desc,
 					const char *name);
 
-/* The index of the activity named @name in @path, or -1. */
+/* The index of the activity named @name in @path, or -1 (a hash
+ * lookup: paths may have tens of thousands of activities). */
 long ht_path_find_activity(const struct ht_path *path, const char *name);
 
 /*

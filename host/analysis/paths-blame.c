@@ -144,7 +144,7 @@ static int charge(struct blame *bl, struct core_state *c, int64_t a, int64_t b,
 			    w->begin_ns < b) {
 				w->own = base;
 			}
-			if (w->b < b && a < w->e && k < 64) {
+			if (w->b < b && a < w->e && w->act < 64) {
 				during |= 1ull << w->act;
 			}
 		}
@@ -310,7 +310,9 @@ static int add_targets(struct blame *bl, struct ht_paths_path_result *pr,
 			continue;
 		}
 		nr++;
-		qsort(t->aw, t->nr_aw, sizeof(*t->aw), awin_cmp);
+		if (t->nr_aw > 1) {
+			qsort(t->aw, t->nr_aw, sizeof(*t->aw), awin_cmp);
+		}
 		for (k = 0; k < t->nr_aw; k++) {
 			if (t->nr_mw && t->aw[k].b <= t->mw[t->nr_mw - 1][1]) {
 				if (t->aw[k].e > t->mw[t->nr_mw - 1][1]) {

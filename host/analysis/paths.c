@@ -16,6 +16,11 @@
 #include "paths-internal.h"
 
 #define MAX_NOTES 20
+/* Every instance holds one run per activity of its path: at most this
+ * many runs in all (32 bytes each: 1 GiB), so that a path file of tens
+ * of thousands of activities and a trace of many instances cannot
+ * take the memory without a word. */
+#define MAX_RUNS ((uint64_t)1 << 25)
 
 enum {
 	EV_OTHER = 0,
@@ -52,6 +57,9 @@ struct pass1 {
 	size_t classes_cap;
 	int32_t *stream_core; /* per stream index, -1 not yet known */
 	size_t nr_stream_core, cap_stream_core;
+	uint64_t nr_runs; /* runs of every instance so far: MAX_RUNS */
+	char *err;	  /* the error message (ht_paths_analyze()'s) */
+	size_t err_len;
 };
 
 void ht__paths_note(struct ht_paths_result *res, const char *fmt, ...)
@@ -235,7 +243,8 @@ static int map_grow(struct inst_map *m)
 	return 0;
 }
 
-/* The instance @number of path @pi, created when new; NULL on ENOMEM. */
+/* The instance @number of path @pi, created when new; NULL when there
+ * is no memory or the runs would pass MAX_RUNS (no_instance()). */
 static struct ht_paths_instance *instance_get(struct pass1 *p, size_t pi,
 					      uint64_t number)
 {
@@ -254,6 +263,9 @@ static struct ht_paths_instance *instance_get(struct pass1 *p, size_t pi,
 		}
 		h = (h + 1) & (ps->map.cap - 1);
 	}
+	if (p->nr_runs + path->nr_activities > MAX_RUNS) {
+		return NULL;
+	}
 	if (ht_array_reserve((void **)&ps->inst, &ps->cap, ps->nr + 1,
 			     sizeof(*ps->inst))) {
 		return NULL;
@@ -268,7 +280,30 @@ static struct ht_paths_instance *instance_get(struct pass1 *p, size_t pi,
 	ps->map.keys[h] = number;
 	ps->map.vals[h] = ps->nr++;
 	ps->map.nr++;
+	p->nr_runs += path->nr_activities;
 	return in;
+}
+
+/* No instance from instance_get(): past MAX_RUNS (said, with where),
+ * else no memory. */
+static int no_instance(struct pass1 *p, const struct ht_ctf_msg *msg, size_t pi)
+{
+	const struct ht_path *path = &p->desc->paths[pi];
+
+	if (p->nr_runs + path->nr_activities <= MAX_RUNS) {
+		return HT_ENOMEM;
+	}
+	if (p->err_len) {
+		snprintf(p->err, p->err_len,
+			 "file=%s offset=%" PRIu64
+			 ": a new instance of path `%s` (%zu activities) "
+			 "would take the instances of %s past %" PRIu64
+			 " activity runs (%" PRIu64 " so far)",
+			 msg->stream->path, msg->event->offset_bits / 8,
+			 path->name, path->nr_activities, p->desc->file,
+			 MAX_RUNS, p->nr_runs);
+	}
+	return HT_ERANGE;
 }
 
 static bool field_uint(const struct ht_ctf_field *f, uint64_t *v)
@@ -334,7 +369,7 @@ static int on_event(struct pass1 *p, const struct ht_ctf_msg *msg)
 			any = true;
 			in = instance_get(p, pi, number);
 			if (!in) {
-				return HT_ENOMEM;
+				return no_instance(p, msg, pi);
 			}
 			if (in->has_trigger) {
 				res->repeated_trigger++;
@@ -398,7 +433,7 @@ static int on_event(struct pass1 *p, const struct ht_ctf_msg *msg)
 		struct ht_paths_run *r;
 
 		if (!in) {
-			return HT_ENOMEM;
+			return no_instance(p, msg, pi);
 		}
 		r = &in->runs[ai];
 		if (kind & EV_BEGIN) {
@@ -541,8 +576,11 @@ static void finish_instances(struct ht_paths_result *res,
 			n0 = in->number;
 		}
 	}
-	qsort(pr->instances, pr->nr_instances, sizeof(*pr->instances),
-	      inst_start_cmp);
+	if (pr->nr_instances > 1) {
+		/* (no instances: no array, and qsort() takes no NULL) */
+		qsort(pr->instances, pr->nr_instances, sizeof(*pr->instances),
+		      inst_start_cmp);
+	}
 	for (i = 0; i < pr->nr_instances; i++) {
 		struct ht_paths_instance *in = &pr->instances[i];
 
@@ -751,7 +789,7 @@ int ht_paths_analyze(const struct ht_path_desc *desc, const char *const *traces,
 	struct ht_ctf_open_opts oo = {
 	    .flags = HT_CTF_EVENTS_ONLY | HT_CTF_KEEP_GOING,
 	};
-	struct pass1 p = {.desc = desc};
+	struct pass1 p = {.desc = desc, .err = err, .err_len = err_len};
 	struct ht_paths_result *res;
 	struct ht_ctf_set *set = NULL;
 	size_t nr_worst = opts && opts->nr_worst ? opts->nr_worst : 3;

@@ -109,6 +109,7 @@ struct ht_states {
 	bool has_origin;
 	int64_t origin_ns; /* window grid origin: the first event time */
 	bool finished;
+	bool damaged_anomaly; /* the anomaly being made is a damaged time */
 	char text[512];
 };
 

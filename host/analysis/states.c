@@ -44,6 +44,7 @@ static int anomaly_v(struct ht_states *st, struct core *c, int64_t ns,
 	it.core = &c->pub;
 	it.ns = ns;
 	it.text = st->text;
+	it.damaged = st->damaged_anomaly;
 	return ht__states_emit(st, &it);
 }
 
@@ -491,8 +492,39 @@ static int flush_window(struct ht_states *st, struct core *c, int64_t end)
 	return ret;
 }
 
+/* @b - @a for @a <= @b: any two times, without signed overflow. */
+static uint64_t span_ns(int64_t a, int64_t b)
+{
+	return (uint64_t)b - (uint64_t)a;
+}
+
+/* @a + @d, knowing the sum is a time (it does not pass INT64_MAX). */
+static int64_t add_ns(int64_t a, uint64_t d)
+{
+	return (int64_t)((uint64_t)a + d);
+}
+
+/* The beginning of the window of the grid (@origin + k * @w) that holds
+ * @t, or @t itself when that is before INT64_MIN. */
+static int64_t window_of(int64_t origin, int64_t w, int64_t t)
+{
+	uint64_t d, k;
+
+	if (t >= origin) {
+		d = span_ns(origin, t);
+		return add_ns(origin, d - d % (uint64_t)w);
+	}
+	d = span_ns(t, origin);
+	k = d / (uint64_t)w + (d % (uint64_t)w != 0);
+	if (k > span_ns(INT64_MIN, origin) / (uint64_t)w) {
+		return t;
+	}
+	return (int64_t)((uint64_t)origin - k * (uint64_t)w);
+}
+
 /* Charges the core's state from its last accounting point to @t,
- * closing the windows passed on the way. */
+ * closing the windows passed on the way (c->win_begin <= c->acc_ns <
+ * @t throughout). */
 static int charge(struct ht_states *st, struct core *c, int64_t t)
 {
 	int64_t w = st->opts.window_ns;
@@ -502,18 +534,17 @@ static int charge(struct ht_states *st, struct core *c, int64_t t)
 		c->acc_started = true;
 		c->acc_ns = t;
 		if (w) {
-			c->win_begin =
-			    st->origin_ns + (t - st->origin_ns) / w * w;
+			c->win_begin = window_of(st->origin_ns, w, t);
 		}
 		return 0;
 	}
 	if (t <= c->acc_ns) {
 		return 0;
 	}
-	while (w && t >= c->win_begin + w) {
-		int64_t end = c->win_begin + w;
+	while (w && span_ns(c->win_begin, t) >= (uint64_t)w) {
+		int64_t end = add_ns(c->win_begin, (uint64_t)w);
 
-		charge_span(c, (uint64_t)(end - c->acc_ns));
+		charge_span(c, span_ns(c->acc_ns, end));
 		c->acc_ns = end;
 		ret = flush_window(st, c, end);
 		if (ret) {
@@ -521,7 +552,7 @@ static int charge(struct ht_states *st, struct core *c, int64_t t)
 		}
 		c->win_begin = end;
 	}
-	charge_span(c, (uint64_t)(t - c->acc_ns));
+	charge_span(c, span_ns(c->acc_ns, t));
 	c->acc_ns = t;
 	return 0;
 }
@@ -548,7 +579,7 @@ static int slice_end(struct ht_states *st, struct core *c, struct open_slice *o,
 
 	o->s.end_ns = t < o->s.begin_ns ? o->s.begin_ns : t;
 	o->s.forced_end = forced;
-	d = (uint64_t)(o->s.end_ns - o->s.begin_ns);
+	d = span_ns(o->s.begin_ns, o->s.end_ns);
 	if (o->s.kind != HT_STATES_FUNC) {
 		struct ht_states_task *tk = &c->tasks[o->task];
 
@@ -928,11 +959,83 @@ void ht_states_destroy(struct ht_states *st)
 	free(st);
 }
 
+/*
+ * Whether the time of @msg is damaged (docs/views.md, "Damaged
+ * times"): a tracer writes a packet's timestamp_begin and
+ * timestamp_end around its events, so an event outside them holds a
+ * corrupted time (a flipped bit, a bad clock read) and is not taken as
+ * the core's time. A packet whose bounds contradict each other (begin
+ * after end) has one of them damaged: its end is kept when it is not
+ * before the core's last time (else its begin). Compared in cycles,
+ * exactly, at the cost of two compares per event.
+ */
+static bool time_damaged(const struct core *c, const struct ht_ctf_msg *msg,
+			 bool *lo_ok)
+{
+	const struct ht_ctf_packet *p = msg->packet;
+	bool lo, hi;
+
+	*lo_ok = false;
+	if (!p || !msg->has_time) {
+		return false;
+	}
+	lo = p->has_begin;
+	hi = p->has_end;
+	if (lo && hi && p->begin_cycles > p->end_cycles) {
+		if (c->pub.has_time &&
+		    ht_ctf_stream_cycles_to_ns(msg->stream, p->end_cycles) <
+			c->pub.last_ns) {
+			hi = false;
+		} else {
+			lo = false;
+		}
+	}
+	*lo_ok = lo;
+	return (lo && msg->cycles < p->begin_cycles) ||
+	       (hi && msg->cycles > p->end_cycles);
+}
+
+/*
+ * A damaged time: counted, reported with its file and offset, and
+ * replaced by the core's last time (the event keeps its place in the
+ * core's sequence); a core without a time yet takes its packet's
+ * begin, else the event is skipped (*@skip).
+ */
+static int on_damaged_time(struct ht_states *st, struct core *c,
+			   const struct ht_ctf_msg *msg, bool lo_ok, int64_t *t,
+			   bool *skip)
+{
+	const struct ht_ctf_packet *p = msg->packet;
+	int ret;
+
+	c->pub.time_damaged++;
+	*skip = false;
+	if (c->pub.has_time) {
+		*t = c->pub.last_ns;
+	} else if (lo_ok) {
+		*t = ht_ctf_stream_cycles_to_ns(msg->stream, p->begin_cycles);
+	} else {
+		*skip = true;
+	}
+	st->damaged_anomaly = true;
+	ret = ht__states_anomaly(
+	    st, c, *t, msg,
+	    "damaged time %" PRId64 " ns (%" PRIu64
+	    " cycles), outside its packet's timestamp_begin .. "
+	    "timestamp_end (%s%" PRIu64 " .. %s%" PRIu64 " cycles): %s",
+	    msg->ns, msg->cycles, p->has_begin ? "" : "none ", p->begin_cycles,
+	    p->has_end ? "" : "none ", p->end_cycles,
+	    *skip ? "event skipped" : "taken as the core's last time");
+	st->damaged_anomaly = false;
+	return ret;
+}
+
 int ht_states_feed(struct ht_states *st, const struct ht_ctf_msg *msg)
 {
 	struct ht_states_item it = {.kind = HT_STATES_EVENT};
 	enum ev_role role;
 	struct core *c;
+	bool lo_ok, skip;
 	int64_t t;
 	int ret;
 
@@ -946,8 +1049,14 @@ int ht_states_feed(struct ht_states *st, const struct ht_ctf_msg *msg)
 	if (ret) {
 		return ret;
 	}
-	c->pub.events++;
 	t = msg->has_time ? msg->ns : (c->pub.has_time ? c->pub.last_ns : 0);
+	if (time_damaged(c, msg, &lo_ok)) {
+		ret = on_damaged_time(st, c, msg, lo_ok, &t, &skip);
+		if (ret || skip) {
+			return ret;
+		}
+	}
+	c->pub.events++;
 	if (!st->has_origin) {
 		st->has_origin = true;
 		st->origin_ns = t;
@@ -958,11 +1067,11 @@ int ht_states_feed(struct ht_states *st, const struct ht_ctf_msg *msg)
 		c->pub.last_ns = t;
 	} else if (t < c->pub.last_ns) {
 		c->pub.time_backwards++;
-		ret = ht__states_anomaly(st, c, t, msg,
-					 "time goes back %" PRId64
-					 " ns on this core: taken as %" PRId64
-					 " ns",
-					 c->pub.last_ns - t, c->pub.last_ns);
+		ret = ht__states_anomaly(
+		    st, c, t, msg,
+		    "time goes back %" PRIu64
+		    " ns on this core: taken as %" PRId64 " ns",
+		    span_ns(t, c->pub.last_ns), c->pub.last_ns);
 		if (ret) {
 			return ret;
 		}

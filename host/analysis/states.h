@@ -27,7 +27,11 @@
  * a negative duration: an exit without its enter is dropped, an enter
  * without its exit is closed when an outer exit or the end of the trace
  * is reached (the slice says so), a time going backwards on a core is
- * clamped to the core's last time.
+ * clamped to the core's last time. An event time outside its packet's
+ * timestamp_begin .. timestamp_end is damage (one corrupted time must
+ * not become the trace's span): it is taken as the core's last time.
+ * So a core's times, slices and windows stay within the span of its
+ * good events, and the arithmetic on times cannot overflow.
  *
  * Memory is flat in trace size: per core a stack of open slices
  * (bounded depth), a table of tasks and interrupts seen; two tables of
@@ -96,6 +100,11 @@ struct ht_states_core {
 	uint64_t switch_prev_mismatch; /* prev_tid is not the running task */
 	uint64_t time_backwards;
 	uint64_t depth_overflow; /* nesting deeper than the stack */
+	/* events whose time is damaged (outside their packet's
+	 * timestamp_begin .. timestamp_end): taken as the core's last
+	 * time; before the core has one, as the packet's begin, else
+	 * skipped (not counted in .events) */
+	uint64_t time_damaged;
 };
 
 /* A slice on a core. */
@@ -151,6 +160,7 @@ struct ht_states_item {
 	int64_t win_begin_ns, win_end_ns;
 	uint64_t win_unknown_ns, win_idle_ns, win_task_ns, win_isr_ns;
 	const char *text; /* ANOMALY */
+	bool damaged;	  /* ANOMALY: a damaged time (time_damaged) */
 	/* EVENT msg_send and msg_recv (matched or not) and FLOW: the
 	 * message's flow id, ht_states_flow_id(sender core id, id) */
 	uint64_t flow_id;

@@ -33,6 +33,7 @@
 
 #include "common/buf.h"
 #include "common/error.h"
+#include "common/utf8.h"
 #include "export.h"
 
 enum {
@@ -125,9 +126,29 @@ static void put_bytes(struct ht_buf *b, unsigned field, const void *s, size_t n)
 	b->len += n;
 }
 
+/* A string field: protobuf strings must be UTF-8, so what is not is
+ * replaced (common/utf8.h); checking costs one compare per ASCII byte. */
+static void put_text(struct ht_buf *b, unsigned field, const char *s, size_t n)
+{
+	size_t ok = ht_utf8_valid_len(s, n), len;
+
+	if (ok == n) {
+		put_bytes(b, field, s, n);
+		return;
+	}
+	len = ok + ht_utf8_repaired_len(s + ok, n - ok);
+	put_tag(b, field, WT_LEN);
+	put_varint(b, len);
+	if (!buf_room(b, len)) {
+		return;
+	}
+	memcpy(b->data + b->len, s, ok);
+	b->len += ok + ht_utf8_repair(b->data + b->len + ok, s + ok, n - ok);
+}
+
 static void put_str(struct ht_buf *b, unsigned field, const char *s)
 {
-	put_bytes(b, field, s, strlen(s));
+	put_text(b, field, s, strlen(s));
 }
 
 /* A nested message: one byte is reserved for its length; when the
@@ -368,7 +389,7 @@ static void put_fresh(struct ht_buf *b, struct intern *t, unsigned field)
 
 		m = nest_begin(b, field);
 		put_uint(b, 1, e->iid);
-		put_bytes(b, 2, e->str, e->len);
+		put_text(b, 2, e->str, e->len);
 		nest_end(b, m);
 	}
 	t->nr_fresh = 0;
@@ -467,16 +488,15 @@ static int track_descriptor(struct ht_export *ex, struct pf *pf, uint64_t uuid,
 	}
 	if (name2) {
 		/* name + " " + name2 */
-		size_t n1 = strlen(name), n2 = strlen(name2);
+		struct ht_buf full = {0};
 
-		put_tag(b, 2, WT_LEN);
-		put_varint(b, n1 + 1 + n2);
-		if (buf_room(b, n1 + 1 + n2)) {
-			memcpy(b->data + b->len, name, n1);
-			b->data[b->len + n1] = ' ';
-			memcpy(b->data + b->len + n1 + 1, name2, n2);
-			b->len += n1 + 1 + n2;
+		ht_buf_printf(&full, "%s %s", name, name2);
+		if (full.nomem) {
+			b->nomem = true;
+		} else {
+			put_text(b, 2, full.data, full.len);
 		}
+		ht_buf_fini(&full);
 	} else {
 		put_str(b, 2, name);
 	}
@@ -546,7 +566,7 @@ static void annot_value(struct pf *pf, const struct ht_ctf_field *f,
 		put_double(b, 5, f->v.d);
 		break;
 	case HT_CTF_STRING:
-		put_bytes(b, 6, f->v.str, f->nr_children);
+		put_text(b, 6, f->v.str, f->nr_children);
 		break;
 	case HT_CTF_STRUCT:
 	case HT_CTF_VARIANT:

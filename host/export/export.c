@@ -5,6 +5,7 @@
  */
 #include "export.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,6 +44,7 @@ static int flush(struct ht__export_out *o)
 	if (b->len && !o->failed &&
 	    fwrite(b->data, 1, b->len, o->f) != b->len) {
 		o->failed = true;
+		o->err_no = errno;
 	}
 	o->bytes += b->len;
 	b->len = 0;
@@ -164,6 +166,7 @@ int ht_export_run(const struct ht_export_ops *ops, struct ht_ctf_set *set,
 	struct ht_states *st = NULL;
 	struct ht_ctf_msg msg;
 	struct run r;
+	size_t i;
 	int ret, ret2;
 
 	if (opts) {
@@ -227,6 +230,9 @@ int ht_export_run(const struct ht_export_ops *ops, struct ht_ctf_set *set,
 		}
 	}
 	ret = ht_states_finish(st);
+	for (i = 0; i < ht_states_nr_cores(st); i++) {
+		stats->damaged_times += ht_states_core(st, i)->time_damaged;
+	}
 end:
 	ret2 = ops->end(&r.ex, ret == 0);
 	if (!ret) {
@@ -237,13 +243,16 @@ end:
 		ret = ret2;
 	}
 	if (!ret && fflush(out)) {
+		r.ex.out.err_no = errno;
 		ret = HT_EIO;
 	}
 	stats->bytes = r.ex.out.bytes;
-	if (ret) {
-		snprintf(err, err_len, "%s: %s", ops->name,
-			 ret == HT_EIO ? "cannot write the output"
-				       : ht_strerror(ret));
+	if (ret == HT_EIO) {
+		snprintf(err, err_len, "%s: cannot write: %s", ops->name,
+			 r.ex.out.err_no ? strerror(r.ex.out.err_no)
+					 : "write error");
+	} else if (ret) {
+		snprintf(err, err_len, "%s: %s", ops->name, ht_strerror(ret));
 	}
 	ht_states_destroy(st);
 free_buf:

@@ -32,6 +32,7 @@ struct ht_export_stats {
 	uint64_t anomalies; /* reported by the states model */
 	uint64_t bytes;	    /* bytes written */
 	uint64_t reader_errors;
+	uint64_t damaged_times; /* events with a damaged time (states.h) */
 };
 
 struct ht_export_opts {
@@ -55,6 +56,7 @@ struct ht__export_out {
 	struct ht_buf buf;
 	uint64_t bytes;
 	bool failed;
+	int err_no; /* errno of the write that failed */
 };
 
 /* The state an exporter gets: the output, the options, the stats, and
@@ -94,8 +96,9 @@ const struct ht_export_ops *ht_export_find(const char *name);
 /*
  * Reads @set to its end and writes it to @out in @ops's format.
  * Damaged input is counted (stats->reader_errors, @opts->warn) and the
- * reading goes on. Returns 0, HT_EIO when writing failed, HT_ENOMEM;
- * @err says what.
+ * reading goes on. Returns 0, HT_EIO when writing failed (@err says
+ * why: "cannot write: No space left on device"), HT_ENOMEM. Writing
+ * to a file whole or not at all is the caller's: out-file.h.
  */
 int ht_export_run(const struct ht_export_ops *ops, struct ht_ctf_set *set,
 		  FILE *out, const struct ht_export_opts *opts,

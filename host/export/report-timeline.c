@@ -170,14 +170,14 @@ static void enc_add(struct enc *e, int64_t bucket, uint32_t state, uint64_t ns,
 	e->acc_ns[e->nr_acc++] = ns;
 }
 
-/* Segment [a, b) of @state into a level of @n buckets over the span. */
-static void enc_segment(struct report *r, struct enc *e, int64_t n, int64_t a,
-			int64_t b, uint32_t state)
+/* Segment [a, b) of @state into a level of @n buckets over the span
+ * (positions from t0, unsigned: the span may pass INT64_MAX). */
+static void enc_segment(struct report *r, struct enc *e, int64_t n, uint64_t a,
+			uint64_t b, uint32_t state)
 {
-	double span = (double)(r->t1 - r->t0);
-	double per = (double)n / span; /* buckets per ns */
-	int64_t ba = (int64_t)((double)(a - r->t0) * per);
-	int64_t bb = (int64_t)((double)(b - r->t0) * per);
+	double per = (double)n / (double)r->span; /* buckets per ns */
+	int64_t ba = (int64_t)((double)a * per);
+	int64_t bb = (int64_t)((double)b * per);
 
 	if (ba >= n) {
 		ba = n - 1;
@@ -186,14 +186,15 @@ static void enc_segment(struct report *r, struct enc *e, int64_t n, int64_t a,
 		bb = n - 1;
 	}
 	if (ba == bb) {
-		enc_add(e, ba, state, (uint64_t)(b - a), &r->nomem);
+		enc_add(e, ba, state, b - a, &r->nomem);
 		return;
 	}
 	{
-		int64_t end_a = r->t0 + (int64_t)ceil((double)(ba + 1) / per);
-		int64_t start_b = r->t0 + (int64_t)ceil((double)bb / per);
+		double end_a = ceil((double)(ba + 1) / per);
+		double start_b = ceil((double)bb / per);
 
-		enc_add(e, ba, state, (uint64_t)(end_a > a ? end_a - a : 1),
+		enc_add(e, ba, state,
+			end_a > (double)a ? (uint64_t)(end_a - (double)a) : 1,
 			&r->nomem);
 		enc_flush(e);
 		if (bb > ba + 1) {
@@ -201,17 +202,19 @@ static void enc_segment(struct report *r, struct enc *e, int64_t n, int64_t a,
 			enc_run(e, ba + 1, state);
 			e->next = bb;
 		}
-		enc_add(e, bb, state, (uint64_t)(b > start_b ? b - start_b : 1),
+		enc_add(e, bb, state,
+			(double)b > start_b ? (uint64_t)((double)b - start_b)
+					    : 1,
 			&r->nomem);
 	}
 }
 
-static void exact_segment(struct report *r, struct enc *e, int64_t a, int64_t b,
-			  uint32_t state)
+/* The exact level: positions in ns from t0 (kept only for a span that
+ * fits int64_t: choose_levels()). */
+static void exact_segment(struct enc *e, uint64_t a, uint64_t b, uint32_t state)
 {
-	int64_t ra = a - r->t0, rb = b - r->t0;
+	int64_t ra = (int64_t)a;
 
-	(void)rb;
 	if (e->runs && ra > e->next) {
 		enc_run(e, e->next, 0);
 	}
@@ -219,36 +222,37 @@ static void exact_segment(struct report *r, struct enc *e, int64_t a, int64_t b,
 		enc_run(e, 0, 0);
 	}
 	if (e->runs && state == e->last_state) {
-		e->next = b - r->t0;
+		e->next = (int64_t)b;
 		return;
 	}
 	enc_run(e, ra, state);
-	e->next = b - r->t0;
+	e->next = (int64_t)b;
 }
 
-static void util_segment(struct report *r, struct core *c, int64_t a, int64_t b,
-			 uint32_t state)
+static void util_segment(struct report *r, struct core *c, uint64_t a,
+			 uint64_t b, uint32_t state)
 {
-	double per = (double)UTIL_BUCKETS / (double)(r->t1 - r->t0);
+	double per = (double)UTIL_BUCKETS / (double)r->span;
 	bool busy = r->states[state - 1].kind != HT_STATES_IDLE;
 
 	while (a < b) {
-		int64_t k = (int64_t)((double)(a - r->t0) * per);
-		int64_t end;
+		int64_t k = (int64_t)((double)a * per);
+		double end_d;
+		uint64_t end;
 
 		if (k >= UTIL_BUCKETS) {
 			k = UTIL_BUCKETS - 1;
 		}
-		end = r->t0 + (int64_t)ceil((double)(k + 1) / per);
-		if (end > b || k == UTIL_BUCKETS - 1) {
-			end = b;
-		}
+		end_d = ceil((double)(k + 1) / per);
+		end = end_d >= (double)b || k == UTIL_BUCKETS - 1
+			  ? b
+			  : (uint64_t)end_d;
 		if (end <= a) {
 			end = a + 1;
 		}
-		c->known[k] += (uint64_t)(end - a);
+		c->known[k] += end - a;
 		if (busy) {
-			c->busy[k] += (uint64_t)(end - a);
+			c->busy[k] += end - a;
 		}
 		a = end;
 	}
@@ -268,10 +272,12 @@ static bool encode(struct report *r, struct trow *t, int64_t a, int64_t b,
 		return false;
 	}
 	for (l = 0; l < r->nr_levels; l++) {
-		enc_segment(r, &t->lv[l], r->level_n[l], a, b, state);
+		enc_segment(r, &t->lv[l], r->level_n[l], ht__report_rel(r, a),
+			    ht__report_rel(r, b), state);
 	}
 	if (r->exact) {
-		exact_segment(r, &t->exact, a, b, state);
+		exact_segment(&t->exact, ht__report_rel(r, a),
+			      ht__report_rel(r, b), state);
 	}
 	return true;
 }
@@ -281,7 +287,8 @@ static void segment(struct report *r, struct core *c, int64_t a, int64_t b,
 		    uint32_t state)
 {
 	if (encode(r, &c->row, a, b, state)) {
-		util_segment(r, c, a, b, state);
+		util_segment(r, c, ht__report_rel(r, a), ht__report_rel(r, b),
+			     state);
 	}
 }
 
@@ -370,12 +377,20 @@ static int on_item(void *arg, const struct ht_states_item *it)
 		/* every matched message, also a receive stamped at or
 		 * before its send (the sync's error) */
 		if (r->pass == 2 && r->flows++ % r->flow_stride == 0) {
-			ht_buf_printf(&r->flow_json,
-				      "%s[%u,%" PRId64 ",%u,%" PRId64 "]",
-				      r->flows_kept ? "," : "", it->core->index,
-				      it->ns - r->t0, it->peer->index,
-				      it->peer_ns - r->t0);
+			ht_buf_printf(
+			    &r->flow_json, "%s[%u,%" PRIu64 ",%u,%" PRIu64 "]",
+			    r->flows_kept ? "," : "", it->core->index,
+			    ht__report_rel(r, it->ns), it->peer->index,
+			    ht__report_rel(r, it->peer_ns));
 			r->flows_kept++;
+		}
+		return 0;
+	}
+	if (it->kind == HT_STATES_ANOMALY && it->damaged && r->pass == 1) {
+		/* told once, as damaged parts of the trace are */
+		r->damaged_times++;
+		if (r->on_damage) {
+			r->on_damage(r->on_damage_arg, it->text);
 		}
 		return 0;
 	}
@@ -502,7 +517,8 @@ static uint64_t level_bound(struct report *r, int64_t n)
 static void choose_levels(struct report *r, size_t budget)
 {
 	uint64_t total_segs = 0, used = 0;
-	int64_t n = LEVEL0_BUCKETS, span = r->t1 - r->t0;
+	int64_t n = LEVEL0_BUCKETS;
+	uint64_t span = r->span;
 	size_t i;
 
 	for (i = 0; i < ht__report_nr_rows(r); i++) {
@@ -536,13 +552,16 @@ static void choose_levels(struct report *r, size_t budget)
 		used += bound;
 		/* a level with more buckets than segments, or buckets
 		 * under 1 ns, adds nothing */
-		if ((uint64_t)n >= 4 * (total_segs + 1) || n >= span) {
+		if ((uint64_t)n >= 4 * (total_segs + 1) ||
+		    (uint64_t)n >= span) {
 			break;
 		}
 		n *= 4;
 	}
+	/* exact positions are int64_t ns from t0 */
 	r->exact =
-	    used + (total_segs + 2 * ht__report_nr_rows(r)) * 8 <= budget;
+	    used + (total_segs + 2 * ht__report_nr_rows(r)) * 8 <= budget &&
+	    span <= (uint64_t)INT64_MAX;
 }
 
 static uint64_t level_size(struct report *r, unsigned l, bool exact)

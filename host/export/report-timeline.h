@@ -80,7 +80,10 @@ struct report {
 	size_t nr_states, cap_states;
 	struct core *cores; /* by states core index */
 	size_t nr_cores, cap_cores;
+	/* the time axis: [t0, t1], span = t1 - t0 >= 1 (unsigned: any two
+	 * times); positions on it are ht__report_rel() */
 	int64_t t0, t1;
+	uint64_t span;
 	unsigned nr_levels;
 	int64_t level_n[MAX_LEVELS]; /* buckets per level */
 	bool exact;
@@ -95,10 +98,18 @@ struct report {
 	size_t nr_core_rows; /* rows before the function rows */
 	struct ht_buf notes; /* JSON strings, comma-separated */
 	uint64_t reader_errors;
+	uint64_t damaged_times; /* events with a damaged time (states.h) */
 	void (*on_damage)(void *arg, const char *text);
 	void *on_damage_arg;
 	bool nomem;
 };
+
+/* The position of time @t on the report's axis, in ns from t0 (0 for
+ * a time before t0). */
+static inline uint64_t ht__report_rel(const struct report *r, int64_t t)
+{
+	return t > r->t0 ? (uint64_t)t - (uint64_t)r->t0 : 0;
+}
 
 /* Row @i of the page: the cores' rows, then the function rows. */
 static inline struct trow *ht__report_row(struct report *r, size_t i)

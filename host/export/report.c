@@ -7,6 +7,7 @@
  * (host/export/report/report.js). The page's files are built into the
  * binary (common/embedded.h).
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -90,7 +91,7 @@ static void damage_cb(void *arg, const char *text)
 {
 	struct note_sink *ns = arg;
 
-	if (ns->r->reader_errors <= MAX_DAMAGE_NOTES) {
+	if (ns->r->reader_errors + ns->r->damaged_times <= MAX_DAMAGE_NOTES) {
 		note_cb(arg, text);
 	} else if (ns->opts && ns->opts->warn) {
 		ns->opts->warn(ns->opts->warn_arg, text);
@@ -145,6 +146,7 @@ static int read_inputs(struct job *jb, char *err, size_t err_len)
 static int measure(struct job *jb, char *err, size_t err_len)
 {
 	struct report *r = &jb->r;
+	bool has_time = false;
 	size_t i;
 	int ret;
 
@@ -164,18 +166,24 @@ static int measure(struct job *jb, char *err, size_t err_len)
 
 		jb->events += sc->events;
 		if (sc->has_time) {
+			has_time = true;
 			r->t0 = sc->first_ns < r->t0 ? sc->first_ns : r->t0;
 			r->t1 = sc->last_ns > r->t1 ? sc->last_ns : r->t1;
 		}
 	}
-	if (!jb->nr_cores || r->t0 == INT64_MAX) {
+	if (!has_time) {
 		snprintf(err, err_len, "%s: no events with a time in the trace",
 			 jb->nr_traces ? jb->traces[0] : "?");
 		return HT_EFORMAT;
 	}
+	/* at least 1 ns (at the end of time, the axis starts 1 ns early) */
 	if (r->t1 <= r->t0) {
+		if (r->t0 == INT64_MAX) {
+			r->t0--;
+		}
 		r->t1 = r->t0 + 1;
 	}
+	r->span = (uint64_t)r->t1 - (uint64_t)r->t0;
 	if (!ht__report_core(r, (unsigned)jb->nr_cores)) {
 		return HT_ENOMEM;
 	}
@@ -282,8 +290,10 @@ static void write_core(struct ht_json *j, const struct report *r,
 	ht_json_member_str(j, "group", sc->group ? sc->group : "");
 	ht_json_member_str(j, "role", sc->role ? sc->role : "");
 	ht_json_member_bool(j, "has_tasks", sc->has_tasks);
-	ht_json_member_i64(j, "first", sc->has_time ? sc->first_ns - r->t0 : 0);
-	ht_json_member_i64(j, "last", sc->has_time ? sc->last_ns - r->t0 : 0);
+	ht_json_member_u64(j, "first",
+			   sc->has_time ? ht__report_rel(r, sc->first_ns) : 0);
+	ht_json_member_u64(j, "last",
+			   sc->has_time ? ht__report_rel(r, sc->last_ns) : 0);
 	ht_json_member_u64(j, "unknown", sc->unknown_ns);
 	ht_json_member_u64(j, "idle", sc->idle_ns);
 	ht_json_member_u64(j, "task", sc->task_ns);
@@ -294,7 +304,7 @@ static void write_core(struct ht_json *j, const struct report *r,
 	ht_json_member_u64(j, "anomalies",
 			   sc->isr_exit_unmatched + sc->isr_enter_unclosed +
 			       sc->switch_prev_mismatch + sc->time_backwards +
-			       sc->depth_overflow);
+			       sc->depth_overflow + sc->time_damaged);
 	ht_json_key(j, "tasks");
 	ht_json_begin_array(j);
 	for (i = 0; i < sc->nr_tasks; i++) {
@@ -405,9 +415,9 @@ static void write_data(FILE *out, struct job *jb)
 			    ? opts->title
 			    : (jb->nr_traces ? jb->traces[0] : ""));
 	fprintf(out,
-		",\"t0\":\"%" PRId64 "\",\"span\":%" PRId64
+		",\"t0\":\"%" PRId64 "\",\"span\":%" PRIu64
 		",\"events\":%" PRIu64 ",\n\"cores\":",
-		r->t0, r->t1 - r->t0, jb->events);
+		r->t0, r->span, jb->events);
 	ht_json_begin_array(&j);
 	for (i = 0; i < jb->nr_cores; i++) {
 		ht_json_item(&j);
@@ -462,8 +472,10 @@ static int write_tail(FILE *out, char *err, size_t err_len)
 		return ret;
 	}
 	fprintf(out, "</script>\n</body>\n</html>\n");
-	if (ferror(out)) {
-		snprintf(err, err_len, "cannot write the report");
+	if (fflush(out) || ferror(out)) {
+		/* errno: that of the last write, which failed as well */
+		snprintf(err, err_len, "cannot write the report: %s",
+			 strerror(errno));
 		return HT_EIO;
 	}
 	return 0;
@@ -478,10 +490,13 @@ static void fill_stats(const struct job *jb, struct ht_report_stats *stats)
 	stats->nr_levels = r->nr_kept;
 	stats->exact = r->exact_kept;
 	stats->finest_ns =
-	    r->exact_kept ? 1 : (r->t1 - r->t0) / r->level_n[r->nr_kept - 1];
+	    r->exact_kept
+		? 1
+		: (int64_t)(r->span / (uint64_t)r->level_n[r->nr_kept - 1]);
 	stats->flows = jb->msgs.matched;
 	stats->flows_kept = r->flows_kept;
 	stats->reader_errors = r->reader_errors;
+	stats->damaged_times = r->damaged_times;
 }
 
 int ht_report_write(const char *const *traces, size_t nr_traces,

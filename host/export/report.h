@@ -46,6 +46,8 @@ struct ht_report_stats {
 	int64_t finest_ns;  /* the finest level's bucket (1 if exact) */
 	uint64_t flows, flows_kept;
 	uint64_t reader_errors; /* damaged parts of the traces, skipped */
+	uint64_t damaged_times; /* events with a damaged time (states.h),
+				 * told and noted as damaged parts are */
 };
 
 /*

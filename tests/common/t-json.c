@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* common/json-writer.h, json-check.h and base64.h: the escaper with
  * its options, the same text on a stream and in a buffer, numbers,
- * commas; the check accepts what the writer makes and names the line
+ * commas; ill-formed UTF-8 replaced (in pieces too) and refused by the
+ * check; the check accepts what the writer makes and names the line
  * and column of what is wrong; base64 against RFC 4648's vectors. */
 #include <math.h>
 #include <stdint.h>
@@ -14,6 +15,7 @@
 #include "common/error.h"
 #include "common/json-check.h"
 #include "common/json-writer.h"
+#include "common/utf8.h"
 #include "tests/check.h"
 
 static const char *escape(const char *s, size_t n, unsigned flags)
@@ -104,6 +106,81 @@ static void check_escape(void)
 	REQUIRE(!strcmp(escape("a\0b", 3, 0), "a\\u0000b"));
 }
 
+#define FFFD "\xef\xbf\xbd"
+
+/* Bytes that are not UTF-8: one U+FFFD per maximal subpart (what
+ * python's bytes.decode("utf-8", "replace") gives); valid UTF-8 of
+ * every length kept. The same in common/utf8.h's repair. */
+static void check_utf8(void)
+{
+	static const char *const cases[][2] = {
+	    {"\xf0\x9f\x98\x80\xe2\x82\xac\xc3\xa9",
+	     "\xf0\x9f\x98\x80\xe2\x82\xac\xc3\xa9"},
+	    {"\xc0\xaf", FFFD FFFD},		       /* overlong */
+	    {"\xe0\x80\xaf", FFFD FFFD FFFD},	       /* overlong */
+	    {"\xf0\x80\x80\xaf", FFFD FFFD FFFD FFFD}, /* overlong */
+	    {"a\x80\xbf!", "a" FFFD FFFD "!"},	       /* lone */
+	    {"\xed\xa0\x80", FFFD FFFD FFFD},	       /* surrogate */
+	    {"\xe2\x82.", FFFD "."},		       /* cut short */
+	    {"\xf0\x9f\x98", FFFD},		       /* cut by the end */
+	    {"\xff\xfe", FFFD FFFD},
+	    {"\xf4\x90\x80\x80", FFFD FFFD FFFD FFFD}, /* > U+10FFFF */
+	    {"\xf4\x8f\xbf\xbf", "\xf4\x8f\xbf\xbf"},  /* U+10FFFF */
+	};
+	char out[64];
+	size_t i, n;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *in = cases[i][0], *want = cases[i][1];
+
+		n = strlen(in);
+		if (strcmp(escape(in, n, HT_JSON_HTML), want)) {
+			fprintf(stderr, "case %zu: escaped to \"%s\"\n", i,
+				escape(in, n, HT_JSON_HTML));
+			exit(1);
+		}
+		REQUIRE(ht_utf8_repaired_len(in, n) == strlen(want));
+		out[ht_utf8_repair(out, in, n)] = '\0';
+		REQUIRE(!strcmp(out, want));
+		REQUIRE(ht_utf8_valid(in, n) == !strcmp(in, want));
+	}
+	/* a piece boundary inside a sequence does not split it */
+	REQUIRE(ht_utf8_cut("ab\xe2\x82", 4) == 2);
+	REQUIRE(ht_utf8_cut("ab\xe2\x82\xac", 5) == 5);
+	REQUIRE(ht_utf8_cut("ab\xf0", 3) == 2);
+	REQUIRE(ht_utf8_cut("ab\x80\x80", 4) == 4);
+}
+
+/* A long string on a stream goes in pieces: a 4-byte sequence across
+ * a piece boundary stays whole, and the text is the buffer's. */
+static void check_utf8_pieces(void)
+{
+	struct ht_buf b = {0};
+	struct ht_json jb = {.b = &b};
+	struct ht_json jf = {0};
+	char big[1000], *text = NULL, err[128];
+	size_t len = 0, at;
+
+	for (at = 250; at < 262; at++) {
+		memset(big, 'x', sizeof(big));
+		memcpy(big + at, "\xf0\x9f\x98\x80", 4);
+		big[at + 300] = (char)0xff;
+		b.len = 0;
+		ht_json_strn(&jb, big, sizeof(big));
+		REQUIRE(!b.nomem);
+		REQUIRE(!ht_json_check(b.data, b.len, err, sizeof(err)));
+		REQUIRE(strstr(b.data, "\xf0\x9f\x98\x80"));
+		jf.f = open_memstream(&text, &len);
+		REQUIRE(jf.f);
+		ht_json_strn(&jf, big, sizeof(big));
+		REQUIRE(!fclose(jf.f));
+		REQUIRE(len == b.len && !memcmp(text, b.data, len));
+		free(text);
+		text = NULL;
+	}
+	ht_buf_fini(&b);
+}
+
 static void bad(const char *text, const char *want)
 {
 	char err[128];
@@ -141,6 +218,10 @@ static void check_check(void)
 	bad("01", "1:2: invalid JSON: text after the JSON value");
 	bad("1.", "1:3: invalid JSON: bad number");
 	bad("nul", "1:1: invalid JSON: unexpected character");
+	bad("[\"a\xc3\xa9\xed\xa0\x80\"]",
+	    "1:6: invalid JSON: invalid UTF-8 in a string");
+	bad("\"\xe2\x82\"", "1:2: invalid JSON: invalid UTF-8 in a string");
+	REQUIRE(!ht_json_check("\"\xf0\x9f\x98\x80\"", 6, NULL, 0));
 	memset(deep, '[', sizeof(deep) - 1);
 	deep[sizeof(deep) - 1] = '\0';
 	bad(deep, "1:201: invalid JSON: nested too deeply");
@@ -176,6 +257,8 @@ static void check_base64(void)
 int main(void)
 {
 	check_escape();
+	check_utf8();
+	check_utf8_pieces();
 	check_writer();
 	check_check();
 	check_base64();

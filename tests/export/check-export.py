@@ -7,7 +7,8 @@ the trace they came from, as babeltrace2 reads it.
 BT2_TEXT is `babeltrace2 --clock-cycles TRACE` (1 GHz clock: cycles are
 ns). The Perfetto file is decoded here from the protobuf wire format
 (no library), strictly: every packet must decode, every field must be
-one the exporter is meant to write, with the right wire type, and every
+one the exporter is meant to write, with the right wire type, every
+string field must be well-formed UTF-8, and every
 interned id must have been defined on the sequence before its use.
 Expected counts come from the babeltrace2 text: instants = events other
 than task_switch / isr_* / func_*, slices = task switches + interrupt
@@ -129,7 +130,10 @@ def decode(msg, b):
         elif kind == 'i64':
             val = v - (1 << 64) if v >= 1 << 63 else v
         elif kind == 'str':
-            val = v.decode('utf-8')
+            try:
+                val = v.decode('utf-8')  # strict: protobuf strings are UTF-8
+            except UnicodeDecodeError as e:
+                raise Bad('%s.%s: not UTF-8: %s' % (msg, name, e))
         elif kind == 'double':
             val = struct.unpack('<d', v)[0]
         elif kind == 'fixed64':
