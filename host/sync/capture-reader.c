@@ -552,7 +552,7 @@ static int check_unique(const struct ht_capture_reader *cap, char *err,
 static int find_masters(struct ht_capture_reader *cap, const char *dir,
 			char *err, size_t err_len)
 {
-	size_t i;
+	size_t i, j;
 
 	for (i = 0; i < cap->nr_cores; i++) {
 		struct ht_capture_core *c = &cap->cores[i];
@@ -561,6 +561,19 @@ static int find_masters(struct ht_capture_reader *cap, const char *dir,
 			continue;
 		}
 		c->master = ht_capture_reader_find_core(cap, c->master_name);
+		for (j = 0; c->master < 0 && j < cap->nr_missing; j++) {
+			const struct ht_capture_missing *m =
+			    ht_capture_reader_missing(cap, j);
+
+			if (!strcmp(m->name, c->master_name)) {
+				snprintf(err, err_len,
+					 "%s/metadata: core %s: its master "
+					 "'%s' cannot be read: %s: %s",
+					 c->trace->path, c->name,
+					 c->master_name, m->file, m->why);
+				return HT_ENOENT;
+			}
+		}
 		if (c->master < 0) {
 			snprintf(err, err_len,
 				 "%s/metadata: core %s: its master '%s' "

@@ -71,17 +71,26 @@ for ck in mcu0:1:0:0 mcu0:0x8000000000000000:0:0 \
 	*) bad "$n: exit $rc" ;;
 	esac
 done
-# the reference clock 2^63 - 2^24 s from its origin: beyond int64 ns
+# the reference clock 2^63 - 2^24 s from its origin: beyond int64 ns, its
+# metadata refused, named as the slaves' master
 n=ckarm0_1000000000_0x7fffffffff000000_0
-grep -q 'beyond 2^63 ns' "$w/$n.err" || bad "$n: not flagged: $(head -3 "$w/$n.err")"
+grep -q "its master 'arm0' cannot be read: .*arm0/metadata:[0-9]*:[0-9]*: clock 'arm0_clk': .*out of the 64-bit nanosecond range" "$w/$n.err" ||
+	bad "$n: not flagged: $(head -3 "$w/$n.err")"
 
-# an unsynchronized core merged on its own clock, 2^63 - 1 s from its
-# origin (--allow-unsynced): saturated, counted, exit 1
+# an unsynchronized core merged on its own clock, its offset 9223372036 s
+# (in the int64 ns range, its events past it; --allow-unsynced):
+# saturated, counted, exit 1
 $py "$here/mkcapture.py" "$w/own" "$w/t.json" --no-sync mcu0 \
-	--clock mcu0:32768:0x7fffffffffffffff:0
+	--clock mcu0:32768:9223372036:0
 run own 1 "$w/own" -o "$w/own-out" --allow-unsynced
 has own out '^mcu0: [0-9]* event time(s) beyond 2^63 ns on clock mcu0_clk, saturated'
 has own err 'beyond 2^63 ns .*saturated: the result is wrong there'
+# its offset 2^63 - 1 s: the metadata itself is refused, the core named
+# (and left out, as --allow-unsynced says)
+$py "$here/mkcapture.py" "$w/own2" "$w/t.json" --no-sync mcu0 \
+	--clock mcu0:32768:0x7fffffffffffffff:0
+run own2 0 "$w/own2" -o "$w/own2-out" --allow-unsynced
+has own2 err "core mcu0 cannot be read and is left out (--allow-unsynced): .*mcu0/metadata:[0-9]*:[0-9]*: clock 'mcu0_clk': offset_s = 9223372036854775807 plus offset = 0 cycles at 32768 Hz is out of the 64-bit nanosecond range"
 
 [ $fail = 0 ] && echo "test-sync-bad-time: ok"
 exit $fail
