@@ -100,11 +100,12 @@ static void test_all_types(void)
 	CHECK(st->ev_common_ctx && st->ev_common_ctx->nr_members == 1);
 
 	/* Event record types: name order, ids = index (barectf). */
-	CHECK(st->nr_events == 4);
+	CHECK(st->nr_events == 5);
 	CHECK_STR(st->events[0].name, "enums_and_reals");
 	CHECK_STR(st->events[1].name, "integers");
 	CHECK_STR(st->events[2].name, "nested");
 	CHECK_STR(st->events[3].name, "strings_and_arrays");
+	CHECK_STR(st->events[4].name, "struct_elems");
 	CHECK(st->events[0].id == 0 && st->events[3].id == 3);
 	CHECK(st->events[0].has_log_level && st->events[0].log_level == 3);
 	CHECK(st->events[1].has_log_level && st->events[1].log_level == 14);

@@ -42,7 +42,7 @@ int main(int argc, char **argv)
 	const char *strs[3] = {"a", "", "c \"q\""};
 	const uint8_t grid[6] = {1, 2, 3, 4, 5, 6};
 	const int8_t vals[3] = {-128, 0, 127};
-	const struct tr_core_deep_elems_p_items items[2] = {
+	const struct tr_core_struct_elems_p_items items[2] = {
 	    {1, {7, {-3}}, "first"}, {255, {4000000000u, {127}}, ""}};
 
 	fp_start(&fp, argc > 1 ? argv[1] : "stream", 512, 10);
@@ -64,7 +64,7 @@ int main(int argc, char **argv)
 				    strs, 0, grid);
 	tr_trace_nested(&ctx, 6, 10, -20, corners, "box", 9, 3, vals);
 	tr_trace_nested(&ctx, 7, 0, 0, corners, "", 0, 0, vals);
-	tr_trace_deep_elems(&ctx, 8, items);
+	tr_trace_struct_elems(&ctx, 8, items);
 	fp_finish(&fp);
 	return 0;
 }
