@@ -117,6 +117,11 @@ run "env info" 0 "$HETRACE" info "$w/big"
 grep -qx '  env e199999 = 199999' "$w/out" || bad "env: no last entry"
 check_big "100000 members" --members 100000
 check_big "200000 aliases" --aliases 200000
+# a variant of 200000 options (every other one '_'-prefixed) tagged by an
+# enumeration of 200000 labels: each label finds its option
+check_big "variant of 200000 options" --variant 200000
+grep -q '^\[.*\] (+0.000000010) ev: { tag = ( "L2" : container = 2 ), v = { 14 } }$' "$w/out" ||
+	bad "variant: third event: $(tail -1 "$w/out")"
 rm -rf "$w/big"
 
 # --- clock offsets -------------------------------------------------------
