@@ -81,8 +81,27 @@ void ht__stream_class_clock_init(struct ht__stream_class *sc)
 	const struct ht_ctf_clock *c = sc->pub.default_clock;
 
 	sc->clock_is_ns = c && c->freq_hz == 1000000000;
+	sc->max_cycles = 0;
 	if (c) {
+		uint64_t lo = 0, hi = UINT64_MAX;
+		int64_t ns;
+
 		sc->base_ok = !ht__clock_offset_ns(c, &sc->base_ns);
 		sc->freq_d = (double)c->freq_hz;
+		/* the values with a time are a prefix of the cycles (the
+		 * conversion is monotonic): its end by bisection */
+		if (!sc->base_ok || ht_ctf_clock_cycles_to_ns(c, 0, &ns)) {
+			return;
+		}
+		while (lo < hi) {
+			uint64_t mid = lo + (hi - lo) / 2 + 1;
+
+			if (ht_ctf_clock_cycles_to_ns(c, mid, &ns)) {
+				hi = mid - 1;
+			} else {
+				lo = mid;
+			}
+		}
+		sc->max_cycles = lo;
 	}
 }

@@ -496,6 +496,38 @@ int ht__stream_time_back(struct ht__stream *s, uint64_t at_bits,
 	return HT_ERANGE;
 }
 
+/*
+ * A packet whose times (its end, else its beginning) are past the last
+ * value of the clock with a time in 64-bit ns: reported once per
+ * stream, as babeltrace2 refuses such a time; the stream ends there,
+ * or with HT_CTF_KEEP_GOING goes on with those times at INT64_MAX.
+ */
+static int __attribute__((noinline)) packet_range(struct ht__stream *s)
+{
+	const struct ht_ctf_clock *c = s->sc->pub.default_clock;
+	uint64_t t = s->pkt.has_end ? s->pkt.end_cycles : s->pkt.begin_cycles;
+
+	if (s->range_told) {
+		return 0;
+	}
+	s->range_told = true;
+	if (s->err_len) {
+		snprintf(s->err, s->err_len,
+			 "time out of range: file=%s packet=%llu offset=%llu: "
+			 "the packet's %s at %llu cycles is past the last "
+			 "time clock '%s' gives in 64-bit ns (%llu cycles)",
+			 s->pub.path, (unsigned long long)s->pkt_index,
+			 (unsigned long long)s->pkt_off,
+			 s->pkt.has_end ? "timestamp_end" : "timestamp_begin",
+			 (unsigned long long)t, c->name ? c->name : "",
+			 (unsigned long long)s->sc->max_cycles);
+	}
+	if (!(s->flags & HT_CTF_KEEP_GOING)) {
+		s->state = HT__S_END;
+	}
+	return HT_ERANGE;
+}
+
 int ht__stream_packet_time(struct ht__stream *s)
 {
 	uint64_t r = reached_value(s), t = s->pkt.begin_cycles;
@@ -503,6 +535,12 @@ int ht__stream_packet_time(struct ht__stream *s)
 
 	if (!s->pkt.has_begin || !s->sc->pub.default_clock) {
 		return 0;
+	}
+	if ((s->pkt.has_end ? s->pkt.end_cycles : t) > s->sc->max_cycles) {
+		ret = packet_range(s);
+		if (ret) {
+			return ret;
+		}
 	}
 	if (t >= r) {
 		reach(s, t);

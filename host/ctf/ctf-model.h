@@ -69,6 +69,9 @@ struct ht__stream_class {
 	bool base_ok;	  /* base_ns is valid */
 	int64_t base_ns;  /* the default clock's offset in ns */
 	double freq_d;	  /* its frequency */
+	/* the last clock value whose time fits in int64_t ns from the
+	 * origin (ht_ctf_clock_cycles_to_ns()) */
+	uint64_t max_cycles;
 };
 
 struct ht__trace {
@@ -106,13 +109,14 @@ int ht__clock_offset_ns(const struct ht_ctf_clock *clk, int64_t *ns);
 
 /*
  * Sets the clock fields of @sc (.clock_is_ns, .base_ok, .base_ns,
- * .freq_d) from its default clock, once that is known.
+ * .freq_d, .max_cycles) from its default clock, once that is known.
  */
 void ht__stream_class_clock_init(struct ht__stream_class *sc);
 
 /*
  * @cycles of the default clock of @sc in ns from its origin, as
- * ht_ctf_clock_cycles_to_ns() computes it; saturated when out of range.
+ * ht_ctf_clock_cycles_to_ns() computes it; INT64_MAX past .max_cycles
+ * (the decoder reports such times: ht__stream_packet_time()).
  * The precomputed base makes the common case a few instructions.
  */
 static inline int64_t ht__stream_class_to_ns(const struct ht__stream_class *sc,
@@ -141,7 +145,7 @@ static inline int64_t ht__stream_class_to_ns(const struct ht__stream_class *sc,
 		}
 	}
 	if (ht_ctf_clock_cycles_to_ns(c, cycles, &ns)) {
-		return cycles > INT64_MAX ? INT64_MAX : (int64_t)cycles;
+		return INT64_MAX;
 	}
 	return ns;
 }

@@ -287,6 +287,85 @@ static int emit_int(struct compiler *cc, struct ht__op *op,
 	return 0;
 }
 
+/* A variant's options by name, sorted by (name, index). */
+struct option_name {
+	const char *name;
+	uint32_t index;
+};
+
+static int cmp_option(const void *a, const void *b)
+{
+	const struct option_name *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x->index > y->index) - (x->index < y->index);
+}
+
+static struct option_name *sort_options(const struct ht_ctf_type *type)
+{
+	struct option_name *v = malloc((type->nr_members + 1) * sizeof(*v));
+	size_t k;
+
+	if (!v) {
+		return NULL;
+	}
+	for (k = 0; k < type->nr_members; k++) {
+		v[k].name = type->members[k].name;
+		v[k].index = (uint32_t)k;
+	}
+	qsort(v, type->nr_members, sizeof(*v), cmp_option);
+	return v;
+}
+
+/* strcmp(a, pre b): pre is "" or "_". */
+static int cmp_prefixed(const char *a, const char *pre, const char *b)
+{
+	for (; *pre; a++, pre++) {
+		if (*a != *pre) {
+			return (unsigned char)*a - (unsigned char)*pre;
+		}
+	}
+	return strcmp(a, b);
+}
+
+/* The first option (by index) named exactly pre name, or nr. */
+static size_t find_exact(const struct option_name *v, size_t nr,
+			 const char *pre, const char *name)
+{
+	size_t lo = 0, hi = nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cmp_prefixed(v[mid].name, pre, name) < 0) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	return lo < nr && !cmp_prefixed(v[lo].name, pre, name) ? v[lo].index
+							       : nr;
+}
+
+/*
+ * The option a mapping's @label selects: the first option whose name
+ * is the label, with or without the '_' CTF 1.8 writers put before
+ * names (name_eq()), by binary search: a variant of many options
+ * tagged by an enumeration of many labels compiles in n log n.
+ */
+static size_t find_option(const struct option_name *v, size_t nr,
+			  const char *label)
+{
+	size_t best = find_exact(v, nr, "", label), k;
+
+	if (label[0] == '_') {
+		k = find_exact(v, nr, "", label + 1);
+		best = k < best ? k : best;
+	}
+	k = find_exact(v, nr, "_", label);
+	return k < best ? k : best;
+}
+
 static int emit_variant(struct compiler *cc, uint32_t idx,
 			const struct ht_ctf_type *type)
 {
@@ -294,6 +373,7 @@ static int emit_variant(struct compiler *cc, uint32_t idx,
 	const struct ht_ctf_type *et;
 	struct ht__variant_sel *sel = NULL;
 	uint32_t *opt;
+	struct option_name *by_name;
 	size_t nr_sel = 0, k, m, r;
 	char what[300];
 	int ret;
@@ -325,16 +405,15 @@ static int emit_variant(struct compiler *cc, uint32_t idx,
 	if (!sel || !opt) {
 		return HT_ENOMEM;
 	}
+	by_name = sort_options(type);
+	if (!by_name) {
+		return HT_ENOMEM;
+	}
 	nr_sel = 0;
 	for (m = 0; m < et->nr_mappings; m++) {
 		const struct ht_ctf_enum_mapping *mp = &et->mappings[m];
 
-		for (k = 0; k < type->nr_members; k++) {
-			if (name_eq(type->members[k].name, mp->label,
-				    strlen(mp->label))) {
-				break;
-			}
-		}
+		k = find_option(by_name, type->nr_members, mp->label);
 		if (k == type->nr_members) {
 			continue;
 		}
@@ -345,6 +424,7 @@ static int emit_variant(struct compiler *cc, uint32_t idx,
 			nr_sel++;
 		}
 	}
+	free(by_name);
 	cc->ops[idx].kind = HT__OP_VARIANT;
 	cc->ops[idx].sel = sel;
 	cc->ops[idx].nr_sel = nr_sel;

@@ -92,6 +92,7 @@ struct ht__stream {
 	 */
 	uint64_t reached, reached_true, back_pending;
 	bool has_reached;
+	bool range_told; /* a time past the clock's range was reported */
 	enum ht__stream_state hold_state; /* HT__S_HOLD: then this */
 	uint64_t pkt_index;		  /* the current packet, 0-based */
 	uint64_t pkts_read;

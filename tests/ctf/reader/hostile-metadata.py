@@ -57,6 +57,9 @@ def main():
     ap.add_argument("--aliases", type=int, default=0,
                     help="N aliases of uint32_t, the payload's the last")
     ap.add_argument("--env", type=int, default=0, help="N env entries")
+    ap.add_argument("--variant", type=int, default=0,
+                    help="payload: an enum tag of N labels selecting among "
+                    "N options (every other one named with a '_' first)")
     ap.add_argument("--newline", action="store_true",
                     help="strings with a newline: env, event name, "
                     "model.emf.uri, enum label")
@@ -84,6 +87,13 @@ def main():
         decl = "".join("typealias uint32_t := a%d;\n" % i
                        for i in range(a.aliases))
         fields = "a%d v; " % (a.aliases - 1)
+    if a.variant:
+        maps = ", ".join("L%d = %d" % (i, i) for i in range(a.variant))
+        opts = "".join("uint8_t %sL%d; " % ("_" if i % 2 == 0 else "", i)
+                       for i in range(a.variant))
+        fields = "enum : uint32_t { %s } tag; variant <tag> { %s} v; " % (
+            maps, opts)
+        payload = lambda i: struct.pack("<IB", i % 3, 7 * (i % 3))
     if a.enum:
         maps = ", ".join("L%d = %d" % (i, i) for i in range(a.enum))
         fields = "enum : uint32_t { %s } v; " % maps

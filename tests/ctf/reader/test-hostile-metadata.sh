@@ -117,6 +117,11 @@ run "env info" 0 "$HETRACE" info "$w/big"
 grep -qx '  env e199999 = 199999' "$w/out" || bad "env: no last entry"
 check_big "100000 members" --members 100000
 check_big "200000 aliases" --aliases 200000
+# a variant of 200000 options (every other one '_'-prefixed) tagged by an
+# enumeration of 200000 labels: each label finds its option
+check_big "variant of 200000 options" --variant 200000
+grep -q '^\[.*\] (+0.000000010) ev: { tag = ( "L2" : container = 2 ), v = { 14 } }$' "$w/out" ||
+	bad "variant: third event: $(tail -1 "$w/out")"
 rm -rf "$w/big"
 
 # --- clock offsets -------------------------------------------------------
@@ -152,4 +157,19 @@ for c in "9223372036 854775808 1000000000" \
 	done
 done
 echo "clock offsets: done"
+
+# --- times past the range ------------------------------------------------
+# an offset in the range, timestamps past the clock's last time in 64-bit
+# ns: refused with the packet named, as babeltrace2 refuses them; with
+# -k the events print, at the last time there is
+rm -rf "$w/clk"
+"$gen" "$w/clk" --offset-s 9223372032 --offset 0 --freq 3 --ts 4000000000
+babeltrace2 "$w/clk" >/dev/null 2>&1 && bad "time range: babeltrace2 takes it"
+for cmd in info print; do
+	run "time range $cmd" 1 "$HETRACE" "$cmd" "$w/clk"
+	expect_err "time range $cmd" "^hetrace $cmd: time out of range: file=$w/clk/stream packet=0 offset=0: the packet's timestamp_end at 4000000020 cycles is past the last time clock 'clk' gives in 64-bit ns (14 cycles)"
+done
+run "time range print -k" 1 "$HETRACE" print -k "$w/clk"
+[ "$(grep -c ' ev: ' "$w/out")" = 3 ] || bad "time range print -k: not 3 events"
+echo "times past the range: done"
 exit $fail
