@@ -536,14 +536,14 @@ int ht__stream_packet_time(struct ht__stream *s)
 	if (!s->pkt.has_begin || !s->sc->pub.default_clock) {
 		return 0;
 	}
-	if ((s->pkt.has_end ? s->pkt.end_cycles : t) > s->sc->max_cycles) {
-		ret = packet_range(s);
-		if (ret) {
-			return ret;
-		}
-	}
 	if (t >= r) {
 		reach(s, t);
+		/* (after the time's step back, if any, is reported: one
+		 * error a call, the stream's time kept as without it) */
+		if ((s->pkt.has_end ? s->pkt.end_cycles : t) >
+		    s->sc->max_cycles) {
+			return packet_range(s);
+		}
 		return 0;
 	}
 	ret = ht__stream_time_back(s, s->pkt_off * 8,
