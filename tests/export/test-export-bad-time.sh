@@ -39,24 +39,15 @@ for t in mid first; do
 	"$w/board" "$w/$t" <"$w/$t.script" >/dev/null || exit 1
 done
 
-# at most 4 MiB per file written; SIGXFSZ ignored: a write past it fails
-# the memory of what runs in this (sub)shell: at most $1 MB of address
-# space, or of RSS under AddressSanitizer (which maps terabytes)
-limit_mem() {
-	if ldd "$HETRACE" 2>/dev/null | grep -q libasan; then
-		export ASAN_OPTIONS="${ASAN_OPTIONS:-}:hard_rss_limit_mb=$1"
-	else
-		ulimit -v $(($1 * 1024))
-	fi
-}
+# at most 4 MiB per file written (SIGXFSZ ignored: a write past it
+# fails), 1 GB of memory, 20 s
 run() { # NAME CMD...: stdout in $w/NAME.out, stderr in $w/NAME.err
 	local name=$1
 	shift
 	(
 		ulimit -f 4096
-		limit_mem 1000
 		trap '' XFSZ
-		exec timeout 20 "$@" >"$w/$name.out" 2>"$w/$name.err"
+		bounded 20 1000 "$@" >"$w/$name.out" 2>"$w/$name.err"
 	)
 	echo $? >"$w/$name.rc"
 }

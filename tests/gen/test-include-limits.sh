@@ -11,21 +11,7 @@ set -u
 : "${TOP:?top of the source tree}"
 # shellcheck source=../lib.sh
 . "$TOP/tests/lib.sh"
-opt=${HETRACE_OPT:-$HETRACE}
-
-# limited WHAT CFG PATTERN: gen under 20 s and 512 MB must exit 1 with a
-# line of stderr matching PATTERN and write nothing.
-limited() {
-	local what=$1 cfg=$2 want=$3 rc=0
-	(
-		ulimit -v 524288
-		exec timeout 20 "$opt" gen "$cfg" -o "$w/o"
-	) >"$w/out.txt" 2>"$w/err" || rc=$?
-	[ "$rc" = 1 ] || bad "$what: exit $rc, expected 1 ($(head -c 300 "$w/err"))"
-	grep -q -- "$want" "$w/err" || bad "$what: message: $(head -c 300 "$w/err")"
-	[ "$(wc -l <"$w/err")" -le 5 ] || bad "$what: $(wc -l <"$w/err") messages"
-	[ -e "$w/o" ] && bad "$what: wrote into the output directory"
-}
+. "$TOP/tests/gen/refused.sh"
 
 # diamond DIR N LEAF: DIR/main.yaml includes f0.yaml twice; fI.yaml
 # includes fI+1.yaml twice; the last one holds LEAF (trace type text).
@@ -65,7 +51,7 @@ alias_leaf='$field-type-aliases:
     size: 24
 '
 diamond "$w/d30" 30 "$alias_leaf"
-limited "diamond of 30 files" "$w/d30/main.yaml" \
+gen_refused "diamond of 30 files" "$w/d30/main.yaml" \
 	"/f[0-9]*\.yaml:1:1[0-9]: \`\$include\` of \`f[0-9]*\.yaml\`: more than 4096 files included in all"
 
 # Sequences append: every level doubles the mappings of `big`.
@@ -74,7 +60,7 @@ print("$field-type-aliases:\n  counter:\n    class: uint\n    size: 24\n"
       "  big:\n    class: uenum\n    size: 32\n    mappings:\n      A: ["
       + ", ".join(str(i) for i in range(20000)) + "]")')
 diamond "$w/grow" 11 "$enum_leaf"
-limited "diamond of appending sequences" "$w/grow/main.yaml" \
+gen_refused "diamond of appending sequences" "$w/grow/main.yaml" \
 	"/f[0-9]*\.yaml:1:[0-9]*: \`\$include\` of \`f[0-9]*\.yaml\`: the includes of this configuration read and merge more than 128 MiB"
 
 # A small diamond is a configuration like any other.

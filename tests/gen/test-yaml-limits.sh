@@ -10,24 +10,16 @@ set -u
 : "${TOP:?top of the source tree}"
 # shellcheck source=../lib.sh
 . "$TOP/tests/lib.sh"
-opt=${HETRACE_OPT:-$HETRACE}
+. "$TOP/tests/gen/refused.sh"
 hdr='--- !<tag:barectf.org,2020/3/config>'
 
-# limited WHAT CFG EXPECTED-STDERR-PATTERN: gen under 20 s and 512 MB.
+# limited WHAT CFG PATTERN: refused (gen_refused), and by the sanitized
+# build with the same answer (no time or memory limit here beyond the
+# test's own).
 limited() {
-	local what=$1 cfg=$2 want=$3 rc=0
-	rm -rf "$w/o"
-	(
-		ulimit -v 524288
-		exec timeout 20 "$opt" gen "$cfg" -o "$w/o"
-	) >"$w/out.txt" 2>"$w/err" || rc=$?
-	[ "$rc" = 1 ] || bad "$what: exit $rc, expected 1 ($(head -c 300 "$w/err"))"
-	grep -q -- "$want" "$w/err" || bad "$what: message: $(head -c 300 "$w/err")"
-	[ -e "$w/o" ] && bad "$what: wrote into the output directory"
-	# The sanitized build gives the same answer (no time or memory limit
-	# here beyond the test's own).
-	expect_exit "$what (sanitized)" 1 "$HETRACE" gen "$cfg" -o "$w/o"
-	grep -q -- "$want" "$w/err" || bad "$what (sanitized): message: $(head -c 300 "$w/err")"
+	gen_refused "$@"
+	expect_exit "$1 (sanitized)" 1 "$HETRACE" gen "$2" -o "$w/o"
+	grep -q -- "$3" "$w/err" || bad "$1 (sanitized): message: $(head -c 300 "$w/err")"
 }
 
 cd "$w" || exit 1

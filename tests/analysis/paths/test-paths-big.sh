@@ -51,14 +51,7 @@ PY
 run() { # NAME CMD...: bounded time and memory
 	local name=$1
 	shift
-	(
-		if ldd "$HETRACE" 2>/dev/null | grep -q libasan; then
-			export ASAN_OPTIONS="${ASAN_OPTIONS:-}:hard_rss_limit_mb=1500"
-		else
-			ulimit -v 1500000
-		fi
-		exec timeout 20 "$@" >"$w/$name.out" 2>"$w/$name.err"
-	)
+	bounded 20 1500 "$@" >"$w/$name.out" 2>"$w/$name.err"
 	echo $? >"$w/$name.rc"
 }
 run big "$HETRACE" paths --paths "$w/big.yaml" --json "$w/t"

@@ -11,9 +11,3 @@ for helper in "$@"; do
 		"$TOP/runtime/packet-ring.c" "$TOP/runtime/port.c" ||
 		{ echo "FAIL: cannot build $helper.c"; exit 1; }
 done
-# The address-space bound (ulimit -v, KiB) for runs of $HETRACE: 4 GB,
-# none for a sanitized build (ASan reserves terabytes of address space).
-vmem=4000000
-if grep -qa __asan_init "$HETRACE"; then
-	vmem=unlimited
-fi

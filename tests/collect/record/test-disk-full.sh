@@ -25,8 +25,8 @@ case_run() { # LABEL CAPTURE [ulimit -f BLOCKS]
 	"$w/producer" -s 1304 -n 4 -r "$w/ready" wait "$w/$label-r" 2 $N >"$w/$label.prod" 2>&1 &
 	pid=$!
 	for _ in $(seq 1000); do [ -e "$w/ready" ] && break; sleep 0.01; done
-	(ulimit -f "$blocks"; ulimit -v "$vmem"
-	 timeout 60 "$HETRACE" record -o "$cap" "$w/$label-r0" "$w/$label-r1" >"$w/$label.out" 2>"$w/$label.err")
+	(ulimit -f "$blocks"
+	 bounded 60 4000 "$HETRACE" record -o "$cap" "$w/$label-r0" "$w/$label-r1" >"$w/$label.out" 2>"$w/$label.err")
 	rc=$?
 	# The producer waits 20 s at most for slots nobody frees, then drops.
 	kill $pid 2>/dev/null; wait $pid 2>/dev/null

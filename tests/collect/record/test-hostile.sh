@@ -34,7 +34,7 @@ fi
 # Whole packets only: both readers read the whole capture.
 timeout 60 babeltrace2 "$w/cap" >"$w/bt.txt" 2>"$w/bt.err" ||
 	bad "babeltrace2 cannot read the capture: $(head -3 "$w/bt.err")"
-(ulimit -v "$vmem"; timeout 60 "$HETRACE" print "$w/cap" >"$w/print.txt" 2>"$w/print.err") ||
+bounded 60 4000 "$HETRACE" print "$w/cap" >"$w/print.txt" 2>"$w/print.err" ||
 	bad "hetrace print cannot read the capture: $(head -3 "$w/print.err")"
 # Every rejected slot is a lost packet in the capture (the loss marker
 # before the first packet kept, a jump of packet_seq_num after it).

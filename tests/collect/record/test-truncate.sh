@@ -24,8 +24,8 @@ run() { # LABEL PREFIX
 		>"$w/$label.prod" 2>&1 &
 	pid=$!
 	for _ in $(seq 1000); do [ -e "$w/ready" ] && break; sleep 0.01; done
-	(ulimit -v "$vmem"; timeout 60 "$HETRACE" record -o "$w/$label" "${prefix}0" "${prefix}1" \
-		>"$w/$label.out" 2>"$w/$label.err")
+	bounded 60 4000 "$HETRACE" record -o "$w/$label" "${prefix}0" "${prefix}1" \
+		>"$w/$label.out" 2>"$w/$label.err"
 	rc=$?
 	wait $pid || bad "$label: producer: $(cat "$w/$label.prod")"
 	cat "$w/$label.out"

@@ -14,26 +14,13 @@ set -u
 gen="$TOP/tests/ctf/reader/hostile-metadata.py"
 H_OPT=${HETRACE_OPT:-$HETRACE}
 
-# run WHAT WANT CMD...: CMD under a 20 s guard, its stdout in $w/out and
-# its stderr in $w/err; a failure unless it exits with WANT.
+# run WHAT WANT CMD...: CMD within 20 s and 1 GiB (tests/lib.sh: bounded),
+# its stdout in $w/out and its stderr in $w/err; a failure unless it
+# exits with WANT.
 run() {
 	local what=$1 want=$2 rc
 	shift 2
-	timeout 20 "$@" >"$w/out" 2>"$w/err"
-	rc=$?
-	[ "$rc" = 124 ] && bad "$what: still running after 20 s"
-	[ "$rc" = "$want" ] || bad "$what: exit $rc, expected $want: $(head -c 300 "$w/err")"
-}
-
-# run_small WHAT WANT CMD...: the same with the optimized build's
-# address space limited to 1 GiB (AddressSanitizer's reserves more).
-run_small() {
-	local what=$1 want=$2 rc
-	shift 2
-	(
-		ulimit -v 1048576
-		timeout 20 "$H_OPT" "$@" >"$w/out" 2>"$w/err"
-	)
+	bounded 20 1024 "$@" >"$w/out" 2>"$w/err"
 	rc=$?
 	[ "$rc" = 124 ] && bad "$what: still running after 20 s"
 	[ "$rc" = "$want" ] || bad "$what: exit $rc, expected $want: $(head -c 300 "$w/err")"
@@ -97,9 +84,9 @@ check_big() {
 	shift
 	rm -rf "$w/big"
 	"$gen" "$w/big" "$@"
-	run_small "$what info" 0 info "$w/big"
+	run "$what info" 0 "$H_OPT" info "$w/big"
 	grep -q "events: 3" "$w/out" || bad "$what info: not 3 events"
-	run_small "$what print" 0 print "$w/big"
+	run "$what print" 0 "$H_OPT" print "$w/big"
 	[ "$(grep -c ' ev: ' "$w/out")" = 3 ] || bad "$what print: not 3 events"
 	# the sanitized build too (under the time guard only)
 	run "$what print (sanitized)" 0 "$HETRACE" print "$w/big"

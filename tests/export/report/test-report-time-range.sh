@@ -30,23 +30,13 @@ board_trace "$w" end <<'EOF' || exit 1
 0 9223372036854775900 task_switch 5 ctl 0 idle 0
 EOF
 
-# the memory of what runs in this (sub)shell: at most $1 MB of address
-# space, or of RSS under AddressSanitizer (which maps terabytes)
-limit_mem() {
-	if ldd "$HETRACE" 2>/dev/null | grep -q libasan; then
-		export ASAN_OPTIONS="${ASAN_OPTIONS:-}:hard_rss_limit_mb=$1"
-	else
-		ulimit -v $(($1 * 1024))
-	fi
-}
-run() { # NAME CMD...
+run() { # NAME CMD...: 20 MB per file written, 4 GB of memory, 60 s
 	local name=$1
 	shift
 	(
 		ulimit -f 20000
-		limit_mem 4000
 		trap '' XFSZ
-		exec timeout 60 "$@" >"$w/$name.out" 2>"$w/$name.err"
+		bounded 60 4000 "$@" >"$w/$name.out" 2>"$w/$name.err"
 	)
 	rc=$?
 	[ "$rc" = 1 ] || bad "$name: exit $rc, want 1: $(head -5 "$w/$name.err")"

@@ -40,7 +40,7 @@ bt2_discarded() {
 }
 info_discarded() { awk '/discarded events:/ { print $3 }' "$1"; }
 # Bounded run of the optimized hetrace: 20 s, 2 GB.
-ht() { (ulimit -v 2000000 && timeout 20 "$HETRACE_OPT" "$@"); }
+ht() { bounded 20 2000 "$HETRACE_OPT" "$@"; }
 
 run() { # MODE N: trace in $w/MODE, program output $w/MODE.out, text $w/MODE.txt
 	local m=$1
