@@ -61,7 +61,9 @@ static int help(int argc, char **argv)
 	const struct command *cmd;
 	char *args[3];
 
-	if (argc < 3) {
+	if (argc < 3 || (argc == 3 && (!strcmp(argv[2], "help") ||
+				       !strcmp(argv[2], "--help") ||
+				       !strcmp(argv[2], "-h")))) {
 		usage(stdout);
 		return HT_EXIT_OK;
 	}
@@ -80,6 +82,23 @@ static int help(int argc, char **argv)
 	return run(cmd, 2, args);
 }
 
+/* hetrace --list-options COMMAND: COMMAND's options, from its table
+ * (ht_cli_list_options), for tools/gen-completion.sh. */
+static int list_options(int argc, char **argv)
+{
+	const struct command *cmd = argc == 3 ? find_command(argv[2]) : NULL;
+	char *args[2];
+
+	if (!cmd) {
+		fprintf(stderr, "usage: hetrace --list-options COMMAND\n");
+		return HT_EXIT_USAGE;
+	}
+	ht_cli_list_options = true;
+	args[0] = argv[2];
+	args[1] = NULL;
+	return run(cmd, 1, args);
+}
+
 int main(int argc, char **argv)
 {
 	const struct command *cmd;
@@ -94,6 +113,9 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "help")) {
 		return help(argc, argv);
+	}
+	if (!strcmp(argv[1], "--list-options")) {
+		return list_options(argc, argv);
 	}
 	if (!strcmp(argv[1], "--version")) {
 		printf("hetrace 0.1\n");

@@ -258,10 +258,36 @@ static int take_args(int argc, char **argv, unsigned flags,
 	return HT_CLI_GO_ON;
 }
 
+bool ht_cli_list_options;
+
+/* The table's options for completion (ht_cli_list_options); old names
+ * (aliases) are left out: they are not offered. */
+static int list_options(const struct ht_cli_opt *opts)
+{
+	size_t i;
+
+	for (i = 0; opts[i].name; i++) {
+		if (opts[i].kind == HT_CLI_OPT_ALIAS) {
+			continue;
+		}
+		if (opts[i].letter) {
+			printf("-%c %d\n", opts[i].letter,
+			       takes_value(&opts[i]));
+		}
+		printf("--%s %d\n", opts[i].name, takes_value(&opts[i]));
+	}
+	printf("-h 0\n--help 0\n");
+	return HT_EXIT_OK;
+}
+
 int ht_cli_parse(int argc, char **argv, const struct ht_cli_opt *opts,
 		 unsigned flags, void (*usage)(FILE *out),
 		 struct ht_cli_args *args)
 {
+	if (ht_cli_list_options) {
+		return list_options(opts);
+	}
+
 	struct option *longopts;
 	char *shortopts;
 	size_t n = 0;

@@ -151,6 +151,15 @@ int ht_cli_parse(int argc, char **argv, const struct ht_cli_opt *opts,
 		 unsigned flags, void (*usage)(FILE *out),
 		 struct ht_cli_args *args);
 
+/*
+ * When set (`hetrace --list-options COMMAND`, for the generated shell
+ * completion and man pages: tools/gen-completion.sh), ht_cli_parse()
+ * parses nothing: it prints one line per option of the table, "-l" or
+ * "--name", then " 1" when it takes a value else " 0", -h and --help
+ * included, and returns HT_EXIT_OK.
+ */
+extern bool ht_cli_list_options;
+
 /* Says "hetrace <cmd>: " and the printf-like message, then the usage,
  * on stderr; returns HT_EXIT_USAGE. */
 int ht_cli_usage_error(void (*usage)(FILE *out), const char *fmt, ...)
