@@ -233,4 +233,7 @@ format:
 format-check:
 	@tools/format-check.sh
 
+# make install, make uninstall: mk/install.mk.
+include mk/install.mk
+
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

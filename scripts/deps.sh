@@ -3,7 +3,7 @@
 # Usage: scripts/deps.sh GROUP...   (groups: build check bench lttng qemu fuzz report)
 set -eu
 
-pkgs_build="gcc make pkg-config libyaml-dev libelf-dev libdw-dev"
+pkgs_build="gcc make pkg-config libyaml-dev libelf-dev libdw-dev help2man"
 pkgs_check="babeltrace2 python3-bt2 python3-barectf gcc-arm-none-eabi libnewlib-arm-none-eabi
   gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf clang clang-format valgrind
   lttng-tools liblttng-ust-dev chromium qemu-system-arm qemu-system-misc"
