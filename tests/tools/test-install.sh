@@ -165,6 +165,11 @@ got=$(complete_words hetrace sync --ma | tr '\n' ' ')
 got=$(complete_words hetrace help re | tr '\n' ' ')
 [ "$got" = "record report " ] || bad "completion of 'help re': '$got'"
 
+# `help help` is the general help; --list-options wants one command.
+"$het" help help >"$w/out" 2>&1 || bad "help help: exit $?"
+grep -q '^usage: hetrace COMMAND' "$w/out" || bad "help help: $(head -2 "$w/out")"
+expect_exit "--list-options nosuch" 2 "$het" --list-options nosuch
+
 # make uninstall removes all of it.
 timeout 120 make -C "$TOP" -s --no-print-directory uninstall BUILD="$ibuild" \
 	DESTDIR="$root" PREFIX=/usr >"$w/make.log" 2>&1 || bad "make uninstall: $(tail -3 "$w/make.log")"

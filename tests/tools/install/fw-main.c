@@ -111,5 +111,6 @@ void fw_reset(void)
 	semihosting_exit(run());
 }
 
-__attribute__((section(".vectors"), used)) static void (*const vectors[2])(
-    void) = {(void (*)(void))_stack_top, fw_reset};
+__attribute__((section(".vectors"),
+	       used)) static void (*const vectors[2])(void) = {
+    (void (*)(void))_stack_top, fw_reset};
