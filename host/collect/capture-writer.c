@@ -20,6 +20,18 @@
  * BATCH_BYTES), and the slots are released once copied. An overwrite
  * ring is copied slot by slot (the copy is what the re-check rule
  * validates) into the same buffer.
+ *
+ * A discard ring in a file whose packets fill their slots (barectf's
+ * packet_size is the packet buffer's, the slot) goes faster, with a
+ * single copy: the slots are copied in the kernel from the ring's file
+ * straight into the stream file (copy_file_range(), as `cat` copies),
+ * and what is checked is the stream file's copy, read back (the header
+ * and context of each packet; events are never checked): once in the
+ * file, the producer can no longer change it. From the first packet
+ * that is not a good packet filling its slot, the file is cut back and
+ * the copy above takes over; so the file holds exactly the packets
+ * checked, in both ways. Memory-backed rings, and files the kernel
+ * cannot copy between, always take the copy.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -67,6 +79,11 @@ struct ring {
 	uint32_t nr_iov;
 	uint32_t ends[BATCH];
 	uint32_t nr_batched;
+	/* Slots go from the ring's file straight into the stream file. */
+	bool direct;
+	/* The last batch of the copy held only packets filling their slots
+	 * (the direct copy is worth trying again). */
+	bool last_full;
 	bool started;	       /* a packet was kept (the loss marker is done) */
 	uint64_t seq_shift;    /* added to packet_seq_num (loss_marker()) */
 	uint64_t loss_at_last; /* lost + damaged when the last was kept */
@@ -564,7 +581,7 @@ static int ring_files(struct ht_capture_writer *c, struct ring *r, char *err,
 				     strerror(errno));
 	}
 	r->fd =
-	    open(r->stream_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	    open(r->stream_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 	if (r->fd < 0) {
 		return ht_err_printf(
 		    err, err_len, errno == EEXIST ? HT_EEXIST : HT_EIO,
@@ -578,6 +595,8 @@ static int ring_files(struct ht_capture_writer *c, struct ring *r, char *err,
 /* The copies the ring's drain keeps. */
 static int ring_buffers(struct ring *r)
 {
+	size_t i;
+
 	if (r->lay.hc_bytes) {
 		r->last_hc = malloc(r->lay.hc_bytes);
 		if (!r->last_hc) {
@@ -590,6 +609,14 @@ static int ring_buffers(struct ring *r)
 	if (!r->buf) {
 		return HT_ENOMEM;
 	}
+	/* The direct copy reads back a fixed header and context only. */
+	r->direct = r->lay.hc_bytes > 0 && r->lay.nr_ctx > 0;
+	for (i = 0; i < r->lay.nr_ctx; i++) {
+		if (!r->lay.ctx[i].end_bits) {
+			r->direct = false;
+		}
+	}
+	r->last_full = true;
 	return 0;
 }
 
@@ -977,6 +1004,61 @@ static int ring_faulted(struct ht_capture_writer *c, struct ring *r,
 }
 
 /*
+ * The direct copy (see the top of the file) of up to @n waiting slots
+ * from the @i-th on: copied into the stream file, then each packet's
+ * header and context read back from the file and checked. The good
+ * packets filling their slots stay, the file is cut back after them,
+ * and *@done says how many they are (0: the @i-th needs the copy, or
+ * the ring cannot be copied this way any more: r->direct is false).
+ */
+static int direct_copy(struct ht_capture_writer *c, struct ring *r, uint32_t i,
+		       uint32_t n, uint32_t *done, uint64_t *bytes)
+{
+	const uint32_t slot = r->info->slot_size;
+	const size_t hc = r->lay.hc_bytes < slot ? r->lay.hc_bytes : slot;
+	const struct ht_ctf_packet_context_layout *cl;
+	uint64_t discarded = r->st.events_discarded;
+	uint64_t base = r->st.bytes;
+	uint32_t k, j, whole, max = (uint32_t)(r->buf_size / slot);
+	int status, werr;
+	size_t copied;
+	char why[256];
+
+	*done = 0;
+	copied = ht_ring_reader_copy_slots_to_file(r->rr, i, n < max ? n : max,
+						   r->fd, &k, &status, &werr);
+	if (status == HT_EUNSUPPORTED) {
+		r->direct = false;
+		return 0;
+	}
+	whole = (uint32_t)(copied / slot);
+	for (j = 0; j < whole; j++) {
+		/* The header and context as the file holds them. */
+		if (pread(r->fd, r->buf, hc,
+			  (off_t)(base + (uint64_t)j * slot)) != (ssize_t)hc ||
+		    packet_check(r, r->buf, why, sizeof(why), &cl) != slot) {
+			break;
+		}
+		discarded = r->st.events_discarded;
+		keep_last(r, r->buf, cl);
+		r->loss_at_last = r->st.lost_packets + r->st.damaged_packets;
+	}
+	/* packet_check() of a packet that is not kept counts nothing. */
+	r->st.events_discarded = discarded;
+	r->st.packets += j;
+	r->st.bytes += (uint64_t)j * slot;
+	*bytes += (uint64_t)j * slot;
+	*done = j;
+	if (status == HT_EIO) {
+		return write_fail(c, r, werr);
+	}
+	if (copied != (size_t)j * slot && !cut_back(r)) {
+		return write_fail(c, r, errno);
+	}
+	return 0;
+}
+
+/*
  * Discard ring: every committed packet, each slot copied out once, as
  * many at a time as the batch buffer holds; the slots are released as
  * soon as they are copied, and the good packets of the copies written
@@ -988,10 +1070,32 @@ static int drain_discard(struct ht_capture_writer *c, struct ring *r,
 	const uint32_t slot = r->info->slot_size;
 	uint32_t avail = ht_ring_reader_avail(r->rr), i = 0, released = 0;
 	uint32_t n, j, k, kept;
+	bool full = true;
 	int ret;
 
 	r->st.lost_packets = ht_ring_reader_overrun(r->rr);
 	while (i < avail) {
+		/* The first packet (a loss marker may go before it) and
+		 * renumbered ones take the copy. */
+		if (r->direct && r->last_full && r->started && !r->seq_shift &&
+		    !r->nr_batched) {
+			ret = direct_copy(c, r, i - released, avail - i, &n,
+					  bytes);
+			i += n;
+			if (n) {
+				ht_ring_reader_release(r->rr, i - released);
+				released = i;
+			}
+			if (ret) {
+				return ret;
+			}
+			if (ht_ring_reader_faulted(r->rr)) {
+				return ring_faulted(c, r, bytes);
+			}
+			if (n) {
+				continue;
+			}
+		}
 		/* Room for one slot at least: a fuller batch was written. */
 		n = (uint32_t)((r->buf_size - r->used) / slot);
 		if (n > BATCH - r->nr_batched) {
@@ -1012,12 +1116,15 @@ static int drain_discard(struct ht_capture_writer *c, struct ring *r,
 			if (ret) {
 				return ret;
 			}
+			full = full && kept == slot;
 		}
 		r->used += (size_t)n * slot;
 		i += n;
 		if (batch_full(r) || i == avail) {
 			ht_ring_reader_release(r->rr, i - released);
 			released = i;
+			r->last_full = full;
+			full = true;
 			ret = batch_end(c, r, bytes);
 			if (ret) {
 				return ret;

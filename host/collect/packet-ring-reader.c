@@ -860,6 +860,71 @@ uint32_t ht_ring_reader_copy_slots(struct ht_ring_reader *rr, uint32_t i,
 	return guarded_copy(rr, buf, slot_of(rr, *k), len) ? n : 0;
 }
 
+size_t ht_ring_reader_copy_slots_to_file(struct ht_ring_reader *rr, uint32_t i,
+					 uint32_t n, int out_fd, uint32_t *k,
+					 int *status, int *write_errno)
+{
+	const uint32_t nr = rr->info.nr_slots, slot = rr->info.slot_size;
+	uint32_t first = (rr->next + i) % nr;
+	size_t len, done = 0;
+	loff_t off;
+
+	*k = rr->next + i;
+	*status = 0;
+	*write_errno = 0;
+	if (rr->faulted) {
+		*status = HT_ETRUNC;
+		return 0;
+	}
+	if (rr->fd < 0) {
+		*status = HT_EUNSUPPORTED;
+		return 0;
+	}
+	if (n > nr - first) {
+		n = nr - first;
+	}
+	len = (size_t)n * slot;
+	off = (loff_t)(rr->file_off + rr->slots_off + (uint64_t)first * slot);
+	/* As for a read: the head's acquire load came first. */
+	while (done < len) {
+		ssize_t got =
+		    copy_file_range(rr->fd, &off, out_fd, NULL, len - done, 0);
+
+		if (got < 0 && errno == EINTR) {
+			continue;
+		}
+		if (got < 0 && done == 0 &&
+		    (errno == EXDEV || errno == EINVAL || errno == EOPNOTSUPP ||
+		     errno == ENOSYS || errno == EBADF)) {
+			*status = HT_EUNSUPPORTED;
+			return 0;
+		}
+		if (got < 0) {
+			*status = HT_EIO;
+			*write_errno = errno;
+			return done;
+		}
+		if (got == 0) {
+			/* The end of the ring's file: it shrank. */
+			if (ht_ring_reader_check_size(rr)) {
+				snprintf(rr->fault_msg, sizeof(rr->fault_msg),
+					 "%s: offset %llu: read error: end of "
+					 "file",
+					 rr->source,
+					 (unsigned long long)(rr->slots_off +
+							      (uint64_t)first *
+								  slot +
+							      done));
+				rr->faulted = true;
+			}
+			*status = HT_ETRUNC;
+			return done;
+		}
+		done += (size_t)got;
+	}
+	return done;
+}
+
 void ht_ring_reader_release(struct ht_ring_reader *rr, uint32_t n)
 {
 	rr->next += n;

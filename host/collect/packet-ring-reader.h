@@ -121,6 +121,23 @@ uint32_t ht_ring_reader_copy_slots(struct ht_ring_reader *rr, uint32_t i,
 				   uint32_t n, uint8_t *buf, uint32_t *k);
 
 /*
+ * Discard mode, a ring in a file: copies the slots of up to @n waiting
+ * packets, from the @i-th on, straight into the file @out_fd at its
+ * position (copy_file_range(): one copy, in the kernel, as `cat`
+ * copies), stopping at the end of the ring. The caller checks what
+ * @out_fd then holds, never the slots. Stores the first packet's index
+ * in *@k and returns the bytes copied (whole slots unless it stopped
+ * early); *@status says why it stopped early: 0 (it did not),
+ * HT_EUNSUPPORTED (nothing copied: a ring in memory, or the kernel
+ * cannot copy between these files; use ht_ring_reader_copy_slots()),
+ * HT_EIO (writing @out_fd failed, with *@write_errno), HT_ETRUNC (the
+ * ring's file shrank: the reader is dead, with its message).
+ */
+size_t ht_ring_reader_copy_slots_to_file(struct ht_ring_reader *rr, uint32_t i,
+					 uint32_t n, int out_fd, uint32_t *k,
+					 int *status, int *write_errno);
+
+/*
  * Copies the @n bytes at @src, inside the region (the metadata area,
  * for instance), into @dst. Returns 0, or HT_EIO when the region
  * faulted.
