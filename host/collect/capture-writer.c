@@ -9,10 +9,29 @@
  * events_discarded and packet_seq_num: host/ctf/ctf-layout.h). Events
  * are never decoded.
  *
- * Discard rings are written with one writev() per batch of packets
- * straight from the shared slots (no copy in user space), then the
- * slots are released. Overwrite rings are copied slot by slot (the
- * copy is what the re-check rule validates) and written from the copy.
+ * Copy, then check, then write the copy: the producer may change its
+ * slots at any time, so each slot is copied out of shared memory once,
+ * into the ring's batch buffer, the copy is checked there and the copy
+ * is written; the shared bytes are never read again. The copy is the
+ * write buffer: a discard ring's waiting slots are copied many at a
+ * time (one pread() of the ring's file, as `cat` reads it, or one
+ * guarded memcpy for a ring in memory), the packets found good are
+ * gathered into one writev() per batch (up to BATCH packets, about
+ * BATCH_BYTES), and the slots are released once copied. An overwrite
+ * ring is copied slot by slot (the copy is what the re-check rule
+ * validates) into the same buffer.
+ *
+ * A discard ring in a file whose packets fill their slots (barectf's
+ * packet_size is the packet buffer's, the slot) goes faster, with a
+ * single copy: the slots are copied in the kernel from the ring's file
+ * straight into the stream file (copy_file_range(), as `cat` copies),
+ * and what is checked is the stream file's copy, read back (the header
+ * and context of each packet; events are never checked): once in the
+ * file, the producer can no longer change it. From the first packet
+ * that is not a good packet filling its slot, the file is cut back and
+ * the copy above takes over; so the file holds exactly the packets
+ * checked, in both ways. Memory-backed rings, and files the kernel
+ * cannot copy between, always take the copy.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,7 +53,7 @@
 #include "packet-ring-reader.h"
 
 #define CTF_MAGIC 0xc1fc1fc1u
-#define BATCH 256u	       /* packets per write() */
+#define BATCH 256u	       /* packets per writev() (below IOV_MAX) */
 #define BATCH_BYTES (1u << 20) /* the batch buffer, unless a slot is larger */
 #define WARN_PER_RING 10u /* damaged-packet messages per ring, then a count */
 
@@ -49,14 +68,22 @@ struct ring {
 	size_t metadata_len;
 	struct ht_ctf_packet_layout lay;
 	/*
-	 * The batch: packets copied out of the slots, checked and packed
-	 * one after the other (packet i ends at ends[i]), written with one
-	 * write(). At least one slot, at most BATCH packets.
+	 * The batch: slots copied into buf (used bytes of it), the good
+	 * packets among them gathered in iov (adjacent ones merged), packet
+	 * i of the batch ending ends[i] bytes into what the batch writes.
+	 * At least one slot, at most BATCH packets.
 	 */
 	uint8_t *buf;
 	size_t buf_size, used;
+	struct iovec iov[BATCH];
+	uint32_t nr_iov;
 	uint32_t ends[BATCH];
 	uint32_t nr_batched;
+	/* Slots go from the ring's file straight into the stream file. */
+	bool direct;
+	/* The last batch of the copy held only packets filling their slots
+	 * (the direct copy is worth trying again). */
+	bool last_full;
 	bool started;	       /* a packet was kept (the loss marker is done) */
 	uint64_t seq_shift;    /* added to packet_seq_num (loss_marker()) */
 	uint64_t loss_at_last; /* lost + damaged when the last was kept */
@@ -75,7 +102,6 @@ struct ht_capture_writer {
 	struct ring **rings;
 	size_t nr_rings;
 	bool finished;
-	struct iovec iov[BATCH];
 };
 
 /* Names that become directory and file names and TSDL strings. */
@@ -555,7 +581,7 @@ static int ring_files(struct ht_capture_writer *c, struct ring *r, char *err,
 				     strerror(errno));
 	}
 	r->fd =
-	    open(r->stream_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	    open(r->stream_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 	if (r->fd < 0) {
 		return ht_err_printf(
 		    err, err_len, errno == EEXIST ? HT_EEXIST : HT_EIO,
@@ -569,6 +595,8 @@ static int ring_files(struct ht_capture_writer *c, struct ring *r, char *err,
 /* The copies the ring's drain keeps. */
 static int ring_buffers(struct ring *r)
 {
+	size_t i;
+
 	if (r->lay.hc_bytes) {
 		r->last_hc = malloc(r->lay.hc_bytes);
 		if (!r->last_hc) {
@@ -581,6 +609,14 @@ static int ring_buffers(struct ring *r)
 	if (!r->buf) {
 		return HT_ENOMEM;
 	}
+	/* The direct copy reads back a fixed header and context only. */
+	r->direct = r->lay.hc_bytes > 0 && r->lay.nr_ctx > 0;
+	for (i = 0; i < r->lay.nr_ctx; i++) {
+		if (!r->lay.ctx[i].end_bits) {
+			r->direct = false;
+		}
+	}
+	r->last_full = true;
 	return 0;
 }
 
@@ -685,6 +721,23 @@ int ht_capture_writer_add_memory(struct ht_capture_writer *c, void *mem,
 	return add_ring(c, rr, opts, err, err_len);
 }
 
+int ht_capture_writer_add_file(struct ht_capture_writer *c, void *mem,
+			       size_t size, int fd, uint64_t file_off,
+			       const struct ht_capture_writer_ring_opts *opts,
+			       char *err, size_t err_len)
+{
+	struct ht_ring_reader *rr;
+	const char *what = opts && opts->core_name ? opts->core_name : "memory";
+	int ret;
+
+	ret = ht_ring_reader_attach_file(&rr, mem, size, fd, file_off, what,
+					 err, err_len);
+	if (ret) {
+		return ret;
+	}
+	return add_ring(c, rr, opts, err, err_len);
+}
+
 /*
  * The stream file holds st.bytes of whole packets: anything past them
  * (a partial write) is cut off. Returns false when even that failed.
@@ -728,18 +781,20 @@ static int write_fail(struct ht_capture_writer *c, struct ring *r, int err)
 }
 
 /*
- * Writes the @n packets of the batch (r->buf, packet i ending at
- * r->ends[i]). On a short write the whole packets that went out are
- * kept and counted, the rest cut off.
+ * Writes the batch: its @n packets (r->iov, packet i ending at
+ * r->ends[i]), with writev() until all went out. On a write error the
+ * whole packets that went out are kept and counted, the rest cut off.
  */
 static int batch_flush(struct ht_capture_writer *c, struct ring *r, uint32_t n,
 		       uint64_t *bytes)
 {
 	size_t total = n ? r->ends[n - 1] : 0, done = 0;
-	uint32_t i;
+	struct iovec *iov = r->iov;
+	uint32_t i, nr_iov = r->nr_iov;
 
 	while (done < total) {
-		ssize_t w = write(r->fd, r->buf + done, total - done);
+		ssize_t w = writev(r->fd, iov, (int)nr_iov);
+		size_t adv;
 
 		if (w < 0 && errno == EINTR) {
 			continue;
@@ -755,11 +810,36 @@ static int batch_flush(struct ht_capture_writer *c, struct ring *r, uint32_t n,
 			return write_fail(c, r, e);
 		}
 		done += (size_t)w;
+		/* A short write: on from the first byte not written. */
+		for (adv = (size_t)w; nr_iov && adv >= iov->iov_len; iov++) {
+			adv -= iov->iov_len;
+			nr_iov--;
+		}
+		if (nr_iov) {
+			iov->iov_base = (uint8_t *)iov->iov_base + adv;
+			iov->iov_len -= adv;
+		}
 	}
 	r->st.packets += n;
 	r->st.bytes += total;
 	*bytes += total;
 	return 0;
+}
+
+/* Appends the packet of @size bytes at @p (in r->buf) to the batch. */
+static void batch_add(struct ring *r, uint8_t *p, uint32_t size)
+{
+	struct iovec *last = r->nr_iov ? &r->iov[r->nr_iov - 1] : NULL;
+	uint32_t end = r->nr_batched ? r->ends[r->nr_batched - 1] : 0;
+
+	if (last && (uint8_t *)last->iov_base + last->iov_len == p) {
+		last->iov_len += size;
+	} else {
+		r->iov[r->nr_iov].iov_base = p;
+		r->iov[r->nr_iov].iov_len = size;
+		r->nr_iov++;
+	}
+	r->ends[r->nr_batched++] = end + size;
 }
 
 /* Writes one packet of @size bytes at @p (outside a batch). */
@@ -845,20 +925,21 @@ static int loss_marker(struct ht_capture_writer *c, struct ring *r,
 }
 
 /*
- * Takes the packet copied at r->buf + r->used (packet index @k): checks
- * the copy, writes the loss marker before the first packet kept when
+ * Takes the slot copied at @p, in r->buf (packet index @k): checks the
+ * copy, writes the loss marker before the first packet kept when
  * packets were lost before it, shifts its sequence number, and appends
- * it to the batch. Only the copy is ever looked at or written.
+ * it to the batch; its size in *@kept (0: skipped). Only the copy is
+ * ever looked at or written.
  */
-static int take_packet(struct ht_capture_writer *c, struct ring *r, uint32_t k,
-		       uint64_t *bytes)
+static int take_packet(struct ht_capture_writer *c, struct ring *r, uint8_t *p,
+		       uint32_t k, uint32_t *kept, uint64_t *bytes)
 {
 	const struct ht_ctf_packet_context_layout *cl;
-	uint8_t *p = r->buf + r->used;
 	char why[256];
 	uint32_t size;
 	int ret;
 
+	*kept = 0;
 	size = packet_check(r, p, why, sizeof(why), &cl);
 	if (!size) {
 		damaged(c, r, k, why);
@@ -886,8 +967,8 @@ static int take_packet(struct ht_capture_writer *c, struct ring *r, uint32_t k,
 	}
 	keep_last(r, p, cl);
 	r->loss_at_last = r->st.lost_packets + r->st.damaged_packets;
-	r->used += size;
-	r->ends[r->nr_batched++] = r->used;
+	batch_add(r, p, size);
+	*kept = size;
 	return 0;
 }
 
@@ -898,6 +979,7 @@ static int batch_end(struct ht_capture_writer *c, struct ring *r,
 	int ret = batch_flush(c, r, r->nr_batched, bytes);
 
 	r->used = 0;
+	r->nr_iov = 0;
 	r->nr_batched = 0;
 	return ret;
 }
@@ -922,29 +1004,127 @@ static int ring_faulted(struct ht_capture_writer *c, struct ring *r,
 }
 
 /*
- * Discard ring: every committed packet, each copied out of its slot
- * once; the slots are released as soon as they are copied, and the
- * copies written in batches.
+ * The direct copy (see the top of the file) of up to @n waiting slots
+ * from the @i-th on: copied into the stream file, then each packet's
+ * header and context read back from the file and checked. The good
+ * packets filling their slots stay, the file is cut back after them,
+ * and *@done says how many they are (0: the @i-th needs the copy, or
+ * the ring cannot be copied this way any more: r->direct is false).
+ */
+static int direct_copy(struct ht_capture_writer *c, struct ring *r, uint32_t i,
+		       uint32_t n, uint32_t *done, uint64_t *bytes)
+{
+	const uint32_t slot = r->info->slot_size;
+	const size_t hc = r->lay.hc_bytes < slot ? r->lay.hc_bytes : slot;
+	const struct ht_ctf_packet_context_layout *cl;
+	uint64_t discarded = r->st.events_discarded;
+	uint64_t base = r->st.bytes;
+	uint32_t k, j, whole, max = (uint32_t)(r->buf_size / slot);
+	int status, werr;
+	size_t copied;
+	char why[256];
+
+	*done = 0;
+	copied = ht_ring_reader_copy_slots_to_file(r->rr, i, n < max ? n : max,
+						   r->fd, &k, &status, &werr);
+	if (status == HT_EUNSUPPORTED) {
+		r->direct = false;
+		return 0;
+	}
+	whole = (uint32_t)(copied / slot);
+	for (j = 0; j < whole; j++) {
+		/* The header and context as the file holds them. */
+		if (pread(r->fd, r->buf, hc,
+			  (off_t)(base + (uint64_t)j * slot)) != (ssize_t)hc ||
+		    packet_check(r, r->buf, why, sizeof(why), &cl) != slot) {
+			break;
+		}
+		discarded = r->st.events_discarded;
+		keep_last(r, r->buf, cl);
+		r->loss_at_last = r->st.lost_packets + r->st.damaged_packets;
+	}
+	/* packet_check() of a packet that is not kept counts nothing. */
+	r->st.events_discarded = discarded;
+	r->st.packets += j;
+	r->st.bytes += (uint64_t)j * slot;
+	*bytes += (uint64_t)j * slot;
+	*done = j;
+	if (status == HT_EIO) {
+		return write_fail(c, r, werr);
+	}
+	if (copied != (size_t)j * slot && !cut_back(r)) {
+		return write_fail(c, r, errno);
+	}
+	return 0;
+}
+
+/*
+ * Discard ring: every committed packet, each slot copied out once, as
+ * many at a time as the batch buffer holds; the slots are released as
+ * soon as they are copied, and the good packets of the copies written
+ * in one writev() per batch.
  */
 static int drain_discard(struct ht_capture_writer *c, struct ring *r,
 			 uint64_t *bytes)
 {
-	uint32_t avail = ht_ring_reader_avail(r->rr), i, k, copied = 0;
+	const uint32_t slot = r->info->slot_size;
+	uint32_t avail = ht_ring_reader_avail(r->rr), i = 0, released = 0;
+	uint32_t n, j, k, kept;
+	bool full = true;
 	int ret;
 
 	r->st.lost_packets = ht_ring_reader_overrun(r->rr);
-	for (i = 0; i < avail; i++) {
-		if (!ht_ring_reader_copy_slot(r->rr, i - copied,
-					      r->buf + r->used, &k)) {
+	while (i < avail) {
+		/* The first packet (a loss marker may go before it) and
+		 * renumbered ones take the copy. */
+		if (r->direct && r->last_full && r->started && !r->seq_shift &&
+		    !r->nr_batched) {
+			ret = direct_copy(c, r, i - released, avail - i, &n,
+					  bytes);
+			i += n;
+			if (n) {
+				ht_ring_reader_release(r->rr, i - released);
+				released = i;
+			}
+			if (ret) {
+				return ret;
+			}
+			if (ht_ring_reader_faulted(r->rr)) {
+				return ring_faulted(c, r, bytes);
+			}
+			if (n) {
+				continue;
+			}
+		}
+		/* Room for one slot at least: a fuller batch was written. */
+		n = (uint32_t)((r->buf_size - r->used) / slot);
+		if (n > BATCH - r->nr_batched) {
+			n = BATCH - r->nr_batched;
+		}
+		if (n > avail - i) {
+			n = avail - i;
+		}
+		n = ht_ring_reader_copy_slots(r->rr, i - released, n,
+					      r->buf + r->used, &k);
+		if (!n) {
 			return ring_faulted(c, r, bytes);
 		}
-		ret = take_packet(c, r, k, bytes);
-		if (ret) {
-			return ret;
+		for (j = 0; j < n; j++) {
+			ret = take_packet(c, r,
+					  r->buf + r->used + (size_t)j * slot,
+					  k + j, &kept, bytes);
+			if (ret) {
+				return ret;
+			}
+			full = full && kept == slot;
 		}
-		if (batch_full(r) || i + 1u == avail) {
-			ht_ring_reader_release(r->rr, i + 1u - copied);
-			copied = i + 1u;
+		r->used += (size_t)n * slot;
+		i += n;
+		if (batch_full(r) || i == avail) {
+			ht_ring_reader_release(r->rr, i - released);
+			released = i;
+			r->last_full = full;
+			full = true;
 			ret = batch_end(c, r, bytes);
 			if (ret) {
 				return ret;
@@ -961,15 +1141,17 @@ static int drain_discard(struct ht_capture_writer *c, struct ring *r,
 static int drain_overwrite(struct ht_capture_writer *c, struct ring *r,
 			   uint64_t *bytes)
 {
-	uint32_t k;
+	uint32_t k, kept;
 	int ret;
 
 	while (ht_ring_reader_copy(r->rr, r->buf + r->used, &k,
 				   &r->st.lost_packets)) {
-		ret = take_packet(c, r, k, bytes);
+		ret = take_packet(c, r, r->buf + r->used, k, &kept, bytes);
 		if (ret) {
 			return ret;
 		}
+		/* The next copy packs against this one (one iov). */
+		r->used += kept;
 		if (batch_full(r)) {
 			ret = batch_end(c, r, bytes);
 			if (ret) {

@@ -134,6 +134,19 @@ int ht_capture_writer_add_memory(struct ht_capture_writer *c, void *mem,
 				 char *err, size_t err_len);
 
 /*
+ * The same for a ring at @mem that the caller mapped from the file @fd
+ * (a shared memory object or a plain file), @file_off bytes into it:
+ * the slots are read from @fd with pread() (no page fault on the
+ * slots, as fast as `cat`), the file's size is checked before each
+ * drain. The collector keeps a duplicate of @fd; the caller keeps @mem
+ * mapped until ht_capture_writer_destroy().
+ */
+int ht_capture_writer_add_file(struct ht_capture_writer *c, void *mem,
+			       size_t size, int fd, uint64_t file_off,
+			       const struct ht_capture_writer_ring_opts *opts,
+			       char *err, size_t err_len);
+
+/*
  * Writes every committed packet of every ring (see the modes above)
  * and returns at once (never waits for a producer). Adds the bytes
  * written to *@bytes when @bytes is not NULL. Returns 0, or a negative

@@ -425,6 +425,32 @@ int ht_ring_reader_attach(struct ht_ring_reader **out, void *mem, size_t size,
 	return 0;
 }
 
+int ht_ring_reader_attach_file(struct ht_ring_reader **out, void *mem,
+			       size_t size, int fd, uint64_t file_off,
+			       const char *what, char *err, size_t err_len)
+{
+	struct ht_ring_reader *rr;
+	int ret, dfd;
+
+	if (!what) {
+		what = "memory";
+	}
+	dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (dfd < 0) {
+		return ht_err_printf(err, err_len, HT_EIO, "%s: dup: %s", what,
+				     strerror(errno));
+	}
+	ret = ht_ring_reader_attach(&rr, mem, size, what, err, err_len);
+	if (ret) {
+		close(dfd);
+		return ret;
+	}
+	rr->fd = dfd;
+	rr->file_off = file_off;
+	*out = rr;
+	return 0;
+}
+
 /* "/NAME" or "NAME" with no other slash: a POSIX shared memory name. */
 static bool is_shm_name(const char *path)
 {
@@ -770,6 +796,133 @@ bool ht_ring_reader_copy_slot(struct ht_ring_reader *rr, uint32_t i,
 	*k = rr->next + i;
 	return guarded_copy(rr, buf, slot_of(rr, rr->next + i),
 			    rr->info.slot_size);
+}
+
+/*
+ * Reads @n bytes at @off (from the ring's start) of the ring's file
+ * into @dst. A short read is a file cut under the collector (the size
+ * check says where it ends), an error an I/O error: either way the
+ * reader is dead.
+ */
+static bool file_read(struct ht_ring_reader *rr, void *dst, uint64_t off,
+		      size_t n)
+{
+	size_t done = 0;
+
+	while (done < n) {
+		ssize_t got = pread(rr->fd, (uint8_t *)dst + done, n - done,
+				    (off_t)(rr->file_off + off + done));
+
+		if (got < 0 && errno == EINTR) {
+			continue;
+		}
+		if (got <= 0) {
+			int e = got < 0 ? errno : 0;
+
+			if (ht_ring_reader_check_size(rr)) {
+				snprintf(rr->fault_msg, sizeof(rr->fault_msg),
+					 "%s: offset %llu: read error: %s",
+					 rr->source,
+					 (unsigned long long)(off + done),
+					 e ? strerror(e) : "end of file");
+				rr->faulted = true;
+			}
+			return false;
+		}
+		done += (size_t)got;
+	}
+	return true;
+}
+
+uint32_t ht_ring_reader_copy_slots(struct ht_ring_reader *rr, uint32_t i,
+				   uint32_t n, uint8_t *buf, uint32_t *k)
+{
+	const uint32_t nr = rr->info.nr_slots, slot = rr->info.slot_size;
+	uint32_t first = (rr->next + i) % nr;
+	size_t len;
+
+	*k = rr->next + i;
+	if (rr->faulted) {
+		return 0;
+	}
+	if (n > nr - first) {
+		n = nr - first;
+	}
+	len = (size_t)n * slot;
+	/* The head was loaded with acquire (ht_ring_reader_avail()): the
+	 * read's loads, in the kernel or here, come after it. */
+	if (rr->fd >= 0) {
+		return file_read(rr, buf,
+				 rr->slots_off + (uint64_t)first * slot, len)
+			   ? n
+			   : 0;
+	}
+	return guarded_copy(rr, buf, slot_of(rr, *k), len) ? n : 0;
+}
+
+size_t ht_ring_reader_copy_slots_to_file(struct ht_ring_reader *rr, uint32_t i,
+					 uint32_t n, int out_fd, uint32_t *k,
+					 int *status, int *write_errno)
+{
+	const uint32_t nr = rr->info.nr_slots, slot = rr->info.slot_size;
+	uint32_t first = (rr->next + i) % nr;
+	size_t len, done = 0;
+	loff_t off;
+
+	*k = rr->next + i;
+	*status = 0;
+	*write_errno = 0;
+	if (rr->faulted) {
+		*status = HT_ETRUNC;
+		return 0;
+	}
+	if (rr->fd < 0) {
+		*status = HT_EUNSUPPORTED;
+		return 0;
+	}
+	if (n > nr - first) {
+		n = nr - first;
+	}
+	len = (size_t)n * slot;
+	off = (loff_t)(rr->file_off + rr->slots_off + (uint64_t)first * slot);
+	/* As for a read: the head's acquire load came first. */
+	while (done < len) {
+		ssize_t got =
+		    copy_file_range(rr->fd, &off, out_fd, NULL, len - done, 0);
+
+		if (got < 0 && errno == EINTR) {
+			continue;
+		}
+		if (got < 0 && done == 0 &&
+		    (errno == EXDEV || errno == EINVAL || errno == EOPNOTSUPP ||
+		     errno == ENOSYS || errno == EBADF)) {
+			*status = HT_EUNSUPPORTED;
+			return 0;
+		}
+		if (got < 0) {
+			*status = HT_EIO;
+			*write_errno = errno;
+			return done;
+		}
+		if (got == 0) {
+			/* The end of the ring's file: it shrank. */
+			if (ht_ring_reader_check_size(rr)) {
+				snprintf(rr->fault_msg, sizeof(rr->fault_msg),
+					 "%s: offset %llu: read error: end of "
+					 "file",
+					 rr->source,
+					 (unsigned long long)(rr->slots_off +
+							      (uint64_t)first *
+								  slot +
+							      done));
+				rr->faulted = true;
+			}
+			*status = HT_ETRUNC;
+			return done;
+		}
+		done += (size_t)got;
+	}
+	return done;
 }
 
 void ht_ring_reader_release(struct ht_ring_reader *rr, uint32_t n)

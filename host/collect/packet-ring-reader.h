@@ -50,6 +50,17 @@ int ht_ring_reader_open(struct ht_ring_reader **rr, const char *path, char *err,
 int ht_ring_reader_attach(struct ht_ring_reader **rr, void *mem, size_t size,
 			  const char *what, char *err, size_t err_len);
 
+/*
+ * The same for a ring at @mem that the caller mapped from the file
+ * @fd, @file_off bytes into it (a shared memory object or a plain
+ * file): the reader keeps a duplicate of @fd, reads the slots with
+ * pread() (ht_ring_reader_copy_slots()) and checks the file's size
+ * (ht_ring_reader_check_size()). The caller keeps @mem mapped.
+ */
+int ht_ring_reader_attach_file(struct ht_ring_reader **rr, void *mem,
+			       size_t size, int fd, uint64_t file_off,
+			       const char *what, char *err, size_t err_len);
+
 /* Unmaps (when the reader mapped it) and frees. NULL is allowed. */
 void ht_ring_reader_close(struct ht_ring_reader *rr);
 
@@ -94,6 +105,37 @@ uint32_t ht_ring_reader_avail(struct ht_ring_reader *rr);
  */
 bool ht_ring_reader_copy_slot(struct ht_ring_reader *rr, uint32_t i,
 			      uint8_t *buf, uint32_t *k);
+
+/*
+ * Discard mode: copies the slots of up to @n waiting packets, from the
+ * @i-th on (i < the last ht_ring_reader_avail()), into @buf (slot_size
+ * bytes each, one after the other), stopping at the end of the ring
+ * (the slots that follow in memory). Stores the first packet's index
+ * in *@k and returns how many were copied; 0 when the region faulted or
+ * shrank (then the reader is dead, with its message). A ring in a file
+ * is read with pread(), as `cat` reads it: no page of the slots is
+ * mapped into the collector, so none faults in or has to be unmapped;
+ * a ring in memory is copied under the SIGBUS guard.
+ */
+uint32_t ht_ring_reader_copy_slots(struct ht_ring_reader *rr, uint32_t i,
+				   uint32_t n, uint8_t *buf, uint32_t *k);
+
+/*
+ * Discard mode, a ring in a file: copies the slots of up to @n waiting
+ * packets, from the @i-th on, straight into the file @out_fd at its
+ * position (copy_file_range(): one copy, in the kernel, as `cat`
+ * copies), stopping at the end of the ring. The caller checks what
+ * @out_fd then holds, never the slots. Stores the first packet's index
+ * in *@k and returns the bytes copied (whole slots unless it stopped
+ * early); *@status says why it stopped early: 0 (it did not),
+ * HT_EUNSUPPORTED (nothing copied: a ring in memory, or the kernel
+ * cannot copy between these files; use ht_ring_reader_copy_slots()),
+ * HT_EIO (writing @out_fd failed, with *@write_errno), HT_ETRUNC (the
+ * ring's file shrank: the reader is dead, with its message).
+ */
+size_t ht_ring_reader_copy_slots_to_file(struct ht_ring_reader *rr, uint32_t i,
+					 uint32_t n, int out_fd, uint32_t *k,
+					 int *status, int *write_errno);
 
 /*
  * Copies the @n bytes at @src, inside the region (the metadata area,
