@@ -800,12 +800,12 @@ bool ht_ring_reader_copy_slot(struct ht_ring_reader *rr, uint32_t i,
 
 /*
  * Reads @n bytes at @off (from the ring's start) of the ring's file
- * into @dst. A short read is a file cut under the collector (the size
- * check says where it ends), an error an I/O error: either way the
- * reader is dead.
+ * into @dst. Returns the bytes read: fewer than @n when the file ended
+ * (cut under the collector: the size check says where) or a read
+ * failed; either way the reader is then dead.
  */
-static bool file_read(struct ht_ring_reader *rr, void *dst, uint64_t off,
-		      size_t n)
+static size_t file_read(struct ht_ring_reader *rr, void *dst, uint64_t off,
+			size_t n)
 {
 	size_t done = 0;
 
@@ -827,11 +827,11 @@ static bool file_read(struct ht_ring_reader *rr, void *dst, uint64_t off,
 					 e ? strerror(e) : "end of file");
 				rr->faulted = true;
 			}
-			return false;
+			return done;
 		}
 		done += (size_t)got;
 	}
-	return true;
+	return done;
 }
 
 uint32_t ht_ring_reader_copy_slots(struct ht_ring_reader *rr, uint32_t i,
@@ -852,10 +852,11 @@ uint32_t ht_ring_reader_copy_slots(struct ht_ring_reader *rr, uint32_t i,
 	/* The head was loaded with acquire (ht_ring_reader_avail()): the
 	 * read's loads, in the kernel or here, come after it. */
 	if (rr->fd >= 0) {
-		return file_read(rr, buf,
-				 rr->slots_off + (uint64_t)first * slot, len)
-			   ? n
-			   : 0;
+		/* Cut in the middle: the slots read before the cut are
+		 * whole and go to the capture. */
+		len = file_read(rr, buf, rr->slots_off + (uint64_t)first * slot,
+				len);
+		return (uint32_t)(len / slot);
 	}
 	return guarded_copy(rr, buf, slot_of(rr, *k), len) ? n : 0;
 }

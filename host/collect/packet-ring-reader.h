@@ -111,11 +111,12 @@ bool ht_ring_reader_copy_slot(struct ht_ring_reader *rr, uint32_t i,
  * @i-th on (i < the last ht_ring_reader_avail()), into @buf (slot_size
  * bytes each, one after the other), stopping at the end of the ring
  * (the slots that follow in memory). Stores the first packet's index
- * in *@k and returns how many were copied; 0 when the region faulted or
- * shrank (then the reader is dead, with its message). A ring in a file
- * is read with pread(), as `cat` reads it: no page of the slots is
- * mapped into the collector, so none faults in or has to be unmapped;
- * a ring in memory is copied under the SIGBUS guard.
+ * in *@k and returns how many were copied; fewer when the region
+ * faulted or shrank (then the reader is dead, with its message): 0, or
+ * for a ring in a file the whole slots read before the file ended. A
+ * ring in a file is read with pread(), as `cat` reads it: no page of
+ * the slots is mapped into the collector, so none faults in or has to
+ * be unmapped; a ring in memory is copied under the SIGBUS guard.
  */
 uint32_t ht_ring_reader_copy_slots(struct ht_ring_reader *rr, uint32_t i,
 				   uint32_t n, uint8_t *buf, uint32_t *k);
