@@ -1045,6 +1045,11 @@ static int direct_copy(struct ht_capture_writer *c, struct ring *r, uint32_t i,
 	}
 	/* packet_check() of a packet that is not kept counts nothing. */
 	r->st.events_discarded = discarded;
+	if (j < whole) {
+		/* Packet j needs the copy: a direct copy from it would be
+		 * cut back at once. */
+		r->last_full = false;
+	}
 	r->st.packets += j;
 	r->st.bytes += (uint64_t)j * slot;
 	*bytes += (uint64_t)j * slot;
