@@ -9,7 +9,12 @@
  * packet and then writes it from shared memory writes a misframed
  * packet; one that writes its checked copy writes whole packets.
  *
- *   hostile PATH EVENTS [READY-FILE]
+ *   hostile PATH EVENTS [READY-FILE [PERIOD-MS]]
+ *
+ * With PERIOD-MS, it scribbles only every other PERIOD-MS milliseconds:
+ * in between, the collector sees packets that fill their slots and
+ * takes them with the direct copy (copy_file_range() from the ring's
+ * file), which the next scribbling period then races with.
  *
  * Layout (the generated tracer's): packet_size at byte 12, content_size
  * at byte 20, header and context 64 bytes.
@@ -21,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "barectf.h"
@@ -40,6 +46,7 @@ struct core {
 	uint64_t clock;
 	uint64_t content[NR]; /* each slot's content_size as committed */
 	unsigned turn;
+	long period_ms; /* 0: scribble all the time */
 	uint8_t placeholder[8];
 };
 
@@ -52,8 +59,17 @@ static uint64_t clock_read(void *data)
 static void scribble(struct core *c)
 {
 	struct ht_ring *r = c->rs.ring;
+	struct timespec now;
 	uint32_t k;
 
+	if (c->period_ms) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if ((now.tv_sec * 1000L + now.tv_nsec / 1000000L) /
+			c->period_ms % 2 ==
+		    0) {
+			return;
+		}
+	}
 	for (k = r->tail; k != r->head; k++) {
 		uint8_t *p = ht_ring_slot_of(r, k);
 		uint64_t ps, cs;
@@ -127,10 +143,12 @@ int main(int argc, char **argv)
 	int fd;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: hostile PATH EVENTS [READY]\n");
+		fprintf(stderr,
+			"usage: hostile PATH EVENTS [READY [PERIOD-MS]]\n");
 		return 2;
 	}
 	events = strtoul(argv[2], NULL, 0);
+	c->period_ms = argc > 4 ? strtol(argv[4], NULL, 0) : 0;
 	f = fopen(METADATA_PATH, "rb");
 	if (!f) {
 		perror(METADATA_PATH);
@@ -165,7 +183,7 @@ int main(int argc, char **argv)
 	c->rs.close = close_main;
 	barectf_init(&c->ctx, c->placeholder, SLOT, cbs, &c->rs);
 	ht_ring_stream_start(&c->rs);
-	if (argc > 3) {
+	if (argc > 3 && *argv[3]) {
 		fclose(fopen(argv[3], "w"));
 	}
 	for (j = 0; j < events; j++) {
