@@ -11,7 +11,8 @@
  *
  *   hostile PATH EVENTS [READY-FILE [PERIOD-MS]]
  *
- * With PERIOD-MS, it scribbles only every other PERIOD-MS milliseconds:
+ * With PERIOD-MS, it scribbles only once the collector released its
+ * first packets, and then only every other PERIOD-MS milliseconds:
  * in between, the collector sees packets that fill their slots and
  * takes them with the direct copy (copy_file_range() from the ring's
  * file), which the next scribbling period then races with.
@@ -63,6 +64,11 @@ static void scribble(struct core *c)
 	uint32_t k;
 
 	if (c->period_ms) {
+		/* The first batch is left alone: a first packet rejected
+		 * would renumber the ring, which takes the copy only. */
+		if (r->tail == 0) {
+			return;
+		}
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		if ((now.tv_sec * 1000L + now.tv_nsec / 1000000L) /
 			c->period_ms % 2 ==
