@@ -16,6 +16,11 @@ struct ht_func_symbols {
 	int unused;
 };
 
+bool ht_func_symbols_supported(void)
+{
+	return false;
+}
+
 int ht_func_symbols_open(struct ht_func_symbols **sy, const char *path,
 			 char *err, size_t err_len)
 {

@@ -8,7 +8,7 @@
 # hetrace does (the same report and merged trace, byte for byte); both
 # builds' own sim + sync runs succeed with the same cores, every slave
 # synchronized with bounds. A build without elfutils refuses --elf with a
-# message saying so, exit 1.
+# message saying so, exit 1, and `hetrace demo` runs without it.
 #
 # qemu-aarch64 runs without -L: the dynamic loader and the libraries then
 # all come from Debian's arm64 multiarch packages (libc6:arm64 comes with
@@ -120,9 +120,14 @@ if errors:
 EOF
 cat "$w/cmp.out"
 
-# Without elfutils (the cross build's default), --elf is refused.
+# Without elfutils (the cross build's default), --elf is refused, and the
+# demo runs every step with the functions' addresses.
 if [ -d "$w/arm.trace" ]; then
 	expect_exit "aarch64 --elf" 1 bounded 30 1024 qemu-aarch64 "$x" print --elf "$x" "$w/arm.trace"
 	expect_err "aarch64 --elf" "$x: cannot read ELF symbols: this hetrace was built without elfutils"
 fi
+expect_exit "aarch64 demo" 0 bounded 120 1024 qemu-aarch64 "$x" demo -o "$w/demo" --cores 2 --seconds 1
+[ "$(grep -c '^\$ hetrace ' "$w/out")" = 5 ] || bad "aarch64 demo: steps: $(grep '^\$' "$w/out"; tail -3 "$w/err")"
+grep -q -- "--elf" "$w/out" && bad "aarch64 demo: --elf in a build without elfutils"
+[ -s "$w/demo/trace.perfetto-trace" ] || bad "aarch64 demo: no Perfetto trace"
 exit $fail
