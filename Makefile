@@ -13,8 +13,12 @@
 # A cross build (docs/build.md): CROSS_COMPILE=TRIPLET- compiles with
 # $(CROSS_COMPILE)gcc into build/<cpu>, without elfutils unless
 # NO_ELFUTILS=0; what the build runs on the build machine
-# (tools/gen-boot) is built with HOSTCC into $(BUILD)/host.
-CROSS_COMPILE ?=
+# (tools/gen-boot) is built with HOSTCC into $(BUILD)/host. Taken from
+# the command line only: a CROSS_COMPILE exported for a kernel build does
+# not make `make check` a cross build.
+ifneq ($(origin CROSS_COMPILE),command line)
+CROSS_COMPILE :=
+endif
 HOSTCC        ?= cc
 CROSS_TRIPLET := $(patsubst %-,%,$(notdir $(CROSS_COMPILE)))
 ifneq ($(CROSS_COMPILE),)
@@ -186,7 +190,8 @@ $(HETRACE): $(CLI_OBJ) $(SIM_OBJ) $(QEMU_OBJ) $(LIB_HOST)
 
 # hetrace's LTTng-UST provider (platforms/linux/master, docs/lttng.md): a
 # shared object next to hetrace, loaded at run time (`hetrace sim
-# --lttng`), built only when liblttng-ust-dev is installed; never
+# --lttng`), built only when liblttng-ust-dev is installed ($(PKG_CONFIG)
+# finds it); never
 # sanitized (lttng-ust is not).
 LTTNG_SRC := $(wildcard platforms/linux/master/*.c)
 LTTNG_SO  := $(if $(shell $(PKG_CONFIG) --exists lttng-ust 2>/dev/null && echo y),$(BUILD)/libhetrace-lttng.so)
