@@ -3,8 +3,38 @@
 #   make demo    build and run the demo
 #   make check   every test (sanitized build in build/asan)
 #   make bench   benchmarks against the anchors (ratios, bench/results.md)
+#   make CROSS_COMPILE=aarch64-linux-gnu-
+#                the master tools (hetrace, the host library) for an
+#                aarch64 Linux master into build/aarch64; the programs the
+#                build runs are built with HOSTCC (docs/build.md)
 # Sources are discovered by directory: adding a file needs no edit here.
 # The folders and the rules between them: docs/architecture.md.
+
+# A cross build (docs/build.md): CROSS_COMPILE=TRIPLET- compiles with
+# $(CROSS_COMPILE)gcc into build/<cpu>, without elfutils unless
+# NO_ELFUTILS=0; what the build runs on the build machine
+# (tools/gen-boot) is built with HOSTCC into $(BUILD)/host. Taken from
+# the command line only: a CROSS_COMPILE exported for a kernel build does
+# not make `make check` a cross build.
+ifneq ($(origin CROSS_COMPILE),command line)
+CROSS_COMPILE :=
+endif
+HOSTCC        ?= cc
+CROSS_TRIPLET := $(patsubst %-,%,$(notdir $(CROSS_COMPILE)))
+ifneq ($(CROSS_COMPILE),)
+BUILD   ?= build/$(firstword $(subst -, ,$(CROSS_TRIPLET)))
+ifeq ($(origin CC),default)
+CC      := $(CROSS_COMPILE)gcc
+endif
+ifeq ($(origin AR),default)
+AR      := $(CROSS_COMPILE)ar
+endif
+endif
+PKG_CONFIG ?= $(CROSS_COMPILE)pkg-config
+# Without elfutils, ELF function names (--elf) are refused with a message
+# saying so (host/analysis/func-symbols-none.c).
+NO_ELFUTILS ?= $(if $(CROSS_COMPILE),1)
+ELFUTILS := $(if $(filter-out 0,$(NO_ELFUTILS)),,y)
 
 BUILD   ?= build
 CC      ?= cc
@@ -23,7 +53,7 @@ HOST_CFLAGS = $(HOST_STD) $(OPT) -g $(WARN) $(SANFLAGS) -fvisibility=hidden \
 	-Iinclude -I. -MMD -MP $(CFLAGS)
 RT_CFLAGS = -std=c99 -pedantic $(OPT) -g $(WARN) $(SANFLAGS) -ffreestanding \
 	-Iinclude -MMD -MP $(CFLAGS)
-LDLIBS  = -lyaml -ldw -lelf -lm -lpthread
+LDLIBS  = -lyaml $(if $(ELFUTILS),-ldw -lelf) -lm -lpthread
 LDFLAGS_ALL = $(SANFLAGS) $(LDFLAGS)
 
 # The host library, lowest layer first (docs/architecture.md).
@@ -31,7 +61,8 @@ HOST_DIRS := common gen/config gen/emit host/ctf host/collect host/sync \
 	host/analysis host/export
 
 RT_SRC   := $(wildcard runtime/*.c)
-HOST_SRC := $(foreach d,$(HOST_DIRS),$(wildcard $(d)/*.c))
+HOST_SRC := $(filter-out host/analysis/func-symbols$(if $(ELFUTILS),-none).c, \
+	$(foreach d,$(HOST_DIRS),$(wildcard $(d)/*.c)))
 CLI_SRC  := $(wildcard cli/*.c)
 TEST_SRC := $(wildcard tests/*/t-*.c tests/*/*/t-*.c)
 
@@ -66,10 +97,11 @@ HETRACE  := $(BUILD)/hetrace
 all: deps
 	@$(MAKE) --no-print-directory build-all
 
-build-all: $(HETRACE) $(LIB_RT) $(TEST_BIN)
+build-all: $(HETRACE) $(LIB_RT) $(if $(CROSS_COMPILE),,$(TEST_BIN))
 
 deps:
-	@scripts/deps.sh build
+	@scripts/deps.sh build $(if $(CROSS_COMPILE),cross-$(CROSS_TRIPLET) \
+		$(if $(ELFUTILS),cross-elfutils-$(CROSS_TRIPLET)))
 
 $(BUILD)/runtime/%.o: runtime/%.c
 	@mkdir -p $(dir $@)
@@ -81,7 +113,7 @@ $(BUILD)/%.o: %.c
 
 $(LIB_RT): $(RT_OBJ)
 	@mkdir -p $(dir $@)
-	rm -f $@ && ar rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 $(BUILD)/embedded-files.c: $(EMBED_SRC) tools/embed.sh
 	@mkdir -p $(dir $@)
@@ -92,7 +124,7 @@ $(BUILD)/embedded-files.o: $(BUILD)/embedded-files.c
 
 $(LIB_HOST): $(HOST_OBJ) $(RT_OBJ) $(EMBED_OBJ) $(MASTER_EV_OBJ)
 	@mkdir -p $(dir $@)
-	rm -f $@ && ar rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 # The subcommand table, from the `hetrace-command:` line of each cli/*.c.
 $(BUILD)/cli-commands.h: $(CLI_SRC) tools/cli-table.sh
@@ -115,8 +147,22 @@ SIM_OBJ   := $(patsubst %.c,$(BUILD)/%.o,$(wildcard platforms/sim/*.c \
 	$(SIM_GEN)/$(basename $(notdir $(f)))-metadata.o)
 GEN_BOOT  := $(BUILD)/tools/gen-boot
 
+ifeq ($(CROSS_COMPILE),)
 $(GEN_BOOT): $(BUILD)/tools/gen-boot.o $(GEN_BOOT_OBJ)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS)
+else
+# A cross build runs a gen-boot of the build machine: a native build of
+# it (a sub-make, incremental) in HOST_BUILD, with HOSTCFLAGS/HOSTLDFLAGS.
+HOST_BUILD ?= $(BUILD)/host
+GEN_BOOT  := $(HOST_BUILD)/tools/gen-boot
+$(GEN_BOOT): FORCE
+	@$(MAKE) --no-print-directory $@ BUILD=$(HOST_BUILD) CROSS_COMPILE= \
+		CC=$(HOSTCC) AR=ar PKG_CONFIG=pkg-config NO_ELFUTILS=$(NO_ELFUTILS) \
+		SAN= CFLAGS="$(HOSTCFLAGS)" LDFLAGS="$(HOSTLDFLAGS)"
+# (its recipe runs every time: the files generated after it are kept, so
+# that the next run does not make them again)
+.SECONDARY: $(foreach f,$(SIM_CFG),$(SIM_GEN)/$(basename $(notdir $(f)))-metadata.c)
+endif
 
 define sim_gen
 $(SIM_GEN)/$(1).c $(SIM_GEN)/$(1).h $(SIM_GEN)/$(1).metadata &: $(2) $(GEN_BOOT)
@@ -164,16 +210,17 @@ $(HETRACE): $(CLI_OBJ) $(SIM_OBJ) $(QEMU_OBJ) $(LIB_HOST)
 
 # hetrace's LTTng-UST provider (platforms/linux/master, docs/lttng.md): a
 # shared object next to hetrace, loaded at run time (`hetrace sim
-# --lttng`), built only when liblttng-ust-dev is installed; never
+# --lttng`), built only when liblttng-ust-dev is installed ($(PKG_CONFIG)
+# finds it); never
 # sanitized (lttng-ust is not).
 LTTNG_SRC := $(wildcard platforms/linux/master/*.c)
-LTTNG_SO  := $(if $(shell pkg-config --exists lttng-ust 2>/dev/null && echo y),$(BUILD)/libhetrace-lttng.so)
+LTTNG_SO  := $(if $(shell $(PKG_CONFIG) --exists lttng-ust 2>/dev/null && echo y),$(BUILD)/libhetrace-lttng.so)
 $(BUILD)/libhetrace-lttng.so: $(LTTNG_SRC) $(wildcard platforms/linux/master/*.h) \
 		host/collect/lttng-provider.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 $(OPT) -g $(WARN) -fPIC -shared -fvisibility=hidden \
-		-I. -Iplatforms/linux/master $(shell pkg-config --cflags lttng-ust) \
-		-o $@ $(LTTNG_SRC) $(shell pkg-config --libs lttng-ust)
+		-I. -Iplatforms/linux/master $(shell $(PKG_CONFIG) --cflags lttng-ust) \
+		-o $@ $(LTTNG_SRC) $(shell $(PKG_CONFIG) --libs lttng-ust)
 build-all: $(LTTNG_SO)
 
 $(BUILD)/tests/%: tests/%.c $(LIB_HOST)

@@ -22,6 +22,7 @@
 #include "cli.h"
 #include "common/embedded.h"
 #include "common/error.h"
+#include "host/analysis/func-symbols.h"
 #include "host/analysis/path-desc.h"
 #include "host/analysis/paths.h"
 
@@ -54,6 +55,19 @@ static int step(const char *title, int (*cmd)(int, char **), char **argv)
 	char prog[64];
 	int argc = 0, ret;
 
+	/* Without elfutils the functions keep their addresses: no --elf. */
+	if (!ht_func_symbols_supported()) {
+		int in, out = 0;
+
+		for (in = 0; argv[in]; in++) {
+			if (!strcmp(argv[in], "--elf") && argv[in + 1]) {
+				in++;
+				continue;
+			}
+			argv[out++] = argv[in];
+		}
+		argv[out] = NULL;
+	}
 	printf("\n== %s\n$ hetrace", title);
 	while (argv[argc]) {
 		printf(" %s", argv[argc]);

@@ -91,6 +91,11 @@ static int read_symtab(struct ht_func_symbols *sy, Elf_Scn *scn, GElf_Shdr *sh)
 	return 0;
 }
 
+bool ht_func_symbols_supported(void)
+{
+	return true;
+}
+
 int ht_func_symbols_open(struct ht_func_symbols **out, const char *path,
 			 char *err, size_t err_len)
 {

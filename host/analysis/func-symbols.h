@@ -24,6 +24,12 @@
 struct ht_func_symbols; /* opaque */
 
 /*
+ * False in a build without elfutils (`make NO_ELFUTILS=1`, the default of
+ * a cross build), where ht_func_symbols_open() always fails.
+ */
+bool ht_func_symbols_supported(void);
+
+/*
  * Reads the function symbols of the ELF file @path (.symtab, else
  * .dynsym). Returns 0, or a negative HT_E... code with a message naming
  * the file in @err: HT_ENOENT (cannot open), HT_EFORMAT (not ELF).
