@@ -409,12 +409,11 @@ static void board_summary(const struct ht_board *b)
 				 rings[c->ring_kind]);
 		}
 		printf("  %-6s %-12s -> %s/  ring %s",
-		       c->role == HT_BOARD_MASTER ? "master" : "slave",
-		       c->name, c->output, where);
+		       c->role == HT_BOARD_MASTER ? "master" : "slave", c->name,
+		       c->output, where);
 		if (c->role == HT_BOARD_SLAVE) {
-			printf("  doorbell %s",
-			       ht_board_doorbell_describe(b, i, bell,
-							  sizeof(bell)));
+			printf("  doorbell %s", ht_board_doorbell_describe(
+						    b, i, bell, sizeof(bell)));
 		}
 		putchar('\n');
 	}

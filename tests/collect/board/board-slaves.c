@@ -136,10 +136,9 @@ static int run_slave(uint8_t *base, unsigned i, enum bell bell, int lfd,
 	volatile uint64_t *word = (void *)(base + DOORBELL_OFF + 8u * i);
 	struct slave self;
 	struct ht_sync_slave_ops ops;
-	struct barectf_platform_callbacks cbs = {clock_read,
-						 ht_ring_stream_is_full,
-						 ht_ring_stream_open,
-						 ht_ring_stream_close};
+	struct barectf_platform_callbacks cbs = {
+	    clock_read, ht_ring_stream_is_full, ht_ring_stream_open,
+	    ht_ring_stream_close};
 	uint64_t t0 = now_ns(), end, next = t0;
 	sigset_t set;
 	uint32_t n = 0;
@@ -148,8 +147,8 @@ static int run_slave(uint8_t *base, unsigned i, enum bell bell, int lfd,
 
 	memset(&self, 0, sizeof(self));
 	self.offset_ns = (uint64_t)(i + 1) * 1000000000u;
-	self.rs.ring = (struct ht_ring *)(base + RINGS_OFF +
-					  (size_t)RING_SIZE * i);
+	self.rs.ring =
+	    (struct ht_ring *)(base + RINGS_OFF + (size_t)RING_SIZE * i);
 	self.rs.ctx = &self.ctx;
 	self.rs.set_buf = barectf_packet_set_buf;
 	self.rs.is_open = barectf_packet_is_open;
@@ -350,8 +349,8 @@ int main(int argc, char **argv)
 			unlink(sa.sun_path);
 			lfd[i] = socket(AF_UNIX, SOCK_STREAM, 0);
 			if (lfd[i] < 0 ||
-			    bind(lfd[i], (struct sockaddr *)&sa,
-				 sizeof(sa)) != 0 ||
+			    bind(lfd[i], (struct sockaddr *)&sa, sizeof(sa)) !=
+				0 ||
 			    listen(lfd[i], 1) != 0) {
 				die(sa.sun_path);
 			}

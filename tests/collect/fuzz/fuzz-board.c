@@ -35,8 +35,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t i;
 	int ret;
 
-	ret = ht_board_load_text("fuzz.yaml", (const char *)data, size,
-				 defines, &b, err, sizeof(err));
+	ret = ht_board_load_text("fuzz.yaml", (const char *)data, size, defines,
+				 &b, err, sizeof(err));
 	if (ret) {
 		if (b || (ret != HT_ENOMEM && strncmp(err, "fuzz.yaml:", 10))) {
 			abort();
