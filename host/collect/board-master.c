@@ -1109,6 +1109,11 @@ static void watch(struct rec *r, double t)
 				     s->status != HT_BOARD_SYNC_OK)) {
 			continue;
 		}
+		/* A slave whose ring has stopped ended on purpose. */
+		if (r->ring[s->core] &&
+		    r->ring[s->core]->state == HT_RING_STOPPED) {
+			continue;
+		}
 		if (!s->answered && t - s->first_req_s >= stall) {
 			s->status = HT_BOARD_SYNC_NO_ACK;
 			if (!r->fatal) {
@@ -1585,10 +1590,16 @@ int ht_board_record(const struct ht_board *board,
 	if (!ret) {
 		ret = tracer_start(&r);
 	}
-	if (!ret) {
-		ret = attach(&r);
-	}
 	if (ret) {
+		goto teardown;
+	}
+	ret = attach(&r);
+	if (ret) {
+		/* The capture directory exists: it says it is not complete. */
+		if (r.cw) {
+			fill_result(&r, result);
+			write_record_json(&r, result, err);
+		}
 		goto teardown;
 	}
 	r.t0 = now_s();

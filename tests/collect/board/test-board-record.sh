@@ -3,7 +3,8 @@
 # creates a POSIX shm region holding N slaves' rings and mailboxes and
 # forks the slaves, each tracing with the real runtime (include/hetrace,
 # runtime/) and answering its mailbox when its doorbell rings: a signal,
-# a byte on a unix socket, a word written into the region. The board
+# a byte on a unix socket, a word written into the region, a byte on a
+# serial line (a pseudo terminal). The board
 # file, written here with ${NAME} placeholders, is recorded, the capture
 # synchronized by hetrace sync and read by babeltrace2 (check-board.py:
 # every tick, the master's rounds, the slaves on the master's time).
@@ -49,9 +50,10 @@ start() {
 }
 finish() { wait "$slaves_pid"; slaves_pid=; }
 pid() { awk -v c="$1" '$1 == c { print $2 }' "$w/ready"; }
+pty() { awk -v c="$1" '$1 == c { print $3 }' "$w/ready"; }
 
 # board N [ring: directory]: the board file of N slaves, each with the
-# doorbell of $bells (signal, socket or mmio) in turn.
+# doorbell of $bells (signal, socket, mmio or serial) in turn.
 board() {
 	local n=$1 dir=${2:-} i b
 	{
@@ -75,6 +77,7 @@ board() {
 			case $b in
 			signal) echo "    doorbell: {signal: {pid: \"\${PID$i}\", signal: SIGUSR1, pin-away: true}}" ;;
 			socket) echo "    doorbell: {socket: {path: \"\${DIR}/dsp$i.sock\", byte: 0x21, log: \"\${DIR}/dsp$i.log\"}}" ;;
+			serial) echo "    doorbell: {serial: {device: \"\${PTY$i}\", baud: 115200, byte: 0x21, log: \"\${DIR}/dsp$i.log\"}}" ;;
 			mmio) printf '    doorbell: {mmio: {region: shm0, offset: 0x%x, width: 64, value: 1}}\n' $((0x800 + i * 8)) ;;
 			esac
 		done
@@ -87,7 +90,7 @@ record() {
 	local n=$1 kind=$2 stall=$3 i defs=()
 	shift 3
 	for i in $(seq 0 $((n - 1))); do
-		defs+=(-D "PID$i=$(pid dsp$i)")
+		defs+=(-D "PID$i=$(pid dsp$i)" -D "PTY$i=$(pty dsp$i)")
 	done
 	expect_exit "$kind" "$want" bounded 60 1024 "$HETRACE" record -q \
 		--board "$w/board.yaml" -o "$w/cap-$kind" "${defs[@]}" \
@@ -98,24 +101,25 @@ record() {
 # json CAPTURE EXPR: a value of CAPTURE/record.json (python on `r`).
 json() { "$py" -c "import json, sys; r = json.load(open(sys.argv[1])); print($2)" "$1/record.json"; }
 
-# 1. Three slaves, one per doorbell kind; the rings stop when the slaves
+# 1. Four slaves, one per doorbell kind; the rings stop when the slaves
 #    end, and so does the recording.
-bells=signal,socket,mmio
-board 3
-start -d "$bells" -t 2 "$shm" 3 && {
-	want=0 record 3 mixed 1s
+bells=signal,socket,mmio,serial
+board 4
+start -d "$bells" -t 2 "$shm" 4 && {
+	want=0 record 4 mixed 1s
 	finish
 	cap="$w/cap-mixed"
 	[ "$(json "$cap" 'r["complete"]')" = True ] || bad "mixed: record.json: not complete: $(cat "$cap/record.json")"
-	for i in 0 1 2; do
+	for i in 0 1 2 3; do
 		[ "$(json "$cap" "r['cores'][$((i + 1))]['sync']['status']")" = ok ] ||
 			bad "mixed: dsp$i: sync status: $(cat "$cap/record.json")"
 	done
 	cmp -s "$w/board.yaml" "$cap/board.yaml" || bad "mixed: CAPTURE/board.yaml differs from the board file"
 	[ -f "$cap/arm0/sync" ] && [ -f "$cap/arm0/metadata" ] || bad "mixed: no arm0/sync"
 	grep -q "hello from dsp1" "$w/dsp1.log" || bad "mixed: the socket's log: $(cat "$w/dsp1.log" 2>&1)"
+	grep -q "hello from dsp3 on a uart" "$w/dsp3.log" || bad "mixed: the serial line's log: $(cat "$w/dsp3.log" 2>&1)"
 	expect_exit "mixed: sync" 0 "$HETRACE" sync "$cap" -o "$w/synced-mixed"
-	for i in 0 1 2; do
+	for i in 0 1 2 3; do
 		grep -Eq "^dsp$i +accurate .* -$((i + 1))\.000 s " "$w/out" ||
 			bad "mixed: dsp$i not synchronized at -$((i + 1)) s: $(cat "$w/out")"
 	done
