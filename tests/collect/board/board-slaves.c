@@ -213,7 +213,8 @@ static int run_slave(uint8_t *base, unsigned i, enum bell bell, int lfd,
 			if (!said_hello) {
 				snprintf(hello, sizeof(hello),
 					 "hello from dsp%u on a uart\n", i);
-				said_hello = write(lfd, hello, strlen(hello)) > 0;
+				said_hello =
+				    write(lfd, hello, strlen(hello)) > 0;
 			}
 			rang = poll(&p, 1, 1) == 1 && read(lfd, &c, 1) == 1;
 			break;
