@@ -51,8 +51,8 @@ int main(void)
 	char err[512], bell[128];
 	int ret;
 
-	ret = ht_board_load_text("t.yaml", text, sizeof(text) - 1, defines,
-				 &b, err, sizeof(err));
+	ret = ht_board_load_text("t.yaml", text, sizeof(text) - 1, defines, &b,
+				 err, sizeof(err));
 	REQUIRE(ret == 0 && b);
 	CHECK_STR(b->name, "t");
 	REQUIRE(b->nr_regions == 4 && b->nr_cores == 4);
@@ -70,8 +70,9 @@ int main(void)
 	      b->directory.offset == 0x1000);
 	/* The master is the second core; the sync defaults. */
 	CHECK(b->master == 1 && b->sync.reference == 1);
-	CHECK(b->sync.period_ns == 10000000u && b->sync.timeout_ns == 100000000u &&
-	      b->sync.burst == 4 && b->sync.stall_ns == 2000000000u);
+	CHECK(b->sync.period_ns == 10000000u &&
+	      b->sync.timeout_ns == 100000000u && b->sync.burst == 4 &&
+	      b->sync.stall_ns == 2000000000u);
 	CHECK(b->cores[0].ring_kind == HT_BOARD_RING_DIRECTORY &&
 	      b->cores[0].has_id && b->cores[0].id == 7 &&
 	      !b->cores[0].has_mailbox);
@@ -103,8 +104,8 @@ int main(void)
 	{
 		static const char *const badd[] = {"=1", NULL};
 
-		ret = ht_board_load_text("t.yaml", text, sizeof(text) - 1,
-					 badd, &b, err, sizeof(err));
+		ret = ht_board_load_text("t.yaml", text, sizeof(text) - 1, badd,
+					 &b, err, sizeof(err));
 		CHECK(ret == HT_EINVAL && !b);
 	}
 	return check_summary("t-board");
