@@ -30,6 +30,7 @@
 #include "board-master.h"
 #include "common/buf.h"
 #include "common/error.h"
+#include "common/file.h"
 #include "common/json-writer.h"
 #include "common/path.h"
 #include "hetrace/packet-ring.h"
@@ -444,6 +445,8 @@ static int locate(struct rec *r)
 	return 0;
 }
 
+static char *metadata_path(const struct ht_board *b, const char *m);
+
 /* ---- The recorder's own tracer ---- */
 
 static uint64_t tracer_clock(void *data)
@@ -594,8 +597,19 @@ static int tracer_start(struct rec *r)
 		/* One trace per core: the master application's metadata,
 		 * when it declares the sync events as the recorder writes
 		 * them. */
-		meta =
-		    ring_metadata(r->ring[b->master], r->ring_size[b->master]);
+		if (mc->metadata) {
+			char *path = metadata_path(b, mc->metadata), ferr[256];
+			size_t len;
+
+			if (!path || ht_file_read(path, 16u << 20, &meta, &len,
+						  ferr, sizeof(ferr))) {
+				meta = NULL;
+			}
+			free(path);
+		} else {
+			meta = ring_metadata(r->ring[b->master],
+					     r->ring_size[b->master]);
+		}
 		if (!mc->has_id) {
 			id = r->ring[b->master]->core_id;
 		}
@@ -1586,6 +1600,10 @@ int ht_board_record(const struct ht_board *board,
 	ret = locate(&r);
 	if (!ret) {
 		ret = open_doorbells(&r);
+	}
+	if (ret && opts->stop && *opts->stop) {
+		ret = fail(&r, HT_EIO,
+			   "stopped before every ring and mailbox was found");
 	}
 	if (!ret) {
 		ret = tracer_start(&r);

@@ -180,4 +180,17 @@ start -d signal -t 4 -X 0@0.8 "$shm" 2 && {
 	finish
 }
 
+# 5. A master ring whose metadata declares the sync events otherwise
+#    than the recorder writes them (here: a slave's tracer) is refused
+#    before anything is recorded.
+bells=signal
+board 1
+sed -i 's/^  - {name: arm0, role: master}$/  - {name: arm0, role: master, ring: {region: shm0, offset: 0x50000, size: 256K}}/' "$w/board.yaml"
+start -d signal -t 1 "$shm" 2 && {
+	want=1 record 2 master-ring 1s
+	expect_err "master-ring" "core 'arm0': its ring's metadata does not declare sync_req and sync_recv as the recorder writes them"
+	[ ! -e "$w/cap-master-ring" ] || bad "master-ring: a capture directory was created"
+	finish
+}
+
 exit $fail
