@@ -11,7 +11,8 @@
 # Then: the ring directory instead of explicit rings, a slave that never
 # ACKs (exit 1 naming the core and its doorbell, the others kept), a
 # slave that stops answering mid-run (kill -STOP: exit 1 with the time,
-# its packets kept), --seconds while the slaves run on.
+# its packets kept), --seconds while the slaves run on, Ctrl-C, and a
+# master ring whose metadata does not fit the recorder's sync events.
 set -u
 cd "$(dirname "$0")"
 : "${TOP:=$(cd ../../.. && pwd)}"
@@ -180,7 +181,30 @@ start -d signal -t 4 -X 0@0.8 "$shm" 2 && {
 	finish
 }
 
-# 5. A master ring whose metadata declares the sync events otherwise
+# 5. Ctrl-C while the slaves run: the recording ends, says the signal,
+#    and the capture is complete and synchronizes.
+bells=signal,mmio
+board 2
+start -d signal,mmio -t 3 "$shm" 2 && {
+	"$HETRACE" record --board "$w/board.yaml" -o "$w/cap-int" \
+		-D "PID0=$(pid dsp0)" -D KIND=int -D SHM="$shm" \
+		-D SIZE=$((0x10000 + 2 * 0x40000)) -D STALL=1s -D DIR="$w" \
+		>"$w/int.out" 2>"$w/int.err" &
+	rec=$!
+	sleep 1.5
+	kill -INT "$rec"
+	rc=0
+	timeout 20 tail --pid="$rec" -f /dev/null || bad "int: record did not end"
+	wait "$rec" || rc=$?
+	[ "$rc" = 0 ] || bad "int: exit $rc: $(cat "$w/int.err")"
+	grep -q "stopped by signal 2" "$w/int.err" || bad "int: $(cat "$w/int.err")"
+	grep -q "^dsp1: sync ok: " "$w/int.out" || bad "int: summary: $(cat "$w/int.out")"
+	[ "$(json "$w/cap-int" 'r["complete"]')" = True ] || bad "int: record.json: $(cat "$w/cap-int/record.json")"
+	expect_exit "int: sync" 0 "$HETRACE" sync "$w/cap-int" -o "$w/synced-int"
+	finish
+}
+
+# 6. A master ring whose metadata declares the sync events otherwise
 #    than the recorder writes them (here: a slave's tracer) is refused
 #    before anything is recorded.
 bells=signal
