@@ -90,10 +90,9 @@ struct ht_board_core {
 	char *name;
 	enum ht_board_role role;
 	bool has_id;
-	uint32_t id;  /* core_id; when !has_id, the ring header's */
-	char *output; /* capture subdirectory (the name by default) */
-	char
-	    *metadata; /* metadata file for a ring that carries none, or NULL */
+	uint32_t id;	/* core_id; when !has_id, the ring header's */
+	char *output;	/* capture subdirectory (the name by default) */
+	char *metadata; /* for a ring that carries none, or NULL */
 	enum ht_board_ring_kind ring_kind;
 	struct ht_board_place ring; /* HT_BOARD_RING_PLACE */
 	bool has_mailbox;
