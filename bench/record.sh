@@ -8,7 +8,10 @@
 # ring regions from /dev/shm to the same place (the machine's copy
 # speed). Best of 3 runs each. Then a live
 # run: a producer tracing at full speed (waiting for free slots) while
-# record drains; that one is bound by the producer.
+# record drains; that one is bound by the producer. The board line: the
+# same rings refilled and drained by the generic master, `hetrace record
+# --board` with a board file naming each ring's shm object as a region
+# (docs/board.md; no doorbells, so no sync rounds).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
@@ -34,7 +37,25 @@ fill() { "$work/producer" -s $SLOT -n $SLOTS discard "$shm" $CORES $EVENTS >/dev
 gbps() { awk -v b="$1" -v s="$2" 'BEGIN { printf "%.2f", b / s / 1e9 }'; }
 min() { awk -v a="$1" -v b="$2" 'BEGIN { print (a == "" || b < a) ? b : a }'; }
 
-best_rec= best_cat= best_dd= rec_bytes=0 reg_bytes=0
+# The board file of the 8 rings (after a fill: the regions' sizes).
+board_file() {
+	local i size
+	{
+		echo "board: bench-record"
+		echo "regions:"
+		for i in $(seq 0 $((CORES - 1))); do
+			size=$(stat -c %s "/dev/shm/${shm#/}$i")
+			echo "  r$i: {shm: \"$shm$i\", size: $size}"
+		done
+		echo "cores:"
+		echo "  - {name: arm0, role: master}"
+		for i in $(seq 0 $((CORES - 1))); do
+			echo "  - {name: core$i, role: slave, ring: {region: r$i, offset: 0, size: $size}}"
+		done
+	} >"$work/board.yaml"
+}
+
+best_rec= best_cat= best_dd= best_board= rec_bytes=0 reg_bytes=0 board_bytes=0
 for run in 1 2 3; do
 	fill
 	reg_bytes=$(cat /dev/shm/"${shm#/}"* | wc -c)
@@ -59,6 +80,16 @@ for run in 1 2 3; do
 	t1=$(now)
 	best_dd=$(min "$best_dd" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')")
 	rm -f "$dest"/"${shm#/}"*
+
+	fill
+	board_file
+	rm -rf "$dest/board"
+	t0=$(now)
+	"$HETRACE" record -q --no-fsync --board "$work/board.yaml" -o "$dest/board" 2>"$work/board.err"
+	t1=$(now)
+	board_bytes=$(cat "$dest"/board/core*/stream | wc -c)
+	best_board=$(min "$best_board" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')")
+	rm -rf "$dest/board"
 	rm -f /dev/shm/"${shm#/}"*
 done
 
@@ -80,6 +111,8 @@ dd_r=$(gbps "$reg_bytes" "$best_dd")
 fs=$(stat -f -c %T "$dest")
 printf '%-52s %10s %10s %8s %8s\n' "collector, $CORES rings x 64 MiB, /dev/shm -> $fs" "anchor" "hetrace" "ratio" "target"
 printf '%-52s %10s %10s %8s %8s\n' "GB/s, record vs cat (same bytes, same place)" "$cat_r" "$rec" "$(awk -v a="$rec" -v b="$cat_r" 'BEGIN { printf "%.2f", a / b }')" ">=1 GB/s"
+board=$(gbps "$board_bytes" "$best_board")
+printf '%-52s %10s %10s %8s %8s\n' "GB/s, record --board vs cat (same bytes)" "$cat_r" "$board" "$(awk -v a="$board" -v b="$cat_r" 'BEGIN { printf "%.2f", a / b }')" ">=1 GB/s"
 printf '%-52s %10s %10s %8s %8s\n' "GB/s, record vs dd bs=1M" "$dd_r" "$rec" "$(awk -v a="$rec" -v b="$dd_r" 'BEGIN { printf "%.2f", a / b }')" ""
 printf '%-52s %10s %10s %8s %8s\n' "GB/s live, 2 producer cores at full speed" "" "$(gbps "$live_bytes" "$live_s")" "" "(producer-bound)"
 echo "($(awk -v b="$rec_bytes" 'BEGIN { printf "%.0f", b / 1048576 }') MiB of packets per run, no fsync)"

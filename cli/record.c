@@ -31,8 +31,9 @@ static void usage(FILE *out)
 	fprintf(
 	    out,
 	    "usage: %s -o CAPTURE [OPTIONS] [RING...]\n"
-	    "       %s --board FILE -o CAPTURE [--seconds S] "
-	    "[--define NAME=VALUE]... [--check]\n\n"
+	    "       %s --board FILE -o CAPTURE [--seconds S]\n"
+	    "              [--define NAME=VALUE]...\n"
+	    "       %s --board FILE --check [--define NAME=VALUE]...\n\n"
 	    "Attaches to the packet rings RING... (files, or POSIX shared\n"
 	    "memory objects named /NAME) and writes every core's packets\n"
 	    "into CAPTURE/<core>/ (metadata + stream), until Ctrl-C, until\n"
@@ -53,7 +54,7 @@ static void usage(FILE *out)
 	    "  -m, --metadata FILE    metadata for rings that carry none\n"
 	    "  -d, --duration S       stop after S seconds (decimals allowed)\n"
 	    "      --seconds S        the same\n"
-	    "  -b, --board FILE       record the board FILE describes\n"
+	    "      --board FILE       record the board FILE describes\n"
 	    "  -D, --define N=V       replace ${N} in the board file by V "
 	    "(repeatable)\n"
 	    "      --check            validate the board file, print a "
@@ -72,7 +73,7 @@ static void usage(FILE *out)
 	    "written (the others are collected), a board file error, a\n"
 	    "region that cannot be mapped, a slave that never answers or\n"
 	    "stops answering, 2 usage error\n",
-	    ht_cli_prog, ht_cli_prog);
+	    ht_cli_prog, ht_cli_prog, ht_cli_prog);
 }
 
 static void warn_cb(void *arg, const char *msg)
@@ -137,28 +138,7 @@ static int shm_list(const char *prefix, char ***names, size_t *nr)
 
 static void progress(struct ht_capture_writer *c, double secs)
 {
-	struct ht_capture_writer_stats st;
-	uint64_t bytes = 0, packets = 0, disc = 0;
-	char line[1024];
-	size_t i, n = 0;
-
-	for (i = 0; i < ht_capture_writer_nr_rings(c); i++) {
-		ht_capture_writer_stats(c, i, &st);
-		bytes += st.bytes;
-		packets += st.packets;
-		disc += st.events_discarded;
-	}
-	n += (size_t)snprintf(line + n, sizeof(line) - n,
-			      "%6.1f s  %" PRIu64 " packets  %.1f MB  %" PRIu64
-			      " discarded",
-			      secs, packets, (double)bytes / 1e6, disc);
-	for (i = 0; i < ht_capture_writer_nr_rings(c) && n < 200; i++) {
-		ht_capture_writer_stats(c, i, &st);
-		n += (size_t)snprintf(
-		    line + n, sizeof(line) - n, " | %s %.1f MB d%" PRIu64,
-		    st.core_name, (double)st.bytes / 1e6, st.events_discarded);
-	}
-	fprintf(stderr, "\r%.*s\033[K", 200, line);
+	ht_board_print_progress(c, secs, stderr);
 }
 
 static void summary(struct ht_capture_writer *c, const char *dir, double secs)
@@ -228,7 +208,7 @@ static int parse_options(int argc, char **argv, struct record_args *a,
 	    HT_CLI_REAL('d', "duration", &a->duration, 1e-6, 1e9,
 			"a duration in seconds"),
 	    HT_CLI_ALIAS("seconds"),
-	    HT_CLI_STRING('b', "board", &a->board),
+	    HT_CLI_STRING(0, "board", &a->board),
 	    HT_CLI_LIST('D', "define", a->defines, &a->nr_defines,
 			HT_CLI_MAX_DEFINES, "NAME=VALUE"),
 	    HT_CLI_FLAG(0, "check", &a->check),
@@ -409,12 +389,11 @@ static void board_summary(const struct ht_board *b)
 				 rings[c->ring_kind]);
 		}
 		printf("  %-6s %-12s -> %s/  ring %s",
-		       c->role == HT_BOARD_MASTER ? "master" : "slave",
-		       c->name, c->output, where);
+		       c->role == HT_BOARD_MASTER ? "master" : "slave", c->name,
+		       c->output, where);
 		if (c->role == HT_BOARD_SLAVE) {
-			printf("  doorbell %s",
-			       ht_board_doorbell_describe(b, i, bell,
-							  sizeof(bell)));
+			printf("  doorbell %s", ht_board_doorbell_describe(
+						    b, i, bell, sizeof(bell)));
 		}
 		putchar('\n');
 	}

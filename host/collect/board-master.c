@@ -30,6 +30,7 @@
 #include "board-master.h"
 #include "common/buf.h"
 #include "common/error.h"
+#include "common/file.h"
 #include "common/json-writer.h"
 #include "common/path.h"
 #include "hetrace/packet-ring.h"
@@ -131,7 +132,8 @@ static double now_s(void)
 
 static void sleep_ms(unsigned ms)
 {
-	struct timespec ts = {(time_t)(ms / 1000u), (long)(ms % 1000u) * 1000000L};
+	struct timespec ts = {(time_t)(ms / 1000u),
+			      (long)(ms % 1000u) * 1000000L};
 
 	nanosleep(&ts, NULL);
 }
@@ -286,8 +288,8 @@ close_fd:
 /* Waits until *@word == @want or the attach timeout passes. */
 static bool wait_word(struct rec *r, volatile uint32_t *word, uint32_t want)
 {
-	double limit = r->o->directory_timeout_s > 0 ? r->o->directory_timeout_s
-						     : 5.0;
+	double limit =
+	    r->o->directory_timeout_s > 0 ? r->o->directory_timeout_s : 5.0;
 	double end = now_s() + limit;
 
 	while (*word != want) {
@@ -309,8 +311,8 @@ static int find_in_directory(struct rec *r, size_t ci)
 	struct ht_ring_directory *d =
 	    (void *)(r->maps[b->directory.region].base + b->directory.offset);
 	uint64_t room = g->size - b->directory.offset;
-	double limit = r->o->directory_timeout_s > 0 ? r->o->directory_timeout_s
-						     : 5.0;
+	double limit =
+	    r->o->directory_timeout_s > 0 ? r->o->directory_timeout_s : 5.0;
 	double end = now_s() + limit;
 	uint32_t i;
 
@@ -321,8 +323,7 @@ static int find_in_directory(struct rec *r, size_t ci)
 			    ") after %.1f s",
 			    g->name, b->directory.offset, d->magic, limit);
 	}
-	if (d->version != HT_RING_DIRECTORY_VERSION ||
-	    d->size < sizeof(*d) ||
+	if (d->version != HT_RING_DIRECTORY_VERSION || d->size < sizeof(*d) ||
 	    d->entry_size < sizeof(struct ht_ring_directory_entry) ||
 	    d->size + (uint64_t)d->count * d->entry_size > room) {
 		return fail(r, HT_EFORMAT,
@@ -444,6 +445,8 @@ static int locate(struct rec *r)
 	return 0;
 }
 
+static char *metadata_path(const struct ht_board *b, const char *m);
+
 /* ---- The recorder's own tracer ---- */
 
 static uint64_t tracer_clock(void *data)
@@ -467,7 +470,7 @@ static void tracer_open_packet(void *data)
 	struct rec *r = data;
 
 	hetrace_master_packet_set_buf(&r->tr_ctx, ht_ring_slot(r->tr_ring),
-				 r->tr_ring->slot_size);
+				      r->tr_ring->slot_size);
 	hetrace_master_core_open_packet(&r->tr_ctx);
 }
 
@@ -517,10 +520,9 @@ static void make_uuid(char out[37])
 	u[6] = (uint8_t)((u[6] & 0x0fu) | 0x40u);
 	u[8] = (uint8_t)((u[8] & 0x3fu) | 0x80u);
 	for (i = 0; i < 16; i++) {
-		n += (unsigned)snprintf(out + n, 37 - n, "%02x%s", u[i],
-					i == 3 || i == 5 || i == 7 || i == 9
-					    ? "-"
-					    : "");
+		n += (unsigned)snprintf(
+		    out + n, 37 - n, "%02x%s", u[i],
+		    i == 3 || i == 5 || i == 7 || i == 9 ? "-" : "");
 	}
 }
 
@@ -595,13 +597,26 @@ static int tracer_start(struct rec *r)
 		/* One trace per core: the master application's metadata,
 		 * when it declares the sync events as the recorder writes
 		 * them. */
-		meta = ring_metadata(r->ring[b->master], r->ring_size[b->master]);
+		if (mc->metadata) {
+			char *path = metadata_path(b, mc->metadata), ferr[256];
+			size_t len;
+
+			if (!path || ht_file_read(path, 16u << 20, &meta, &len,
+						  ferr, sizeof(ferr))) {
+				meta = NULL;
+			}
+			free(path);
+		} else {
+			meta = ring_metadata(r->ring[b->master],
+					     r->ring_size[b->master]);
+		}
 		if (!mc->has_id) {
 			id = r->ring[b->master]->core_id;
 		}
-		if (!meta || event_id(meta, "sync_req") !=
-				 event_id(mine, "sync_req") ||
-		    event_id(meta, "sync_recv") != event_id(mine, "sync_recv")) {
+		if (!meta ||
+		    event_id(meta, "sync_req") != event_id(mine, "sync_req") ||
+		    event_id(meta, "sync_recv") !=
+			event_id(mine, "sync_recv")) {
 			free(meta);
 			return fail(r, HT_EFORMAT,
 				    "core '%s': its ring's metadata does not "
@@ -635,7 +650,7 @@ static int tracer_start(struct rec *r)
 			    mc->name);
 	}
 	hetrace_master_init(&r->tr_ctx, ht_ring_slot(r->tr_ring),
-		       r->tr_ring->slot_size, cbs, r);
+			    r->tr_ring->slot_size, cbs, r);
 	hetrace_master_set_core_id(&r->tr_ctx, id);
 	tracer_open_packet(r);
 	r->tr_on = true;
@@ -651,8 +666,8 @@ static void tracer_stop(struct rec *r)
 	    !hetrace_master_packet_is_empty(&r->tr_ctx)) {
 		tracer_close_packet(r);
 	}
-	ht_ring_set_discarded(r->tr_ring,
-			      hetrace_master_packet_events_discarded(&r->tr_ctx));
+	ht_ring_set_discarded(
+	    r->tr_ring, hetrace_master_packet_events_discarded(&r->tr_ctx));
 	ht_ring_stop(r->tr_ring);
 	r->tr_on = false;
 }
@@ -753,13 +768,13 @@ static speed_t baud_speed(uint32_t baud)
 		uint32_t baud;
 		speed_t speed;
 	} speeds[] = {
-	    {1200, B1200},	   {2400, B2400},	  {4800, B4800},
-	    {9600, B9600},	   {19200, B19200},	  {38400, B38400},
-	    {57600, B57600},	   {115200, B115200},	  {230400, B230400},
-	    {460800, B460800},	   {500000, B500000},	  {576000, B576000},
-	    {921600, B921600},	   {1000000, B1000000},	  {1152000, B1152000},
-	    {1500000, B1500000},   {2000000, B2000000},	  {2500000, B2500000},
-	    {3000000, B3000000},   {3500000, B3500000},	  {4000000, B4000000},
+	    {1200, B1200},	 {2400, B2400},	      {4800, B4800},
+	    {9600, B9600},	 {19200, B19200},     {38400, B38400},
+	    {57600, B57600},	 {115200, B115200},   {230400, B230400},
+	    {460800, B460800},	 {500000, B500000},   {576000, B576000},
+	    {921600, B921600},	 {1000000, B1000000}, {1152000, B1152000},
+	    {1500000, B1500000}, {2000000, B2000000}, {2500000, B2500000},
+	    {3000000, B3000000}, {3500000, B3500000}, {4000000, B4000000},
 	};
 	size_t i;
 
@@ -839,7 +854,8 @@ static int open_socket(struct rec *r, struct slave *s,
 	for (a = ai; a; a = a->ai_next) {
 		s->fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC,
 			       a->ai_protocol);
-		if (s->fd >= 0 && connect(s->fd, a->ai_addr, a->ai_addrlen) == 0) {
+		if (s->fd >= 0 &&
+		    connect(s->fd, a->ai_addr, a->ai_addrlen) == 0) {
 			break;
 		}
 		ret = errno;
@@ -958,12 +974,11 @@ static int open_doorbells(struct rec *r)
 		}
 		if (!wait_word(r, &r->mbox[i]->magic, HT_SYNC_SLAVE_MAGIC) ||
 		    !ht_sync_slave_mbox_is_valid(r->mbox[i])) {
-			return fail(r, HT_ENOTFOUND,
-				    "core '%s': the mailbox is not initialized "
-				    "(magic 0x%08" PRIx32 ", version %" PRIu32
-				    ")",
-				    c->name, r->mbox[i]->magic,
-				    r->mbox[i]->version);
+			return fail(
+			    r, HT_ENOTFOUND,
+			    "core '%s': the mailbox is not initialized "
+			    "(magic 0x%08" PRIx32 ", version %" PRIu32 ")",
+			    c->name, r->mbox[i]->magic, r->mbox[i]->version);
 		}
 		s->mbox = r->mbox[i];
 		s->id = c->has_id ? c->id
@@ -980,10 +995,9 @@ static int open_doorbells(struct rec *r)
 			s->pid = (pid_t)d->pid;
 			s->signo = d->signo;
 			if (kill(s->pid, 0) != 0) {
-				return fail(r, HT_EIO,
-					    "core '%s': doorbell %s: %s",
-					    c->name, s->doorbell,
-					    strerror(errno));
+				return fail(
+				    r, HT_EIO, "core '%s': doorbell %s: %s",
+				    c->name, s->doorbell, strerror(errno));
 			}
 			break;
 		case HT_BOARD_DOORBELL_SERIAL:
@@ -1003,10 +1017,9 @@ static int open_doorbells(struct rec *r)
 						     O_CLOEXEC,
 						 0644);
 				if (s->log_fd < 0) {
-					return fail(r, HT_EIO,
-						    "core '%s': log %s: %s",
-						    c->name, d->log,
-						    strerror(errno));
+					return fail(
+					    r, HT_EIO, "core '%s': log %s: %s",
+					    c->name, d->log, strerror(errno));
 				}
 			}
 			break;
@@ -1019,7 +1032,8 @@ static int open_doorbells(struct rec *r)
 			return fail(r, HT_EIO, "pipe: %s", strerror(errno));
 		}
 		if (pthread_create(&r->log_thread, NULL, log_thread, r) != 0) {
-			return fail(r, HT_ENOMEM, "cannot start the log reader");
+			return fail(r, HT_ENOMEM,
+				    "cannot start the log reader");
 		}
 		r->log_running = true;
 	}
@@ -1109,6 +1123,11 @@ static void watch(struct rec *r, double t)
 				     s->status != HT_BOARD_SYNC_OK)) {
 			continue;
 		}
+		/* A slave whose ring has stopped ended on purpose. */
+		if (r->ring[s->core] &&
+		    r->ring[s->core]->state == HT_RING_STOPPED) {
+			continue;
+		}
 		if (!s->answered && t - s->first_req_s >= stall) {
 			s->status = HT_BOARD_SYNC_NO_ACK;
 			if (!r->fatal) {
@@ -1124,8 +1143,8 @@ static void watch(struct rec *r, double t)
 			s->status = HT_BOARD_SYNC_STOPPED;
 			s->stopped_at_s = s->last_ack_s;
 			warn(r,
-			     "%s: stopped answering at %.1f s: no ACK to %" PRIu32
-			     " sync requests since (doorbell: %s)",
+			     "%s: stopped answering at %.1f s: no ACK to "
+			     "%" PRIu32 " sync requests since (doorbell: %s)",
 			     name, s->last_ack_s,
 			     (req - s->req_at_last_ack) / 2u, s->doorbell);
 		}
@@ -1218,16 +1237,16 @@ static const char *sync_status_name(enum ht_board_sync_status s)
 	return (unsigned)s < 4 ? names[s] : "?";
 }
 
-static void json_ring(struct ht_json *j, const struct ht_capture_writer_stats *st)
+static void json_ring(struct ht_json *j,
+		      const struct ht_capture_writer_stats *st)
 {
 	static const char *const states[] = {"empty", "running", "stopped"};
 
 	ht_json_begin_object(j);
 	ht_json_member_str(j, "stream", st->stream_name);
 	ht_json_member_str(j, "state", st->state < 3 ? states[st->state] : "?");
-	ht_json_member_str(j, "mode",
-			   st->mode == HT_RING_OVERWRITE ? "overwrite"
-							 : "discard");
+	ht_json_member_str(
+	    j, "mode", st->mode == HT_RING_OVERWRITE ? "overwrite" : "discard");
 	ht_json_member_u64(j, "packets", st->packets);
 	ht_json_member_u64(j, "bytes", st->bytes);
 	ht_json_member_u64(j, "events_discarded", st->events_discarded);
@@ -1292,10 +1311,15 @@ static int write_record_json(struct rec *r,
 		ht_json_begin_object(&j);
 		ht_json_member_str(&j, "name", c->name);
 		ht_json_member_str(&j, "output", b->cores[i].output);
-		ht_json_member_str(&j, "role", b->cores[i].role ==
-							   HT_BOARD_MASTER
-						       ? "master"
-						       : "slave");
+		ht_json_member_str(
+		    &j, "role",
+		    b->cores[i].role == HT_BOARD_MASTER ? "master" : "slave");
+		if (c->has_ring) {
+			ht_json_member_u64(&j, "core_id", c->ring.core_id);
+		} else if (i == b->master) {
+			ht_json_member_u64(&j, "core_id",
+					   res->sync_ring.core_id);
+		}
 		ht_json_key(&j, "ring");
 		if (c->has_ring) {
 			json_ring(&j, &c->ring);
@@ -1313,14 +1337,16 @@ static int write_record_json(struct rec *r,
 		for (k = 0; k < r->nr_slaves && r->slaves[k].core != i; k++) {
 		}
 		if (k < r->nr_slaves) {
-			ht_json_member_str(&j, "doorbell", r->slaves[k].doorbell);
-			ht_json_member_u64(&j, "core_id", c->sync.core_id);
+			ht_json_member_str(&j, "doorbell",
+					   r->slaves[k].doorbell);
+			ht_json_member_u64(&j, "slave_id", c->sync.core_id);
 			ht_json_member_u64(&j, "rounds", c->sync.rounds);
 			ht_json_member_u64(&j, "answered", c->sync.answered);
 			ht_json_member_u64(&j, "timeouts", c->sync.timeouts);
 			ht_json_member_u64(&j, "raise_errors",
 					   c->sync.raise_errors);
-			ht_json_member_u64(&j, "min_rtt_ns", c->sync.min_rtt_ns);
+			ht_json_member_u64(&j, "min_rtt_ns",
+					   c->sync.min_rtt_ns);
 			ht_json_key(&j, "last_ack_s");
 			if (c->last_ack_s >= 0) {
 				ht_json_double(&j, c->last_ack_s);
@@ -1480,10 +1506,10 @@ static void fill_result(struct rec *r, struct ht_board_record_result *res)
 		if (r->sd) {
 			ht_sync_daemon_stats(r->sd, i, &c->sync);
 		}
-		c->sync_status = s->status == HT_BOARD_SYNC_NONE
-				     ? (s->answered ? HT_BOARD_SYNC_OK
-						    : HT_BOARD_SYNC_NONE)
-				     : s->status;
+		c->sync_status =
+		    s->status == HT_BOARD_SYNC_NONE
+			? (s->answered ? HT_BOARD_SYNC_OK : HT_BOARD_SYNC_NONE)
+			: s->status;
 		c->last_ack_s = s->answered ? s->last_ack_s : -1;
 		c->stopped_at_s = s->stopped_at_s;
 	}
@@ -1575,13 +1601,23 @@ int ht_board_record(const struct ht_board *board,
 	if (!ret) {
 		ret = open_doorbells(&r);
 	}
+	if (ret && opts->stop && *opts->stop) {
+		ret = fail(&r, HT_EIO,
+			   "stopped before every ring and mailbox was found");
+	}
 	if (!ret) {
 		ret = tracer_start(&r);
 	}
-	if (!ret) {
-		ret = attach(&r);
-	}
 	if (ret) {
+		goto teardown;
+	}
+	ret = attach(&r);
+	if (ret) {
+		/* The capture directory exists: it says it is not complete. */
+		if (r.cw) {
+			fill_result(&r, result);
+			write_record_json(&r, result, err);
+		}
 		goto teardown;
 	}
 	r.t0 = now_s();
@@ -1627,7 +1663,8 @@ finish:
 	}
 	if (!ret) {
 		for (i = 0; i < result->nr_cores; i++) {
-			const struct ht_board_core_result *c = &result->cores[i];
+			const struct ht_board_core_result *c =
+			    &result->cores[i];
 
 			if (c->sync_status == HT_BOARD_SYNC_STOPPED) {
 				ret = fail(&r, HT_EIO,
@@ -1763,9 +1800,9 @@ void ht_board_record_print_summary(const struct ht_board_record_result *res,
 			fprintf(out,
 				"%s: sync %s: %" PRIu64 " rounds, %" PRIu64
 				" answered, %" PRIu64 " timeouts",
-				c->name,
-				sync_status_name(c->sync_status), c->sync.rounds,
-				c->sync.answered, c->sync.timeouts);
+				c->name, sync_status_name(c->sync_status),
+				c->sync.rounds, c->sync.answered,
+				c->sync.timeouts);
 			if (c->sync.min_rtt_ns) {
 				fprintf(out, ", min RTT %.1f us",
 					(double)c->sync.min_rtt_ns / 1e3);

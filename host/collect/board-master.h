@@ -41,8 +41,8 @@ struct ht_board_record_opts {
 	/* Optional: also fire the LTTng-UST sync_req/sync_recv
 	 * (host/collect/lttng-ust.h) for every round. */
 	const struct ht_lttng_ops *lttng;
-	bool no_fsync;	     /* do not fsync the capture at the end */
-	bool overwrite_live; /* read overwrite rings live too */
+	bool no_fsync;	      /* do not fsync the capture at the end */
+	bool overwrite_live;  /* read overwrite rings live too */
 	uint64_t interval_ms; /* poll period when nothing came; 0: 1 ms */
 	/* Waiting for the ring directory's entries; 0: 5 s. */
 	double directory_timeout_s;
@@ -57,10 +57,10 @@ struct ht_board_record_opts {
 };
 
 enum ht_board_sync_status {
-	HT_BOARD_SYNC_NONE,	 /* master, or doorbell none: no rounds */
-	HT_BOARD_SYNC_OK,	 /* answered to the end */
-	HT_BOARD_SYNC_NO_ACK,	 /* never answered in its first `stall` */
-	HT_BOARD_SYNC_STOPPED,	 /* answered, then nothing for `stall` */
+	HT_BOARD_SYNC_NONE,    /* master, or doorbell none: no rounds */
+	HT_BOARD_SYNC_OK,      /* answered to the end */
+	HT_BOARD_SYNC_NO_ACK,  /* never answered in its first `stall` */
+	HT_BOARD_SYNC_STOPPED, /* answered, then nothing for `stall` */
 };
 
 /* One core of the board, in board order. */
@@ -80,9 +80,9 @@ struct ht_board_record_result {
 	size_t nr_cores;
 	/* The recorder's own ring (the master's sync events). */
 	struct ht_capture_writer_stats sync_ring;
-	double seconds;	    /* recording time */
-	uint64_t bytes;	    /* written into the capture */
-	bool complete;	    /* no fault: the capture holds every core */
+	double seconds; /* recording time */
+	uint64_t bytes; /* written into the capture */
+	bool complete;	/* no fault: the capture holds every core */
 };
 
 /*

@@ -37,11 +37,11 @@ struct parser {
 	int ret; /* first error, 0 while none */
 };
 
-static int fail(struct parser *p, const struct ht_src_loc *loc,
-		const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(struct parser *p, const struct ht_src_loc *loc, const char *fmt,
+		...) __attribute__((format(printf, 3, 4)));
 
-static int fail(struct parser *p, const struct ht_src_loc *loc,
-		const char *fmt, ...)
+static int fail(struct parser *p, const struct ht_src_loc *loc, const char *fmt,
+		...)
 {
 	char text[768];
 	va_list ap;
@@ -92,8 +92,8 @@ static int scalar(struct parser *p, const struct ht_ynode *n, const char *what,
 
 	*out = NULL;
 	if (n->kind != HT_YNODE_SCALAR || ht_ynode_is_null(n)) {
-		return fail(p, &n->loc, "%s: expected a scalar, found %s",
-			    what, ht_ynode_describe(n));
+		return fail(p, &n->loc, "%s: expected a scalar, found %s", what,
+			    ht_ynode_describe(n));
 	}
 	for (s = n->str; *s; s++) {
 		if (s[0] != '$' || s[1] != '{') {
@@ -185,8 +185,9 @@ static int number(struct parser *p, const struct ht_ynode *n, const char *what,
 		end++;
 	}
 	if (*end) {
-		ret = fail(p, &n->loc, "%s: '%s': unexpected '%s' after the number",
-			   what, s, end);
+		ret = fail(p, &n->loc,
+			   "%s: '%s': unexpected '%s' after the number", what,
+			   s, end);
 		goto out;
 	}
 	if (x > max / mul) {
@@ -239,8 +240,8 @@ static int duration(struct parser *p, const struct ht_ynode *n,
 	return ret;
 }
 
-static int boolean(struct parser *p, const struct ht_ynode *n,
-		   const char *what, bool *v)
+static int boolean(struct parser *p, const struct ht_ynode *n, const char *what,
+		   bool *v)
 {
 	char *s;
 	int ret = scalar(p, n, what, &s);
@@ -254,8 +255,8 @@ static int boolean(struct parser *p, const struct ht_ynode *n,
 		   !strcmp(s, "off")) {
 		*v = false;
 	} else {
-		ret = fail(p, &n->loc,
-			   "%s: expected true or false, found '%s'", what, s);
+		ret = fail(p, &n->loc, "%s: expected true or false, found '%s'",
+			   what, s);
 	}
 	free(s);
 	return ret;
@@ -265,8 +266,8 @@ static int boolean(struct parser *p, const struct ht_ynode *n,
  * Checks that @n is a mapping whose keys are all in @keys (NULL
  * terminated) and appear once.
  */
-static int mapping(struct parser *p, const struct ht_ynode *n,
-		   const char *what, const char *const *keys)
+static int mapping(struct parser *p, const struct ht_ynode *n, const char *what,
+		   const char *const *keys)
 {
 	const char *const *k;
 	size_t i, j;
@@ -340,8 +341,8 @@ static int place(struct parser *p, const struct ht_ynode *n, const char *what,
 
 	memset(pl, 0, sizeof(*pl));
 	pl->loc = n->loc;
-	ret = check_keys ? mapping(p, n, what, want_size ? keys_sized : keys)
-			 : 0;
+	ret =
+	    check_keys ? mapping(p, n, what, want_size ? keys_sized : keys) : 0;
 	if (ret) {
 		return ret;
 	}
@@ -373,8 +374,7 @@ static int place(struct parser *p, const struct ht_ynode *n, const char *what,
 	if (want_size) {
 		v = ht_ynode_get(n, "size");
 		if (!v) {
-			return fail(p, &n->loc, "%s: 'size' is required",
-				    what);
+			return fail(p, &n->loc, "%s: 'size' is required", what);
 		}
 		ret = number(p, v, what, UINT64_MAX, &pl->size);
 		if (!ret && !pl->size) {
@@ -524,8 +524,8 @@ static int signal_number(const char *s)
 	static const struct {
 		const char *name;
 		int signo;
-	} sigs[] = {{"USR1", SIGUSR1}, {"USR2", SIGUSR2}, {"HUP", SIGHUP},
-		    {"INT", SIGINT},   {"ALRM", SIGALRM}, {"TERM", SIGTERM},
+	} sigs[] = {{"USR1", SIGUSR1}, {"USR2", SIGUSR2},   {"HUP", SIGHUP},
+		    {"INT", SIGINT},   {"ALRM", SIGALRM},   {"TERM", SIGTERM},
 		    {"CONT", SIGCONT}, {"WINCH", SIGWINCH}, {"IO", SIGIO},
 		    {"URG", SIGURG},   {"PIPE", SIGPIPE}};
 	size_t i;
@@ -553,8 +553,8 @@ static int signal_number(const char *s)
 static bool baud_known(uint64_t baud)
 {
 	static const uint32_t rates[] = {
-	    1200,   2400,   4800,   9600,    19200,   38400,  57600,
-	    115200, 230400, 460800, 500000,  576000,  921600, 1000000,
+	    1200,    2400,    4800,    9600,	19200,	 38400,	  57600,
+	    115200,  230400,  460800,  500000,	576000,	 921600,  1000000,
 	    1152000, 1500000, 2000000, 2500000, 3000000, 3500000, 4000000};
 	size_t i;
 
@@ -589,8 +589,8 @@ static int byte_and_log(struct parser *p, const struct ht_ynode *n,
 static int parse_doorbell(struct parser *p, struct ht_board_core *c,
 			  const struct ht_ynode *n)
 {
-	static const char *const kinds[] = {"none", "mmio", "serial", "socket",
-					    "signal", NULL};
+	static const char *const kinds[] = {"none",   "mmio",	"serial",
+					    "socket", "signal", NULL};
 	static const char *const mmio_keys[] = {"region", "offset", "width",
 						"value", NULL};
 	static const char *const serial_keys[] = {"device", "baud", "byte",
@@ -659,9 +659,8 @@ static int parse_doorbell(struct parser *p, struct ht_board_core *c,
 		v = ht_ynode_get(body, "value");
 		if (v) {
 			ret = number(p, v, what,
-				     d->width == 64
-					 ? UINT64_MAX
-					 : (1ull << d->width) - 1u,
+				     d->width == 64 ? UINT64_MAX
+						    : (1ull << d->width) - 1u,
 				     &d->value);
 			if (ret) {
 				return ret;
@@ -783,8 +782,8 @@ static int parse_doorbell(struct parser *p, struct ht_board_core *c,
 }
 
 /* A name usable as a directory and in the ring header. */
-static int check_name(struct parser *p, const struct ht_ynode *n,
-		      const char *s, const char *what)
+static int check_name(struct parser *p, const struct ht_ynode *n, const char *s,
+		      const char *what)
 {
 	if (strlen(s) >= HT_RING_NAME_MAX || strchr(s, '/') ||
 	    !strcmp(s, ".") || !strcmp(s, "..")) {
@@ -799,9 +798,9 @@ static int check_name(struct parser *p, const struct ht_ynode *n,
 static int parse_core(struct parser *p, const struct ht_ynode *n,
 		      struct ht_board_core *c)
 {
-	static const char *const keys[] = {"name",     "role",	  "id",
-					   "output",   "metadata", "ring",
-					   "mailbox",  "doorbell", NULL};
+	static const char *const keys[] = {"name",    "role",	  "id",
+					   "output",  "metadata", "ring",
+					   "mailbox", "doorbell", NULL};
 	const struct ht_ynode *v;
 	char what[160];
 	char *s;
@@ -827,8 +826,9 @@ static int parse_core(struct parser *p, const struct ht_ynode *n,
 	snprintf(what, sizeof(what), "core '%s'", c->name);
 	v = ht_ynode_get(n, "role");
 	if (!v) {
-		return fail(p, &n->loc, "%s: 'role' is required (master or "
-				       "slave)",
+		return fail(p, &n->loc,
+			    "%s: 'role' is required (master or "
+			    "slave)",
 			    what);
 	}
 	ret = string(p, v, what, &s);
@@ -917,8 +917,8 @@ static int parse_core(struct parser *p, const struct ht_ynode *n,
 		ret = place(p, v, w, false, true, &c->mailbox);
 		if (!ret) {
 			c->mailbox.size = sizeof(struct ht_sync_slave_mbox);
-			ret = inside(p, &c->mailbox, c->mailbox.size,
-				     "mailbox");
+			ret =
+			    inside(p, &c->mailbox, c->mailbox.size, "mailbox");
 		}
 		if (!ret && c->mailbox.offset % 8u) {
 			ret = fail(p, &c->mailbox.loc,
@@ -1039,12 +1039,11 @@ static int parse_cores(struct parser *p, const struct ht_ynode *n)
 		}
 		for (j = 0; j < i; j++) {
 			if (!strcmp(b->cores[j].name, c->name)) {
-				return fail(p, &ht_ynode_get(n->items[i],
-							     "name")
-						     ->loc,
-					    "core '%s' is defined twice "
-					    "(first at line %u)",
-					    c->name, b->cores[j].loc.line);
+				return fail(
+				    p, &ht_ynode_get(n->items[i], "name")->loc,
+				    "core '%s' is defined twice "
+				    "(first at line %u)",
+				    c->name, b->cores[j].loc.line);
 			}
 			if (!strcmp(b->cores[j].output, c->output)) {
 				return fail(p, &n->items[i]->loc,
@@ -1055,12 +1054,11 @@ static int parse_cores(struct parser *p, const struct ht_ynode *n)
 			}
 			if (c->has_id && b->cores[j].has_id &&
 			    c->id == b->cores[j].id) {
-				return fail(p,
-					    &ht_ynode_get(n->items[i], "id")
-						 ->loc,
-					    "core '%s': id %" PRIu32
-					    " is also core '%s''s",
-					    c->name, c->id, b->cores[j].name);
+				return fail(
+				    p, &ht_ynode_get(n->items[i], "id")->loc,
+				    "core '%s': id %" PRIu32
+				    " is also core '%s''s",
+				    c->name, c->id, b->cores[j].name);
 			}
 		}
 		if (c->role == HT_BOARD_MASTER) {
@@ -1126,8 +1124,8 @@ static int parse_sync(struct parser *p, const struct ht_ynode *n,
 
 static int parse_root(struct parser *p, const struct ht_ynode *root)
 {
-	static const char *const keys[] = {"board", "regions", "sync",
-					   "ring-directory", "cores", NULL};
+	static const char *const keys[] = {"board",	     "regions", "sync",
+					   "ring-directory", "cores",	NULL};
 	static const char *const dir_keys[] = {"region", "offset", NULL};
 	struct ht_board *b = p->b;
 	const struct ht_ynode *v, *ref = NULL;
@@ -1161,7 +1159,8 @@ static int parse_root(struct parser *p, const struct ht_ynode *root)
 	if ((ret = parse_regions(p, v))) {
 		return ret;
 	}
-	if ((v = ht_ynode_get(root, "sync")) && (ret = parse_sync(p, v, &ref))) {
+	if ((v = ht_ynode_get(root, "sync")) &&
+	    (ret = parse_sync(p, v, &ref))) {
 		return ret;
 	}
 	v = ht_ynode_get(root, "ring-directory");
@@ -1172,9 +1171,9 @@ static int parse_root(struct parser *p, const struct ht_ynode *root)
 				    &b->directory);
 		}
 		if (!ret) {
-			ret = inside(p, &b->directory,
-				     ht_ring_directory_bytes(0),
-				     "ring directory");
+			ret =
+			    inside(p, &b->directory, ht_ring_directory_bytes(0),
+				   "ring directory");
 		}
 		if (!ret && b->directory.offset % 8u) {
 			ret = fail(p, &b->directory.loc,
@@ -1218,8 +1217,7 @@ static int parse_root(struct parser *p, const struct ht_ynode *root)
 }
 
 /* Each define is NAME=VALUE with NAME a C identifier. */
-static int check_defines(const char *const *defines, char *err,
-			 size_t err_len)
+static int check_defines(const char *const *defines, char *err, size_t err_len)
 {
 	const char *const *d;
 	const char *s;
@@ -1308,8 +1306,8 @@ int ht_board_load(const char *path, const char *const *defines,
 		}
 		return ret;
 	}
-	ret = ht_board_load_text(path, text, size, defines, board, err,
-				 err_len);
+	ret =
+	    ht_board_load_text(path, text, size, defines, board, err, err_len);
 	free(text);
 	return ret;
 }
@@ -1361,8 +1359,8 @@ const char *ht_board_doorbell_describe(const struct ht_board *board, size_t i,
 	case HT_BOARD_DOORBELL_MMIO:
 		snprintf(buf, len,
 			 "mmio %u-bit write of 0x%" PRIx64 " at %s+0x%" PRIx64,
-			 d->width, d->value,
-			 board->regions[d->reg.region].name, d->reg.offset);
+			 d->width, d->value, board->regions[d->reg.region].name,
+			 d->reg.offset);
 		break;
 	case HT_BOARD_DOORBELL_SERIAL:
 		snprintf(buf, len, "serial byte 0x%02x on %s at %u baud",

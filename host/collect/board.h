@@ -70,8 +70,8 @@ struct ht_board_doorbell {
 	/* serial, socket: send `byte`; log what the target sends (or NULL). */
 	char *device; /* serial device */
 	uint32_t baud;
-	char *path;	    /* socket: unix socket path, or NULL */
-	char *host;	    /* socket: TCP host (with `port`), or NULL */
+	char *path; /* socket: unix socket path, or NULL */
+	char *host; /* socket: TCP host (with `port`), or NULL */
 	uint16_t port;
 	uint8_t byte;
 	char *log;
@@ -92,7 +92,7 @@ struct ht_board_core {
 	bool has_id;
 	uint32_t id;	/* core_id; when !has_id, the ring header's */
 	char *output;	/* capture subdirectory (the name by default) */
-	char *metadata; /* metadata file for a ring that carries none, or NULL */
+	char *metadata; /* for a ring that carries none, or NULL */
 	enum ht_board_ring_kind ring_kind;
 	struct ht_board_place ring; /* HT_BOARD_RING_PLACE */
 	bool has_mailbox;

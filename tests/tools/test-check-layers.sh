@@ -12,11 +12,12 @@ tools/check-layers.sh "$TOP" >"$w/out" || {
 	exit 1
 }
 
-# A copy of the C files (no .git: the checker walks the folder).
+# A copy of the C files and the boards' tracer configurations (no .git:
+# the checker walks the folder).
 copy() {
 	rm -rf "$w/t"
 	mkdir -p "$w/t"
-	git ls-files -- '*.c' '*.h' '*.S' | while read -r f; do
+	git ls-files -- '*.c' '*.h' '*.S' 'platforms/*.yaml' | while read -r f; do
 		mkdir -p "$w/t/$(dirname "$f")"
 		cp "$f" "$w/t/$f"
 	done

@@ -9,7 +9,8 @@
  *   -d MODES   doorbell per slave, comma separated, the last repeated:
  *              signal (SIGUSR1), socket (a byte on the unix socket
  *              SOCKDIR/dspI.sock), mmio (a word in the region at
- *              DOORBELL_OFF + 8 * I), none
+ *              DOORBELL_OFF + 8 * I), serial (a byte on a pseudo
+ *              terminal, whose device the ready file names), none
  *   -S DIR     directory of the sockets (default /tmp)
  *   -t SEC     how long the slaves trace (default 2)
  *   -e N       ticks per millisecond (default 10)
@@ -17,7 +18,7 @@
  *   -X I@SEC   slave I stops answering (SIGSTOP itself) after SEC s
  *   -R         publish the rings in the ring directory too
  *   -r FILE    written once everything is laid out: one line per slave,
- *              "dspI PID"
+ *              "dspI PID [PTY]"
  *
  * Layout of the region (docs/board.md's worked example):
  *   0x0800 + 8 I      slave I's mmio doorbell word
@@ -62,7 +63,7 @@
 #define SLOT_SIZE 4096u
 #define MAX_SLAVES 128u
 
-enum bell { BELL_SIGNAL, BELL_SOCKET, BELL_MMIO, BELL_NONE };
+enum bell { BELL_SIGNAL, BELL_SOCKET, BELL_MMIO, BELL_SERIAL, BELL_NONE };
 
 struct slave {
 	struct ht_ring_stream rs;
@@ -136,20 +137,19 @@ static int run_slave(uint8_t *base, unsigned i, enum bell bell, int lfd,
 	volatile uint64_t *word = (void *)(base + DOORBELL_OFF + 8u * i);
 	struct slave self;
 	struct ht_sync_slave_ops ops;
-	struct barectf_platform_callbacks cbs = {clock_read,
-						 ht_ring_stream_is_full,
-						 ht_ring_stream_open,
-						 ht_ring_stream_close};
+	struct barectf_platform_callbacks cbs = {
+	    clock_read, ht_ring_stream_is_full, ht_ring_stream_open,
+	    ht_ring_stream_close};
 	uint64_t t0 = now_ns(), end, next = t0;
 	sigset_t set;
 	uint32_t n = 0;
-	int cfd = -1;
+	int cfd = -1, said_hello = 0;
 	char hello[64];
 
 	memset(&self, 0, sizeof(self));
 	self.offset_ns = (uint64_t)(i + 1) * 1000000000u;
-	self.rs.ring = (struct ht_ring *)(base + RINGS_OFF +
-					  (size_t)RING_SIZE * i);
+	self.rs.ring =
+	    (struct ht_ring *)(base + RINGS_OFF + (size_t)RING_SIZE * i);
 	self.rs.ctx = &self.ctx;
 	self.rs.set_buf = barectf_packet_set_buf;
 	self.rs.is_open = barectf_packet_is_open;
@@ -205,6 +205,20 @@ static int run_slave(uint8_t *base, unsigned i, enum bell bell, int lfd,
 			}
 			break;
 		}
+		case BELL_SERIAL: {
+			/* lfd: the pseudo terminal's master side. */
+			struct pollfd p = {lfd, POLLIN, 0};
+			char c;
+
+			if (!said_hello) {
+				snprintf(hello, sizeof(hello),
+					 "hello from dsp%u on a uart\n", i);
+				said_hello =
+				    write(lfd, hello, strlen(hello)) > 0;
+			}
+			rang = poll(&p, 1, 1) == 1 && read(lfd, &c, 1) == 1;
+			break;
+		}
 		case BELL_MMIO:
 			if (*word) {
 				*word = 0;
@@ -235,6 +249,7 @@ int main(int argc, char **argv)
 	const char *modes = "signal", *sockdir = "/tmp", *ready = NULL;
 	enum bell bells[MAX_SLAVES];
 	int lfd[MAX_SLAVES];
+	char pty[MAX_SLAVES][64];
 	pid_t pids[MAX_SLAVES];
 	double seconds = 2, stop_after = 0;
 	unsigned per_ms = 10, n, i;
@@ -291,7 +306,7 @@ int main(int argc, char **argv)
 	m = strdup(modes);
 	for (i = 0; i < n; i++) {
 		static const char *const names[] = {"signal", "socket", "mmio",
-						    "none"};
+						    "serial", "none"};
 		char *tok = strsep(&m, ",");
 		unsigned k;
 
@@ -299,9 +314,9 @@ int main(int argc, char **argv)
 			bells[i] = bells[i - 1];
 			continue;
 		}
-		for (k = 0; k < 4 && strcmp(tok, names[k]); k++) {
+		for (k = 0; k < 5 && strcmp(tok, names[k]); k++) {
 		}
-		if (k == 4) {
+		if (k == 5) {
 			fprintf(stderr, "board-slaves: doorbell '%s'\n", tok);
 			return 2;
 		}
@@ -342,6 +357,15 @@ int main(int argc, char **argv)
 			    MBOX_OFF + (uint64_t)MBOX_STRIDE * i);
 		}
 		lfd[i] = -1;
+		pty[i][0] = '\0';
+		if (bells[i] == BELL_SERIAL) {
+			lfd[i] = posix_openpt(O_RDWR | O_NOCTTY);
+			if (lfd[i] < 0 || grantpt(lfd[i]) != 0 ||
+			    unlockpt(lfd[i]) != 0 || !ptsname(lfd[i])) {
+				die("posix_openpt");
+			}
+			snprintf(pty[i], sizeof(pty[i]), "%s", ptsname(lfd[i]));
+		}
 		if (bells[i] == BELL_SOCKET) {
 			struct sockaddr_un sa = {.sun_family = AF_UNIX};
 
@@ -350,8 +374,8 @@ int main(int argc, char **argv)
 			unlink(sa.sun_path);
 			lfd[i] = socket(AF_UNIX, SOCK_STREAM, 0);
 			if (lfd[i] < 0 ||
-			    bind(lfd[i], (struct sockaddr *)&sa,
-				 sizeof(sa)) != 0 ||
+			    bind(lfd[i], (struct sockaddr *)&sa, sizeof(sa)) !=
+				0 ||
 			    listen(lfd[i], 1) != 0) {
 				die(sa.sun_path);
 			}
@@ -380,7 +404,7 @@ int main(int argc, char **argv)
 		snprintf(tmp, sizeof(tmp), "%s.tmp", ready);
 		f = fopen(tmp, "w");
 		for (i = 0; f && i < n; i++) {
-			fprintf(f, "dsp%u %d\n", i, (int)pids[i]);
+			fprintf(f, "dsp%u %d %s\n", i, (int)pids[i], pty[i]);
 		}
 		if (!f || fclose(f) != 0 || rename(tmp, ready) != 0) {
 			die(ready);
