@@ -32,7 +32,8 @@ static void usage(FILE *out)
 	    "\n"
 	    "options:\n"
 	    "  -o, --output DIR       the capture directory (required)\n"
-	    "      --cores N          slave cores, 1 to 8 (default 8)\n"
+	    "      --cores N          slave cores, 1 to 128 (default 8; also\n"
+	    "                         --slaves)\n"
 	    "  -d, --duration S       run time in seconds (default 3; also\n"
 	    "                         --seconds)\n"
 	    "      --frame-ms MS      frame period (default 33)\n"
@@ -94,6 +95,7 @@ static int parse_options(int argc, char **argv, struct ht_sim_opts *o,
 	    HT_CLI_STRING('o', "output", &o->capture_dir),
 	    HT_CLI_WHOLE(0, "cores", &a.cores, 1, HT_SIM_MAX_SLAVES,
 			 "a number of slave cores"),
+	    HT_CLI_ALIAS("slaves"),
 	    HT_CLI_REAL('d', "duration", &a.duration_s, 0.05, 3600,
 			"a duration"),
 	    HT_CLI_ALIAS("seconds"),

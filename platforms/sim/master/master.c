@@ -31,6 +31,9 @@
 #include "sim.h"
 #include "host/collect/sync-daemon.h"
 
+_Static_assert(HT_SIM_MAX_SLAVES == SIM_MAX_SLAVES,
+	       "sim.h and board.h agree on the number of slaves");
+
 extern const unsigned char ht_sim_board_master_metadata[];
 extern const unsigned char ht_sim_board_slave_metadata[];
 
@@ -38,9 +41,9 @@ extern const unsigned char ht_sim_board_slave_metadata[];
  * The slaves' clocks: every one different; dsp0's counter wraps about
  * half a second into the run, dsp2's frequency steps half-way (DVFS),
  * dsp1 is a 32.768 kHz RTC-like counter. Drifts stay within +-200 ppm.
+ * The slaves after the eighth get clocks of slave_spec().
  */
 struct core_spec {
-	const char *name;
 	uint64_t freq_hz;
 	int64_t drift_ppb;
 	uint64_t start_ticks; /* counter at the start (< 2^32) */
@@ -48,17 +51,58 @@ struct core_spec {
 };
 
 #define WRAP_SOON(hz, ms) ((1ull << 32) - (uint64_t)(hz) / 1000u * (ms))
+#define NR_FIXED_SPECS 8u
+#define MAX_DRIFT_PPB 200000
 
-static const struct core_spec slave_specs[HT_SIM_MAX_SLAVES] = {
-    {"dsp0", 1000000000u, 35200, WRAP_SOON(1000000000u, 500), 0},
-    {"dsp1", 32768u, -173500, 123456789u, 0},
-    {"dsp2", 600000000u, 12000, 0x80000000u, 1000000000u},
-    {"dsp3", 200000000u, 199000, 3000000000u, 0},
-    {"dsp4", 19200000u, -88000, 77777u, 0},
-    {"dsp5", 100000000u, -200000, 4000000000u, 0},
-    {"dsp6", 750000000u, 57000, 1000u, 0},
-    {"dsp7", 48000000u, -9500, 0xdeadbeefu, 0},
+static const struct core_spec fixed_specs[NR_FIXED_SPECS] = {
+    {1000000000u, 35200, WRAP_SOON(1000000000u, 500), 0},
+    {32768u, -173500, 123456789u, 0},
+    {600000000u, 12000, 0x80000000u, 1000000000u},
+    {200000000u, 199000, 3000000000u, 0},
+    {19200000u, -88000, 77777u, 0},
+    {100000000u, -200000, 4000000000u, 0},
+    {750000000u, 57000, 1000u, 0},
+    {48000000u, -9500, 0xdeadbeefu, 0},
 };
+
+/* Crystal frequencies of the slaves after the eighth (MHz and GHz). */
+static const uint64_t more_freqs_hz[] = {
+    1000000000u, 800000000u, 600000000u, 500000000u, 400000000u,
+    300000000u,	 250000000u, 200000000u, 160000000u, 125000000u,
+    100000000u,	 80000000u,  64000000u,	 50000000u,  48000000u,
+    40000000u,	 32000000u,  25000000u,	 24000000u,  19200000u,
+    16000000u,	 12000000u,  10000000u,
+};
+
+/*
+ * The clock of slave @k (dsp<k>): the fixed ones first, then clocks
+ * derived from k alone (the same in every run): a frequency of the table
+ * above, a drift in [-200, +200] ppm, a counter start below 2^32 minus
+ * one second of ticks. The tracer extends the counter from its first
+ * read: a wrap between the model's start and that read (the slave
+ * forked, its tracer set up: tens of ms with 64 slaves on 2 CPUs) would
+ * put the whole trace 2^32 ticks early.
+ */
+static void slave_spec(unsigned k, struct core_spec *sp)
+{
+	uint64_t h;
+
+	if (k < NR_FIXED_SPECS) {
+		*sp = fixed_specs[k];
+		return;
+	}
+	/* splitmix64 of k: well spread, deterministic. */
+	h = (uint64_t)k * 0x9e3779b97f4a7c15ull;
+	h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+	h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+	h ^= h >> 31;
+	sp->freq_hz = more_freqs_hz[k % (sizeof(more_freqs_hz) /
+					 sizeof(more_freqs_hz[0]))];
+	sp->drift_ppb =
+	    (int64_t)(h % (2u * MAX_DRIFT_PPB + 1u)) - MAX_DRIFT_PPB;
+	sp->start_ticks = (h >> 32) % ((1ull << 32) - sp->freq_hz);
+	sp->step_hz = 0;
+}
 
 struct master {
 	const struct ht_sim_opts *o;
@@ -91,7 +135,7 @@ struct master {
 	uint32_t alloc_buf;
 	unsigned alloc_done;
 	unsigned stripes_done;
-	uint32_t replied; /* bit k: slave k sent its stripe's result */
+	uint8_t replied[SIM_MAX_CORES]; /* [k]: slave k sent its result */
 	uint32_t edges;
 
 	uint64_t t0, t_end;
@@ -174,9 +218,11 @@ static int setup_shared(struct master *m)
 {
 	unsigned nr_slaves = m->nr - 1u;
 	uint64_t step_ns = m->t0 + m->o->duration_ns / 2u;
+	struct sim_shared layout = {0};
 	unsigned i;
 
-	m->shm_size = SIM_RINGS_OFF + (size_t)m->nr * SIM_RING_SIZE;
+	sim_layout(&layout, m->nr);
+	m->shm_size = (size_t)layout.total_size;
 	m->memfd = memfd_create("hetrace-sim", MFD_CLOEXEC);
 	if (m->memfd < 0) {
 		set_err(m, "cannot create the shared memory: %s",
@@ -195,9 +241,9 @@ static int setup_shared(struct master *m)
 		set_err(m, "cannot map the shared memory: %s", strerror(errno));
 		return HT_EIO;
 	}
+	*m->sh = layout;
 	m->sh->version = SIM_SHARED_VERSION;
 	m->sh->size = (uint32_t)sizeof(*m->sh);
-	m->sh->nr_cores = m->nr;
 	m->sh->idle_spin_ns = m->o->idle_spin_ns;
 	if (sem_init(&m->sh->master_irq, 1, 0) != 0) {
 		set_err(m, "cannot create the master's semaphore: %s",
@@ -212,18 +258,19 @@ static int setup_shared(struct master *m)
 	m->desc[0].freq_hz = 1000000000u;
 	ht__sim_make_uuid(m->desc[0].uuid, 0);
 	for (i = 0; i < nr_slaves; i++) {
-		const struct core_spec *sp = &slave_specs[i];
+		struct core_spec sp;
 		struct sim_core_desc *d = &m->desc[i + 1];
-		struct sim_clock_model *cm = &m->sh->clock[i + 1];
+		struct sim_clock_model *cm = sim_clock(m->sh, i + 1);
 
-		sim_clock_model_init(cm, m->t0, sp->freq_hz, sp->drift_ppb,
-				     sp->start_ticks, 32, step_ns, sp->step_hz);
-		snprintf(d->name, sizeof(d->name), "%s", sp->name);
+		slave_spec(i, &sp);
+		sim_clock_model_init(cm, m->t0, sp.freq_hz, sp.drift_ppb,
+				     sp.start_ticks, 32, step_ns, sp.step_hz);
+		snprintf(d->name, sizeof(d->name), "dsp%u", i);
 		d->core_id = i + 1;
-		d->freq_hz = sp->freq_hz;
+		d->freq_hz = sp.freq_hz;
 		d->clock = cm;
 		ht__sim_make_uuid(d->uuid, i + 1);
-		ht_sync_slave_mbox_init(&m->sh->mbox[i + 1], i + 1);
+		ht_sync_slave_mbox_init(sim_mbox(m->sh, i + 1), i + 1);
 	}
 
 	for (i = 0; i < m->nr; i++) {
@@ -297,7 +344,7 @@ static int fork_slaves(struct master *m)
 			prctl(PR_SET_NAME, comm);
 			ht__sim_slave_main(m->sh, i);
 		}
-		m->sh->pid[i] = pid;
+		*sim_pid(m->sh, i) = pid;
 		m->forked++;
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -360,7 +407,7 @@ static int create_collector(struct master *m)
 
 static void master_send(struct master *m, uint32_t dst, struct sim_msg *msg)
 {
-	struct sim_msgq *q = &m->sh->q[0][dst];
+	struct sim_msgq *q = sim_q(m->sh, 0, dst);
 
 	msg->id = ++m->next_msg_id;
 	/* msg_send is stamped before the message is visible. */
@@ -373,7 +420,7 @@ static void master_send(struct master *m, uint32_t dst, struct sim_msg *msg)
 		/* The slave is behind: let it run. */
 		sim_ref_sleep_ns(20000u);
 	}
-	kill(m->sh->pid[dst], SIGUSR2);
+	kill(*sim_pid(m->sh, dst), SIGUSR2);
 }
 
 /* Takes every message the slaves queued for the master. */
@@ -383,7 +430,7 @@ static void master_receive(struct master *m)
 	uint32_t src;
 
 	for (src = 1; src < m->nr; src++) {
-		while (sim_msgq_pop(&m->sh->q[src][0], &msg)) {
+		while (sim_msgq_pop(sim_q(m->sh, src, 0), &msg)) {
 			/* msg_recv is stamped after the message was taken. */
 			SIM_MT(&m->tr, sim_master_trace_msg_recv(
 					   &m->tr.ctx, msg.id, src, msg.size));
@@ -395,7 +442,7 @@ static void master_receive(struct master *m)
 				m->alloc_done = 1;
 			} else if (msg.type == SIM_MSG_STRIPE_DONE) {
 				m->stripes_done++;
-				m->replied |= 1u << src;
+				m->replied[src] = 1;
 				m->edges += msg.edges;
 			}
 		}
@@ -413,10 +460,12 @@ static int check_slaves(struct master *m)
 	unsigned i;
 
 	for (i = 1; i < m->nr; i++) {
+		pid_t pid = *sim_pid(m->sh, i);
+
 		memset(&si, 0, sizeof(si));
-		if (waitid(P_PID, (id_t)m->sh->pid[i], &si,
+		if (waitid(P_PID, (id_t)pid, &si,
 			   WEXITED | WNOHANG | WNOWAIT) != 0 ||
-		    si.si_pid != m->sh->pid[i]) {
+		    si.si_pid != pid) {
 			continue;
 		}
 		if (si.si_code == CLD_EXITED) {
@@ -458,7 +507,7 @@ static int master_wait(struct master *m, const volatile unsigned *done,
 			     i++) {
 				if (done == &m->alloc_done
 					? i == 1
-					: !(m->replied & (1u << i))) {
+					: !m->replied[i]) {
 					at += (size_t)snprintf(
 					    missing + at, sizeof(missing) - at,
 					    " %s", m->desc[i].name);
@@ -485,7 +534,7 @@ static void fill_image(struct master *m, uint32_t buf, uint32_t frame)
 	/* A moving checkerboard: every frame has different edges. */
 	for (y = 0; y < SIM_HEIGHT; y++) {
 		for (x = 0; x < SIM_WIDTH; x++) {
-			m->sh->image[buf][y][x] =
+			(*sim_image(m->sh, buf))[y][x] =
 			    (uint8_t)(((x + frame * 7u) / 16u + y / 16u) % 2u
 					  ? 200
 					  : 30);
@@ -524,7 +573,7 @@ static int run_frame(struct master *m, uint32_t f, uint64_t release)
 						       "split", f));
 	fill_image(m, m->alloc_buf, f);
 	m->stripes_done = 0;
-	m->replied = 0;
+	memset(m->replied, 0, sizeof(m->replied));
 	m->edges = 0;
 	for (k = 0; k < nr_slaves; k++) {
 		memset(&msg, 0, sizeof(msg));
@@ -630,7 +679,7 @@ static void stop_slaves(struct master *m)
 	m->sh->stop = 1;
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	for (i = 1; i <= m->forked; i++) {
-		kill(m->sh->pid[i], SIGUSR2);
+		kill(*sim_pid(m->sh, i), SIGUSR2);
 	}
 	deadline = sim_ref_now_ns() + 3000000000ull;
 	do {
@@ -639,8 +688,8 @@ static void stop_slaves(struct master *m)
 			if (reaped[i]) {
 				continue;
 			}
-			if (waitpid(m->sh->pid[i], NULL, WNOHANG) ==
-			    m->sh->pid[i]) {
+			if (waitpid(*sim_pid(m->sh, i), NULL, WNOHANG) ==
+			    *sim_pid(m->sh, i)) {
 				reaped[i] = 1;
 			} else {
 				left++;
@@ -652,8 +701,8 @@ static void stop_slaves(struct master *m)
 	} while (left && sim_ref_now_ns() < deadline);
 	for (i = 1; i <= m->forked; i++) {
 		if (!reaped[i]) {
-			kill(m->sh->pid[i], SIGKILL);
-			waitpid(m->sh->pid[i], NULL, 0);
+			kill(*sim_pid(m->sh, i), SIGKILL);
+			waitpid(*sim_pid(m->sh, i), NULL, 0);
 		}
 	}
 	m->forked = 0;
@@ -674,7 +723,7 @@ static void fill_result(struct master *m)
 		cs->core_id = d->core_id;
 		cs->freq_hz = d->freq_hz;
 		if (m->sh) {
-			cs->events = m->sh->events[i];
+			cs->events = *sim_events(m->sh, i);
 		}
 		if (d->clock) {
 			cs->wrapped = (sim_clock_ticks(d->clock, m->t_end) >>
@@ -773,7 +822,7 @@ int ht_sim_run(const struct ht_sim_opts *opts, struct ht_sim_result *res,
 		return HT_EINVAL;
 	}
 	if (!o.nr_slaves) {
-		o.nr_slaves = HT_SIM_MAX_SLAVES;
+		o.nr_slaves = 8;
 	}
 	if (!o.duration_ns) {
 		o.duration_ns = 3000000000ull;
@@ -842,15 +891,15 @@ int ht_sim_run(const struct ht_sim_opts *opts, struct ht_sim_result *res,
 
 	sim_master_tracer_start(&m->tr,
 				(struct ht_ring *)sim_ring_mem(m->sh, 0),
-				&m->sh->events[0]);
+				sim_events(m->sh, 0));
 
 	for (i = 1; i < m->nr; i++) {
-		slaves[i - 1].mbox = &m->sh->mbox[i];
+		slaves[i - 1].mbox = sim_mbox(m->sh, i);
 		slaves[i - 1].core_id = i;
 		slaves[i - 1].raise_irq = raise_sync_irq;
 		slaves[i - 1].burst_begin = slave_off_this_cpu;
 		slaves[i - 1].burst_end = slave_any_cpu;
-		slaves[i - 1].raise_arg = (void *)(intptr_t)m->sh->pid[i];
+		slaves[i - 1].raise_arg = (void *)(intptr_t)*sim_pid(m->sh, i);
 	}
 	so.period_ns = o.sync_period_ns;
 	so.burst = o.sync_burst;
@@ -882,7 +931,7 @@ int ht_sim_run(const struct ht_sim_opts *opts, struct ht_sim_result *res,
 	m->sh->go = 1;
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	for (i = 1; i < m->nr; i++) {
-		kill(m->sh->pid[i], SIGUSR2);
+		kill(*sim_pid(m->sh, i), SIGUSR2);
 	}
 	ret = run_pipeline(m);
 out:

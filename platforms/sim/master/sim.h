@@ -4,7 +4,7 @@
 
 /*
  * The simulated board (docs/sim.md): one master process (arm0) and up
- * to eight slave processes (dsp0..dsp7) with simulated clocks, the Sobel
+ * to 128 slave processes (dsp0..dsp127) with simulated clocks, the Sobel
  * frame pipeline, the sync handshake, and the collector writing the
  * capture. `hetrace sim` (cli/sim.c) is a thin front end.
  */
@@ -13,11 +13,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define HT_SIM_MAX_SLAVES 8u
+#define HT_SIM_MAX_SLAVES 128u
 
 struct ht_sim_opts {
 	const char *capture_dir;  /* required */
-	unsigned nr_slaves;	  /* 1..8; 0: 8 */
+	unsigned nr_slaves;	  /* 1..HT_SIM_MAX_SLAVES; 0: 8 */
 	uint64_t duration_ns;	  /* 0: 3 s */
 	uint64_t frame_period_ns; /* 0: 33 ms */
 	uint64_t deadline_ns;	  /* 0: 16 ms */

@@ -10,8 +10,8 @@ cd "$(dirname "$0")"
 
 # Usage errors: exit 2 and a message naming the problem.
 usage_case "-o CAPTURE is required" sim --cores 2
-usage_case "from 1 to 8, got '0'" sim -o "$w/x" --cores 0
-usage_case "from 1 to 8, got '9'" sim -o "$w/x" --cores 9
+usage_case "from 1 to 128, got '0'" sim -o "$w/x" --cores 0
+usage_case "from 1 to 128, got '129'" sim -o "$w/x" --slaves 129
 usage_case "got '2.5'" sim -o "$w/x" --cores 2.5
 usage_case "duration from 0.05 to 3600, got 'abc'" sim -o "$w/x" --seconds abc
 usage_case "unknown option '--bogus'" sim -o "$w/x" --bogus
