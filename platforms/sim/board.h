@@ -146,7 +146,7 @@ struct sim_shared {
 	uint64_t total_size; /* the whole region, rings included */
 };
 
-#define SIM_ALIGN_UP(x, a) (((x) + (a) - 1u) & ~(uint64_t)((a) - 1u))
+#define SIM_ALIGN_UP(x, a) (((x) + (a)-1u) & ~(uint64_t)((a)-1u))
 
 /*
  * Fills the offsets and total_size of @sh for @nr_cores cores (at most
@@ -167,9 +167,8 @@ static inline void sim_layout(struct sim_shared *sh, uint32_t nr_cores)
 	sh->clock_off = at;
 	at = SIM_ALIGN_UP(at + nr_cores * sizeof(struct sim_clock_model), 64u);
 	sh->q_off = at;
-	at = SIM_ALIGN_UP(at + (uint64_t)nr_cores * nr_cores *
-				   sizeof(struct sim_msgq),
-			  64u);
+	at = SIM_ALIGN_UP(
+	    at + (uint64_t)nr_cores * nr_cores * sizeof(struct sim_msgq), 64u);
 	sh->image_off = at;
 	at += (uint64_t)SIM_NBUF * SIM_HEIGHT * SIM_WIDTH;
 	sh->edges_off = at;

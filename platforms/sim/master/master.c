@@ -67,11 +67,10 @@ static const struct core_spec fixed_specs[NR_FIXED_SPECS] = {
 
 /* Crystal frequencies of the slaves after the eighth (MHz and GHz). */
 static const uint64_t more_freqs_hz[] = {
-    1000000000u, 800000000u, 600000000u, 500000000u, 400000000u,
-    300000000u,	 250000000u, 200000000u, 160000000u, 125000000u,
-    100000000u,	 80000000u,  64000000u,	 50000000u,  48000000u,
-    40000000u,	 32000000u,  25000000u,	 24000000u,  19200000u,
-    16000000u,	 12000000u,  10000000u,
+    1000000000u, 800000000u, 600000000u, 500000000u, 400000000u, 300000000u,
+    250000000u,	 200000000u, 160000000u, 125000000u, 100000000u, 80000000u,
+    64000000u,	 50000000u,  48000000u,	 40000000u,  32000000u,	 25000000u,
+    24000000u,	 19200000u,  16000000u,	 12000000u,  10000000u,
 };
 
 /*
@@ -505,9 +504,8 @@ static int master_wait(struct master *m, const volatile unsigned *done,
 			missing[0] = 0;
 			for (i = 1; i < m->nr && at + 8 < sizeof(missing);
 			     i++) {
-				if (done == &m->alloc_done
-					? i == 1
-					: !m->replied[i]) {
+				if (done == &m->alloc_done ? i == 1
+							   : !m->replied[i]) {
 					at += (size_t)snprintf(
 					    missing + at, sizeof(missing) - at,
 					    " %s", m->desc[i].name);

@@ -77,7 +77,7 @@ static struct {
 	do {                                                                   \
 		sim_bsp_irq_disable();                                         \
 		call;                                                          \
-		(*sim_events(S.sh, S.id))++;                                          \
+		(*sim_events(S.sh, S.id))++;                                   \
 		sim_bsp_irq_enable();                                          \
 	} while (0)
 
@@ -85,7 +85,7 @@ static struct {
 #define ISR_TRACE(call)                                                        \
 	do {                                                                   \
 		call;                                                          \
-		(*sim_events(S.sh, S.id))++;                                          \
+		(*sim_events(S.sh, S.id))++;                                   \
 	} while (0)
 
 /*
@@ -258,7 +258,8 @@ static void msg_isr(void)
 	ISR_TRACE(sim_slave_trace_isr_enter(&S.ctx, SIM_IRQ_MSG));
 	for (src = 0; src < S.sh->nr_cores; src++) {
 		/* msg_recv is stamped after the message was taken. */
-		while (src != S.id && sim_msgq_pop(sim_q(S.sh, src, S.id), &m)) {
+		while (src != S.id &&
+		       sim_msgq_pop(sim_q(S.sh, src, S.id), &m)) {
 			ISR_TRACE(sim_slave_trace_msg_recv(&S.ctx, m.id, src,
 							   m.size));
 			receive(src, &m);
@@ -359,7 +360,8 @@ static void run_sobel(const struct job *j)
 	TASK_TRACE(sim_slave_trace_activity_begin(&S.ctx, "frame", S.sobel_name,
 						  in->frame));
 	memset(&st, 0, sizeof(st));
-	st.img = (const uint8_t(*)[SIM_WIDTH]) * sim_image(S.sh, in->buf % SIM_NBUF);
+	st.img =
+	    (const uint8_t(*)[SIM_WIDTH]) * sim_image(S.sh, in->buf % SIM_NBUF);
 	st.out = *sim_edges(S.sh, in->buf % SIM_NBUF);
 	st.row0 = in->row0;
 	st.rows = in->rows;
