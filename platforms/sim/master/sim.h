@@ -5,8 +5,9 @@
 /*
  * The simulated board (docs/sim.md): one master process (arm0) and up
  * to 128 slave processes (dsp0..dsp127) with simulated clocks, the Sobel
- * frame pipeline, the sync handshake, and the collector writing the
- * capture. `hetrace sim` (cli/sim.c) is a thin front end.
+ * frame pipeline, and the generic master (host/collect/board-master.h)
+ * recording them from the board file the launcher writes. `hetrace sim`
+ * (cli/sim.c) is a thin front end.
  */
 #include <signal.h>
 #include <stdbool.h>
@@ -31,7 +32,8 @@ struct ht_sim_opts {
 	/* Set (by a signal handler) to stop early; the capture stays complete.
 	 */
 	volatile sig_atomic_t *stop;
-	/* Collector warnings (damaged packets...); may be NULL. */
+	/* The recorder's warnings (damaged packets, a slave that stopped
+	 * answering...); may be NULL. */
 	void (*warn)(void *arg, const char *msg);
 	void *warn_arg;
 	/*
