@@ -2,7 +2,7 @@
 /*
  * The QEMU board's master (qemu-run.h, docs/qemu.md): starts the QEMU
  * cores, traces its own side with the simulated board's master tracer
- * (platforms/sim/master/board-master.yaml: the same events), runs the sync
+ * (host/collect/master-events.yaml: the same events), runs the sync
  * daemon against the cores' mailboxes (the interrupt: a byte on the
  * core's serial socket), hands out the workload through the
  * shared-memory queues, drains every ring into the capture, watches
