@@ -409,6 +409,9 @@ static void *recorder_main(void *arg)
 	ro.quiet = true;
 	ro.lttng = m->lt;
 	ro.no_fsync = m->o->no_fsync;
+	/* A ring of 1 MiB fills in seconds: polling it every 5 ms leaves
+	 * the CPUs to the slaves and the sync daemon. */
+	ro.interval_ms = 5;
 	ro.warn = m->o->warn;
 	ro.warn_arg = m->o->warn_arg;
 	ro.started = recorder_started;
