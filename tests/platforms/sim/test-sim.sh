@@ -55,6 +55,10 @@ else
 		bad "board.yaml: no region /hetrace-sim-$pid: $(head -8 "$w/cap/board.yaml")"
 	[ "$(grep -c 'signal: {pid: [0-9]*, signal: SIGUSR1, pin-away: true}' "$w/cap/board.yaml")" = 4 ] ||
 		bad "board.yaml: not 4 signal doorbells"
+	"$HETRACE" record --board "$w/cap/board.yaml" --check >"$w/check" 2>&1 ||
+		bad "record --board CAPTURE/board.yaml --check: $(cat "$w/check")"
+	[ "$(grep -c 'doorbell signal SIGUSR1 to pid' "$w/check")" = 4 ] ||
+		bad "record --check: $(cat "$w/check")"
 	[ -s "$w/cap/arm0/sync" ] || bad "no arm0/sync stream (the recorder's sync events)"
 	[ -s "$w/cap/arm0/stream" ] || bad "no arm0/stream (the pipeline's events)"
 fi
