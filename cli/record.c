@@ -53,7 +53,7 @@ static void usage(FILE *out)
 	    "  -m, --metadata FILE    metadata for rings that carry none\n"
 	    "  -d, --duration S       stop after S seconds (decimals allowed)\n"
 	    "      --seconds S        the same\n"
-	    "  -b, --board FILE       record the board FILE describes\n"
+	    "      --board FILE       record the board FILE describes\n"
 	    "  -D, --define N=V       replace ${N} in the board file by V "
 	    "(repeatable)\n"
 	    "      --check            validate the board file, print a "
@@ -228,7 +228,7 @@ static int parse_options(int argc, char **argv, struct record_args *a,
 	    HT_CLI_REAL('d', "duration", &a->duration, 1e-6, 1e9,
 			"a duration in seconds"),
 	    HT_CLI_ALIAS("seconds"),
-	    HT_CLI_STRING('b', "board", &a->board),
+	    HT_CLI_STRING(0, "board", &a->board),
 	    HT_CLI_LIST('D', "define", a->defines, &a->nr_defines,
 			HT_CLI_MAX_DEFINES, "NAME=VALUE"),
 	    HT_CLI_FLAG(0, "check", &a->check),

@@ -1296,6 +1296,11 @@ static int write_record_json(struct rec *r,
 							   HT_BOARD_MASTER
 						       ? "master"
 						       : "slave");
+		if (c->has_ring) {
+			ht_json_member_u64(&j, "core_id", c->ring.core_id);
+		} else if (i == b->master) {
+			ht_json_member_u64(&j, "core_id", res->sync_ring.core_id);
+		}
 		ht_json_key(&j, "ring");
 		if (c->has_ring) {
 			json_ring(&j, &c->ring);
@@ -1314,7 +1319,7 @@ static int write_record_json(struct rec *r,
 		}
 		if (k < r->nr_slaves) {
 			ht_json_member_str(&j, "doorbell", r->slaves[k].doorbell);
-			ht_json_member_u64(&j, "core_id", c->sync.core_id);
+			ht_json_member_u64(&j, "slave_id", c->sync.core_id);
 			ht_json_member_u64(&j, "rounds", c->sync.rounds);
 			ht_json_member_u64(&j, "answered", c->sync.answered);
 			ht_json_member_u64(&j, "timeouts", c->sync.timeouts);
