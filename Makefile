@@ -192,8 +192,10 @@ $(MASTER_EV_GEN)/%.o: $(MASTER_EV_GEN)/%.c
 $(BUILD)/host/collect/board-master.o: $(MASTER_EV_GEN)/master-events.h
 $(BUILD)/host/collect/board-master.o: private HOST_CFLAGS += -I$(MASTER_EV_GEN)
 
-$(filter $(BUILD)/platforms/sim/%,$(SIM_OBJ)): $(SIM_HDR)
-$(filter $(BUILD)/platforms/sim/%,$(SIM_OBJ)): private HOST_CFLAGS += -I$(SIM_GEN)
+# The boards' master tracer (platforms/sim/master/master-tracer.h) is
+# generated from the generic master's events (master-events.h).
+$(filter $(BUILD)/platforms/sim/%,$(SIM_OBJ)): $(SIM_HDR) $(MASTER_EV_GEN)/master-events.h
+$(filter $(BUILD)/platforms/sim/%,$(SIM_OBJ)): private HOST_CFLAGS += -I$(SIM_GEN) -I$(MASTER_EV_GEN)
 # The slaves' Sobel filter is instrumented (docs/sim.md, "Function tracing"),
 # but for its per-pixel helper; the rest of the board and the tracer are not.
 $(BUILD)/platforms/sim/target/sobel.o: private HOST_CFLAGS += -finstrument-functions \
@@ -202,8 +204,8 @@ $(BUILD)/platforms/sim/target/sobel.o: private HOST_CFLAGS += -finstrument-funct
 # The QEMU board's master (platforms/qemu/master, docs/qemu.md) traces
 # the master with the simulated board's master tracer.
 QEMU_OBJ  := $(patsubst %.c,$(BUILD)/%.o,$(wildcard platforms/qemu/master/*.c))
-$(QEMU_OBJ): $(SIM_HDR)
-$(QEMU_OBJ): private HOST_CFLAGS += -I$(SIM_GEN)
+$(QEMU_OBJ): $(SIM_HDR) $(MASTER_EV_GEN)/master-events.h
+$(QEMU_OBJ): private HOST_CFLAGS += -I$(SIM_GEN) -I$(MASTER_EV_GEN)
 
 $(HETRACE): $(CLI_OBJ) $(SIM_OBJ) $(QEMU_OBJ) $(LIB_HOST)
 	$(CC) $(LDFLAGS_ALL) -o $@ $(CLI_OBJ) $(SIM_OBJ) $(QEMU_OBJ) $(LIB_HOST) $(LDLIBS)

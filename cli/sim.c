@@ -3,8 +3,9 @@
 /*
  * hetrace sim -o CAPTURE [--cores N] [--duration S]: the simulated board
  * (platforms/sim, docs/sim.md), a master and N slave processes with
- * their own clocks, tracing the Sobel pipeline and the sync handshake
- * into CAPTURE (one CTF trace per core, truth.json).
+ * their own clocks, tracing the Sobel pipeline and the sync handshake,
+ * recorded by the generic master from the board file it writes into
+ * CAPTURE (one CTF trace per core, board.yaml, truth.json).
  */
 #include <inttypes.h>
 #include <signal.h>
@@ -25,14 +26,17 @@ static void usage(FILE *out)
 	    "(dsp0..), each a process with its own simulated clock\n"
 	    "(32.768 kHz to 1 GHz, offsets, drift, 32-bit counters that wrap,\n"
 	    "a frequency step), tracing the Sobel frame pipeline, messages,\n"
-	    "task switches, interrupts and the sync handshake. The capture\n"
-	    "holds one CTF trace per core and truth.json, the clocks' true\n"
-	    "models (docs/sim.md). Ctrl-C stops early with a complete "
-	    "capture.\n"
+	    "task switches, interrupts and the sync handshake. The slaves\n"
+	    "are recorded by the generic master from the board file the\n"
+	    "launcher writes (CAPTURE/board.yaml, as `hetrace record\n"
+	    "--board`). The capture holds one CTF trace per core and\n"
+	    "truth.json, the clocks' true models (docs/sim.md). Ctrl-C\n"
+	    "stops early with a complete capture.\n"
 	    "\n"
 	    "options:\n"
 	    "  -o, --output DIR       the capture directory (required)\n"
-	    "      --cores N          slave cores, 1 to 8 (default 8)\n"
+	    "      --cores N          slave cores, 1 to 128 (default 8; also\n"
+	    "                         --slaves)\n"
 	    "  -d, --duration S       run time in seconds (default 3; also\n"
 	    "                         --seconds)\n"
 	    "      --frame-ms MS      frame period (default 33)\n"
@@ -94,6 +98,7 @@ static int parse_options(int argc, char **argv, struct ht_sim_opts *o,
 	    HT_CLI_STRING('o', "output", &o->capture_dir),
 	    HT_CLI_WHOLE(0, "cores", &a.cores, 1, HT_SIM_MAX_SLAVES,
 			 "a number of slave cores"),
+	    HT_CLI_ALIAS("slaves"),
 	    HT_CLI_REAL('d', "duration", &a.duration_s, 0.05, 3600,
 			"a duration"),
 	    HT_CLI_ALIAS("seconds"),

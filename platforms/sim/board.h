@@ -3,18 +3,25 @@
 #define HT_SIM_BOARD_H
 
 /*
- * The simulated board's shared memory (one memfd mapping the master
- * creates before it forks the slaves; docs/sim.md):
+ * The simulated board's shared memory (one region the master creates
+ * before it forks the slaves; docs/sim.md), laid out from the number of
+ * cores N by sim_layout():
  *
- *   struct sim_shared   control words, sync mailboxes, clock models,
- *                       message queues, frame buffers
+ *   struct sim_shared   control words, the offsets below
+ *   pid[N], events[N]   per core: its process, its tracing calls
+ *   mbox[N]             per slave: its sync mailbox ([0] unused)
+ *   clock[N]            per slave: its clock model ([0] unused)
+ *   q[N][N]             message queues, one per ordered pair of cores
+ *   image, edges        SIM_NBUF frame buffer pairs
  *   rings               one packet ring per core (packet-ring.h),
  *                       SIM_RING_SIZE bytes each, core 0 (the master)
- *                       first
+ *                       first, at a 64 KiB boundary
  *
- * Cores: core_id 0 is the master (arm0), core_id k (1..8) the slave
+ * Cores: core_id 0 is the master (arm0), core_id k (1..N-1) the slave
  * dsp<k-1>. Message queues are single producer, single consumer, one
- * per ordered pair of cores (q[src][dst]).
+ * per ordered pair of cores (q[src][dst]): 1.6 KiB each, 7 MiB for 65
+ * cores against 65 MiB of rings, so the whole table is kept and any
+ * core may message any other.
  */
 #include <semaphore.h>
 #include <stdint.h>
@@ -23,7 +30,7 @@
 #include "clock-model.h"
 #include "hetrace/sync-slave.h"
 
-#define SIM_MAX_SLAVES 8u
+#define SIM_MAX_SLAVES 128u
 #define SIM_MAX_CORES (SIM_MAX_SLAVES + 1u)
 #define SIM_QLEN 32u
 #define SIM_WIDTH 320u
@@ -33,7 +40,7 @@
 #define SIM_SLOT_SIZE 4096u
 
 #define SIM_SHARED_MAGIC 0x4d495348u /* "HSIM" */
-#define SIM_SHARED_VERSION 2u
+#define SIM_SHARED_VERSION 3u
 
 /* Interrupt numbers, as traced in isr_enter/isr_exit. */
 enum { SIM_IRQ_SYNC = 1, SIM_IRQ_MSG = 2 };
@@ -128,26 +135,102 @@ struct sim_shared {
 	uint32_t nr_cores;	/* master + slaves */
 	volatile uint32_t go;	/* master: the slaves may start */
 	volatile uint32_t stop; /* master: the slaves must stop */
-	volatile pid_t pid[SIM_MAX_CORES];
-	volatile uint64_t events[SIM_MAX_CORES]; /* tracing calls per core */
+	/* How long an idle slave spins before it sleeps (bsp.h). */
+	uint32_t idle_spin_ns;
+	uint32_t pad;
 	sem_t master_irq; /* a slave posts it after queueing a message for the
 			     master */
-	struct ht_sync_slave_mbox
-	    mbox[SIM_MAX_CORES]; /* [slave core_id]; [0] unused */
-	struct sim_clock_model clock[SIM_MAX_CORES];
-	struct sim_msgq q[SIM_MAX_CORES][SIM_MAX_CORES]; /* [src][dst] */
-	uint8_t image[SIM_NBUF][SIM_HEIGHT][SIM_WIDTH];
-	uint8_t edges[SIM_NBUF][SIM_HEIGHT][SIM_WIDTH];
-	/* Version 2. How long an idle slave spins before it sleeps (bsp.h). */
-	uint32_t idle_spin_ns;
+	/* Byte offsets from the start of the region (sim_layout()). */
+	uint64_t pid_off, events_off, mbox_off, clock_off, q_off;
+	uint64_t image_off, edges_off, rings_off;
+	uint64_t total_size; /* the whole region, rings included */
 };
 
-/* Bytes before the first ring, a multiple of the page size. */
-#define SIM_RINGS_OFF ((sizeof(struct sim_shared) + 65535u) & ~(size_t)65535u)
+#define SIM_ALIGN_UP(x, a) (((x) + (a)-1u) & ~(uint64_t)((a)-1u))
+
+/*
+ * Fills the offsets and total_size of @sh for @nr_cores cores (at most
+ * SIM_MAX_CORES). The layout depends on @nr_cores only.
+ */
+static inline void sim_layout(struct sim_shared *sh, uint32_t nr_cores)
+{
+	uint64_t at = SIM_ALIGN_UP(sizeof(struct sim_shared), 64u);
+
+	sh->nr_cores = nr_cores;
+	sh->pid_off = at;
+	at = SIM_ALIGN_UP(at + nr_cores * sizeof(pid_t), 64u);
+	sh->events_off = at;
+	at = SIM_ALIGN_UP(at + nr_cores * sizeof(uint64_t), 64u);
+	sh->mbox_off = at;
+	at = SIM_ALIGN_UP(at + nr_cores * sizeof(struct ht_sync_slave_mbox),
+			  64u);
+	sh->clock_off = at;
+	at = SIM_ALIGN_UP(at + nr_cores * sizeof(struct sim_clock_model), 64u);
+	sh->q_off = at;
+	at = SIM_ALIGN_UP(
+	    at + (uint64_t)nr_cores * nr_cores * sizeof(struct sim_msgq), 64u);
+	sh->image_off = at;
+	at += (uint64_t)SIM_NBUF * SIM_HEIGHT * SIM_WIDTH;
+	sh->edges_off = at;
+	at += (uint64_t)SIM_NBUF * SIM_HEIGHT * SIM_WIDTH;
+	/* The rings start on a page, whatever the page size up to 64 KiB. */
+	sh->rings_off = SIM_ALIGN_UP(at, 65536u);
+	sh->total_size = sh->rings_off + (uint64_t)nr_cores * SIM_RING_SIZE;
+}
+
+static inline void *sim_at(struct sim_shared *sh, uint64_t off)
+{
+	return (uint8_t *)sh + off;
+}
+
+static inline volatile pid_t *sim_pid(struct sim_shared *sh, uint32_t core_id)
+{
+	return (volatile pid_t *)sim_at(sh, sh->pid_off) + core_id;
+}
+
+/* Tracing calls of core @core_id, for the summary. */
+static inline volatile uint64_t *sim_events(struct sim_shared *sh,
+					    uint32_t core_id)
+{
+	return (volatile uint64_t *)sim_at(sh, sh->events_off) + core_id;
+}
+
+static inline struct ht_sync_slave_mbox *sim_mbox(struct sim_shared *sh,
+						  uint32_t core_id)
+{
+	return (struct ht_sync_slave_mbox *)sim_at(sh, sh->mbox_off) + core_id;
+}
+
+static inline struct sim_clock_model *sim_clock(struct sim_shared *sh,
+						uint32_t core_id)
+{
+	return (struct sim_clock_model *)sim_at(sh, sh->clock_off) + core_id;
+}
+
+/* The queue of the messages from core @src to core @dst. */
+static inline struct sim_msgq *sim_q(struct sim_shared *sh, uint32_t src,
+				     uint32_t dst)
+{
+	return (struct sim_msgq *)sim_at(sh, sh->q_off) +
+	       (size_t)src * sh->nr_cores + dst;
+}
+
+typedef uint8_t sim_frame_t[SIM_HEIGHT][SIM_WIDTH];
+
+/* Frame buffer @buf (< SIM_NBUF): the input image and its edges. */
+static inline sim_frame_t *sim_image(struct sim_shared *sh, uint32_t buf)
+{
+	return (sim_frame_t *)sim_at(sh, sh->image_off) + buf;
+}
+
+static inline sim_frame_t *sim_edges(struct sim_shared *sh, uint32_t buf)
+{
+	return (sim_frame_t *)sim_at(sh, sh->edges_off) + buf;
+}
 
 static inline void *sim_ring_mem(struct sim_shared *sh, uint32_t core_id)
 {
-	return (uint8_t *)sh + SIM_RINGS_OFF + (size_t)core_id * SIM_RING_SIZE;
+	return sim_at(sh, sh->rings_off + (uint64_t)core_id * SIM_RING_SIZE);
 }
 
 /* Runs slave @core_id in this (forked) process; never returns. */

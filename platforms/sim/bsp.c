@@ -34,7 +34,7 @@ void sim_bsp_init(struct sim_shared *sh, uint32_t core_id,
 	struct sigaction sa;
 
 	bsp_sh = sh;
-	bsp_clock = &sh->clock[core_id];
+	bsp_clock = sim_clock(sh, core_id);
 	bsp_sync_isr = sync_isr;
 	bsp_msg_isr = msg_isr;
 	sigemptyset(&bsp_irqs);
@@ -110,7 +110,7 @@ int sim_bsp_raise_msg_irq(uint32_t core_id)
 	if (core_id == 0) {
 		return sem_post(&bsp_sh->master_irq);
 	}
-	pid = core_id < bsp_sh->nr_cores ? bsp_sh->pid[core_id] : 0;
+	pid = core_id < bsp_sh->nr_cores ? *sim_pid(bsp_sh, core_id) : 0;
 	/* Never kill(0): that would signal the whole board. */
 	return pid > 0 ? kill(pid, SIGUSR2) : -1;
 }

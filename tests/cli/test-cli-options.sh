@@ -54,7 +54,7 @@ numeric record interval -i 5 10001 -o "$w/rec" "$nowhere"
 numeric record duration --duration 0.5 2e9 -o "$w/rec" "$nowhere"
 numeric record duration -d 0.5 0 -o "$w/rec" "$nowhere"
 sim=(-o /dev/null/cap)
-numeric sim cores --cores 2 9 "${sim[@]}"
+numeric sim cores --cores 2 129 "${sim[@]}"
 numeric sim duration --duration 0.2 3601 "${sim[@]}"
 numeric sim duration -d 0.2 0.01 "${sim[@]}"
 numeric sim duration --seconds 0.2 3601 "${sim[@]}"

@@ -48,10 +48,10 @@ set +e
 "$HETRACE" demo -o "$w/file/demo" >/dev/null 2>"$w/err"
 [ $? = 1 ] || bad "an impossible directory does not exit 1"
 grep -q "cannot create $w/file/demo" "$w/err" || bad "no message naming the directory: $(cat "$w/err")"
-# A step that fails (sim refuses 9 slave cores) stops the demo: exit 1.
-"$HETRACE" demo -o "$w/demo9" --cores 9 >"$w/out" 2>"$w/err"
+# A step that fails (sim refuses 129 slave cores) stops the demo: exit 1.
+"$HETRACE" demo -o "$w/demo9" --cores 129 >"$w/out" 2>"$w/err"
 [ $? = 1 ] || bad "a failing step does not exit 1"
-grep -q 'from 1 to 8' "$w/err" || bad "the failing step's message is missing: $(cat "$w/err")"
+grep -q 'from 1 to 128' "$w/err" || bad "the failing step's message is missing: $(cat "$w/err")"
 grep -q '^== one clock' "$w/out" && bad "the demo went on after a failing step"
 set -e
 [ $fail = 0 ] && echo "hetrace demo: summary, files and a second run checked"

@@ -2,7 +2,7 @@
 /*
  * The QEMU board's master (qemu-run.h, docs/qemu.md): starts the QEMU
  * cores, traces its own side with the simulated board's master tracer
- * (platforms/sim/master/board-master.yaml: the same events), runs the sync
+ * (host/collect/master-events.yaml: the same events), runs the sync
  * daemon against the cores' mailboxes (the interrupt: a byte on the
  * core's serial socket), hands out the workload through the
  * shared-memory queues, drains every ring into the capture, watches
@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "board-master.h"
+#include "master-events.h"
 #include "platforms/qemu/qemu-board.h"
 #include "platforms/sim/master/master-tracer.h"
 #include "platforms/sim/master/meta.h"
@@ -31,7 +31,7 @@
 #include "qemu-run.h"
 #include "host/collect/sync-daemon.h"
 
-extern const unsigned char ht_sim_board_master_metadata[];
+extern const unsigned char ht_master_events_metadata[];
 
 /* The layout both sides compile must be the same (qemu-board.h). */
 _Static_assert(sizeof(struct qb_msg) == 48, "qb_msg layout");
@@ -126,7 +126,7 @@ static int master_metadata(char **out, size_t *len)
 
 	snprintf(d.name, sizeof(d.name), "%s", MASTER_NAME);
 	ht__sim_make_uuid(d.uuid, 0);
-	return ht__sim_core_metadata((const char *)ht_sim_board_master_metadata,
+	return ht__sim_core_metadata((const char *)ht_master_events_metadata,
 				     &d, MASTER_NAME, "hetrace-qemu", out, len);
 }
 
@@ -175,7 +175,7 @@ static int send_job(struct run *r, struct qcore *c, uint32_t type, uint32_t arg)
 	pthread_mutex_lock(&r->tr.lock);
 	m.id = ++r->next_msg_id;
 	/* msg_send is stamped before the message is visible. */
-	sim_master_trace_msg_send(&r->tr.ctx, m.id, c->core_id, m.size);
+	hetrace_master_trace_msg_send(&r->tr.ctx, m.id, c->core_id, m.size);
 	r->master_events++;
 	pthread_mutex_unlock(&r->tr.lock);
 	while (!qb_queue_push(&b->down, &m)) {
@@ -207,8 +207,8 @@ static void receive(struct run *r)
 
 			/* msg_recv is stamped after the message was taken. */
 			SIM_MT(&r->tr,
-			       sim_master_trace_msg_recv(&r->tr.ctx, m.id,
-							 c->core_id, m.size));
+			       hetrace_master_trace_msg_recv(
+				   &r->tr.ctx, m.id, c->core_id, m.size));
 			now = sim_ref_now_ns();
 			if (c->busy && m.job == (uint32_t)c->busy_id) {
 				c->busy = false;

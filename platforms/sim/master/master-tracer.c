@@ -21,31 +21,32 @@ static void tracer_open_packet(void *data)
 {
 	struct sim_master_tracer *t = data;
 
-	sim_master_packet_set_buf(&t->ctx, ht_ring_slot(t->ring),
-				  t->ring->slot_size);
-	sim_master_core_open_packet(&t->ctx);
+	hetrace_master_packet_set_buf(&t->ctx, ht_ring_slot(t->ring),
+				      t->ring->slot_size);
+	hetrace_master_core_open_packet(&t->ctx);
 }
 
 static void tracer_close_packet(void *data)
 {
 	struct sim_master_tracer *t = data;
 
-	sim_master_core_close_packet(&t->ctx);
+	hetrace_master_core_close_packet(&t->ctx);
 	ht_ring_commit(t->ring);
 }
 
 void sim_master_tracer_start(struct sim_master_tracer *t, struct ht_ring *ring,
 			     volatile uint64_t *events)
 {
-	struct sim_master_platform_callbacks cbs = {
+	struct hetrace_master_platform_callbacks cbs = {
 	    tracer_clock, tracer_ring_full, tracer_open_packet,
 	    tracer_close_packet};
 
 	t->ring = ring;
 	t->events = events;
 	pthread_mutex_init(&t->lock, NULL);
-	sim_master_init(&t->ctx, ht_ring_slot(ring), ring->slot_size, cbs, t);
-	sim_master_set_core_id(&t->ctx, 0);
+	hetrace_master_init(&t->ctx, ht_ring_slot(ring), ring->slot_size, cbs,
+			    t);
+	hetrace_master_set_core_id(&t->ctx, 0);
 	t->on = true;
 	pthread_mutex_lock(&t->lock);
 	tracer_open_packet(t);
@@ -58,12 +59,12 @@ void sim_master_tracer_stop(struct sim_master_tracer *t)
 		return;
 	}
 	pthread_mutex_lock(&t->lock);
-	if (sim_master_packet_is_open(&t->ctx) &&
-	    !sim_master_packet_is_empty(&t->ctx)) {
+	if (hetrace_master_packet_is_open(&t->ctx) &&
+	    !hetrace_master_packet_is_empty(&t->ctx)) {
 		tracer_close_packet(t);
 	}
 	ht_ring_set_discarded(t->ring,
-			      sim_master_packet_events_discarded(&t->ctx));
+			      hetrace_master_packet_events_discarded(&t->ctx));
 	ht_ring_stop(t->ring);
 	t->on = false;
 	pthread_mutex_unlock(&t->lock);
@@ -81,12 +82,12 @@ void sim_master_tracer_sync_req(void *tracer, uint32_t seq, uint32_t slave)
 {
 	struct sim_master_tracer *t = tracer;
 
-	SIM_MT(t, sim_master_trace_sync_req(&t->ctx, seq, slave));
+	SIM_MT(t, hetrace_master_trace_sync_req(&t->ctx, seq, slave));
 }
 
 void sim_master_tracer_sync_recv(void *tracer, uint32_t seq, uint32_t slave)
 {
 	struct sim_master_tracer *t = tracer;
 
-	SIM_MT(t, sim_master_trace_sync_recv(&t->ctx, seq, slave));
+	SIM_MT(t, hetrace_master_trace_sync_recv(&t->ctx, seq, slave));
 }

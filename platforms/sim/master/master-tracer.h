@@ -3,12 +3,15 @@
 #define HT_SIM_MASTER_TRACER_H
 
 /*
- * The Linux master's own tracer on the boards hetrace runs itself (the
- * simulated board, and the QEMU board's master): the tracepoints of
- * board-master.yaml (sim_master_*) written into a packet ring that the
- * collector drains like any core's. Several threads trace (the board's
- * main loop, the sync daemon), so every tracepoint runs under the
- * tracer's lock, through SIM_MT().
+ * The Linux master's application tracer on the boards hetrace runs
+ * itself (the simulated board, and the QEMU board's master): the
+ * tracepoints of the generic master's events
+ * (host/collect/master-events.yaml, hetrace_master_*) written into a
+ * packet ring of the board's shared memory. The recorder
+ * (host/collect/board-master.h) traces the sync handshake into a ring
+ * of its own with the same metadata and drains both into
+ * CAPTURE/<master>/. Several threads may trace, so every tracepoint
+ * runs under the tracer's lock, through SIM_MT().
  *
  * It knows the ring and the generated tracer, not the board: the caller
  * lays out the ring (with the core's metadata) and says where events
@@ -18,12 +21,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "board-master.h"
+#include "master-events.h"
 #include "hetrace/packet-ring.h"
 
 struct sim_master_tracer {
 	struct ht_ring *ring;
-	struct sim_master_core_ctx ctx;
+	struct hetrace_master_core_ctx ctx;
 	pthread_mutex_t lock;
 	volatile uint64_t *events; /* bumped once per traced event */
 	bool on;

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The simulated board's master (docs/sim.md): creates the shared memory,
- * the cores' clocks and metadata, forks the slaves, runs the frame
- * pipeline on its main thread, the sync daemon and the collector on two
- * more threads, then stops everything and writes truth.json.
+ * The simulated board's launcher (docs/sim.md): creates the shared
+ * memory, the cores' clocks and metadata, forks the slaves, writes the
+ * board file and runs the generic master (host/collect/board-master.h:
+ * the sync daemon and the collector) on a thread while the frame
+ * pipeline runs on the main thread, then stops everything and writes
+ * truth.json.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
@@ -20,27 +23,29 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "board-master.h"
-#include "platforms/sim/board.h"
-#include "host/collect/capture-writer.h"
 #include "common/error.h"
 #include "hetrace/packet-ring.h"
+#include "host/collect/board-master.h"
+#include "host/collect/board.h"
 #include "host/collect/lttng-ust.h"
 #include "master-tracer.h"
 #include "meta.h"
+#include "platforms/sim/board.h"
 #include "sim.h"
-#include "host/collect/sync-daemon.h"
 
-extern const unsigned char ht_sim_board_master_metadata[];
+_Static_assert(HT_SIM_MAX_SLAVES == SIM_MAX_SLAVES,
+	       "sim.h and board.h agree on the number of slaves");
+
+extern const unsigned char ht_master_events_metadata[];
 extern const unsigned char ht_sim_board_slave_metadata[];
 
 /*
  * The slaves' clocks: every one different; dsp0's counter wraps about
  * half a second into the run, dsp2's frequency steps half-way (DVFS),
  * dsp1 is a 32.768 kHz RTC-like counter. Drifts stay within +-200 ppm.
+ * The slaves after the eighth get clocks of slave_spec().
  */
 struct core_spec {
-	const char *name;
 	uint64_t freq_hz;
 	int64_t drift_ppb;
 	uint64_t start_ticks; /* counter at the start (< 2^32) */
@@ -48,17 +53,57 @@ struct core_spec {
 };
 
 #define WRAP_SOON(hz, ms) ((1ull << 32) - (uint64_t)(hz) / 1000u * (ms))
+#define NR_FIXED_SPECS 8u
+#define MAX_DRIFT_PPB 200000
 
-static const struct core_spec slave_specs[HT_SIM_MAX_SLAVES] = {
-    {"dsp0", 1000000000u, 35200, WRAP_SOON(1000000000u, 500), 0},
-    {"dsp1", 32768u, -173500, 123456789u, 0},
-    {"dsp2", 600000000u, 12000, 0x80000000u, 1000000000u},
-    {"dsp3", 200000000u, 199000, 3000000000u, 0},
-    {"dsp4", 19200000u, -88000, 77777u, 0},
-    {"dsp5", 100000000u, -200000, 4000000000u, 0},
-    {"dsp6", 750000000u, 57000, 1000u, 0},
-    {"dsp7", 48000000u, -9500, 0xdeadbeefu, 0},
+static const struct core_spec fixed_specs[NR_FIXED_SPECS] = {
+    {1000000000u, 35200, WRAP_SOON(1000000000u, 500), 0},
+    {32768u, -173500, 123456789u, 0},
+    {600000000u, 12000, 0x80000000u, 1000000000u},
+    {200000000u, 199000, 3000000000u, 0},
+    {19200000u, -88000, 77777u, 0},
+    {100000000u, -200000, 4000000000u, 0},
+    {750000000u, 57000, 1000u, 0},
+    {48000000u, -9500, 0xdeadbeefu, 0},
 };
+
+/* Crystal frequencies of the slaves after the eighth (MHz and GHz). */
+static const uint64_t more_freqs_hz[] = {
+    1000000000u, 800000000u, 600000000u, 500000000u, 400000000u, 300000000u,
+    250000000u,	 200000000u, 160000000u, 125000000u, 100000000u, 80000000u,
+    64000000u,	 50000000u,  48000000u,	 40000000u,  32000000u,	 25000000u,
+    24000000u,	 19200000u,  16000000u,	 12000000u,  10000000u,
+};
+
+/*
+ * The clock of slave @k (dsp<k>): the fixed ones first, then clocks
+ * derived from k alone (the same in every run): a frequency of the table
+ * above, a drift in [-200, +200] ppm, a counter start below 2^32 minus
+ * one second of ticks. The tracer extends the counter from its first
+ * read: a wrap between the model's start and that read (the slave
+ * forked, its tracer set up: tens of ms with 64 slaves on 2 CPUs) would
+ * put the whole trace 2^32 ticks early.
+ */
+static void slave_spec(unsigned k, struct core_spec *sp)
+{
+	uint64_t h;
+
+	if (k < NR_FIXED_SPECS) {
+		*sp = fixed_specs[k];
+		return;
+	}
+	/* splitmix64 of k: well spread, deterministic. */
+	h = (uint64_t)k * 0x9e3779b97f4a7c15ull;
+	h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+	h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+	h ^= h >> 31;
+	sp->freq_hz = more_freqs_hz[k % (sizeof(more_freqs_hz) /
+					 sizeof(more_freqs_hz[0]))];
+	sp->drift_ppb =
+	    (int64_t)(h % (2u * MAX_DRIFT_PPB + 1u)) - MAX_DRIFT_PPB;
+	sp->start_ticks = (h >> 32) % ((1ull << 32) - sp->freq_hz);
+	sp->step_hz = 0;
+}
 
 struct master {
 	const struct ht_sim_opts *o;
@@ -68,30 +113,36 @@ struct master {
 
 	unsigned nr; /* cores: master + slaves */
 	struct sim_core_desc desc[SIM_MAX_CORES];
-	int memfd;
+	char shm_name[64]; /* "/hetrace-sim-<pid>" */
+	int shm_fd;
+	int shm_created;
 	size_t shm_size;
 	struct sim_shared *sh;
+	int sem_ready;
 	int forked; /* slaves forked so far */
 
-	/* The master core's tracer, shared by the pipeline and the daemon. */
+	/* The master core's application tracer (the pipeline's events). */
 	struct sim_master_tracer tr;
 	uint64_t next_msg_id;
 	/* --lttng: the same sync and message events through LTTng-UST */
 	const struct ht_lttng_ops *lt;
 
-	struct ht_sync_daemon *sd;
-
-	struct ht_capture_writer *col;
-	pthread_t col_thread;
-	int col_running;
-	volatile int col_stop;
-	int col_ret;
+	/* The generic master, on its own thread. */
+	struct ht_board *board;
+	pthread_t rec_thread;
+	int rec_running;
+	volatile int rec_stop;
+	int rec_started; /* atomic: the recorder runs */
+	int rec_done;	 /* atomic: ht_board_record() returned */
+	int rec_ret;
+	char rec_err[1024];
+	struct ht_board_record_result rec;
 
 	/* Frame state, updated by the messages from the slaves. */
 	uint32_t alloc_buf;
 	unsigned alloc_done;
 	unsigned stripes_done;
-	uint32_t replied; /* bit k: slave k sent its stripe's result */
+	uint8_t replied[SIM_MAX_CORES]; /* [k]: slave k sent its result */
 	uint32_t edges;
 
 	uint64_t t0, t_end;
@@ -109,101 +160,61 @@ static void set_err(struct master *m, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* ---- The master core's tracer ---- */
-
-static void trace_sync_req(void *arg, uint32_t seq, uint32_t slave)
-{
-	struct master *m = arg;
-
-	sim_master_tracer_sync_req(&m->tr, seq, slave);
-	if (m->lt) {
-		m->lt->sync_req(seq, slave);
-	}
-}
-
-static void trace_sync_recv(void *arg, uint32_t seq, uint32_t slave)
-{
-	struct master *m = arg;
-
-	sim_master_tracer_sync_recv(&m->tr, seq, slave);
-	if (m->lt) {
-		m->lt->sync_recv(seq, slave);
-	}
-}
-
-static int raise_sync_irq(void *arg)
-{
-	pid_t pid = (pid_t)(intptr_t)arg;
-
-	return kill(pid, SIGUSR1) == 0 ? 0 : HT_EIO;
-}
-
-/*
- * Around a burst of sync rounds: the slave runs on another CPU than the
- * daemon, as a DSP is another core than the master's. Woken on the
- * daemon's CPU, the slave's ACK would wait for the daemon to be
- * scheduled again (2 us here) instead of being seen by its poll at once.
- */
-static void slave_off_this_cpu(void *arg)
-{
-	pid_t pid = (pid_t)(intptr_t)arg;
-	int cpu = sched_getcpu();
-	cpu_set_t set;
-
-	if (cpu < 0 || sched_getaffinity(0, sizeof(set), &set) != 0 ||
-	    CPU_COUNT(&set) < 2) {
-		return;
-	}
-	CPU_CLR(cpu, &set);
-	(void)sched_setaffinity(pid, sizeof(set), &set);
-}
-
-static void slave_any_cpu(void *arg)
-{
-	pid_t pid = (pid_t)(intptr_t)arg;
-	cpu_set_t set;
-
-	if (sched_getaffinity(0, sizeof(set), &set) == 0) {
-		(void)sched_setaffinity(pid, sizeof(set), &set);
-	}
-}
-
 /* ---- Set-up ---- */
 
+/*
+ * The shared memory is a POSIX shm object named after the master's pid,
+ * so that the board file can name it; it is unlinked as soon as the
+ * recorder mapped it, and at the end on every path.
+ */
 static int setup_shared(struct master *m)
 {
 	unsigned nr_slaves = m->nr - 1u;
 	uint64_t step_ns = m->t0 + m->o->duration_ns / 2u;
+	struct sim_shared layout = {0};
 	unsigned i;
 
-	m->shm_size = SIM_RINGS_OFF + (size_t)m->nr * SIM_RING_SIZE;
-	m->memfd = memfd_create("hetrace-sim", MFD_CLOEXEC);
-	if (m->memfd < 0) {
-		set_err(m, "cannot create the shared memory: %s",
-			strerror(errno));
+	sim_layout(&layout, m->nr);
+	m->shm_size = (size_t)layout.total_size;
+	snprintf(m->shm_name, sizeof(m->shm_name), "/hetrace-sim-%ld",
+		 (long)getpid());
+	m->shm_fd =
+	    shm_open(m->shm_name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (m->shm_fd < 0 && errno == EEXIST) {
+		/* Left by a killed run of a process with this pid. */
+		shm_unlink(m->shm_name);
+		m->shm_fd = shm_open(
+		    m->shm_name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	}
+	if (m->shm_fd < 0) {
+		set_err(m, "cannot create the shared memory %s: %s",
+			m->shm_name, strerror(errno));
 		return HT_EIO;
 	}
-	if (ftruncate(m->memfd, (off_t)m->shm_size) != 0) {
-		set_err(m, "cannot size the shared memory (%zu bytes): %s",
-			m->shm_size, strerror(errno));
+	m->shm_created = 1;
+	if (ftruncate(m->shm_fd, (off_t)m->shm_size) != 0) {
+		set_err(m, "cannot size the shared memory %s (%zu bytes): %s",
+			m->shm_name, m->shm_size, strerror(errno));
 		return HT_EIO;
 	}
 	m->sh = mmap(NULL, m->shm_size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		     m->memfd, 0);
+		     m->shm_fd, 0);
 	if (m->sh == MAP_FAILED) {
 		m->sh = NULL;
-		set_err(m, "cannot map the shared memory: %s", strerror(errno));
+		set_err(m, "cannot map the shared memory %s: %s", m->shm_name,
+			strerror(errno));
 		return HT_EIO;
 	}
+	*m->sh = layout;
 	m->sh->version = SIM_SHARED_VERSION;
 	m->sh->size = (uint32_t)sizeof(*m->sh);
-	m->sh->nr_cores = m->nr;
 	m->sh->idle_spin_ns = m->o->idle_spin_ns;
 	if (sem_init(&m->sh->master_irq, 1, 0) != 0) {
 		set_err(m, "cannot create the master's semaphore: %s",
 			strerror(errno));
 		return HT_EIO;
 	}
+	m->sem_ready = 1;
 
 	/* The master: the reference clock. */
 	snprintf(m->desc[0].name, sizeof(m->desc[0].name), "arm0");
@@ -212,24 +223,25 @@ static int setup_shared(struct master *m)
 	m->desc[0].freq_hz = 1000000000u;
 	ht__sim_make_uuid(m->desc[0].uuid, 0);
 	for (i = 0; i < nr_slaves; i++) {
-		const struct core_spec *sp = &slave_specs[i];
+		struct core_spec sp;
 		struct sim_core_desc *d = &m->desc[i + 1];
-		struct sim_clock_model *cm = &m->sh->clock[i + 1];
+		struct sim_clock_model *cm = sim_clock(m->sh, i + 1);
 
-		sim_clock_model_init(cm, m->t0, sp->freq_hz, sp->drift_ppb,
-				     sp->start_ticks, 32, step_ns, sp->step_hz);
-		snprintf(d->name, sizeof(d->name), "%s", sp->name);
+		slave_spec(i, &sp);
+		sim_clock_model_init(cm, m->t0, sp.freq_hz, sp.drift_ppb,
+				     sp.start_ticks, 32, step_ns, sp.step_hz);
+		snprintf(d->name, sizeof(d->name), "dsp%u", i);
 		d->core_id = i + 1;
-		d->freq_hz = sp->freq_hz;
+		d->freq_hz = sp.freq_hz;
 		d->clock = cm;
 		ht__sim_make_uuid(d->uuid, i + 1);
-		ht_sync_slave_mbox_init(&m->sh->mbox[i + 1], i + 1);
+		ht_sync_slave_mbox_init(sim_mbox(m->sh, i + 1), i + 1);
 	}
 
 	for (i = 0; i < m->nr; i++) {
 		const struct sim_core_desc *d = &m->desc[i];
 		const char *tmpl =
-		    (const char *)(i == 0 ? ht_sim_board_master_metadata
+		    (const char *)(i == 0 ? ht_master_events_metadata
 					  : ht_sim_board_slave_metadata);
 		char *meta;
 		size_t len;
@@ -297,61 +309,161 @@ static int fork_slaves(struct master *m)
 			prctl(PR_SET_NAME, comm);
 			ht__sim_slave_main(m->sh, i);
 		}
-		m->sh->pid[i] = pid;
+		*sim_pid(m->sh, i) = pid;
 		m->forked++;
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return ret;
 }
 
-/* ---- The collector thread ---- */
+static int check_slaves(struct master *m);
 
-static void *collector_main(void *arg)
+/* ---- The board file and the generic master ---- */
+
+/* A duration in the board file's units: whole microseconds, at least 1. */
+static uint64_t board_us(uint64_t ns)
+{
+	return ns >= 1000u ? (ns + 500u) / 1000u : 1u;
+}
+
+/*
+ * The board file of this run (docs/sim.md, docs/board.md): the shared
+ * memory as one shm region, every core's ring, each slave's mailbox and
+ * its doorbell (SIGUSR1 to its process, kept off the daemon's CPU during
+ * a burst), the sync timing of the options. Sets *@text (malloc'd).
+ */
+static int board_text(struct master *m, char **text, size_t *len)
+{
+	FILE *f = open_memstream(text, len);
+	unsigned i;
+
+	if (!f) {
+		return HT_ENOMEM;
+	}
+	fprintf(f,
+		"# The simulated board of `hetrace sim` (docs/sim.md), written "
+		"by its\n"
+		"# launcher and recorded by the generic master "
+		"(docs/board.md).\n"
+		"board: hetrace-sim\n"
+		"regions:\n"
+		"  shm0: {shm: %s, size: %zu}\n"
+		"sync:\n"
+		"  reference: %s\n"
+		"  period: %" PRIu64 "us\n"
+		"  timeout: 100ms\n"
+		"  burst: %u\n"
+		"  stall: 5s\n"
+		"cores:\n",
+		m->shm_name, m->shm_size, m->desc[0].name,
+		board_us(m->o->sync_period_ns), m->o->sync_burst);
+	for (i = 0; i < m->nr; i++) {
+		uint64_t ring = (uint64_t)((uint8_t *)sim_ring_mem(m->sh, i) -
+					   (uint8_t *)m->sh);
+
+		fprintf(f, "  - name: %s\n", m->desc[i].name);
+		fprintf(f, "    role: %s\n", i == 0 ? "master" : "slave");
+		fprintf(f, "    id: %u\n", i);
+		fprintf(f,
+			"    ring: {region: shm0, offset: 0x%" PRIx64
+			", size: %u}\n",
+			ring, SIM_RING_SIZE);
+		if (i == 0) {
+			continue;
+		}
+		fprintf(f,
+			"    mailbox: {region: shm0, offset: 0x%" PRIx64 "}\n",
+			(uint64_t)((uint8_t *)sim_mbox(m->sh, i) -
+				   (uint8_t *)m->sh));
+		fprintf(f,
+			"    doorbell:\n"
+			"      signal: {pid: %ld, signal: SIGUSR1, pin-away: "
+			"true}\n",
+			(long)*sim_pid(m->sh, i));
+	}
+	if (fclose(f) != 0) {
+		free(*text);
+		*text = NULL;
+		return HT_ENOMEM;
+	}
+	return 0;
+}
+
+/* On the recorder's thread: every ring attached, the daemon running. */
+static void recorder_started(void *arg)
 {
 	struct master *m = arg;
-	int ret;
 
-	while (!m->col_stop) {
-		ret = ht_capture_writer_drain(m->col, NULL);
-		if (ret < 0) {
-			m->col_ret = ret;
-			break;
-		}
-		sim_ref_sleep_ns(5000000u);
-	}
+	/* The recorder has mapped the region: its name is no longer needed. */
+	shm_unlink(m->shm_name);
+	__atomic_store_n(&m->rec_started, 1, __ATOMIC_SEQ_CST);
+}
+
+static void *recorder_main(void *arg)
+{
+	struct master *m = arg;
+	struct ht_board_record_opts ro = {0};
+
+	ro.capture_dir = m->o->capture_dir;
+	ro.stop = &m->rec_stop;
+	ro.quiet = true;
+	ro.lttng = m->lt;
+	ro.no_fsync = m->o->no_fsync;
+	/* A ring of 1 MiB fills in seconds: polling it every 5 ms leaves
+	 * the CPUs to the slaves and the sync daemon. */
+	ro.interval_ms = 5;
+	ro.warn = m->o->warn;
+	ro.warn_arg = m->o->warn_arg;
+	ro.started = recorder_started;
+	ro.started_arg = m;
+	m->rec_ret = ht_board_record(m->board, &ro, &m->rec, m->rec_err,
+				     sizeof(m->rec_err));
+	__atomic_store_n(&m->rec_done, 1, __ATOMIC_SEQ_CST);
 	return NULL;
 }
 
-/* The collector and its rings; its thread starts after the fork. */
-static int create_collector(struct master *m)
+/*
+ * Writes the board file, loads it back as the recorder will read it
+ * (named CAPTURE/board.yaml in messages: the recorder copies it there),
+ * starts the recorder's thread and waits until it runs. HT_EIO with the
+ * recorder's message when it could not start (a capture that cannot be
+ * written or already exists).
+ */
+static int start_recorder(struct master *m)
 {
-	struct ht_capture_writer_opts co = {0};
-	char cerr[512];
-	unsigned i;
+	char path[4096];
+	char *text = NULL;
+	size_t len = 0;
 	int ret;
 
-	co.warn = m->o->warn;
-	co.warn_arg = m->o->warn_arg;
-	co.no_fsync = m->o->no_fsync;
-	ret = ht_capture_writer_create(&m->col, m->o->capture_dir, &co, cerr,
-				       sizeof(cerr));
+	ret = board_text(m, &text, &len);
 	if (ret < 0) {
-		set_err(m, "%s", cerr);
+		set_err(m, "cannot write the board file: %s", ht_strerror(ret));
 		return ret;
 	}
-	for (i = 0; i < m->nr; i++) {
-		struct ht_capture_writer_ring_opts ro = {0};
-
-		ro.core_name = m->desc[i].name;
-		ro.core_role = i == 0 ? "master" : "slave";
-		ro.core_master = i == 0 ? NULL : m->desc[0].name;
-		ret = ht_capture_writer_add_memory(
-		    m->col, sim_ring_mem(m->sh, i), SIM_RING_SIZE, &ro, cerr,
-		    sizeof(cerr));
-		if (ret < 0) {
-			set_err(m, "%s", cerr);
-			return ret;
+	snprintf(path, sizeof(path), "%s/board.yaml", m->o->capture_dir);
+	ret = ht_board_load_text(path, text, len, NULL, &m->board, m->err,
+				 m->err_len);
+	free(text);
+	if (ret < 0) {
+		return ret;
+	}
+	if (pthread_create(&m->rec_thread, NULL, recorder_main, m) != 0) {
+		set_err(m, "cannot start the recorder's thread");
+		return HT_ENOMEM;
+	}
+	m->rec_running = 1;
+	while (!__atomic_load_n(&m->rec_started, __ATOMIC_SEQ_CST)) {
+		if (__atomic_load_n(&m->rec_done, __ATOMIC_SEQ_CST)) {
+			pthread_join(m->rec_thread, NULL);
+			m->rec_running = 0;
+			set_err(m, "%s", m->rec_err);
+			return m->rec_ret < 0 ? m->rec_ret : HT_EIO;
 		}
+		if (check_slaves(m) < 0) {
+			return HT_EIO;
+		}
+		sim_ref_sleep_ns(1000000u);
 	}
 	return 0;
 }
@@ -360,12 +472,12 @@ static int create_collector(struct master *m)
 
 static void master_send(struct master *m, uint32_t dst, struct sim_msg *msg)
 {
-	struct sim_msgq *q = &m->sh->q[0][dst];
+	struct sim_msgq *q = sim_q(m->sh, 0, dst);
 
 	msg->id = ++m->next_msg_id;
 	/* msg_send is stamped before the message is visible. */
-	SIM_MT(&m->tr,
-	       sim_master_trace_msg_send(&m->tr.ctx, msg->id, dst, msg->size));
+	SIM_MT(&m->tr, hetrace_master_trace_msg_send(&m->tr.ctx, msg->id, dst,
+						     msg->size));
 	if (m->lt) {
 		m->lt->msg_send(msg->id, dst, msg->size);
 	}
@@ -373,7 +485,7 @@ static void master_send(struct master *m, uint32_t dst, struct sim_msg *msg)
 		/* The slave is behind: let it run. */
 		sim_ref_sleep_ns(20000u);
 	}
-	kill(m->sh->pid[dst], SIGUSR2);
+	kill(*sim_pid(m->sh, dst), SIGUSR2);
 }
 
 /* Takes every message the slaves queued for the master. */
@@ -383,9 +495,9 @@ static void master_receive(struct master *m)
 	uint32_t src;
 
 	for (src = 1; src < m->nr; src++) {
-		while (sim_msgq_pop(&m->sh->q[src][0], &msg)) {
+		while (sim_msgq_pop(sim_q(m->sh, src, 0), &msg)) {
 			/* msg_recv is stamped after the message was taken. */
-			SIM_MT(&m->tr, sim_master_trace_msg_recv(
+			SIM_MT(&m->tr, hetrace_master_trace_msg_recv(
 					   &m->tr.ctx, msg.id, src, msg.size));
 			if (m->lt) {
 				m->lt->msg_recv(msg.id, src, msg.size);
@@ -395,7 +507,7 @@ static void master_receive(struct master *m)
 				m->alloc_done = 1;
 			} else if (msg.type == SIM_MSG_STRIPE_DONE) {
 				m->stripes_done++;
-				m->replied |= 1u << src;
+				m->replied[src] = 1;
 				m->edges += msg.edges;
 			}
 		}
@@ -413,10 +525,12 @@ static int check_slaves(struct master *m)
 	unsigned i;
 
 	for (i = 1; i < m->nr; i++) {
+		pid_t pid = *sim_pid(m->sh, i);
+
 		memset(&si, 0, sizeof(si));
-		if (waitid(P_PID, (id_t)m->sh->pid[i], &si,
+		if (waitid(P_PID, (id_t)pid, &si,
 			   WEXITED | WNOHANG | WNOWAIT) != 0 ||
-		    si.si_pid != m->sh->pid[i]) {
+		    si.si_pid != pid) {
 			continue;
 		}
 		if (si.si_code == CLD_EXITED) {
@@ -456,9 +570,8 @@ static int master_wait(struct master *m, const volatile unsigned *done,
 			missing[0] = 0;
 			for (i = 1; i < m->nr && at + 8 < sizeof(missing);
 			     i++) {
-				if (done == &m->alloc_done
-					? i == 1
-					: !(m->replied & (1u << i))) {
+				if (done == &m->alloc_done ? i == 1
+							   : !m->replied[i]) {
 					at += (size_t)snprintf(
 					    missing + at, sizeof(missing) - at,
 					    " %s", m->desc[i].name);
@@ -485,7 +598,7 @@ static void fill_image(struct master *m, uint32_t buf, uint32_t frame)
 	/* A moving checkerboard: every frame has different edges. */
 	for (y = 0; y < SIM_HEIGHT; y++) {
 		for (x = 0; x < SIM_WIDTH; x++) {
-			m->sh->image[buf][y][x] =
+			(*sim_image(m->sh, buf))[y][x] =
 			    (uint8_t)(((x + frame * 7u) / 16u + y / 16u) % 2u
 					  ? 200
 					  : 30);
@@ -505,8 +618,9 @@ static int run_frame(struct master *m, uint32_t f, uint64_t release)
 	unsigned k;
 	int ret;
 
-	SIM_MT(&m->tr, sim_master_trace_path_begin(&m->tr.ctx, "frame", f));
-	SIM_MT(&m->tr, sim_master_trace_frame_begin(&m->tr.ctx, f, nr_slaves));
+	SIM_MT(&m->tr, hetrace_master_trace_path_begin(&m->tr.ctx, "frame", f));
+	SIM_MT(&m->tr,
+	       hetrace_master_trace_frame_begin(&m->tr.ctx, f, nr_slaves));
 
 	/* dsp0 hands out the frame's buffers. */
 	memset(&msg, 0, sizeof(msg));
@@ -520,11 +634,11 @@ static int run_frame(struct master *m, uint32_t f, uint64_t release)
 		return ret;
 	}
 
-	SIM_MT(&m->tr, sim_master_trace_activity_begin(&m->tr.ctx, "frame",
-						       "split", f));
+	SIM_MT(&m->tr, hetrace_master_trace_activity_begin(&m->tr.ctx, "frame",
+							   "split", f));
 	fill_image(m, m->alloc_buf, f);
 	m->stripes_done = 0;
-	m->replied = 0;
+	memset(m->replied, 0, sizeof(m->replied));
 	m->edges = 0;
 	for (k = 0; k < nr_slaves; k++) {
 		memset(&msg, 0, sizeof(msg));
@@ -545,31 +659,31 @@ static int run_frame(struct master *m, uint32_t f, uint64_t release)
 		}
 		master_send(m, k + 1, &msg);
 	}
-	SIM_MT(&m->tr,
-	       sim_master_trace_activity_end(&m->tr.ctx, "frame", "split", f));
+	SIM_MT(&m->tr, hetrace_master_trace_activity_end(&m->tr.ctx, "frame",
+							 "split", f));
 
 	ret = master_wait(m, &m->stripes_done, nr_slaves, f, "stripe results");
 	if (ret < 0) {
 		return ret;
 	}
 
-	SIM_MT(&m->tr, sim_master_trace_activity_begin(&m->tr.ctx, "frame",
-						       "gather", f));
+	SIM_MT(&m->tr, hetrace_master_trace_activity_begin(&m->tr.ctx, "frame",
+							   "gather", f));
 	memset(&msg, 0, sizeof(msg));
 	msg.type = SIM_MSG_FREE;
 	msg.frame = f;
 	msg.buf = m->alloc_buf;
 	msg.size = 16;
 	master_send(m, 1, &msg);
-	SIM_MT(&m->tr,
-	       sim_master_trace_activity_end(&m->tr.ctx, "frame", "gather", f));
+	SIM_MT(&m->tr, hetrace_master_trace_activity_end(&m->tr.ctx, "frame",
+							 "gather", f));
 
 	latency = sim_ref_now_ns() - release;
 	m->res->frames++;
 	if (latency > m->o->deadline_ns) {
 		m->res->late_frames++;
 	}
-	SIM_MT(&m->tr, sim_master_trace_frame_end(
+	SIM_MT(&m->tr, hetrace_master_trace_frame_end(
 			   &m->tr.ctx, f, latency, m->o->deadline_ns, m->edges,
 			   latency > m->o->deadline_ns ? "late" : "ok"));
 	return 0;
@@ -577,7 +691,20 @@ static int run_frame(struct master *m, uint32_t f, uint64_t release)
 
 static int stop_requested(const struct master *m)
 {
-	return m->o->stop && *m->o->stop;
+	return (m->o->stop && *m->o->stop) ||
+	       __atomic_load_n(&m->rec_done, __ATOMIC_SEQ_CST);
+}
+
+/* The recorder ended before the pipeline (a write error, a slave that
+ * stopped answering): its message is the run's. */
+static int recorder_ended(struct master *m)
+{
+	if (m->rec_ret < 0) {
+		set_err(m, "%s", m->rec_err);
+		return m->rec_ret;
+	}
+	set_err(m, "the recorder stopped before the end of the run");
+	return HT_EIO;
 }
 
 static int run_pipeline(struct master *m)
@@ -597,6 +724,9 @@ static int run_pipeline(struct master *m)
 					     ? release - now
 					     : 10000000u);
 		}
+		if (__atomic_load_n(&m->rec_done, __ATOMIC_SEQ_CST)) {
+			return recorder_ended(m);
+		}
 		if (stop_requested(m)) {
 			m->res->interrupted = true;
 			return 0;
@@ -613,15 +743,15 @@ static int run_pipeline(struct master *m)
 
 /* ---- Tear-down, from any stage of the set-up ---- */
 
+/*
+ * Stops the slaves and waits until they exited (each ends its stream
+ * and stops its ring first); a slave still there after 3 s is killed.
+ * They are reaped by reap_slaves().
+ */
 static void stop_slaves(struct master *m)
 {
-	/*
-	 * The pids stay in the shared memory: a slave still running may
-	 * signal a peer that already exited (a zombie until reaped here, so
-	 * its pid is not reused meanwhile).
-	 */
-	int reaped[SIM_MAX_CORES] = {0};
 	uint64_t deadline;
+	siginfo_t si;
 	int i, left;
 
 	if (!m->sh || !m->forked) {
@@ -630,19 +760,16 @@ static void stop_slaves(struct master *m)
 	m->sh->stop = 1;
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	for (i = 1; i <= m->forked; i++) {
-		kill(m->sh->pid[i], SIGUSR2);
+		kill(*sim_pid(m->sh, i), SIGUSR2);
 	}
 	deadline = sim_ref_now_ns() + 3000000000ull;
 	do {
 		left = 0;
 		for (i = 1; i <= m->forked; i++) {
-			if (reaped[i]) {
-				continue;
-			}
-			if (waitpid(m->sh->pid[i], NULL, WNOHANG) ==
-			    m->sh->pid[i]) {
-				reaped[i] = 1;
-			} else {
+			memset(&si, 0, sizeof(si));
+			if (waitid(P_PID, (id_t)*sim_pid(m->sh, i), &si,
+				   WEXITED | WNOHANG | WNOWAIT) != 0 ||
+			    si.si_pid == 0) {
 				left++;
 			}
 		}
@@ -650,11 +777,19 @@ static void stop_slaves(struct master *m)
 			sim_ref_sleep_ns(2000000u);
 		}
 	} while (left && sim_ref_now_ns() < deadline);
-	for (i = 1; i <= m->forked; i++) {
-		if (!reaped[i]) {
-			kill(m->sh->pid[i], SIGKILL);
-			waitpid(m->sh->pid[i], NULL, 0);
+	if (left) {
+		for (i = 1; i <= m->forked; i++) {
+			kill(*sim_pid(m->sh, i), SIGKILL);
 		}
+	}
+}
+
+static void reap_slaves(struct master *m)
+{
+	int i;
+
+	for (i = 1; i <= m->forked; i++) {
+		waitpid(*sim_pid(m->sh, i), NULL, 0);
 	}
 	m->forked = 0;
 }
@@ -674,60 +809,73 @@ static void fill_result(struct master *m)
 		cs->core_id = d->core_id;
 		cs->freq_hz = d->freq_hz;
 		if (m->sh) {
-			cs->events = m->sh->events[i];
+			cs->events = *sim_events(m->sh, i);
 		}
 		if (d->clock) {
 			cs->wrapped = (sim_clock_ticks(d->clock, m->t_end) >>
 				       32) != (d->clock->seg[0].ticks >> 32);
 		}
-		if (m->col && i < ht_capture_writer_nr_rings(m->col)) {
-			struct ht_capture_writer_stats st;
+		if (i < m->rec.nr_cores && m->rec.cores[i].has_ring) {
+			const struct ht_capture_writer_stats *st =
+			    &m->rec.cores[i].ring;
 
-			ht_capture_writer_stats(m->col, i, &st);
-			cs->packets = st.packets;
-			cs->bytes = st.bytes;
-			cs->discarded = st.events_discarded;
+			cs->packets = st->packets;
+			cs->bytes = st->bytes;
+			cs->discarded = st->events_discarded;
 		}
-		if (m->sd && i > 0) {
-			struct ht_sync_daemon_stats st;
+		if (i > 0 && i < m->rec.nr_cores) {
+			const struct ht_sync_daemon_stats *st =
+			    &m->rec.cores[i].sync;
 
-			ht_sync_daemon_stats(m->sd, i - 1, &st);
-			cs->sync_rounds = st.rounds;
-			cs->sync_timeouts = st.timeouts;
-			cs->sync_min_rtt_ns = st.min_rtt_ns;
+			cs->sync_rounds = st->rounds;
+			cs->sync_timeouts = st->timeouts;
+			cs->sync_min_rtt_ns = st->min_rtt_ns;
+			/* The master's sync_req and sync_recv (in its
+			 * stream `sync`). */
+			r->core[0].events += 2u * st->rounds - st->timeouts;
 		}
+	}
+	if (m->rec.nr_cores) {
+		r->core[0].packets += m->rec.sync_ring.packets;
+		r->core[0].bytes += m->rec.sync_ring.bytes;
+		r->core[0].discarded += m->rec.sync_ring.events_discarded;
 	}
 }
 
 static int teardown(struct master *m, int ret)
 {
-	char cerr[512];
 	char path[4096];
 	int r;
 
-	if (m->sd) {
-		ht_sync_daemon_stop(m->sd);
-	}
 	stop_slaves(m);
 	sim_master_tracer_stop(&m->tr);
-	/* Every core stopped tracing: the traces end before this. */
+	/*
+	 * Reaped before the recorder stops: its sync daemon ends a pass
+	 * over every slave before it sees the stop, and a round with an
+	 * exited slave fails at once when the pid is gone (kill() fails),
+	 * where a zombie's round would wait its whole timeout (64 slaves x
+	 * 3 rounds x 100 ms). Pids are allocated cyclically: one of these
+	 * is reused by another process only after pid_max others, not in
+	 * the milliseconds until the daemon stops.
+	 */
+	if (m->sh) {
+		reap_slaves(m);
+	}
+	if (m->rec_running) {
+		/* Every core's ring stopped: the recorder's last drain holds
+		 * everything. */
+		m->rec_stop = 1;
+		pthread_join(m->rec_thread, NULL);
+		m->rec_running = 0;
+		if (m->rec_ret < 0 && ret == 0) {
+			set_err(m, "%s", m->rec_err);
+			ret = m->rec_ret;
+		}
+	}
+	/* Every core stopped tracing, the sync daemon too: the traces end
+	 * before this. */
 	m->t_end = sim_ref_now_ns();
-	if (m->col) {
-		if (m->col_running) {
-			m->col_stop = 1;
-			pthread_join(m->col_thread, NULL);
-			m->col_running = 0;
-		}
-		if (m->col_ret < 0 && ret == 0) {
-			set_err(m, "cannot write the capture in %s: %s",
-				m->o->capture_dir, ht_strerror(m->col_ret));
-			ret = m->col_ret;
-		}
-		r = ht_capture_writer_finish(m->col, cerr, sizeof(cerr));
-		if (r < 0 && ret == 0) {
-			set_err(m, "%s", cerr);
-			ret = r;
-		}
+	if (m->rec_started) {
 		snprintf(path, sizeof(path), "%s/truth.json",
 			 m->o->capture_dir);
 		r = ht__sim_write_truth(path, m->desc, m->nr, m->t0, m->t_end);
@@ -739,17 +887,22 @@ static int teardown(struct master *m, int ret)
 	}
 	fill_result(m);
 	m->res->elapsed_ns = m->t_end - m->t0;
-	ht_sync_daemon_destroy(m->sd);
-	m->sd = NULL;
-	ht_capture_writer_destroy(m->col);
-	m->col = NULL;
+	ht_board_record_result_free(&m->rec);
+	ht_board_free(m->board);
+	m->board = NULL;
 	if (m->sh) {
-		sem_destroy(&m->sh->master_irq);
+		if (m->sem_ready) {
+			sem_destroy(&m->sh->master_irq);
+		}
 		munmap(m->sh, m->shm_size);
 		m->sh = NULL;
 	}
-	if (m->memfd >= 0) {
-		close(m->memfd);
+	if (m->shm_fd >= 0) {
+		close(m->shm_fd);
+	}
+	if (m->shm_created) {
+		/* Gone already when the recorder started (ENOENT then). */
+		shm_unlink(m->shm_name);
 	}
 	sim_master_tracer_fini(&m->tr);
 	return ret;
@@ -760,8 +913,6 @@ int ht_sim_run(const struct ht_sim_opts *opts, struct ht_sim_result *res,
 {
 	struct ht_sim_opts o = *opts;
 	struct master *m;
-	struct ht_sync_daemon_slave slaves[HT_SIM_MAX_SLAVES] = {0};
-	struct ht_sync_daemon_opts so = {0};
 	uint64_t settle_ns;
 	unsigned i;
 	int ret;
@@ -773,7 +924,7 @@ int ht_sim_run(const struct ht_sim_opts *opts, struct ht_sim_result *res,
 		return HT_EINVAL;
 	}
 	if (!o.nr_slaves) {
-		o.nr_slaves = HT_SIM_MAX_SLAVES;
+		o.nr_slaves = 8;
 	}
 	if (!o.duration_ns) {
 		o.duration_ns = 3000000000ull;
@@ -807,14 +958,10 @@ int ht_sim_run(const struct ht_sim_opts *opts, struct ht_sim_result *res,
 	m->err = err;
 	m->err_len = err_len;
 	m->nr = o.nr_slaves + 1u;
-	m->memfd = -1;
+	m->shm_fd = -1;
 	m->t0 = sim_ref_now_ns();
 
 	ret = setup_shared(m);
-	if (ret < 0) {
-		goto out;
-	}
-	ret = create_collector(m);
 	if (ret < 0) {
 		goto out;
 	}
@@ -823,12 +970,6 @@ int ht_sim_run(const struct ht_sim_opts *opts, struct ht_sim_result *res,
 	if (ret < 0) {
 		goto out;
 	}
-	if (pthread_create(&m->col_thread, NULL, collector_main, m) != 0) {
-		set_err(m, "cannot start the collector thread");
-		ret = HT_ENOMEM;
-		goto out;
-	}
-	m->col_running = 1;
 	if (o.lttng) {
 		/* After the fork: the slaves do not inherit lttng-ust. */
 		char lerr[768];
@@ -839,30 +980,9 @@ int ht_sim_run(const struct ht_sim_opts *opts, struct ht_sim_result *res,
 			goto out;
 		}
 	}
-
 	sim_master_tracer_start(&m->tr,
 				(struct ht_ring *)sim_ring_mem(m->sh, 0),
-				&m->sh->events[0]);
-
-	for (i = 1; i < m->nr; i++) {
-		slaves[i - 1].mbox = &m->sh->mbox[i];
-		slaves[i - 1].core_id = i;
-		slaves[i - 1].raise_irq = raise_sync_irq;
-		slaves[i - 1].burst_begin = slave_off_this_cpu;
-		slaves[i - 1].burst_end = slave_any_cpu;
-		slaves[i - 1].raise_arg = (void *)(intptr_t)m->sh->pid[i];
-	}
-	so.period_ns = o.sync_period_ns;
-	so.burst = o.sync_burst;
-	so.trace_req = trace_sync_req;
-	so.trace_recv = trace_sync_recv;
-	so.trace_arg = m;
-	ret = ht_sync_daemon_create(&m->sd, &so, slaves, m->nr - 1u);
-	if (ret < 0) {
-		set_err(m, "cannot create the sync daemon: %s",
-			ht_strerror(ret));
-		goto out;
-	}
+				sim_events(m->sh, 0));
 
 	/*
 	 * The handshake starts before the workload, as a board syncs its
@@ -870,10 +990,8 @@ int ht_sim_run(const struct ht_sim_opts *opts, struct ht_sim_result *res,
 	 * the traces begin with rounds on a quiet board (otherwise the
 	 * widest bounds were at the start).
 	 */
-	ret = ht_sync_daemon_start(m->sd);
+	ret = start_recorder(m);
 	if (ret < 0) {
-		set_err(m, "cannot start the sync daemon: %s",
-			ht_strerror(ret));
 		goto out;
 	}
 	settle_ns = 2u * o.sync_period_ns;
@@ -882,7 +1000,7 @@ int ht_sim_run(const struct ht_sim_opts *opts, struct ht_sim_result *res,
 	m->sh->go = 1;
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	for (i = 1; i < m->nr; i++) {
-		kill(m->sh->pid[i], SIGUSR2);
+		kill(*sim_pid(m->sh, i), SIGUSR2);
 	}
 	ret = run_pipeline(m);
 out:

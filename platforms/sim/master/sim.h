@@ -4,20 +4,21 @@
 
 /*
  * The simulated board (docs/sim.md): one master process (arm0) and up
- * to eight slave processes (dsp0..dsp7) with simulated clocks, the Sobel
- * frame pipeline, the sync handshake, and the collector writing the
- * capture. `hetrace sim` (cli/sim.c) is a thin front end.
+ * to 128 slave processes (dsp0..dsp127) with simulated clocks, the Sobel
+ * frame pipeline, and the generic master (host/collect/board-master.h)
+ * recording them from the board file the launcher writes. `hetrace sim`
+ * (cli/sim.c) is a thin front end.
  */
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#define HT_SIM_MAX_SLAVES 8u
+#define HT_SIM_MAX_SLAVES 128u
 
 struct ht_sim_opts {
 	const char *capture_dir;  /* required */
-	unsigned nr_slaves;	  /* 1..8; 0: 8 */
+	unsigned nr_slaves;	  /* 1..HT_SIM_MAX_SLAVES; 0: 8 */
 	uint64_t duration_ns;	  /* 0: 3 s */
 	uint64_t frame_period_ns; /* 0: 33 ms */
 	uint64_t deadline_ns;	  /* 0: 16 ms */
@@ -31,7 +32,8 @@ struct ht_sim_opts {
 	/* Set (by a signal handler) to stop early; the capture stays complete.
 	 */
 	volatile sig_atomic_t *stop;
-	/* Collector warnings (damaged packets...); may be NULL. */
+	/* The recorder's warnings (damaged packets, a slave that stopped
+	 * answering...); may be NULL. */
 	void (*warn)(void *arg, const char *msg);
 	void *warn_arg;
 	/*

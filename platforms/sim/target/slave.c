@@ -77,7 +77,7 @@ static struct {
 	do {                                                                   \
 		sim_bsp_irq_disable();                                         \
 		call;                                                          \
-		S.sh->events[S.id]++;                                          \
+		(*sim_events(S.sh, S.id))++;                                   \
 		sim_bsp_irq_enable();                                          \
 	} while (0)
 
@@ -85,7 +85,7 @@ static struct {
 #define ISR_TRACE(call)                                                        \
 	do {                                                                   \
 		call;                                                          \
-		S.sh->events[S.id]++;                                          \
+		(*sim_events(S.sh, S.id))++;                                   \
 	} while (0)
 
 /*
@@ -114,7 +114,7 @@ static void emit_entry(void *ctx, uintptr_t fn, uintptr_t site, uint32_t task)
 
 	(void)task;
 	sim_slave_trace_func_entry(ctx, fn, site);
-	S.sh->events[S.id]++;
+	(*sim_events(S.sh, S.id))++;
 	sim_bsp_irq_restore(on);
 }
 
@@ -124,7 +124,7 @@ static void emit_exit(void *ctx, uintptr_t fn, uint32_t task)
 
 	(void)task;
 	sim_slave_trace_func_exit(ctx, fn);
-	S.sh->events[S.id]++;
+	(*sim_events(S.sh, S.id))++;
 	sim_bsp_irq_restore(on);
 }
 
@@ -133,7 +133,7 @@ static void emit_base(void *ctx, uintptr_t base)
 	int on = sim_bsp_irq_save();
 
 	sim_slave_trace_func_base(ctx, base);
-	S.sh->events[S.id]++;
+	(*sim_events(S.sh, S.id))++;
 	sim_bsp_irq_restore(on);
 }
 
@@ -143,7 +143,7 @@ static void emit_profile(void *ctx, const struct ht_instr_func *f)
 
 	sim_slave_trace_func_profile(ctx, f->addr, f->calls, f->incl, f->excl,
 				     f->max);
-	S.sh->events[S.id]++;
+	(*sim_events(S.sh, S.id))++;
 	sim_bsp_irq_restore(on);
 }
 
@@ -153,7 +153,7 @@ static void emit_stats(void *ctx, const struct ht_instr_stats *st)
 
 	sim_slave_trace_func_profile_stats(ctx, st->lost_calls, st->deep_calls,
 					   st->unbalanced, st->nested);
-	S.sh->events[S.id]++;
+	(*sim_events(S.sh, S.id))++;
 	sim_bsp_irq_restore(on);
 }
 
@@ -222,7 +222,7 @@ static void sync_isr(void)
 						     NULL};
 
 	ISR_TRACE(sim_slave_trace_isr_enter(&S.ctx, SIM_IRQ_SYNC));
-	ht_sync_slave_handle(&S.sh->mbox[S.id], &ops);
+	ht_sync_slave_handle(sim_mbox(S.sh, S.id), &ops);
 	ISR_TRACE(sim_slave_trace_isr_exit(&S.ctx, SIM_IRQ_SYNC));
 }
 
@@ -258,7 +258,8 @@ static void msg_isr(void)
 	ISR_TRACE(sim_slave_trace_isr_enter(&S.ctx, SIM_IRQ_MSG));
 	for (src = 0; src < S.sh->nr_cores; src++) {
 		/* msg_recv is stamped after the message was taken. */
-		while (src != S.id && sim_msgq_pop(&S.sh->q[src][S.id], &m)) {
+		while (src != S.id &&
+		       sim_msgq_pop(sim_q(S.sh, src, S.id), &m)) {
 			ISR_TRACE(sim_slave_trace_msg_recv(&S.ctx, m.id, src,
 							   m.size));
 			receive(src, &m);
@@ -276,8 +277,8 @@ static void send(uint32_t dst, struct sim_msg *m)
 	m->id = ++S.next_msg_id;
 	sim_bsp_irq_disable();
 	sim_slave_trace_msg_send(&S.ctx, m->id, dst, m->size);
-	S.sh->events[S.id]++;
-	while (!sim_msgq_push(&S.sh->q[S.id][dst], m)) {
+	(*sim_events(S.sh, S.id))++;
+	while (!sim_msgq_push(sim_q(S.sh, S.id, dst), m)) {
 		/* The queue is full: the receiver is behind; let it run. */
 		sim_bsp_irq_enable();
 		sim_bsp_delay_us(10);
@@ -359,8 +360,9 @@ static void run_sobel(const struct job *j)
 	TASK_TRACE(sim_slave_trace_activity_begin(&S.ctx, "frame", S.sobel_name,
 						  in->frame));
 	memset(&st, 0, sizeof(st));
-	st.img = (const uint8_t(*)[SIM_WIDTH])S.sh->image[in->buf % SIM_NBUF];
-	st.out = S.sh->edges[in->buf % SIM_NBUF];
+	st.img =
+	    (const uint8_t(*)[SIM_WIDTH]) * sim_image(S.sh, in->buf % SIM_NBUF);
+	st.out = *sim_edges(S.sh, in->buf % SIM_NBUF);
 	st.row0 = in->row0;
 	st.rows = in->rows;
 	if (in->hiprio != SIM_HIPRIO_NONE && in->peer < S.sh->nr_cores) {
@@ -428,6 +430,23 @@ static void stop(void)
 	sim_bsp_halt(0);
 }
 
+/* @out = "sobel_<k>", k in decimal (no stdio here). */
+static void sobel_name(char out[16], uint32_t k)
+{
+	char digits[10];
+	unsigned n = 0, i = 6;
+
+	memcpy(out, "sobel_", 6);
+	do {
+		digits[n++] = (char)('0' + k % 10u);
+		k /= 10u;
+	} while (k);
+	while (n) {
+		out[i++] = digits[--n];
+	}
+	out[i] = 0;
+}
+
 void ht__sim_slave_main(struct sim_shared *sh, uint32_t core_id)
 {
 	struct sim_slave_platform_callbacks cbs = {
@@ -439,8 +458,7 @@ void ht__sim_slave_main(struct sim_shared *sh, uint32_t core_id)
 	memset(&S, 0, sizeof(S));
 	S.sh = sh;
 	S.id = core_id;
-	memcpy(S.sobel_name, "sobel_", 6);
-	S.sobel_name[6] = (char)('0' + k % 10u);
+	sobel_name(S.sobel_name, k);
 	S.ring = (struct ht_ring *)sim_ring_mem(sh, core_id);
 	sim_bsp_init(sh, core_id, sync_isr, msg_isr);
 	S.rs.ring = S.ring;
