@@ -47,8 +47,10 @@ static void usage(FILE *out)
 	    "      --rv32 ELF        the RISC-V image (alone: no Cortex-M3)\n"
 	    "      --icount CORE     run CORE (cm3, rv32, none) under "
 	    "-icount,\n"
-	    "                        its clock counting instructions "
-	    "(default rv32)\n"
+	    "                        its clock counting instructions, not "
+	    "the\n"
+	    "                        host's time: no line fits it "
+	    "(default none)\n"
 	    "      --shift N         -icount shift=N (default 0: 1 ns/insn)\n"
 	    "      --sync-ms MS      handshake period (default 5)\n"
 	    "      --light           a short workload (tests)\n"
@@ -286,7 +288,7 @@ static int make_work_dir(struct qemu_args *a)
 
 int cmd_qemu(int argc, char **argv)
 {
-	struct qemu_args a = {.icount = "rv32"};
+	struct qemu_args a = {.icount = "none"};
 	struct ht_qemu_result *res;
 	char err[4096];
 	int ret;
