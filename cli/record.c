@@ -6,6 +6,8 @@
  * (SIGINT, SIGTERM), until every ring is stopped, or for --duration
  * seconds. The work is host/collect/capture-writer.c's; this file parses the
  * command line, polls and prints.
+ * hetrace record --board FILE -o CAPTURE: the generic master
+ * (host/collect/board-master.h) records the board the file describes.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -18,6 +20,8 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "host/collect/board-master.h"
+#include "host/collect/board.h"
 #include "host/collect/capture-writer.h"
 #include "common/error.h"
 #include "hetrace/packet-ring.h"
@@ -26,7 +30,9 @@ static void usage(FILE *out)
 {
 	fprintf(
 	    out,
-	    "usage: %s -o CAPTURE [OPTIONS] [RING...]\n\n"
+	    "usage: %s -o CAPTURE [OPTIONS] [RING...]\n"
+	    "       %s --board FILE -o CAPTURE [--seconds S] "
+	    "[--define NAME=VALUE]... [--check]\n\n"
 	    "Attaches to the packet rings RING... (files, or POSIX shared\n"
 	    "memory objects named /NAME) and writes every core's packets\n"
 	    "into CAPTURE/<core>/ (metadata + stream), until Ctrl-C, until\n"
@@ -35,12 +41,23 @@ static void usage(FILE *out)
 	    "0x hex, k/M/G suffixes, terms joined by '+'): a QEMU core's\n"
 	    "RAM file, e.g. rv32.ram@8M+64K.\n"
 	    "Discard rings are drained live; overwrite rings (flight\n"
-	    "recorder) are read once stopped, or at the end.\n\n"
+	    "recorder) are read once stopped, or at the end.\n"
+	    "With --board, the board file (docs/board.md) says where the\n"
+	    "rings are; record maps its regions, runs the sync handshake\n"
+	    "with every slave through its doorbell and traces it into\n"
+	    "CAPTURE/<master>/sync, and copies the file to "
+	    "CAPTURE/board.yaml.\n\n"
 	    "options:\n"
 	    "  -o, --output DIR       the capture directory (required)\n"
 	    "      --shm-prefix P     also every /dev/shm/P* object\n"
 	    "  -m, --metadata FILE    metadata for rings that carry none\n"
 	    "  -d, --duration S       stop after S seconds (decimals allowed)\n"
+	    "      --seconds S        the same\n"
+	    "  -b, --board FILE       record the board FILE describes\n"
+	    "  -D, --define N=V       replace ${N} in the board file by V "
+	    "(repeatable)\n"
+	    "      --check            validate the board file, print a "
+	    "summary, exit\n"
 	    "  -l, --live             read overwrite rings live too\n"
 	    "  -i, --interval MS      poll period when the rings are empty "
 	    "(default 1)\n"
@@ -52,8 +69,10 @@ static void usage(FILE *out)
 	    "be written (disk full, file too large) is stopped, its file\n"
 	    "cut back to its last whole packet; the others go on.\n\n"
 	    "exit status: 0 done, 1 a ring could not be attached, read or\n"
-	    "written (the others are collected), 2 usage error\n",
-	    ht_cli_prog);
+	    "written (the others are collected), a board file error, a\n"
+	    "region that cannot be mapped, a slave that never answers or\n"
+	    "stops answering, 2 usage error\n",
+	    ht_cli_prog, ht_cli_prog);
 }
 
 static void warn_cb(void *arg, const char *msg)
@@ -182,6 +201,8 @@ static void summary(struct ht_capture_writer *c, const char *dir, double secs)
 	       ht_capture_writer_nr_rings(c), (double)bytes / 1e6, secs, dir);
 }
 
+#define HT_CLI_MAX_DEFINES 256
+
 /* What the options ask for. */
 struct record_args {
 	struct ht_capture_writer_opts copts;
@@ -190,6 +211,10 @@ struct record_args {
 	double duration; /* s, 0: until every ring stops */
 	uint64_t interval_ms;
 	bool quiet;
+	const char *board; /* --board FILE */
+	const char *defines[HT_CLI_MAX_DEFINES + 1];
+	size_t nr_defines;
+	bool check;
 };
 
 /* Returns HT_CLI_GO_ON when the command goes on, else its exit status. */
@@ -202,6 +227,11 @@ static int parse_options(int argc, char **argv, struct record_args *a,
 	    HT_CLI_STRING('m', "metadata", &a->ropts.metadata_path),
 	    HT_CLI_REAL('d', "duration", &a->duration, 1e-6, 1e9,
 			"a duration in seconds"),
+	    HT_CLI_ALIAS("seconds"),
+	    HT_CLI_STRING('b', "board", &a->board),
+	    HT_CLI_LIST('D', "define", a->defines, &a->nr_defines,
+			HT_CLI_MAX_DEFINES, "NAME=VALUE"),
+	    HT_CLI_FLAG(0, "check", &a->check),
 	    HT_CLI_FLAG('l', "live", &a->copts.overwrite_live),
 	    HT_CLI_UINT('i', "interval", &a->interval_ms, 0, 10000,
 			"a period in ms"),
@@ -215,7 +245,15 @@ static int parse_options(int argc, char **argv, struct record_args *a,
 	if (ret != HT_CLI_GO_ON) {
 		return ret;
 	}
-	if (!a->out) {
+	if (a->board && (rings->nr || a->prefix || a->ropts.metadata_path)) {
+		return ht_cli_usage_error(
+		    usage, "--board takes the rings from the board file (no "
+			   "RING, --shm-prefix or --metadata)");
+	}
+	if (a->check && !a->board) {
+		return ht_cli_usage_error(usage, "--check needs --board FILE");
+	}
+	if (!a->out && !a->check) {
 		return ht_cli_usage_error(usage, "-o CAPTURE is required");
 	}
 	return HT_CLI_GO_ON;
@@ -326,6 +364,117 @@ static int finish(struct ht_capture_writer *c, const struct record_args *a,
 	return status;
 }
 
+/* --check: one screen saying what the board file describes. */
+static void board_summary(const struct ht_board *b)
+{
+	static const char *const rings[] = {"-", "", "directory"};
+	const struct ht_board_sync *sy = &b->sync;
+	char where[128], bell[200];
+	size_t i;
+
+	printf("board %s (%s): %zu regions, %zu cores, master %s\n",
+	       b->name ? b->name : "-", b->path, b->nr_regions, b->nr_cores,
+	       b->cores[b->master].name);
+	for (i = 0; i < b->nr_regions; i++) {
+		const struct ht_board_region *r = &b->regions[i];
+
+		printf("  region %-12s %-6s %s", r->name,
+		       ht_board_region_kind_name(r->kind), r->path);
+		if (r->kind == HT_BOARD_REGION_UIO) {
+			printf(" map %" PRIu32, r->map);
+		} else if (r->kind != HT_BOARD_REGION_SHM) {
+			printf(" at 0x%" PRIx64, r->offset);
+		}
+		printf(", %" PRIu64 " bytes\n", r->size);
+	}
+	if (b->has_directory) {
+		printf("  ring directory at %s+0x%" PRIx64 "\n",
+		       b->regions[b->directory.region].name,
+		       b->directory.offset);
+	}
+	printf("  sync: period %.3g ms, timeout %.3g ms, burst %u, stall "
+	       "%.3g s\n",
+	       (double)sy->period_ns / 1e6, (double)sy->timeout_ns / 1e6,
+	       sy->burst, (double)sy->stall_ns / 1e9);
+	for (i = 0; i < b->nr_cores; i++) {
+		const struct ht_board_core *c = &b->cores[i];
+
+		if (c->ring_kind == HT_BOARD_RING_PLACE) {
+			snprintf(where, sizeof(where),
+				 "%s+0x%" PRIx64 " (%" PRIu64 " bytes)",
+				 b->regions[c->ring.region].name,
+				 c->ring.offset, c->ring.size);
+		} else {
+			snprintf(where, sizeof(where), "%s",
+				 rings[c->ring_kind]);
+		}
+		printf("  %-6s %-12s -> %s/  ring %s",
+		       c->role == HT_BOARD_MASTER ? "master" : "slave",
+		       c->name, c->output, where);
+		if (c->role == HT_BOARD_SLAVE) {
+			printf("  doorbell %s",
+			       ht_board_doorbell_describe(b, i, bell,
+							  sizeof(bell)));
+		}
+		putchar('\n');
+	}
+}
+
+static void board_warn(void *arg, const char *msg)
+{
+	(void)arg;
+	warn_cb(NULL, msg);
+}
+
+/* hetrace record --board FILE: load, then check or record. */
+static int record_board(struct record_args *a)
+{
+	struct ht_board_record_opts o = {
+	    .capture_dir = a->out,
+	    .seconds = a->duration,
+	    .quiet = a->quiet,
+	    .no_fsync = a->copts.no_fsync,
+	    .overwrite_live = a->copts.overwrite_live,
+	    .interval_ms = a->interval_ms,
+	    .warn = board_warn,
+	};
+	struct ht_board_record_result res;
+	struct ht_board *b;
+	volatile sig_atomic_t *stop_signal;
+	char err[1024];
+	int ret;
+
+	a->defines[a->nr_defines] = NULL;
+	ret = ht_board_load(a->board, a->defines, &b, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
+		return ret == HT_EINVAL ? HT_EXIT_USAGE : HT_EXIT_FAIL;
+	}
+	if (a->check) {
+		board_summary(b);
+		ht_board_free(b);
+		return HT_EXIT_OK;
+	}
+	signal(SIGXFSZ, SIG_IGN);
+	stop_signal = ht_cli_catch_stop(true);
+	o.stop = (volatile int *)stop_signal;
+	o.progress = !a->quiet && isatty(2);
+	ret = ht_board_record(b, &o, &res, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
+	}
+	if (!a->quiet && res.nr_cores) {
+		if (*stop_signal) {
+			fprintf(stderr, "%s: stopped by signal %d\n",
+				ht_cli_prog, (int)*stop_signal);
+		}
+		ht_board_record_print_summary(&res, a->out, stdout);
+	}
+	ht_board_record_result_free(&res);
+	ht_board_free(b);
+	return ret ? HT_EXIT_FAIL : HT_EXIT_OK;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_args a = {
@@ -345,6 +494,9 @@ int cmd_record(int argc, char **argv)
 	ret = parse_options(argc, argv, &a, &rings);
 	if (ret != HT_CLI_GO_ON) {
 		return ret;
+	}
+	if (a.board) {
+		return record_board(&a);
 	}
 	if (a.prefix && shm_list(a.prefix, &shm, &nr_shm)) {
 		fprintf(stderr, "%s: /dev/shm: %s\n", ht_cli_prog,
