@@ -94,7 +94,7 @@ struct recorder {
 	volatile int stop;     /* set by the launcher: end the run */
 	volatile int ended;    /* set by the thread: ht_board_record returned */
 	volatile int attached; /* set by the thread: rings and sync running */
-	uint64_t start_ns;     /* the launcher's time when it started */
+	uint64_t start_ns;     /* the launcher's time at its time origin */
 	int ret;
 	char err[1024];
 };
@@ -331,10 +331,13 @@ free_path:
 
 /* ---- The recorder ---- */
 
+/* On the recorder's thread, right after its time origin (the start of
+ * its sync daemon): the launcher's time of that origin. */
 static void recorder_attached(void *arg)
 {
 	struct recorder *rec = arg;
 
+	rec->start_ns = sim_ref_now_ns();
 	__atomic_store_n(&rec->attached, 1, __ATOMIC_RELEASE);
 }
 
@@ -368,7 +371,7 @@ static int start_recorder(struct run *r)
 	ro->warn_arg = r->o->warn_arg;
 	ro->started = recorder_attached;
 	ro->started_arg = rec;
-	rec->start_ns = sim_ref_now_ns();
+	rec->start_ns = sim_ref_now_ns(); /* until the recorder says */
 	if (pthread_create(&rec->thread, NULL, recorder_main, rec) != 0) {
 		set_err(r, "cannot start the recorder's thread");
 		return HT_ENOMEM;
