@@ -29,15 +29,19 @@ static void usage(FILE *out)
 	    "Runs the QEMU board: a Cortex-M3 (mps2-an385) and a RISC-V RV32\n"
 	    "(virt) core under QEMU, each running hetrace's firmware\n"
 	    "(platforms/qemu; `make demo-qemu` builds it), and this process\n"
-	    "as the Linux master: it maps each core's RAM file, runs the sync\n"
-	    "handshake (the interrupt is a byte on the core's serial socket),\n"
-	    "hands out the paper's workload (SHA-256 of the 5,040 "
-	    "permutations\n"
-	    "of \"barectf\", pisum, quicksort) through shared-memory queues,\n"
-	    "and drains every core's packet ring into CAPTURE (one CTF trace\n"
-	    "per core; `hetrace sync CAPTURE -o TRACE` puts them on one time\n"
-	    "base). Ctrl-C stops early with a complete capture; no QEMU\n"
-	    "process is left behind.\n"
+	    "as the Linux master: it describes the board in "
+	    "CAPTURE/board.yaml\n"
+	    "(each core's RAM file, ring, mailbox, and a byte on its serial\n"
+	    "socket as the doorbell) and records it as `hetrace record "
+	    "--board`\n"
+	    "does (the sync handshake, every core's packet ring drained "
+	    "into\n"
+	    "CAPTURE, one CTF trace per core; `hetrace sync CAPTURE -o "
+	    "TRACE`\n"
+	    "puts them on one time base), while it hands out the paper's\n"
+	    "workload (SHA-256 of the 5,040 permutations of \"barectf\",\n"
+	    "pisum, quicksort) through shared-memory queues. Ctrl-C stops\n"
+	    "early with a complete capture; no QEMU process is left behind.\n"
 	    "\n"
 	    "options:\n"
 	    "  -o, --output DIR      the capture directory (required)\n"
@@ -47,8 +51,10 @@ static void usage(FILE *out)
 	    "      --rv32 ELF        the RISC-V image (alone: no Cortex-M3)\n"
 	    "      --icount CORE     run CORE (cm3, rv32, none) under "
 	    "-icount,\n"
-	    "                        its clock counting instructions "
-	    "(default rv32)\n"
+	    "                        its clock counting instructions, not "
+	    "the\n"
+	    "                        host's time: no line fits it "
+	    "(default none)\n"
 	    "      --shift N         -icount shift=N (default 0: 1 ns/insn)\n"
 	    "      --sync-ms MS      handshake period (default 5)\n"
 	    "      --light           a short workload (tests)\n"
@@ -119,11 +125,12 @@ static void summary(const char *dir, const struct ht_qemu_result *r)
 /* Removes the work directory's files after a good run. */
 static void clean_work(const char *dir)
 {
-	static const char *const names[] = {"cm3.log", "rv32.log"};
+	static const char *const names[] = {"cm3.log", "rv32.log", "cm3.uart",
+					    "rv32.uart", "board.yaml"};
 	char path[PATH_MAX];
 	unsigned i;
 
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
 		unlink(path);
 	}
@@ -286,7 +293,7 @@ static int make_work_dir(struct qemu_args *a)
 
 int cmd_qemu(int argc, char **argv)
 {
-	struct qemu_args a = {.icount = "rv32"};
+	struct qemu_args a = {.icount = "none"};
 	struct ht_qemu_result *res;
 	char err[4096];
 	int ret;

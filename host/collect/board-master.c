@@ -47,6 +47,14 @@ struct region_map {
 	void *map;
 	size_t map_len;
 	uint8_t *base; /* the region's first byte */
+	/*
+	 * A shared memory object or a plain file: kept open so that the
+	 * collector reads its rings with pread()/copy_file_range() (no page
+	 * fault per slot); -1 for /dev/mem and UIO (device memory: read
+	 * through the mapping).
+	 */
+	int fd;
+	uint64_t file_off; /* of base in the file */
 };
 
 struct slave {
@@ -278,6 +286,11 @@ static int map_region(struct rec *r, size_t i)
 		goto close_fd;
 	}
 	m->base = (uint8_t *)m->map + delta;
+	if (g->kind == HT_BOARD_REGION_SHM || g->kind == HT_BOARD_REGION_FILE) {
+		m->fd = fd;
+		m->file_off = g->offset;
+		return 0;
+	}
 close_fd:
 	close(fd);
 	return ret;
@@ -1412,6 +1425,21 @@ static char *metadata_path(const struct ht_board *b, const char *m)
 	return p;
 }
 
+/* The mapped region core @i's ring lies in, or NULL when it has none. */
+static const struct region_map *ring_region(const struct rec *r, size_t i)
+{
+	const struct ht_board_core *c = &r->b->cores[i];
+
+	switch (c->ring_kind) {
+	case HT_BOARD_RING_PLACE:
+		return &r->maps[c->ring.region];
+	case HT_BOARD_RING_DIRECTORY:
+		return &r->maps[r->b->directory.region];
+	default:
+		return NULL;
+	}
+}
+
 static int attach(struct rec *r)
 {
 	const struct ht_board *b = r->b;
@@ -1431,12 +1459,9 @@ static int attach(struct rec *r)
 	if (ret) {
 		return ret;
 	}
-	ret = copy_board(r);
-	if (ret) {
-		return ret;
-	}
 	for (i = 0; i < b->nr_cores; i++) {
 		const struct ht_board_core *c = &b->cores[i];
+		const struct region_map *m = NULL;
 		char *mpath = NULL;
 
 		if (!r->ring[i]) {
@@ -1453,9 +1478,18 @@ static int attach(struct rec *r)
 		ro.stream_name = NULL;
 		ro.core_role = c->role == HT_BOARD_MASTER ? "master" : "slave";
 		ro.core_master = c->role == HT_BOARD_MASTER ? NULL : master;
-		ret = ht_capture_writer_add_memory(r->cw, r->ring[i],
-						   r->ring_size[i], &ro, r->err,
-						   r->err_len);
+		m = ring_region(r, i);
+		if (m && m->fd >= 0) {
+			ret = ht_capture_writer_add_file(
+			    r->cw, r->ring[i], r->ring_size[i], m->fd,
+			    m->file_off +
+				(uint64_t)((uint8_t *)r->ring[i] - m->base),
+			    &ro, r->err, r->err_len);
+		} else {
+			ret = ht_capture_writer_add_memory(r->cw, r->ring[i],
+							   r->ring_size[i], &ro,
+							   r->err, r->err_len);
+		}
 		free(mpath);
 		if (ret) {
 			return ret;
@@ -1469,10 +1503,12 @@ static int attach(struct rec *r)
 	ro.core_master = NULL;
 	ret = ht_capture_writer_add_memory(r->cw, r->tr_mem, TRACER_RING_SIZE,
 					   &ro, r->err, r->err_len);
-	if (!ret) {
-		r->tr_index = (long)ht_capture_writer_nr_rings(r->cw) - 1;
+	if (ret) {
+		return ret;
 	}
-	return ret;
+	r->tr_index = (long)ht_capture_writer_nr_rings(r->cw) - 1;
+	/* Last: a capture that is refused (already there) keeps its file. */
+	return copy_board(r);
 }
 
 static void fill_result(struct rec *r, struct ht_board_record_result *res)
@@ -1552,6 +1588,9 @@ static void teardown(struct rec *r)
 		if (r->maps[i].map) {
 			munmap(r->maps[i].map, r->maps[i].map_len);
 		}
+		if (r->maps[i].fd >= 0) {
+			close(r->maps[i].fd);
+		}
 	}
 	free(r->maps);
 	free(r->ring);
@@ -1578,6 +1617,9 @@ int ht_board_record(const struct ht_board *board,
 	r.tr_index = -1;
 	r.wake[0] = r.wake[1] = -1;
 	r.maps = calloc(board->nr_regions, sizeof(*r.maps));
+	for (i = 0; r.maps && i < board->nr_regions; i++) {
+		r.maps[i].fd = -1;
+	}
 	r.ring = calloc(n, sizeof(*r.ring));
 	r.ring_size = calloc(n, sizeof(*r.ring_size));
 	r.ring_index = calloc(n, sizeof(*r.ring_index));

@@ -10,8 +10,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
-#include <sys/un.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -34,20 +33,25 @@ static void sleep_ms(unsigned ms)
 	nanosleep(&ts, NULL);
 }
 
-/* The last non-empty line of the log, for messages. */
-static void log_tail(const struct qlaunch *q, char *out, size_t len)
+void qlaunch_last_line(const char *path, char *out, size_t len)
 {
 	char buf[4096];
+	off_t end_off;
 	ssize_t n;
 	int fd;
 	char *end, *start;
 
 	out[0] = 0;
-	fd = open(q->log_path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		return;
 	}
-	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	/* The last 4 KiB hold the last line (the logs are short lines). */
+	end_off = lseek(fd, 0, SEEK_END);
+	n = pread(fd, buf, sizeof(buf) - 1,
+		  end_off > (off_t)sizeof(buf) - 1
+		      ? end_off - (off_t)sizeof(buf) + 1
+		      : 0);
 	close(fd);
 	if (n <= 0) {
 		return;
@@ -101,7 +105,7 @@ static void fail(const struct qlaunch *q, char *err, size_t err_len,
 {
 	char tail[512], how[64] = "";
 
-	log_tail(q, tail, sizeof(tail));
+	qlaunch_last_line(q->log_path, tail, sizeof(tail));
 	if (q->exited) {
 		describe_exit(q, how, sizeof(how));
 	}
@@ -134,7 +138,7 @@ int qlaunch_start(struct qlaunch *q, unsigned boot_timeout_ms, char *err,
 	char backend[700], serial[200], icount[64], fw[512], bin[256];
 	char *argv[32];
 	int argc = 0, logfd, ret;
-	struct sockaddr_un sa;
+	struct stat st;
 	uint64_t deadline;
 	struct qb_block *b;
 	size_t off;
@@ -142,15 +146,15 @@ int qlaunch_start(struct qlaunch *q, unsigned boot_timeout_ms, char *err,
 
 	q->pid = 0;
 	q->exited = false;
-	q->sock = -1;
 	q->ram_fd = -1;
 	q->ram = NULL;
 	q->block = NULL;
-	q->uart_len = 0;
 	q->cmdline[0] = 0;
 	snprintf(q->ram_path, sizeof(q->ram_path), "%s/%s.ram", q->work_dir,
 		 q->name);
 	snprintf(q->log_path, sizeof(q->log_path), "%s/%s.log", q->work_dir,
+		 q->name);
+	snprintf(q->uart_path, sizeof(q->uart_path), "%s/%s.uart", q->work_dir,
 		 q->name);
 	/* sun_path is short: the socket name is relative to work_dir's
 	 * absolute path only when it fits. */
@@ -187,7 +191,7 @@ int qlaunch_start(struct qlaunch *q, unsigned boot_timeout_ms, char *err,
 	snprintf(backend, sizeof(backend),
 		 "memory-backend-file,id=mem,size=16M,mem-path=%s,share=on",
 		 q->ram_path);
-	snprintf(serial, sizeof(serial), "unix:%s,server=on,wait=on",
+	snprintf(serial, sizeof(serial), "unix:%s,server=on,wait=off",
 		 q->sock_path);
 	snprintf(icount, sizeof(icount), "shift=%u", q->icount_shift);
 	add_arg(q, argv, &argc, bin);
@@ -260,25 +264,18 @@ int qlaunch_start(struct qlaunch *q, unsigned boot_timeout_ms, char *err,
 	close(logfd);
 	q->pid = pid;
 
-	/* The socket appears once QEMU has parsed its options. */
+	/* The socket appears once QEMU has parsed its options. Nobody
+	 * connects here: the recorder's doorbell does, later (wait=off lets
+	 * the guest run meanwhile; what it prints before is dropped). */
 	deadline = mono_ms() + boot_timeout_ms;
-	memset(&sa, 0, sizeof(sa));
-	sa.sun_family = AF_UNIX;
-	memcpy(sa.sun_path, q->sock_path, strlen(q->sock_path) + 1);
 	for (;;) {
 		if (qlaunch_has_exited(q)) {
 			fail(q, err, err_len, "did not start");
 			ret = HT_EIO;
 			goto undo;
 		}
-		q->sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		if (q->sock >= 0 &&
-		    connect(q->sock, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+		if (stat(q->sock_path, &st) == 0 && S_ISSOCK(st.st_mode)) {
 			break;
-		}
-		if (q->sock >= 0) {
-			close(q->sock);
-			q->sock = -1;
 		}
 		if (mono_ms() > deadline) {
 			fail(q, err, err_len,
@@ -288,13 +285,11 @@ int qlaunch_start(struct qlaunch *q, unsigned boot_timeout_ms, char *err,
 		}
 		sleep_ms(5);
 	}
-	fcntl(q->sock, F_SETFL, fcntl(q->sock, F_GETFL) | O_NONBLOCK);
 
 	/* The firmware publishes its block (magic last). */
 	off = q->riscv ? QB_BLOCK_OFF_VIRT : QB_BLOCK_OFF_MPS2;
 	b = (struct qb_block *)(q->ram + off);
 	for (;;) {
-		qlaunch_poll_uart(q);
 		if (b->magic == QB_MAGIC && b->state != QB_BOOTING) {
 			__atomic_thread_fence(__ATOMIC_ACQUIRE);
 			break;
@@ -329,52 +324,18 @@ int qlaunch_start(struct qlaunch *q, unsigned boot_timeout_ms, char *err,
 	}
 	if (b->state == QB_FAULT) {
 		snprintf(err, err_len,
-			 "%s: the firmware faulted at boot: pc "
-			 "0x%08x: %s",
-			 q->name, b->fault.pc, q->uart);
+			 "%s: the firmware faulted at boot: exception/cause %u "
+			 "at pc 0x%08x, address 0x%08x",
+			 q->name, b->fault.kind, b->fault.pc, b->fault.addr);
 		ret = HT_EIO;
 		goto undo;
 	}
 	q->block = b;
+	q->block_off = off;
 	return 0;
 undo:
 	qlaunch_stop(q);
 	return ret;
-}
-
-int qlaunch_raise_irq(struct qlaunch *q)
-{
-	const unsigned char byte = QB_IRQ_BYTE;
-	ssize_t n;
-
-	do {
-		n = send(q->sock, &byte, 1, MSG_NOSIGNAL);
-	} while (n < 0 && errno == EINTR);
-	return n == 1 ? 0 : HT_EIO;
-}
-
-void qlaunch_poll_uart(struct qlaunch *q)
-{
-	char buf[256];
-	ssize_t n;
-	size_t keep, i;
-
-	if (q->sock < 0) {
-		return;
-	}
-	while ((n = recv(q->sock, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
-		for (i = 0; i < (size_t)n; i++) {
-			/* Full: keep the newer half. */
-			if (q->uart_len + 1 >= sizeof(q->uart)) {
-				keep = sizeof(q->uart) / 2;
-				memmove(q->uart, q->uart + q->uart_len - keep,
-					keep);
-				q->uart_len = keep;
-			}
-			q->uart[q->uart_len++] = buf[i];
-		}
-		q->uart[q->uart_len] = 0;
-	}
 }
 
 void qlaunch_stop(struct qlaunch *q)
@@ -394,10 +355,6 @@ void qlaunch_stop(struct qlaunch *q)
 			}
 			q->pid = 0;
 		}
-	}
-	if (q->sock >= 0) {
-		close(q->sock);
-		q->sock = -1;
 	}
 	if (q->ram) {
 		munmap(q->ram, QL_RAM_SIZE);

@@ -4,10 +4,12 @@
 
 /*
  * One QEMU instance of the board (docs/qemu.md): its guest RAM backed
- * by a file this process maps too, its UART on a unix socket this
- * process connects to (a byte written there raises the core's receive
- * interrupt), its output in a log file. The process never outlives
- * this one (PR_SET_PDEATHSIG) and is stopped by qlaunch_stop().
+ * by a file this process maps too, its UART on a unix socket that QEMU
+ * listens on (the recorder's doorbell connects there: a byte written
+ * raises the core's receive interrupt, and it logs what the firmware
+ * prints into uart_path), QEMU's own output in a log file. The process
+ * never outlives this one (PR_SET_PDEATHSIG) and is stopped by
+ * qlaunch_stop().
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -29,22 +31,20 @@ struct qlaunch {
 	unsigned icount_shift;
 
 	/* Set by qlaunch_start(). */
-	char ram_path[512], sock_path[108], log_path[512];
+	char ram_path[512], sock_path[108], log_path[512], uart_path[512];
 	char cmdline[2048]; /* for messages */
 	pid_t pid;	    /* 0 when not running */
 	int status;	    /* wait status once exited */
 	bool exited;
-	int sock;
 	int ram_fd;
 	uint8_t *ram;
 	struct qb_block *block;
-	char uart[512]; /* the last bytes the firmware printed */
-	size_t uart_len;
+	size_t block_off; /* the block's offset in the RAM file */
 };
 
 /*
- * Creates the RAM file, starts QEMU, connects to its serial socket and
- * waits until the firmware has published a valid board block (magic,
+ * Creates the RAM file, starts QEMU, waits for its serial socket and
+ * until the firmware has published a valid board block (magic,
  * version, size, state QB_READY) within @boot_timeout_ms. Returns 0 or
  * a negative HT_E... code with a message naming the command line (and
  * QEMU's last words from the log) in @err. On failure the process is
@@ -53,17 +53,15 @@ struct qlaunch {
 int qlaunch_start(struct qlaunch *q, unsigned boot_timeout_ms, char *err,
 		  size_t err_len);
 
-/* Writes the interrupt byte on the serial socket. 0 or HT_EIO. */
-int qlaunch_raise_irq(struct qlaunch *q);
-
-/* Reads what the firmware printed (non-blocking) into q->uart. */
-void qlaunch_poll_uart(struct qlaunch *q);
+/* The last non-empty line of the text file @path into @out ("" when
+ * there is none): QEMU's last words, the firmware's last UART line. */
+void qlaunch_last_line(const char *path, char *out, size_t len);
 
 /* True (and q->status set) once the QEMU process has ended. */
 bool qlaunch_has_exited(struct qlaunch *q);
 
 /* Stops QEMU (SIGTERM, then SIGKILL after 2 s), unmaps, closes, removes
- * the RAM file and the socket; keeps the log. Safe to call twice. */
+ * the RAM file and the socket; keeps the logs. Safe to call twice. */
 void qlaunch_stop(struct qlaunch *q);
 
 #endif

@@ -6,11 +6,12 @@
  * The QEMU board (docs/qemu.md): the Linux master (this process) and
  * two bare-metal cores under QEMU, a Cortex-M3 (mps2-an385) and a
  * RISC-V RV32 (virt), each running the firmware of platforms/qemu/target.
- * The master maps each core's RAM file, runs the sync daemon (the
- * interrupt is a byte on the core's serial socket), hands out the
- * paper's workload through the shared-memory queues, and drains every
- * packet ring into a capture. `hetrace qemu` (cli/qemu.c) is a thin
- * front end.
+ * The launcher starts the cores, writes the board file
+ * CAPTURE/board.yaml (each core's RAM file, ring and mailbox; a byte on
+ * its serial socket as the doorbell) and records it with the generic
+ * master (host/collect/board-master.h) on a thread, while it hands out
+ * the paper's workload through the shared-memory queues. `hetrace qemu`
+ * (cli/qemu.c) is a thin front end.
  */
 #include <signal.h>
 #include <stdbool.h>

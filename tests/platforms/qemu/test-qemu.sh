@@ -46,6 +46,23 @@ for core in cm3 rv32; do
 	awk -v h="$hw" 'BEGIN { exit !(h != "" && h <= 100) }' || bad "sync: $core half-width $hw us > 100 us"
 done
 python3 check-qemu.py "$w/cap" "$w/trace" || bad "check-qemu.py"
+# The board the recorder ran (docs/qemu.md): kept in the capture, valid
+# for `hetrace record --board`, every core with its doorbell.
+"$HETRACE" record --board "$w/cap/board.yaml" --check >"$w/check" 2>&1 ||
+	bad "board.yaml: --check: $(cat "$w/check")"
+for core in cm3 rv32; do
+	grep -q "^  slave  $core .*doorbell socket byte 0x21 on $w/run/$core.sock" "$w/check" ||
+		bad "board.yaml: $core: $(grep "$core" "$w/check")"
+done
+grep -q "^  master linux .*ring linux+0x0" "$w/check" || bad "board.yaml: no master ring: $(cat "$w/check")"
+# A second run into the same capture: refused before anything of the
+# first is replaced (its board file included); no QEMU left.
+cp "$w/cap/board.yaml" "$w/board.first"
+expect_exit "capture there" 1 "$HETRACE" qemu -o "$w/cap" --fw-dir "$fw" --light \
+	--no-fsync --work "$w/run" -q
+expect_err "capture there" "a capture is already there"
+cmp -s "$w/cap/board.yaml" "$w/board.first" || bad "capture there: the first run's board.yaml replaced"
+no_qemu_left "capture there"
 
 # 2. A core that crashes after its first job: named with its fault and
 # when; the capture holds every complete packet (the first job's hashes
@@ -89,6 +106,13 @@ expect_exit "missing firmware" 1 "$HETRACE" qemu -o "$w/badfw" --rv32 "$w/missin
 expect_err "missing firmware" "rv32: QEMU \\(did not start\\|ended before the firmware booted\\), exited with status 1: command line: qemu-system-riscv32 .*-kernel $w/missing.elf.*QEMU said: .*missing.elf"
 cat "$w/err"
 no_qemu_left "failed starts"
+# A work directory that a board file cannot name ("${" reads as a
+# placeholder): refused with its name, no QEMU left.
+mkdir -p "$w/run\${X}"
+expect_exit "work \${" 1 "$HETRACE" qemu -o "$w/dollar" --fw-dir "$fw" --light \
+	--no-fsync --work "$w/run\${X}" -q
+expect_err "work \${" "the work directory $w/run\\\${X} cannot be named in a board file"
+no_qemu_left "work \${"
 
 # 5. Ctrl-C in the middle of a long run: exit 0, a readable capture.
 "$HETRACE" qemu -o "$w/int" --fw-dir "$fw" --light --extra-ms 60000 \
