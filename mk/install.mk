@@ -37,7 +37,7 @@ HT_SOVERSION := 0
 # includes are all inside this set or the runtime's hetrace/*.h
 # (tests/tools/test-install.sh compiles each one alone against the
 # installed tree).
-INSTALL_HDR := common/error.h host/ctf/ctf-reader.h host/ctf/ctf-writer.h \
+INSTALL_HDR := common/error.h common/yaml-doc.h host/ctf/ctf-reader.h host/ctf/ctf-writer.h \
 	host/sync/capture-reader.h host/sync/clock-fit.h host/sync/convex-hull.h \
 	host/sync/merge.h host/sync/sync-run.h \
 	$(filter-out %-internal.h,$(wildcard host/collect/*.h))
@@ -46,7 +46,8 @@ INSTALL_HDR := common/error.h host/ctf/ctf-reader.h host/ctf/ctf-writer.h \
 # into $(BUILD)/pic, exporting the ht_* names (mk/libhetrace.map).
 LIB_SO    := $(BUILD)/libhetrace.so.$(HT_SOVERSION)
 PIC_OBJ   := $(HOST_SRC:%.c=$(BUILD)/pic/%.o) $(RT_SRC:%.c=$(BUILD)/pic/%.o) \
-	$(BUILD)/pic/embedded-files.o
+	$(BUILD)/pic/embedded-files.o \
+	$(MASTER_EV_OBJ:$(BUILD)/%=$(BUILD)/pic/%)
 
 $(BUILD)/pic/runtime/%.o: runtime/%.c
 	@mkdir -p $(dir $@)
@@ -55,6 +56,14 @@ $(BUILD)/pic/runtime/%.o: runtime/%.c
 $(BUILD)/pic/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_CFLAGS) -fPIC -fvisibility=default -c $< -o $@
+
+# The recorder's generated tracer (host/collect/master-events.yaml).
+$(BUILD)/pic/host/collect/gen/%.o: $(MASTER_EV_GEN)/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(RT_CFLAGS) -fPIC -c $< -o $@
+
+$(BUILD)/pic/host/collect/board-master.o: $(MASTER_EV_GEN)/master-events.h
+$(BUILD)/pic/host/collect/board-master.o: private HOST_CFLAGS += -I$(MASTER_EV_GEN)
 
 $(BUILD)/pic/embedded-files.o: $(BUILD)/embedded-files.c
 	@mkdir -p $(dir $@)

@@ -1256,7 +1256,8 @@ static void json_ring(struct ht_json *j,
 	static const char *const states[] = {"empty", "running", "stopped"};
 
 	ht_json_begin_object(j);
-	ht_json_member_str(j, "stream", st->stream_name);
+	ht_json_member_str(j, "stream",
+			   st->stream_name ? st->stream_name : "stream");
 	ht_json_member_str(j, "state", st->state < 3 ? states[st->state] : "?");
 	ht_json_member_str(
 	    j, "mode", st->mode == HT_RING_OVERWRITE ? "overwrite" : "discard");
@@ -1609,6 +1610,7 @@ int ht_board_record(const struct ht_board *board,
 	char fatal_msg[512] = "";
 	size_t i, n = board->nr_cores;
 	int ret, run_ret = 0;
+	bool existed;
 
 	memset(result, 0, sizeof(*result));
 	if (err_len) {
@@ -1653,10 +1655,14 @@ int ht_board_record(const struct ht_board *board,
 	if (ret) {
 		goto teardown;
 	}
+	existed = access(opts->capture_dir, F_OK) == 0;
 	ret = attach(&r);
 	if (ret) {
-		/* The capture directory exists: it says it is not complete. */
-		if (r.cw) {
+		/*
+		 * A capture directory this run made says it is not complete;
+		 * one that was there already (refused) is left as it was.
+		 */
+		if (r.cw && !existed) {
 			fill_result(&r, result);
 			write_record_json(&r, result, err);
 		}
