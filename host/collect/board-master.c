@@ -353,12 +353,16 @@ static int find_in_directory(struct rec *r, size_t ci)
 			struct ht_ring_directory_entry *e =
 			    ht_ring_directory_entry(d, i);
 			char name[HT_RING_DIRECTORY_NAME_MAX + 1];
+			size_t k;
 
 			if (e->valid != HT_RING_DIRECTORY_VALID) {
 				continue;
 			}
 			__atomic_thread_fence(__ATOMIC_SEQ_CST);
-			memcpy(name, e->name, HT_RING_DIRECTORY_NAME_MAX);
+			/* byte loads: the directory may be device memory */
+			for (k = 0; k < HT_RING_DIRECTORY_NAME_MAX; k++) {
+				name[k] = ((const volatile char *)e->name)[k];
+			}
 			name[HT_RING_DIRECTORY_NAME_MAX] = '\0';
 			if (c->has_id ? e->core_id != c->id
 				      : strcmp(name, c->name)) {
@@ -1480,6 +1484,7 @@ static int attach(struct rec *r)
 		ro.core_role = c->role == HT_BOARD_MASTER ? "master" : "slave";
 		ro.core_master = c->role == HT_BOARD_MASTER ? NULL : master;
 		m = ring_region(r, i);
+		ro.device_memory = m && m->fd < 0;
 		if (m && m->fd >= 0) {
 			ret = ht_capture_writer_add_file(
 			    r->cw, r->ring[i], r->ring_size[i], m->fd,
@@ -1499,6 +1504,7 @@ static int attach(struct rec *r)
 	}
 	ro.core_name = master;
 	ro.metadata_path = NULL;
+	ro.device_memory = false;
 	ro.stream_name = "sync";
 	ro.core_role = "master";
 	ro.core_master = NULL;

@@ -714,7 +714,10 @@ int ht_capture_writer_add_memory(struct ht_capture_writer *c, void *mem,
 	const char *what = opts && opts->core_name ? opts->core_name : "memory";
 	int ret;
 
-	ret = ht_ring_reader_attach(&rr, mem, size, what, err, err_len);
+	ret = opts && opts->device_memory
+		  ? ht_ring_reader_attach_device(&rr, mem, size, what, err,
+						 err_len)
+		  : ht_ring_reader_attach(&rr, mem, size, what, err, err_len);
 	if (ret) {
 		return ret;
 	}

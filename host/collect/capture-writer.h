@@ -78,6 +78,9 @@ struct ht_capture_writer_ring_opts {
 	const char *stream_name;   /* NULL: "stream" */
 	const char *core_role;	   /* "master"/"slave" for the env, or NULL */
 	const char *core_master;   /* the master's core_name, or NULL */
+	/* ht_capture_writer_add_memory(): the ring is in device memory
+	 * (ht_ring_reader_attach_device()). */
+	bool device_memory;
 };
 
 /* What the collector knows of one ring. */

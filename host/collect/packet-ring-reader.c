@@ -49,6 +49,7 @@ struct ht_ring_reader {
 	int fd;		   /* the region's file (its size is checked), or -1 */
 	uint64_t file_off; /* where the ring starts in the file */
 	bool faulted;
+	bool device;	     /* device memory: copies by aligned 32-bit loads */
 	uint32_t last_state; /* the state before the fault */
 	uint32_t total_size; /* the ring's, validated */
 	char fault_msg[256];
@@ -135,6 +136,31 @@ static void fault_note(struct ht_ring_reader *rr)
  */
 enum guarded_op { G_LOAD, G_STORE, G_COPY };
 
+/*
+ * A copy out of device memory (/dev/mem or a UIO map: Device memory on
+ * arm64, where an unaligned or paired load faults, and memcpy() uses
+ * both): bytes up to a 4-byte boundary, aligned 32-bit loads, the
+ * bytes left.
+ */
+__attribute__((noinline)) static void copy_device(void *dst, const void *src,
+						  size_t n)
+{
+	const volatile uint8_t *s = src;
+	uint8_t *d = dst;
+	uint32_t w;
+
+	for (; n && ((uintptr_t)s & 3u); n--) {
+		*d++ = *s++;
+	}
+	for (; n >= 4u; n -= 4u, s += 4, d += 4) {
+		w = *(const volatile uint32_t *)(const volatile void *)s;
+		memcpy(d, &w, 4u);
+	}
+	for (; n; n--) {
+		*d++ = *s++;
+	}
+}
+
 /* One guarded access: a load into *v, a store of *v, or a copy of n
  * bytes from src to dst. */
 static bool guarded(struct ht_ring_reader *rr, enum guarded_op op,
@@ -160,7 +186,11 @@ static bool guarded(struct ht_ring_reader *rr, enum guarded_op op,
 		__atomic_store_n(p, *v, __ATOMIC_RELEASE);
 		break;
 	case G_COPY:
-		memcpy(dst, src, n);
+		if (rr->device) {
+			copy_device(dst, src, n);
+		} else {
+			memcpy(dst, src, n);
+		}
 		break;
 	}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -398,8 +428,9 @@ static int reader_new(struct ht_ring_reader **out, const char *what, char *err,
 	return 0;
 }
 
-int ht_ring_reader_attach(struct ht_ring_reader **out, void *mem, size_t size,
-			  const char *what, char *err, size_t err_len)
+static int attach_memory(struct ht_ring_reader **out, void *mem, size_t size,
+			 bool device, const char *what, char *err,
+			 size_t err_len)
 {
 	struct ht_ring_reader *rr;
 	int ret;
@@ -416,6 +447,7 @@ int ht_ring_reader_attach(struct ht_ring_reader **out, void *mem, size_t size,
 		return ret;
 	}
 	rr->ring = mem;
+	rr->device = device;
 	ret = validate(rr, size, err, err_len);
 	if (ret) {
 		ht_ring_reader_close(rr);
@@ -425,11 +457,24 @@ int ht_ring_reader_attach(struct ht_ring_reader **out, void *mem, size_t size,
 	return 0;
 }
 
+int ht_ring_reader_attach(struct ht_ring_reader **out, void *mem, size_t size,
+			  const char *what, char *err, size_t err_len)
+{
+	return attach_memory(out, mem, size, false, what, err, err_len);
+}
+
+int ht_ring_reader_attach_device(struct ht_ring_reader **out, void *mem,
+				 size_t size, const char *what, char *err,
+				 size_t err_len)
+{
+	return attach_memory(out, mem, size, true, what, err, err_len);
+}
+
 int ht_ring_reader_attach_file(struct ht_ring_reader **out, void *mem,
 			       size_t size, int fd, uint64_t file_off,
 			       const char *what, char *err, size_t err_len)
 {
-	struct ht_ring_reader *rr;
+	struct ht_ring_reader *rr = NULL;
 	int ret, dfd;
 
 	if (!what) {

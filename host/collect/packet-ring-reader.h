@@ -51,6 +51,15 @@ int ht_ring_reader_attach(struct ht_ring_reader **rr, void *mem, size_t size,
 			  const char *what, char *err, size_t err_len);
 
 /*
+ * The same for a ring in device memory (/dev/mem, a UIO map), which
+ * faults on unaligned and paired loads on arm64: every copy out of it
+ * is made of aligned 32-bit loads.
+ */
+int ht_ring_reader_attach_device(struct ht_ring_reader **rr, void *mem,
+				 size_t size, const char *what, char *err,
+				 size_t err_len);
+
+/*
  * The same for a ring at @mem that the caller mapped from the file
  * @fd, @file_off bytes into it (a shared memory object or a plain
  * file): the reader keeps a duplicate of @fd, reads the slots with
