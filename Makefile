@@ -189,8 +189,10 @@ $(MASTER_EV_GEN)/master-events-metadata.c: $(MASTER_EV_GEN)/master-events.metada
 	tools/embed-text.sh $< $@ ht_master_events_metadata
 $(MASTER_EV_GEN)/%.o: $(MASTER_EV_GEN)/%.c
 	$(CC) $(RT_CFLAGS) -c $< -o $@
-$(BUILD)/host/collect/board-master.o: $(MASTER_EV_GEN)/master-events.h
-$(BUILD)/host/collect/board-master.o: private HOST_CFLAGS += -I$(MASTER_EV_GEN)
+MASTER_EV_USERS := $(BUILD)/host/collect/board-master.o \
+	$(BUILD)/host/collect/master-ring-tracer.o
+$(MASTER_EV_USERS): $(MASTER_EV_GEN)/master-events.h
+$(MASTER_EV_USERS): private HOST_CFLAGS += -I$(MASTER_EV_GEN)
 
 # The boards' master tracer (platforms/sim/master/master-tracer.h) is
 # generated from the generic master's events (master-events.h).

@@ -40,7 +40,8 @@ HT_SOVERSION := 0
 INSTALL_HDR := common/error.h common/yaml-doc.h host/ctf/ctf-reader.h host/ctf/ctf-writer.h \
 	host/sync/capture-reader.h host/sync/clock-fit.h host/sync/convex-hull.h \
 	host/sync/merge.h host/sync/sync-run.h \
-	$(filter-out %-internal.h,$(wildcard host/collect/*.h))
+	$(filter-out %-internal.h host/collect/master-ring-tracer.h, \
+		$(wildcard host/collect/*.h))
 
 # The shared library: the same sources compiled position-independent
 # into $(BUILD)/pic, exporting the ht_* names (mk/libhetrace.map).
@@ -62,8 +63,8 @@ $(BUILD)/pic/host/collect/gen/%.o: $(MASTER_EV_GEN)/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(RT_CFLAGS) -fPIC -c $< -o $@
 
-$(BUILD)/pic/host/collect/board-master.o: $(MASTER_EV_GEN)/master-events.h
-$(BUILD)/pic/host/collect/board-master.o: private HOST_CFLAGS += -I$(MASTER_EV_GEN)
+$(MASTER_EV_USERS:$(BUILD)/%=$(BUILD)/pic/%): $(MASTER_EV_GEN)/master-events.h
+$(MASTER_EV_USERS:$(BUILD)/%=$(BUILD)/pic/%): private HOST_CFLAGS += -I$(MASTER_EV_GEN)
 
 $(BUILD)/pic/embedded-files.o: $(BUILD)/embedded-files.c
 	@mkdir -p $(dir $@)

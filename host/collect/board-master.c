@@ -35,7 +35,7 @@
 #include "common/path.h"
 #include "hetrace/packet-ring.h"
 #include "hetrace/ring-directory.h"
-#include "master-events.h"
+#include "master-ring-tracer.h"
 
 extern const unsigned char ht_master_events_metadata[];
 
@@ -105,8 +105,7 @@ struct rec {
 	/* the recorder's own tracer */
 	void *tr_mem;
 	struct ht_ring *tr_ring;
-	struct hetrace_master_core_ctx tr_ctx;
-	bool tr_on;
+	struct ht_master_ring_tracer tr;
 	long tr_index;
 
 	pthread_t log_thread;
@@ -466,37 +465,12 @@ static char *metadata_path(const struct ht_board *b, const char *m);
 
 /* ---- The recorder's own tracer ---- */
 
-static uint64_t tracer_clock(void *data)
+static uint64_t tracer_clock(void)
 {
 	struct timespec ts;
 
-	(void)data;
 	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static int tracer_ring_full(void *data)
-{
-	struct rec *r = data;
-
-	return ht_ring_is_full(r->tr_ring);
-}
-
-static void tracer_open_packet(void *data)
-{
-	struct rec *r = data;
-
-	hetrace_master_packet_set_buf(&r->tr_ctx, ht_ring_slot(r->tr_ring),
-				      r->tr_ring->slot_size);
-	hetrace_master_core_open_packet(&r->tr_ctx);
-}
-
-static void tracer_close_packet(void *data)
-{
-	struct rec *r = data;
-
-	hetrace_master_core_close_packet(&r->tr_ctx);
-	ht_ring_commit(r->tr_ring);
 }
 
 /* The id of event @name in TSDL @text, or -1. */
@@ -527,7 +501,7 @@ static void make_uuid(char out[37])
 	unsigned i, n = 0;
 
 	if (fd < 0 || read(fd, u, sizeof(u)) != (ssize_t)sizeof(u)) {
-		uint64_t t = tracer_clock(NULL) ^ ((uint64_t)getpid() << 32);
+		uint64_t t = tracer_clock() ^ ((uint64_t)getpid() << 32);
 
 		memcpy(u, &t, sizeof(t));
 	}
@@ -603,9 +577,6 @@ static int tracer_start(struct rec *r)
 {
 	const struct ht_board *b = r->b;
 	const struct ht_board_core *mc = &b->cores[b->master];
-	struct hetrace_master_platform_callbacks cbs = {
-	    tracer_clock, tracer_ring_full, tracer_open_packet,
-	    tracer_close_packet};
 	const char *mine = (const char *)ht_master_events_metadata;
 	uint32_t id = mc->has_id ? mc->id : 0;
 	char *meta = NULL;
@@ -666,27 +637,8 @@ static int tracer_start(struct rec *r)
 			    "recorder's ring",
 			    mc->name);
 	}
-	hetrace_master_init(&r->tr_ctx, ht_ring_slot(r->tr_ring),
-			    r->tr_ring->slot_size, cbs, r);
-	hetrace_master_set_core_id(&r->tr_ctx, id);
-	tracer_open_packet(r);
-	r->tr_on = true;
+	ht_master_ring_tracer_start(&r->tr, r->tr_ring, id, tracer_clock);
 	return 0;
-}
-
-static void tracer_stop(struct rec *r)
-{
-	if (!r->tr_on) {
-		return;
-	}
-	if (hetrace_master_packet_is_open(&r->tr_ctx) &&
-	    !hetrace_master_packet_is_empty(&r->tr_ctx)) {
-		tracer_close_packet(r);
-	}
-	ht_ring_set_discarded(
-	    r->tr_ring, hetrace_master_packet_events_discarded(&r->tr_ctx));
-	ht_ring_stop(r->tr_ring);
-	r->tr_on = false;
 }
 
 /* The daemon's hooks: on its thread only, so no lock. */
@@ -694,7 +646,7 @@ static void trace_req(void *arg, uint32_t seq, uint32_t slave)
 {
 	struct rec *r = arg;
 
-	hetrace_master_trace_sync_req(&r->tr_ctx, seq, slave);
+	hetrace_master_trace_sync_req(&r->tr.ctx, seq, slave);
 	if (r->o->lttng) {
 		r->o->lttng->sync_req(seq, slave);
 	}
@@ -704,7 +656,7 @@ static void trace_recv(void *arg, uint32_t seq, uint32_t slave)
 {
 	struct rec *r = arg;
 
-	hetrace_master_trace_sync_recv(&r->tr_ctx, seq, slave);
+	hetrace_master_trace_sync_recv(&r->tr.ctx, seq, slave);
 	if (r->o->lttng) {
 		r->o->lttng->sync_recv(seq, slave);
 	}
@@ -1691,7 +1643,7 @@ finish:
 	if (r.sd) {
 		ht_sync_daemon_stop(r.sd);
 	}
-	tracer_stop(&r);
+	ht_master_ring_tracer_stop(&r.tr);
 	if (opts->progress) {
 		ht_board_print_progress(r.cw, now_s() - r.t0, stderr);
 		fputc('\n', stderr);

@@ -57,8 +57,8 @@ int main(void)
 		for (len = 0; len < 12 && off + len <= strlen(meta); len++) {
 			memset(a, 0xaa, sizeof(a));
 			memset(b, 0x55, sizeof(b));
-			REQUIRE(ht_ring_reader_read(plain, a, di->metadata + off,
-						    len) == 0);
+			REQUIRE(ht_ring_reader_read(
+				    plain, a, di->metadata + off, len) == 0);
 			REQUIRE(ht_ring_reader_read(dev, b, di->metadata + off,
 						    len) == 0);
 			CHECK(memcmp(a, b, len) == 0);
@@ -68,7 +68,8 @@ int main(void)
 	}
 
 	/* The slots, one by one and several at once. */
-	CHECK(ht_ring_reader_avail(plain) == 5 && ht_ring_reader_avail(dev) == 5);
+	CHECK(ht_ring_reader_avail(plain) == 5 &&
+	      ht_ring_reader_avail(dev) == 5);
 	for (i = 0; i < 5; i++) {
 		REQUIRE(ht_ring_reader_copy_slot(plain, i, a, &ka));
 		REQUIRE(ht_ring_reader_copy_slot(dev, i, b, &kb));

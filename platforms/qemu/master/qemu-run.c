@@ -435,7 +435,7 @@ static int send_job(struct run *r, struct qcore *c, uint32_t type, uint32_t arg)
 	pthread_mutex_lock(&r->tr.lock);
 	m.id = ++r->next_msg_id;
 	/* msg_send is stamped before the message is visible. */
-	hetrace_master_trace_msg_send(&r->tr.ctx, m.id, c->core_id, m.size);
+	hetrace_master_trace_msg_send(&r->tr.rt.ctx, m.id, c->core_id, m.size);
 	r->master_events++;
 	pthread_mutex_unlock(&r->tr.lock);
 	while (!qb_queue_push(&b->down, &m)) {
@@ -471,7 +471,7 @@ static void receive(struct run *r)
 			/* msg_recv is stamped after the message was taken. */
 			SIM_MT(&r->tr,
 			       hetrace_master_trace_msg_recv(
-				   &r->tr.ctx, m.id, c->core_id, m.size));
+				   &r->tr.rt.ctx, m.id, c->core_id, m.size));
 			now = sim_ref_now_ns();
 			if (c->busy && m.job == (uint32_t)c->busy_id) {
 				c->busy = false;

@@ -21,15 +21,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "master-events.h"
 #include "hetrace/packet-ring.h"
+#include "host/collect/master-ring-tracer.h"
 
 struct sim_master_tracer {
-	struct ht_ring *ring;
-	struct hetrace_master_core_ctx ctx;
+	struct ht_master_ring_tracer rt;
 	pthread_mutex_t lock;
 	volatile uint64_t *events; /* bumped once per traced event */
-	bool on;
+	bool started;
 };
 
 /* One tracepoint call under the lock, counted: SIM_MT(t, call). */
@@ -57,10 +56,5 @@ void sim_master_tracer_stop(struct sim_master_tracer *t);
 
 /* Releases the lock; after stop (or when never started). */
 void sim_master_tracer_fini(struct sim_master_tracer *t);
-
-/* The sync daemon's hooks (ht_sync_daemon_opts trace_req/trace_recv, with
- * the tracer as their argument): sync_req and sync_recv events. */
-void sim_master_tracer_sync_req(void *tracer, uint32_t seq, uint32_t slave);
-void sim_master_tracer_sync_recv(void *tracer, uint32_t seq, uint32_t slave);
 
 #endif

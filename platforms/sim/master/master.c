@@ -476,8 +476,8 @@ static void master_send(struct master *m, uint32_t dst, struct sim_msg *msg)
 
 	msg->id = ++m->next_msg_id;
 	/* msg_send is stamped before the message is visible. */
-	SIM_MT(&m->tr, hetrace_master_trace_msg_send(&m->tr.ctx, msg->id, dst,
-						     msg->size));
+	SIM_MT(&m->tr, hetrace_master_trace_msg_send(&m->tr.rt.ctx, msg->id,
+						     dst, msg->size));
 	if (m->lt) {
 		m->lt->msg_send(msg->id, dst, msg->size);
 	}
@@ -497,8 +497,9 @@ static void master_receive(struct master *m)
 	for (src = 1; src < m->nr; src++) {
 		while (sim_msgq_pop(sim_q(m->sh, src, 0), &msg)) {
 			/* msg_recv is stamped after the message was taken. */
-			SIM_MT(&m->tr, hetrace_master_trace_msg_recv(
-					   &m->tr.ctx, msg.id, src, msg.size));
+			SIM_MT(&m->tr,
+			       hetrace_master_trace_msg_recv(
+				   &m->tr.rt.ctx, msg.id, src, msg.size));
 			if (m->lt) {
 				m->lt->msg_recv(msg.id, src, msg.size);
 			}
@@ -618,9 +619,10 @@ static int run_frame(struct master *m, uint32_t f, uint64_t release)
 	unsigned k;
 	int ret;
 
-	SIM_MT(&m->tr, hetrace_master_trace_path_begin(&m->tr.ctx, "frame", f));
 	SIM_MT(&m->tr,
-	       hetrace_master_trace_frame_begin(&m->tr.ctx, f, nr_slaves));
+	       hetrace_master_trace_path_begin(&m->tr.rt.ctx, "frame", f));
+	SIM_MT(&m->tr,
+	       hetrace_master_trace_frame_begin(&m->tr.rt.ctx, f, nr_slaves));
 
 	/* dsp0 hands out the frame's buffers. */
 	memset(&msg, 0, sizeof(msg));
@@ -634,8 +636,8 @@ static int run_frame(struct master *m, uint32_t f, uint64_t release)
 		return ret;
 	}
 
-	SIM_MT(&m->tr, hetrace_master_trace_activity_begin(&m->tr.ctx, "frame",
-							   "split", f));
+	SIM_MT(&m->tr, hetrace_master_trace_activity_begin(
+			   &m->tr.rt.ctx, "frame", "split", f));
 	fill_image(m, m->alloc_buf, f);
 	m->stripes_done = 0;
 	memset(m->replied, 0, sizeof(m->replied));
@@ -659,7 +661,7 @@ static int run_frame(struct master *m, uint32_t f, uint64_t release)
 		}
 		master_send(m, k + 1, &msg);
 	}
-	SIM_MT(&m->tr, hetrace_master_trace_activity_end(&m->tr.ctx, "frame",
+	SIM_MT(&m->tr, hetrace_master_trace_activity_end(&m->tr.rt.ctx, "frame",
 							 "split", f));
 
 	ret = master_wait(m, &m->stripes_done, nr_slaves, f, "stripe results");
@@ -667,15 +669,15 @@ static int run_frame(struct master *m, uint32_t f, uint64_t release)
 		return ret;
 	}
 
-	SIM_MT(&m->tr, hetrace_master_trace_activity_begin(&m->tr.ctx, "frame",
-							   "gather", f));
+	SIM_MT(&m->tr, hetrace_master_trace_activity_begin(
+			   &m->tr.rt.ctx, "frame", "gather", f));
 	memset(&msg, 0, sizeof(msg));
 	msg.type = SIM_MSG_FREE;
 	msg.frame = f;
 	msg.buf = m->alloc_buf;
 	msg.size = 16;
 	master_send(m, 1, &msg);
-	SIM_MT(&m->tr, hetrace_master_trace_activity_end(&m->tr.ctx, "frame",
+	SIM_MT(&m->tr, hetrace_master_trace_activity_end(&m->tr.rt.ctx, "frame",
 							 "gather", f));
 
 	latency = sim_ref_now_ns() - release;
@@ -683,9 +685,10 @@ static int run_frame(struct master *m, uint32_t f, uint64_t release)
 	if (latency > m->o->deadline_ns) {
 		m->res->late_frames++;
 	}
-	SIM_MT(&m->tr, hetrace_master_trace_frame_end(
-			   &m->tr.ctx, f, latency, m->o->deadline_ns, m->edges,
-			   latency > m->o->deadline_ns ? "late" : "ok"));
+	SIM_MT(&m->tr,
+	       hetrace_master_trace_frame_end(
+		   &m->tr.rt.ctx, f, latency, m->o->deadline_ns, m->edges,
+		   latency > m->o->deadline_ns ? "late" : "ok"));
 	return 0;
 }
 
