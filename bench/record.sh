@@ -27,7 +27,7 @@ SLOTS=1024 # 64 MiB per ring
 EVENTS=6000000 # 12 bytes each: more than a ring holds
 
 "$HETRACE" gen "$top/tests/collect/record/producer.yaml" -o "$work/g" >/dev/null
-cc -std=c99 -O2 -Wall -Wextra -Werror -I"$work/g" \
+cc -std=c99 -O2 -Wall -Wextra -Werror -I"$work/g" -I"$top" \
 	-DMETADATA_PATH="\"$work/g/metadata\"" -o "$work/producer" \
 	"$top/tests/collect/record/producer.c" "$work/g/barectf.c" \
 	"$top/runtime/packet-ring.c" "$top/runtime/port.c"

@@ -49,6 +49,7 @@
 #include "hetrace/ring-directory.h"
 #include "hetrace/ring-stream.h"
 #include "hetrace/sync-slave.h"
+#include "tests/collect/read-file.h"
 
 #ifndef METADATA_PATH
 #error "build with -DMETADATA_PATH=\"...\""
@@ -103,22 +104,6 @@ static void trace_ack(void *arg, uint32_t seq)
 static void trace_notify(void *arg, uint32_t seq)
 {
 	barectf_main_trace_sync_notify(arg, seq);
-}
-
-static char *read_file(const char *path, uint32_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = malloc(1 << 20);
-	size_t n;
-
-	if (!f || !buf) {
-		perror(path);
-		exit(1);
-	}
-	n = fread(buf, 1, 1 << 20, f);
-	fclose(f);
-	*len = (uint32_t)n;
-	return buf;
 }
 
 static void die(const char *what)

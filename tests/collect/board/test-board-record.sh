@@ -30,7 +30,7 @@ py=/usr/bin/python3
 "$HETRACE" gen slave.yaml -o "$w/g" >/dev/null || { echo "FAIL: gen slave.yaml"; exit 1; }
 cc -std=c99 -Wall -Wextra -Werror -O1 -g \
 	-fsanitize=address,undefined -fno-sanitize-recover=undefined \
-	-I"$w/g" -I"$TOP/include" -DMETADATA_PATH="\"$w/g/metadata\"" \
+	-I"$w/g" -I"$TOP/include" -I"$TOP" -DMETADATA_PATH="\"$w/g/metadata\"" \
 	-o "$w/board-slaves" board-slaves.c "$w/g/barectf.c" \
 	"$TOP/runtime/packet-ring.c" "$TOP/runtime/port.c" \
 	"$TOP/runtime/sync-slave.c" "$TOP/runtime/ring-directory.c" ||

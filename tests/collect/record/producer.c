@@ -39,6 +39,7 @@
 
 #include "barectf.h"
 #include "hetrace/ring-stream.h"
+#include "tests/collect/read-file.h"
 
 #ifndef METADATA_PATH
 #error "build with -DMETADATA_PATH=\"...\""
@@ -81,22 +82,6 @@ static void open_main(void *ctx)
 static void close_main(void *ctx)
 {
 	barectf_main_close_packet(ctx);
-}
-
-static char *read_file(const char *path, uint32_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = malloc(1 << 20);
-	size_t n;
-
-	if (!f || !buf) {
-		perror(path);
-		exit(1);
-	}
-	n = fread(buf, 1, 1 << 20, f);
-	fclose(f);
-	*len = (uint32_t)n;
-	return buf;
 }
 
 static void region_path(char *path, size_t len, const char *prefix, unsigned i)

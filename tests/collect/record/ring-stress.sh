@@ -25,7 +25,7 @@ bad() { echo "FAIL: $*"; fail=1; }
 mkdir -p "$w"
 if [ ! -x "$w/producer" ]; then
 	"$HETRACE" gen "$here/producer.yaml" -o "$w/g" >/dev/null
-	cc -std=c99 -O2 -Wall -Wextra -Werror -I"$w/g" -I"$top/include" \
+	cc -std=c99 -O2 -Wall -Wextra -Werror -I"$w/g" -I"$top/include" -I"$top" \
 		-DMETADATA_PATH="\"$w/g/metadata\"" -o "$w/producer" \
 		"$here/producer.c" "$w/g/barectf.c" "$top/runtime/packet-ring.c" \
 		"$top/runtime/port.c" || { echo "FAIL: cannot build the producer"; exit 1; }

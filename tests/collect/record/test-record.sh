@@ -23,7 +23,7 @@ trap cleanup EXIT
 "$HETRACE" gen producer.yaml -o "$w/g" >/dev/null
 cc -std=c99 -Wall -Wextra -Werror -O1 -g \
 	-fsanitize=address,undefined -fno-sanitize-recover=undefined \
-	-I"$w/g" -DMETADATA_PATH="\"$w/g/metadata\"" -o "$w/producer" \
+	-I"$w/g" -I"$TOP" -DMETADATA_PATH="\"$w/g/metadata\"" -o "$w/producer" \
 	producer.c "$w/g/barectf.c" "$TOP/runtime/packet-ring.c" \
 	"$TOP/runtime/port.c"
 P="$w/producer"
