@@ -6,7 +6,7 @@
 for helper in "$@"; do
 	cc -std=c99 -Wall -Wextra -Werror -O1 -g \
 		-fsanitize=address,undefined -fno-sanitize-recover=undefined \
-		-I"$w/g" -I"$TOP/include" -DMETADATA_PATH="\"$w/g/metadata\"" \
+		-I"$w/g" -I"$TOP/include" -I"$TOP" -DMETADATA_PATH="\"$w/g/metadata\"" \
 		-o "$w/$helper" "$helper.c" "$w/g/barectf.c" \
 		"$TOP/runtime/packet-ring.c" "$TOP/runtime/port.c" ||
 		{ echo "FAIL: cannot build $helper.c"; exit 1; }
