@@ -21,13 +21,9 @@ set -u
 cd "$(dirname "$0")"
 : "${TOP:=$(cd ../../.. && pwd)}"
 . ../../lib.sh
-. ./build-producer.sh producer
+. ./build-producer.sh producer ring-io.so
 shm=/dev/shm/ht-direct-$$
 trap 'rm -rf "$w" "$shm"*' EXIT
-cc -shared -fPIC -O1 -Wall -Wextra -Werror -o "$w/ring-io.so" ring-io.c -ldl ||
-	{ echo "FAIL: cannot build ring-io.c"; exit 1; }
-# The library goes first, before a sanitized hetrace's runtime.
-export ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0"
 
 if [ "$(stat -f -c %i /dev/shm)" = "$(stat -f -c %i "$w")" ]; then
 	echo "skipped: /dev/shm and $w are one file system (no EXDEV case)"

@@ -14,12 +14,9 @@ set -u
 cd "$(dirname "$0")"
 : "${TOP:=$(cd ../../.. && pwd)}"
 . ../../lib.sh
-. ./build-producer.sh producer
+. ./build-producer.sh producer ring-io.so
 shm=/dev/shm/ht-cut-$$
 trap 'rm -rf "$w" "$shm"*' EXIT
-cc -shared -fPIC -O1 -Wall -Wextra -Werror -o "$w/ring-io.so" ring-io.c -ldl ||
-	{ echo "FAIL: cannot build ring-io.c"; exit 1; }
-export ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0"
 
 # 1250 packets of 80 ticks in 1024-byte slots, slot 0 holding packet 0.
 N=100000

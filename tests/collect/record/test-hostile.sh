@@ -16,10 +16,7 @@ set -u
 cd "$(dirname "$0")"
 : "${TOP:=$(cd ../../.. && pwd)}"
 . ../../lib.sh
-. ./build-producer.sh hostile
-cc -shared -fPIC -O1 -Wall -Wextra -Werror -o "$w/ring-io.so" ring-io.c -ldl ||
-	{ echo "FAIL: cannot build ring-io.c"; exit 1; }
-export ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0"
+. ./build-producer.sh hostile ring-io.so
 
 N=${HOSTILE_EVENTS:-300000}
 run() { # LABEL PERIOD-MS
