@@ -18,6 +18,15 @@
  *   `unbalanced`. When it is nowhere on the stack (it was entered
  *   before start), the exit is recorded but changes nothing, counted.
  *
+ * Task switches (the rule: instrument.h, ht_instr_set_switch_fns()):
+ * `stack`, `stack_depth` and `depth` are the loaded task's shadow
+ * stack. A switch saves the depth of the outgoing task (in its
+ * ht_instr_task, or core_depth for the core's stack) and loads the
+ * incoming one's; the core's stack is reset (its calls closed as
+ * unbalanced) when a task other than core_owner takes it. All of it
+ * sits behind `watch`: a configuration without trigger, stopper and
+ * switch functions pays one predictable branch per hook, as before.
+ *
  * A full buffer (ht_instr_buffer_full(), fixed mode) stops only the
  * records: the hooks go on keeping the shadow stack, the window and the
  * profile, and count each record they would have written in
@@ -51,6 +60,9 @@
 
 /* The instrumentation the hooks feed (per thread with HT_PORT_INSTR_TLS). */
 static HT_PORT_INSTR_TLS struct ht_instr *current;
+
+HT_NO_INSTRUMENT static void load_first_task(struct ht_instr *in);
+HT_NO_INSTRUMENT static void write_names(struct ht_instr *in);
 
 HT_NO_INSTRUMENT static uint32_t hash(uintptr_t fn)
 {
@@ -110,6 +122,10 @@ int ht_instr_init(struct ht_instr *in, const struct ht_instr_config *cfg)
 		       (size_t)cfg->nr_funcs * sizeof(*in->funcs));
 	}
 	in->image_base = cfg->image_base;
+	in->core_stack = in->stack;
+	in->core_stack_depth = in->stack_depth;
+	in->current_task = cfg->current_task;
+	ht_instr_set_switch_fns(in, cfg->switch_fns, HT_INSTR_MAX_SWITCH_FNS);
 	ht_instr_set_trigger(in, cfg->trigger, cfg->trigger_nth,
 			     cfg->trigger_caller);
 	ht_instr_set_stopper(in, cfg->stopper);
@@ -118,7 +134,8 @@ int ht_instr_init(struct ht_instr *in, const struct ht_instr_config *cfg)
 
 HT_NO_INSTRUMENT static void update_watch(struct ht_instr *in)
 {
-	in->watch = in->trigger != 0u || in->stopper != 0u;
+	in->watch = in->trigger != 0u || in->stopper != 0u ||
+		    in->nr_switch_fns != 0u;
 	in->on = in->trigger == 0u && !in->window_done;
 }
 
@@ -140,9 +157,29 @@ HT_NO_INSTRUMENT static void discard_exit(void *ctx, uintptr_t fn,
 	((struct ht_instr *)ctx)->stats.discarded++;
 }
 
+HT_NO_INSTRUMENT static void discard_switch(void *ctx, uint32_t prev,
+					    uint32_t next, int32_t prio)
+{
+	(void)prev;
+	(void)next;
+	(void)prio;
+	((struct ht_instr *)ctx)->stats.discarded++;
+}
+
+HT_NO_INSTRUMENT static void discard_name(void *ctx, uint32_t tid,
+					  int32_t prio, const char *name)
+{
+	(void)tid;
+	(void)prio;
+	(void)name;
+	((struct ht_instr *)ctx)->stats.discarded++;
+}
+
 static const struct ht_instr_ops discard_ops = {
     .entry = discard_entry,
     .exit = discard_exit,
+    .task_switch = discard_switch,
+    .task_name = discard_name,
 };
 
 void ht_instr_buffer_full(struct ht_instr *in)
@@ -174,11 +211,12 @@ void ht_instr_start(struct ht_instr *in)
 {
 	in->busy = 1;
 	HT_COMPILER_BARRIER();
-	in->depth = 0;
+	load_first_task(in);
 	current = in;
 	if (in->ops && in->ops->base && (in->flags & HT_INSTR_TRACE)) {
 		in->ops->base(in->ctx, in->image_base);
 	}
+	write_names(in);
 	in->stopped = 0;
 	in->off = in->disabled;
 	HT_COMPILER_BARRIER();
@@ -195,25 +233,90 @@ void ht_instr_stop(struct ht_instr *in)
 	}
 }
 
-/* The window opens at this call of the trigger? */
-HT_NO_INSTRUMENT static void watch_enter(struct ht_instr *in, uintptr_t fn,
-					 uint32_t d)
+int ht_instr_set_switch_fns(struct ht_instr *in, const uintptr_t *fns,
+			    uint32_t n)
 {
-	if (in->on || fn != in->trigger) {
-		return;
+	uint32_t k, m = 0;
+
+	if (n > HT_INSTR_MAX_SWITCH_FNS) {
+		return -1;
 	}
-	if (in->trigger_caller) {
-		if (d == 0u || d - 1u >= in->stack_depth ||
-		    in->stack[d - 1u].fn != in->trigger_caller) {
-			return;
+	for (k = 0; k < n; k++) {
+		if (fns[k]) {
+			in->switch_fns[m++] = fns[k];
 		}
 	}
-	in->trigger_seen++;
-	if (in->trigger_nth && in->trigger_seen != in->trigger_nth) {
-		return;
+	in->nr_switch_fns = m;
+	if (!m) {
+		in->switching = 0;
 	}
-	in->on = 1;
-	in->window_depth = d;
+	update_watch(in);
+	return 0;
+}
+
+HT_NO_INSTRUMENT static struct ht_instr_task *find_task(struct ht_instr *in,
+							uint32_t tid)
+{
+	struct ht_instr_task *t;
+
+	for (t = in->tasks; t; t = t->next) {
+		if (t->tid == tid) {
+			return t;
+		}
+	}
+	return NULL;
+}
+
+HT_NO_INSTRUMENT static void write_name(struct ht_instr *in,
+					const struct ht_instr_task *t)
+{
+	if (t->name && (in->flags & HT_INSTR_TRACE) && in->ops &&
+	    in->ops->task_name) {
+		in->rec->task_name(in->rec_ctx, t->tid, t->prio, t->name);
+	}
+}
+
+HT_NO_INSTRUMENT static void write_names(struct ht_instr *in)
+{
+	struct ht_instr_task *t;
+
+	for (t = in->tasks; t; t = t->next) {
+		write_name(in, t);
+	}
+}
+
+int ht_instr_task_add(struct ht_instr *in, struct ht_instr_task *t)
+{
+	int busy = in->busy;
+
+	if (t->stack && !t->stack_depth) {
+		return -1;
+	}
+	/* The list and the record must not meet a hook halfway. */
+	in->busy = 1;
+	HT_COMPILER_BARRIER();
+	if (find_task(in, t->tid) != t) {
+		t->next = in->tasks;
+		in->tasks = t;
+	}
+	t->depth = 0;
+	if (!in->stopped) {
+		write_name(in, t);
+	}
+	HT_COMPILER_BARRIER();
+	in->busy = busy;
+	return 0;
+}
+
+void ht_instr_task_names(struct ht_instr *in)
+{
+	int busy = in->busy;
+
+	in->busy = 1;
+	HT_COMPILER_BARRIER();
+	write_names(in);
+	HT_COMPILER_BARRIER();
+	in->busy = busy;
 }
 
 /* The window closes after this exit (@d: the exiting call's depth)? */
@@ -287,17 +390,156 @@ HT_NO_INSTRUMENT static void prof_close(struct ht_instr *in, uint32_t d,
 	}
 }
 
+/* Closes the frames @top down to @d of the loaded stack at one time
+ * (the frames at or past stack_depth were never kept). */
+HT_NO_INSTRUMENT static void close_frames(struct ht_instr *in, uint32_t top,
+					  uint32_t d)
+{
+	uint32_t k, hi = top < in->stack_depth ? top + 1u : in->stack_depth;
+	uint64_t now;
+	int timed = 0;
+
+	for (k = hi; k > d; k--) {
+		timed |= (int)in->stack[k - 1u].timed;
+	}
+	if (!timed) {
+		return;
+	}
+	now = in->clock(in->ctx);
+	for (k = hi; k > d; k--) {
+		prof_close(in, k - 1u, now);
+	}
+}
+
+/* Loads the shadow stack of task @tid (@t: its entry, or NULL). */
+HT_NO_INSTRUMENT static void load_task(struct ht_instr *in,
+				       struct ht_instr_task *t, uint32_t tid)
+{
+	in->stack_task = tid;
+	if (t && t->stack) {
+		in->cur = t;
+		in->stack = t->stack;
+		in->stack_depth = t->stack_depth;
+		in->depth = t->depth;
+		return;
+	}
+	in->cur = NULL;
+	in->stack = in->core_stack;
+	in->stack_depth = in->core_stack_depth;
+	in->depth = in->core_depth;
+	if (in->core_owner != tid) {
+		/* Another task's calls: they cannot be returned to here. */
+		if (in->depth && in->funcs) {
+			close_frames(in, in->depth - 1u, 0);
+		}
+		in->stats.unbalanced += in->depth;
+		in->depth = 0;
+		in->core_owner = tid;
+	}
+}
+
+HT_NO_INSTRUMENT static void load_first_task(struct ht_instr *in)
+{
+	struct ht_instr_task *t;
+
+	for (t = in->tasks; t; t = t->next) {
+		t->depth = 0;
+	}
+	in->switching = 0;
+	in->core_depth = 0;
+	in->core_owner = in->task;
+	load_task(in, find_task(in, in->task), in->task);
+}
+
+/* The core runs task @next now: records the switch, swaps the stacks. */
+HT_NO_INSTRUMENT static void switch_to(struct ht_instr *in, uint32_t next)
+{
+	struct ht_instr_task *t = find_task(in, next);
+	uint32_t prev = in->stack_task;
+
+	if (in->cur) {
+		in->cur->depth = in->depth;
+	} else {
+		in->core_depth = in->depth;
+	}
+	load_task(in, t, next);
+	in->task = next;
+	if ((in->flags & HT_INSTR_TRACE) && in->ops->task_switch) {
+		in->rec->task_switch(in->rec_ctx, prev, next,
+				     t ? t->prio : 0);
+	}
+}
+
+/* A switch function runs: has the task changed? */
+HT_NO_INSTRUMENT static void look_for_switch(struct ht_instr *in)
+{
+	uint32_t now =
+	    in->current_task ? in->current_task(in->ctx) : in->task;
+
+	if (now != in->stack_task) {
+		in->switching = 0;
+		switch_to(in, now);
+	}
+}
+
+HT_NO_INSTRUMENT static int is_switch_fn(const struct ht_instr *in,
+					 uintptr_t fn)
+{
+	uint32_t k;
+
+	for (k = 0; k < in->nr_switch_fns; k++) {
+		if (in->switch_fns[k] == fn) {
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Before an entry, with a trigger, a stopper or switch functions: a
+ * pending switch first (the call belongs to the incoming task), then
+ * the window opens at this call of the trigger?
+ */
+HT_NO_INSTRUMENT static void watch_enter(struct ht_instr *in, uintptr_t fn)
+{
+	uint32_t d;
+
+	if (in->switching) {
+		look_for_switch(in);
+	}
+	if (in->nr_switch_fns && is_switch_fn(in, fn)) {
+		in->switching = 1;
+	}
+	if (in->on || fn != in->trigger) {
+		return;
+	}
+	d = in->depth;
+	if (in->trigger_caller) {
+		if (d == 0u || d - 1u >= in->stack_depth ||
+		    in->stack[d - 1u].fn != in->trigger_caller) {
+			return;
+		}
+	}
+	in->trigger_seen++;
+	if (in->trigger_nth && in->trigger_seen != in->trigger_nth) {
+		return;
+	}
+	in->on = 1;
+	in->window_depth = d;
+}
+
 HT_NO_INSTRUMENT static void do_enter(struct ht_instr *in, uintptr_t fn,
 				      uintptr_t site)
 {
-	uint32_t d = in->depth++;
+	uint32_t d;
 
+	if (HT_UNLIKELY(in->watch)) {
+		watch_enter(in, fn);
+	}
+	d = in->depth++;
 	if (d < in->stack_depth) {
 		in->stack[d].fn = fn;
 		in->stack[d].timed = 0;
-	}
-	if (HT_UNLIKELY(in->watch)) {
-		watch_enter(in, fn, d);
 	}
 	if (!in->on) {
 		return;
@@ -321,16 +563,20 @@ HT_NO_INSTRUMENT static inline void put_exit(struct ht_instr *in, uintptr_t fn)
 	}
 }
 
-HT_NO_INSTRUMENT static void do_exit(struct ht_instr *in, uintptr_t fn)
+/*
+ * Pops the call of @fn from the loaded shadow stack and closes its
+ * timed frames. Returns 1 and its depth in *@dp, or 0 when it matched
+ * no frame (counted).
+ */
+HT_NO_INSTRUMENT static inline int pop_frame(struct ht_instr *in, uintptr_t fn,
+					     uint32_t *dp)
 {
 	uint32_t d, top;
-	uint64_t now = 0;
-	int timed = 0;
 
 	if (in->depth == 0u) {
 		/* Entered before start: no frame to close. */
 		in->stats.unbalanced++;
-		goto record;
+		return 0;
 	}
 	top = in->depth - 1u;
 	d = top;
@@ -341,34 +587,47 @@ HT_NO_INSTRUMENT static void do_exit(struct ht_instr *in, uintptr_t fn)
 		}
 		if (in->stack[d].fn != fn) {
 			in->stats.unbalanced++;
-			goto record;
+			return 0;
 		}
 		in->stats.unbalanced += top - d;
 	}
 	if (in->funcs) {
-		uint32_t k;
-
-		for (k = top < in->stack_depth ? top + 1u : in->stack_depth;
-		     k > d; k--) {
-			timed |= (int)in->stack[k - 1u].timed;
-		}
-		if (timed) {
-			now = in->clock(in->ctx);
-			for (k = top < in->stack_depth ? top + 1u
-						       : in->stack_depth;
-			     k > d; k--) {
-				prof_close(in, k - 1u, now);
-			}
-		}
+		close_frames(in, top, d);
 	}
 	in->depth = d;
+	*dp = d;
+	return 1;
+}
+
+/* An exit with a trigger, a stopper or switch functions set. */
+HT_NO_INSTRUMENT static void watch_do_exit(struct ht_instr *in, uintptr_t fn)
+{
+	uint32_t d;
+	int popped;
+
+	if (in->switching) {
+		look_for_switch(in);
+	}
+	popped = pop_frame(in, fn, &d);
 	put_exit(in, fn);
-	if (HT_UNLIKELY(in->watch)) {
+	if (popped) {
 		watch_exit(in, fn, d);
 	}
-	return;
+	if (in->switching && is_switch_fn(in, fn)) {
+		/* It returned to the task that entered it. */
+		in->switching = 0;
+	}
+}
 
-record:
+HT_NO_INSTRUMENT static void do_exit(struct ht_instr *in, uintptr_t fn)
+{
+	uint32_t d;
+
+	if (HT_UNLIKELY(in->watch)) {
+		watch_do_exit(in, fn);
+		return;
+	}
+	(void)pop_frame(in, fn, &d);
 	put_exit(in, fn);
 }
 
@@ -443,6 +702,23 @@ const struct ht_instr_func *ht_instr_profile_find(const struct ht_instr *in,
 	return NULL;
 }
 
+/* The calls on every shadow stack, loaded or switched out. */
+HT_NO_INSTRUMENT static uint32_t open_calls(const struct ht_instr *in)
+{
+	const struct ht_instr_task *t;
+	uint32_t n = in->depth;
+
+	for (t = in->tasks; t; t = t->next) {
+		if (t->stack && t != in->cur) {
+			n += t->depth;
+		}
+	}
+	if (in->cur) {
+		n += in->core_depth;
+	}
+	return n;
+}
+
 void ht_instr_profile_dump(struct ht_instr *in)
 {
 	int busy = in->busy;
@@ -461,8 +737,8 @@ void ht_instr_profile_dump(struct ht_instr *in)
 	if (in->ops && in->ops->stats) {
 		struct ht_instr_stats st = in->stats;
 
-		/* Calls still on the stack never exited. */
-		st.unbalanced += in->depth;
+		/* Calls still on the stacks never exited. */
+		st.unbalanced += open_calls(in);
 		in->ops->stats(in->ctx, &st);
 	}
 	HT_COMPILER_BARRIER();

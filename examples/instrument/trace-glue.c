@@ -90,12 +90,26 @@ static void emit_stats(void *ctx, const struct ht_instr_stats *st)
 				     st->unbalanced, st->nested);
 }
 
+static void emit_task_switch(void *ctx, uint32_t prev, uint32_t next,
+			     int32_t next_prio)
+{
+	hti_trace_func_task_switch(ctx, next, prev, next, next_prio);
+}
+
+static void emit_task_name(void *ctx, uint32_t tid, int32_t prio,
+			   const char *name)
+{
+	hti_trace_func_task_name(ctx, tid, tid, prio, name);
+}
+
 static const struct ht_instr_ops ops = {
     .entry = emit_entry,
     .exit = emit_exit,
     .base = emit_base,
     .profile = emit_profile,
     .stats = emit_stats,
+    .task_switch = emit_task_switch,
+    .task_name = emit_task_name,
 };
 
 static void open_cb(void *ctx)
@@ -166,7 +180,7 @@ struct glue *glue_start(const struct glue_opts *opts)
 	struct hti_platform_callbacks cbs = {0};
 	struct ht_instr_config cfg;
 	struct glue *g = calloc(1, sizeof(*g));
-	uint32_t total;
+	uint32_t total, k;
 
 	if (!g) {
 		return NULL;
@@ -235,11 +249,18 @@ struct glue *glue_start(const struct glue_opts *opts)
 	cfg.trigger_caller = g->o.trigger_caller;
 	cfg.stopper = g->o.stopper;
 	cfg.image_base = (uintptr_t)&__executable_start;
-	if (ht_instr_init(&g->in, &cfg)) {
+	cfg.current_task = g->o.current_task;
+	if (ht_instr_init(&g->in, &cfg) ||
+	    ht_instr_set_switch_fns(&g->in, g->o.switch_fns,
+				    g->o.nr_switch_fns)) {
 		fprintf(stderr, "glue: invalid instrumentation config\n");
 		goto fail;
 	}
-	ht_instr_set_task(&g->in, (uint32_t)syscall(SYS_gettid));
+	for (k = 0; k < g->o.nr_tasks; k++) {
+		ht_instr_task_add(&g->in, &g->o.tasks[k]);
+	}
+	ht_instr_set_task(&g->in, g->o.tid ? g->o.tid
+					   : (uint32_t)syscall(SYS_gettid));
 	ht_instr_start(&g->in);
 	return g;
 
@@ -262,6 +283,10 @@ int glue_finish(struct glue *g)
 	int ret = 0;
 	FILE *out;
 
+	if (g->o.mode == HT_RING_OVERWRITE) {
+		/* The newest packets name the tasks. */
+		ht_instr_task_names(&g->in);
+	}
 	ht_instr_stop(&g->in);
 	/* The records the hooks did not write reach events_discarded of
 	 * the last packet; the dump and that packet take the kept slots. */

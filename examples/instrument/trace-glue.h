@@ -27,6 +27,15 @@ struct glue_opts {
 	uintptr_t trigger, trigger_caller, stopper;
 	uint32_t trigger_nth;
 	uint32_t core_id;
+	uint32_t tid; /* the task id at start; 0: the thread's (gettid) */
+	/* Task switches (include/hetrace/instrument.h): the switch
+	 * functions, who runs (NULL: ht_instr_set_task()), the tasks
+	 * registered at start (their names, priorities, shadow stacks). */
+	const uintptr_t *switch_fns;
+	uint32_t nr_switch_fns;
+	uint32_t (*current_task)(void *ctx);
+	struct ht_instr_task *tasks;
+	uint32_t nr_tasks;
 };
 
 struct glue;

@@ -176,7 +176,9 @@ static unsigned class_kind(struct pass1 *p, const struct ht_ctf_event_class *c)
 		kind |= EV_BEGIN;
 	} else if (!strcmp(name, "activity_end")) {
 		kind |= EV_END;
-	} else if (!strcmp(name, "task_switch") || !strcmp(name, "isr_enter")) {
+	} else if (!strcmp(name, "task_switch") ||
+		   !strcmp(name, "func_task_switch") ||
+		   !strcmp(name, "isr_enter")) {
 		kind |= EV_STATE;
 	}
 	for (i = 0; i < p->desc->nr_paths; i++) {

@@ -23,6 +23,13 @@ enum ev_role {
 	EV_FUNC_EXIT,
 	EV_MSG_SEND,
 	EV_MSG_RECV,
+	EV_TASK_NAME, /* func_task_name: a name for a tid */
+};
+
+/* A task name of the name table (func_task_name), per core. */
+struct task_name {
+	uint64_t tid;
+	char *name;
 };
 
 struct open_slice {
@@ -41,6 +48,9 @@ struct core {
 	struct ht_states_core pub;
 	struct ht_states_task *tasks;
 	size_t cap_tasks;
+	/* func_task_name records: open addressing on tid, power of two */
+	struct task_name *names;
+	size_t names_cap, names_used;
 	char *name, *role, *group;
 
 	/* timeline */

@@ -174,7 +174,8 @@ static enum ev_role role_of_name(const char *full)
 	    {"task_switch", EV_TASK_SWITCH}, {"isr_enter", EV_ISR_ENTER},
 	    {"isr_exit", EV_ISR_EXIT},	     {"func_entry", EV_FUNC_ENTRY},
 	    {"func_exit", EV_FUNC_EXIT},     {"msg_send", EV_MSG_SEND},
-	    {"msg_recv", EV_MSG_RECV},
+	    {"msg_recv", EV_MSG_RECV},	     {"func_task_switch", EV_TASK_SWITCH},
+	    {"func_task_name", EV_TASK_NAME},
 	};
 	const char *n = ht_ctf_event_short_name(full);
 	size_t i;
@@ -269,6 +270,10 @@ static void core_free(struct core *c)
 		free((char *)c->tasks[i].name);
 	}
 	free(c->tasks);
+	for (i = 0; i < c->names_cap; i++) {
+		free(c->names[i].name);
+	}
+	free(c->names);
 	free(c->isr.v);
 	free(c->func.v);
 	free(c->name);
@@ -626,6 +631,87 @@ static int do_switch(struct ht_states *st, struct core *c, size_t next,
 	return task_start(st, c, next, t);
 }
 
+/* The slot of @tid in the core's name table (free when not there). */
+static struct task_name *name_slot(struct core *c, uint64_t tid)
+{
+	size_t mask = c->names_cap - 1, i;
+
+	for (i = (size_t)ht__states_mix64(tid) & mask;; i = (i + 1) & mask) {
+		if (!c->names[i].name || c->names[i].tid == tid) {
+			return &c->names[i];
+		}
+	}
+}
+
+/* The name func_task_name gave @tid on core @c, or NULL. */
+static const char *name_of(const struct core *c, uint64_t tid)
+{
+	return c->names_cap ? name_slot((struct core *)c, tid)->name : NULL;
+}
+
+/*
+ * func_task_name: @tid is called @name from now on. Tasks already seen
+ * under the placeholder name (a switch before the name) take it in
+ * their totals; their slices so far keep the placeholder.
+ */
+static int on_task_name(struct ht_states *st, struct core *c,
+			const struct ht_ctf_msg *msg, int64_t t)
+{
+	const char *name = member_str(st, msg, "name");
+	struct task_name *e;
+	uint64_t tid;
+	size_t i;
+	char *d;
+
+	if (!member_uint(st, msg, "tid", &tid) || !name) {
+		return ht__states_anomaly(
+		    st, c, t, msg, "func_task_name without integer tid and name");
+	}
+	if ((c->names_used + 1) * 2 > c->names_cap) {
+		size_t ncap = c->names_cap ? c->names_cap * 2 : 16, old;
+		struct task_name *ov = c->names, *nv = calloc(ncap, sizeof(*nv));
+
+		if (!nv) {
+			return HT_ENOMEM;
+		}
+		old = c->names_cap;
+		c->names = nv;
+		c->names_cap = ncap;
+		for (i = 0; i < old; i++) {
+			if (ov[i].name) {
+				*name_slot(c, ov[i].tid) = ov[i];
+			}
+		}
+		free(ov);
+	}
+	d = dup_str(name);
+	if (!d) {
+		return HT_ENOMEM;
+	}
+	e = name_slot(c, tid);
+	if (!e->name) {
+		c->names_used++;
+	}
+	free(e->name);
+	e->tid = tid;
+	e->name = d;
+	for (i = 0; i < c->pub.nr_tasks; i++) {
+		struct ht_states_task *tk = &c->tasks[i];
+
+		if (tk->kind == HT_STATES_TASK && tk->id == tid &&
+		    !strcmp(tk->name, "?")) {
+			char *nn = dup_str(name);
+
+			if (!nn) {
+				return HT_ENOMEM;
+			}
+			free((char *)tk->name);
+			tk->name = nn;
+		}
+	}
+	return 0;
+}
+
 static int on_task_switch(struct ht_states *st, struct core *c,
 			  const struct ht_ctf_msg *msg, int64_t t)
 {
@@ -648,6 +734,10 @@ static int on_task_switch(struct ht_states *st, struct core *c,
 		if (ret) {
 			return ret;
 		}
+	}
+	if (!next_name) {
+		/* func_task_switch: the name table (func_task_name) */
+		next_name = name_of(c, next);
 	}
 	ret = task_of(c, next ? HT_STATES_TASK : HT_STATES_IDLE, next,
 		      next_name ? next_name : (next ? "?" : "idle"), &task);
@@ -1091,6 +1181,12 @@ int ht_states_feed(struct ht_states *st, const struct ht_ctf_msg *msg)
 	case EV_FUNC_ENTRY:
 	case EV_FUNC_EXIT:
 		return on_func(st, c, msg, t, role == EV_FUNC_ENTRY);
+	case EV_TASK_NAME:
+		ret = on_task_name(st, c, msg, t);
+		if (ret || st->opts.no_events) {
+			return ret;
+		}
+		break;
 	case EV_MSG_SEND:
 		ret = on_send(st, c, msg, t, &it);
 		break;

@@ -7,9 +7,12 @@
  * (host/ctf/ctf-reader.h) into per-core timelines, streaming.
  *
  * Per core (docs/events.md, "how a tool finds the core of a stream"):
- * - task slices from `task_switch` (tid 0 is idle, and gets an IDLE
- *   slice); before a core's first task_switch what runs is unknown
- *   (no slice, time counted as unknown);
+ * - task slices from `task_switch`, or `func_task_switch` of the
+ *   function runtime (tid 0 is idle, and gets an IDLE slice); before a
+ *   core's first switch what runs is unknown (no slice, time counted as
+ *   unknown); a switch without `next_name` names the task from the
+ *   core's `func_task_name` records (a name that comes after the task
+ *   was first seen renames its totals, not its earlier slices);
  * - interrupt slices from `isr_enter`/`isr_exit`, nested on the task
  *   (and on each other); a task_switch seen inside an interrupt takes
  *   effect when the outermost interrupt returns (that is when the CPU

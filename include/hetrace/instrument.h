@@ -16,7 +16,12 @@
  * - records func_entry / func_exit through the ops (the generated
  *   tracing functions of gen/include/hetrace-functions.yaml),
  * - accumulates the on-target profile (calls, inclusive, exclusive and
- *   max time per function) in a fixed table.
+ *   max time per function) in a fixed table,
+ * - turns the entry and exit of configured switch functions (an RTOS's
+ *   context switch routine) into func_task_switch records, and keeps
+ *   one shadow stack per registered task across those switches
+ *   (gen/include/hetrace-tasks.yaml; the rule below, at
+ *   ht_instr_set_switch_fns()).
  *
  * Every byte is the caller's: the struct, the shadow stack, the table.
  * The hooks never allocate, never block, and never run twice at once on
@@ -54,6 +59,27 @@ struct ht_instr_frame {
 	uint64_t child; /* time spent in timed callees */
 	uint32_t func;	/* index in the function table + 1; 0: none */
 	uint32_t timed; /* entered while the profile recorded */
+};
+
+/* Switch functions at most (ht_instr_set_switch_fns()). */
+#define HT_INSTR_MAX_SWITCH_FNS 4
+
+/*
+ * A task the instrumentation knows (ht_instr_task_add()): its name and
+ * priority, written once as func_task_name, and its own shadow stack.
+ * The memory is the caller's and stays registered until
+ * ht_instr_stop().
+ */
+struct ht_instr_task {
+	uint32_t tid;
+	int32_t prio;		      /* written with the switches to it */
+	const char *name;	      /* NULL: no func_task_name record */
+	struct ht_instr_frame *stack; /* its shadow stack; NULL: it shares
+				       * the core's (config.stack) */
+	uint32_t stack_depth;	      /* frames of .stack */
+	/* Private to runtime/instrument.c. */
+	uint32_t depth; /* its shadow stack depth while switched out */
+	struct ht_instr_task *next;
 };
 
 /*
@@ -98,6 +124,13 @@ struct ht_instr_ops {
 	void (*profile)(void *ctx, const struct ht_instr_func *f);
 	/* func_profile_stats: what the profile lost */
 	void (*stats)(void *ctx, const struct ht_instr_stats *st);
+	/* func_task_switch: the core runs task @next (priority @next_prio,
+	 * 0 when not registered) in place of @prev */
+	void (*task_switch)(void *ctx, uint32_t prev, uint32_t next,
+			    int32_t next_prio);
+	/* func_task_name: task @tid is called @name */
+	void (*task_name)(void *ctx, uint32_t tid, int32_t prio,
+			  const char *name);
 };
 
 enum ht_instr_flags {
@@ -129,6 +162,12 @@ struct ht_instr_config {
 
 	/* The image's load address, written as func_base at start. */
 	uintptr_t image_base;
+
+	/* Switch functions (0: unused; see ht_instr_set_switch_fns()). */
+	uintptr_t switch_fns[HT_INSTR_MAX_SWITCH_FNS];
+	/* The task running now, asked only while a switch function runs;
+	 * NULL: the task of ht_instr_set_task(). */
+	uint32_t (*current_task)(void *ctx);
 };
 
 /* The per-core state. Members are private to runtime/instrument.c. */
@@ -137,7 +176,7 @@ struct ht_instr {
 	volatile int busy; /* a hook is running */
 	volatile int off;  /* not started, disabled or stopped */
 	int on;		   /* inside the recording window */
-	int watch;	   /* a trigger or a stopper is set */
+	int watch;	   /* a trigger, a stopper or a switch fn is set */
 	uint32_t depth;	   /* shadow stack depth, untruncated */
 	uint32_t task;
 	unsigned flags;
@@ -161,6 +200,19 @@ struct ht_instr {
 	int disabled; /* ht_instr_disable() */
 	int stopped;  /* ht_instr_stop() */
 	struct ht_instr_stats stats;
+
+	/* Task switches (ht_instr_set_switch_fns()). */
+	uintptr_t switch_fns[HT_INSTR_MAX_SWITCH_FNS];
+	uint32_t nr_switch_fns;
+	int switching; /* a switch function was entered: look for a switch */
+	uint32_t (*current_task)(void *ctx);
+	uint32_t stack_task;	    /* the task whose shadow stack is loaded */
+	struct ht_instr_task *cur;  /* its entry, NULL: the core's stack */
+	struct ht_instr_task *tasks; /* the registered tasks */
+	struct ht_instr_frame *core_stack; /* config.stack */
+	uint32_t core_stack_depth;
+	uint32_t core_depth; /* the core stack's depth while not loaded */
+	uint32_t core_owner; /* the task whose calls are on the core stack */
 };
 
 /*
@@ -220,12 +272,66 @@ HT_NO_INSTRUMENT void ht_instr_set_trigger(struct ht_instr *in, uintptr_t fn,
  */
 HT_NO_INSTRUMENT void ht_instr_set_stopper(struct ht_instr *in, uintptr_t fn);
 
-/* The current task id, written with each record (0: none). */
+/*
+ * The current task id, written with each record (0: none). With switch
+ * functions and no current_task callback, the port calls it from its
+ * switch code: the switch is recorded at the next hook while a switch
+ * function runs.
+ */
 HT_NO_INSTRUMENT static inline void ht_instr_set_task(struct ht_instr *in,
 						      uint32_t task)
 {
 	in->task = task;
 }
+
+/*
+ * Sets the switch functions (@n <= HT_INSTR_MAX_SWITCH_FNS addresses;
+ * 0 entries are ignored), replacing the configured ones. Returns 0, or
+ * -1 when @n is too large (nothing changed).
+ *
+ * The rule: a switch function is entered by the outgoing task and
+ * exited by the incoming one (a context-switch routine: swapcontext,
+ * an RTOS's switch function, the C function its PendSV handler
+ * calls). From its entry until a task change is seen or a switch
+ * function exits, each hook asks which task runs (current_task, or
+ * the task of ht_instr_set_task()); when that is another task, the
+ * hook first writes func_task_switch (prev, next, next's priority),
+ * saves the outgoing task's shadow stack depth and loads the incoming
+ * task's, then handles its own call on the incoming task's stack. So
+ * the switch function's frame stays on the outgoing task's stack and
+ * is popped when that task is switched back in (at the exit of its own
+ * switch-function call); a task's first run begins with an empty
+ * stack. Registered tasks with a stack keep their calls across any
+ * number of switches; every other task shares the core's stack
+ * (config.stack), which restarts empty when a task other than its
+ * owner is switched in: the calls on it are closed at that time and
+ * counted as unbalanced. Profile times are wall-clock: a call's time
+ * includes the time its task was switched out.
+ *
+ * Task switches are written whenever the hooks run (started, enabled),
+ * inside the recording window or not: the window selects function
+ * records, the task timeline stays whole.
+ */
+HT_NO_INSTRUMENT int ht_instr_set_switch_fns(struct ht_instr *in,
+					     const uintptr_t *fns, uint32_t n);
+
+/*
+ * Registers task @t (its memory stays the caller's, registered until
+ * ht_instr_stop()): its shadow stack (when t->stack is set) is used
+ * whenever a switch loads t->tid; its name and priority are written as
+ * func_task_name now when started, else at ht_instr_start(). Register
+ * a task before it first runs. Returns 0, or -1 when t->stack is set
+ * without a depth.
+ */
+HT_NO_INSTRUMENT int ht_instr_task_add(struct ht_instr *in,
+				       struct ht_instr_task *t);
+
+/*
+ * Writes func_task_name for every registered task with a name again:
+ * for an overwrite ring, before its last packet closes, so that the
+ * newest packets name the tasks.
+ */
+HT_NO_INSTRUMENT void ht_instr_task_names(struct ht_instr *in);
 
 /*
  * The platform's back end is full and the buffer is in fixed mode

@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
+#include <ucontext.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,6 +65,95 @@ NOINLINE void phase_b(void)
 	sink++;
 }
 
+/*
+ * Coroutine tasks (mode "tasks"): main and three tasks switch with
+ * swapcontext() inside sched_switch(), the switch function. Each task
+ * runs N rounds of co_round(), which yields in the middle of a call, so
+ * every switch leaves calls open on the outgoing task's stack.
+ */
+#define NR_CO 3
+struct co {
+	ucontext_t uc;
+	uint32_t tid;
+	int done;
+	char stack[64 * 1024];
+};
+static struct co co_main = {.tid = 10};
+static struct co cos[NR_CO];
+static struct co *co_cur = &co_main;
+static unsigned co_rounds;
+
+/* The port's current task (not instrumented: called from the hooks). */
+__attribute__((no_instrument_function)) static uint32_t
+co_current(void *ctx)
+{
+	(void)ctx;
+	return co_cur->tid;
+}
+
+NOINLINE void sched_switch(struct co *from, struct co *to)
+{
+	co_cur = to;
+	swapcontext(&from->uc, &to->uc);
+}
+
+/* The next task not done after the running one, else main. */
+NOINLINE void yield_next(void)
+{
+	unsigned k, i = co_cur == &co_main ? NR_CO - 1 : (unsigned)(co_cur - cos);
+
+	for (k = 1; k <= NR_CO; k++) {
+		struct co *c = &cos[(i + k) % NR_CO];
+
+		if (!c->done) {
+			if (c != co_cur) {
+				sched_switch(co_cur, c);
+			}
+			return;
+		}
+	}
+	sched_switch(co_cur, &co_main);
+}
+
+NOINLINE void co_round(void)
+{
+	leaf();
+	yield_next();
+	leaf();
+}
+
+NOINLINE void task_body(void)
+{
+	unsigned r;
+
+	for (r = 0; r < co_rounds; r++) {
+		co_round();
+	}
+	co_cur->done = 1;
+	yield_next();
+}
+
+/* Out of main(): getcontext() returns twice. */
+__attribute__((noinline, no_instrument_function)) static void
+co_init_one(struct co *c, uint32_t tid)
+{
+	c->tid = tid;
+	getcontext(&c->uc);
+	c->uc.uc_stack.ss_sp = c->stack;
+	c->uc.uc_stack.ss_size = sizeof(c->stack);
+	c->uc.uc_link = NULL;
+	makecontext(&c->uc, task_body, 0);
+}
+
+__attribute__((no_instrument_function)) static void co_init(void)
+{
+	unsigned i;
+
+	for (i = 0; i < NR_CO; i++) {
+		co_init_one(&cos[i], 11u + i);
+	}
+}
+
 static struct glue *g_mid;
 static const char *g_path;
 
@@ -110,6 +200,10 @@ static void addrs(void)
 	       "addr phase_b %p\n",
 	       (void *)caller_a, (void *)caller_b, (void *)phase_a,
 	       (void *)phase_b);
+	printf("addr sched_switch %p\naddr co_round %p\naddr task_body %p\n"
+	       "addr yield_next %p\n",
+	       (void *)sched_switch, (void *)co_round, (void *)task_body,
+	       (void *)yield_next);
 }
 
 int main(int argc, char **argv)
@@ -203,6 +297,34 @@ int main(int argc, char **argv)
 		pthread_create(&t, NULL, thread_main, path);
 		work(3);
 		pthread_join(t, NULL);
+	} else if (!strcmp(mode, "tasks") || !strcmp(mode, "tasks-shared")) {
+		/* tasks: each task its own shadow stack; tasks-shared:
+		 * names only, the core's stack restarts at each switch. */
+		static const char *const names[NR_CO + 1] = {"main", "alpha",
+							     "beta", "gamma"};
+		static struct ht_instr_task tasks[NR_CO + 1];
+		static struct ht_instr_frame stacks[NR_CO + 1][64];
+		uintptr_t sw = (uintptr_t)sched_switch;
+		int own = !strcmp(mode, "tasks");
+
+		for (i = 0; i <= NR_CO; i++) {
+			tasks[i].tid = 10u + i;
+			tasks[i].prio = (int32_t)(NR_CO - i);
+			tasks[i].name = names[i];
+			tasks[i].stack = own ? stacks[i] : NULL;
+			tasks[i].stack_depth = own ? 64u : 0u;
+		}
+		co_init();
+		co_rounds = n;
+		o.switch_fns = &sw;
+		o.nr_switch_fns = 1;
+		o.current_task = co_current;
+		o.tasks = tasks;
+		o.nr_tasks = NR_CO + 1;
+		o.tid = co_main.tid;
+		g = glue_start(&o);
+		sched_switch(&co_main, &cos[0]);
+		printf("switches %u\n", 3 * n + 4);
 	} else {
 		fprintf(stderr, "drv: unknown mode %s\n", mode);
 		return 2;
