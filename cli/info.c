@@ -3,8 +3,9 @@
 /*
  * hetrace info TRACE...: per trace and stream (core): clock, event
  * count, time span, packets, discarded events, lost packets, event
- * counts by type, bytes. Scans each stream on its own (no time-ordered
- * merge, no field values): ht_ctf_stream_scan().
+ * counts by type, bytes, the buffer-size estimate. Scans each stream
+ * on its own (no time-ordered merge, no field values):
+ * ht_ctf_stream_scan().
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -24,6 +25,8 @@ struct stream_stats {
 	const struct ht_ctf_stream *stream;
 	uint64_t events, packets, discarded, lost;
 	uint64_t lost_before; /* of .lost: before the first packet */
+	uint64_t content_bits;	  /* sum of the packets' content_size */
+	uint64_t max_packet_bits; /* the largest packet_size */
 	bool has_time;
 	int64_t first_ns, last_ns;
 	uint64_t first_cycles, last_cycles;
@@ -40,8 +43,10 @@ static void usage(FILE *out)
 		"usage: %s [OPTIONS] TRACE...\n\n"
 		"Decodes every event of the CTF traces found under TRACE...\n"
 		"and prints, per trace and stream: clock, event count, time\n"
-		"span, packets, discarded events, lost packets, bytes and the\n"
-		"most frequent event types.\n\n"
+		"span, packets, discarded events, lost packets, bytes, the\n"
+		"most frequent event types, and the buffer a flight recorder\n"
+		"needs: events/s, bytes/event and the seconds of history per\n"
+		"KiB of buffer and per packet.\n\n"
 		"options:\n"
 		"  -n, --top N        show the N most frequent event types "
 		"(default 10)\n"
@@ -57,12 +62,15 @@ static int on_packet(void *arg, const struct ht_ctf_stream *s,
 	struct stream_stats *st = arg;
 
 	(void)s;
-	(void)pkt;
 	if (!st->packets) {
 		/* a first packet numbered N: packets 0 to N - 1 lost */
 		st->lost_before = lost;
 	}
 	st->packets++;
+	st->content_bits += pkt->content_bits;
+	if (pkt->size_bits > st->max_packet_bits) {
+		st->max_packet_bits = pkt->size_bits;
+	}
 	st->discarded += discarded;
 	st->lost += lost;
 	return 0;
@@ -158,6 +166,34 @@ static void print_uuid(const uint8_t *u)
 	}
 }
 
+/*
+ * The flight-recorder estimate (docs/views.md): events/s over the span
+ * (intervals between the first and last event), bytes per event with
+ * the packet headers and contexts (content bytes / events: what a ring
+ * holds per event), so the seconds of history one KiB of buffer and
+ * one packet of the stream's size hold at that rate.
+ */
+static void print_estimate(const struct stream_stats *st)
+{
+	double span_s, rate, per_event, bytes_s;
+
+	if (!st->has_time || st->events < 2 || st->last_ns <= st->first_ns) {
+		printf("    history: no estimate (fewer than 2 timed events)\n");
+		return;
+	}
+	span_s = (double)(st->last_ns - st->first_ns) / 1e9;
+	rate = (double)(st->events - 1) / span_s;
+	per_event = (double)st->content_bits / 8.0 / (double)st->events;
+	bytes_s = rate * per_event;
+	printf("    rate: %.4g events/s, %.4g bytes/event (packet headers "
+	       "included)\n",
+	       rate, per_event);
+	printf("    history: %.4g s per KiB of buffer, %.4g s per packet of "
+	       "%" PRIu64 " bytes\n",
+	       1024.0 / bytes_s, (double)(st->max_packet_bits / 8) / bytes_s,
+	       st->max_packet_bits / 8);
+}
+
 static void print_stream(const struct ht_ctf_stream *s, struct stream_stats *st,
 			 unsigned top)
 {
@@ -188,6 +224,7 @@ static void print_stream(const struct ht_ctf_stream *s, struct stream_stats *st,
 		print_ns(st->last_ns - st->first_ns);
 		printf("\n");
 	}
+	print_estimate(st);
 	printf("    discarded events: %" PRIu64 "\n", st->discarded);
 	printf("    lost packets: %" PRIu64, st->lost);
 	if (st->lost_before) {
