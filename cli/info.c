@@ -24,7 +24,7 @@ struct class_count {
 struct stream_stats {
 	const struct ht_ctf_stream *stream;
 	uint64_t events, packets, discarded, lost;
-	uint64_t lost_before; /* of .lost: before the first packet */
+	uint64_t lost_before;	  /* of .lost: before the first packet */
 	uint64_t content_bits;	  /* sum of the packets' content_size */
 	uint64_t max_packet_bits; /* the largest packet_size */
 	bool has_time;
@@ -178,7 +178,8 @@ static void print_estimate(const struct stream_stats *st)
 	double span_s, rate, per_event, bytes_s;
 
 	if (!st->has_time || st->events < 2 || st->last_ns <= st->first_ns) {
-		printf("    history: no estimate (fewer than 2 timed events)\n");
+		printf(
+		    "    history: no estimate (fewer than 2 timed events)\n");
 		return;
 	}
 	span_s = (double)(st->last_ns - st->first_ns) / 1e9;

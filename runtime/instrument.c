@@ -134,8 +134,8 @@ int ht_instr_init(struct ht_instr *in, const struct ht_instr_config *cfg)
 
 HT_NO_INSTRUMENT static void update_watch(struct ht_instr *in)
 {
-	in->watch = in->trigger != 0u || in->stopper != 0u ||
-		    in->nr_switch_fns != 0u;
+	in->watch =
+	    in->trigger != 0u || in->stopper != 0u || in->nr_switch_fns != 0u;
 	in->on = in->trigger == 0u && !in->window_done;
 }
 
@@ -166,8 +166,8 @@ HT_NO_INSTRUMENT static void discard_switch(void *ctx, uint32_t prev,
 	((struct ht_instr *)ctx)->stats.discarded++;
 }
 
-HT_NO_INSTRUMENT static void discard_name(void *ctx, uint32_t tid,
-					  int32_t prio, const char *name)
+HT_NO_INSTRUMENT static void discard_name(void *ctx, uint32_t tid, int32_t prio,
+					  const char *name)
 {
 	(void)tid;
 	(void)prio;
@@ -465,16 +465,14 @@ HT_NO_INSTRUMENT static void switch_to(struct ht_instr *in, uint32_t next)
 	load_task(in, t, next);
 	in->task = next;
 	if ((in->flags & HT_INSTR_TRACE) && in->ops->task_switch) {
-		in->rec->task_switch(in->rec_ctx, prev, next,
-				     t ? t->prio : 0);
+		in->rec->task_switch(in->rec_ctx, prev, next, t ? t->prio : 0);
 	}
 }
 
 /* A switch function runs: has the task changed? */
 HT_NO_INSTRUMENT static void look_for_switch(struct ht_instr *in)
 {
-	uint32_t now =
-	    in->current_task ? in->current_task(in->ctx) : in->task;
+	uint32_t now = in->current_task ? in->current_task(in->ctx) : in->task;
 
 	if (now != in->stack_task) {
 		in->switching = 0;

@@ -259,8 +259,8 @@ struct glue *glue_start(const struct glue_opts *opts)
 	for (k = 0; k < g->o.nr_tasks; k++) {
 		ht_instr_task_add(&g->in, &g->o.tasks[k]);
 	}
-	ht_instr_set_task(&g->in, g->o.tid ? g->o.tid
-					   : (uint32_t)syscall(SYS_gettid));
+	ht_instr_set_task(&g->in,
+			  g->o.tid ? g->o.tid : (uint32_t)syscall(SYS_gettid));
 	ht_instr_start(&g->in);
 	return g;
 

@@ -171,10 +171,14 @@ static enum ev_role role_of_name(const char *full)
 		const char *name;
 		enum ev_role role;
 	} names[] = {
-	    {"task_switch", EV_TASK_SWITCH}, {"isr_enter", EV_ISR_ENTER},
-	    {"isr_exit", EV_ISR_EXIT},	     {"func_entry", EV_FUNC_ENTRY},
-	    {"func_exit", EV_FUNC_EXIT},     {"msg_send", EV_MSG_SEND},
-	    {"msg_recv", EV_MSG_RECV},	     {"func_task_switch", EV_TASK_SWITCH},
+	    {"task_switch", EV_TASK_SWITCH},
+	    {"isr_enter", EV_ISR_ENTER},
+	    {"isr_exit", EV_ISR_EXIT},
+	    {"func_entry", EV_FUNC_ENTRY},
+	    {"func_exit", EV_FUNC_EXIT},
+	    {"msg_send", EV_MSG_SEND},
+	    {"msg_recv", EV_MSG_RECV},
+	    {"func_task_switch", EV_TASK_SWITCH},
 	    {"func_task_name", EV_TASK_NAME},
 	};
 	const char *n = ht_ctf_event_short_name(full);
@@ -665,11 +669,13 @@ static int on_task_name(struct ht_states *st, struct core *c,
 
 	if (!member_uint(st, msg, "tid", &tid) || !name) {
 		return ht__states_anomaly(
-		    st, c, t, msg, "func_task_name without integer tid and name");
+		    st, c, t, msg,
+		    "func_task_name without integer tid and name");
 	}
 	if ((c->names_used + 1) * 2 > c->names_cap) {
 		size_t ncap = c->names_cap ? c->names_cap * 2 : 16, old;
-		struct task_name *ov = c->names, *nv = calloc(ncap, sizeof(*nv));
+		struct task_name *ov = c->names,
+				 *nv = calloc(ncap, sizeof(*nv));
 
 		if (!nv) {
 			return HT_ENOMEM;

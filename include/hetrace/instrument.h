@@ -206,8 +206,8 @@ struct ht_instr {
 	uint32_t nr_switch_fns;
 	int switching; /* a switch function was entered: look for a switch */
 	uint32_t (*current_task)(void *ctx);
-	uint32_t stack_task;	    /* the task whose shadow stack is loaded */
-	struct ht_instr_task *cur;  /* its entry, NULL: the core's stack */
+	uint32_t stack_task;	     /* the task whose shadow stack is loaded */
+	struct ht_instr_task *cur;   /* its entry, NULL: the core's stack */
 	struct ht_instr_task *tasks; /* the registered tasks */
 	struct ht_instr_frame *core_stack; /* config.stack */
 	uint32_t core_stack_depth;

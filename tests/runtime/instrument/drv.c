@@ -84,8 +84,7 @@ static struct co *co_cur = &co_main;
 static unsigned co_rounds;
 
 /* The port's current task (not instrumented: called from the hooks). */
-__attribute__((no_instrument_function)) static uint32_t
-co_current(void *ctx)
+__attribute__((no_instrument_function)) static uint32_t co_current(void *ctx)
 {
 	(void)ctx;
 	return co_cur->tid;
@@ -100,7 +99,8 @@ NOINLINE void sched_switch(struct co *from, struct co *to)
 /* The next task not done after the running one, else main. */
 NOINLINE void yield_next(void)
 {
-	unsigned k, i = co_cur == &co_main ? NR_CO - 1 : (unsigned)(co_cur - cos);
+	unsigned k,
+	    i = co_cur == &co_main ? NR_CO - 1 : (unsigned)(co_cur - cos);
 
 	for (k = 1; k <= NR_CO; k++) {
 		struct co *c = &cos[(i + k) % NR_CO];
