@@ -106,5 +106,4 @@ run tasks-shared
 st=$(grep func_profile_stats "$w/tasks-shared.txt" | sed 's/.*unbalanced = \([0-9]*\),.*/\1/')
 [ "$st" -gt 9 ] || bad "tasks-shared: unbalanced $st, the switches closed no call"
 
-[ -n "${KEEP_W:-}" ] && cp -r "$w" "$KEEP_W"
 exit $fail
