@@ -451,7 +451,8 @@ static void service(void)
 		irq_mask(0);
 	}
 	if (nt.lfd >= 0 && nt.cfd < 0) {
-		int fd = accept4(nt.lfd, NULL, NULL, SOCK_CLOEXEC);
+		/* Not close-on-exec: the line survives a reboot. */
+		int fd = accept4(nt.lfd, NULL, NULL, 0);
 
 		if (fd >= 0) {
 			line_arm(fd);
