@@ -172,8 +172,7 @@ static void ring_setup(enum ht_ring_mode mode, uint32_t slots)
 	ring = ht_ring_init(ring_mem,
 			    (uint32_t)((sizeof(struct ht_ring) + 63u) & ~63u) +
 				slots * SLOT,
-			    SLOT, mode, 3,
-			    "c3", NULL, 0);
+			    SLOT, mode, 3, "c3", NULL, 0);
 	REQUIRE(ring && ring->nr_slots == slots);
 }
 
@@ -296,8 +295,8 @@ static uint8_t status_of(const struct frame *f)
 
 static const char metadata[] = "/* CTF 1.8 */ trace { major = 1; };";
 static uint8_t big_metadata[1200];
-static const uint8_t build_id[20] = {0xde, 0xad, 0xbe, 0xef, 1,	 2,  3,
-				     4,	   5,	 6,    7,    8,	 9,  10,
+static const uint8_t build_id[20] = {0xde, 0xad, 0xbe, 0xef, 1,	 2, 3,
+				     4,	   5,	 6,    7,    8,	 9, 10,
 				     11,   12,	 13,   14,   15, 16};
 static struct ht_serial_retained retained;
 
@@ -384,8 +383,7 @@ static void test_commands(void)
 	REQUIRE(f && f->size == 4u + 13u);
 	CHECK(status_of(f) == HT_SPS_OK && !memcmp(f->p + 4, a, 13));
 	memset(a, 0x55, 65);
-	CHECK(status_of(command(&t, HT_SPC_PING, 5, a, 65)) ==
-	      HT_SPS_BAD_ARGS);
+	CHECK(status_of(command(&t, HT_SPC_PING, 5, a, 65)) == HT_SPS_BAD_ARGS);
 
 	/* TRIGGER, STOPPER, COUPLE, ENABLE, DISABLE: instr and retained. */
 	memset(a, 0, 24);
@@ -461,7 +459,8 @@ static void test_commands(void)
 	REQUIRE(f && status_of(f) == HT_SPS_OK);
 	CHECK(f->size == 4u + HT_SP_PROFILE_HDR + 16u * HT_SP_FUNC_SIZE);
 	CHECK(ht_sp_get32(f->p + 4 + 4) == 16);
-	CHECK(ht_sp_get32(f->p + 4 + 8) == 4 && ht_sp_get32(f->p + 4 + 20) == 6);
+	CHECK(ht_sp_get32(f->p + 4 + 8) == 4 &&
+	      ht_sp_get32(f->p + 4 + 20) == 6);
 	CHECK(ht_sp_get32(f->p + 4 + 28) == 32);
 	off = ht_sp_get32(f->p + 4);
 	CHECK_MSG(off == 21, "next %u", off); /* after the 16th function */
@@ -469,8 +468,8 @@ static void test_commands(void)
 		const uint8_t *e = f->p + 4 + HT_SP_PROFILE_HDR + 15u * 40u;
 
 		CHECK(ht_sp_get64(e) == 0x10f && ht_sp_get32(e + 8) == 16);
-		CHECK(ht_sp_get64(e + 16) == 1015 && ht_sp_get64(e + 24) == 515 &&
-		      ht_sp_get64(e + 32) == 105);
+		CHECK(ht_sp_get64(e + 16) == 1015 &&
+		      ht_sp_get64(e + 24) == 515 && ht_sp_get64(e + 32) == 105);
 	}
 	ht_sp_put32(a, off);
 	f = command(&t, HT_SPC_PROFILE, 15, a, 4);
@@ -518,7 +517,8 @@ static void test_commands(void)
 	CHECK(status_of(command(&t, 0x42, 21, NULL, 0)) == HT_SPS_UNKNOWN);
 	CHECK(status_of(command(&t, HT_SPC_CLEAR, 22, NULL, 0)) == HT_SPS_OK);
 	CHECK(instr.trigger == 0 && instr.stopper == 0x5000 && !instr.disabled);
-	CHECK(!(retained.flags & HT_SERIAL_RET_SET) && retained.boot_count == 1);
+	CHECK(!(retained.flags & HT_SERIAL_RET_SET) &&
+	      retained.boot_count == 1);
 	/* DUMP_TRACE needs an overwrite ring. */
 	CHECK(status_of(command(&t, HT_SPC_DUMP_TRACE, 23, NULL, 0)) ==
 	      HT_SPS_UNSUPPORTED);
@@ -588,14 +588,15 @@ static void test_retained(void)
 	drain(&t);
 	CHECK(instr.trigger == 0 && instr.stopper == 0x5000 && !instr.disabled);
 	check_hello(frames[0].p, 1, HT_SP_HAS_INSTR | HT_SP_HAS_PROFILE);
-	CHECK(retained.boot_count == 1 && retained.flags == HT_SERIAL_RET_ENABLED);
+	CHECK(retained.boot_count == 1 &&
+	      retained.flags == HT_SERIAL_RET_ENABLED);
 
 	/* A wrong magic with a matching CRC: rejected too. */
 	ht_sp_put64(a, 0x4444);
 	CHECK(status_of(command(&t, HT_SPC_TRIGGER, 3, a, 24)) == HT_SPS_OK);
 	retained.magic ^= 0x100u;
-	retained.crc = ht_crc32(0, &retained,
-				offsetof(struct ht_serial_retained, crc));
+	retained.crc =
+	    ht_crc32(0, &retained, offsetof(struct ht_serial_retained, crc));
 	instr_setup();
 	ht_serial_target_init(&t, &c);
 	CHECK(instr.trigger == 0 && retained.boot_count == 1);
@@ -637,9 +638,8 @@ static void test_sync(void)
 		CHECK(ht_sp_get32(frames[nr_frames - 1].p) == 2u * i);
 		CHECK_MSG(ht_sp_get64(frames[nr_frames - 1].p + 8) == t_rx,
 			  "t %llu, want %llu",
-			  (unsigned long long)ht_sp_get64(frames[nr_frames - 1]
-							      .p +
-							  8),
+			  (unsigned long long)ht_sp_get64(
+			      frames[nr_frames - 1].p + 8),
 			  (unsigned long long)t_rx);
 	}
 	/* Two requests before a poll: the newer one is answered. */
@@ -828,8 +828,8 @@ static void test_dump(void)
 	drain(&t);
 	CHECK(resumes == 1 && bad_frames == 0);
 	REQUIRE(nr_frames == first + 5u);
-	CHECK(frames[first].type == HT_SP_PACKET && frames[first].p[0] == 0x44 &&
-	      frames[first].size == 96);
+	CHECK(frames[first].type == HT_SP_PACKET &&
+	      frames[first].p[0] == 0x44 && frames[first].size == 96);
 	CHECK(frames[first + 1].type == HT_SP_REPLY &&
 	      frames[first + 1].p[0] == HT_SPC_STATUS &&
 	      status_of(&frames[first + 1]) == HT_SPS_BUSY);
