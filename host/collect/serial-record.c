@@ -483,16 +483,19 @@ static int run(struct rec *r, double t0)
 static void flush_target(struct rec *r)
 {
 	struct ht_serial_reply rep;
-	uint64_t before, end = ht_serial_now_ns() + 2000000000u;
+	uint64_t before, end;
 	char e[256];
 
 	if (ht_serial_command(r->s, HT_SPC_FLUSH, NULL, 0, &rep, 1000, e,
 			      sizeof(e))) {
 		return;
 	}
+	/* The closed packet follows the reply; a target that streams on
+	 * is cut after a short while. */
+	end = ht_serial_now_ns() + 300000000u;
 	do {
 		before = ht_serial_stats(r->s)->bytes;
-		if (ht_serial_pump(r->s, 100, e, sizeof(e))) {
+		if (ht_serial_pump(r->s, 50, e, sizeof(e))) {
 			return;
 		}
 	} while (ht_serial_stats(r->s)->bytes != before &&
