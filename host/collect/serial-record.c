@@ -288,9 +288,9 @@ static void on_hello(void *arg, const struct ht_serial_hello *h)
 		r->sync_on = false;
 		warn(r,
 		     "%s: the target booted again (boot %" PRIu32
-		     "): its packets go on in stream-boot%zu; its clock "
-		     "restarted, so sync rounds stop here (the fit uses the "
-		     "first boot's)",
+		     "): its packets go on in stream-boot%zu; a reset "
+		     "may restart its clock, so sync rounds stop here (the "
+		     "fit uses the first boot's)",
 		     ht_serial_name(r->s), h->boot_count, r->nr_streams);
 	} else {
 		warn(r,
