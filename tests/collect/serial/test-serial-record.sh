@@ -86,6 +86,26 @@ grep -q 'core_master = "pc"' "$cap/mcu/metadata" || bad "--socket: core_master"
 kill "$tpid"
 wait "$tpid" 2>/dev/null
 
+# Over TCP (the line proxy forwards to the target's socket), the
+# metadata from a file.
+rm -f "$sock"
+start_target --unix "$sock" --exit-after 30
+python3 line-proxy.py tcp "$sock" >"$w/proxy.out" &
+ppid=$!
+for _ in $(seq 100); do
+	[ -s "$w/proxy.out" ] && break
+	sleep 0.05
+done
+cap=$w/cap4
+expect_exit "tcp" 0 bounded 30 200 "$HETRACE" record \
+	--socket "127.0.0.1:$(head -1 "$w/proxy.out")" -o "$cap" --seconds 1 \
+	--metadata "$w/nt/metadata"
+[ "$(json target)" = "tcp:127.0.0.1:$(head -1 "$w/proxy.out")" ] || bad "tcp: target $(json target)"
+bt2_reads tcp "$cap/native"
+[ "$(json packets)" -gt 50 ] || bad "tcp: $(json packets) packets"
+kill "$tpid" "$ppid" 2>/dev/null
+wait "$tpid" 2>/dev/null
+
 # Over a pseudo-terminal (the target prints its slave's path).
 start_target --pty --exit-after 30
 pty=$(head -1 "$w/nt.out")
