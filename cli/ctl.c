@@ -940,6 +940,7 @@ int cmd_ctl(int argc, char **argv)
 		return status;
 	}
 	t.timeout_ms = (int)a.timeout_ms;
+	t.what = c->name;
 	t.strict_build_id = a.strict_build_id;
 	status = ht_cli_target_elf(&t, a.elf);
 	if (!status) {

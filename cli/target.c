@@ -126,6 +126,7 @@ int ht_cli_target_open(struct ht_cli_target *t, const char *target)
 	    .arg = t,
 	};
 	char err[1024];
+	int ret;
 
 	t->name = target;
 	if (!t->timeout_ms) {
@@ -136,8 +137,15 @@ int ht_cli_target_open(struct ht_cli_target *t, const char *target)
 		return HT_EXIT_FAIL;
 	}
 	ht_serial_set_sink(t->line, &sink);
-	if (ht_serial_hello(t->line, &t->hello, t->timeout_ms, err,
-			    sizeof(err))) {
+	ret = ht_serial_hello(t->line, &t->hello, t->timeout_ms, err,
+			      sizeof(err));
+	if (ret == HT_ETIMEDOUT && t->what) {
+		/* HELLO goes first: say which command it was for */
+		fprintf(stderr, "%s: %s (sent first, for '%s')\n", ht_cli_prog,
+			err, t->what);
+		return HT_EXIT_FAIL;
+	}
+	if (ret) {
 		fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
 		return HT_EXIT_FAIL;
 	}

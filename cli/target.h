@@ -27,6 +27,7 @@
 
 struct ht_cli_target {
 	const char *name; /* the TARGET string */
+	const char *what; /* the command run, for messages (NULL: none) */
 	struct ht_serial *line;
 	struct ht_serial_hello hello; /* the answer to our HELLO */
 	struct ht_func_symbols *sy;   /* --elf, NULL: none */
