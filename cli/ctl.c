@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "cli.h"
 #include "common/error.h"
@@ -55,7 +56,10 @@ static void usage(FILE *out)
 	    "profile` shows it\n"
 	    "  dump-trace -o CAPTURE  the flight recorder's packets into "
 	    "CAPTURE/<core>/\n"
-	    "  reboot                 reset the target, wait for its HELLO\n\n"
+	    "  reboot                 reset the target, wait for its HELLO "
+	    "(up to 5 x\n"
+	    "                         --timeout; the line is opened again "
+	    "if it closed)\n\n"
 	    "options:\n"
 	    "  -e, --elf FW           the firmware's ELF: names, build id "
 	    "check\n"
@@ -668,6 +672,15 @@ static int run_dump_trace(struct ht_cli_target *t, const struct ctl_args *a,
 	(void)c;
 	(void)args;
 	(void)nr;
+	if (!(t->hello.flags & HT_SP_OVERWRITE)) {
+		fprintf(stderr,
+			"%s: %s: 'dump-trace': the target's buffer is not a "
+			"flight recorder (no overwrite mode in its HELLO): its "
+			"packets stream as they fill, `hetrace trace` or "
+			"`hetrace record --serial` collects them\n",
+			ht_cli_prog, t->name);
+		return HT_EXIT_FAIL;
+	}
 	/* The ring's size bounds the time the dump takes on the line. */
 	status = ht_cli_target_status(t, &st);
 	if (status) {
@@ -768,12 +781,59 @@ free_all:
 	return status;
 }
 
+/*
+ * After REBOOT: the target's HELLO says it is back. A line that closes
+ * meanwhile (a USB-serial device that goes away with the reset, a
+ * socket the old image held) is opened again and asked for HELLO.
+ * Waits up to 5 x --timeout. Returns the exit status.
+ */
+static int wait_reboot(struct ht_cli_target *t)
+{
+	const struct ht_serial_sink sink = {0};
+	uint64_t end = ht_serial_now_ns() + 5u * (uint64_t)t->timeout_ms *
+						1000000u;
+	struct ht_serial *line;
+	char err[1024];
+
+	while (!t->reboots) {
+		uint64_t now = ht_serial_now_ns();
+		int left_ms = now < end ? (int)((end - now) / 1000000u) + 1 : 0;
+
+		if (!left_ms) {
+			fprintf(stderr,
+				"%s: %s: no HELLO after 'reboot' in %.1f s\n",
+				ht_cli_prog, t->name,
+				5.0 * (double)t->timeout_ms / 1000.0);
+			return HT_EXIT_FAIL;
+		}
+		if (t->line) {
+			if (ht_serial_pump(t->line, left_ms, err,
+					   sizeof(err))) {
+				ht_serial_close(t->line);
+				t->line = NULL;
+			}
+			continue;
+		}
+		if (ht_serial_open(t->name, &line, err, sizeof(err))) {
+			struct timespec nap = {0, 50000000};
+
+			nanosleep(&nap, NULL);
+			continue;
+		}
+		ht_serial_set_sink(line, &sink);
+		t->line = line;
+		if (!ht_serial_hello(line, &t->last_hello, left_ms, err,
+				     sizeof(err))) {
+			t->reboots++;
+		}
+	}
+	return HT_EXIT_OK;
+}
+
 static int run_reboot(struct ht_cli_target *t, const struct ctl_args *a,
 		      const struct ctl_cmd *c, char **args, size_t nr)
 {
 	struct ht_serial_reply r;
-	uint64_t end;
-	char err[1024];
 	int status;
 
 	(void)a;
@@ -782,26 +842,11 @@ static int run_reboot(struct ht_cli_target *t, const struct ctl_args *a,
 	(void)nr;
 	t->reboots = 0;
 	status = ht_cli_target_cmd(t, HT_SPC_REBOOT, NULL, 0, &r, 0);
+	if (!status) {
+		status = wait_reboot(t);
+	}
 	if (status) {
 		return status;
-	}
-	/* The target resets after the reply: its HELLO says it is back. */
-	end = ht_serial_now_ns() + (uint64_t)t->timeout_ms * 1000000u;
-	while (!t->reboots) {
-		uint64_t now = ht_serial_now_ns();
-
-		if (now >= end) {
-			fprintf(stderr,
-				"%s: %s: no HELLO after 'reboot' in %.1f s\n",
-				ht_cli_prog, t->name,
-				(double)t->timeout_ms / 1000.0);
-			return HT_EXIT_FAIL;
-		}
-		if (ht_serial_pump(t->line, (int)((end - now) / 1000000u) + 1,
-				   err, sizeof(err))) {
-			fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
-			return HT_EXIT_FAIL;
-		}
 	}
 	printf("%s: rebooted, boot count %" PRIu32 "%s\n",
 	       t->last_hello.name, t->last_hello.boot_count,
