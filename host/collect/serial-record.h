@@ -19,6 +19,7 @@
  * far as the frame's CRC goes: it does not decode CTF.
  */
 #include <stdint.h>
+#include <stdio.h>
 
 #include "serial-line.h"
 
@@ -40,6 +41,15 @@ struct ht_serial_record_opts {
 	void *warn_arg;
 };
 
+/* What the collector wrote into one stream file. */
+struct ht_serial_record_ring {
+	char name[96]; /* <core>/<stream> */
+	uint64_t packets, bytes, events_discarded, damaged;
+	int failed;
+	char error[256];
+};
+#define HT_SERIAL_RECORD_MAX_RINGS 9
+
 struct ht_serial_record_result {
 	uint64_t packets, bytes, sync_rounds, sync_timeouts;
 	struct ht_serial_stats line;
@@ -51,6 +61,8 @@ struct ht_serial_record_result {
 	uint64_t min_rtt_ns;  /* shortest sync round, 0: none */
 	char core[64];	      /* the core's directory name */
 	char master[64];      /* the master's */
+	struct ht_serial_record_ring rings[HT_SERIAL_RECORD_MAX_RINGS];
+	uint32_t nr_rings;
 };
 
 /*
@@ -63,5 +75,9 @@ struct ht_serial_record_result {
  */
 int ht_serial_record(struct ht_serial *s, const struct ht_serial_record_opts *o,
 		     struct ht_serial_record_result *r, char *err, size_t len);
+
+/* The summary `hetrace record --serial` prints. */
+void ht_serial_record_print_summary(const struct ht_serial_record_result *res,
+				    const char *capture, FILE *out);
 
 #endif
