@@ -14,9 +14,10 @@
  *
  * It knows the frames and the commands, not CTF: a PACKET frame's
  * payload is handed over as bytes (serial-record.h writes them into a
- * capture). Memory is bounded whatever the line sends: one read buffer
- * and one frame buffer of HT_SP_PAYLOAD_MAX + header; garbage is
- * dropped and counted, and every wait ends on its timeout.
+ * capture). Memory is bounded whatever the line sends: a read buffer,
+ * a frame buffer and a copy of the awaited reply, each about
+ * HT_SP_PAYLOAD_MAX; garbage is dropped and counted, and every wait
+ * ends on its timeout.
  *
  * Errors: a timeout is HT_ETIMEDOUT with "TARGET: no reply to 'status'
  * in 1.0 s"; a line that went away (read 0, EIO, ENXIO, a hangup) is
