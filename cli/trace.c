@@ -391,8 +391,7 @@ static void print_summary(const struct ht_cli_target *t,
 		       sum->first_seq);
 	}
 	if (sum->opener) {
-		printf("window: opened %" PRIu64 " times by %s\n",
-		       sum->windows,
+		printf("window: opened %" PRIu64 " times by %s\n", sum->windows,
 		       ht_target_names_format(t->sy, sum->opener, name,
 					      sizeof(name)));
 	}
