@@ -223,8 +223,8 @@ int main(int argc, char **argv)
 	}
 	t0 = now();
 	for (i = 0, k = 0; i < n; i++, k = (k + 1) % nr) {
-		wire_bytes += send_frame(HT_SP_PACKET, pk + k * size,
-					 (uint32_t)size);
+		wire_bytes +=
+		    send_frame(HT_SP_PACKET, pk + k * size, (uint32_t)size);
 		bytes += size;
 		take(0);
 	}

@@ -55,7 +55,7 @@ struct ht_serial_sink {
 };
 
 struct ht_serial_reply {
-	uint8_t status;	    /* enum ht_sp_status */
+	uint8_t status;	     /* enum ht_sp_status */
 	const uint8_t *data; /* valid until the next call on the line */
 	uint32_t size;
 };
@@ -67,9 +67,9 @@ struct ht_serial_stats {
 	uint32_t crc_errs, cobs_errs, runts, too_long;
 	uint64_t dropped_bytes; /* wire bytes of the dropped frames */
 	/* Host additions (after the contract's fields). */
-	uint64_t packets;	   /* PACKET frames handed to the sink */
-	uint32_t unexpected;	   /* good frames of no use (a late reply) */
-	uint32_t hellos;	   /* HELLO frames seen */
+	uint64_t packets;    /* PACKET frames handed to the sink */
+	uint32_t unexpected; /* good frames of no use (a late reply) */
+	uint32_t hellos;     /* HELLO frames seen */
 };
 
 /*
@@ -131,8 +131,8 @@ int ht_serial_sync(struct ht_serial *s, uint64_t *t_send, uint64_t *t_recv,
  * first). @text is malloc'ed and NUL-terminated. HT_EFORMAT on a CRC or
  * size mismatch.
  */
-int ht_serial_metadata(struct ht_serial *s, char **text, size_t *len,
-		       char *err, size_t elen);
+int ht_serial_metadata(struct ht_serial *s, char **text, size_t *len, char *err,
+		       size_t elen);
 
 const struct ht_serial_stats *ht_serial_stats(const struct ht_serial *s);
 

@@ -75,6 +75,24 @@ check_capture unix
 kill "$tpid"
 wait "$tpid" 2>/dev/null
 
+# Ctrl-C: the target's open packet is asked for (FLUSH), the capture
+# is complete, exit 0.
+rm -f "$sock"
+start_target --unix "$sock" --exit-after 30
+cap=$w/cap-int
+"$HETRACE" record --serial "unix:$sock" -o "$cap" >"$w/out" 2>"$w/err" &
+rpid=$!
+sleep 1
+kill -INT "$rpid"
+wait "$rpid"
+rc=$?
+[ "$rc" = 0 ] || bad "SIGINT: exit $rc: $(cat "$w/err")"
+expect_err "SIGINT" "stopped by signal 2"
+[ "$(json complete)" = true ] || bad "SIGINT: not complete"
+bt2_reads SIGINT "$cap/native"
+kill "$tpid"
+wait "$tpid" 2>/dev/null
+
 # --socket PATH, --core and --master names.
 rm -f "$sock"
 start_target --unix "$sock" --exit-after 30
