@@ -213,10 +213,11 @@ static int set_window(struct ht_cli_target *t, const struct trace_args *a,
 
 	if (!(t->hello.flags & HT_SP_HAS_INSTR)) {
 		if (a->trigger || a->stopper || a->couple) {
-			fprintf(stderr,
-				"%s: %s: the firmware has no function tracing "
-				"(HELLO): no --trigger, --stopper or --couple\n",
-				ht_cli_prog, t->name);
+			fprintf(
+			    stderr,
+			    "%s: %s: the firmware has no function tracing "
+			    "(HELLO): no --trigger, --stopper or --couple\n",
+			    ht_cli_prog, t->name);
 			return HT_EXIT_FAIL;
 		}
 		/* its events are recorded as they come */
