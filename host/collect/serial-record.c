@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "capture-writer.h"
+#include "common/buf.h"
 #include "common/file.h"
 #include "common/json-writer.h"
 #include "common/path.h"
@@ -55,6 +56,15 @@ struct rec {
 	char *metadata;
 	size_t metadata_len;
 	struct ht_capture_writer *cw;
+
+	/*
+	 * PACKET frames that arrive while HELLO and the metadata are
+	 * asked for (a target streams all the time): kept, each as a
+	 * 32-bit length and its bytes, and written first once the stream
+	 * exists. Bounded: beyond EARLY_MAX bytes they are counted lost.
+	 */
+	struct ht_buf early;
+	uint64_t early_lost;
 
 	struct stream streams[MAX_STREAMS];
 	size_t nr_streams;
@@ -240,6 +250,46 @@ static void on_packet(void *arg, const uint8_t *p, uint32_t n)
 	if (st->ring->head - st->ring->tail >= st->ring->nr_slots / 2) {
 		drain(r);
 	}
+}
+
+#define EARLY_MAX (16u << 20)
+
+static void on_packet_early(void *arg, const uint8_t *p, uint32_t n)
+{
+	struct rec *r = arg;
+	uint8_t len[4];
+
+	if (r->early.len + n + sizeof(len) > EARLY_MAX) {
+		r->early_lost++;
+		return;
+	}
+	ht_sp_put32(len, n);
+	ht_buf_add(&r->early, len, sizeof(len));
+	ht_buf_add(&r->early, p, n);
+}
+
+/* A boot HELLO before ours: the packets kept were of the boot before. */
+static void on_hello_early(void *arg, const struct ht_serial_hello *h)
+{
+	struct rec *r = arg;
+
+	(void)h;
+	ht_buf_clear(&r->early);
+}
+
+/* The packets kept while HELLO and the metadata were asked for. */
+static void replay_early(struct rec *r)
+{
+	const uint8_t *p = (const uint8_t *)r->early.data;
+	size_t off = 0;
+	uint32_t n;
+
+	while (off + 4u <= r->early.len) {
+		n = ht_sp_get32(p + off);
+		on_packet(r, p + off + 4u, n);
+		off += 4u + n;
+	}
+	ht_buf_fini(&r->early);
 }
 
 static void on_log(void *arg, const char *text, uint32_t n)
@@ -681,6 +731,8 @@ int ht_serial_record(struct ht_serial *s, const struct ht_serial_record_opts *o,
 {
 	struct ht_capture_writer_opts co = {.no_fsync = o->no_fsync};
 	struct ht_serial_sink sink = {on_packet, on_log, on_hello, NULL};
+	struct ht_serial_sink early = {on_packet_early, on_log, on_hello_early,
+				       NULL};
 	struct rec r = {.s = s, .o = o, .r = res, .err = err, .err_len = len};
 	char ferr[512];
 	double t0 = now_s();
@@ -691,9 +743,11 @@ int ht_serial_record(struct ht_serial *s, const struct ht_serial_record_opts *o,
 	snprintf(res->master, sizeof(res->master), "%s",
 		 o->master ? o->master : "host");
 	sink.arg = &r;
+	early.arg = &r;
 	co.warn = cw_warn;
 	co.warn_arg = &r;
 
+	ht_serial_set_sink(s, &early);
 	ret = ht_serial_hello(s, &r.hello,
 			      o->hello_timeout_ms ? o->hello_timeout_ms : 2000,
 			      err, len);
@@ -729,6 +783,13 @@ int ht_serial_record(struct ht_serial *s, const struct ht_serial_record_opts *o,
 	}
 	r.sync_on = true;
 	ht_serial_set_sink(s, &sink);
+	replay_early(&r);
+	if (r.early_lost) {
+		warn(&r,
+		     "%s: %" PRIu64 " packets sent while the recording "
+		     "started did not fit the %u MiB kept for them",
+		     ht_serial_name(s), r.early_lost, EARLY_MAX >> 20);
+	}
 	t0 = now_s();
 	ret = run(&r, t0);
 	if (ret == HT_EIO) {
@@ -767,6 +828,8 @@ destroy:
 	}
 	free(r.tr_mem);
 out:
+	ht_serial_set_sink(s, NULL);
+	ht_buf_fini(&r.early);
 	free(r.metadata);
 	res->line = *ht_serial_stats(s);
 	if (ret == HT_EIO && !res->line_lost) {

@@ -197,6 +197,33 @@ PY
 [ "${windows:-0}" -gt 1 ] || bad "couple: $windows windows"
 grep -q "^window: opened [0-9]* times by work_fib" "$w/c3.out" || bad "couple summary: $(cat "$w/c3.out")"
 
+# A window that opens at the first call after the enable: its packets
+# come while the recorder still asks for HELLO and the metadata, and
+# are kept all the same (the on-target counts equal the capture's).
+ctl disable >/dev/null || bad "disable"
+expect_exit "list before (nth 1)" 0 ctl list --json
+cp "$w/out" "$w/l5.json"
+expect_exit "trace the first call" 0 bounded 60 300 "$HETRACE" trace "$T" --elf "$elf" --trigger work_step \
+	--nth 1 --stopper work_step --seconds 1 -q -o "$w/c6"
+expect_exit "list after (nth 1)" 0 ctl list --json
+cp "$w/out" "$w/l6.json"
+bounded 20 300 "$HETRACE" profile "$w/c6" --elf "$elf" -n 0 >"$w/p6" 2>/dev/null || bad "profile of the nth-1 capture"
+python3 - "$w/l5.json" "$w/l6.json" "$w/p6" <<'PY' || bad "the first window's calls are not all in the capture"
+import json, sys
+l1, l2 = (json.load(open(p)) for p in sys.argv[1:3])
+c1 = {f['name']: f['calls'] for f in l1['functions']}
+delta = {f['name']: f['calls'] - c1.get(f['name'], 0) for f in l2['functions']}
+delta = {k: v for k, v in delta.items() if v}
+traced = {}
+for line in open(sys.argv[3]):
+    p = line.split()
+    if len(p) >= 6 and p[0].isdigit():
+        traced[p[5]] = int(p[0])
+print('first window, on target:', delta, 'traced:', traced)
+assert delta.get('work_step') == 1, delta
+assert delta == traced
+PY
+
 # An unknown name: the nearest, exit 2
 expect_exit "unknown name" 2 ctl trigger work_srot
 expect_err "unknown name" "unknown function 'work_srot' in .*native-target; nearest: work_sort"
