@@ -70,8 +70,9 @@ struct ht_serial_target_ops {
 	 * Pauses (1) or resumes (0) writing records while DUMP_TRACE sends
 	 * an overwrite ring (the generated <prefix>enable_tracing()).
 	 * NULL: function tracing is disabled during the dump instead
-	 * (other tracepoints may then overwrite the oldest packets, which
-	 * are counted as overwritten, never sent half-new).
+	 * (other tracepoints may then overwrite the oldest packets: those
+	 * are counted as overwritten, and one caught while being sent
+	 * ends with a wrong CRC, so the host drops it).
 	 */
 	void (*pause)(void *arg, int paused);
 	void *arg;
@@ -200,11 +201,13 @@ struct ht_serial_target {
 	int dumping;
 	uint32_t dump_end, dump_sent, dump_lost;
 	uint16_t dump_tag;
+	int dump_spoiled; /* the packet being sent was overwritten */
 	int dump_paused; /* 1: ops->pause; 2: instr disabled by the dump */
 	uint8_t log[HT_SERIAL_LOG_SIZE];
 	volatile uint32_t log_head; /* bytes queued (log) */
 	volatile uint32_t log_tail; /* bytes sent (poll) */
 	uint32_t log_lost;	    /* bytes that did not fit */
+	uint32_t log_sent;	    /* bytes in the LOG frame being sent */
 	uint32_t packets_sent, frames_sent, sync_rounds;
 	uint32_t bad_sizes; /* packets with an invalid packet_size */
 };
