@@ -6,7 +6,8 @@
 # code) does not pass unseen. Python's zlib.crc32 is the IEEE CRC-32.
 #   serial-client.py TARGET CMD...     TARGET: unix:PATH or pty:PATH
 # CMDs, run in order: hello | status | ping | sync N | trigger ADDR |
-#   stopper ADDR | couple ADDR | clear | reboot | wait-hello | packets S
+#   stopper ADDR | couple ADDR | clear | enable | disable | flush |
+#   reboot | wait-hello | packets S | record DIR S | profile | cont MON
 # Prints one line per result ("status boot_count=1 trigger=0x..." etc.).
 import os
 import select
@@ -101,17 +102,20 @@ class Line:
                 self.buf += d
 
     def command(self, name, args=b"", timeout=3.0):
+        return self.command_raw(CMDS[name], args, timeout, name)
+
+    def command_raw(self, cmd, args=b"", timeout=3.0, name=None):
         tag = self.tag = (self.tag + 1) & 0xFFFF
         body = bytes([CMD, 0]) + struct.pack("<H", self.seq)
-        body += bytes([CMDS[name], 0]) + struct.pack("<H", tag) + args
+        body += bytes([cmd, 0]) + struct.pack("<H", tag) + args
         self.seq = (self.seq + 1) & 0xFFFF
         self.write(cobs(body + struct.pack("<I", zlib.crc32(body))))
         end = time.time() + timeout
         while time.time() < end:
             t, pl = self.read_frame(end - time.time())
-            if t == REPLY and pl[0] == CMDS[name] and struct.unpack("<H", pl[2:4])[0] == tag:
+            if t == REPLY and pl[0] == cmd and struct.unpack("<H", pl[2:4])[0] == tag:
                 return pl[1], pl[4:]
-        raise SystemExit("serial-client: no reply to '%s' in %.1f s" % (name, timeout))
+        raise SystemExit("serial-client: no reply to '%s' in %.1f s" % (name or hex(cmd), timeout))
 
     def sync(self):
         t0 = time.monotonic_ns()
@@ -176,7 +180,7 @@ def main():
                     print("boot hello boot_count=%d" % struct.unpack("<I", pl[24:28])[0])
                     break
             else:
-                raise SystemExit("serial-client: no HELLO after the reboot")
+                raise SystemExit("serial-client: no HELLO in 10 s")
         elif c == "sync":
             n = int(args.pop(0))
             best = None
@@ -184,6 +188,59 @@ def main():
                 t0, t1, k, tt = line.sync()
                 best = min(best or t1 - t0, t1 - t0)
             print("sync rounds=%d best_rtt_us=%.1f" % (n, best / 1000.0))
+        elif c == "record":
+            # record DIR SECONDS: DIR/metadata (HT_SPC_METADATA) and
+            # DIR/stream (the PACKET payloads, in order): a CTF trace.
+            d, secs = args.pop(0), float(args.pop(0))
+            os.makedirs(d, exist_ok=True)
+            meta, off = bytearray(), 0
+            while True:
+                st, pl = line.command_raw(0x0D, struct.pack("<I", off))
+                total = struct.unpack("<I", pl[4:8])[0]
+                meta += pl[8:]
+                off = len(meta)
+                if off >= total or len(pl) <= 8:
+                    break
+            open(os.path.join(d, "metadata"), "wb").write(bytes(meta))
+            end = time.time() + secs
+            while time.time() < end:
+                line.read_frame(end - time.time())
+            line.command("flush")
+            end = time.time() + 0.5
+            while time.time() < end:
+                line.read_frame(end - time.time())
+            with open(os.path.join(d, "stream"), "wb") as f:
+                for pk in line.packets:
+                    f.write(pk)
+            print("record packets=%d bad=%d" % (len(line.packets), line.bad))
+            line.packets = []
+        elif c == "cont":
+            # cont MONITOR_PATH: starts a QEMU begun with -S (HMP "cont").
+            m = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            m.connect(args.pop(0))
+            m.settimeout(5)
+            # Past the greeting, then the command and its prompt back.
+            got = b""
+            while b"(qemu)" not in got:
+                got += m.recv(4096)
+            m.sendall(b"cont\n")
+            got = b""
+            while b"(qemu)" not in got:
+                got += m.recv(4096)
+            m.close()
+        elif c == "profile":
+            # The on-target profile, paged: "profile ADDR=CALLS ...".
+            first, calls = 0, {}
+            while first != 0xFFFFFFFF:
+                st, pl = line.command_raw(0x09, struct.pack("<I", first))
+                if st != 0:
+                    raise SystemExit("serial-client: profile: status %d" % st)
+                first, count = struct.unpack("<II", pl[:8])
+                for i in range(count):
+                    e = pl[32 + 40 * i:72 + 40 * i]
+                    a, n = struct.unpack("<QI", e[:12])
+                    calls[a] = calls.get(a, 0) + n
+            print("profile " + " ".join("0x%x=%d" % kv for kv in sorted(calls.items())))
         elif c == "packets":
             end = time.time() + float(args.pop(0))
             while time.time() < end:
