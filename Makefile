@@ -190,7 +190,8 @@ $(MASTER_EV_GEN)/master-events-metadata.c: $(MASTER_EV_GEN)/master-events.metada
 $(MASTER_EV_GEN)/%.o: $(MASTER_EV_GEN)/%.c
 	$(CC) $(RT_CFLAGS) -c $< -o $@
 MASTER_EV_USERS := $(BUILD)/host/collect/board-master.o \
-	$(BUILD)/host/collect/master-ring-tracer.o
+	$(BUILD)/host/collect/master-ring-tracer.o \
+	$(BUILD)/host/collect/serial-record.o
 $(MASTER_EV_USERS): $(MASTER_EV_GEN)/master-events.h
 $(MASTER_EV_USERS): private HOST_CFLAGS += -I$(MASTER_EV_GEN)
 

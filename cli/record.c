@@ -8,6 +8,8 @@
  * command line, polls and prints.
  * hetrace record --board FILE -o CAPTURE: the generic master
  * (host/collect/board-master.h) records the board the file describes.
+ * hetrace record --serial TARGET -o CAPTURE: a target on a serial line
+ * or a socket (host/collect/serial-record.h).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -23,6 +25,7 @@
 #include "host/collect/board-master.h"
 #include "host/collect/board.h"
 #include "host/collect/capture-writer.h"
+#include "host/collect/serial-record.h"
 #include "common/error.h"
 #include "hetrace/packet-ring.h"
 
@@ -33,7 +36,11 @@ static void usage(FILE *out)
 	    "usage: %s -o CAPTURE [OPTIONS] [RING...]\n"
 	    "       %s --board FILE -o CAPTURE [--seconds S]\n"
 	    "              [--define NAME=VALUE]...\n"
-	    "       %s --board FILE --check [--define NAME=VALUE]...\n\n"
+	    "       %s --board FILE --check [--define NAME=VALUE]...\n"
+	    "       %s --serial TARGET -o CAPTURE [--seconds S] "
+	    "[--metadata FILE]\n"
+	    "              [--core NAME] [--master NAME] [--sync-period MS]\n"
+	    "\n"
 	    "Attaches to the packet rings RING... (files, or POSIX shared\n"
 	    "memory objects named /NAME) and writes every core's packets\n"
 	    "into CAPTURE/<core>/ (metadata + stream), until Ctrl-C, until\n"
@@ -47,7 +54,12 @@ static void usage(FILE *out)
 	    "rings are; record maps its regions, runs the sync handshake\n"
 	    "with every slave through its doorbell and traces it into\n"
 	    "CAPTURE/<master>/sync, and copies the file to "
-	    "CAPTURE/board.yaml.\n\n"
+	    "CAPTURE/board.yaml.\n"
+	    "With --serial, the target is on a line: TARGET is\n"
+	    "/dev/ttyX[:BAUD] (raw, default 115200), a pty path,\n"
+	    "unix:PATH or tcp:HOST:PORT; its packets go to\n"
+	    "CAPTURE/<core>/, the sync rounds over the line to\n"
+	    "CAPTURE/<master>/sync (docs/serial.md).\n\n"
 	    "options:\n"
 	    "  -o, --output DIR       the capture directory (required)\n"
 	    "      --shm-prefix P     also every /dev/shm/P* object\n"
@@ -59,6 +71,15 @@ static void usage(FILE *out)
 	    "(repeatable)\n"
 	    "      --check            validate the board file, print a "
 	    "summary, exit\n"
+	    "      --serial TARGET    record the target on a serial line or "
+	    "socket\n"
+	    "      --socket ADDR      the same for unix:ADDR (a path) or "
+	    "tcp:ADDR (HOST:PORT)\n"
+	    "      --core NAME        the target's directory (default: its "
+	    "HELLO name)\n"
+	    "      --master NAME      the host's directory (default host)\n"
+	    "      --sync-period MS   between two sync rounds over the line "
+	    "(default 100)\n"
 	    "  -l, --live             read overwrite rings live too\n"
 	    "  -i, --interval MS      poll period when the rings are empty "
 	    "(default 1)\n"
@@ -72,8 +93,9 @@ static void usage(FILE *out)
 	    "exit status: 0 done, 1 a ring could not be attached, read or\n"
 	    "written (the others are collected), a board file error, a\n"
 	    "region that cannot be mapped, a slave that never answers or\n"
-	    "stops answering, 2 usage error\n",
-	    ht_cli_prog, ht_cli_prog, ht_cli_prog);
+	    "stops answering, a serial target that does not answer or\n"
+	    "goes away (the capture so far is kept), 2 usage error\n",
+	    ht_cli_prog, ht_cli_prog, ht_cli_prog, ht_cli_prog);
 }
 
 static void warn_cb(void *arg, const char *msg)
@@ -195,6 +217,9 @@ struct record_args {
 	const char *defines[HT_CLI_MAX_DEFINES + 1];
 	size_t nr_defines;
 	bool check;
+	const char *serial, *socket; /* --serial TARGET, --socket ADDR */
+	const char *core, *master;
+	double sync_period_ms;
 };
 
 /* Returns HT_CLI_GO_ON when the command goes on, else its exit status. */
@@ -212,6 +237,12 @@ static int parse_options(int argc, char **argv, struct record_args *a,
 	    HT_CLI_LIST('D', "define", a->defines, &a->nr_defines,
 			HT_CLI_MAX_DEFINES, "NAME=VALUE"),
 	    HT_CLI_FLAG(0, "check", &a->check),
+	    HT_CLI_STRING(0, "serial", &a->serial),
+	    HT_CLI_STRING(0, "socket", &a->socket),
+	    HT_CLI_STRING(0, "core", &a->core),
+	    HT_CLI_STRING(0, "master", &a->master),
+	    HT_CLI_REAL(0, "sync-period", &a->sync_period_ms, 1, 3600e3,
+			"a period in ms"),
 	    HT_CLI_FLAG('l', "live", &a->copts.overwrite_live),
 	    HT_CLI_UINT('i', "interval", &a->interval_ms, 0, 10000,
 			"a period in ms"),
@@ -229,6 +260,22 @@ static int parse_options(int argc, char **argv, struct record_args *a,
 		return ht_cli_usage_error(
 		    usage, "--board takes the rings from the board file (no "
 			   "RING, --shm-prefix or --metadata)");
+	}
+	if (a->serial && a->socket) {
+		return ht_cli_usage_error(usage,
+					  "--serial and --socket: one of them");
+	}
+	if ((a->serial || a->socket) &&
+	    (rings->nr || a->prefix || a->board || a->check)) {
+		return ht_cli_usage_error(
+		    usage, "--serial takes one target (no RING, --shm-prefix, "
+			   "--board or --check)");
+	}
+	if (!(a->serial || a->socket) &&
+	    (a->core || a->master || a->sync_period_ms)) {
+		return ht_cli_usage_error(
+		    usage, "--core, --master and --sync-period go with "
+			   "--serial");
 	}
 	if (a->check && !a->board) {
 		return ht_cli_usage_error(usage, "--check needs --board FILE");
@@ -454,6 +501,70 @@ static int record_board(struct record_args *a)
 	return ret ? HT_EXIT_FAIL : HT_EXIT_OK;
 }
 
+static void serial_warn(void *arg, const char *msg)
+{
+	(void)arg;
+	warn_cb(NULL, msg);
+}
+
+/* hetrace record --serial TARGET (or --socket ADDR). */
+static int record_serial(struct record_args *a)
+{
+	struct ht_serial_record_opts o = {
+	    .capture = a->out,
+	    .core = a->core,
+	    .master = a->master,
+	    .metadata_file = a->ropts.metadata_path,
+	    .seconds = a->duration,
+	    .sync_period = a->sync_period_ms / 1e3,
+	    .quiet = a->quiet,
+	    .no_fsync = a->copts.no_fsync,
+	    .warn = serial_warn,
+	};
+	struct ht_serial_record_result res;
+	struct ht_serial *s;
+	volatile sig_atomic_t *stop_signal;
+	char target[4200], err[1024];
+	int ret;
+
+	if (a->socket) {
+		/* A path is a unix socket, anything else HOST:PORT. */
+		snprintf(target, sizeof(target), "%s:%s",
+			 strchr(a->socket, '/') || !strchr(a->socket, ':')
+			     ? "unix"
+			     : "tcp",
+			 a->socket);
+	} else {
+		snprintf(target, sizeof(target), "%s", a->serial);
+	}
+	ret = ht_serial_open(target, &s, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
+		return ret == HT_EINVAL ? HT_EXIT_USAGE : HT_EXIT_FAIL;
+	}
+	signal(SIGXFSZ, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	stop_signal = ht_cli_catch_stop(true);
+	o.stop = (volatile int *)stop_signal;
+	o.progress = !a->quiet && isatty(2);
+	ret = ht_serial_record(s, &o, &res, err, sizeof(err));
+	if (o.progress && res.nr_rings) {
+		fputc('\n', stderr);
+	}
+	if (ret) {
+		fprintf(stderr, "%s: %s\n", ht_cli_prog, err);
+	}
+	if (!a->quiet && res.nr_rings) {
+		if (*stop_signal) {
+			fprintf(stderr, "%s: stopped by signal %d\n",
+				ht_cli_prog, (int)*stop_signal);
+		}
+		ht_serial_record_print_summary(&res, a->out, stdout);
+	}
+	ht_serial_close(s);
+	return ret ? HT_EXIT_FAIL : HT_EXIT_OK;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_args a = {
@@ -476,6 +587,9 @@ int cmd_record(int argc, char **argv)
 	}
 	if (a.board) {
 		return record_board(&a);
+	}
+	if (a.serial || a.socket) {
+		return record_serial(&a);
 	}
 	if (a.prefix && shm_list(a.prefix, &shm, &nr_shm)) {
 		fprintf(stderr, "%s: /dev/shm: %s\n", ht_cli_prog,
