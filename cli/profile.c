@@ -7,6 +7,8 @@
  * inclusive, exclusive, mean and max time; the call tree; the
  * on-target profile when the trace holds its dump (docs/instrument.md);
  * a warning when the records cover only part of the run.
+ * hetrace profile TARGET [--elf FW] [-n N] [--sort KEY]: the on-target
+ * profile of a live target, read over its serial link (docs/serial.md).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -18,6 +20,8 @@
 #include "common/error.h"
 #include "host/analysis/func-profile.h"
 #include "host/analysis/func-symbols.h"
+#include "host/analysis/target-names.h"
+#include "target.h"
 
 struct ctx {
 	struct ht_func_slices_opts prof; /* the profile's callbacks */
@@ -30,12 +34,16 @@ struct ctx {
 	enum ht_func_profile_key key;
 	struct ht_cli_elfs elfs;
 	struct ht_ctf_open_opts opts;
+	uint64_t timeout_ms; /* a live TARGET */
+	bool strict_build_id;
 };
 
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: %s [OPTIONS] TRACE...\n\n"
+		"usage: %s [OPTIONS] TRACE...\n"
+		"       %s [--elf FW] [-n N] [--sort KEY] [--timeout MS] "
+		"TARGET\n\n"
 		"Function profile of the func_entry/func_exit records of the "
 		"CTF traces\nunder TRACE... (-finstrument-functions, "
 		"docs/instrument.md): per core\nand over all cores, calls, "
@@ -58,8 +66,16 @@ static void usage(FILE *out)
 		"      --slices           every call: begin, core, depth, "
 		"function, ns\n"
 		"  -k, --keep-going       skip damaged packets and go on\n"
-		"  -h, --help             this help\n",
-		ht_cli_prog);
+		"  -h, --help             this help\n\n"
+		"TARGET, a live target on a serial link (docs/serial.md): "
+		"unix:PATH,\ntcp:HOST:PORT, HOST:PORT, pty:PATH, /dev/... "
+		"(a tty, [:BAUD]) or any\ncharacter device; anything else is a "
+		"trace. Its on-target profile is\nread page by page and shown "
+		"as a dumped one, names from --elf FW\n(one file), times "
+		"converted with the target's clock frequency.\n"
+		"      --timeout MS       wait for each reply (default 1000)\n"
+		"      --strict-build-id  FW's build id must be the target's\n",
+		ht_cli_prog, ht_cli_prog);
 }
 
 static bool core_selected(const char *want, const char *name)
@@ -228,12 +244,56 @@ static int print_graph(const struct ht_func_profile_core *pc)
 	return 0;
 }
 
+/* What the on-target profile could not count (func_profile_stats). */
+struct dump_losses {
+	uint64_t lost_calls, deep_calls, unbalanced, nested;
+};
+
+/*
+ * The on-target profile's table (@f: @n functions, times in ns) and its
+ * loss line, for a dump in a trace and a live target alike.
+ */
+static void print_target_table(const char *source, const char *core_name,
+			       const struct ht_func_core *c,
+			       struct ht_func_profile_func *f, size_t n,
+			       const struct dump_losses *lost, unsigned top,
+			       enum ht_func_profile_key key)
+{
+	struct ht_func_profile_core pc;
+	size_t i;
+
+	memset(&pc, 0, sizeof(pc));
+	for (i = 0; i < n; i++) {
+		pc.calls += f[i].calls;
+		pc.total_ns += f[i].excl_ns;
+	}
+	pc.core = c;
+	pc.funcs = f;
+	pc.nr_funcs = n;
+	pc.name = core_name;
+	printf("-- on-target profile (%s)\n", source);
+	print_table(&pc, top, key);
+	if (lost) {
+		printf("   lost: %" PRIu64
+		       " calls (function table full), %" PRIu64
+		       " calls below the stack (counted, not timed), %" PRIu64
+		       " unbalanced, %" PRIu64 " nested\n",
+		       lost->lost_calls, lost->deep_calls, lost->unbalanced,
+		       lost->nested);
+	}
+}
+
 static void print_dumped(struct ht_func_slices *funcs,
 			 const struct ht_func_core *c, unsigned top,
 			 enum ht_func_profile_key key)
 {
-	struct ht_func_profile_core pc;
 	struct ht_func_profile_func *f;
+	struct dump_losses lost = {
+	    .lost_calls = c->dump_lost_calls,
+	    .deep_calls = c->dump_deep_calls,
+	    .unbalanced = c->dump_unbalanced,
+	    .nested = c->dump_nested,
+	};
 	uint64_t hz = c->clock_freq_hz ? c->clock_freq_hz : 1000000000u;
 	size_t i;
 
@@ -244,7 +304,6 @@ static void print_dumped(struct ht_func_slices *funcs,
 	if (!f) {
 		return;
 	}
-	memset(&pc, 0, sizeof(pc));
 	for (i = 0; i < c->nr_dumped; i++) {
 		const struct ht_func_dumped *d = &c->dumped[i];
 
@@ -258,24 +317,58 @@ static void print_dumped(struct ht_func_slices *funcs,
 		    (uint64_t)((long double)d->excl_cycles * 1e9L / hz);
 		f[i].max_ns =
 		    (uint64_t)((long double)d->max_cycles * 1e9L / hz);
-		pc.calls += d->calls;
-		pc.total_ns += f[i].excl_ns;
 	}
-	pc.core = c;
-	pc.funcs = f;
-	pc.nr_funcs = c->nr_dumped;
-	printf("-- on-target profile (dumped by the target)\n");
-	pc.name = c->name;
-	print_table(&pc, top, key);
-	if (c->has_dump_stats) {
-		printf("   lost: %" PRIu64
-		       " calls (function table full), %" PRIu64
-		       " calls below the stack (counted, not timed), %" PRIu64
-		       " unbalanced, %" PRIu64 " nested\n",
-		       c->dump_lost_calls, c->dump_deep_calls,
-		       c->dump_unbalanced, c->dump_nested);
+	print_target_table("dumped by the target", c->name, c, f, c->nr_dumped,
+			   c->has_dump_stats ? &lost : NULL, top, key);
+	free(f);
+}
+
+int ht_cli_profile_live(struct ht_cli_target *t, unsigned top,
+			enum ht_func_profile_key key)
+{
+	struct ht_cli_target_profile tp;
+	struct ht_func_profile_func *f;
+	struct dump_losses lost;
+	char source[128];
+	size_t i;
+	int status;
+
+	status = ht_cli_target_profile(t, &tp);
+	if (status) {
+		ht_cli_target_profile_free(&tp);
+		return status;
+	}
+	f = calloc(tp.nr_funcs + 1, sizeof(*f));
+	if (!f) {
+		ht_cli_target_profile_free(&tp);
+		return ht_cli_nomem();
+	}
+	for (i = 0; i < tp.nr_funcs; i++) {
+		const struct ht_cli_target_func *d = &tp.funcs[i];
+
+		f[i].addr = d->addr;
+		f[i].name = ht_target_names_name(t->sy, d->addr);
+		f[i].calls = d->calls;
+		f[i].incl_ns = ht_cli_target_ns(t, d->incl);
+		f[i].excl_ns = ht_cli_target_ns(t, d->excl);
+		f[i].max_ns = ht_cli_target_ns(t, d->max);
+	}
+	lost.lost_calls = tp.lost_calls;
+	lost.deep_calls = tp.deep_calls;
+	lost.unbalanced = tp.unbalanced;
+	lost.nested = tp.nested;
+	snprintf(source, sizeof(source), "read from %s, %zu of %" PRIu32
+		 " table slots", t->name, tp.nr_funcs, tp.table_size);
+	print_target_table(source, t->hello.name, NULL, f, tp.nr_funcs, &lost,
+			   top, key);
+	if (tp.discarded) {
+		printf("   discarded: %" PRIu32
+		       " records counted, not written (buffer full)\n",
+		       tp.discarded);
 	}
 	free(f);
+	ht_cli_target_profile_free(&tp);
+	return HT_EXIT_OK;
 }
 
 /* Notes on the names and the anomalies of a core, on stderr. */
@@ -396,6 +489,9 @@ static int parse_options(int argc, char **argv, struct ctx *x,
 	    HT_CLI_FLAG('g', "callgraph", &x->graph),
 	    HT_CLI_FLAG(0, "slices", &x->slices),
 	    HT_CLI_BITS('k', "keep-going", &x->opts.flags, HT_CTF_KEEP_GOING),
+	    HT_CLI_UINT(0, "timeout", &x->timeout_ms, 1, 3600000,
+			"a time in ms"),
+	    HT_CLI_FLAG(0, "strict-build-id", &x->strict_build_id),
 	    HT_CLI_OPT_END,
 	};
 	int ret;
@@ -490,6 +586,42 @@ static int print_profile(struct ctx *x, struct ht_func_profile *prof)
 	return HT_EXIT_OK;
 }
 
+/* hetrace profile TARGET: the on-target profile of a live target. */
+static int profile_target(struct ctx *x, const char *target)
+{
+	struct ht_cli_target t = {
+	    .timeout_ms = (int)x->timeout_ms,
+	    .strict_build_id = x->strict_build_id,
+	};
+	const char *elf = NULL;
+	int status;
+
+	if (x->elfs.nr > 1 || x->core || x->graph || x->slices ||
+	    x->opts.flags) {
+		fprintf(stderr,
+			"%s: a live target takes one --elf FW, -n, --sort, "
+			"--timeout and --strict-build-id only\n",
+			ht_cli_prog);
+		usage(stderr);
+		return HT_EXIT_USAGE;
+	}
+	if (x->elfs.nr) {
+		/* "CORE=FILE" is the trace form's; a target is one core */
+		const char *eq = strchr(x->elfs.spec[0], '=');
+
+		elf = eq ? eq + 1 : x->elfs.spec[0];
+	}
+	status = ht_cli_target_elf(&t, elf);
+	if (!status) {
+		status = ht_cli_target_open(&t, target);
+	}
+	if (!status) {
+		status = ht_cli_profile_live(&t, x->top, x->key);
+	}
+	ht_cli_target_close(&t);
+	return status;
+}
+
 int cmd_profile(int argc, char **argv)
 {
 	struct ctx x = {
@@ -506,6 +638,14 @@ int cmd_profile(int argc, char **argv)
 	status = parse_options(argc, argv, &x, &traces);
 	if (status != HT_CLI_GO_ON) {
 		return status;
+	}
+	if (traces.nr == 1 && ht_cli_is_target(traces.v[0])) {
+		return profile_target(&x, traces.v[0]);
+	}
+	if (x.timeout_ms || x.strict_build_id) {
+		return ht_cli_usage_error(usage, "--timeout and "
+						 "--strict-build-id are for a "
+						 "live TARGET");
 	}
 	if (ht_func_profile_create(&prof)) {
 		return ht_cli_nomem();

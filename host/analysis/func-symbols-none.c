@@ -123,3 +123,33 @@ bool ht_func_symbols_lookup(struct ht_func_symbols *sy, uint64_t addr,
 	out->line = 0;
 	return false;
 }
+
+int ht_func_symbols_address(const struct ht_func_symbols *sy, const char *name,
+			    uint64_t *addr, size_t *nr_defs)
+{
+	(void)sy;
+	(void)name;
+	*addr = 0;
+	if (nr_defs) {
+		*nr_defs = 0;
+	}
+	return HT_EUNSUPPORTED;
+}
+
+size_t ht_func_symbols_nearest(const struct ht_func_symbols *sy,
+			       const char *name, const char **out, size_t max)
+{
+	(void)sy;
+	(void)name;
+	(void)out;
+	(void)max;
+	return 0;
+}
+
+size_t ht_func_symbols_build_id(const struct ht_func_symbols *sy,
+				const uint8_t **id)
+{
+	(void)sy;
+	*id = NULL;
+	return 0;
+}

@@ -3,7 +3,9 @@
  * ELF function symbols and DWARF lines (host/analysis/func-symbols.h), with
  * elfutils.
  */
+#include <strings.h>
 #include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -34,7 +36,26 @@ struct ht_func_symbols {
 	uint64_t bias;
 	struct sym *syms;
 	size_t nr_syms, cap_syms;
+	/* Every function symbol by name (aliases too): name -> address. */
+	struct sym *by_name;
+	size_t nr_by_name;
+	const uint8_t *build_id; /* into the ELF's data */
+	size_t build_id_len;
 };
+
+static int cmp_sym_name(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (c) {
+		return c;
+	}
+	if (x->global != y->global) {
+		return y->global - x->global;
+	}
+	return x->start < y->start ? -1 : x->start > y->start;
+}
 
 static int cmp_sym(const void *a, const void *b)
 {
@@ -179,6 +200,16 @@ int ht_func_symbols_open(struct ht_func_symbols **out, const char *path,
 		goto close_elf;
 	}
 	if (sy->nr_syms) {
+		/* By name first, before the aliases are merged by address. */
+		sy->by_name = malloc(sy->nr_syms * sizeof(*sy->by_name));
+		if (!sy->by_name) {
+			ret = HT_ENOMEM;
+			goto close_elf;
+		}
+		memcpy(sy->by_name, sy->syms, sy->nr_syms * sizeof(*sy->syms));
+		sy->nr_by_name = sy->nr_syms;
+		qsort(sy->by_name, sy->nr_by_name, sizeof(*sy->by_name),
+		      cmp_sym_name);
 		qsort(sy->syms, sy->nr_syms, sizeof(*sy->syms), cmp_sym);
 		/* One symbol per address: the first (a global name). */
 		for (i = 1, j = 0; i < sy->nr_syms; i++) {
@@ -190,12 +221,22 @@ int ht_func_symbols_open(struct ht_func_symbols **out, const char *path,
 		}
 		sy->nr_syms = j + 1;
 	}
+	{
+		const void *id;
+		ssize_t n = dwelf_elf_gnu_build_id(sy->elf, &id);
+
+		if (n > 0) {
+			sy->build_id = id;
+			sy->build_id_len = (size_t)n;
+		}
+	}
 	/* No DWARF is fine: names without lines. */
 	sy->dw = dwarf_begin_elf(sy->elf, DWARF_C_READ, NULL);
 	*out = sy;
 	return 0;
 
 close_elf:
+	free(sy->by_name);
 	free(sy->syms);
 	if (sy->elf) {
 		elf_end(sy->elf);
@@ -218,6 +259,7 @@ void ht_func_symbols_close(struct ht_func_symbols *sy)
 	}
 	elf_end(sy->elf);
 	close(sy->fd);
+	free(sy->by_name);
 	free(sy->syms);
 	free(sy->path);
 	free(sy);
@@ -401,4 +443,194 @@ bool ht_func_symbols_lookup(struct ht_func_symbols *sy, uint64_t addr,
 		}
 	}
 	return out->name != NULL;
+}
+
+/* The first entry of the by-name table not sorting before @name. */
+static size_t find_name(const struct ht_func_symbols *sy, const char *name)
+{
+	size_t lo = 0, hi = sy->nr_by_name;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(sy->by_name[mid].name, name) < 0) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	return lo;
+}
+
+int ht_func_symbols_address(const struct ht_func_symbols *sy, const char *name,
+			    uint64_t *addr, size_t *nr_defs)
+{
+	size_t k = find_name(sy, name), n = 0;
+	uint64_t prev = 0;
+
+	/* Sorted by name, then global first, then address: the first is
+	 * the one to use; distinct addresses count as definitions. */
+	for (size_t i = k;
+	     i < sy->nr_by_name && !strcmp(sy->by_name[i].name, name); i++) {
+		if (!n || sy->by_name[i].start != prev) {
+			n++;
+			prev = sy->by_name[i].start;
+		}
+	}
+	if (nr_defs) {
+		*nr_defs = n;
+	}
+	if (!n) {
+		return HT_ENOTFOUND;
+	}
+	*addr = sy->by_name[k].start + sy->bias;
+	return 0;
+}
+
+/* Bounds the work per name: longer names are only matched as text. */
+#define NEAR_MAX_LEN 128
+
+/*
+ * Levenshtein distance of @a and @b (lengths at most NEAR_MAX_LEN), or
+ * @limit + 1 as soon as it must exceed @limit (one row of the table).
+ */
+static size_t edit_distance(const char *a, size_t la, const char *b, size_t lb,
+			    size_t limit)
+{
+	size_t row[NEAR_MAX_LEN + 1];
+	size_t i, j;
+
+	if ((la > lb ? la - lb : lb - la) > limit) {
+		return limit + 1;
+	}
+	for (j = 0; j <= lb; j++) {
+		row[j] = j;
+	}
+	for (i = 1; i <= la; i++) {
+		size_t diag = row[0], best;
+
+		row[0] = i;
+		best = row[0];
+		for (j = 1; j <= lb; j++) {
+			size_t up = row[j];
+			size_t v = diag + (a[i - 1] != b[j - 1]);
+
+			if (up + 1 < v) {
+				v = up + 1;
+			}
+			if (row[j - 1] + 1 < v) {
+				v = row[j - 1] + 1;
+			}
+			row[j] = v;
+			diag = up;
+			if (v < best) {
+				best = v;
+			}
+		}
+		if (best > limit) {
+			return limit + 1;
+		}
+	}
+	return row[lb];
+}
+
+static bool contains_nocase(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+
+	for (; *hay; hay++) {
+		if (!strncasecmp(hay, needle, n)) {
+			return true;
+		}
+	}
+	return !n;
+}
+
+/* Whether @name is among the first @n of @out. */
+static bool listed(const char **out, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(out[i], name)) {
+			return true;
+		}
+	}
+	return false;
+}
+
+size_t ht_func_symbols_nearest(const struct ht_func_symbols *sy,
+			       const char *name, const char **out, size_t max)
+{
+	size_t nr = 0, len = strlen(name), i;
+	size_t *dist;
+	const char **cand;
+	size_t nr_cand = 0;
+
+	if (!max || !len) {
+		return 0;
+	}
+	/* Prefix matches, then substring matches. */
+	for (int pass = 0; pass < 2 && nr < max; pass++) {
+		for (i = 0; i < sy->nr_by_name && nr < max; i++) {
+			const char *s = sy->by_name[i].name;
+			bool hit = pass == 0 ? !strncasecmp(s, name, len)
+					     : contains_nocase(s, name);
+
+			if (hit && strcmp(s, name) && !listed(out, nr, s)) {
+				out[nr++] = s;
+			}
+		}
+	}
+	if (nr >= max || len > NEAR_MAX_LEN) {
+		return nr;
+	}
+	/* The closest by edit distance: keep the best max - nr, sorted. */
+	dist = malloc((max - nr) * sizeof(*dist));
+	cand = malloc((max - nr) * sizeof(*cand));
+	if (!dist || !cand) {
+		free(dist);
+		free(cand);
+		return nr;
+	}
+	for (i = 0; i < sy->nr_by_name; i++) {
+		const char *s = sy->by_name[i].name;
+		size_t ls = strlen(s), limit, d, k;
+
+		if (ls > NEAR_MAX_LEN || (i && !strcmp(s, sy->by_name[i - 1].name))) {
+			continue;
+		}
+		limit = (ls > len ? ls : len) / 3;
+		if (limit < 2) {
+			limit = 2;
+		}
+		if (nr_cand == max - nr && dist[nr_cand - 1] - 1 < limit) {
+			/* Only a closer one than the worst kept is wanted. */
+			limit = dist[nr_cand - 1] - 1;
+		}
+		d = edit_distance(name, len, s, ls, limit);
+		if (d > limit || !d || listed(out, nr, s)) {
+			continue;
+		}
+		/* Insert in order of distance, then name (the table's order). */
+		k = nr_cand < max - nr ? nr_cand++ : nr_cand - 1;
+		while (k > 0 && dist[k - 1] > d) {
+			dist[k] = dist[k - 1];
+			cand[k] = cand[k - 1];
+			k--;
+		}
+		dist[k] = d;
+		cand[k] = s;
+	}
+	for (i = 0; i < nr_cand; i++) {
+		out[nr++] = cand[i];
+	}
+	free(dist);
+	free(cand);
+	return nr;
+}
+
+size_t ht_func_symbols_build_id(const struct ht_func_symbols *sy,
+				const uint8_t **id)
+{
+	*id = sy->build_id;
+	return sy->build_id_len;
 }

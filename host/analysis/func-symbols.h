@@ -101,4 +101,37 @@ struct ht_func_sym {
 bool ht_func_symbols_lookup(struct ht_func_symbols *sy, uint64_t addr,
 			    struct ht_func_sym *out);
 
+/*
+ * The run-time address of the function called @name (its symbol value
+ * plus the bias): exactly what the -finstrument-functions hooks receive
+ * as `fn`, so what a target's trigger and stopper compare with. On ARM
+ * the symbol of Thumb code has bit 0 set (st_value 0x8039 for code at
+ * 0x8038) and gcc passes that same value to the hooks; the bit is kept.
+ * A name defined more than once (static functions of several files):
+ * the global definition, else the lowest address; *@nr_defs (may be
+ * NULL) says how many there are. Returns 0, or HT_ENOTFOUND.
+ */
+int ht_func_symbols_address(const struct ht_func_symbols *sy, const char *name,
+			    uint64_t *addr, size_t *nr_defs);
+
+/*
+ * The function names nearest to @name, for an "unknown function"
+ * message: first the names that start with it or contain it (case
+ * ignored), then the closest by edit distance (at most a third of the
+ * longer name's length, at least 2), closest first. Stores at most
+ * @max names (valid until ht_func_symbols_close()) in @out and returns
+ * how many.
+ */
+size_t ht_func_symbols_nearest(const struct ht_func_symbols *sy,
+			       const char *name, const char **out, size_t max);
+
+/*
+ * The GNU build id of the file (its NT_GNU_BUILD_ID note, as `readelf
+ * -n` shows it). Returns its length in bytes (*@id points into the
+ * file's data until ht_func_symbols_close()), or 0 when the file has
+ * none.
+ */
+size_t ht_func_symbols_build_id(const struct ht_func_symbols *sy,
+				const uint8_t **id);
+
 #endif

@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""A fake target on a unix socket, for what no real target does: it
+speaks the serial link's frames (COBS, CRC-32: include/hetrace/
+serial-proto.h) but only as far as the test needs.
+
+    fake-target.py SOCKET MODE [LOG]
+
+MODE:
+  silent   accepts and never answers (a target that does not answer)
+  hello    answers HELLO (version 1.0) and nothing else
+  major9   answers HELLO as a target of protocol 9.0 (status VERSION)
+  record   answers HELLO (version 1.0, the build id of $FAKE_BUILD_ID in
+           hex, none when unset) and every command with status OK; writes
+           each command as "NAME hex-args" to LOG (what hetrace sent)
+Serves one connection after another until killed.
+"""
+import os
+import socket
+import struct
+import sys
+import zlib
+
+HELLO, REPLY, CMD = 0x01, 0x04, 0x10
+CMD_NAMES = {0x01: 'hello', 0x02: 'ping', 0x03: 'status', 0x04: 'enable',
+             0x05: 'disable', 0x06: 'trigger', 0x07: 'stopper',
+             0x08: 'couple', 0x09: 'profile', 0x0c: 'flush', 0x0f: 'clear'}
+
+
+def cobs_encode(body):
+    out, block = bytearray(), bytearray()
+    for b in body:
+        if b == 0:
+            out += bytes([len(block) + 1]) + block
+            block = bytearray()
+        else:
+            block.append(b)
+            if len(block) == 254:
+                out += bytes([255]) + block
+                block = bytearray()
+    out += bytes([len(block) + 1]) + block
+    return bytes(out) + b'\0'
+
+
+def cobs_decode(data):
+    out, i = bytearray(), 0
+    while i < len(data):
+        code = data[i]
+        if code == 0:
+            raise ValueError('zero in COBS data')
+        out += data[i + 1:i + code]
+        i += code
+        if code < 255 and i < len(data):
+            out.append(0)
+    return bytes(out)
+
+
+class Link:
+    def __init__(self, conn):
+        self.conn, self.seq, self.buf = conn, 0, b''
+
+    def send(self, ftype, payload):
+        body = struct.pack('<BBH', ftype, 0, self.seq) + payload
+        body += struct.pack('<I', zlib.crc32(body) & 0xffffffff)
+        self.seq = (self.seq + 1) & 0xffff
+        self.conn.sendall(cobs_encode(body))
+
+    def frames(self):
+        """Yields decoded frame bodies (CRC checked) as they come."""
+        while True:
+            data = self.conn.recv(4096)
+            if not data:
+                return
+            self.buf += data
+            while b'\0' in self.buf:
+                raw, self.buf = self.buf.split(b'\0', 1)
+                if not raw:
+                    continue  # a sync request
+                body = cobs_decode(raw)
+                if zlib.crc32(body[:-4]) & 0xffffffff != \
+                        struct.unpack('<I', body[-4:])[0]:
+                    continue
+                yield body[:-4]
+
+
+def hello_payload(major, minor, build_id):
+    name = b'fake'.ljust(16, b'\0')
+    return struct.pack('<BBHIQIIIB3x', major, minor, 1 | 2, 7, 1000000000,
+                       0, 0, 1, len(build_id)) + build_id.ljust(20, b'\0') + name
+
+
+def serve(conn, mode, log):
+    link = Link(conn)
+    if mode == 'silent':
+        while conn.recv(4096):
+            pass
+        return
+    build_id = bytes.fromhex(os.environ.get('FAKE_BUILD_ID', ''))
+    for body in link.frames():
+        if body[0] != CMD or len(body) < 8:
+            continue
+        cmd, tag = body[4], struct.unpack('<H', body[6:8])[0]
+        args = body[8:]
+        if log:
+            with open(log, 'a') as f:
+                f.write('%s %s\n' % (CMD_NAMES.get(cmd, hex(cmd)), args.hex()))
+        if mode == 'hello' and cmd != 0x01:
+            continue
+        if mode == 'major9':
+            data, status = hello_payload(9, 0, build_id), 4
+        elif cmd == 0x01:
+            data, status = hello_payload(1, 0, build_id), 0
+        elif cmd == 0x03:
+            data, status = bytes(104), 0
+        elif cmd == 0x09:
+            data, status = struct.pack('<8I', 0xffffffff, 0, 0, 0, 0, 0, 0, 64), 0
+        elif cmd == 0x02:
+            data, status = args, 0
+        else:
+            data, status = b'', 0
+        link.send(REPLY, struct.pack('<BBH', cmd, status, tag) + data)
+
+
+def main():
+    path, mode = sys.argv[1], sys.argv[2]
+    log = sys.argv[3] if len(sys.argv) > 3 else None
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    srv.bind(path)
+    srv.listen(4)
+    while True:
+        conn, _ = srv.accept()
+        try:
+            serve(conn, mode, log)
+        except (ConnectionError, OSError):
+            pass
+        conn.close()
+
+
+main()
