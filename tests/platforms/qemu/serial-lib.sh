@@ -4,7 +4,8 @@
 #   serial_build DIR                 make -f platforms/qemu/firmware.mk serial
 #   serial_boot PORT ELF PREFIX [wait]
 #       cm3: -serial unix:PREFIX.sock; rv32: -serial pty (the path is
-#       parsed from QEMU's "char device redirected to /dev/pts/N").
+#       parsed from QEMU's "char device redirected to /dev/pts/N"; a
+#       `sleep` holds it open so that each client is read at once).
 #       Sets $target (unix:PATH or pty:PATH) and $monitor. With `wait`,
 #       QEMU starts stopped (-S): the client sends `cont MONITOR` once it
 #       listens, so nothing the firmware sends from boot on is lost.
@@ -39,7 +40,14 @@ serial_boot() {
 		serial_pids+=($!)
 		for i in $(seq 100); do
 			target=$(sed -n 's|.*char device redirected to \(/dev/pts/[0-9]*\).*|pty:\1|p' "$p.log")
-			[ -n "$target" ] && [ -S "$p.mon" ] && return 0
+			if [ -n "$target" ] && [ -S "$p.mon" ]; then
+				# QEMU notices a pty's reader only by polling once a
+				# second after the last one left (input waits meanwhile):
+				# a process holding the pty open keeps it connected.
+				sleep 1000000 <>"${target#pty:}" &
+				serial_pids+=($!)
+				return 0
+			fi
 			sleep 0.05
 		done ;;
 	esac
