@@ -8,9 +8,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -22,8 +19,6 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <sys/un.h>
-#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -36,6 +31,7 @@
 #include "hetrace/packet-ring.h"
 #include "hetrace/ring-directory.h"
 #include "master-ring-tracer.h"
+#include "serial-line.h"
 
 extern const unsigned char ht_master_events_metadata[];
 
@@ -731,117 +727,37 @@ static void pin_any(void *arg)
 	}
 }
 
-static speed_t baud_speed(uint32_t baud)
+/* The line openers are serial-line.c's; the doorbell writes block. */
+static int doorbell_fd(struct rec *r, struct slave *s, int ret,
+		       const char *kind, const char *e)
 {
-	static const struct {
-		uint32_t baud;
-		speed_t speed;
-	} speeds[] = {
-	    {1200, B1200},	 {2400, B2400},	      {4800, B4800},
-	    {9600, B9600},	 {19200, B19200},     {38400, B38400},
-	    {57600, B57600},	 {115200, B115200},   {230400, B230400},
-	    {460800, B460800},	 {500000, B500000},   {576000, B576000},
-	    {921600, B921600},	 {1000000, B1000000}, {1152000, B1152000},
-	    {1500000, B1500000}, {2000000, B2000000}, {2500000, B2500000},
-	    {3000000, B3000000}, {3500000, B3500000}, {4000000, B4000000},
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(speeds) / sizeof(speeds[0]); i++) {
-		if (speeds[i].baud == baud) {
-			return speeds[i].speed;
-		}
+	if (ret) {
+		return fail(r, ret, "core '%s': doorbell %s %s",
+			    r->b->cores[s->core].name, kind, e);
 	}
-	return B115200;
+	(void)fcntl(s->fd, F_SETFL, fcntl(s->fd, F_GETFL) & ~O_NONBLOCK);
+	return 0;
 }
 
 static int open_serial(struct rec *r, struct slave *s,
 		       const struct ht_board_doorbell *d)
 {
-	const char *name = r->b->cores[s->core].name;
-	struct termios tio;
+	char e[512];
 
-	s->fd = open(d->device, O_RDWR | O_NOCTTY | O_CLOEXEC);
-	if (s->fd < 0) {
-		return fail(r, HT_EIO, "core '%s': doorbell serial %s: %s",
-			    name, d->device, strerror(errno));
-	}
-	if (tcgetattr(s->fd, &tio) != 0) {
-		return fail(r, HT_EIO,
-			    "core '%s': doorbell serial %s: not a terminal: %s",
-			    name, d->device, strerror(errno));
-	}
-	cfmakeraw(&tio);
-	tio.c_cflag |= CLOCAL | CREAD;
-	tio.c_cc[VMIN] = 1;
-	tio.c_cc[VTIME] = 0;
-	cfsetispeed(&tio, baud_speed(d->baud));
-	cfsetospeed(&tio, baud_speed(d->baud));
-	if (tcsetattr(s->fd, TCSANOW, &tio) != 0) {
-		return fail(r, HT_EIO,
-			    "core '%s': doorbell serial %s: cannot set %u "
-			    "baud raw: %s",
-			    name, d->device, d->baud, strerror(errno));
-	}
-	return 0;
+	return doorbell_fd(
+	    r, s, ht_serial_open_tty(d->device, d->baud, &s->fd, e, sizeof(e)),
+	    "serial", e);
 }
 
 static int open_socket(struct rec *r, struct slave *s,
 		       const struct ht_board_doorbell *d)
 {
-	const char *name = r->b->cores[s->core].name;
-	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *ai, *a;
-	char port[8];
-	int one = 1, ret;
+	char e[512];
 
-	if (d->path) {
-		struct sockaddr_un sa = {.sun_family = AF_UNIX};
-
-		if (strlen(d->path) >= sizeof(sa.sun_path)) {
-			return fail(r, HT_EINVAL,
-				    "core '%s': doorbell socket %s: path too "
-				    "long",
-				    name, d->path);
-		}
-		strcpy(sa.sun_path, d->path);
-		s->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		if (s->fd < 0 ||
-		    connect(s->fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
-			return fail(r, HT_EIO,
-				    "core '%s': doorbell socket %s: cannot "
-				    "connect: %s",
-				    name, d->path, strerror(errno));
-		}
-		return 0;
-	}
-	snprintf(port, sizeof(port), "%u", d->port);
-	ret = getaddrinfo(d->host, port, &hints, &ai);
-	if (ret) {
-		return fail(r, HT_EIO, "core '%s': doorbell socket %s:%u: %s",
-			    name, d->host, d->port, gai_strerror(ret));
-	}
-	for (a = ai; a; a = a->ai_next) {
-		s->fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC,
-			       a->ai_protocol);
-		if (s->fd >= 0 &&
-		    connect(s->fd, a->ai_addr, a->ai_addrlen) == 0) {
-			break;
-		}
-		ret = errno;
-		if (s->fd >= 0) {
-			close(s->fd);
-		}
-		s->fd = -1;
-	}
-	freeaddrinfo(ai);
-	if (s->fd < 0) {
-		return fail(r, HT_EIO,
-			    "core '%s': doorbell socket %s:%u: cannot connect: "
-			    "%s",
-			    name, d->host, d->port, strerror(ret));
-	}
-	(void)setsockopt(s->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	return 0;
+	return doorbell_fd(r, s,
+			   ht_serial_connect(d->path, d->host, d->port, &s->fd,
+					     e, sizeof(e)),
+			   "socket", e);
 }
 
 /*

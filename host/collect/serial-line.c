@@ -165,8 +165,6 @@ int ht_serial_open_tty(const char *path, uint32_t baud, int *fd, char *err,
 			      path, baud, strerror(errno));
 		goto close_fd;
 	}
-	/* What the line held before: not ours. */
-	(void)tcflush(*fd, TCIFLUSH);
 	return 0;
 
 close_fd:

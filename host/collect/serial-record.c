@@ -288,9 +288,9 @@ static void on_hello(void *arg, const struct ht_serial_hello *h)
 		r->sync_on = false;
 		warn(r,
 		     "%s: the target booted again (boot %" PRIu32
-		     "): its packets go on in stream-boot%zu; its clock "
-		     "restarted, so sync rounds stop here (the fit uses the "
-		     "first boot's)",
+		     "): its packets go on in stream-boot%zu; a reset "
+		     "may restart its clock, so sync rounds stop here (the "
+		     "fit uses the first boot's)",
 		     ht_serial_name(r->s), h->boot_count, r->nr_streams);
 	} else {
 		warn(r,
@@ -483,16 +483,19 @@ static int run(struct rec *r, double t0)
 static void flush_target(struct rec *r)
 {
 	struct ht_serial_reply rep;
-	uint64_t before, end = ht_serial_now_ns() + 2000000000u;
+	uint64_t before, end;
 	char e[256];
 
 	if (ht_serial_command(r->s, HT_SPC_FLUSH, NULL, 0, &rep, 1000, e,
 			      sizeof(e))) {
 		return;
 	}
+	/* The closed packet follows the reply; a target that streams on
+	 * is cut after a short while. */
+	end = ht_serial_now_ns() + 300000000u;
 	do {
 		before = ht_serial_stats(r->s)->bytes;
-		if (ht_serial_pump(r->s, 100, e, sizeof(e))) {
+		if (ht_serial_pump(r->s, 50, e, sizeof(e))) {
 			return;
 		}
 	} while (ht_serial_stats(r->s)->bytes != before &&
