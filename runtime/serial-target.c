@@ -51,8 +51,8 @@
 
 static uint32_t retained_crc(const struct ht_serial_retained *r)
 {
-	return ht_crc32(0, r, (uint32_t)offsetof(struct ht_serial_retained,
-						 crc));
+	return ht_crc32(0, r,
+			(uint32_t)offsetof(struct ht_serial_retained, crc));
 }
 
 static int retained_valid(const struct ht_serial_retained *r)
@@ -336,8 +336,8 @@ static uint32_t rx_errors(const struct ht_serial_target *t)
 
 static void cmd_status(struct ht_serial_target *t, uint16_t tag)
 {
-	uint8_t *p = reply_start(t, HT_SPC_STATUS, tag, HT_SPS_OK,
-				 HT_SP_STATUS_SIZE);
+	uint8_t *p =
+	    reply_start(t, HT_SPC_STATUS, tag, HT_SPS_OK, HT_SP_STATUS_SIZE);
 	const struct ht_instr *in = t->cfg.instr;
 	const struct ht_ring *r = t->cfg.ring;
 	uint64_t events = 0, discarded = 0;
@@ -443,8 +443,8 @@ static void save_settings(struct ht_serial_target *t)
 	const struct ht_instr *in = t->cfg.instr;
 	struct ht_serial_retained *r = t->ret;
 
-	r->flags = HT_SERIAL_RET_SET |
-		   (in->disabled ? 0u : HT_SERIAL_RET_ENABLED);
+	r->flags =
+	    HT_SERIAL_RET_SET | (in->disabled ? 0u : HT_SERIAL_RET_ENABLED);
 	r->trigger = (uint64_t)in->trigger;
 	r->trigger_nth = in->trigger_nth;
 	r->trigger_caller = (uint64_t)in->trigger_caller;
@@ -756,8 +756,7 @@ static uint32_t packet_bytes(struct ht_serial_target *t, const uint8_t *slot)
 	}
 	/* The generated code writes it in the target's byte order. */
 	memcpy(&bits, slot + off, sizeof(bits));
-	if ((bits & 7u) || bits < 16u * 8u ||
-	    bits > (uint64_t)slot_size * 8u) {
+	if ((bits & 7u) || bits < 16u * 8u || bits > (uint64_t)slot_size * 8u) {
 		t->bad_sizes++;
 		return slot_size;
 	}

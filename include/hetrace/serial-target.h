@@ -62,7 +62,8 @@ struct ht_serial_target_ops {
 	 * unsupported.
 	 */
 	void (*flush)(void *arg);
-	/* Resets the core (after the REBOOT reply is out); NULL: unsupported. */
+	/* Resets the core (after the REBOOT reply is out); NULL: unsupported.
+	 */
 	void (*reboot)(void *arg);
 	/* Event records written and lost so far (STATUS); NULL: zeros. */
 	void (*counts)(void *arg, uint64_t *events, uint64_t *discarded);
@@ -173,12 +174,12 @@ struct ht_serial_target {
 	volatile uint32_t cmd_posted; /* commands posted */
 	uint16_t rx_seq;	      /* the next expected seq */
 	int rx_have_seq;
-	uint32_t rx_frames;	 /* good command frames */
-	uint32_t rx_bad_type;	 /* good frames that are not commands */
-	uint32_t rx_lost;	 /* command frames missing by seq */
-	uint32_t cmd_dropped;	 /* a command came while one was posted */
-	uint32_t sync_n;	 /* the latest request's round */
-	uint64_t sync_t;	 /* and its time */
+	uint32_t rx_frames;	       /* good command frames */
+	uint32_t rx_bad_type;	       /* good frames that are not commands */
+	uint32_t rx_lost;	       /* command frames missing by seq */
+	uint32_t cmd_dropped;	       /* a command came while one was posted */
+	uint32_t sync_n;	       /* the latest request's round */
+	uint64_t sync_t;	       /* and its time */
 	volatile uint32_t sync_posted; /* requests stamped */
 	uint32_t sync_replaced; /* stamped, then a newer one came first */
 
@@ -202,7 +203,7 @@ struct ht_serial_target {
 	uint32_t dump_end, dump_sent, dump_lost;
 	uint16_t dump_tag;
 	int dump_spoiled; /* the packet being sent was overwritten */
-	int dump_paused; /* 1: ops->pause; 2: instr disabled by the dump */
+	int dump_paused;  /* 1: ops->pause; 2: instr disabled by the dump */
 	uint8_t log[HT_SERIAL_LOG_SIZE];
 	volatile uint32_t log_head; /* bytes queued (log) */
 	volatile uint32_t log_tail; /* bytes sent (poll) */

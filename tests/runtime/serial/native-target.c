@@ -76,11 +76,11 @@ static struct {
 	struct ht_serial_retained ret_ram; /* without --retained */
 	uint8_t build_id[20];
 	uint32_t build_id_len;
-	int lfd;		     /* listening socket, or -1 */
-	volatile int cfd;	     /* the line: client socket or pty master */
-	int slave;		     /* the pty's slave, kept open */
-	volatile sig_atomic_t gone;  /* the host closed the line */
-	volatile sig_atomic_t stop;  /* SIGTERM / SIGINT */
+	int lfd;		    /* listening socket, or -1 */
+	volatile int cfd;	    /* the line: client socket or pty master */
+	int slave;		    /* the pty's slave, kept open */
+	volatile sig_atomic_t gone; /* the host closed the line */
+	volatile sig_atomic_t stop; /* SIGTERM / SIGINT */
 	uint64_t events;
 	uint64_t end_ns, step_ns;
 	char **argv;
@@ -109,8 +109,7 @@ static void emit_base(void *ctx, uintptr_t base)
 
 static void emit_profile(void *ctx, const struct ht_instr_func *f)
 {
-	nt_trace_func_profile(ctx, f->addr, f->calls, f->incl, f->excl,
-			      f->max);
+	nt_trace_func_profile(ctx, f->addr, f->calls, f->incl, f->excl, f->max);
 }
 
 static void emit_stats(void *ctx, const struct ht_instr_stats *s)
@@ -253,8 +252,8 @@ static void port_counts(void *arg, uint64_t *events, uint64_t *discarded)
 {
 	(void)arg;
 	*events = nt.events;
-	*discarded = ht_stream_discarded(&nt.ctx.parent.s) +
-		     ht_instr_discarded(&nt.in);
+	*discarded =
+	    ht_stream_discarded(&nt.ctx.parent.s) + ht_instr_discarded(&nt.in);
 }
 
 /* A reset: the same program again, the line and retained RAM kept. */
@@ -304,12 +303,13 @@ static int note_cb(struct dl_phdr_info *info, size_t size, void *data)
 		while (p + sizeof(ElfW(Nhdr)) <= end) {
 			const ElfW(Nhdr) *nh = (const void *)p;
 			const uint8_t *name = p + sizeof(*nh);
-			const uint8_t *desc = name + ((nh->n_namesz + 3u) & ~3u);
+			const uint8_t *desc =
+			    name + ((nh->n_namesz + 3u) & ~3u);
 
 			if (nh->n_type == NT_GNU_BUILD_ID &&
 			    nh->n_namesz == 4 && !memcmp(name, "GNU", 4)) {
-				nt.build_id_len = nh->n_descsz > 20 ? 20
-								    : nh->n_descsz;
+				nt.build_id_len =
+				    nh->n_descsz > 20 ? 20 : nh->n_descsz;
 				memcpy(nt.build_id, desc, nt.build_id_len);
 				return 1;
 			}
@@ -333,8 +333,8 @@ static void retained_map(const char *path)
 		perror(path);
 		exit(1);
 	}
-	m = mmap(NULL, sizeof(*nt.ret), PROT_READ | PROT_WRITE, MAP_SHARED,
-		 fd, 0);
+	m = mmap(NULL, sizeof(*nt.ret), PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 0);
 	if (m == MAP_FAILED) {
 		perror(path);
 		exit(1);
@@ -451,7 +451,8 @@ static void service(void)
 		irq_mask(0);
 	}
 	if (nt.lfd >= 0 && nt.cfd < 0) {
-		int fd = accept4(nt.lfd, NULL, NULL, SOCK_CLOEXEC);
+		/* Not close-on-exec: the line survives a reboot. */
+		int fd = accept4(nt.lfd, NULL, NULL, 0);
 
 		if (fd >= 0) {
 			line_arm(fd);

@@ -12,8 +12,8 @@ message and exit 1:
   trigger ADDR [NTH [CALLER]] | stopper ADDR | couple ADDR
   profile                      every page: "func ADDR CALLS" lines
   metadata FILE                the TSDL metadata into FILE, CRC checked
-  record DIR SECONDS           metadata + PACKET frames as DIR/metadata
-                               and DIR/stream (a CTF trace)
+  record DIR SECONDS           metadata, 2 sync rounds, the PACKET frames
+                               as DIR/metadata and DIR/stream (CTF)
   sync N                       N sync rounds: "sync n t" lines
   dump DIR                     DUMP_TRACE into DIR/stream
   raw HEX                      sends bytes as they are (garbage)
@@ -295,6 +295,10 @@ def main(argv):
         os.makedirs(a[0], exist_ok=True)
         with open(os.path.join(a[0], "metadata"), "wb") as f:
             f.write(get_metadata(link))
+        # Two sync rounds: their sync_ack / sync_notify are in the trace.
+        for _ in range(2):
+            n, t = link.sync()
+            print("sync %d %d" % (n, t))
         link.pump(float(a[1]))
         st, _ = link.command(CMDS["flush"])
         link.pump(0.5)
