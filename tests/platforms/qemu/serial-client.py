@@ -55,7 +55,7 @@ def uncobs(data):
 
 class Line:
     def __init__(self, target):
-        self.buf, self.seq, self.tag = bytearray(), 0, 1
+        self.buf, self.pos, self.seq, self.tag = bytearray(), 0, 0, 1
         self.frames, self.bad, self.logs, self.packets = [], 0, [], []
         if target.startswith("unix:"):
             s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -75,9 +75,9 @@ class Line:
     def read_frame(self, timeout):
         end = time.time() + timeout
         while True:
-            i = self.buf.find(b"\0")
+            i = self.buf.find(b"\0", self.pos)
             if i >= 0:
-                raw, self.buf = bytes(self.buf[:i]), self.buf[i + 1:]
+                raw, self.pos = bytes(self.buf[self.pos:i]), i + 1
                 if not raw:
                     continue
                 body = uncobs(raw)
@@ -99,6 +99,9 @@ class Line:
                 d = os.read(self.fd, 65536)
                 if not d:
                     raise SystemExit("serial-client: the line closed")
+                # Drop what was decoded, then append: no copy per frame.
+                del self.buf[:self.pos]
+                self.pos = 0
                 self.buf += d
 
     def command(self, name, args=b"", timeout=3.0):
@@ -190,7 +193,8 @@ def main():
             print("sync rounds=%d best_rtt_us=%.1f" % (n, best / 1000.0))
         elif c == "record":
             # record DIR SECONDS: DIR/metadata (HT_SPC_METADATA) and
-            # DIR/stream (the PACKET payloads, in order): a CTF trace.
+            # DIR/stream (the PACKET payloads, in order): a CTF trace. A
+            # second record into the same DIR appends to its stream.
             d, secs = args.pop(0), float(args.pop(0))
             os.makedirs(d, exist_ok=True)
             meta, off = bytearray(), 0
@@ -209,7 +213,7 @@ def main():
             end = time.time() + 0.5
             while time.time() < end:
                 line.read_frame(end - time.time())
-            with open(os.path.join(d, "stream"), "wb") as f:
+            with open(os.path.join(d, "stream"), "ab") as f:
                 for pk in line.packets:
                     f.write(pk)
             print("record packets=%d bad=%d" % (len(line.packets), line.bad))

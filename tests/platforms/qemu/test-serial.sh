@@ -48,11 +48,11 @@ for port in cm3 rv32; do
 	# 1. From boot (QEMU waits for the client): the profile and the
 	# capture count the same calls.
 	serial_boot "$port" "$elf" "$w/$port-a" wait || { bad "$port: boot"; continue; }
-	client "$target" cont "$monitor" wait-hello record "$w/$port-boot" 1.5 disable flush record "$w/$port-tail" 0.3 \
+	client "$target" cont "$monitor" wait-hello record "$w/$port-boot" 1.5 disable flush record "$w/$port-boot" 0.3 \
 		profile status >"$w/$port.prof" || bad "$port: profile run: $(tail -2 "$w/$port.prof")"
 	grep -q "discarded=0 " "$w/$port.prof" || bad "$port: records lost: $(grep ^status "$w/$port.prof")"
-	for d in boot tail; do bt2_reads "$port $d" "$w/$port-$d"; done
-	{ trace_funcs "$w/$port-boot"; trace_funcs "$w/$port-tail"; } |
+	bt2_reads "$port boot" "$w/$port-boot"
+	trace_funcs "$w/$port-boot" |
 		awk '$2 == "entry" { n[$1]++ } END { for (a in n) print a "=" n[a] }' |
 		sort >"$w/$port.tcalls"
 	grep ^profile "$w/$port.prof" | tr ' ' '\n' | grep = | sort >"$w/$port.pcalls"
@@ -60,6 +60,21 @@ for port in cm3 rv32; do
 		bad "$port: profile calls differ from the capture's: $(diff "$w/$port.tcalls" "$w/$port.pcalls" | head -5)"
 	else
 		echo "$port: profile == trace: $(wc -l <"$w/$port.pcalls") functions, $(awk -F= '{ s += $2 } END { print s }' "$w/$port.pcalls") calls"
+	fi
+	# The same through hetrace: `hetrace profile` of that capture and
+	# `hetrace ctl dump-profile` of the live target, calls by name.
+	"$HETRACE" profile "$w/$port-boot" --elf "$elf" -n 0 --sort calls >"$w/$port.hp" 2>"$w/$port.hp.err" ||
+		bad "$port: hetrace profile: $(cat "$w/$port.hp.err")"
+	timeout 30 "$HETRACE" ctl "$target" --elf "$elf" dump-profile -n 0 --sort calls >"$w/$port.hd" 2>&1 ||
+		bad "$port: ctl dump-profile: $(cat "$w/$port.hd")"
+		# The first table's rows: calls ... function [file:line].
+	calls_by_name() { awk '/ calls .* function$/ { t++; next } t == 1 && $1 ~ /^[0-9]+$/ && NF >= 6 { print $6 "=" $1 } t == 1 && NF < 6 { t++ }' "$1" | sort; }
+	calls_by_name "$w/$port.hp" >"$w/$port.hpc"
+	calls_by_name "$w/$port.hd" >"$w/$port.hdc"
+	if [ ! -s "$w/$port.hpc" ] || ! cmp -s "$w/$port.hpc" "$w/$port.hdc"; then
+		bad "$port: hetrace profile (trace) != ctl dump-profile: $(diff "$w/$port.hpc" "$w/$port.hdc" | head -6)"
+	else
+		echo "$port: hetrace profile == ctl dump-profile: $(tr '\n' ' ' <"$w/$port.hdc")"
 	fi
 	serial_stop_all
 

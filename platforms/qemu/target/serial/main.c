@@ -49,12 +49,13 @@
 #define STACK_DEPTH 64u
 #define NR_FUNCS 64u
 /* One job_run() per period; a packet open longer than FLUSH is sent. */
-#define PERIODS_PER_S 100u
+#define PERIODS_PER_S 50u
 #define FLUSHES_PER_S 20u
 
 extern const unsigned char fws_metadata[];
-/* The GNU build id note (link.ld). */
+/* The GNU build id note and the image's first byte (link.ld). */
 extern const uint8_t __build_id_start[], __build_id_end[];
+extern const uint8_t __image_start[];
 
 static struct fws_core_ctx ctx;
 static struct ht_ring_stream rs;
@@ -366,8 +367,8 @@ static void init_tracing(void)
 	ic.stack_depth = STACK_DEPTH;
 	ic.funcs = funcs;
 	ic.nr_funcs = NR_FUNCS;
-	/* Absolute addresses: the image is linked where it runs. */
-	ic.image_base = 0;
+	/* Linked where it runs: the bias the host finds is 0. */
+	ic.image_base = (uintptr_t)__image_start;
 	(void)ht_instr_init(&instr, &ic);
 
 	sc.ops = &target_ops;
