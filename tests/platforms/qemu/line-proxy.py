@@ -33,6 +33,17 @@ def main():
     tgt = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     tgt.connect(target)
     up = 0  # target -> host bytes seen
+    try:
+        up = copy(cli, tgt, garbage_at, drop_at)
+    except (ConnectionResetError, BrokenPipeError):
+        pass  # the client left
+    sys.stderr.write("line-proxy: %d bytes from the target\n" % up)
+    cli.close()
+    tgt.close()
+
+
+def copy(cli, tgt, garbage_at, drop_at):
+    up = 0
     while True:
         r, _, _ = select.select([cli, tgt], [], [])
         if cli in r:
@@ -55,8 +66,7 @@ def main():
                     out.append(b)
                 up += 1
             cli.sendall(bytes(out))
-    cli.close()
-    tgt.close()
+    return up
 
 
 if __name__ == "__main__":

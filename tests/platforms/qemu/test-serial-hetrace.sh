@@ -8,6 +8,7 @@
 #   accurate (docs/sync.md), the bound half-width printed and <= 1 ms;
 # - hetrace ctl dump-profile and list name the window's functions
 #   (test-serial.sh checks the call counts against a capture from boot);
+# - hetrace trace --trigger F --stopper F --perfetto: only F's calls;
 # - ctl reboot mid-stream: boot count 2, the trigger kept;
 # - garbage and a dropped byte between target and host (line-proxy.py):
 #   record --serial resynchronizes and counts the loss.
@@ -58,7 +59,7 @@ for port in cm3 rv32; do
 	bt2_reads "$port synced" "$w/trace-$port"
 	awk -v h="$hw" 'BEGIN { exit !(h != "" && h <= 1000) }' || bad "$port: half-width $hw us > 1 ms"
 
-	ctl dump-profile -n 5 >"$w/$port.prof" 2>&1 && grep -q " quicksort$" "$w/$port.prof" ||
+	ctl dump-profile -n 0 >"$w/$port.prof" 2>&1 && grep -q " quicksort$" "$w/$port.prof" ||
 		bad "$port: dump-profile: $(cat "$w/$port.prof")"
 	ctl list >"$w/$port.list" 2>&1 && grep -q " job_qsort$" "$w/$port.list" ||
 		bad "$port: list: $(cat "$w/$port.list")"
@@ -67,8 +68,26 @@ for port in cm3 rv32; do
 	grep -q "^boot count  *2" "$w/$port.st2" && grep -q "^trigger  *job_qsort" "$w/$port.st2" ||
 		bad "$port: after reboot: $(cat "$w/$port.st2")"
 
+	# hetrace trace: trigger and stopper by name, a Perfetto file.
+	timeout 60 "$HETRACE" trace "$target" --elf "$elf" --trigger job_pisum --stopper job_pisum \
+		--seconds 1 -o "$w/trace-cap-$port" --perfetto "$w/$port.pftrace" -q >"$w/$port.tr" 2>&1 ||
+		bad "$port: hetrace trace: $(tail -3 "$w/$port.tr")"
+	grep -q "^window: opened [1-9][0-9]* times by job_pisum" "$w/$port.tr" ||
+		bad "$port: hetrace trace: $(grep -v warning "$w/$port.tr")"
+	[ -s "$w/$port.pftrace" ] || bad "$port: hetrace trace: no Perfetto file"
+	pis="$(fn_addr "$port" "$elf" job_pisum) $(fn_addr "$port" "$elf" wl_pisum)"
+	out=$(babeltrace2 "$w/trace-cap-$port/$port" 2>/dev/null | awk -v ok="$pis" '
+		BEGIN { split(ok, a, " "); for (i in a) good[a[i]] = 1 }
+		/func_entry:/ { n++; match($0, /addr = 0x[0-9A-Fa-f]+/); x = tolower(substr($0, RSTART + 7, RLENGTH - 7))
+			if (!(x in good)) { print "outside: " x; exit } }
+		END { print n + 0 }')
+	[ "$out" -ge 2 ] 2>/dev/null || bad "$port: hetrace trace window job_pisum: $out"
+	echo "$port: hetrace trace --trigger/--stopper job_pisum: $out entries, all inside the window"
+
 	if [ "$port" = cm3 ]; then
-		python3 line-proxy.py "$w/proxy.sock" "$w/$port.sock" --garbage-at 30000 --drop-at 90000 \
+		# The window open again: the line busy.
+		ctl clear >"$w/clear" 2>&1 || bad "clear: $(cat "$w/clear")"
+		python3 line-proxy.py "$w/proxy.sock" "$w/$port.sock" --garbage-at 5000 --drop-at 20000 \
 			2>"$w/proxy.err" &
 		serial_pids+=($!)
 		for _ in $(seq 50); do [ -S "$w/proxy.sock" ] && break; sleep 0.1; done
