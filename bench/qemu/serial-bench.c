@@ -10,15 +10,14 @@
  *   configuration of the QEMU firmware and bench/qemu.sh today;
  * - BENCH_SERIAL ("serial"): the serial firmware's: a packet ring of
  *   512-byte slots (BENCH_SLOT: "serial4k" has 4 KiB, the packet size
- *   of "plain", so that only the transport differs) bound to the stream (ring-stream.h), drained by the
- *   serial target (runtime/serial-target.c) between batches, and the
- *   hooks' records written with the receive interrupt masked (main.c's
- *   emit_*). Its frames are discarded (put() takes them): the UART
- *   carries this program's text.
- * Prints, then exits QEMU:
- *   tp TICKS EMPTY N    N one-uint32 events (sync_ack) in batches
- *   fn TICKS EMPTY N    N calls of an instrumented leaf (entry + exit
- *                       records), EMPTY: the same calls uninstrumented
+ *   of "plain", so that only the transport differs) bound to the stream
+ * (ring-stream.h), drained by the serial target (runtime/serial-target.c)
+ * between batches, and the hooks' records written with the receive interrupt
+ * masked (main.c's emit_*). Its frames are discarded (put() takes them): the
+ * UART carries this program's text. Prints, then exits QEMU: tp TICKS EMPTY N
+ * N one-uint32 events (sync_ack) in batches fn TICKS EMPTY N    N calls of an
+ * instrumented leaf (entry + exit records), EMPTY: the same calls
+ * uninstrumented
  */
 #include <stdint.h>
 
@@ -100,14 +99,14 @@ static uint64_t clock64(void *arg)
 	(void)arg;
 	return ht_clock_extend(&last, bsp_clock_read(NULL), 32);
 }
-static const struct ht_serial_target_ops target_ops = {
-    .put = put, .clock = clock64};
+static const struct ht_serial_target_ops target_ops = {.put = put,
+						       .clock = clock64};
 
 static void backend_init(void)
 {
-	struct fws_platform_callbacks cbs = {
-	    clock_cb, ht_ring_stream_is_full, ht_ring_stream_open,
-	    ht_ring_stream_close};
+	struct fws_platform_callbacks cbs = {clock_cb, ht_ring_stream_is_full,
+					     ht_ring_stream_open,
+					     ht_ring_stream_close};
 	struct ht_serial_target_config sc = {0};
 	struct ht_ring *ring =
 	    ht_ring_init(ring_mem, RING_SIZE, BENCH_SLOT, HT_RING_DISCARD, 1u,

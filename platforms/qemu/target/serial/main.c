@@ -139,8 +139,8 @@ static void emit_profile(void *c, const struct ht_instr_func *f)
 {
 	uint32_t on = bsp_irq_save();
 
-	fws_trace_func_profile(c, (uint32_t)f->addr, f->calls, f->incl,
-			       f->excl, f->max);
+	fws_trace_func_profile(c, (uint32_t)f->addr, f->calls, f->incl, f->excl,
+			       f->max);
 	events++;
 	bsp_irq_restore(on);
 }
@@ -340,9 +340,9 @@ void bsp_fault_report(const struct qb_fault *f)
 
 static void init_tracing(void)
 {
-	struct fws_platform_callbacks cbs = {
-	    clock_cb, ht_ring_stream_is_full, ht_ring_stream_open,
-	    ht_ring_stream_close};
+	struct fws_platform_callbacks cbs = {clock_cb, ht_ring_stream_is_full,
+					     ht_ring_stream_open,
+					     ht_ring_stream_close};
 	struct ht_instr_config ic = {0};
 	struct ht_serial_target_config sc = {0};
 
