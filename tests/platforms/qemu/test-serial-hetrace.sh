@@ -85,9 +85,10 @@ for port in cm3 rv32; do
 	echo "$port: hetrace trace --trigger/--stopper job_pisum: $out entries, all inside the window"
 
 	if [ "$port" = cm3 ]; then
-		# The window open again: the line busy.
+		# The window open again: the line busy (the faults land in the
+		# packet stream, after the metadata the recorder fetches first).
 		ctl clear >"$w/clear" 2>&1 || bad "clear: $(cat "$w/clear")"
-		python3 line-proxy.py "$w/proxy.sock" "$w/$port.sock" --garbage-at 5000 --drop-at 20000 \
+		python3 line-proxy.py "$w/proxy.sock" "$w/$port.sock" --garbage-at 60000 --drop-at 120000 \
 			2>"$w/proxy.err" &
 		serial_pids+=($!)
 		for _ in $(seq 50); do [ -S "$w/proxy.sock" ] && break; sleep 0.1; done
