@@ -754,10 +754,10 @@ static int open_socket(struct rec *r, struct slave *s,
 {
 	char e[512];
 
-	return doorbell_fd(r, s,
-			   ht_serial_connect(d->path, d->host, d->port, &s->fd,
-					     e, sizeof(e)),
-			   "socket", e);
+	return doorbell_fd(
+	    r, s,
+	    ht_serial_connect(d->path, d->host, d->port, &s->fd, e, sizeof(e)),
+	    "socket", e);
 }
 
 /*

@@ -161,8 +161,9 @@ int ht_serial_open_tty(const char *path, uint32_t baud, int *fd, char *err,
 		cfsetospeed(&tio, speed);
 	}
 	if (tcsetattr(*fd, TCSANOW, &tio) != 0) {
-		ht_err_printf(err, len, HT_EIO, "%s: cannot set %u baud raw: %s",
-			      path, baud, strerror(errno));
+		ht_err_printf(err, len, HT_EIO,
+			      "%s: cannot set %u baud raw: %s", path, baud,
+			      strerror(errno));
 		goto close_fd;
 	}
 	return 0;
@@ -634,8 +635,7 @@ static int wait_frame(struct ht_serial *s, uint64_t deadline, char *err,
 
 /* Writes @n bytes by the deadline, reading meanwhile. */
 static int write_all(struct ht_serial *s, const uint8_t *p, uint32_t n,
-		     uint64_t deadline, const char *what, char *err,
-		     size_t len)
+		     uint64_t deadline, const char *what, char *err, size_t len)
 {
 	struct pollfd pfd = {.fd = s->fd, .events = POLLOUT};
 	ssize_t w;
@@ -672,8 +672,8 @@ static int write_all(struct ht_serial *s, const uint8_t *p, uint32_t n,
 int ht_serial_pump(struct ht_serial *s, int timeout_ms, char *err, size_t len)
 {
 	uint64_t deadline =
-	    ht_serial_now_ns() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0) *
-				     1000000u;
+	    ht_serial_now_ns() +
+	    (uint64_t)(timeout_ms > 0 ? timeout_ms : 0) * 1000000u;
 	int ret;
 
 	s->want = WANT_NONE;
@@ -727,10 +727,9 @@ int ht_serial_command(struct ht_serial *s, uint8_t cmd, const void *args,
 		return ret;
 	}
 	if (!ret) {
-		return ht_err_printf(err, len, HT_ETIMEDOUT,
-				     "%s: no reply to '%s' in %.1f s", s->name,
-				     ht_serial_cmd_name(cmd),
-				     (double)timeout_ms / 1e3);
+		return ht_err_printf(
+		    err, len, HT_ETIMEDOUT, "%s: no reply to '%s' in %.1f s",
+		    s->name, ht_serial_cmd_name(cmd), (double)timeout_ms / 1e3);
 	}
 	reply->status = s->reply_status;
 	reply->data = s->reply;
@@ -810,8 +809,8 @@ int ht_serial_sync(struct ht_serial *s, uint64_t *t_send, uint64_t *t_recv,
 	return 0;
 }
 
-int ht_serial_metadata(struct ht_serial *s, char **text, size_t *len,
-		       char *err, size_t elen)
+int ht_serial_metadata(struct ht_serial *s, char **text, size_t *len, char *err,
+		       size_t elen)
 {
 	uint32_t total, off = 0, crc;
 	struct ht_serial_reply r;

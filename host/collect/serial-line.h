@@ -14,9 +14,10 @@
  *
  * It knows the frames and the commands, not CTF: a PACKET frame's
  * payload is handed over as bytes (serial-record.h writes them into a
- * capture). Memory is bounded whatever the line sends: one read buffer
- * and one frame buffer of HT_SP_PAYLOAD_MAX + header; garbage is
- * dropped and counted, and every wait ends on its timeout.
+ * capture). Memory is bounded whatever the line sends: a read buffer,
+ * a frame buffer and a copy of the awaited reply, each about
+ * HT_SP_PAYLOAD_MAX; garbage is dropped and counted, and every wait
+ * ends on its timeout.
  *
  * Errors: a timeout is HT_ETIMEDOUT with "TARGET: no reply to 'status'
  * in 1.0 s"; a line that went away (read 0, EIO, ENXIO, a hangup) is
@@ -54,7 +55,7 @@ struct ht_serial_sink {
 };
 
 struct ht_serial_reply {
-	uint8_t status;	    /* enum ht_sp_status */
+	uint8_t status;	     /* enum ht_sp_status */
 	const uint8_t *data; /* valid until the next call on the line */
 	uint32_t size;
 };
@@ -66,9 +67,9 @@ struct ht_serial_stats {
 	uint32_t crc_errs, cobs_errs, runts, too_long;
 	uint64_t dropped_bytes; /* wire bytes of the dropped frames */
 	/* Host additions (after the contract's fields). */
-	uint64_t packets;	   /* PACKET frames handed to the sink */
-	uint32_t unexpected;	   /* good frames of no use (a late reply) */
-	uint32_t hellos;	   /* HELLO frames seen */
+	uint64_t packets;    /* PACKET frames handed to the sink */
+	uint32_t unexpected; /* good frames of no use (a late reply) */
+	uint32_t hellos;     /* HELLO frames seen */
 };
 
 /*
@@ -130,8 +131,8 @@ int ht_serial_sync(struct ht_serial *s, uint64_t *t_send, uint64_t *t_recv,
  * first). @text is malloc'ed and NUL-terminated. HT_EFORMAT on a CRC or
  * size mismatch.
  */
-int ht_serial_metadata(struct ht_serial *s, char **text, size_t *len,
-		       char *err, size_t elen);
+int ht_serial_metadata(struct ht_serial *s, char **text, size_t *len, char *err,
+		       size_t elen);
 
 const struct ht_serial_stats *ht_serial_stats(const struct ht_serial *s);
 

@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include <unistd.h>
 
 #include "capture-writer.h"
 #include "common/file.h"
@@ -40,7 +40,7 @@ extern const unsigned char ht_master_events_metadata[];
 struct stream {
 	void *mem;
 	struct ht_ring *ring;
-	size_t index; /* in the collector */
+	size_t index;	/* in the collector */
 	uint32_t *used; /* bytes of each slot last written */
 };
 
@@ -59,8 +59,11 @@ struct rec {
 	struct stream streams[MAX_STREAMS];
 	size_t nr_streams;
 	uint64_t packets_since_hello;
-	bool fatal;     /* stop: the message is in err */
-	bool sync_on;   /* rounds are traced (until a reboot) */
+	bool fatal;	 /* stop: the message is in err */
+	bool sync_on;	 /* rounds are traced (until a reboot) */
+	bool sync_any;	 /* a round was answered */
+	bool sync_late;	 /* the last round timed out */
+	uint32_t sync_n; /* the target's n of the last answer */
 
 	void *tr_mem;
 	struct ht_ring *tr_ring;
@@ -312,7 +315,7 @@ static char *host_metadata(void)
 	const char *clk = strstr(t, "\nclock {\n\tname = ns;\n");
 	const char *desc = strstr(t, "CLOCK_MONOTONIC_RAW");
 	struct ht_buf buf = {0};
-	uint64_t a = ht_serial_now_ns(), b = (uint64_t)clock();
+	uint64_t a = ht_serial_now_ns(), b = (uint64_t)getpid();
 
 	if (!clk || !desc || desc < clk) {
 		return strdup(t);
@@ -383,6 +386,7 @@ static int sync_round(struct rec *r)
 	ret = ht_serial_sync(r->s, &t_send, &t_recv, &n, &t_target,
 			     SYNC_TIMEOUT_MS, e, sizeof(e));
 	if (ret == HT_ETIMEDOUT) {
+		r->sync_late = true;
 		r->r->sync_timeouts++;
 		if (r->r->sync_timeouts == 1) {
 			warn(r, "%s", e);
@@ -396,6 +400,22 @@ static int sync_round(struct rec *r)
 	if (!r->sync_on) {
 		return 0;
 	}
+	/*
+	 * After a timeout, the answer numbered next may be the late one of
+	 * the round given up (sent earlier than this round's request:
+	 * pairing it with this request would break causality) or this
+	 * round's when that request never arrived. Neither is known, so it
+	 * is not used.
+	 */
+	if (r->sync_late && r->sync_any && n == r->sync_n + 2u) {
+		r->sync_n = n;
+		r->sync_late = false;
+		r->r->sync_unused++;
+		return 0;
+	}
+	r->sync_late = false;
+	r->sync_any = true;
+	r->sync_n = n;
 	r->r->sync_rounds++;
 	if (!r->r->min_rtt_ns || t_recv - t_send < r->r->min_rtt_ns) {
 		r->r->min_rtt_ns = t_recv - t_send;
@@ -595,6 +615,7 @@ static int write_record_json(struct rec *r, const char *error)
 	ht_json_begin_object(&j);
 	ht_json_member_u64(&j, "rounds", res->sync_rounds);
 	ht_json_member_u64(&j, "timeouts", res->sync_timeouts);
+	ht_json_member_u64(&j, "unused", res->sync_unused);
 	ht_json_member_u64(&j, "min_rtt_ns", res->min_rtt_ns);
 	ht_json_end_object(&j);
 	ht_json_key(&j, "streams");
@@ -626,8 +647,8 @@ static int get_metadata(struct rec *r)
 				   &r->metadata_len, e, sizeof(e));
 		return ret ? fail(r, ret, "%s", e) : 0;
 	}
-	return ht_serial_metadata(r->s, &r->metadata, &r->metadata_len,
-				  r->err, r->err_len);
+	return ht_serial_metadata(r->s, &r->metadata, &r->metadata_len, r->err,
+				  r->err_len);
 }
 
 /* Copies what the collector says of each stream into the result. */
@@ -760,8 +781,8 @@ void ht_serial_record_print_summary(const struct ht_serial_record_result *res,
 	const struct ht_serial_stats *l = &res->line;
 	size_t i;
 
-	fprintf(out, "%-24s %10s %12s %10s %8s\n", "stream", "packets",
-		"bytes", "discarded", "damaged");
+	fprintf(out, "%-24s %10s %12s %10s %8s\n", "stream", "packets", "bytes",
+		"discarded", "damaged");
 	for (i = 0; i < res->nr_rings; i++) {
 		const struct ht_serial_record_ring *d = &res->rings[i];
 
@@ -784,8 +805,13 @@ void ht_serial_record_print_summary(const struct ht_serial_record_result *res,
 		res->line_lost ? ", line lost" : "");
 	fprintf(out, "%s: sync: %" PRIu64 " rounds, %" PRIu64 " timeouts",
 		res->core, res->sync_rounds, res->sync_timeouts);
+	if (res->sync_unused) {
+		fprintf(out, ", %" PRIu64 " answers not used (after a timeout)",
+			res->sync_unused);
+	}
 	if (res->min_rtt_ns) {
-		fprintf(out, ", min RTT %.1f us", (double)res->min_rtt_ns / 1e3);
+		fprintf(out, ", min RTT %.1f us",
+			(double)res->min_rtt_ns / 1e3);
 	}
 	fputc('\n', out);
 	if (res->boots) {

@@ -56,11 +56,13 @@ struct ht_serial_record_result {
 	int line_lost; /* the device went away */
 	/* Host additions. */
 	double seconds;
-	uint32_t boots;	      /* HELLOs with a new boot seen after the first */
-	uint32_t streams;     /* stream files written */
-	uint64_t min_rtt_ns;  /* shortest sync round, 0: none */
-	char core[64];	      /* the core's directory name */
-	char master[64];      /* the master's */
+	uint32_t boots;	     /* HELLOs with a new boot seen after the first */
+	uint32_t streams;    /* stream files written */
+	uint64_t min_rtt_ns; /* shortest sync round, 0: none */
+	/* Answers after a timeout that may belong to the round given up. */
+	uint64_t sync_unused;
+	char core[64];	 /* the core's directory name */
+	char master[64]; /* the master's */
 	struct ht_serial_record_ring rings[HT_SERIAL_RECORD_MAX_RINGS];
 	uint32_t nr_rings;
 };

@@ -5,9 +5,9 @@ sends when told to:
 
   line-proxy.py LISTEN TARGET [ACTION...]
 
-LISTEN: a unix socket path the host connects to, or `pty`: a
-pseudo-terminal whose slave path is printed as the first line of
-stdout. TARGET: the target's unix socket, or its pty slave (/dev/...).
+LISTEN: a unix socket path the host connects to, `tcp`: a TCP port
+on 127.0.0.1 printed as the first line of stdout, or `pty`: a
+pseudo-terminal whose slave path is printed so. TARGET: the target's unix socket, or its pty slave (/dev/...).
 Once the host is there (connected, or 0.2 s after the pty was made),
 the bytes are copied both ways. The target -> host direction is cut into
 frames (at each 0x00); ACTIONs apply to the PACKET frames counted from
@@ -68,9 +68,15 @@ def open_host(listen):
         print(os.ttyname(s), flush=True)
         time.sleep(0.2)
         return m, s
-    ls = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    ls.bind(listen)
-    ls.listen(1)
+    if listen == "tcp":
+        ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        ls.bind(("127.0.0.1", 0))
+        ls.listen(1)
+        print(ls.getsockname()[1], flush=True)
+    else:
+        ls = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        ls.bind(listen)
+        ls.listen(1)
     c, _ = ls.accept()
     return c.detach(), None
 

@@ -75,6 +75,24 @@ check_capture unix
 kill "$tpid"
 wait "$tpid" 2>/dev/null
 
+# Ctrl-C: the target's open packet is asked for (FLUSH), the capture
+# is complete, exit 0.
+rm -f "$sock"
+start_target --unix "$sock" --exit-after 30
+cap=$w/cap-int
+"$HETRACE" record --serial "unix:$sock" -o "$cap" >"$w/out" 2>"$w/err" &
+rpid=$!
+sleep 1
+kill -INT "$rpid"
+wait "$rpid"
+rc=$?
+[ "$rc" = 0 ] || bad "SIGINT: exit $rc: $(cat "$w/err")"
+expect_err "SIGINT" "stopped by signal 2"
+[ "$(json complete)" = true ] || bad "SIGINT: not complete"
+bt2_reads SIGINT "$cap/native"
+kill "$tpid"
+wait "$tpid" 2>/dev/null
+
 # --socket PATH, --core and --master names.
 rm -f "$sock"
 start_target --unix "$sock" --exit-after 30
@@ -84,6 +102,26 @@ expect_exit "--socket" 0 bounded 30 200 "$HETRACE" record --socket "$sock" \
 [ -d "$cap/mcu" ] && [ -f "$cap/pc/sync" ] || bad "--socket: $(ls "$cap")"
 grep -q 'core_master = "pc"' "$cap/mcu/metadata" || bad "--socket: core_master"
 kill "$tpid"
+wait "$tpid" 2>/dev/null
+
+# Over TCP (the line proxy forwards to the target's socket), the
+# metadata from a file.
+rm -f "$sock"
+start_target --unix "$sock" --exit-after 30
+python3 line-proxy.py tcp "$sock" >"$w/proxy.out" &
+ppid=$!
+for _ in $(seq 100); do
+	[ -s "$w/proxy.out" ] && break
+	sleep 0.05
+done
+cap=$w/cap4
+expect_exit "tcp" 0 bounded 30 200 "$HETRACE" record \
+	--socket "127.0.0.1:$(head -1 "$w/proxy.out")" -o "$cap" --seconds 1 \
+	--metadata "$w/nt/metadata"
+[ "$(json target)" = "tcp:127.0.0.1:$(head -1 "$w/proxy.out")" ] || bad "tcp: target $(json target)"
+bt2_reads tcp "$cap/native"
+[ "$(json packets)" -gt 50 ] || bad "tcp: $(json packets) packets"
+kill "$tpid" "$ppid" 2>/dev/null
 wait "$tpid" 2>/dev/null
 
 # Over a pseudo-terminal (the target prints its slave's path).
