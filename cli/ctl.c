@@ -180,8 +180,7 @@ static const char *hello_flags(uint16_t f, char *buf, size_t len)
 }
 
 /* "63d5... (matches fw.elf)" and the like: the build id line. */
-static void build_id_line(const struct ht_cli_target *t, char *buf,
-			  size_t len)
+static void build_id_line(const struct ht_cli_target *t, char *buf, size_t len)
 {
 	const struct ht_serial_hello *h = &t->hello;
 	const uint8_t *eid;
@@ -199,8 +198,7 @@ static void build_id_line(const struct ht_cli_target *t, char *buf,
 		snprintf(buf, len, "%s (%s: %s, not compared)",
 			 h->build_id_len ? a : "none",
 			 ht_func_symbols_path(t->sy), elen ? b : "none");
-	} else if (elen == h->build_id_len &&
-		   !memcmp(eid, h->build_id, elen)) {
+	} else if (elen == h->build_id_len && !memcmp(eid, h->build_id, elen)) {
 		snprintf(buf, len, "%s (matches %s)", a,
 			 ht_func_symbols_path(t->sy));
 	} else {
@@ -411,15 +409,15 @@ static int run_status(struct ht_cli_target *t, const struct ctl_args *a,
 		}
 	}
 	printf("\nstopper     %s\n", func_text(t, st.stopper, f3, sizeof(f3)));
-	printf("buffer      %s, %" PRIu32 " of %" PRIu32
-	       " slots used, %" PRIu32 " bytes a slot\n",
+	printf("buffer      %s, %" PRIu32 " of %" PRIu32 " slots used, %" PRIu32
+	       " bytes a slot\n",
 	       st.ring_mode ? "overwrite (flight recorder)"
 			    : "discard (streaming)",
 	       st.slots_used, st.nr_slots, st.slot_size);
 	printf("events      %" PRIu64 " written, %" PRIu64 " discarded\n",
 	       st.events, st.discarded);
-	printf("frames      %" PRIu32 " sent (%" PRIu32
-	       " packets), %" PRIu32 " sync rounds\n",
+	printf("frames      %" PRIu32 " sent (%" PRIu32 " packets), %" PRIu32
+	       " sync rounds\n",
 	       st.frames_sent, st.packets_sent, st.sync_rounds);
 	printf("commands    %" PRIu32 " received, %" PRIu32
 	       " bad frames, %" PRIu32 " lost\n",
@@ -456,8 +454,8 @@ static int run_simple(struct ht_cli_target *t, const struct ctl_args *a,
 }
 
 /* FUNC, "none" or "0": the address (0: none). Returns the exit status. */
-static int func_arg(struct ht_cli_target *t, const char *what,
-		    const char *spec, uint64_t *addr)
+static int func_arg(struct ht_cli_target *t, const char *what, const char *spec,
+		    uint64_t *addr)
 {
 	if (!strcmp(spec, "none")) {
 		*addr = 0;
@@ -502,7 +500,8 @@ static int run_func(struct ht_cli_target *t, const struct ctl_args *a,
 			printf(", call %" PRIu64 " only", a->nth);
 		}
 		if (caller) {
-			printf(", from %s", func_text(t, caller, f2, sizeof(f2)));
+			printf(", from %s",
+			       func_text(t, caller, f2, sizeof(f2)));
 		}
 	}
 	printf("\n");
@@ -626,8 +625,8 @@ static void dump_packet(void *arg, const uint8_t *p, uint32_t n)
 static void core_dir_name(const struct ht_serial_hello *h, char *buf,
 			  size_t len)
 {
-	bool ok = h->name[0] != 0 && strcmp(h->name, ".") &&
-		  strcmp(h->name, "..");
+	bool ok =
+	    h->name[0] != 0 && strcmp(h->name, ".") && strcmp(h->name, "..");
 
 	for (const char *p = h->name; *p; p++) {
 		if (*p == '/' || (unsigned char)*p < 0x20) {
@@ -725,8 +724,8 @@ static int run_dump_trace(struct ht_cli_target *t, const struct ctl_args *a,
 	/* 11.5 kB/s (115200 baud) at the least, twice over */
 	ring_bytes = (uint64_t)st.nr_slots * st.slot_size;
 	timeout_ms = t->timeout_ms + (int)(ring_bytes * 2000 / 11520);
-	status = ht_cli_target_cmd(t, HT_SPC_DUMP_TRACE, NULL, 0, &r,
-				   timeout_ms);
+	status =
+	    ht_cli_target_cmd(t, HT_SPC_DUMP_TRACE, NULL, 0, &r, timeout_ms);
 	t->packet = NULL;
 	if (status) {
 		goto close_stream;
@@ -761,9 +760,9 @@ static int run_dump_trace(struct ht_cli_target *t, const struct ctl_args *a,
 	printf("\n");
 	if (d.packets != sent) {
 		fprintf(stderr,
-			"%s: %s: the target sent %" PRIu32
-			" packets, %" PRIu64 " arrived whole (%" PRIu32
-			" frames lost, %" PRIu32 " bad on the line)\n",
+			"%s: %s: the target sent %" PRIu32 " packets, %" PRIu64
+			" arrived whole (%" PRIu32 " frames lost, %" PRIu32
+			" bad on the line)\n",
 			ht_cli_prog, t->name, sent, d.packets,
 			ht_serial_stats(t->line)->lost,
 			ht_serial_stats(t->line)->crc_errs +
@@ -790,8 +789,8 @@ free_all:
 static int wait_reboot(struct ht_cli_target *t)
 {
 	const struct ht_serial_sink sink = {0};
-	uint64_t end = ht_serial_now_ns() + 5u * (uint64_t)t->timeout_ms *
-						1000000u;
+	uint64_t end =
+	    ht_serial_now_ns() + 5u * (uint64_t)t->timeout_ms * 1000000u;
 	struct ht_serial *line;
 	char err[1024];
 
@@ -848,8 +847,8 @@ static int run_reboot(struct ht_cli_target *t, const struct ctl_args *a,
 	if (status) {
 		return status;
 	}
-	printf("%s: rebooted, boot count %" PRIu32 "%s\n",
-	       t->last_hello.name, t->last_hello.boot_count,
+	printf("%s: rebooted, boot count %" PRIu32 "%s\n", t->last_hello.name,
+	       t->last_hello.boot_count,
 	       t->last_hello.flags & HT_SP_RETAINED
 		   ? " (settings restored from retained RAM)"
 		   : "");
@@ -936,11 +935,11 @@ static int parse_options(int argc, char **argv, struct ctl_args *a,
 	}
 	nr = a->rest.nr - 2;
 	if (nr < (*cmd)->min_args || nr > (*cmd)->max_args) {
-		return ht_cli_usage_error(
-		    usage, "'%s' takes %s", (*cmd)->name,
-		    (*cmd)->max_args == 0   ? "no argument"
-		    : (*cmd)->min_args == 1 ? "one FUNC"
-					    : "at most one TEXT");
+		return ht_cli_usage_error(usage, "'%s' takes %s", (*cmd)->name,
+					  (*cmd)->max_args == 0 ? "no argument"
+					  : (*cmd)->min_args == 1
+					      ? "one FUNC"
+					      : "at most one TEXT");
 	}
 	bad = opts_given(a) & ~(*cmd)->opts;
 	if (bad) {

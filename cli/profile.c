@@ -357,8 +357,9 @@ int ht_cli_profile_live(struct ht_cli_target *t, unsigned top,
 	lost.deep_calls = tp.deep_calls;
 	lost.unbalanced = tp.unbalanced;
 	lost.nested = tp.nested;
-	snprintf(source, sizeof(source), "read from %s, %zu of %" PRIu32
-		 " table slots", t->name, tp.nr_funcs, tp.table_size);
+	snprintf(source, sizeof(source),
+		 "read from %s, %zu of %" PRIu32 " table slots", t->name,
+		 tp.nr_funcs, tp.table_size);
 	print_target_table(source, t->hello.name, NULL, f, tp.nr_funcs, &lost,
 			   top, key);
 	if (tp.discarded) {

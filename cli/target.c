@@ -96,9 +96,8 @@ static int check_build_id(struct ht_cli_target *t)
 	if (!t->sy) {
 		return HT_EXIT_OK;
 	}
-	m = ht_target_names_check_build_id(t->sy, t->hello.build_id,
-					   t->hello.build_id_len, msg,
-					   sizeof(msg));
+	m = ht_target_names_check_build_id(
+	    t->sy, t->hello.build_id, t->hello.build_id_len, msg, sizeof(msg));
 	switch (m) {
 	case HT_BUILD_ID_MATCH:
 		return HT_EXIT_OK;

@@ -211,6 +211,17 @@ static int set_window(struct ht_cli_target *t, const struct trace_args *a,
 	uint8_t args[24] = {0};
 	int status;
 
+	if (!(t->hello.flags & HT_SP_HAS_INSTR)) {
+		if (a->trigger || a->stopper || a->couple) {
+			fprintf(stderr,
+				"%s: %s: the firmware has no function tracing "
+				"(HELLO): no --trigger, --stopper or --couple\n",
+				ht_cli_prog, t->name);
+			return HT_EXIT_FAIL;
+		}
+		/* its events are recorded as they come */
+		return HT_EXIT_OK;
+	}
 	status = drain_before(t);
 	if (status) {
 		return status;
@@ -391,8 +402,7 @@ static void print_summary(const struct ht_cli_target *t,
 		       sum->first_seq);
 	}
 	if (sum->opener) {
-		printf("window: opened %" PRIu64 " times by %s\n",
-		       sum->windows,
+		printf("window: opened %" PRIu64 " times by %s\n", sum->windows,
 		       ht_target_names_format(t->sy, sum->opener, name,
 					      sizeof(name)));
 	}

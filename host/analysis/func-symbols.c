@@ -595,7 +595,8 @@ size_t ht_func_symbols_nearest(const struct ht_func_symbols *sy,
 		const char *s = sy->by_name[i].name;
 		size_t ls = strlen(s), limit, d, k;
 
-		if (ls > NEAR_MAX_LEN || (i && !strcmp(s, sy->by_name[i - 1].name))) {
+		if (ls > NEAR_MAX_LEN ||
+		    (i && !strcmp(s, sy->by_name[i - 1].name))) {
 			continue;
 		}
 		limit = (ls > len ? ls : len) / 3;
@@ -610,7 +611,8 @@ size_t ht_func_symbols_nearest(const struct ht_func_symbols *sy,
 		if (d > limit || !d || listed(out, nr, s)) {
 			continue;
 		}
-		/* Insert in order of distance, then name (the table's order). */
+		/* Insert in order of distance, then name (the table's order).
+		 */
 		k = nr_cand < max - nr ? nr_cand++ : nr_cand - 1;
 		while (k > 0 && dist[k - 1] > d) {
 			dist[k] = dist[k - 1];

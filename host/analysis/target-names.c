@@ -111,9 +111,10 @@ const char *ht_target_names_hex(const uint8_t *id, size_t len, char *buf,
 	return buf;
 }
 
-enum ht_build_id_match ht_target_names_check_build_id(
-    const struct ht_func_symbols *sy, const uint8_t *id, size_t len, char *msg,
-    size_t msg_len)
+enum ht_build_id_match
+ht_target_names_check_build_id(const struct ht_func_symbols *sy,
+			       const uint8_t *id, size_t len, char *msg,
+			       size_t msg_len)
 {
 	const uint8_t *elf_id;
 	size_t elf_len = ht_func_symbols_build_id(sy, &elf_id);

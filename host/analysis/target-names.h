@@ -46,7 +46,7 @@ const char *ht_target_names_name(const struct ht_func_symbols *sy,
 /* How a target's build id compares with the ELF's. */
 enum ht_build_id_match {
 	HT_BUILD_ID_MATCH,
-	HT_BUILD_ID_MISMATCH,	  /* both known, different: names may be wrong */
+	HT_BUILD_ID_MISMATCH, /* both known, different: names may be wrong */
 	HT_BUILD_ID_NO_TARGET_ID, /* the firmware sent none */
 	HT_BUILD_ID_NO_ELF_ID,	  /* the ELF has no NT_GNU_BUILD_ID note */
 };
@@ -57,9 +57,10 @@ enum ht_build_id_match {
  * notes: "fw.elf: build id 63d5... differs from the target's 9a1c...:
  * function names and addresses may be wrong").
  */
-enum ht_build_id_match ht_target_names_check_build_id(
-    const struct ht_func_symbols *sy, const uint8_t *id, size_t len, char *msg,
-    size_t msg_len);
+enum ht_build_id_match
+ht_target_names_check_build_id(const struct ht_func_symbols *sy,
+			       const uint8_t *id, size_t len, char *msg,
+			       size_t msg_len);
 
 /* @len bytes as lowercase hex into @buf ("" for none). Returns @buf. */
 const char *ht_target_names_hex(const uint8_t *id, size_t len, char *buf,

@@ -8,6 +8,11 @@ serial-proto.h) but only as far as the test needs.
 MODE:
   silent   accepts and never answers (a target that does not answer)
   hello    answers HELLO (version 1.0) and nothing else
+  bad      answers HELLO, then STATUS with 10 bytes, and PROFILE with an
+           empty first page pointing at index 0x77, whose page claims 17
+           entries (16 at most)
+  loop     answers HELLO, then PROFILE pages that never end (the next
+           index is always 0)
   major9   answers HELLO as a target of protocol 9.0 (status VERSION)
   record   answers HELLO (version 1.0, the build id of $FAKE_BUILD_ID in
            hex, none when unset) and every command with status OK; writes
@@ -105,7 +110,15 @@ def serve(conn, mode, log):
                 f.write('%s %s\n' % (CMD_NAMES.get(cmd, hex(cmd)), args.hex()))
         if mode == 'hello' and cmd != 0x01:
             continue
-        if mode == 'major9':
+        if mode == 'bad' and cmd == 0x03:
+            data, status = bytes(10), 0
+        elif mode == 'bad' and cmd == 0x09:
+            first = struct.unpack('<I', args[:4])[0]
+            nxt, count = (0x77, 0) if first == 0 else (0xffffffff, 17)
+            data, status = struct.pack('<8I', nxt, count, 0, 0, 0, 0, 0, 64), 0
+        elif mode == 'loop' and cmd == 0x09:
+            data, status = struct.pack('<8I', 0, 0, 0, 0, 0, 0, 0, 64), 0
+        elif mode == 'major9':
             data, status = hello_payload(9, 0, build_id), 4
         elif cmd == 0x01:
             data, status = hello_payload(1, 0, build_id), 0

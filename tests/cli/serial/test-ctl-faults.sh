@@ -50,6 +50,21 @@ expect_exit "version mismatch" 1 bounded 20 200 "$HETRACE" ctl "unix:$w/v.sock" 
 expect_err "version mismatch" "protocol version mismatch: the target speaks 9.0, hetrace 1.0"
 stop_fake
 
+# Replies shorter than their layout, pages that claim too much or never
+# end: a message naming the command, exit 1, bounded time and memory.
+start_fake "$w/x.sock" bad
+expect_exit "short status" 1 bounded 20 200 "$HETRACE" ctl "unix:$w/x.sock" status
+expect_err "short status" "reply to 'status' has 10 bytes, expected at least 104"
+expect_exit "17 entries" 1 bounded 20 200 "$HETRACE" ctl "unix:$w/x.sock" list
+expect_err "17 entries" "profile page at index 119: 17 entries in 32 bytes"
+stop_fake
+start_fake "$w/l.sock" loop
+expect_exit "endless pages" 1 bounded 20 200 "$HETRACE" ctl "unix:$w/l.sock" dump-profile
+expect_err "endless pages" "the profile pages do not end"
+expect_exit "endless pages: profile TARGET" 1 bounded 20 200 "$HETRACE" profile "unix:$w/l.sock"
+expect_err "endless pages: profile TARGET" "the profile pages do not end"
+stop_fake
+
 # Nothing listening: a clear failure, not a hang.
 expect_exit "no target" 1 bounded 20 200 "$HETRACE" ctl "unix:$w/none.sock" status
 expect_err "no target" "none.sock"
@@ -138,4 +153,13 @@ usage_case "'trigger' takes one FUNC" ctl "unix:$w/x.sock" trigger
 usage_case "--json is not an option of 'ping'" ctl "unix:$w/x.sock" ping --json
 usage_case "bad --sort key" ctl "unix:$w/x.sock" dump-profile --sort fast
 usage_case "--timeout" ctl "unix:$w/x.sock" --timeout 0 status
+usage_case "-o CAPTURE is required" trace "unix:$w/x.sock"
+usage_case "--couple F is --trigger F --stopper F" trace "unix:$w/x.sock" --couple f --trigger g -o "$w/c"
+usage_case "--nth and --caller are conditions of --trigger" trace "unix:$w/x.sock" --nth 2 -o "$w/c"
+usage_case "no TARGET given" trace -o "$w/c"
+usage_case "a live target takes one --elf FW" profile "unix:$w/x.sock" --callgraph
+usage_case "--timeout and --strict-build-id are for a live TARGET" profile "$w" --timeout 5
+# the trace's names are checked before the line: nothing listens here
+expect_exit "trace: unknown name" 2 "$HETRACE" trace "unix:$w/x.sock" --elf "$w/fw.elf" --trigger proces -o "$w/c"
+expect_err "trace: unknown name" "trigger: unknown function 'proces'.*nearest: process_frame, process_line"
 exit $fail
