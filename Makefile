@@ -91,7 +91,7 @@ LIB_RT   := $(BUILD)/libhetrace-rt.a
 LIB_HOST := $(BUILD)/libhetrace.a
 HETRACE  := $(BUILD)/hetrace
 
-.PHONY: all deps demo demo-qemu check check-layers bench fuzz fuzz-bin clean \
+.PHONY: all deps demo demo-qemu demo-serial check check-layers bench fuzz fuzz-bin clean \
 	format format-check build-all FORCE
 
 all: deps
@@ -239,6 +239,11 @@ demo: all
 demo-qemu: all
 	@scripts/deps.sh qemu
 	@scripts/demo-qemu.sh $(BUILD)
+
+# The QEMU Cortex-M3 serial firmware driven over its UART (docs/serial.md).
+demo-serial: all
+	@scripts/deps.sh qemu
+	@scripts/demo-serial.sh $(BUILD)
 
 # The include rules between the folders (docs/architecture.md).
 check-layers:

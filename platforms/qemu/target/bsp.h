@@ -29,11 +29,33 @@ void bsp_uart_init(void);
 void bsp_uart_putc(char c);
 /* Takes one received byte: 0..255, or -1 when the FIFO is empty. */
 int bsp_uart_getc(void);
+/*
+ * Puts up to @n bytes into the transmitter without waiting: returns how
+ * many it took (0 while the UART is full).
+ */
+uint32_t bsp_uart_put(const uint8_t *p, uint32_t n);
+
+/*
+ * Resets the core the way the machine's reset button does (QEMU resets
+ * every device and restarts the image; RAM outside the image, the
+ * .noinit section of link.ld, keeps its content). Never returns.
+ */
+void bsp_reset(void) __attribute__((noreturn));
 
 /* Interrupts of the core: masked / unmasked; wait for one. */
 void bsp_irq_enable(void);
 void bsp_irq_disable(void);
 void bsp_wait_for_irq(void);
+/* Masks interrupts and returns whether they were on (for restore). */
+uint32_t bsp_irq_save(void);
+void bsp_irq_restore(uint32_t on);
+
+/*
+ * Raises the core's timer interrupt once, @ticks of the trace clock from
+ * now (at most 0x00ffffff on the Cortex-M3, whose SysTick has 24 bits),
+ * to wake bsp_wait_for_irq(); the handler only clears it.
+ */
+void bsp_timer_wake(uint32_t ticks);
 
 /* Ends the run: semihosting exit when QEMU has it, else spins. */
 void bsp_exit(int code) __attribute__((noreturn));

@@ -72,6 +72,16 @@ void bsp_uart_putc(char c)
 	UART_DATA = (uint8_t)c;
 }
 
+uint32_t bsp_uart_put(const uint8_t *p, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n && !(UART_STATE & 1u); i++) {
+		UART_DATA = p[i];
+	}
+	return i;
+}
+
 int bsp_uart_getc(void)
 {
 	if (!(UART_STATE & 2u)) {
@@ -95,6 +105,45 @@ void bsp_wait_for_irq(void)
 	__asm__ volatile("wfi" ::: "memory");
 }
 
+uint32_t bsp_irq_save(void)
+{
+	uint32_t primask;
+
+	__asm__ volatile("mrs %0, primask\n"
+			 "cpsid i"
+			 : "=r"(primask)
+			 :
+			 : "memory");
+	return !(primask & 1u);
+}
+
+void bsp_irq_restore(uint32_t on)
+{
+	if (on) {
+		__asm__ volatile("cpsie i" ::: "memory");
+	}
+}
+
+#define SYST_CSR REG(0xe000e010u)
+#define SYST_RVR REG(0xe000e014u)
+#define SYST_CVR REG(0xe000e018u)
+
+void bsp_timer_wake(uint32_t ticks)
+{
+	/* SysTick on the 25 MHz processor clock: the trace clock's rate. */
+	SYST_CSR = 0;
+	SYST_RVR = ticks > 0x00ffffffu ? 0x00ffffffu : ticks ? ticks : 1u;
+	SYST_CVR = 0;
+	SYST_CSR = 0x7u; /* enable, interrupt, processor clock */
+}
+
+void cm3_systick(void);
+void cm3_systick(void)
+{
+	/* One shot: the wake-up is all it is for. */
+	SYST_CSR = 0;
+}
+
 void cm3_uart0_rx(void);
 void cm3_uart0_rx(void)
 {
@@ -104,6 +153,19 @@ void cm3_uart0_rx(void)
 	 */
 	UART_INT = 2u;
 	fw_uart_isr();
+}
+
+#define SCB_AIRCR REG(0xe000ed0cu)
+
+void bsp_reset(void)
+{
+	/* Every store before the reset request (the retained settings). */
+	__asm__ volatile("dsb" ::: "memory");
+	/* VECTKEY 0x05fa, SYSRESETREQ (bit 2): QEMU resets the machine. */
+	SCB_AIRCR = 0x05fa0000u | (1u << 2);
+	__asm__ volatile("dsb" ::: "memory");
+	for (;;) {
+	}
 }
 
 void bsp_exit(int code)

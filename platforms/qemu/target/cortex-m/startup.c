@@ -15,6 +15,7 @@ int main(void);
 void cm3_reset(void);
 void cm3_fault(void);
 void cm3_uart0_rx(void);
+void cm3_systick(void);
 void cm3_fault_c(const uint32_t *frame, uint32_t exc_return);
 
 static void unexpected(void)
@@ -41,7 +42,7 @@ __attribute__((section(".vectors"),
     unexpected,
     unexpected,
     unexpected,	  /* PendSV */
-    unexpected,	  /* SysTick */
+    cm3_systick,  /* SysTick (bsp_timer_wake) */
     cm3_uart0_rx, /* IRQ 0: UART0 receive */
     unexpected,
     unexpected,

@@ -70,6 +70,16 @@ void bsp_uart_putc(char c)
 	UART_RBR = (uint8_t)c;
 }
 
+uint32_t bsp_uart_put(const uint8_t *p, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n && (UART_LSR & 0x20u); i++) {
+		UART_RBR = p[i];
+	}
+	return i;
+}
+
 int bsp_uart_getc(void)
 {
 	if (!(UART_LSR & 0x01u)) {
@@ -93,10 +103,59 @@ void bsp_wait_for_irq(void)
 	__asm__ volatile("wfi" ::: "memory");
 }
 
+uint32_t bsp_irq_save(void)
+{
+	uint32_t st;
+
+	__asm__ volatile("csrrci %0, mstatus, 8" : "=r"(st) : : "memory");
+	return (st >> 3) & 1u;
+}
+
+void bsp_irq_restore(uint32_t on)
+{
+	if (on) {
+		__asm__ volatile("csrsi mstatus, 8" ::: "memory");
+	}
+}
+
+#define MTIMECMP_LO REG32(0x02004000u)
+#define MTIMECMP_HI REG32(0x02004004u)
+#define MTIME_HI REG32(0x0200bffcu)
+
+void bsp_timer_wake(uint32_t ticks)
+{
+	uint32_t hi, lo;
+
+	do {
+		hi = MTIME_HI;
+		lo = RV_MTIME_LO;
+	} while (hi != MTIME_HI);
+	if (lo + ticks < lo) {
+		hi++;
+	}
+	/* High word to the maximum first: no early interrupt in between. */
+	MTIMECMP_HI = 0xffffffffu;
+	MTIMECMP_LO = lo + ticks;
+	MTIMECMP_HI = hi;
+	/* Machine timer interrupts (mie.MTIE). */
+	__asm__ volatile("csrs mie, %0" : : "r"(1u << 7));
+}
+
 void bsp_exit(int code)
 {
 	/* The virt test device: 0x5555 passes, (code << 16) | 0x3333 fails. */
 	VIRT_TEST = code ? ((uint32_t)code << 16) | 0x3333u : 0x5555u;
+	for (;;) {
+		__asm__ volatile("wfi");
+	}
+}
+
+void bsp_reset(void)
+{
+	/* Every store before the reset request (the retained settings). */
+	__asm__ volatile("fence" ::: "memory");
+	/* The virt test device: 0x7777 resets the machine. */
+	VIRT_TEST = 0x7777u;
 	for (;;) {
 		__asm__ volatile("wfi");
 	}
@@ -120,6 +179,9 @@ void rv_trap(void)
 			if (src) {
 				PLIC_CLAIM = src;
 			}
+		} else if ((cause & 0x7fffffffu) == 7u) {
+			/* bsp_timer_wake(): one shot, the wake-up is all. */
+			__asm__ volatile("csrc mie, %0" : : "r"(1u << 7));
 		}
 		return;
 	}
