@@ -1216,23 +1216,29 @@ int ht_states_feed(struct ht_states *st, const struct ht_ctf_msg *msg)
 
 /* At the end of the trace: the slices still open on @s (calls or
  * interrupts), innermost first, end at @t; each one is counted in
- * *@unclosed and reported. */
+ * *@unclosed, and reported in one warning (a trace cut inside a deep
+ * call tree leaves many). */
 static int close_open(struct ht_states *st, struct core *c, struct stack *s,
 		      uint64_t *unclosed, int64_t t)
 {
 	int ret = 0;
 
-	while (!ret && s->n) {
-		struct open_slice *o = &s->v[s->n - 1];
-
-		(*unclosed)++;
+	if (s->n == 1) {
 		ret = ht__states_anomaly(st, c, t, NULL,
 					 "%s entered at %" PRId64
 					 " ns has no exit: closed at the end",
-					 o->s.name, o->s.begin_ns);
-		if (!ret) {
-			ret = slice_end(st, c, o, t, true);
-		}
+					 s->v[0].s.name, s->v[0].s.begin_ns);
+	} else if (s->n > 1) {
+		ret = ht__states_anomaly(
+		    st, c, t, NULL,
+		    "%u calls have no exit, from %s entered at %" PRId64
+		    " ns to %s entered at %" PRId64 " ns: closed at the end",
+		    s->n, s->v[0].s.name, s->v[0].s.begin_ns,
+		    s->v[s->n - 1].s.name, s->v[s->n - 1].s.begin_ns);
+	}
+	while (!ret && s->n) {
+		(*unclosed)++;
+		ret = slice_end(st, c, &s->v[s->n - 1], t, true);
 		s->n--;
 	}
 	return ret;

@@ -19,6 +19,10 @@ grep -q "^window: opened [1-9][0-9]* times by job_qsort" "$w/out" || bad "trace 
 grep -q "^lost: 0 events discarded by the target" "$w/out" || bad "losses: $(grep '^lost:' "$w/out")"
 grep -q " quicksort$" "$w/out" || bad "profile: no quicksort: $(grep -A12 'on-target profile' "$w/out")"
 grep -q "^cm3  *accurate " "$w/out" || bad "sync: $(grep '^cm3 ' "$w/out")"
+# a window still open when the recording stops: one warning for the
+# calls left open, not one per call
+[ "$(cat "$w/out" "$w/err" | grep -c "no exit")" -le 1 ] ||
+	bad "open calls at the end: $(grep "no exit" "$w/out" "$w/err" | head -5)"
 grep -q "no QEMU process left" "$w/out" || bad "QEMU left: $(tail -3 "$w/out")"
 [ -s "$w/demo/cm3.perfetto" ] || bad "no Perfetto file"
 bt2_reads "capture" "$w/demo/capture/cm3"
