@@ -23,7 +23,8 @@
 	X(UNSUPPORTED, "unsupported construct")                                \
 	X(NOTFOUND, "not found")                                               \
 	X(EXIST, "already exists")                                             \
-	X(EOF, "end of data")
+	X(EOF, "end of data")                                                  \
+	X(TIMEDOUT, "timed out")
 
 enum ht__errno_index {
 	HT__ERRNO_NONE,

@@ -809,6 +809,9 @@ int ht_serial_sync(struct ht_serial *s, uint64_t *t_send, uint64_t *t_recv,
 	return 0;
 }
 
+/* Times a metadata chunk is asked for before the line is given up. */
+#define METADATA_TRIES 3
+
 int ht_serial_metadata(struct ht_serial *s, char **text, size_t *len, char *err,
 		       size_t elen)
 {
@@ -837,9 +840,16 @@ int ht_serial_metadata(struct ht_serial *s, char **text, size_t *len, char *err,
 	while (off < total) {
 		uint32_t got_off, got_total, n;
 
+		int tries = METADATA_TRIES;
+
 		ht_sp_put32(args, off);
-		ret = ht_serial_command(s, HT_SPC_METADATA, args, sizeof(args),
-					&r, 1000, err, elen);
+		/* A chunk is asked for again when its reply was damaged on
+		 * the line (a timeout): the command has no side effect. */
+		do {
+			ret = ht_serial_command(s, HT_SPC_METADATA, args,
+						sizeof(args), &r, 1000, err,
+						elen);
+		} while (ret == HT_ETIMEDOUT && --tries);
 		if (ret) {
 			goto free_buf;
 		}

@@ -29,9 +29,6 @@
 
 #include "common/error.h"
 
-/* A command that got no reply in time (the error table has no entry). */
-#define HT_ETIMEDOUT HT_EEOF
-
 struct ht_serial;
 
 struct ht_serial_hello {

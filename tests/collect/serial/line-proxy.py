@@ -16,6 +16,7 @@ then on:
   drop@N      packet frame N loses one byte in its middle
   reboot@N    a REBOOT command (docs/serial.md) goes to the target after
               packet frame N
+  dropreply@N REPLY frame N (counted from the first) loses one byte
 It prints one line per action done ("dropped 1 byte of packet frame
 12"), and exits when either side closes.
 """
@@ -30,6 +31,7 @@ import tty
 import zlib
 
 PACKET = 0x02
+REPLY = 0x04
 
 
 def cobs_encode(body):
@@ -93,7 +95,7 @@ def open_target(target):
 
 def relay(host, tgt, actions, rnd):
     pending = bytearray()  # target bytes not yet cut into a frame
-    packets = 0
+    packets = replies = 0
     while True:
         r, _, _ = select.select([host, tgt], [], [])
         if host in r:
@@ -115,6 +117,12 @@ def relay(host, tgt, actions, rnd):
             f = bytes(pending[:z + 1])
             del pending[:z + 1]
             # The type is the body's first byte, after the COBS code.
+            if len(f) > 2 and f[0] > 1 and f[1] == REPLY:
+                replies += 1
+                if "dropreply" in actions.get(-replies, []):
+                    m = len(f) // 2
+                    f = f[:m] + f[m + 1:]
+                    print(f"dropped 1 byte of reply frame {replies}", flush=True)
             if not (len(f) > 2 and f[0] > 1 and f[1] == PACKET):
                 out += f
                 continue
@@ -138,7 +146,9 @@ def main():
     actions = {}
     for a in sys.argv[3:]:
         what, n = a.split("@")
-        actions.setdefault(int(n), []).append(what)
+        # replies are keyed by their negated number, packets by theirs
+        key = -int(n) if what == "dropreply" else int(n)
+        actions.setdefault(key, []).append(what)
     host, keep = open_host(sys.argv[1])
     tgt = open_target(sys.argv[2])
     try:

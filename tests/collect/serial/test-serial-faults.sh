@@ -40,6 +40,20 @@ grep -q "^line: .* $lost lost frames" "$w/out" || bad "proxy: summary: $(cat "$w
 n=$(babeltrace2 "$cap/native" 2>/dev/null | grep -c 'func_entry:')
 [ "$n" -gt 1000 ] || bad "proxy: $n func_entry events decoded"
 
+# The reply to the first metadata chunk damaged on the line: the chunk
+# is asked for again, the recording goes on.
+start_target --unix "$w/t6.sock" --exit-after 30
+pids="$pids $tpid"
+python3 "$here/line-proxy.py" "$w/p6.sock" "$w/t6.sock" dropreply@2 >"$w/proxy6.out" &
+pids="$pids $!"
+wait_sock "$w/p6.sock"
+cap=$w/cap6
+expect_exit "metadata reply damaged" 0 bounded 30 200 "$HETRACE" record \
+	--serial "unix:$w/p6.sock" -o "$cap" --seconds 0.5
+grep -q "dropped 1 byte of reply frame 2" "$w/proxy6.out" || bad "proxy6: did $(cat "$w/proxy6.out")"
+[ "$(($(json line crc_errors) + $(json line cobs_errors)))" -ge 1 ] || bad "metadata reply damaged: no bad frame counted"
+bt2_reads "metadata reply damaged" "$cap/native"
+
 # A reboot mid-stream (REBOOT through the proxy, over pseudo-terminals):
 # the new boot's packets (numbered from 0 again) go to stream-boot2.
 start_target --pty --retained "$w/retained" --exit-after 30
