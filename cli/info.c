@@ -173,6 +173,20 @@ static void print_uuid(const uint8_t *u)
  * holds per event), so the seconds of history one KiB of buffer and
  * one packet of the stream's size hold at that rate.
  */
+/* A duration in the unit that keeps it above 1 (s, ms, us, ns). */
+static void print_secs(double s)
+{
+	if (s >= 1.0) {
+		printf("%.4g s", s);
+	} else if (s >= 1e-3) {
+		printf("%.4g ms", s * 1e3);
+	} else if (s >= 1e-6) {
+		printf("%.4g us", s * 1e6);
+	} else {
+		printf("%.4g ns", s * 1e9);
+	}
+}
+
 static void print_estimate(const struct stream_stats *st)
 {
 	double span_s, rate, per_event, bytes_s;
@@ -189,10 +203,11 @@ static void print_estimate(const struct stream_stats *st)
 	printf("    rate: %.4g events/s, %.4g bytes/event (packet headers "
 	       "included)\n",
 	       rate, per_event);
-	printf("    history: %.4g s per KiB of buffer, %.4g s per packet of "
-	       "%" PRIu64 " bytes\n",
-	       1024.0 / bytes_s, (double)(st->max_packet_bits / 8) / bytes_s,
-	       st->max_packet_bits / 8);
+	printf("    history: ");
+	print_secs(1024.0 / bytes_s);
+	printf(" per KiB of buffer, ");
+	print_secs((double)(st->max_packet_bits / 8) / bytes_s);
+	printf(" per packet of %" PRIu64 " bytes\n", st->max_packet_bits / 8);
 }
 
 static void print_stream(const struct ht_ctf_stream *s, struct stream_stats *st,

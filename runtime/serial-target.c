@@ -534,6 +534,14 @@ static int needs_instr(uint8_t cmd)
 }
 
 /* Runs the command in cmd[] (cmd_len bytes); builds its reply. */
+/* The commands that change what is traced. */
+static int changes_settings(uint8_t cmd)
+{
+	return cmd == HT_SPC_ENABLE || cmd == HT_SPC_DISABLE ||
+	       cmd == HT_SPC_TRIGGER || cmd == HT_SPC_STOPPER ||
+	       cmd == HT_SPC_COUPLE || cmd == HT_SPC_CLEAR;
+}
+
 static void run_command(struct ht_serial_target *t)
 {
 	const uint8_t cmd = t->cmd[0];
@@ -568,6 +576,11 @@ static void run_command(struct ht_serial_target *t)
 	    (cmd == HT_SPC_REBOOT && !ops->reboot)) {
 		reply_status(t, cmd, tag, HT_SPS_UNSUPPORTED);
 		return;
+	}
+	if (changes_settings(cmd) && ops->flush) {
+		/* A packet never mixes records of two settings: the one
+		 * being filled is closed before they change. */
+		ops->flush(ops->arg);
 	}
 	switch (cmd) {
 	case HT_SPC_HELLO:

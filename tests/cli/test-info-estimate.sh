@@ -68,7 +68,12 @@ packets = -(-n // per)
 rate = 1e6 / period_us
 b = (packets * 36 + n * rec) / n
 print("    rate: %.4g events/s, %.4g bytes/event (packet headers included)" % (rate, b))
-print("    history: %.4g s per KiB of buffer, %.4g s per packet of %d bytes" % (1024 / (rate * b), psize / (rate * b), psize))
+def secs(v):
+    for unit, scale in (("s", 1), ("ms", 1e3), ("us", 1e6)):
+        if v * scale >= 1:
+            return "%.4g %s" % (v * scale, unit)
+    return "%.4g ns" % (v * 1e9)
+print("    history: %s per KiB of buffer, %s per packet of %d bytes" % (secs(1024 / (rate * b)), secs(psize / (rate * b)), psize))
 PY
 }
 check() { # TRACE STREAM N PERIOD_US REC PACKET

@@ -436,7 +436,10 @@ static void test_commands(void)
 	CHECK(status_of(command(&t, HT_SPC_ENABLE, 11, NULL, 0)) == HT_SPS_OK);
 	CHECK(!instr.disabled && (retained.flags & HT_SERIAL_RET_ENABLED));
 	ht_sp_put64(a, 0x3000);
+	flushes = 0;
 	CHECK(status_of(command(&t, HT_SPC_COUPLE, 12, a, 8)) == HT_SPS_OK);
+	/* The packet of the records before the change is closed first. */
+	CHECK(flushes == 1);
 	CHECK(instr.trigger == 0x3000 && instr.stopper == 0x3000 &&
 	      instr.trigger_nth == 0 && instr.trigger_caller == 0);
 	CHECK(retained.trigger == 0x3000 && retained.stopper == 0x3000);
