@@ -454,11 +454,21 @@ static inline uint64_t reached_value(const struct ht__stream *s)
 /* The stream has reached time @t (keeping a mark to clear). */
 static inline void reach(struct ht__stream *s, uint64_t t)
 {
-	if (s->reached == UINT64_MAX) {
-		s->reached_true = t;
-	} else {
+	if (s->reached != UINT64_MAX) {
 		s->reached = t;
 	}
+	/* a @t of UINT64_MAX reads as a mark: .reached_true keeps it */
+	s->reached_true = t;
+}
+
+/*
+ * The event just read takes event_time(): it is before the stream's
+ * time, or a mark is set, or it is at UINT64_MAX itself (as .reached
+ * that value would be taken for a mark with a stale .reached_true).
+ */
+static inline bool event_time_due(const struct ht__stream *s)
+{
+	return s->clock < s->reached || s->clock == UINT64_MAX;
 }
 
 void ht__stream_reached(struct ht__stream *s, uint64_t t)
@@ -594,7 +604,7 @@ static int event_time(struct ht__stream *s)
 	int ret;
 
 	s->ev_msg.back_cycles = 0;
-	s->reached = s->clock;
+	s->reached = s->reached_true = s->clock;
 	if (!s->sc->pub.default_clock) {
 		return 0;
 	}
@@ -1083,7 +1093,7 @@ int ht__stream_advance(struct ht__stream *s)
 		if (ret) {
 			return ht__stream_damaged(s, ret);
 		}
-		if (s->clock < s->reached) {
+		if (event_time_due(s)) {
 			return event_time(s);
 		}
 		s->reached = s->clock;
@@ -1189,7 +1199,7 @@ static int stream_advance_slow(struct ht__stream *s)
 			if (ret) {
 				goto damaged;
 			}
-			if (s->clock < s->reached) {
+			if (event_time_due(s)) {
 				ret = event_time(s);
 				if (ret) {
 					return ret;

@@ -86,9 +86,9 @@ struct ht__stream {
 	 * The time the stream has reached (default clock cycles: the
 	 * latest event, packet beginning or end), for time going
 	 * backwards; UINT64_MAX makes the next event take the slow
-	 * check (a mark to clear or to carry), .reached_true is then
-	 * the value. .back_pending: how far back a packet boundary went,
-	 * carried to the packet's next event.
+	 * check (a mark to clear or to carry, or a time of UINT64_MAX),
+	 * .reached_true is then the value. .back_pending: how far back
+	 * a packet boundary went, carried to the packet's next event.
 	 */
 	uint64_t reached, reached_true, back_pending;
 	bool has_reached;

@@ -6,7 +6,8 @@
 # offset and both times, after printing everything before it and the
 # other stream whole. With --keep-going every event is printed (the one
 # after the step back with a negative delta: how far back) and the exit
-# status is still 1.
+# status is still 1. The same at the clock's last value (UINT64_MAX
+# cycles), which the reader's time so far must hold as any other.
 set -u
 . "$TOP/tests/lib.sh"
 
@@ -71,5 +72,37 @@ for c in "${cases[@]}"; do
 	expect_exit "$kind info -k" 1 timeout 20 "$HETRACE" info -k "$d"
 	grep -q "^total: 1 traces, 2 streams, $((nk)) events" "$w/out" ||
 		bad "$kind info -k: $(grep total "$w/out"), expected $nk events"
+done
+
+# The stream's time at the clock's last value (UINT64_MAX cycles: a
+# damaged packet): an event before it goes back, for print as for info.
+# KIND | what goes back (after "file=DIR/s0 packet=0 offset=")
+max_cases=(
+	"begin-max|72: event 'ok' at 20 cycles"
+	"event-max|104: event 'ok' at 20 cycles"
+)
+for c in "${max_cases[@]}"; do
+	IFS='|' read -r kind msg <<<"$c"
+	d="$w/$kind"
+	python3 - "$kind" "$d" "$TOP/tests/ctf/print/corpus" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[3])
+from ctfgen import Trace, Struct, Int
+kind, out = sys.argv[1], sys.argv[2]
+t = Trace()
+ok = t.event('ok', Struct([('x', Int(32))]))
+e = lambda ts, x: (ok, ts, {'x': x})
+m = 2**64 - 1
+if kind == 'begin-max':  # x=1 at 20 in a packet beginning at m
+    s0 = [t.packet([e(20, 1), e(30, 2)], m, 60, 0)]
+else:  # x=3 at 20 after x=2 at m
+    s0 = [t.packet([e(10, 1), e(m, 2), e(20, 3)], 5, m, 0)]
+t.write(out, {'s0': s0})
+PY
+	want="time goes backwards: file=$d/s0 packet=0 offset=$msg ([0-9.]* s) is before the stream's time so far, 18446744073709551615 cycles"
+	for cmd in print info; do
+		expect_exit "$kind $cmd -k" 1 timeout 20 "$HETRACE" "$cmd" -k "$d"
+		expect_err "$kind $cmd -k" "$want"
+	done
 done
 exit $fail
