@@ -467,6 +467,9 @@ int cmd_trace(int argc, char **argv)
 	ro.quiet = a.quiet;
 	ro.progress = !a.quiet;
 	ro.hello_timeout_ms = t.timeout_ms;
+	/* The line was drained before the window was set: what comes now
+	 * is the window's. */
+	ro.keep_early = 1;
 	ro.warn = warn_cb;
 	ret = ht_serial_record(t.line, &ro, &rr, err, sizeof(err));
 	ht_cli_catch_stop(false);

@@ -754,6 +754,10 @@ int ht_serial_record(struct ht_serial *s, const struct ht_serial_record_opts *o,
 	if (ret) {
 		goto out;
 	}
+	if (!o->keep_early) {
+		ht_buf_clear(&r.early);
+		r.early_lost = 0;
+	}
 	if (o->core) {
 		snprintf(res->core, sizeof(res->core), "%s", o->core);
 	} else {

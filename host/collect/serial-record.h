@@ -36,6 +36,14 @@ struct ht_serial_record_opts {
 	int progress;	      /* a progress line on stderr */
 	int no_fsync;	      /* do not fsync at the end */
 	int hello_timeout_ms; /* 0: 2000 */
+	/*
+	 * Packets that arrive before the reply to the recorder's HELLO
+	 * were on the line before it spoke (a pty or a socket buffer
+	 * holds them): dropped, unless the caller drained the line itself
+	 * and knows they are new (hetrace trace). Those that arrive while
+	 * the metadata is fetched are always kept.
+	 */
+	int keep_early;
 	/* Warnings (a reboot, a lost frame); NULL: none. */
 	void (*warn)(void *arg, const char *msg);
 	void *warn_arg;

@@ -39,6 +39,13 @@ for port in cm3 rv32; do
 	ctl status >"$w/$port.st1" 2>&1
 	grep -q "^trigger  *job_qsort" "$w/$port.st1" && grep -q "^stopper  *job_qsort" "$w/$port.st1" ||
 		bad "$port: status after couple: $(cat "$w/$port.st1")"
+	# The packets of the records before the couple (committed when it
+	# came) leave the target first: the capture starts after them.
+	for i in $(seq 50); do
+		grep -q "^buffer .*, 0 of [0-9]* slots used" "$w/$port.st1" && break
+		sleep 0.1
+		ctl status >"$w/$port.st1" 2>&1
+	done
 
 	timeout 60 "$HETRACE" record --serial "$target" -o "$w/cap-$port" --seconds 2 --sync-period 20 \
 		>"$w/$port.rec" 2>&1 || bad "$port: record --serial: $(tail -3 "$w/$port.rec")"
