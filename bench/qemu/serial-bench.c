@@ -93,14 +93,7 @@ static void backend_init(void)
 	    ht_ring_init(ring_mem, RING_SIZE, BENCH_SLOT, HT_RING_DISCARD, 1u,
 			 bsp_core_name, 0, 0);
 
-	rs.ring = ring;
-	rs.ctx = &ctx;
-	rs.set_buf = fws_glue_set_buf;
-	rs.is_open = fws_glue_is_open;
-	rs.is_empty = fws_glue_is_empty;
-	rs.open = fws_glue_open;
-	rs.close = fws_glue_close;
-	fws_init(&ctx, ht_ring_slot(ring), ring->slot_size, cbs, &rs);
+	fws_glue_bind(&rs, ring, &ctx, cbs);
 	ht_ring_stream_start(&rs);
 	sc.ops = &target_ops;
 	sc.ring = ring;

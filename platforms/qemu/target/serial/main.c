@@ -324,14 +324,7 @@ static void init_tracing(void)
 
 	ring = ht_ring_init(ring_mem, RING_SIZE, SLOT_SIZE, HT_RING_DISCARD,
 			    bsp_core_id, bsp_core_name, NULL, 0);
-	rs.ring = ring;
-	rs.ctx = &ctx;
-	rs.set_buf = fws_glue_set_buf;
-	rs.is_open = fws_glue_is_open;
-	rs.is_empty = fws_glue_is_empty;
-	rs.open = fws_glue_open;
-	rs.close = fws_glue_close;
-	fws_init(&ctx, ht_ring_slot(ring), ring->slot_size, cbs, &rs);
+	fws_glue_bind(&rs, ring, &ctx, cbs);
 	fws_set_core_id(&ctx, bsp_core_id);
 	ht_ring_stream_start(&rs);
 
