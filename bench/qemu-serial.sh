@@ -15,19 +15,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 cd "$top"
 
-FLAGS="-std=c99 -O2 -g -DNDEBUG -ffreestanding -ffunction-sections -fdata-sections -Wall -Wextra -Werror
+FLAGS="-std=c99 -O2 -g -DNDEBUG -ffreestanding -ffunction-sections -fdata-sections -Wall -Wextra -Werror -I.
 	-Iinclude -Iplatforms/qemu -Iplatforms/qemu/target"
 RT="runtime/packet-ring.c runtime/port.c runtime/instrument.c runtime/serial-frame.c runtime/serial-target.c
 	platforms/qemu/target/print.c platforms/qemu/target/libc-min.c"
 build() { # PORT VARIANT (plain, serial)
 	local port=$1 v=$2 cc arch dir start libgcc def=""
-	case $port in
-	cm3) cc=arm-none-eabi-gcc arch="-mcpu=cortex-m3 -mthumb" dir=platforms/qemu/target/cortex-m
-		start=$dir/startup.c libgcc=-lgcc ;;
-	rv32) cc=riscv64-unknown-elf-gcc dir=platforms/qemu/target/riscv start=$dir/start.S
-		arch="-march=rv32imac_zicsr_zifencei -mabi=ilp32 -mcmodel=medany --specs=picolibc.specs"
-		libgcc=$($cc -march=rv32imac -mabi=ilp32 -print-libgcc-file-name) ;;
-	esac
+	qemu_toolchain "$port"
 	case $v in serial) def=-DBENCH_SERIAL ;; serial4k) def="-DBENCH_SERIAL -DBENCH_SLOT=4096u" ;; esac
 	mkdir -p "$work/$port"
 	[ -f "$work/$port/fws-trace.c" ] ||
@@ -39,23 +33,13 @@ build() { # PORT VARIANT (plain, serial)
 		-T "$dir/link.ld" -o "$work/$port-$v.elf" $start "$dir/bsp.c" bench/qemu/serial-bench.c $RT \
 		"$work/$port/fws-trace.c" "$work/$port-leaf.o" $libgcc
 }
-run() { # PORT VARIANT
-	local elf=$work/$1-$2.elf
-	case $1 in
-	cm3) timeout 300 qemu-system-arm -machine mps2-an385 -cpu cortex-m3 -kernel "$elf" \
-		-icount shift=0 -display none -monitor none -serial stdio \
-		-semihosting-config enable=on,target=native </dev/null ;;
-	rv32) timeout 300 qemu-system-riscv32 -machine virt -bios none -kernel "$elf" \
-		-icount shift=0 -display none -monitor none -serial stdio </dev/null ;;
-	esac | tr -d '\r'
-}
 
 printf '%-40s %8s %8s %7s %9s %7s %7s\n' "instructions per event (icount)" today serial ratio serial4k ratio target
 for port in cm3 rv32; do
 	case $port in cm3) ipt=40 ;; rv32) ipt=100 ;; esac
 	for v in plain serial serial4k; do
 		build $port $v
-		run $port $v >"$work/$port-$v.out"
+		qemu_icount_run $port "$work/$port-$v.elf" >"$work/$port-$v.out"
 		grep -q '^done' "$work/$port-$v.out" || { cat "$work/$port-$v.out"; echo "bench/qemu-serial.sh: $port $v: no result" >&2; exit 1; }
 	done
 	# per KIND FILE RECORDS-PER-ITEM

@@ -25,13 +25,7 @@ SRC="bench/qemu/bench-main.c platforms/qemu/target/workload.c platforms/qemu/tar
 # cheaper of the two.
 build() { # PORT TRACER (barectf, barectf-builtin, hetrace, hetrace-inline)
 	local port=$1 tracer=$2 cc arch dir start libgcc warn="" gen=$2 ff=-ffreestanding
-	case $port in
-	cm3) cc=arm-none-eabi-gcc arch="-mcpu=cortex-m3 -mthumb" dir=platforms/qemu/target/cortex-m
-		start=$dir/startup.c libgcc=-lgcc ;;
-	rv32) cc=riscv64-unknown-elf-gcc dir=platforms/qemu/target/riscv start=$dir/start.S
-		arch="-march=rv32imac_zicsr_zifencei -mabi=ilp32 -mcmodel=medany --specs=picolibc.specs"
-		libgcc=$($cc -march=rv32imac -mabi=ilp32 -print-libgcc-file-name) ;;
-	esac
+	qemu_toolchain "$port"
 	# barectf's own source needs its warnings off; hetrace's builds with -Werror.
 	case $tracer in
 	hetrace*) warn="-Wall -Wextra -Werror -Wno-unused-function" gen=hetrace ;;
@@ -45,16 +39,6 @@ build() { # PORT TRACER (barectf, barectf-builtin, hetrace, hetrace-inline)
 		-Wl,--gc-sections -Wl,--no-warn-rwx-segments -T "$dir/link.ld" \
 		-o "$work/$port-$tracer.elf" $start "$dir/bsp.c" $SRC "$work/$port-$tracer-tr.o" $libgcc
 }
-run() { # PORT TRACER: the firmware's output lines
-	local elf=$work/$1-$2.elf
-	case $1 in
-	cm3) timeout 300 qemu-system-arm -machine mps2-an385 -cpu cortex-m3 -kernel "$elf" \
-		-icount shift=0 -display none -monitor none -serial stdio \
-		-semihosting-config enable=on,target=native </dev/null ;;
-	rv32) timeout 300 qemu-system-riscv32 -machine virt -bios none -kernel "$elf" \
-		-icount shift=0 -display none -monitor none -serial stdio </dev/null ;;
-	esac | tr -d '\r'
-}
 
 printf '%-40s %8s %8s %8s %7s %8s %7s %7s\n' "tracepoint on target, instr." barectf "bctf+bi" hetrace ratio "ht+clock" ratio target
 for port in cm3 rv32; do
@@ -62,7 +46,7 @@ for port in cm3 rv32; do
 	case $port in cm3) ipt=40 ;; rv32) ipt=100 ;; esac
 	for tracer in barectf barectf-builtin hetrace hetrace-inline; do
 		build $port $tracer
-		run $port $tracer >"$work/$port-$tracer.out"
+		qemu_icount_run $port "$work/$port-$tracer.elf" >"$work/$port-$tracer.out"
 		grep -q '^done' "$work/$port-$tracer.out" || { cat "$work/$port-$tracer.out"; echo "bench/qemu.sh: $port $tracer: no result" >&2; exit 1; }
 	done
 	per() { awk -v ipt=$ipt '/^tp / { printf "%.1f", ($2 - $3) * ipt / $4 }' "$1"; }

@@ -25,6 +25,7 @@
 #define HT_CLOCK_CNT_FN bsp_clock_read
 #include "bsp.h"
 #include "fws-trace.h"
+#include "platforms/qemu/target/serial/fws-ring-glue.h"
 #include "hetrace/instrument.h"
 #include "hetrace/ring-stream.h"
 #include "hetrace/serial-target.h"
@@ -66,26 +67,6 @@ static struct ht_serial_target tgt;
 #define MASK() uint32_t on_ = bsp_irq_save()
 #define UNMASK() bsp_irq_restore(on_)
 
-static void set_buf(void *c, uint8_t *buf, uint32_t size)
-{
-	fws_packet_set_buf(c, buf, size);
-}
-static int is_open(const void *c)
-{
-	return fws_packet_is_open(c);
-}
-static int is_empty(const void *c)
-{
-	return fws_packet_is_empty(c);
-}
-static void open_core(void *c)
-{
-	fws_core_open_packet(c);
-}
-static void close_core(void *c)
-{
-	fws_core_close_packet(c);
-}
 static uint32_t put(void *arg, const uint8_t *p, uint32_t n)
 {
 	(void)arg;
@@ -112,14 +93,7 @@ static void backend_init(void)
 	    ht_ring_init(ring_mem, RING_SIZE, BENCH_SLOT, HT_RING_DISCARD, 1u,
 			 bsp_core_name, 0, 0);
 
-	rs.ring = ring;
-	rs.ctx = &ctx;
-	rs.set_buf = set_buf;
-	rs.is_open = is_open;
-	rs.is_empty = is_empty;
-	rs.open = open_core;
-	rs.close = close_core;
-	fws_init(&ctx, ht_ring_slot(ring), ring->slot_size, cbs, &rs);
+	fws_glue_bind(&rs, ring, &ctx, cbs);
 	ht_ring_stream_start(&rs);
 	sc.ops = &target_ops;
 	sc.ring = ring;

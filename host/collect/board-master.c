@@ -112,19 +112,6 @@ struct rec {
 	bool fatal; /* a slave never answered */
 };
 
-static int fail(struct rec *r, int code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail(struct rec *r, int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(r->err, r->err_len, fmt, ap);
-	va_end(ap);
-	return code;
-}
-
 static double now_s(void)
 {
 	struct timespec ts;
@@ -206,34 +193,37 @@ static int map_region(struct rec *r, size_t i)
 		break;
 	}
 	if (fd < 0) {
-		return fail(r, errno == ENOENT ? HT_ENOENT : HT_EIO,
-			    "region '%s' (%s %s): cannot open: %s", g->name,
-			    kind, g->path, strerror(errno));
+		return ht_err_printf(r->err, r->err_len,
+				     errno == ENOENT ? HT_ENOENT : HT_EIO,
+				     "region '%s' (%s %s): cannot open: %s",
+				     g->name, kind, g->path, strerror(errno));
 	}
 	if (fstat(fd, &st) != 0) {
-		ret = fail(r, HT_EIO, "region '%s' (%s %s): %s", g->name, kind,
-			   g->path, strerror(errno));
+		ret = ht_err_printf(r->err, r->err_len, HT_EIO,
+				    "region '%s' (%s %s): %s", g->name, kind,
+				    g->path, strerror(errno));
 		goto close_fd;
 	}
 	switch (g->kind) {
 	case HT_BOARD_REGION_SHM:
 	case HT_BOARD_REGION_FILE:
 		if (!S_ISREG(st.st_mode)) {
-			ret = fail(r, HT_EIO,
-				   "region '%s' (%s %s): not a regular file",
-				   g->name, kind, g->path);
+			ret = ht_err_printf(
+			    r->err, r->err_len, HT_EIO,
+			    "region '%s' (%s %s): not a regular file", g->name,
+			    kind, g->path);
 			goto close_fd;
 		}
 		if (g->offset > (uint64_t)st.st_size ||
 		    g->size > (uint64_t)st.st_size - g->offset) {
-			ret = fail(r, HT_ERANGE,
-				   "region '%s' (%s %s): offset 0x%" PRIx64
-				   " + size 0x%" PRIx64
-				   " passes the end of the %s (%lld bytes)",
-				   g->name, kind, g->path, g->offset, g->size,
-				   g->kind == HT_BOARD_REGION_SHM ? "object"
-								  : "file",
-				   (long long)st.st_size);
+			ret = ht_err_printf(
+			    r->err, r->err_len, HT_ERANGE,
+			    "region '%s' (%s %s): offset 0x%" PRIx64
+			    " + size 0x%" PRIx64
+			    " passes the end of the %s (%lld bytes)",
+			    g->name, kind, g->path, g->offset, g->size,
+			    g->kind == HT_BOARD_REGION_SHM ? "object" : "file",
+			    (long long)st.st_size);
 			goto close_fd;
 		}
 		map_off = g->offset & ~(page - 1u);
@@ -250,12 +240,12 @@ static int map_region(struct rec *r, size_t i)
 
 		in_map = uio_sysfs(g->path, g->map, "offset");
 		if (have && g->size > have) {
-			ret = fail(r, HT_ERANGE,
-				   "region '%s' (uio %s map %" PRIu32
-				   "): size 0x%" PRIx64
-				   " passes the end of the map (0x%" PRIx64
-				   " bytes)",
-				   g->name, g->path, g->map, g->size, have);
+			ret = ht_err_printf(
+			    r->err, r->err_len, HT_ERANGE,
+			    "region '%s' (uio %s map %" PRIu32
+			    "): size 0x%" PRIx64
+			    " passes the end of the map (0x%" PRIx64 " bytes)",
+			    g->name, g->path, g->map, g->size, have);
 			goto close_fd;
 		}
 		map_off = (uint64_t)g->map * page;
@@ -264,8 +254,8 @@ static int map_region(struct rec *r, size_t i)
 	}
 	}
 	if (g->size + delta > SIZE_MAX) {
-		ret = fail(r, HT_ERANGE, "region '%s': too large to map",
-			   g->name);
+		ret = ht_err_printf(r->err, r->err_len, HT_ERANGE,
+				    "region '%s': too large to map", g->name);
 		goto close_fd;
 	}
 	m->map_len = (size_t)(g->size + delta);
@@ -273,11 +263,12 @@ static int map_region(struct rec *r, size_t i)
 		      (off_t)map_off);
 	if (m->map == MAP_FAILED) {
 		m->map = NULL;
-		ret = fail(r, HT_EIO,
-			   "region '%s' (%s %s): cannot map 0x%zx bytes at "
-			   "offset 0x%" PRIx64 ": %s",
-			   g->name, kind, g->path, m->map_len, map_off,
-			   strerror(errno));
+		ret = ht_err_printf(
+		    r->err, r->err_len, HT_EIO,
+		    "region '%s' (%s %s): cannot map 0x%zx bytes at "
+		    "offset 0x%" PRIx64 ": %s",
+		    g->name, kind, g->path, m->map_len, map_off,
+		    strerror(errno));
 		goto close_fd;
 	}
 	m->base = (uint8_t *)m->map + delta;
@@ -325,23 +316,23 @@ static int find_in_directory(struct rec *r, size_t ci)
 	uint32_t i;
 
 	if (!wait_word(r, &d->magic, HT_RING_DIRECTORY_MAGIC)) {
-		return fail(r, HT_ENOTFOUND,
-			    "ring directory at %s+0x%" PRIx64
-			    ": no directory (magic 0x%08" PRIx32
-			    ") after %.1f s",
-			    g->name, b->directory.offset, d->magic, limit);
+		return ht_err_printf(
+		    r->err, r->err_len, HT_ENOTFOUND,
+		    "ring directory at %s+0x%" PRIx64
+		    ": no directory (magic 0x%08" PRIx32 ") after %.1f s",
+		    g->name, b->directory.offset, d->magic, limit);
 	}
 	if (d->version != HT_RING_DIRECTORY_VERSION || d->size < sizeof(*d) ||
 	    d->entry_size < sizeof(struct ht_ring_directory_entry) ||
 	    d->size + (uint64_t)d->count * d->entry_size > room) {
-		return fail(r, HT_EFORMAT,
-			    "ring directory at %s+0x%" PRIx64
-			    ": version %" PRIu32 ", %" PRIu32
-			    " entries of %" PRIu32
-			    " bytes: not a directory this hetrace reads, or "
-			    "larger than its region",
-			    g->name, b->directory.offset, d->version, d->count,
-			    d->entry_size);
+		return ht_err_printf(
+		    r->err, r->err_len, HT_EFORMAT,
+		    "ring directory at %s+0x%" PRIx64 ": version %" PRIu32
+		    ", %" PRIu32 " entries of %" PRIu32
+		    " bytes: not a directory this hetrace reads, or "
+		    "larger than its region",
+		    g->name, b->directory.offset, d->version, d->count,
+		    d->entry_size);
 	}
 	for (;;) {
 		for (i = 0; i < d->count; i++) {
@@ -367,13 +358,14 @@ static int find_in_directory(struct rec *r, size_t ci)
 			    e->ring_size > g->size - e->ring_offset ||
 			    e->ring_size < sizeof(struct ht_ring) ||
 			    e->ring_size > UINT32_MAX) {
-				return fail(r, HT_EFORMAT,
-					    "core '%s': ring directory entry "
-					    "%" PRIu32 ": ring at 0x%" PRIx64
-					    " (%" PRIu64
-					    " bytes) is outside region '%s'",
-					    c->name, i, e->ring_offset,
-					    e->ring_size, g->name);
+				return ht_err_printf(
+				    r->err, r->err_len, HT_EFORMAT,
+				    "core '%s': ring directory entry "
+				    "%" PRIu32 ": ring at 0x%" PRIx64
+				    " (%" PRIu64
+				    " bytes) is outside region '%s'",
+				    c->name, i, e->ring_offset, e->ring_size,
+				    g->name);
 			}
 			r->ring[ci] =
 			    (void *)(r->maps[b->directory.region].base +
@@ -385,14 +377,15 @@ static int find_in_directory(struct rec *r, size_t ci)
 				    sizeof(struct ht_sync_slave_mbox) >
 					g->size - e->mbox_offset ||
 				    e->mbox_offset % 8u) {
-					return fail(r, HT_EFORMAT,
-						    "core '%s': ring directory "
-						    "entry %" PRIu32
-						    ": mailbox at 0x%" PRIx64
-						    " is outside region '%s' "
-						    "or misaligned",
-						    c->name, i, e->mbox_offset,
-						    g->name);
+					return ht_err_printf(
+					    r->err, r->err_len, HT_EFORMAT,
+					    "core '%s': ring directory "
+					    "entry %" PRIu32
+					    ": mailbox at 0x%" PRIx64
+					    " is outside region '%s' "
+					    "or misaligned",
+					    c->name, i, e->mbox_offset,
+					    g->name);
 				}
 				r->mbox[ci] =
 				    (void *)(r->maps[b->directory.region].base +
@@ -406,15 +399,16 @@ static int find_in_directory(struct rec *r, size_t ci)
 		sleep_ms(2);
 	}
 	if (c->has_id) {
-		return fail(r, HT_ENOTFOUND,
-			    "core '%s': no entry with core id %" PRIu32
-			    " in the ring directory after %.1f s",
-			    c->name, c->id, limit);
+		return ht_err_printf(r->err, r->err_len, HT_ENOTFOUND,
+				     "core '%s': no entry with core id %" PRIu32
+				     " in the ring directory after %.1f s",
+				     c->name, c->id, limit);
 	}
-	return fail(r, HT_ENOTFOUND,
-		    "core '%s': no entry named '%s' in the ring directory "
-		    "after %.1f s",
-		    c->name, c->name, limit);
+	return ht_err_printf(
+	    r->err, r->err_len, HT_ENOTFOUND,
+	    "core '%s': no entry named '%s' in the ring directory "
+	    "after %.1f s",
+	    c->name, c->name, limit);
 }
 
 /* Where each core's ring and mailbox are; waits for the rings' magic. */
@@ -444,14 +438,15 @@ static int locate(struct rec *r)
 		if (r->ring[i] &&
 		    !wait_word(r, (volatile uint32_t *)&r->ring[i]->magic,
 			       HT_RING_MAGIC)) {
-			return fail(r, HT_ENOTFOUND,
-				    "core '%s': no packet ring (magic "
-				    "0x%08" PRIx32 ") at its place after "
-				    "%.1f s",
-				    c->name, r->ring[i]->magic,
-				    r->o->directory_timeout_s > 0
-					? r->o->directory_timeout_s
-					: 5.0);
+			return ht_err_printf(r->err, r->err_len, HT_ENOTFOUND,
+					     "core '%s': no packet ring (magic "
+					     "0x%08" PRIx32
+					     ") at its place after "
+					     "%.1f s",
+					     c->name, r->ring[i]->magic,
+					     r->o->directory_timeout_s > 0
+						 ? r->o->directory_timeout_s
+						 : 5.0);
 		}
 	}
 	return 0;
@@ -602,25 +597,28 @@ static int tracer_start(struct rec *r)
 		    event_id(meta, "sync_recv") !=
 			event_id(mine, "sync_recv")) {
 			free(meta);
-			return fail(r, HT_EFORMAT,
-				    "core '%s': its ring's metadata does not "
-				    "declare sync_req and sync_recv as the "
-				    "recorder writes them (ids %ld and %ld): "
-				    "generate the master's tracer from "
-				    "host/collect/master-events.yaml, or give "
-				    "the master no ring",
-				    mc->name, event_id(mine, "sync_req"),
-				    event_id(mine, "sync_recv"));
+			return ht_err_printf(
+			    r->err, r->err_len, HT_EFORMAT,
+			    "core '%s': its ring's metadata does not "
+			    "declare sync_req and sync_recv as the "
+			    "recorder writes them (ids %ld and %ld): "
+			    "generate the master's tracer from "
+			    "host/collect/master-events.yaml, or give "
+			    "the master no ring",
+			    mc->name, event_id(mine, "sync_req"),
+			    event_id(mine, "sync_recv"));
 		}
 	} else {
 		meta = own_metadata(b);
 	}
 	if (!meta) {
-		return fail(r, HT_ENOMEM, "out of memory");
+		return ht_err_printf(r->err, r->err_len, HT_ENOMEM,
+				     "out of memory");
 	}
 	if (posix_memalign(&r->tr_mem, 64, TRACER_RING_SIZE)) {
 		free(meta);
-		return fail(r, HT_ENOMEM, "out of memory");
+		return ht_err_printf(r->err, r->err_len, HT_ENOMEM,
+				     "out of memory");
 	}
 	memset(r->tr_mem, 0, TRACER_RING_SIZE);
 	r->tr_ring = ht_ring_init(r->tr_mem, TRACER_RING_SIZE, TRACER_SLOT_SIZE,
@@ -628,10 +626,10 @@ static int tracer_start(struct rec *r)
 				  (uint32_t)strlen(meta));
 	free(meta);
 	if (!r->tr_ring) {
-		return fail(r, HT_EINVAL,
-			    "core '%s': its metadata does not fit the "
-			    "recorder's ring",
-			    mc->name);
+		return ht_err_printf(r->err, r->err_len, HT_EINVAL,
+				     "core '%s': its metadata does not fit the "
+				     "recorder's ring",
+				     mc->name);
 	}
 	ht_master_ring_tracer_start(&r->tr, r->tr_ring, id, tracer_clock);
 	return 0;
@@ -732,8 +730,9 @@ static int doorbell_fd(struct rec *r, struct slave *s, int ret,
 		       const char *kind, const char *e)
 {
 	if (ret) {
-		return fail(r, ret, "core '%s': doorbell %s %s",
-			    r->b->cores[s->core].name, kind, e);
+		return ht_err_printf(r->err, r->err_len, ret,
+				     "core '%s': doorbell %s %s",
+				     r->b->cores[s->core].name, kind, e);
 	}
 	(void)fcntl(s->fd, F_SETFL, fcntl(s->fd, F_GETFL) & ~O_NONBLOCK);
 	return 0;
@@ -831,7 +830,8 @@ static int open_doorbells(struct rec *r)
 
 	r->slaves = calloc(b->nr_cores, sizeof(*r->slaves));
 	if (!r->slaves) {
-		return fail(r, HT_ENOMEM, "out of memory");
+		return ht_err_printf(r->err, r->err_len, HT_ENOMEM,
+				     "out of memory");
 	}
 	for (i = 0; i < b->nr_cores; i++) {
 		const struct ht_board_core *c = &b->cores[i];
@@ -852,15 +852,16 @@ static int open_doorbells(struct rec *r)
 		ht_board_doorbell_describe(b, i, s->doorbell,
 					   sizeof(s->doorbell));
 		if (!r->mbox[i]) {
-			return fail(r, HT_ENOTFOUND,
-				    "core '%s': no mailbox (neither in the "
-				    "board file nor in its directory entry)",
-				    c->name);
+			return ht_err_printf(
+			    r->err, r->err_len, HT_ENOTFOUND,
+			    "core '%s': no mailbox (neither in the "
+			    "board file nor in its directory entry)",
+			    c->name);
 		}
 		if (!wait_word(r, &r->mbox[i]->magic, HT_SYNC_SLAVE_MAGIC) ||
 		    !ht_sync_slave_mbox_is_valid(r->mbox[i])) {
-			return fail(
-			    r, HT_ENOTFOUND,
+			return ht_err_printf(
+			    r->err, r->err_len, HT_ENOTFOUND,
 			    "core '%s': the mailbox is not initialized "
 			    "(magic 0x%08" PRIx32 ", version %" PRIu32 ")",
 			    c->name, r->mbox[i]->magic, r->mbox[i]->version);
@@ -880,9 +881,10 @@ static int open_doorbells(struct rec *r)
 			s->pid = (pid_t)d->pid;
 			s->signo = d->signo;
 			if (kill(s->pid, 0) != 0) {
-				return fail(
-				    r, HT_EIO, "core '%s': doorbell %s: %s",
-				    c->name, s->doorbell, strerror(errno));
+				return ht_err_printf(
+				    r->err, r->err_len, HT_EIO,
+				    "core '%s': doorbell %s: %s", c->name,
+				    s->doorbell, strerror(errno));
 			}
 			break;
 		case HT_BOARD_DOORBELL_SERIAL:
@@ -902,9 +904,10 @@ static int open_doorbells(struct rec *r)
 						     O_CLOEXEC,
 						 0644);
 				if (s->log_fd < 0) {
-					return fail(
-					    r, HT_EIO, "core '%s': log %s: %s",
-					    c->name, d->log, strerror(errno));
+					return ht_err_printf(
+					    r->err, r->err_len, HT_EIO,
+					    "core '%s': log %s: %s", c->name,
+					    d->log, strerror(errno));
 				}
 			}
 			break;
@@ -914,11 +917,12 @@ static int open_doorbells(struct rec *r)
 	}
 	if (any_fd) {
 		if (pipe2(r->wake, O_CLOEXEC) != 0) {
-			return fail(r, HT_EIO, "pipe: %s", strerror(errno));
+			return ht_err_printf(r->err, r->err_len, HT_EIO,
+					     "pipe: %s", strerror(errno));
 		}
 		if (pthread_create(&r->log_thread, NULL, log_thread, r) != 0) {
-			return fail(r, HT_ENOMEM,
-				    "cannot start the log reader");
+			return ht_err_printf(r->err, r->err_len, HT_ENOMEM,
+					     "cannot start the log reader");
 		}
 		r->log_running = true;
 	}
@@ -945,7 +949,8 @@ static int start_daemon(struct rec *r)
 	}
 	ds = calloc(r->nr_slaves, sizeof(*ds));
 	if (!ds) {
-		return fail(r, HT_ENOMEM, "out of memory");
+		return ht_err_printf(r->err, r->err_len, HT_ENOMEM,
+				     "out of memory");
 	}
 	for (i = 0; i < r->nr_slaves; i++) {
 		struct slave *s = &r->slaves[i];
@@ -965,8 +970,9 @@ static int start_daemon(struct rec *r)
 	if (!ret) {
 		ret = ht_sync_daemon_start(r->sd);
 	}
-	return ret ? fail(r, ret, "cannot start the sync daemon: %s",
-			  ht_strerror(ret))
+	return ret ? ht_err_printf(r->err, r->err_len, ret,
+				   "cannot start the sync daemon: %s",
+				   ht_strerror(ret))
 		   : 0;
 }
 
@@ -1016,11 +1022,12 @@ static void watch(struct rec *r, double t)
 		if (!s->answered && t - s->first_req_s >= stall) {
 			s->status = HT_BOARD_SYNC_NO_ACK;
 			if (!r->fatal) {
-				fail(r, HT_EIO,
-				     "%s: no ACK to %" PRIu32
-				     " sync requests in %.1f s (doorbell: %s)",
-				     name, req / 2u + 1u, t - s->first_req_s,
-				     s->doorbell);
+				ht_err_printf(
+				    r->err, r->err_len, HT_EIO,
+				    "%s: no ACK to %" PRIu32
+				    " sync requests in %.1f s (doorbell: %s)",
+				    name, req / 2u + 1u, t - s->first_req_s,
+				    s->doorbell);
 			}
 			r->fatal = true;
 		} else if (s->answered && t - s->last_ack_s >= stall &&
@@ -1270,14 +1277,17 @@ static int copy_board(struct rec *r)
 	int ret = 0;
 
 	if (!path) {
-		return fail(r, HT_ENOMEM, "out of memory");
+		return ht_err_printf(r->err, r->err_len, HT_ENOMEM,
+				     "out of memory");
 	}
 	f = fopen(path, "w");
 	if (!f || fwrite(r->b->text, 1, r->b->text_len, f) != r->b->text_len) {
-		ret = fail(r, HT_EIO, "%s: %s", path, strerror(errno));
+		ret = ht_err_printf(r->err, r->err_len, HT_EIO, "%s: %s", path,
+				    strerror(errno));
 	}
 	if (f && fclose(f) != 0 && !ret) {
-		ret = fail(r, HT_EIO, "%s: %s", path, strerror(errno));
+		ret = ht_err_printf(r->err, r->err_len, HT_EIO, "%s: %s", path,
+				    strerror(errno));
 	}
 	free(path);
 	return ret;
@@ -1343,7 +1353,9 @@ static int attach(struct rec *r)
 		if (c->metadata) {
 			mpath = metadata_path(b, c->metadata);
 			if (!mpath) {
-				return fail(r, HT_ENOMEM, "out of memory");
+				return ht_err_printf(r->err, r->err_len,
+						     HT_ENOMEM,
+						     "out of memory");
 			}
 		}
 		ro.core_name = c->output;
@@ -1501,7 +1513,8 @@ int ht_board_record(const struct ht_board *board,
 	r.ring_index = calloc(n, sizeof(*r.ring_index));
 	r.mbox = calloc(n, sizeof(*r.mbox));
 	if (!r.maps || !r.ring || !r.ring_size || !r.ring_index || !r.mbox) {
-		ret = fail(&r, HT_ENOMEM, "out of memory");
+		ret =
+		    ht_err_printf(r.err, r.err_len, HT_ENOMEM, "out of memory");
 		goto teardown;
 	}
 	for (i = 0; i < n; i++) {
@@ -1520,8 +1533,9 @@ int ht_board_record(const struct ht_board *board,
 		ret = open_doorbells(&r);
 	}
 	if (ret && opts->stop && *opts->stop) {
-		ret = fail(&r, HT_EIO,
-			   "stopped before every ring and mailbox was found");
+		ret = ht_err_printf(
+		    r.err, r.err_len, HT_EIO,
+		    "stopped before every ring and mailbox was found");
 	}
 	if (!ret) {
 		ret = tracer_start(&r);
@@ -1580,8 +1594,9 @@ finish:
 		snprintf(err, err_len, "%s", fatal_msg);
 	}
 	if (!ret && run_ret) {
-		ret = fail(&r, run_ret, "cannot write the capture: %s",
-			   ht_strerror(run_ret));
+		ret = ht_err_printf(r.err, r.err_len, run_ret,
+				    "cannot write the capture: %s",
+				    ht_strerror(run_ret));
 	}
 	if (!ret) {
 		for (i = 0; i < result->nr_cores; i++) {
@@ -1589,24 +1604,27 @@ finish:
 			    &result->cores[i];
 
 			if (c->sync_status == HT_BOARD_SYNC_STOPPED) {
-				ret = fail(&r, HT_EIO,
-					   "%s: stopped answering at %.1f s "
-					   "(its packets so far are kept)",
-					   c->name, c->stopped_at_s);
+				ret = ht_err_printf(
+				    r.err, r.err_len, HT_EIO,
+				    "%s: stopped answering at %.1f s "
+				    "(its packets so far are kept)",
+				    c->name, c->stopped_at_s);
 				break;
 			}
 			if (c->has_ring && c->ring.failed) {
-				ret = fail(&r, HT_EIO, "%s: ring failed: %s",
-					   c->name,
-					   c->ring.error ? c->ring.error : "?");
+				ret = ht_err_printf(
+				    r.err, r.err_len, HT_EIO,
+				    "%s: ring failed: %s", c->name,
+				    c->ring.error ? c->ring.error : "?");
 				break;
 			}
 		}
 	}
 	result->complete = !ret;
 	if (write_record_json(&r, result, ret ? err : NULL) && !ret) {
-		ret = fail(&r, HT_EIO, "%s/record.json: cannot write it",
-			   opts->capture_dir);
+		ret = ht_err_printf(r.err, r.err_len, HT_EIO,
+				    "%s/record.json: cannot write it",
+				    opts->capture_dir);
 		result->complete = false;
 	}
 

@@ -19,6 +19,7 @@
 
 #include "capture-writer.h"
 #include "common/buf.h"
+#include "common/error.h"
 #include "common/file.h"
 #include "common/json-writer.h"
 #include "common/path.h"
@@ -90,19 +91,6 @@ static uint64_t stamp_clock(void)
 	return stamp_ns;
 }
 
-static int fail(struct rec *r, int code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail(struct rec *r, int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(r->err, r->err_len, fmt, ap);
-	va_end(ap);
-	return code;
-}
-
 static void warn(struct rec *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
@@ -164,9 +152,10 @@ static int stream_add(struct rec *r)
 	int ret;
 
 	if (r->nr_streams == MAX_STREAMS) {
-		return fail(r, HT_ERANGE,
-			    "%s: the target booted %zu times: no more streams",
-			    ht_serial_name(r->s), r->nr_streams);
+		return ht_err_printf(
+		    r->err, r->err_len, HT_ERANGE,
+		    "%s: the target booted %zu times: no more streams",
+		    ht_serial_name(r->s), r->nr_streams);
 	}
 	st = &r->streams[r->nr_streams];
 	total = 4096u + (uint32_t)((r->metadata_len + 63u) & ~(size_t)63u) +
@@ -175,7 +164,8 @@ static int stream_add(struct rec *r)
 	if (!st->used || posix_memalign(&st->mem, 64, total)) {
 		free(st->used);
 		st->used = NULL;
-		return fail(r, HT_ENOMEM, "out of memory");
+		return ht_err_printf(r->err, r->err_len, HT_ENOMEM,
+				     "out of memory");
 	}
 	memset(st->mem, 0, total);
 	st->ring = ht_ring_init(st->mem, total, PKT_SLOT_SIZE, HT_RING_DISCARD,
@@ -185,8 +175,9 @@ static int stream_add(struct rec *r)
 		free(st->mem);
 		free(st->used);
 		memset(st, 0, sizeof(*st));
-		return fail(r, HT_EINVAL, "%s: cannot lay out the host ring",
-			    ht_serial_name(r->s));
+		return ht_err_printf(r->err, r->err_len, HT_EINVAL,
+				     "%s: cannot lay out the host ring",
+				     ht_serial_name(r->s));
 	}
 	if (r->nr_streams) {
 		snprintf(name, sizeof(name), "stream-boot%zu",
@@ -399,11 +390,13 @@ static int tracer_start(struct rec *r)
 	int ret;
 
 	if (!meta) {
-		return fail(r, HT_ENOMEM, "out of memory");
+		return ht_err_printf(r->err, r->err_len, HT_ENOMEM,
+				     "out of memory");
 	}
 	if (posix_memalign(&r->tr_mem, 64, SYNC_RING_SIZE)) {
 		free(meta);
-		return fail(r, HT_ENOMEM, "out of memory");
+		return ht_err_printf(r->err, r->err_len, HT_ENOMEM,
+				     "out of memory");
 	}
 	memset(r->tr_mem, 0, SYNC_RING_SIZE);
 	r->tr_ring = ht_ring_init(r->tr_mem, SYNC_RING_SIZE, SYNC_SLOT_SIZE,
@@ -411,7 +404,8 @@ static int tracer_start(struct rec *r)
 				  (uint32_t)strlen(meta));
 	free(meta);
 	if (!r->tr_ring) {
-		return fail(r, HT_EINVAL, "the host's ring: cannot lay it out");
+		return ht_err_printf(r->err, r->err_len, HT_EINVAL,
+				     "the host's ring: cannot lay it out");
 	}
 	ret = ht_capture_writer_add_memory(r->cw, r->tr_mem, SYNC_RING_SIZE,
 					   &ro, r->err, r->err_len);
@@ -695,7 +689,8 @@ static int get_metadata(struct rec *r)
 	if (r->o->metadata_file) {
 		ret = ht_file_read(r->o->metadata_file, 64u << 20, &r->metadata,
 				   &r->metadata_len, e, sizeof(e));
-		return ret ? fail(r, ret, "%s", e) : 0;
+		return ret ? ht_err_printf(r->err, r->err_len, ret, "%s", e)
+			   : 0;
 	}
 	return ht_serial_metadata(r->s, &r->metadata, &r->metadata_len, r->err,
 				  r->err_len);
@@ -764,10 +759,11 @@ int ht_serial_record(struct ht_serial *s, const struct ht_serial_record_opts *o,
 		core_dir_name(&r.hello, res->core, sizeof(res->core));
 	}
 	if (!strcmp(res->core, res->master)) {
-		ret = fail(&r, HT_EINVAL,
-			   "the target's core and the master are both named "
-			   "'%s' (--core or --master)",
-			   res->core);
+		ret = ht_err_printf(
+		    r.err, r.err_len, HT_EINVAL,
+		    "the target's core and the master are both named "
+		    "'%s' (--core or --master)",
+		    res->core);
 		goto out;
 	}
 	ret = get_metadata(&r);
@@ -814,14 +810,15 @@ int ht_serial_record(struct ht_serial *s, const struct ht_serial_record_opts *o,
 	ht_master_ring_tracer_stop(&r.tr);
 	fret = ht_capture_writer_finish(r.cw, ferr, sizeof(ferr));
 	if (fret && !ret) {
-		ret = fail(&r, fret, "%s", ferr);
+		ret = ht_err_printf(r.err, r.err_len, fret, "%s", ferr);
 	}
 	res->seconds = now_s() - t0;
 	res->line = *ht_serial_stats(s);
 	fill_streams(&r);
 	if (write_record_json(&r, ret ? err : NULL) && !ret) {
-		ret = fail(&r, HT_EIO, "%s/record.json: cannot write it",
-			   o->capture);
+		ret = ht_err_printf(r.err, r.err_len, HT_EIO,
+				    "%s/record.json: cannot write it",
+				    o->capture);
 	}
 
 destroy:

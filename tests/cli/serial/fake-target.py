@@ -23,54 +23,26 @@ import os
 import socket
 import struct
 import sys
-import zlib
 
-HELLO, REPLY, CMD = 0x01, 0x04, 0x10
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../.."))
+from serialwire import CMD, parse, reply  # noqa: E402
+
 CMD_NAMES = {0x01: 'hello', 0x02: 'ping', 0x03: 'status', 0x04: 'enable',
              0x05: 'disable', 0x06: 'trigger', 0x07: 'stopper',
              0x08: 'couple', 0x09: 'profile', 0x0c: 'flush', 0x0f: 'clear'}
-
-
-def cobs_encode(body):
-    out, block = bytearray(), bytearray()
-    for b in body:
-        if b == 0:
-            out += bytes([len(block) + 1]) + block
-            block = bytearray()
-        else:
-            block.append(b)
-            if len(block) == 254:
-                out += bytes([255]) + block
-                block = bytearray()
-    out += bytes([len(block) + 1]) + block
-    return bytes(out) + b'\0'
-
-
-def cobs_decode(data):
-    out, i = bytearray(), 0
-    while i < len(data):
-        code = data[i]
-        if code == 0:
-            raise ValueError('zero in COBS data')
-        out += data[i + 1:i + code]
-        i += code
-        if code < 255 and i < len(data):
-            out.append(0)
-    return bytes(out)
 
 
 class Link:
     def __init__(self, conn):
         self.conn, self.seq, self.buf = conn, 0, b''
 
-    def send(self, ftype, payload):
-        body = struct.pack('<BBH', ftype, 0, self.seq) + payload
-        body += struct.pack('<I', zlib.crc32(body) & 0xffffffff)
+    def reply(self, cmd, status, tag, data):
+        self.conn.sendall(reply(self.seq, cmd, status, tag, data))
         self.seq = (self.seq + 1) & 0xffff
-        self.conn.sendall(cobs_encode(body))
 
     def frames(self):
-        """Yields decoded frame bodies (CRC checked) as they come."""
+        """Yields the good frames, (type, seq, payload), as they come."""
         while True:
             data = self.conn.recv(4096)
             if not data:
@@ -80,11 +52,9 @@ class Link:
                 raw, self.buf = self.buf.split(b'\0', 1)
                 if not raw:
                     continue  # a sync request
-                body = cobs_decode(raw)
-                if zlib.crc32(body[:-4]) & 0xffffffff != \
-                        struct.unpack('<I', body[-4:])[0]:
-                    continue
-                yield body[:-4]
+                f = parse(raw)
+                if f is not None:
+                    yield f
 
 
 def hello_payload(major, minor, build_id):
@@ -100,11 +70,11 @@ def serve(conn, mode, log):
             pass
         return
     build_id = bytes.fromhex(os.environ.get('FAKE_BUILD_ID', ''))
-    for body in link.frames():
-        if body[0] != CMD or len(body) < 8:
+    for ftype, _, p in link.frames():
+        if ftype != CMD or len(p) < 4:
             continue
-        cmd, tag = body[4], struct.unpack('<H', body[6:8])[0]
-        args = body[8:]
+        cmd, tag = p[0], struct.unpack('<H', p[2:4])[0]
+        args = p[4:]
         if log:
             with open(log, 'a') as f:
                 f.write('%s %s\n' % (CMD_NAMES.get(cmd, hex(cmd)), args.hex()))
@@ -130,7 +100,7 @@ def serve(conn, mode, log):
             data, status = args, 0
         else:
             data, status = b'', 0
-        link.send(REPLY, struct.pack('<BBH', cmd, status, tag) + data)
+        link.reply(cmd, status, tag, data)
 
 
 def main():

@@ -36,6 +36,30 @@ start_target() {
 	done
 	bad "native target did not start: $(cat "$sock.err")"
 }
+# calls_match BEFORE AFTER PROFILE LABEL [FIB]: the calls the target
+# counted between two `ctl list --json` (BEFORE, AFTER) are the ones of
+# PROFILE (`hetrace profile` of a capture of one work_step call), name by
+# name; work_step called once, and work_fib more than FIB times when
+# given.
+calls_match() {
+	python3 - "$@" <<'PY'
+import json, sys
+l1, l2 = (json.load(open(p)) for p in sys.argv[1:3])
+c1 = {f['name']: f['calls'] for f in l1['functions']}
+delta = {f['name']: f['calls'] - c1.get(f['name'], 0) for f in l2['functions']}
+delta = {k: v for k, v in delta.items() if v}
+traced = {}
+for line in open(sys.argv[3]):
+    p = line.split()
+    if len(p) >= 6 and p[0].isdigit():
+        traced[p[5]] = int(p[0])
+print(sys.argv[4] + ', on target:', delta, 'traced:', traced)
+assert delta.get('work_step') == 1, delta
+if len(sys.argv) > 5:
+    assert delta.get('work_fib', 0) > int(sys.argv[5]), delta
+assert delta == traced
+PY
+}
 start_target "$w/t.sock" --retained "$w/ret.bin" --step-us 5000
 nt_pid=$!
 T=unix:$w/t.sock
@@ -107,21 +131,8 @@ cp "$w/out" "$w/c1.out"
 expect_exit "list after" 0 ctl list --json
 cp "$w/out" "$w/l2.json"
 bounded 20 300 "$HETRACE" profile "$w/c1" --elf "$elf" -n 0 >"$w/p1" 2>/dev/null || bad "profile of the capture"
-python3 - "$w/l1.json" "$w/l2.json" "$w/p1" <<'PY' || bad "on-target counts differ from the capture's"
-import json, sys
-l1, l2 = (json.load(open(p)) for p in sys.argv[1:3])
-c1 = {f['name']: f['calls'] for f in l1['functions']}
-delta = {f['name']: f['calls'] - c1.get(f['name'], 0) for f in l2['functions']}
-delta = {k: v for k, v in delta.items() if v}
-traced = {}
-for line in open(sys.argv[3]):
-    p = line.split()
-    if len(p) >= 6 and p[0].isdigit():
-        traced[p[5]] = int(p[0])
-print('on target:', delta, 'traced:', traced)
-assert delta.get('work_step') == 1 and delta.get('work_fib', 0) > 1, delta
-assert delta == traced
-PY
+calls_match "$w/l1.json" "$w/l2.json" "$w/p1" "one call" 1 ||
+	bad "on-target counts differ from the capture's"
 grep -q "^trace: [0-9]* events ([0-9]* func_entry, [0-9]* func_exit)" "$w/c1.out" || bad "trace summary: $(cat "$w/c1.out")"
 grep -q "^lost: 0 events discarded by the target, 0 packets lost, 0 frames lost on the line, 0 bad frames" "$w/c1.out" ||
 	bad "trace losses: $(cat "$w/c1.out")"
@@ -208,21 +219,8 @@ expect_exit "trace the first call" 0 bounded 60 300 "$HETRACE" trace "$T" --elf 
 expect_exit "list after (nth 1)" 0 ctl list --json
 cp "$w/out" "$w/l6.json"
 bounded 20 300 "$HETRACE" profile "$w/c6" --elf "$elf" -n 0 >"$w/p6" 2>/dev/null || bad "profile of the nth-1 capture"
-python3 - "$w/l5.json" "$w/l6.json" "$w/p6" <<'PY' || bad "the first window's calls are not all in the capture"
-import json, sys
-l1, l2 = (json.load(open(p)) for p in sys.argv[1:3])
-c1 = {f['name']: f['calls'] for f in l1['functions']}
-delta = {f['name']: f['calls'] - c1.get(f['name'], 0) for f in l2['functions']}
-delta = {k: v for k, v in delta.items() if v}
-traced = {}
-for line in open(sys.argv[3]):
-    p = line.split()
-    if len(p) >= 6 and p[0].isdigit():
-        traced[p[5]] = int(p[0])
-print('first window, on target:', delta, 'traced:', traced)
-assert delta.get('work_step') == 1, delta
-assert delta == traced
-PY
+calls_match "$w/l5.json" "$w/l6.json" "$w/p6" "first window" ||
+	bad "the first window's calls are not all in the capture"
 
 # An unknown name: the nearest, exit 2
 expect_exit "unknown name" 2 ctl trigger work_srot

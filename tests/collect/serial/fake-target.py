@@ -24,42 +24,9 @@ import sys
 import time
 import zlib
 
-
-def cobs_encode(body):
-    out, blk = bytearray(), bytearray()
-    for b in body:
-        if b == 0:
-            out.append(len(blk) + 1)
-            out += blk
-            blk = bytearray()
-            continue
-        blk.append(b)
-        if len(blk) == 254:
-            out.append(255)
-            out += blk
-            blk = bytearray()
-    out.append(len(blk) + 1)
-    out += blk
-    return bytes(out) + b"\0"
-
-
-def frame(ftype, seq, payload):
-    body = struct.pack("<BBH", ftype, 0, seq) + payload
-    return cobs_encode(body + struct.pack("<I", zlib.crc32(body)))
-
-
-def cobs_decode(data):
-    out, i = bytearray(), 0
-    while i < len(data):
-        code = data[i]
-        blk = data[i + 1:i + code]
-        if code == 0 or len(blk) != code - 1:
-            return None
-        out += blk
-        i += code
-        if code != 255 and i < len(data):
-            out.append(0)
-    return bytes(out)
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../.."))
+from serialwire import SYNC, cobs_decode, frame, reply  # noqa: E402
 
 
 def latesync(c, meta):
@@ -88,7 +55,7 @@ def latesync(c, meta):
                 due = now + 1.3 if n == 4 else now
                 if queue:
                     due = max(due, queue[-1][0])
-                queue.append((due, frame(0x03, seq, struct.pack("<IIQ", n, 0, t))))
+                queue.append((due, frame(SYNC, seq, struct.pack("<IIQ", n, 0, t))))
                 seq, n = seq + 1, n + 2
                 continue
             body = cobs_decode(raw)
@@ -102,7 +69,7 @@ def latesync(c, meta):
                 off = struct.unpack("<I", body[8:12])[0]
                 data = struct.pack("<II", off, len(meta)) + meta[off:off + 512]
             queue.append((queue[-1][0] if queue else now,
-                          frame(0x04, seq, struct.pack("<BBH", cmd, 0, tag) + data)))
+                          reply(seq, cmd, 0, tag, data)))
             seq += 1
         while queue and queue[0][0] <= time.monotonic():
             c.sendall(queue.pop(0)[1])
@@ -136,7 +103,7 @@ def main():
                 # The host's first command is HELLO, tag 1.
                 hello = struct.pack("<BBHIQIII", 2, 0, 0, 3, 1000000, 0, 0,
                                     0) + bytes(4 + 20) + b"v2".ljust(16, b"\0")
-                c.sendall(frame(0x04, 0, struct.pack("<BBH", 1, 4, 1) + hello))
+                c.sendall(reply(0, 1, 4, 1, hello))
                 buf.clear()
     except (BrokenPipeError, ConnectionResetError):
         pass

@@ -17,6 +17,10 @@ then on:
   reboot@N    a REBOOT command (docs/serial.md) goes to the target after
               packet frame N
   dropreply@N REPLY frame N (counted from the first) loses one byte
+  noise@B     61 bytes of garbage with no 0x00 among them (the host's
+              decoder sees one long bad frame) before the target's byte
+              B (counted from 0, as they come, frames or not)
+  dropbyte@B  the target's byte B is lost
 It prints one line per action done ("dropped 1 byte of packet frame
 12"), and exits when either side closes.
 """
@@ -24,37 +28,13 @@ import os
 import random
 import select
 import socket
-import struct
 import sys
 import time
 import tty
-import zlib
 
-PACKET = 0x02
-REPLY = 0x04
-
-
-def cobs_encode(body):
-    out, blk = bytearray(), bytearray()
-    for b in body:
-        if b == 0:
-            out.append(len(blk) + 1)
-            out += blk
-            blk = bytearray()
-            continue
-        blk.append(b)
-        if len(blk) == 254:
-            out.append(255)
-            out += blk
-            blk = bytearray()
-    out.append(len(blk) + 1)
-    out += blk
-    return bytes(out) + b"\0"
-
-
-def command(cmd, seq, tag):
-    body = struct.pack("<BBH", 0x10, 0, seq) + struct.pack("<BBH", cmd, 0, tag)
-    return cobs_encode(body + struct.pack("<I", zlib.crc32(body)))
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../.."))
+from serialwire import CMDS, PACKET, REPLY, command  # noqa: E402
 
 
 def write_all(fd, data):
@@ -76,6 +56,8 @@ def open_host(listen):
         ls.listen(1)
         print(ls.getsockname()[1], flush=True)
     else:
+        if os.path.exists(listen):
+            os.unlink(listen)
         ls = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         ls.bind(listen)
         ls.listen(1)
@@ -93,9 +75,27 @@ def open_target(target):
     return s.detach()
 
 
+def damage_bytes(d, up, actions):
+    """The noise@B and dropbyte@B actions on d, the target's bytes from
+    offset up on."""
+    out = bytearray()
+    for i, b in enumerate(d):
+        acts = actions.get(("byte", up + i), [])
+        if "noise" in acts:
+            out += bytes((0x41 + k % 26) | 0x80 for k in range(61))
+            print(f"61 garbage bytes at byte {up + i}", flush=True)
+        if "dropbyte" in acts:
+            print(f"dropped byte {up + i}", flush=True)
+        else:
+            out.append(b)
+    return bytes(out)
+
+
 def relay(host, tgt, actions, rnd):
     pending = bytearray()  # target bytes not yet cut into a frame
     packets = replies = 0
+    byte_actions = any(isinstance(k, tuple) for k in actions)
+    up = 0  # bytes read from the target
     while True:
         r, _, _ = select.select([host, tgt], [], [])
         if host in r:
@@ -108,6 +108,10 @@ def relay(host, tgt, actions, rnd):
         d = os.read(tgt, 65536)
         if not d:
             return
+        n = len(d)
+        if byte_actions:
+            d = damage_bytes(d, up, actions)
+        up += n
         pending += d
         out = bytearray()
         while True:
@@ -137,7 +141,7 @@ def relay(host, tgt, actions, rnd):
                 print(f"dropped 1 byte of packet frame {packets}", flush=True)
             out += f
             if "reboot" in acts:
-                write_all(tgt, command(0x0e, 0x7000, 0x7000))
+                write_all(tgt, command(0x7000, CMDS["reboot"], 0x7000))
                 print(f"reboot after packet frame {packets}", flush=True)
         write_all(host, bytes(out))
 
@@ -146,8 +150,12 @@ def main():
     actions = {}
     for a in sys.argv[3:]:
         what, n = a.split("@")
-        # replies are keyed by their negated number, packets by theirs
-        key = -int(n) if what == "dropreply" else int(n)
+        # replies are keyed by their negated number, packets by theirs,
+        # byte offsets by ("byte", B)
+        if what in ("noise", "dropbyte"):
+            key = ("byte", int(n))
+        else:
+            key = -int(n) if what == "dropreply" else int(n)
         actions.setdefault(key, []).append(what)
     host, keep = open_host(sys.argv[1])
     tgt = open_target(sys.argv[2])

@@ -2,11 +2,18 @@
 #   build_target          builds the native test target into $w/nt
 #                         (tests/runtime/serial/build-target.sh; with ASan
 #                         when $HETRACE is an ASan build)
-#   start_target ARGS...  starts it in the background: $tpid, its output
-#                         in $w/nt.out; waits for its socket or pty
+#   start_target ARGS...  starts it in the background: $tpid (also added
+#                         to $pids), its output in $w/nt.out; waits for
+#                         its socket or pty
+#   pids                  the processes started in the background: each
+#                         test adds its own; killed at exit, then $w is
+#                         removed
 #   wait_sock PATH        waits up to 5 s for a socket
 #   json KEY...           a value of $cap/record.json (python path)
 #   bt2_lost TRACE        the packets babeltrace2 says were discarded
+pids=
+trap 'kill $pids 2>/dev/null; rm -rf "$w"' EXIT
+
 build_target() {
 	local san=
 	grep -qa __asan_init "$HETRACE" 2>/dev/null && san=1
@@ -29,6 +36,7 @@ wait_sock() {
 start_target() {
 	"$w/nt/native-target" "$@" >"$w/nt.out" 2>"$w/nt.err" &
 	tpid=$!
+	pids="$pids $tpid"
 	case "$*" in
 	*--pty*)
 		for _ in $(seq 100); do

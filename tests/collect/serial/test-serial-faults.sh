@@ -12,15 +12,12 @@ cd "$(dirname "$0")"
 : "${TOP:=$(cd ../../.. && pwd)}"
 . ../../lib.sh
 . ./serial-lib.sh
-pids=
-trap 'kill $pids 2>/dev/null; rm -rf "$w"' EXIT
 build_target
 here=$PWD
 
 # Garbage and a dropped byte, through the proxy: every lost frame is a
 # lost packet that babeltrace2 reports, the rest is decoded.
 start_target --unix "$w/t1.sock" --exit-after 30
-pids="$pids $tpid"
 python3 "$here/line-proxy.py" "$w/p1.sock" "$w/t1.sock" drop@40 \
 	garbage@80 drop@120 >"$w/proxy1.out" &
 pids="$pids $!"
@@ -43,7 +40,6 @@ n=$(babeltrace2 "$cap/native" 2>/dev/null | grep -c 'func_entry:')
 # The reply to the first metadata chunk damaged on the line: the chunk
 # is asked for again, the recording goes on.
 start_target --unix "$w/t6.sock" --exit-after 30
-pids="$pids $tpid"
 python3 "$here/line-proxy.py" "$w/p6.sock" "$w/t6.sock" dropreply@2 >"$w/proxy6.out" &
 pids="$pids $!"
 wait_sock "$w/p6.sock"
@@ -57,7 +53,6 @@ bt2_reads "metadata reply damaged" "$cap/native"
 # A reboot mid-stream (REBOOT through the proxy, over pseudo-terminals):
 # the new boot's packets (numbered from 0 again) go to stream-boot2.
 start_target --pty --retained "$w/retained" --exit-after 30
-pids="$pids $tpid"
 python3 "$here/line-proxy.py" pty "$(head -1 "$w/nt.out")" reboot@150 \
 	>"$w/proxy2.out" &
 pids="$pids $!"
@@ -95,10 +90,8 @@ vanish() {
 	[ -s "$w/bt.err" ] && bad "$what vanishes: babeltrace2 says $(head -3 "$w/bt.err")"
 }
 start_target --unix "$w/t3.sock" --exit-after 30
-pids="$pids $tpid"
 vanish socket "unix:$w/t3.sock"
 start_target --pty --exit-after 30
-pids="$pids $tpid"
 vanish pty "$(head -1 "$w/nt.out")"
 
 # fake MODE: a fake target on $w/MODE.sock.

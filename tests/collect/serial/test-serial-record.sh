@@ -12,7 +12,6 @@ cd "$(dirname "$0")"
 : "${TOP:=$(cd ../../.. && pwd)}"
 . ../../lib.sh
 . ./serial-lib.sh
-trap 'kill $tpid 2>/dev/null; rm -rf "$w"' EXIT
 tpid=
 build_target
 
@@ -110,6 +109,7 @@ rm -f "$sock"
 start_target --unix "$sock" --exit-after 30
 python3 line-proxy.py tcp "$sock" >"$w/proxy.out" &
 ppid=$!
+pids="$pids $ppid"
 for _ in $(seq 100); do
 	[ -s "$w/proxy.out" ] && break
 	sleep 0.05

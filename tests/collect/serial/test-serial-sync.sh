@@ -12,8 +12,6 @@ cd "$(dirname "$0")"
 : "${TOP:=$(cd ../../.. && pwd)}"
 . ../../lib.sh
 . ./serial-lib.sh
-pids=
-trap 'kill $pids 2>/dev/null; rm -rf "$w"' EXIT
 
 # Any TSDL that parses: the native target's (generated, not built).
 "$HETRACE" gen "$TOP/tests/runtime/serial/native-target.yaml" -o "$w/gen" >/dev/null ||

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 # A small, independent client of the serial link's wire format
-# (include/hetrace/serial-proto.h), written from the header alone: the
+# (include/hetrace/serial-proto.h, in Python: tests/serialwire.py): the
 # firmware tests check the QEMU serial firmware with it as well as with
 # hetrace, so a mistake shared by hetrace's two sides (target and host
-# code) does not pass unseen. Python's zlib.crc32 is the IEEE CRC-32.
+# code) does not pass unseen.
 #   serial-client.py TARGET CMD...     TARGET: unix:PATH or pty:PATH
 # CMDs, run in order: hello | status | ping | sync N | trigger ADDR |
 #   stopper ADDR | couple ADDR | clear | enable | disable | flush |
@@ -17,40 +17,11 @@ import sys
 import termios
 import time
 import tty
-import zlib
 
-CMD, REPLY, HELLO, PACKET, SYNC, LOG = 0x10, 0x04, 0x01, 0x02, 0x03, 0x05
-CMDS = {"hello": 1, "ping": 2, "status": 3, "enable": 4, "disable": 5,
-        "trigger": 6, "stopper": 7, "couple": 8, "flush": 0x0C,
-        "reboot": 0x0E, "clear": 0x0F}
-
-
-def cobs(body):
-    out, blk = bytearray(), bytearray()
-    for b in body:
-        if b == 0:
-            out += bytes([len(blk) + 1]) + blk
-            blk = bytearray()
-        else:
-            blk.append(b)
-            if len(blk) == 254:
-                out += bytes([255]) + blk
-                blk = bytearray()
-    out += bytes([len(blk) + 1]) + blk
-    return bytes(out) + b"\0"
-
-
-def uncobs(data):
-    out, i = bytearray(), 0
-    while i < len(data):
-        code = data[i]
-        if code == 0 or i + code > len(data) + 0:
-            return None
-        out += data[i + 1:i + code]
-        i += code
-        if code < 255 and i < len(data):
-            out.append(0)
-    return bytes(out)
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../.."))
+from serialwire import CMDS, HELLO, LOG, PACKET, REPLY, SYNC, command, \
+    parse  # noqa: E402
 
 
 class Line:
@@ -80,12 +51,11 @@ class Line:
                 raw, self.pos = bytes(self.buf[self.pos:i]), i + 1
                 if not raw:
                     continue
-                body = uncobs(raw)
-                if (body is None or len(body) < 8 or
-                        zlib.crc32(body[:-4]) != struct.unpack("<I", body[-4:])[0]):
+                f = parse(raw)
+                if f is None:
                     self.bad += 1
                     continue
-                t, pl = body[0], body[4:-4]
+                t, _, pl = f
                 if t == LOG:
                     self.logs.append(pl.decode(errors="replace"))
                 elif t == PACKET:
@@ -109,10 +79,8 @@ class Line:
 
     def command_raw(self, cmd, args=b"", timeout=3.0, name=None):
         tag = self.tag = (self.tag + 1) & 0xFFFF
-        body = bytes([CMD, 0]) + struct.pack("<H", self.seq)
-        body += bytes([cmd, 0]) + struct.pack("<H", tag) + args
+        self.write(command(self.seq, cmd, tag, args))
         self.seq = (self.seq + 1) & 0xFFFF
-        self.write(cobs(body + struct.pack("<I", zlib.crc32(body))))
         end = time.time() + timeout
         while time.time() < end:
             t, pl = self.read_frame(end - time.time())
@@ -199,7 +167,7 @@ def main():
             os.makedirs(d, exist_ok=True)
             meta, off = bytearray(), 0
             while True:
-                st, pl = line.command_raw(0x0D, struct.pack("<I", off))
+                st, pl = line.command_raw(CMDS["metadata"], struct.pack("<I", off))
                 total = struct.unpack("<I", pl[4:8])[0]
                 meta += pl[8:]
                 off = len(meta)
@@ -236,7 +204,7 @@ def main():
             # The on-target profile, paged: "profile ADDR=CALLS ...".
             first, calls = 0, {}
             while first != 0xFFFFFFFF:
-                st, pl = line.command_raw(0x09, struct.pack("<I", first))
+                st, pl = line.command_raw(CMDS["profile"], struct.pack("<I", first))
                 if st != 0:
                     raise SystemExit("serial-client: profile: status %d" % st)
                 first, count = struct.unpack("<II", pl[:8])

@@ -1,6 +1,10 @@
 # Helpers of the serial firmware tests and demo (sourced, bash; needs $w
 # and, for serial_build, $HETRACE and $TOP): build the images, boot one
 # QEMU per port with its UART on a host endpoint, stop them.
+#   serial_setup                     a test's start: skips (exit 0, a
+#       message) when QEMU, a cross compiler, babeltrace2 or python3 is
+#       missing; at exit stops the QEMUs and removes $w; builds the
+#       images into $fw ($w/fw), exit 1 when that fails
 #   serial_build DIR                 make -f platforms/qemu/firmware.mk serial
 #   serial_boot PORT ELF PREFIX [wait]
 #       cm3: -serial unix:PREFIX.sock; rv32: -serial pty (the path is
@@ -14,6 +18,16 @@
 serial_pids=()
 target=
 monitor=
+
+serial_setup() {
+	local tool
+	for tool in qemu-system-arm qemu-system-riscv32 arm-none-eabi-gcc riscv64-unknown-elf-gcc babeltrace2 python3; do
+		command -v "$tool" >/dev/null || { echo "SKIP: $tool missing (scripts/deps.sh qemu)"; exit 0; }
+	done
+	trap 'serial_stop_all; rm -rf "$w"' EXIT
+	fw="$w/fw"
+	serial_build "$fw" || exit 1
+}
 
 serial_build() {
 	(cd "$TOP" && make -s -f platforms/qemu/firmware.mk OUT="$1" HETRACE="$HETRACE" serial \

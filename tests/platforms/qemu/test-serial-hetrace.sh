@@ -10,21 +10,16 @@
 #   (test-serial.sh checks the call counts against a capture from boot);
 # - hetrace trace --trigger F --stopper F --perfetto: only F's calls;
 # - ctl reboot mid-stream: boot count 2, the trigger kept;
-# - garbage and a dropped byte between target and host (line-proxy.py):
-#   record --serial resynchronizes and counts the loss.
+# - garbage and a dropped byte between target and host
+#   (tests/collect/serial/line-proxy.py): record --serial resynchronizes
+#   and counts the loss.
 # Skips (exit 0, a message) when QEMU or a cross compiler is missing.
 set -u
 cd "$(dirname "$0")"
 . ../../lib.sh
 : "${TOP:=$(cd ../../.. && pwd)}"
-for tool in qemu-system-arm qemu-system-riscv32 arm-none-eabi-gcc riscv64-unknown-elf-gcc babeltrace2 python3; do
-	command -v "$tool" >/dev/null || { echo "SKIP: $tool missing (scripts/deps.sh qemu)"; exit 0; }
-done
 . ./serial-lib.sh
-trap 'serial_stop_all; rm -rf "$w"' EXIT
-
-fw="$w/fw"
-serial_build "$fw" || exit 1
+serial_setup
 ctl() { timeout 30 "$HETRACE" ctl "$target" --elf "$elf" --timeout 2000 "$@"; }
 
 for port in cm3 rv32; do
@@ -95,14 +90,14 @@ for port in cm3 rv32; do
 		# The window open again: the line busy (the faults land in the
 		# packet stream, after the metadata the recorder fetches first).
 		ctl clear >"$w/clear" 2>&1 || bad "clear: $(cat "$w/clear")"
-		python3 line-proxy.py "$w/proxy.sock" "$w/$port.sock" --garbage-at 60000 --drop-at 120000 \
-			2>"$w/proxy.err" &
+		python3 ../../collect/serial/line-proxy.py "$w/proxy.sock" "$w/$port.sock" noise@60000 dropbyte@120000 \
+			>"$w/proxy.out" &
 		serial_pids+=($!)
 		for _ in $(seq 50); do [ -S "$w/proxy.sock" ] && break; sleep 0.1; done
 		timeout 60 "$HETRACE" record --serial "unix:$w/proxy.sock" -o "$w/cap-faulty" --seconds 2 \
 			>"$w/faulty.rec" 2>&1 || bad "faulty line: record: $(tail -3 "$w/faulty.rec")"
 		grep "^line:" "$w/faulty.rec"
-		grep -q "dropped" "$w/proxy.err" || bad "proxy: $(cat "$w/proxy.err")"
+		grep -q "dropped" "$w/proxy.out" || bad "proxy: $(cat "$w/proxy.out")"
 		lost=$(awk '/^line:/ { for (i = 1; i < NF; i++) if ($(i + 1) == "lost" || $(i + 1) == "CRC") s += $i } END { print s + 0 }' "$w/faulty.rec")
 		[ "$lost" -ge 2 ] || bad "faulty line: the loss is not counted: $(grep ^line: "$w/faulty.rec")"
 		bt2_reads "faulty line" "$w/cap-faulty/cm3"

@@ -10,8 +10,9 @@
 # - dump-profile call counts equal to the capture's (recorded from boot,
 #   QEMU waiting for the client, no record lost);
 # - reboot mid-stream: HELLO with boot_count 2, the trigger kept;
-# - garbage and a dropped byte on the line (line-proxy.py): the client
-#   resynchronizes, drops the damaged frames, the rest decodes;
+# - garbage and a dropped byte on the line
+#   (tests/collect/serial/line-proxy.py): the client resynchronizes,
+#   drops the damaged frames, the rest decodes;
 # - the sync round trip answered by the receive interrupt.
 # With hetrace's serial commands (record --serial, ctl, trace, profile)
 # the same checks run through hetrace as well (test-serial-hetrace.sh).
@@ -21,14 +22,8 @@ set -u
 cd "$(dirname "$0")"
 . ../../lib.sh
 : "${TOP:=$(cd ../../.. && pwd)}"
-for tool in qemu-system-arm qemu-system-riscv32 arm-none-eabi-gcc riscv64-unknown-elf-gcc babeltrace2 python3; do
-	command -v "$tool" >/dev/null || { echo "SKIP: $tool missing (scripts/deps.sh qemu)"; exit 0; }
-done
 . ./serial-lib.sh
-trap 'serial_stop_all; rm -rf "$w"' EXIT
-
-fw="$w/fw"
-serial_build "$fw" || exit 1
+serial_setup
 client() { timeout 30 python3 serial-client.py "$@"; }
 
 # fn_set PORT FUNC...: "name addr" lines of the functions' hook values.
@@ -114,13 +109,13 @@ for port in cm3 rv32; do
 
 	# 3. A faulty line (Cortex-M3's socket): garbage, then a dropped byte.
 	if [ "$port" = cm3 ]; then
-		python3 line-proxy.py "$w/proxy.sock" "$w/$port-b.sock" --garbage-at 20000 --drop-at 60000 \
-			2>"$w/proxy.err" &
+		python3 ../../collect/serial/line-proxy.py "$w/proxy.sock" "$w/$port-b.sock" noise@20000 dropbyte@60000 \
+			>"$w/proxy.out" &
 		serial_pids+=($!)
 		for _ in $(seq 50); do [ -S "$w/proxy.sock" ] && break; sleep 0.1; done
 		client "unix:$w/proxy.sock" record "$w/$port-faulty" 1.5 status >"$w/$port.faulty" ||
 			bad "$port: faulty line: $(tail -2 "$w/$port.faulty")"
-		grep -q "dropped" "$w/proxy.err" || bad "$port: proxy: $(cat "$w/proxy.err")"
+		grep -q "dropped" "$w/proxy.out" || bad "$port: proxy: $(cat "$w/proxy.out")"
 		bad_frames=$(sed -n 's/^record .*bad=\([0-9]*\)/\1/p' "$w/$port.faulty")
 		[ "${bad_frames:-0}" -ge 2 ] && grep -q "^status " "$w/$port.faulty" ||
 			bad "$port: faulty line: $bad_frames bad frames: $(cat "$w/$port.faulty")"

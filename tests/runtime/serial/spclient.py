@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""A small client of the serial link (docs/serial.md), written from the
-document and independent of the C codec: COBS, CRC-32 (zlib's), frames,
-commands. Used by test-native-target.sh:
+"""A small client of the serial link (docs/serial.md), independent of
+the C codec (the wire format: tests/serialwire.py). Used by
+test-native-target.sh:
 
   spclient.py unix:PATH COMMAND [ARGS...]
 
@@ -23,56 +23,11 @@ import socket
 import struct
 import sys
 import time
-import zlib
 
-HELLO, PACKET, SYNC, REPLY, LOG, CMD = 0x01, 0x02, 0x03, 0x04, 0x05, 0x10
-CMDS = {"hello": 1, "ping": 2, "status": 3, "enable": 4, "disable": 5,
-        "trigger": 6, "stopper": 7, "couple": 8, "profile": 9,
-        "profile-to-trace": 10, "dump": 11, "flush": 12, "metadata": 13,
-        "reboot": 14, "clear": 15}
-
-
-def cobs_encode(body):
-    out = bytearray()
-    blk = bytearray()
-    for b in body:
-        if b == 0:
-            out.append(len(blk) + 1)
-            out += blk
-            blk = bytearray()
-            continue
-        blk.append(b)
-        if len(blk) == 254:
-            out.append(255)
-            out += blk
-            blk = bytearray()
-    out.append(len(blk) + 1)
-    out += blk
-    return bytes(out) + b"\0"
-
-
-def cobs_decode(data):
-    """data: a frame without its 0x00; None when malformed."""
-    out = bytearray()
-    i = 0
-    while i < len(data):
-        code = data[i]
-        if code == 0:
-            return None
-        blk = data[i + 1:i + code]
-        if len(blk) != code - 1:
-            return None
-        out += blk
-        i += code
-        if code != 255 and i < len(data):
-            out.append(0)
-    return bytes(out)
-
-
-def frame(ftype, seq, payload):
-    body = struct.pack("<BBH", ftype, 0, seq & 0xffff) + payload
-    body += struct.pack("<I", zlib.crc32(body) & 0xffffffff)
-    return cobs_encode(body)
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../.."))
+from serialwire import CMDS, HELLO, LOG, PACKET, REPLY, SYNC, command, \
+    crc32, parse  # noqa: E402
 
 
 class Link:
@@ -111,13 +66,11 @@ class Link:
                 del self.buf[:z + 1]
                 if not raw:
                     continue
-                body = cobs_decode(raw)
-                if body is None or len(body) < 8 or \
-                        zlib.crc32(body[:-4]) & 0xffffffff != \
-                        struct.unpack("<I", body[-4:])[0]:
+                f = parse(raw)
+                if f is None:
                     self.bad += 1
                     continue
-                return body[0], struct.unpack("<H", body[2:4])[0], body[4:-4]
+                return f
             left = deadline - time.time()
             if left <= 0:
                 return None
@@ -142,8 +95,7 @@ class Link:
     def command(self, cmd, args=b"", timeout=5.0):
         """(status, data) of the reply."""
         self.tag = (self.tag + 1) & 0xffff
-        self.send(frame(CMD, self.seq, struct.pack("<BBH", cmd, 0, self.tag)
-                        + args))
+        self.send(command(self.seq, cmd, self.tag, args))
         self.seq += 1
         deadline = time.time() + timeout
         while True:
@@ -284,7 +236,7 @@ def main(argv):
         text = get_metadata(link)
         st, d = link.command(CMDS["hello"], bytes([1, 0]))
         h = parse_hello(d)
-        if "%08x" % (zlib.crc32(text) & 0xffffffff) != h["metadata_crc"] or \
+        if "%08x" % crc32(text) != h["metadata_crc"] or \
                 len(text) != h["metadata_size"]:
             print("metadata does not match HELLO's size and CRC")
             return 1

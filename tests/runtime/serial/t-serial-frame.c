@@ -37,6 +37,24 @@ static int feed(struct ht_frame_dec *d, const uint8_t *w, uint32_t n,
 	return last;
 }
 
+/*
+ * Moves the encoder's pending output to wire[@len...], @chunk bytes at a
+ * time: returns the new length.
+ */
+static uint32_t take_out(struct ht_frame_enc *e, uint32_t len, uint32_t chunk)
+{
+	uint32_t k;
+
+	while (ht_frame_enc_pending(e)) {
+		k = ht_frame_enc_pending(e) < chunk ? ht_frame_enc_pending(e)
+						    : chunk;
+		memcpy(wire + len, ht_frame_enc_out(e), k);
+		len += k;
+		ht_frame_enc_take(e, k);
+	}
+	return len;
+}
+
 /* Encodes with the incremental encoder, taking @chunk bytes at a time. */
 static uint32_t encode_slowly(uint8_t type, uint16_t seq, const uint8_t *p,
 			      uint32_t n, uint32_t chunk)
@@ -46,14 +64,7 @@ static uint32_t encode_slowly(uint8_t type, uint16_t seq, const uint8_t *p,
 
 	ht_frame_enc_start(&e, type, seq);
 	for (;;) {
-		while (ht_frame_enc_pending(&e)) {
-			k = ht_frame_enc_pending(&e) < chunk
-				? ht_frame_enc_pending(&e)
-				: chunk;
-			memcpy(wire + len, ht_frame_enc_out(&e), k);
-			len += k;
-			ht_frame_enc_take(&e, k);
-		}
+		len = take_out(&e, len, chunk);
 		if (!n) {
 			break;
 		}
@@ -63,14 +74,7 @@ static uint32_t encode_slowly(uint8_t type, uint16_t seq, const uint8_t *p,
 	}
 	ht_frame_enc_finish(&e);
 	while (!ht_frame_enc_done(&e)) {
-		while (ht_frame_enc_pending(&e)) {
-			k = ht_frame_enc_pending(&e) < chunk
-				? ht_frame_enc_pending(&e)
-				: chunk;
-			memcpy(wire + len, ht_frame_enc_out(&e), k);
-			len += k;
-			ht_frame_enc_take(&e, k);
-		}
+		len = take_out(&e, len, chunk);
 		ht_frame_enc_step(&e);
 	}
 	return len;

@@ -343,6 +343,21 @@ static void check_hello(const uint8_t *p, uint32_t boots, uint16_t flags)
 	CHECK(!memcmp(p + 52, "cortex-m3-core-n", 16));
 }
 
+/*
+ * A target booted on a fresh line: a ring of 4 slots in @mode, the
+ * instrumentation reset, its HELLO taken off the wire into frames[].
+ */
+static void boot(struct ht_serial_target *t, struct ht_serial_target_config *c,
+		 enum ht_ring_mode mode)
+{
+	reset_wire();
+	ring_setup(mode, 4);
+	instr_setup();
+	config(c, &instr);
+	ht_serial_target_init(t, c);
+	drain(t);
+}
+
 /* HELLO at boot, then each command's reply. */
 static void test_commands(void)
 {
@@ -352,13 +367,8 @@ static void test_commands(void)
 	uint8_t a[128];
 	uint32_t i, off, total;
 
-	reset_wire();
 	memset(&retained, 0, sizeof(retained));
-	ring_setup(HT_RING_DISCARD, 4);
-	instr_setup();
-	config(&c, &instr);
-	ht_serial_target_init(&t, &c);
-	drain(&t);
+	boot(&t, &c, HT_RING_DISCARD);
 	REQUIRE(nr_frames == 1 && frames[0].type == HT_SP_HELLO);
 	CHECK(frames[0].size == HT_SP_HELLO_SIZE && frames[0].seq == 0);
 	check_hello(frames[0].p, 1, HT_SP_HAS_INSTR | HT_SP_HAS_PROFILE);
@@ -620,12 +630,7 @@ static void test_sync(void)
 	uint64_t t_rx;
 	unsigned i;
 
-	reset_wire();
-	ring_setup(HT_RING_DISCARD, 4);
-	instr_setup();
-	config(&c, &instr);
-	ht_serial_target_init(&t, &c);
-	drain(&t);
+	boot(&t, &c, HT_RING_DISCARD);
 	nr_acks = nr_notifies = 0;
 	for (i = 0; i < 3; i++) {
 		t_rx = now;
@@ -669,12 +674,7 @@ static void test_order(void)
 	const uint8_t zero = 0;
 	unsigned i, first;
 
-	reset_wire();
-	ring_setup(HT_RING_DISCARD, 4);
-	instr_setup();
-	config(&c, &instr);
-	ht_serial_target_init(&t, &c);
-	drain(&t);
+	boot(&t, &c, HT_RING_DISCARD);
 	first = nr_frames;
 	produce(0x11, 200);
 	produce(0x22, SLOT);
@@ -738,12 +738,7 @@ static void test_rx_faults(void)
 	const struct frame *f;
 	uint32_t n1, n2, i;
 
-	reset_wire();
-	ring_setup(HT_RING_DISCARD, 4);
-	instr_setup();
-	config(&c, &instr);
-	ht_serial_target_init(&t, &c);
-	drain(&t);
+	boot(&t, &c, HT_RING_DISCARD);
 
 	/* Two commands before a poll: the second is dropped, counted. */
 	n1 = cmd_wire(w1, HT_SPC_PING, 1, "a", 1);
@@ -798,13 +793,8 @@ static void test_dump(void)
 	const struct frame *f;
 	unsigned i, first;
 
-	reset_wire();
 	memset(&retained, 0, sizeof(retained));
-	ring_setup(HT_RING_OVERWRITE, 4);
-	instr_setup();
-	config(&c, &instr);
-	ht_serial_target_init(&t, &c);
-	drain(&t);
+	boot(&t, &c, HT_RING_OVERWRITE);
 	check_hello(frames[0].p, 1,
 		    HT_SP_HAS_INSTR | HT_SP_HAS_PROFILE | HT_SP_OVERWRITE);
 	for (i = 0; i < 7; i++) {

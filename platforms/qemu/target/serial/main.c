@@ -37,6 +37,7 @@
 #define HT_CLOCK_CNT_FN bsp_clock_read
 #include "bsp.h"
 #include "fws-trace.h"
+#include "fws-ring-glue.h"
 #include "hetrace/instrument.h"
 #include "hetrace/ring-stream.h"
 #include "hetrace/serial-target.h"
@@ -77,31 +78,6 @@ static uint64_t prof_last; /* the profile clock's (task context only) */
 static uint32_t clock_cb(void *data)
 {
 	return (uint32_t)bsp_clock_read(data);
-}
-
-static void set_buf(void *c, uint8_t *buf, uint32_t size)
-{
-	fws_packet_set_buf(c, buf, size);
-}
-
-static int is_open(const void *c)
-{
-	return fws_packet_is_open(c);
-}
-
-static int is_empty(const void *c)
-{
-	return fws_packet_is_empty(c);
-}
-
-static void open_core(void *c)
-{
-	fws_core_open_packet(c);
-}
-
-static void close_core(void *c)
-{
-	fws_core_close_packet(c);
 }
 
 /* ---- The function tracer's records (task context) ---- */
@@ -348,14 +324,7 @@ static void init_tracing(void)
 
 	ring = ht_ring_init(ring_mem, RING_SIZE, SLOT_SIZE, HT_RING_DISCARD,
 			    bsp_core_id, bsp_core_name, NULL, 0);
-	rs.ring = ring;
-	rs.ctx = &ctx;
-	rs.set_buf = set_buf;
-	rs.is_open = is_open;
-	rs.is_empty = is_empty;
-	rs.open = open_core;
-	rs.close = close_core;
-	fws_init(&ctx, ht_ring_slot(ring), ring->slot_size, cbs, &rs);
+	fws_glue_bind(&rs, ring, &ctx, cbs);
 	fws_set_core_id(&ctx, bsp_core_id);
 	ht_ring_stream_start(&rs);
 
