@@ -571,6 +571,7 @@ static int tracer_start(struct rec *r)
 	const char *mine = (const char *)ht_master_events_metadata;
 	uint32_t id = mc->has_id ? mc->id : 0;
 	char *meta = NULL;
+	int ret;
 
 	if (r->ring[b->master]) {
 		/* One trace per core: the master application's metadata,
@@ -615,18 +616,14 @@ static int tracer_start(struct rec *r)
 		return ht_err_printf(r->err, r->err_len, HT_ENOMEM,
 				     "out of memory");
 	}
-	if (posix_memalign(&r->tr_mem, 64, TRACER_RING_SIZE)) {
-		free(meta);
-		return ht_err_printf(r->err, r->err_len, HT_ENOMEM,
-				     "out of memory");
-	}
-	memset(r->tr_mem, 0, TRACER_RING_SIZE);
-	r->tr_ring = ht_ring_init(r->tr_mem, TRACER_RING_SIZE, TRACER_SLOT_SIZE,
-				  HT_RING_DISCARD, id, mc->output, meta,
-				  (uint32_t)strlen(meta));
+	ret = ht_master_ring_alloc(TRACER_RING_SIZE, TRACER_SLOT_SIZE, id,
+				   mc->output, meta, &r->tr_mem, &r->tr_ring);
 	free(meta);
-	if (!r->tr_ring) {
-		return ht_err_printf(r->err, r->err_len, HT_EINVAL,
+	if (ret == HT_ENOMEM) {
+		return ht_err_printf(r->err, r->err_len, ret, "out of memory");
+	}
+	if (ret) {
+		return ht_err_printf(r->err, r->err_len, ret,
 				     "core '%s': its metadata does not fit the "
 				     "recorder's ring",
 				     mc->name);

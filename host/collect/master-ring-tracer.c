@@ -1,5 +1,29 @@
 /* SPDX-License-Identifier: MIT */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/error.h"
 #include "master-ring-tracer.h"
+
+int ht_master_ring_alloc(uint32_t size, uint32_t slot, uint32_t core_id,
+			 const char *name, const char *meta, void **mem,
+			 struct ht_ring **ring)
+{
+	*ring = NULL;
+	if (posix_memalign(mem, 64, size)) {
+		*mem = NULL;
+		return HT_ENOMEM;
+	}
+	memset(*mem, 0, size);
+	*ring = ht_ring_init(*mem, size, slot, HT_RING_DISCARD, core_id, name,
+			     meta, (uint32_t)strlen(meta));
+	if (!*ring) {
+		free(*mem);
+		*mem = NULL;
+		return HT_EINVAL;
+	}
+	return 0;
+}
 
 static uint64_t tracer_clock(void *data)
 {

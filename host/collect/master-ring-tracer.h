@@ -23,6 +23,17 @@ struct ht_master_ring_tracer {
 };
 
 /*
+ * A ring in the master's memory for these events: @size bytes (64-byte
+ * aligned, zeroed) in slots of @slot bytes, for core @core_id named
+ * @name, carrying @meta. Returns 0 with *@mem (free() it) and *@ring,
+ * HT_ENOMEM, or HT_EINVAL when the ring cannot be laid out (@meta too
+ * large for @size); nothing is left allocated on failure.
+ */
+int ht_master_ring_alloc(uint32_t size, uint32_t slot, uint32_t core_id,
+			 const char *name, const char *meta, void **mem,
+			 struct ht_ring **ring);
+
+/*
  * Starts tracing core @core_id into @ring (laid out by ht_ring_init())
  * and opens the first packet. @clock gives the trace clock's
  * nanoseconds.

@@ -393,18 +393,14 @@ static int tracer_start(struct rec *r)
 		return ht_err_printf(r->err, r->err_len, HT_ENOMEM,
 				     "out of memory");
 	}
-	if (posix_memalign(&r->tr_mem, 64, SYNC_RING_SIZE)) {
-		free(meta);
-		return ht_err_printf(r->err, r->err_len, HT_ENOMEM,
-				     "out of memory");
-	}
-	memset(r->tr_mem, 0, SYNC_RING_SIZE);
-	r->tr_ring = ht_ring_init(r->tr_mem, SYNC_RING_SIZE, SYNC_SLOT_SIZE,
-				  HT_RING_DISCARD, id, r->r->master, meta,
-				  (uint32_t)strlen(meta));
+	ret = ht_master_ring_alloc(SYNC_RING_SIZE, SYNC_SLOT_SIZE, id,
+				   r->r->master, meta, &r->tr_mem, &r->tr_ring);
 	free(meta);
-	if (!r->tr_ring) {
-		return ht_err_printf(r->err, r->err_len, HT_EINVAL,
+	if (ret == HT_ENOMEM) {
+		return ht_err_printf(r->err, r->err_len, ret, "out of memory");
+	}
+	if (ret) {
+		return ht_err_printf(r->err, r->err_len, ret,
 				     "the host's ring: cannot lay it out");
 	}
 	ret = ht_capture_writer_add_memory(r->cw, r->tr_mem, SYNC_RING_SIZE,

@@ -10,26 +10,9 @@ cd "$(dirname "$0")"
 . ../../lib.sh
 : "${TOP:=$(cd ../../.. && pwd)}"
 
-"$HETRACE" gen "$TOP/examples/instrument/config.yaml" -o "$w/g" >/dev/null
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
-build() { # OUT EXTRA_FLAGS...: the driver, tracer not instrumented
-	local out=$1 o
-	shift
-	mkdir -p "$w/o"
-	for src in "$TOP/runtime/instrument.c" "$TOP/runtime/packet-ring.c" \
-		"$TOP/runtime/port.c" "$TOP/examples/instrument/trace-glue.c" \
-		"$w/g/hti-trace.c"; do
-		o="$w/o/$(basename "$src" .c).o"
-		cc -std=c11 -O2 -g -Wall -Wextra -Werror $SAN "$@" \
-			-I"$TOP/include" -I"$w/g" -I"$TOP/examples/instrument" \
-			-DHT_PORT_INSTR_TLS=__thread -c "$src" -o "$o"
-	done
-	cc -std=c11 -O2 -g -Wall -Wextra -Werror $SAN "$@" -finstrument-functions \
-		-I"$TOP/include" -I"$TOP/examples/instrument" -c drv.c -o "$w/o/drv.o"
-	cc $SAN "$@" -pthread -o "$out" "$w/o"/*.o
-	rm -rf "$w/o"
-}
-build "$w/drv"
+. ./drv-lib.sh
+build_drv "$w/drv"
 
 run() { # MODE [ARGS]: trace in $w/MODE/, program output $w/MODE.out, text $w/MODE.txt
 	local m=$1
@@ -211,7 +194,7 @@ grep -q ' fib  drv.c' "$w/tr.prof" || bad "truncated: the first packets were not
 set -e
 
 # 8. Not a PIE: names without a bias.
-build "$w/drv-nopie" -no-pie -fno-pie
+build_drv "$w/drv-nopie" -no-pie -fno-pie
 mkdir -p "$w/np"
 cp "$w/g/metadata" "$w/np/"
 "$w/drv-nopie" fib "$w/np/main" 12 >/dev/null

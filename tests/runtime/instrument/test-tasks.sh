@@ -15,19 +15,9 @@ cd "$(dirname "$0")"
 : "${TOP:=$(cd ../../.. && pwd)}"
 : "${HETRACE_OPT:=$HETRACE}"
 
-"$HETRACE" gen "$TOP/examples/instrument/config.yaml" -o "$w/g" >/dev/null
 SAN="-fsanitize=undefined -fno-sanitize-recover=undefined"
-mkdir -p "$w/o"
-for src in "$TOP/runtime/instrument.c" "$TOP/runtime/packet-ring.c" \
-	"$TOP/runtime/port.c" "$TOP/examples/instrument/trace-glue.c" \
-	"$w/g/hti-trace.c"; do
-	cc -std=c11 -O2 -g -Wall -Wextra -Werror $SAN -I"$TOP/include" -I"$w/g" \
-		-I"$TOP/examples/instrument" -DHT_PORT_INSTR_TLS=__thread \
-		-c "$src" -o "$w/o/$(basename "$src" .c).o"
-done
-cc -std=c11 -O2 -g -Wall -Wextra -Werror $SAN -finstrument-functions \
-	-I"$TOP/include" -I"$TOP/examples/instrument" -c drv.c -o "$w/o/drv.o"
-cc $SAN -pthread -o "$w/drv" "$w/o"/*.o
+. ./drv-lib.sh
+build_drv "$w/drv"
 
 N=50
 run() { # MODE: trace in $w/MODE, program output $w/MODE.out, text $w/MODE.txt
