@@ -12,7 +12,11 @@
  * - every other event as an `i` instant (thread scope) with its payload
  *   fields in `args`;
  * - each matched message as a flow: `s` on the sender at the send time
- *   and `f` (binding point "e") on the receiver, same id;
+ *   and `f` (binding point "e") on the receiver, same id, each bound to
+ *   a 1 ns `X` slice ("msg_send" / "msg_recv") that encloses it on the
+ *   core's "<core> messages" thread: Perfetto and chrome://tracing drop
+ *   a flow event no slice of its thread encloses, and a thread of its
+ *   own keeps these slices from crossing the B/E nesting of tasks;
  * - per core a `C` counter "<core> utilization %" per window.
  *
  * Times are in microseconds with three decimals (exact ns).
@@ -31,6 +35,7 @@ struct cj {
 	struct cj_core {
 		unsigned pid;
 		bool has_func; /* its functions thread is named */
+		bool has_msgs; /* its messages thread is named */
 	} * cores;
 	size_t nr_cores, cap_cores;
 };
@@ -82,6 +87,12 @@ static unsigned task_tid(const struct ht_states_core *c)
 static unsigned func_tid(const struct ht_states_core *c)
 {
 	return c->index * 2 + 2;
+}
+
+/* after every task and function thread (tids 1 .. 2 * cores) */
+static unsigned msg_tid(const struct ht_states_core *c)
+{
+	return (1u << 20) + c->index;
 }
 
 static void put_pid_tid(struct ht_json *j, unsigned pid, unsigned tid)
@@ -314,25 +325,75 @@ static int on_event(struct ht_export *ex, const struct ht_states_item *it)
 	return ht__export_maybe_flush(&ex->out);
 }
 
+/* Names core @c's messages thread on first use. */
+static void name_msg_thread(struct cj *cj, const struct ht_states_core *c)
+{
+	struct ht_json *j = &cj->j;
+	unsigned pid = cj->cores[c->index].pid;
+	char name[300];
+
+	if (cj->cores[c->index].has_msgs) {
+		return;
+	}
+	cj->cores[c->index].has_msgs = true;
+	snprintf(name, sizeof(name), "%s messages", c->name);
+	record_begin(cj);
+	ht_json_raw(j, "{\"ph\":\"M\",\"name\":\"thread_name\"");
+	put_pid_tid(j, pid, msg_tid(c));
+	ht_json_raw(j, ",\"args\":{\"name\":");
+	ht_json_str(j, name);
+	ht_json_raw(j, "}},\n{\"ph\":\"M\",\"name\":\"thread_sort_index\"");
+	put_pid_tid(j, pid, msg_tid(c));
+	ht_json_raw(j, ",\"args\":{\"sort_index\":");
+	ht_json_u64(j, task_tid(c));
+	ht_json_raw(j, "}}");
+}
+
+/*
+ * One end of a message: a 1 ns slice @name on @c's messages thread at
+ * @ns (@peer in its args), and the flow event @ph bound to it.
+ */
+static void put_flow_end(struct cj *cj, const char *ph, const char *name,
+			 const struct ht_states_core *c, int64_t ns,
+			 const char *peer_key, const struct ht_states_core *peer,
+			 uint64_t flow_id)
+{
+	struct ht_json *j = &cj->j;
+	unsigned pid = cj->cores[c->index].pid;
+
+	name_msg_thread(cj, c);
+	record_begin(cj);
+	ht_json_raw(j, "{\"ph\":\"X\",\"cat\":\"msg\",\"name\":\"");
+	ht_json_raw(j, name);
+	ht_json_raw(j, "\"");
+	put_pid_tid(j, pid, msg_tid(c));
+	ht_json_raw(j, ",\"ts\":");
+	put_ts(j, ns);
+	ht_json_raw(j, ",\"dur\":0.001,\"args\":{\"flow\":");
+	put_flow_id(j, flow_id);
+	ht_json_raw(j, ",\"");
+	ht_json_raw(j, peer_key);
+	ht_json_raw(j, "\":");
+	ht_json_str(j, peer->name);
+	ht_json_raw(j, "}},\n{\"ph\":\"");
+	ht_json_raw(j, ph);
+	ht_json_raw(j, "\",\"bp\":\"e\",\"cat\":\"msg\",\"name\":\"msg\",\"id\":");
+	put_flow_id(j, flow_id);
+	put_pid_tid(j, pid, msg_tid(c));
+	ht_json_raw(j, ",\"ts\":");
+	put_ts(j, ns);
+	ht_json_raw(j, "}");
+}
+
 /* A matched message: `s` on the sender, `f` on the receiver. */
 static int on_flow(struct ht_export *ex, const struct ht_states_item *it)
 {
 	struct cj *cj = ex->priv;
-	struct ht_json *j = &cj->j;
-	record_begin(cj);
-	ht_json_raw(j,
-		    "{\"ph\":\"s\",\"cat\":\"msg\",\"name\":\"msg\",\"id\":");
-	put_flow_id(j, it->flow_id);
-	put_pid_tid(j, cj->cores[it->core->index].pid, task_tid(it->core));
-	ht_json_raw(j, ",\"ts\":");
-	put_ts(j, it->ns);
-	ht_json_raw(j, "},\n{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"msg\","
-		       "\"name\":\"msg\",\"id\":");
-	put_flow_id(j, it->flow_id);
-	put_pid_tid(j, cj->cores[it->peer->index].pid, task_tid(it->peer));
-	ht_json_raw(j, ",\"ts\":");
-	put_ts(j, it->peer_ns);
-	ht_json_raw(j, "}");
+
+	put_flow_end(cj, "s", "msg_send", it->core, it->ns, "to", it->peer,
+		     it->flow_id);
+	put_flow_end(cj, "f", "msg_recv", it->peer, it->peer_ns, "from",
+		     it->core, it->flow_id);
 	return ht__export_maybe_flush(&ex->out);
 }
 

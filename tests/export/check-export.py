@@ -13,6 +13,9 @@ interned id must have been defined on the sequence before its use.
 Expected counts come from the babeltrace2 text: instants = events other
 than task_switch / isr_* / func_*, slices = task switches + interrupt
 entries + function entries, flows = receives whose (src, id) was sent (before or after).
+Every JSON flow event (`s`, `f`) must be enclosed by a slice of its own
+pid/tid (an `X` with ts <= t <= ts + dur, or an open `B`/`E` pair):
+Perfetto's JSON importer and chrome://tracing drop the others.
 --scenario also checks scenario.script's exact slices, times, fields.
 """
 import json
@@ -337,6 +340,32 @@ def check_perfetto(path, evs, exp, scenario, fail):
 
 # ---------------------------------------------------------------- json
 
+def flows_unbound(evs):
+    """The flow events (s, f) no slice of the same pid/tid encloses."""
+    us = lambda t: round(t * 1000)  # exact ns: ts has 3 decimals
+    spans = {}  # (pid, tid) -> [(begin, end)] in ns
+    for e in evs:
+        if e['ph'] == 'X':
+            spans.setdefault((e['pid'], e['tid']), []).append(
+                (us(e['ts']), us(e['ts']) + us(e['dur'])))
+    stacks = {}
+    for e in sorted((e for e in evs if e['ph'] in 'BE'), key=lambda e: e['ts']):
+        st = stacks.setdefault((e['pid'], e['tid']), [])
+        if e['ph'] == 'B':
+            st.append(us(e['ts']))
+        elif st:
+            spans.setdefault((e['pid'], e['tid']), []).append(
+                (st.pop(), us(e['ts'])))
+    bad = []
+    for e in evs:
+        if e['ph'] not in 'sf':
+            continue
+        t = us(e['ts'])
+        if not any(b <= t <= end for b, end in spans.get((e['pid'], e['tid']), [])):
+            bad.append(e)
+    return bad
+
+
 def check_json(path, exp, nr_counters_min, fail):
     doc = json.load(open(path, encoding='utf-8'))
     evs = doc['traceEvents']
@@ -348,9 +377,11 @@ def check_json(path, exp, nr_counters_min, fail):
     n = lambda ph: len(by.get(ph, []))
     if n('B') != n('E'):
         fail('json: %d B, %d E' % (n('B'), n('E')))
-    got = {'slices': n('B') + n('X'), 'instants': n('i'), 'flows': n('f'),
+    # message ends (cat msg) are slices made for the flows to bind to
+    nx = sum(1 for e in by.get('X', []) if e.get('cat') != 'msg')
+    got = {'slices': n('B') + nx, 'instants': n('i'), 'flows': n('f'),
            'cores': sum(1 for m in by.get('M', []) if m['name'] == 'thread_name'
-                        and not m['args']['name'].endswith(' functions'))}
+                        and not m['args']['name'].endswith((' functions', ' messages')))}
     for k in exp:
         if got[k] != exp[k]:
             fail('json: %s: %d, want %d' % (k, got[k], exp[k]))
@@ -368,6 +399,13 @@ def check_json(path, exp, nr_counters_min, fail):
             fail('json: E without B at %s' % e['ts'])
         else:
             st.pop()
+    unbound = flows_unbound(evs)
+    if unbound:
+        fail('json: %d of %d flow events have no enclosing slice on their '
+             'thread, e.g. %s' % (len(unbound), n('s') + n('f'), unbound[0]))
+    if n('s') + n('f') != 2 * exp['flows']:
+        fail('json: %d flow events for %d matched messages'
+             % (n('s') + n('f'), exp['flows']))
     print('json: %d events: %s' % (len(evs), ' '.join('%s=%d' % (k, len(v)) for k, v in sorted(by.items()))))
     return by
 
@@ -389,9 +427,15 @@ def main():
         i = [e for e in by['i'] if e['name'] == 'sample' and e['tid'] == 1]
         if len(i) != 1 or i[0]['ts'] != 8.0 or i[0]['args'] != {'value': 42, 'delta': -7, 'label': 'a"b\\c'}:
             fail('json: cpu0 sample %s' % i)
-        x = sorted((e['name'], e['ts'], e['dur']) for e in by['X'])
+        x = sorted((e['name'], e['ts'], e['dur']) for e in by['X']
+                   if e['cat'] == 'function')
         if x != [('0x4010', 3.1, 0.3), ('0x4020', 3.2, 0.1)]:
             fail('json: functions %s' % x)
+        m = sorted((e['name'], e['ts'], e['dur']) for e in by['X']
+                   if e['cat'] == 'msg')
+        if m != [('msg_recv', 3.5, 0.001), ('msg_recv', 7.5, 0.001),
+                 ('msg_send', 3.0, 0.001), ('msg_send', 7.0, 0.001)]:
+            fail('json: message slices %s' % m)
     for e in errors:
         print('FAIL:', e)
     sys.exit(1 if errors else 0)
