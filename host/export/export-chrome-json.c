@@ -355,8 +355,8 @@ static void name_msg_thread(struct cj *cj, const struct ht_states_core *c)
  */
 static void put_flow_end(struct cj *cj, const char *ph, const char *name,
 			 const struct ht_states_core *c, int64_t ns,
-			 const char *peer_key, const struct ht_states_core *peer,
-			 uint64_t flow_id)
+			 const char *peer_key,
+			 const struct ht_states_core *peer, uint64_t flow_id)
 {
 	struct ht_json *j = &cj->j;
 	unsigned pid = cj->cores[c->index].pid;
@@ -377,7 +377,8 @@ static void put_flow_end(struct cj *cj, const char *ph, const char *name,
 	ht_json_str(j, peer->name);
 	ht_json_raw(j, "}},\n{\"ph\":\"");
 	ht_json_raw(j, ph);
-	ht_json_raw(j, "\",\"bp\":\"e\",\"cat\":\"msg\",\"name\":\"msg\",\"id\":");
+	ht_json_raw(j,
+		    "\",\"bp\":\"e\",\"cat\":\"msg\",\"name\":\"msg\",\"id\":");
 	put_flow_id(j, flow_id);
 	put_pid_tid(j, pid, msg_tid(c));
 	ht_json_raw(j, ",\"ts\":");
