@@ -88,7 +88,7 @@ def main():
                       % (len(got), len(want), diff))
     # JSON: X events (ts and dur in us, three decimals: exact ns)
     doc = json.load(open(js))
-    xs = [e for e in doc['traceEvents'] if e['ph'] == 'X']
+    xs = [e for e in doc['traceEvents'] if e['ph'] == 'X' and e.get('cat') == 'function']
     gj = sorted((e['name'], round(e['ts'] * 1000), round((e['ts'] + e['dur']) * 1000)) for e in xs)
     wj = sorted(w[:3] for w in want)
     if gj != wj:
