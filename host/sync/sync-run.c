@@ -384,9 +384,9 @@ static int core_pieces(struct ht_sync_run *run, size_t i,
 }
 
 /* The piece of @r's fit that holds its time @t. */
-static struct ht_sync_run_piece *
-piece_at(const struct ht_sync_run_core *r, const struct ht_fit_node *fit,
-	 int64_t t)
+static struct ht_sync_run_piece *piece_at(const struct ht_sync_run_core *r,
+					  const struct ht_fit_node *fit,
+					  int64_t t)
 {
 	size_t k = 0;
 
