@@ -92,6 +92,33 @@ static void fmt_ns(char *buf, size_t len, double ns)
 	}
 }
 
+/*
+ * The pieces of a core whose clock rate stepped, one line each under
+ * its row: the same columns, and where the piece begins on the
+ * reference clock (the step for the pieces after the first).
+ */
+static void print_pieces(const struct ht_sync_run_core *r)
+{
+	size_t k;
+
+	for (k = 0; k < r->nr_pieces; k++) {
+		const struct ht_sync_run_piece *pc = &r->pieces[k];
+		char name[32], drift[32], off[32], w[32], at[32];
+
+		snprintf(name, sizeof(name), "  piece %zu", k + 1);
+		snprintf(drift, sizeof(drift), "%+.3f", pc->drift_ppm);
+		fmt_ns(off, sizeof(off), pc->offset_ns);
+		if (pc->half_width_ns < 0) {
+			snprintf(w, sizeof(w), "unbounded");
+		} else {
+			fmt_ns(w, sizeof(w), pc->half_width_ns);
+		}
+		fmt_ns(at, sizeof(at), pc->start_ns);
+		printf("%-12s %-12s %12s %14s %12s %8zu  %s %s\n", name, "",
+		       drift, off, w, pc->pairs, k ? "step at" : "from", at);
+	}
+}
+
 static void print_cores(const struct ht_sync_run *run)
 {
 	size_t i, p;
@@ -119,6 +146,7 @@ static void print_cores(const struct ht_sync_run *run)
 		       r->quality == HT_FIT_REFERENCE ? "0" : off, w,
 		       r->pairs_used, r->pairs_rejected,
 		       r->unsynced ? "  UNSYNCHRONIZED" : "");
+		print_pieces(r);
 	}
 	for (i = 0; i < run->nr_cores; i++) {
 		const struct ht_sync_run_core *r = &run->cores[i];

@@ -338,7 +338,65 @@ static void widen(double *w, double x)
 	}
 }
 
-static void core_figures(struct ht_sync_run *run, size_t i)
+/* The pieces of @i's fit when it has two or more: where each begins on
+ * the reference clock, its drift and its offset there (half-widths are
+ * widened with the core's). */
+static int core_pieces(struct ht_sync_run *run, size_t i,
+		       const struct ht_fit_node *fit)
+{
+	struct ht_sync_run_core *r = &run->cores[i];
+	const struct ht_capture_core *c = r->core;
+	uint64_t pf = run->cores[fit->parent].core->clock->freq_hz;
+	uint64_t cf = c->clock->freq_hz;
+	double nominal = pf && cf ? (double)pf / (double)cf : 1.0;
+	struct core_map m = {.run = run, .node = i, .clock = ref_clock(run)};
+	size_t k;
+
+	r->pieces = calloc(fit->nr_segments, sizeof(*r->pieces));
+	if (!r->pieces) {
+		return HT_ENOMEM;
+	}
+	r->nr_pieces = fit->nr_segments;
+	for (k = 0; k < fit->nr_segments; k++) {
+		const struct ht_fit_segment *g = &fit->segments[k];
+		struct ht_sync_run_piece *pc = &r->pieces[k];
+		int64_t t = k ? g->begin_x : g->first_x;
+		int64_t ns;
+
+		if (!k && c->has_time) {
+			t = to_time(c->first_cycles);
+		}
+		pc->drift_ppm = (g->slope / nominal - 1) * 1e6;
+		pc->pairs = g->pairs;
+		pc->half_width_ns = r->half_width_ns < 0 ? -1 : 0;
+		pc->start_ns = pc->offset_ns = NAN;
+		if (t < 0) {
+			continue;
+		}
+		ns = map_cycles(&m, (uint64_t)t);
+		if (ns != INT64_MIN) {
+			pc->start_ns = (double)ns;
+			pc->offset_ns =
+			    (double)ns - (double)clock_ns(c->clock, t);
+		}
+	}
+	return 0;
+}
+
+/* The piece of @r's fit that holds its time @t. */
+static struct ht_sync_run_piece *piece_at(const struct ht_sync_run_core *r,
+					  const struct ht_fit_node *fit,
+					  int64_t t)
+{
+	size_t k = 0;
+
+	while (k + 1 < r->nr_pieces && t >= fit->segments[k + 1].begin_x) {
+		k++;
+	}
+	return &r->pieces[k];
+}
+
+static int core_figures(struct ht_sync_run *run, size_t i)
 {
 	struct ht_sync_run_core *r = &run->cores[i];
 	const struct ht_capture_core *c = r->core;
@@ -361,7 +419,7 @@ static void core_figures(struct ht_sync_run *run, size_t i)
 		r->half_width_ns = -1;
 		r->offset_ns = NAN;
 		run->nr_unsynced++;
-		return;
+		return 0;
 	}
 	if (c->has_time) {
 		struct core_map m = {
@@ -373,6 +431,13 @@ static void core_figures(struct ht_sync_run *run, size_t i)
 	}
 	/* the bound width at the times of the core's messages */
 	r->half_width_ns = 0;
+	if (fit && fit->parent >= 0 && fit->nr_segments > 1) {
+		int ret = core_pieces(run, i, fit);
+
+		if (ret) {
+			return ret;
+		}
+	}
 	for (k = 0; k < ht_capture_reader_nr_links(run->cap); k++) {
 		const struct ht_capture_link *l =
 		    ht_capture_reader_link_at(run->cap, k);
@@ -384,13 +449,16 @@ static void core_figures(struct ht_sync_run *run, size_t i)
 		step = l->nr_pairs / WIDTH_SAMPLES + 1;
 		for (j = 0; j < l->nr_pairs; j += step) {
 			const struct ht_capture_pair *p = &l->pairs[j];
+			int64_t t = to_time(l->from == i ? p->send : p->recv);
+			double w = half_width(run, i, t);
 
-			widen(&r->half_width_ns,
-			      half_width(
-				  run, i,
-				  to_time(l->from == i ? p->send : p->recv)));
+			widen(&r->half_width_ns, w);
+			if (r->nr_pieces) {
+				widen(&piece_at(r, fit, t)->half_width_ns, w);
+			}
 		}
 	}
+	return 0;
 }
 
 static int cmp_fix(const void *a, const void *b)
@@ -869,7 +937,11 @@ int ht_sync_run(const struct ht_sync_run_opts *o, struct ht_sync_run **out,
 		goto free_run;
 	}
 	for (i = 0; i < run->nr_cores; i++) {
-		core_figures(run, i);
+		ret = core_figures(run, i);
+		if (ret) {
+			snprintf(err, err_len, "%s", ht_strerror(ret));
+			goto free_run;
+		}
 	}
 	ret = order_check(run);
 	if (ret) {
@@ -900,6 +972,7 @@ void ht_sync_run_free(struct ht_sync_run *run)
 
 		for (i = 0; i < run->nr_cores; i++) {
 			free(run->cores[i].fixes);
+			free(run->cores[i].pieces);
 		}
 	}
 	free(run->cores);

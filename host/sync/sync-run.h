@@ -31,6 +31,23 @@ struct ht_sync_run_opts {
 	const char *lttng_core; /* its core name; NULL: the default */
 };
 
+/*
+ * One piece of a core's piecewise fit (its clock rate stepped: DVFS),
+ * with the same figures as the core's row.
+ */
+struct ht_sync_run_piece {
+	/* where the piece begins on the reference clock, ns: the step
+	 * (the fit's break) for the pieces after the first, the core's
+	 * first event (else its first pair) for the first; NAN when it
+	 * cannot be mapped */
+	double start_ns;
+	/* the piece's rate against the nominal one, like the core's */
+	double drift_ppm;
+	double offset_ns;     /* mapped minus own time at start_ns */
+	double half_width_ns; /* at the piece's messages; -1 unbounded */
+	size_t pairs;	      /* the pairs that define the piece */
+};
+
 /* The result for one core. */
 struct ht_sync_run_core {
 	const struct ht_capture_core *core;
@@ -45,6 +62,9 @@ struct ht_sync_run_core {
 	double half_width_ns;
 	size_t pairs_up, pairs_down, pairs_used, pairs_rejected;
 	size_t nr_segments;
+	/* one per piece when the fit has two or more, else none */
+	struct ht_sync_run_piece *pieces;
+	size_t nr_pieces;
 	/* messages to or from this core that would still be received
 	 * before they were sent after the mapping ("too fast") */
 	uint64_t order_violations;

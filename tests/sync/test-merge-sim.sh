@@ -5,7 +5,8 @@
 # (check-sim.py: truth inside [lo, hi] at every bound time, the
 # estimate within half the width inside each piece, every merged event
 # near its true time, no message received before it was sent, the step
-# located within one sync period, half-widths).
+# located within one sync period, half-widths), and the table's piece
+# lines against sync.json's pieces (check-pieces.py).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
@@ -17,6 +18,9 @@ cat "$w/stdout"
 grep -Eq '^dsp[0-7] +(accurate|approximate) ' "$w/stdout" || bad "no synchronized slave"
 n=$(grep -Ec '^dsp[0-7] +(accurate|approximate) ' "$w/stdout")
 [ "$n" = 8 ] || bad "$n of 8 slaves synchronized"
+# the stepped core's pieces in the table, as in sync.json
+/usr/bin/python3 "$here/check-pieces.py" "$w/stdout" "$w/sync.json" ||
+	bad "the table does not show the pieces of sync.json"
 # The issue asks for half-widths <= 2 us on MHz/GHz cores; an idle
 # machine gives 0.8-1.7 us, one whose CPUs are busy 2-4.5 us
 # (docs/merge.md): a test cannot know the load, so this checks 10 us
