@@ -150,6 +150,10 @@ if [ -d "$w/arm.trace" ]; then
 	expect_exit "aarch64 --elf" 1 bounded 30 1024 qemu-aarch64 "$x" print --elf "$x" "$w/arm.trace"
 	expect_err "aarch64 --elf" "$x: cannot read ELF symbols: this hetrace was built without elfutils"
 fi
+# ctl resolves names before it opens the line: refused the same way,
+# with nothing sent
+expect_exit "aarch64 ctl --elf" 1 bounded 30 1024 qemu-aarch64 "$x" ctl "unix:$w/none.sock" --elf "$x" trigger main
+expect_err "aarch64 ctl --elf" "$x: cannot read ELF symbols: this hetrace was built without elfutils"
 expect_exit "aarch64 demo" 0 bounded 120 1024 qemu-aarch64 "$x" demo -o "$w/demo" --cores 2 --seconds 1
 [ "$(grep -c '^\$ hetrace ' "$w/out")" = 5 ] || bad "aarch64 demo: steps: $(grep '^\$' "$w/out"; tail -3 "$w/err")"
 grep -q -- "--elf" "$w/out" && bad "aarch64 demo: --elf in a build without elfutils"
