@@ -1328,6 +1328,57 @@ const struct ht_states_core *ht_states_core(const struct ht_states *st,
 	return i < st->nr_cores ? &st->cores[i]->pub : NULL;
 }
 
+int ht_states_role_rank(const char *role)
+{
+	if (!role) {
+		return 4;
+	}
+	if (!strcmp(role, "master")) {
+		return 0;
+	}
+	if (!strcmp(role, "kernel")) {
+		return 1;
+	}
+	return !strcmp(role, "slave") ? 2 : 3;
+}
+
+int ht_states_core_cmp(const struct ht_states_core *a,
+		       const struct ht_states_core *b)
+{
+	int ra = ht_states_role_rank(a->role),
+	    rb = ht_states_role_rank(b->role);
+
+	if (ra != rb) {
+		return ra < rb ? -1 : 1;
+	}
+	if (ra == 3 && strcmp(a->role, b->role)) {
+		return strcmp(a->role, b->role);
+	}
+	if (a->has_core_id != b->has_core_id) {
+		return a->has_core_id ? -1 : 1;
+	}
+	if (a->has_core_id && a->core_id != b->core_id) {
+		return a->core_id < b->core_id ? -1 : 1;
+	}
+	return strcmp(a->name, b->name);
+}
+
+void ht_states_core_order(const struct ht_states *st, size_t *order)
+{
+	size_t i, j;
+
+	/* insertion sort: a few dozen cores, and stable */
+	for (i = 0; i < st->nr_cores; i++) {
+		for (j = i;
+		     j > 0 && ht_states_core_cmp(&st->cores[order[j - 1]]->pub,
+						 &st->cores[i]->pub) > 0;
+		     j--) {
+			order[j] = order[j - 1];
+		}
+		order[j] = i;
+	}
+}
+
 void ht_states_msgs(const struct ht_states *st, struct ht_states_msgs *out)
 {
 	*out = st->msgs;

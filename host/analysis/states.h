@@ -222,6 +222,22 @@ size_t ht_states_nr_cores(const struct ht_states *st);
 const struct ht_states_core *ht_states_core(const struct ht_states *st,
 					    size_t i);
 
+/*
+ * The order every view shows cores in (states, paths, profile, export,
+ * report): by role, the master first, then the master's Linux CPUs
+ * (role "kernel", from an LTTng kernel trace), then the slaves, then
+ * cores without a role; within a role by core id (a core without one
+ * after those with one), then by name. Returns <0, 0 or >0 as strcmp.
+ */
+int ht_states_core_cmp(const struct ht_states_core *a,
+		       const struct ht_states_core *b);
+/* The rank of @role in that order: 0 master, 1 kernel, 2 slave, 3 other
+ * roles, 4 none (NULL). */
+int ht_states_role_rank(const char *role);
+/* Fills @order[0..n) with the cores' indexes (ht_states_core()) in
+ * display order, n = ht_states_nr_cores(). */
+void ht_states_core_order(const struct ht_states *st, size_t *order);
+
 /* Message totals over the trace. */
 struct ht_states_msgs {
 	uint64_t sent, received, matched;
