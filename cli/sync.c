@@ -43,6 +43,9 @@ static void usage(FILE *out)
 	    "                         under DIR (an LTTng session's output);\n"
 	    "                         the result keeps its clock and events\n"
 	    "                         (docs/lttng.md)\n"
+	    "                         and/or the LTTng kernel trace of the\n"
+	    "                         master's CPUs, merged on its clock as\n"
+	    "                         cores <master>/cpu<N> (id 1000 + N)\n"
 	    "      --lttng-core NAME  the core the LTTng trace stands for\n"
 	    "                         (default: the capture's master)\n"
 	    "      --max-pairs N      pairs per direction in the report\n"
@@ -390,6 +393,13 @@ int cmd_sync(int argc, char **argv)
 	       run->cores[run->reference].core->clock->name,
 	       run->cores[run->reference].core->clock->freq_hz);
 	lttng_lines(run);
+	if (run->kernel) {
+		printf("%s/cpu*: LTTng kernel trace %s (on %s's clock, core "
+		       "ids 1000 + CPU)\n",
+		       run->cores[run->kernel_master].core->name,
+		       run->kernel->path,
+		       run->cores[run->kernel_master].core->name);
+	}
 	print_cores(run);
 	missing_lines(run);
 	if (a.report) {

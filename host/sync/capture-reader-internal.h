@@ -52,6 +52,8 @@ struct ht_capture_reader {
 	size_t nr_missing, cap_missing;
 	uint64_t missing_dropped;
 	char *lttng_name; /* the LTTng core's name, when there is one */
+	/* the LTTng kernel trace (env tracer_name = "lttng-modules") */
+	const struct ht_ctf_trace *kernel;
 };
 
 /* capture-notes.c */

@@ -340,6 +340,15 @@ static int find_lttng(struct ht_capture_reader *cap,
 		    co->lttng_dir && path_under(t->path, co->lttng_dir);
 
 		if (is_lttng_kernel(t)) {
+			if (cap->kernel) {
+				snprintf(err, err_len,
+					 "%s/metadata: a second LTTng kernel "
+					 "trace (the first is %s); hetrace "
+					 "sync merges the master's one",
+					 t->path, cap->kernel->path);
+				return HT_EUNSUPPORTED;
+			}
+			cap->kernel = t;
 			continue;
 		}
 		if (!is_lttng_ust(t)) {
@@ -371,10 +380,12 @@ static int find_lttng(struct ht_capture_reader *cap,
 		}
 		*lt = (long)i;
 	}
-	if (co->lttng_dir && *lt < 0) {
+	if (co->lttng_dir && *lt < 0 &&
+	    !(cap->kernel && path_under(cap->kernel->path, co->lttng_dir))) {
 		snprintf(err, err_len,
-			 "%s: no LTTng-UST trace (a metadata file with env "
-			 "tracer_name = \"lttng-ust\") under it",
+			 "%s: no LTTng-UST or LTTng kernel trace (a metadata "
+			 "file with env tracer_name = \"lttng-ust\" or "
+			 "\"lttng-modules\") under it",
 			 co->lttng_dir);
 		return HT_ENOENT;
 	}
@@ -406,12 +417,7 @@ static uint32_t pick_cores(struct ht_capture_reader *cap, long lt, size_t *use)
 		const struct ht_ctf_trace *t = ht_ctf_set_trace(cap->set, i);
 
 		if (is_lttng_kernel(t)) {
-			ht__capture_reader_note(
-			    cap,
-			    "%s: LTTng kernel trace not merged (babeltrace2 "
-			    "reads it next to the result when the LTTng-UST "
-			    "clock is kept)",
-			    t->path);
+			/* the master's CPUs: merged apart (sync-kernel.c) */
 			continue;
 		}
 		if (lt >= 0 && (long)i != lt &&
@@ -709,4 +715,10 @@ void ht_capture_reader_close(struct ht_capture_reader *cap)
 	free(cap->lttng_name);
 	ht_ctf_set_close(cap->set);
 	free(cap);
+}
+
+const struct ht_ctf_trace *
+ht_capture_reader_kernel(const struct ht_capture_reader *cap)
+{
+	return cap->kernel;
 }

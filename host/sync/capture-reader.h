@@ -173,6 +173,14 @@ ht_capture_reader_link(const struct ht_capture_reader *cap, size_t from,
 		       size_t to);
 
 /* All links with at least one message, in (from, to) order. */
+/*
+ * The LTTng kernel trace of the capture or of the LTTng directory (env
+ * tracer_name = "lttng-modules"; one at most), or NULL. It is no core:
+ * the merge adds its CPUs on the master's clock (sync-kernel.h).
+ */
+const struct ht_ctf_trace *
+ht_capture_reader_kernel(const struct ht_capture_reader *cap);
+
 size_t ht_capture_reader_nr_links(const struct ht_capture_reader *cap);
 const struct ht_capture_link *
 ht_capture_reader_link_at(const struct ht_capture_reader *cap, size_t i);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "host/ctf/ctf-writer.h"
+#include "common/buf.h"
 #include "common/error.h"
 #include "common/message.h"
 #include "merge.h"
@@ -27,6 +28,9 @@ struct input {
 	int64_t key;	       /* its mapped time */
 	int64_t last_key;
 	bool done;
+	/* per_cpu: the CPUs met, whose env entries are written */
+	uint32_t *cpus;
+	size_t nr_cpus, cap_cpus;
 };
 
 struct merge {
@@ -127,11 +131,61 @@ static bool has_uint_member(const struct ht_ctf_type *t, const char *name)
 	return false;
 }
 
+/* The cpu_id of @msg's packet (per-CPU inputs), or false. */
+static bool packet_cpu(const struct ht_ctf_msg *msg, uint32_t *cpu)
+{
+	const struct ht_ctf_field *f =
+	    msg->packet && msg->packet->context
+		? ht_ctf_field_member(msg->packet->context, "cpu_id")
+		: NULL;
+
+	if (!f || f->type->kind != HT_CTF_INT || f->v.u > UINT32_MAX / 2) {
+		return false;
+	}
+	*cpu = (uint32_t)f->v.u;
+	return true;
+}
+
+static int env_core(struct merge *m, uint32_t id, const char *cname,
+		    const struct ht_merge_core *c);
+
+/*
+ * A per-CPU input's CPU @cpu: its output core id, and its env entries
+ * the first time it is met.
+ */
+static int cpu_core(struct merge *m, struct input *in, uint32_t cpu,
+		    uint32_t *id)
+{
+	char cname[256];
+	size_t i;
+	int ret;
+
+	*id = in->core->id + cpu;
+	for (i = 0; i < in->nr_cpus; i++) {
+		if (in->cpus[i] == cpu) {
+			return 0;
+		}
+	}
+	if (ht_array_reserve((void **)&in->cpus, &in->cap_cpus, in->nr_cpus + 1,
+			     sizeof(*in->cpus))) {
+		return HT_ENOMEM;
+	}
+	in->cpus[in->nr_cpus++] = cpu;
+	snprintf(cname, sizeof(cname), "%s/cpu%" PRIu32, in->core->name, cpu);
+	ret = env_core(m, *id, cname, in->core);
+	if (ret) {
+		snprintf(m->err, m->err_len, "%s",
+			 ht_ctf_writer_last_error(m->w));
+	}
+	return ret;
+}
+
 static int stream_of(struct merge *m, struct input *in,
 		     const struct ht_ctf_stream *is, struct ht_ctf_wstream **ws)
 {
 	const struct ht_ctf_trace *t = is->trace;
 	char name[512];
+	uint32_t id;
 	size_t i;
 	int ret;
 
@@ -160,15 +214,31 @@ static int stream_of(struct merge *m, struct input *in,
 			 is->path);
 		return HT_EINVAL;
 	}
-	if (t->nr_streams > 1) {
+	id = in->core->id;
+	if (in->core->per_cpu) {
+		uint32_t cpu;
+
+		if (!packet_cpu(&in->msg, &cpu)) {
+			snprintf(m->err, m->err_len,
+				 "%s: core %s: a packet without an integer "
+				 "cpu_id in its context: its CPU is unknown",
+				 is->path, in->core->name);
+			return HT_EFORMAT;
+		}
+		ret = cpu_core(m, in, cpu, &id);
+		if (ret) {
+			return ret;
+		}
+		snprintf(name, sizeof(name), "%s_cpu%" PRIu32 "_%s",
+			 in->core->name, cpu, is->file_name);
+	} else if (t->nr_streams > 1) {
 		snprintf(name, sizeof(name), "%s_%s", in->core->name,
 			 is->file_name);
 	} else {
 		snprintf(name, sizeof(name), "%s", in->core->name);
 	}
 	sanitize(name);
-	ret = ht_ctf_writer_add_stream(m->w, in->sc_out[i], name, in->core->id,
-				       ws);
+	ret = ht_ctf_writer_add_stream(m->w, in->sc_out[i], name, id, ws);
 	if (ret) {
 		snprintf(m->err, m->err_len, "%s",
 			 ht_ctf_writer_last_error(m->w));
@@ -353,10 +423,37 @@ static int open_input(struct merge *m, struct input *in)
 	return 0;
 }
 
+/* The env entries of core @id named @cname, described by @c. */
+static int env_core(struct merge *m, uint32_t id, const char *cname,
+		    const struct ht_merge_core *c)
+{
+	char name[128];
+	int ret;
+
+	snprintf(name, sizeof(name), "core_%" PRIu32 "_name", id);
+	ret = ht_ctf_writer_env_str(m->w, name, cname);
+	if (!ret && c->role) {
+		snprintf(name, sizeof(name), "core_%" PRIu32 "_role", id);
+		ret = ht_ctf_writer_env_str(m->w, name, c->role);
+	}
+	if (!ret && c->master) {
+		snprintf(name, sizeof(name), "core_%" PRIu32 "_master", id);
+		ret = ht_ctf_writer_env_str(m->w, name, c->master);
+	}
+	if (!ret && c->sync) {
+		snprintf(name, sizeof(name), "core_%" PRIu32 "_sync", id);
+		ret = ht_ctf_writer_env_str(m->w, name, c->sync);
+	}
+	if (!ret && c->clock_hz && c->clock_hz <= INT64_MAX) {
+		snprintf(name, sizeof(name), "core_%" PRIu32 "_clock_hz", id);
+		ret = ht_ctf_writer_env_int(m->w, name, (int64_t)c->clock_hz);
+	}
+	return ret;
+}
+
 static int add_env(struct merge *m)
 {
 	const struct ht_merge_opts *o = m->o;
-	char name[128];
 	size_t i;
 	int ret = 0;
 
@@ -367,28 +464,9 @@ static int add_env(struct merge *m)
 	for (i = 0; !ret && i < m->nr_in; i++) {
 		const struct ht_merge_core *c = m->in[i].core;
 
-		snprintf(name, sizeof(name), "core_%" PRIu32 "_name", c->id);
-		ret = ht_ctf_writer_env_str(m->w, name, c->name);
-		if (!ret && c->role) {
-			snprintf(name, sizeof(name), "core_%" PRIu32 "_role",
-				 c->id);
-			ret = ht_ctf_writer_env_str(m->w, name, c->role);
-		}
-		if (!ret && c->master) {
-			snprintf(name, sizeof(name), "core_%" PRIu32 "_master",
-				 c->id);
-			ret = ht_ctf_writer_env_str(m->w, name, c->master);
-		}
-		if (!ret && c->sync) {
-			snprintf(name, sizeof(name), "core_%" PRIu32 "_sync",
-				 c->id);
-			ret = ht_ctf_writer_env_str(m->w, name, c->sync);
-		}
-		if (!ret && c->clock_hz && c->clock_hz <= INT64_MAX) {
-			snprintf(name, sizeof(name),
-				 "core_%" PRIu32 "_clock_hz", c->id);
-			ret = ht_ctf_writer_env_int(m->w, name,
-						    (int64_t)c->clock_hz);
+		if (!c->per_cpu) {
+			/* (per-CPU inputs: as their CPUs are met) */
+			ret = env_core(m, c->id, c->name, c);
 		}
 	}
 	for (i = 0; !ret && i < o->nr_env; i++) {
@@ -562,6 +640,7 @@ free_all:
 			ht_ctf_set_close(m.in[i].set);
 			free(m.in[i].sc_out);
 			free(m.in[i].out);
+			free(m.in[i].cpus);
 		}
 	}
 	free(m.in);

@@ -49,6 +49,12 @@ struct ht_merge_core {
 	/* the core's own clock frequency (env core_<id>_clock_hz, for
 	 * values in core cycles such as on-target profiles); 0: none */
 	uint64_t clock_hz;
+	/*
+	 * An LTTng kernel trace: one core per CPU (packet context
+	 * cpu_id = N), named `<name>/cpu<N>` with core id .id + N, role
+	 * and master as above; its env entries are added as CPUs are met.
+	 */
+	bool per_cpu;
 };
 
 struct ht_merge_env {

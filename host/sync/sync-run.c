@@ -11,6 +11,8 @@
 #include "common/buf.h"
 #include "common/error.h"
 #include "common/json-writer.h"
+#include "capture-reader-internal.h"
+#include "sync-kernel.h"
 #include "sync-run.h"
 
 #define NS_PER_S 1000000000ll
@@ -755,11 +757,20 @@ static size_t merge_env(const struct ht_sync_run *run, bool keep,
 	return nr_env;
 }
 
+/* A problem the merge meets (the kernel trace's: the scan did not
+ * read it), kept with the capture's notes. */
+static void kernel_note(void *arg, const char *msg)
+{
+	struct ht_sync_run *run = arg;
+
+	ht__capture_reader_note(run->cap, "%s", msg);
+}
+
 static int merge(struct ht_sync_run *run, const struct ht_sync_run_opts *o,
 		 char *err, size_t err_len)
 {
 	size_t n = run->nr_cores, i;
-	struct ht_merge_core *mc = calloc(n, sizeof(*mc));
+	struct ht_merge_core *mc = calloc(n + 1, sizeof(*mc));
 	struct core_map *maps = calloc(n, sizeof(*maps));
 	char **quality = calloc(n, sizeof(*quality));
 	struct ht_merge_opts mo = {0};
@@ -817,7 +828,23 @@ static int merge(struct ht_sync_run *run, const struct ht_sync_run_opts *o,
 	mo.nr_env = merge_env(run, keep, unsynced.data, missing.data, env);
 	/* the scan read the same files and noted the same damage */
 	mo.note = NULL;
-	ret = ht_merge_run(mc, n, &mo, &run->merge, err, err_len);
+	if (run->kernel) {
+		/* the master's CPUs, through the master's mapping */
+		mc[n] = mc[run->kernel_master];
+		mc[n].path = run->kernel->path;
+		mc[n].id = HT_SYNC_KERNEL_CORE_ID;
+		mc[n].role = "kernel";
+		mc[n].master = mc[run->kernel_master].name;
+		mc[n].sync = NULL;
+		mc[n].clock_hz = 0;
+		mc[n].event_time = NULL;
+		mc[n].per_cpu = true;
+		/* its losses and damage are told as the merge meets them */
+		mo.note = kernel_note;
+		mo.note_arg = run;
+	}
+	ret = ht_merge_run(mc, n + (run->kernel != NULL), &mo, &run->merge,
+			   err, err_len);
 	if (!ret) {
 		run->merged = true;
 		if (run->merge.damaged > run->damaged) {
@@ -946,6 +973,14 @@ int ht_sync_run(const struct ht_sync_run_opts *o, struct ht_sync_run **out,
 	ret = order_check(run);
 	if (ret) {
 		goto free_run;
+	}
+	run->kernel = ht_capture_reader_kernel(run->cap);
+	if (run->kernel) {
+		ret = ht_sync_kernel_master(run, run->kernel, o->lttng_core,
+					    &run->kernel_master, err, err_len);
+		if (ret) {
+			goto free_run;
+		}
 	}
 	if (o->out_dir && (!run->nr_unsynced || o->allow_unsynced)) {
 		ret = merge(run, o, err, err_len);

@@ -93,6 +93,10 @@ struct ht_sync_run {
 	 * their predecessor's time */
 	uint64_t bad_times;
 	uint64_t saturated; /* event times saturated (all cores) */
+	/* the LTTng kernel trace merged as the master's CPUs
+	 * (sync-kernel.h), or NULL; kernel_master: that master's index */
+	const struct ht_ctf_trace *kernel;
+	size_t kernel_master;
 };
 
 /*
