@@ -193,6 +193,10 @@ enum ht_states_item_kind {
 				* known: .core/.ns the sender and its send
 				* time, .peer/.peer_ns the receiver and its
 				* receive time, .flow_id */
+	HT_STATES_TASK_STATE,  /* .task_state ended (at .ns = its end):
+				* .core is the core the task ran on (for
+				* READY after a wake of a task never seen,
+				* the core it runs on next) */
 };
 
 /*
@@ -234,11 +238,14 @@ struct ht_states_item {
 typedef int (*ht_states_cb)(void *arg, const struct ht_states_item *item);
 
 struct ht_states_opts {
-	int64_t window_ns;	 /* 0: no WINDOW items */
-	size_t max_pending_msgs; /* pending sends kept; 0: 65536 */
-	unsigned max_depth;	 /* open slices per core and layer; 0: 64 */
-	bool no_events;		 /* do not deliver EVENT items for events
-				  * that are not msg_send/msg_recv */
+	int64_t window_ns;	  /* 0: no WINDOW items */
+	size_t max_pending_msgs;  /* pending sends kept; 0: 65536 */
+	unsigned max_depth;	  /* open slices per core and layer; 0: 64 */
+	bool no_events;		  /* do not deliver EVENT items for events
+				   * that are not msg_send/msg_recv */
+	size_t max_waiting_tasks; /* ready or blocked tasks followed (when
+				   * full the one waiting longest is
+				   * evicted, counted); 0: 65536 */
 	/* function name of an address (func_entry without a name field)
 	 * traced in @msg (its stream says the core:
 	 * host/analysis/func-names.h), a string that stays valid; NULL or
