@@ -217,4 +217,34 @@ int ht__states_switch(struct ht_states *st, struct core *c,
 int ht__states_wake(struct ht_states *st, struct core *c,
 		    const struct ht_ctf_msg *msg, int64_t t, uint64_t tid);
 
+/*
+ * Slices of other vocabularies (states.c), for states-kernel.c: an
+ * interrupt @id named @name (NULL: "irq N") entered or left; a
+ * function-layer slice (a syscall) entered, left (*@found says whether
+ * its entry was open; no anomaly is counted) or cut: every open one
+ * ends at @t (forced_end), as when the CPU switches tasks.
+ */
+int ht__states_isr_enter(struct ht_states *st, struct core *c,
+			 const struct ht_ctf_msg *msg, int64_t t, uint64_t id,
+			 const char *name);
+int ht__states_isr_exit(struct ht_states *st, struct core *c,
+			const struct ht_ctf_msg *msg, int64_t t, uint64_t id);
+int ht__states_func_enter(struct ht_states *st, struct core *c,
+			  const struct ht_ctf_msg *msg, int64_t t, uint64_t id,
+			  const char *name);
+int ht__states_func_exit(struct ht_states *st, struct core *c,
+			 const struct ht_ctf_msg *msg, int64_t t, uint64_t id,
+			 bool *found);
+int ht__states_func_cut(struct ht_states *st, struct core *c, int64_t t);
+
+/*
+ * An event of a core of role "kernel" (the master's Linux CPUs from an
+ * LTTng kernel trace, states-kernel.c): sched_switch, sched_wakeup,
+ * irq_handler_entry/exit, softirq_entry/exit, syscall_entry_* /
+ * syscall_exit_* drive the timeline (*@done true); other events are
+ * left to the caller (*@done false).
+ */
+int ht__states_kernel_feed(struct ht_states *st, struct core *c,
+			   const struct ht_ctf_msg *msg, int64_t t, bool *done);
+
 #endif

@@ -950,6 +950,100 @@ static int on_func(struct ht_states *st, struct core *c,
 }
 
 /* ------------------------------------------------------------------ */
+/* slices of other vocabularies (states-kernel.c: Linux CPUs) */
+
+int ht__states_isr_enter(struct ht_states *st, struct core *c,
+			 const struct ht_ctf_msg *msg, int64_t t, uint64_t id,
+			 const char *name)
+{
+	struct open_slice o;
+	size_t task;
+	int ret = task_of(c, HT_STATES_ISR, id, NULL, &task);
+
+	if (!ret && name && strcmp(c->tasks[task].name, name)) {
+		char *n = dup_str(name);
+
+		if (!n) {
+			return HT_ENOMEM;
+		}
+		free((char *)c->tasks[task].name);
+		c->tasks[task].name = n;
+	}
+	if (ret) {
+		return ret;
+	}
+	memset(&o, 0, sizeof(o));
+	o.s.kind = HT_STATES_ISR;
+	o.s.id = id;
+	o.s.name = c->tasks[task].name;
+	o.s.depth = c->isr.n + 1;
+	o.s.begin_ns = t;
+	o.task = task;
+	c->pub.interrupts++;
+	c->tasks[task].slices++;
+	return push(st, c, &c->isr, &o, msg);
+}
+
+int ht__states_isr_exit(struct ht_states *st, struct core *c,
+			const struct ht_ctf_msg *msg, int64_t t, uint64_t id)
+{
+	bool found;
+	int ret = pop_id(st, c, &c->isr, false, id, t,
+			 &c->pub.isr_enter_unclosed, msg, &found);
+
+	if (ret) {
+		return ret;
+	}
+	if (!found) {
+		c->pub.isr_exit_unmatched++;
+		return ht__states_anomaly(st, c, t, msg,
+					  "%s exit without its entry",
+					  msg->event->cls->name);
+	}
+	if (!c->isr.n && c->pending_switch) {
+		c->pending_switch = false;
+		return do_switch(st, c, c->pending_task, t);
+	}
+	return 0;
+}
+
+int ht__states_func_enter(struct ht_states *st, struct core *c,
+			  const struct ht_ctf_msg *msg, int64_t t, uint64_t id,
+			  const char *name)
+{
+	struct open_slice o;
+
+	memset(&o, 0, sizeof(o));
+	o.s.kind = HT_STATES_FUNC;
+	o.s.id = id;
+	o.s.name = name;
+	o.s.depth = c->func.n;
+	o.s.begin_ns = t;
+	c->pub.calls++;
+	return push(st, c, &c->func, &o, msg);
+}
+
+int ht__states_func_exit(struct ht_states *st, struct core *c,
+			 const struct ht_ctf_msg *msg, int64_t t, uint64_t id,
+			 bool *found)
+{
+	return pop_id(st, c, &c->func, false, id, t,
+		      &c->pub.func_entry_unclosed, msg, found);
+}
+
+int ht__states_func_cut(struct ht_states *st, struct core *c, int64_t t)
+{
+	int ret = 0;
+
+	while (!ret && c->func.n) {
+		ret = slice_end(st, c, &c->func.v[c->func.n - 1], t, true);
+		c->func.n--;
+	}
+	c->func.overflow = 0;
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
 /* messages: matched through the pending tables (states-msgs.c) */
 
 static int emit_flow(struct ht_states *st, struct core *sender, int64_t send_ns,
@@ -1213,6 +1307,14 @@ int ht_states_feed(struct ht_states *st, const struct ht_ctf_msg *msg)
 		ret = on_recv(st, c, msg, t, &it);
 		break;
 	default:
+		if (c->role && !strcmp(c->role, "kernel")) {
+			bool done;
+
+			ret = ht__states_kernel_feed(st, c, msg, t, &done);
+			if (ret || done) {
+				return ret;
+			}
+		}
 		if (st->opts.no_events) {
 			return 0;
 		}
