@@ -139,15 +139,15 @@ int ht__states_kernel_feed(struct ht_states *st, struct core *c,
 	if (!strcmp(n, "sched_wakeup")) {
 		if (!member_int(msg, "tid", &v)) {
 			return ht__states_anomaly(
-			    st, c, t, msg, "sched_wakeup without an integer tid");
+			    st, c, t, msg,
+			    "sched_wakeup without an integer tid");
 		}
 		return ht__states_wake(st, c, msg, t, v);
 	}
 	if (!strcmp(n, "irq_handler_entry") || !strcmp(n, "irq_handler_exit")) {
 		if (!member_int(msg, "irq", &v)) {
-			return ht__states_anomaly(st, c, t, msg,
-						  "%s without an integer irq",
-						  n);
+			return ht__states_anomaly(
+			    st, c, t, msg, "%s without an integer irq", n);
 		}
 		v &= UINT32_MAX;
 		return n[13] == 'n'
@@ -156,17 +156,15 @@ int ht__states_kernel_feed(struct ht_states *st, struct core *c,
 	}
 	if (!strcmp(n, "softirq_entry") || !strcmp(n, "softirq_exit")) {
 		if (!member_int(msg, "vec", &v)) {
-			return ht__states_anomaly(st, c, t, msg,
-						  "%s without an integer vec",
-						  n);
+			return ht__states_anomaly(
+			    st, c, t, msg, "%s without an integer vec", n);
 		}
 		v &= UINT32_MAX;
 		snprintf(buf, sizeof(buf), "softirq %u", (unsigned)v);
 		return n[8] == 'e' && n[9] == 'n'
-			   ? ht__states_isr_enter(st, c, msg, t,
-						  SOFTIRQ_ID | v, buf)
-			   : ht__states_isr_exit(st, c, msg, t,
-						 SOFTIRQ_ID | v);
+			   ? ht__states_isr_enter(st, c, msg, t, SOFTIRQ_ID | v,
+						  buf)
+			   : ht__states_isr_exit(st, c, msg, t, SOFTIRQ_ID | v);
 	}
 	if (!strncmp(n, "syscall_entry_", 14)) {
 		/* (the class name outlives the slice) */

@@ -92,8 +92,8 @@ int ht_sync_kernel_master(const struct ht_sync_run *run,
 			 "%s/metadata: the LTTng kernel trace is not on master "
 			 "%s's clock: its %s differs (kernel clock %s, %" PRIu64
 			 " Hz, offset_s = %" PRId64 ", offset = %" PRId64
-			 "; master clock %s, %" PRIu64 " Hz, offset_s = %" PRId64
-			 ", offset = %" PRId64
+			 "; master clock %s, %" PRIu64
+			 " Hz, offset_s = %" PRId64 ", offset = %" PRId64
 			 "); record it on the master in the same session "
 			 "(docs/lttng.md)",
 			 kernel->path, m->name, what, kk->name, kk->freq_hz,

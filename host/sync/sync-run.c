@@ -843,8 +843,8 @@ static int merge(struct ht_sync_run *run, const struct ht_sync_run_opts *o,
 		mo.note = kernel_note;
 		mo.note_arg = run;
 	}
-	ret = ht_merge_run(mc, n + (run->kernel != NULL), &mo, &run->merge,
-			   err, err_len);
+	ret = ht_merge_run(mc, n + (run->kernel != NULL), &mo, &run->merge, err,
+			   err_len);
 	if (!ret) {
 		run->merged = true;
 		if (run->merge.damaged > run->damaged) {
