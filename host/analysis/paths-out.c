@@ -128,6 +128,8 @@ static void write_worst(FILE *out, const struct ht_paths_result *res,
 		for (c = 0; c < res->nr_cores; c++) {
 			nc += bl->core_ns[c] != 0;
 		}
+		/* per core, never summed: the same task on two cores ran
+		 * meanwhile on each, and a sum may exceed the interval */
 		fprintf(out, "    %s %s ", bl->who,
 			bl->is_isr ? "interrupted" : "preempted");
 		for (ci = 0; ci < res->nr_cores; ci++) {
@@ -136,24 +138,11 @@ static void write_worst(FILE *out, const struct ht_paths_result *res,
 				continue;
 			}
 			k++;
-			fprintf(out, "%s%s",
+			fprintf(out, "%s%s for %s",
 				k == 1	  ? ""
 				: k == nc ? " and "
 					  : ", ",
-				res->cores[c]);
-		}
-		fprintf(out, " for %s", F(0, bl->total_ns));
-		if (nc > 1 && nc <= 4) {
-			k = 0;
-			for (ci = 0; ci < res->nr_cores; ci++) {
-				c = order[ci];
-				if (bl->core_ns[c]) {
-					fprintf(out, "%s%s %s",
-						k++ ? ", " : ": ",
-						res->cores[c],
-						F(1, bl->core_ns[c]));
-				}
-			}
+				res->cores[c], F(0, bl->core_ns[c]));
 		}
 		write_during(out, pr->path, bl->during);
 		fputc('\n', out);
