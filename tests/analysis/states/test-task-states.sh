@@ -34,7 +34,7 @@ for t, e in ev:
     print(1, t, e)
 PY
 board_trace "$w" ts <"$w/ts.script" || exit 1
-timeout 20 "$HETRACE" states --core dsp1 "$w/ts" >"$w/ts.out" 2>"$w/ts.err"
+bounded 20 400 "$HETRACE" states --core dsp1 "$w/ts" >"$w/ts.out" 2>"$w/ts.err"
 rc=$?
 [ "$rc" = 0 ] || bad "exit status $rc: $(head -3 "$w/ts.err")"
 # sobel: running 1000-2000, 3000-3500, 4300-5000; interrupted 3500-3700;
@@ -64,7 +64,7 @@ for k in range(1, 200):
     print(1, t, "task_switch %d t%d %d t%d 1" % (k, k, k + 1, k + 1))
 PY
 board_trace "$w" many <"$w/many.script" || exit 1
-( ulimit -v 400000; timeout 20 "$HETRACE" states --core dsp1 "$w/many" >"$w/many.out" 2>"$w/many.err" )
+bounded 20 400 "$HETRACE" states --core dsp1 "$w/many" >"$w/many.out" 2>"$w/many.err"
 [ $? = 0 ] || bad "many: exit status: $(head -3 "$w/many.err")"
 grep -Eq '^  150 +t150 +20 +0 +980 +0 +0 +980$' "$w/many.out" || bad "many: t150: $(grep -w t150 "$w/many.out")"
 exit $fail
