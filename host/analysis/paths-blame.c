@@ -495,8 +495,8 @@ static uint64_t overlap(int64_t a, int64_t b, int64_t c, int64_t d)
 }
 
 /* Whether tid @tid ran the activity of window @k of @t. */
-static bool is_own(const struct blame *bl, const struct target *t,
-		   uint64_t tid, size_t k)
+static bool is_own(const struct blame *bl, const struct target *t, uint64_t tid,
+		   size_t k)
 {
 	const struct awin *w = &t->aw[k];
 
@@ -615,8 +615,8 @@ static int split_blocked(struct blame *bl, struct target *t,
 		}
 		for (k = 0; d && k < t->nr_acc; k++) {
 			if (t->acc[k].who == sg->who) {
-				t->acc[k].ns -= d < t->acc[k].ns ? d
-								 : t->acc[k].ns;
+				t->acc[k].ns -=
+				    d < t->acc[k].ns ? d : t->acc[k].ns;
 				break;
 			}
 		}

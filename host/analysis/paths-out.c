@@ -140,8 +140,8 @@ static void write_worst(FILE *out, const struct ht_paths_result *res,
 	for (i = 0; i < w->nr_blocked; i++) {
 		const struct ht_paths_blocked *bk = &w->blocked[i];
 
-		fprintf(out, "    %s blocked on 0x%" PRIx64 " (%s) on ", bk->task,
-			bk->object, bk->object_kind);
+		fprintf(out, "    %s blocked on 0x%" PRIx64 " (%s) on ",
+			bk->task, bk->object, bk->object_kind);
 		write_per_core(out, res, bk->core_ns);
 		write_during(out, pr->path, bk->during);
 		fputc('\n', out);

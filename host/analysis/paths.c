@@ -281,9 +281,8 @@ static int core_of_msg(struct pass1 *p, const struct ht_ctf_msg *msg)
 		}
 	}
 	name = e && e->is_string ? e->str : s->file_name;
-	ret = ht__paths_core_index(p->res, name,
-				   r && r->is_string ? r->str : NULL, has_id,
-				   core_id);
+	ret = ht__paths_core_index(
+	    p->res, name, r && r->is_string ? r->str : NULL, has_id, core_id);
 	if (ret >= 0) {
 		p->stream_core[s->index] = ret;
 	}

@@ -78,9 +78,9 @@ struct ht_paths_activity_stats {
 
 /* Something that ran on a core of a worst instance meanwhile. */
 struct ht_paths_blame {
-	char *who; /* task name or "irq N" */
-	bool is_isr; /* interrupted, else preempted (the activity's task
-		      * was ready, or its state is not known) */
+	char *who;	   /* task name or "irq N" */
+	bool is_isr;	   /* interrupted, else preempted (the activity's task
+			    * was ready, or its state is not known) */
 	uint64_t total_ns; /* over all its cores */
 	uint64_t *core_ns; /* per core of the result (0: not there) */
 	uint64_t during;   /* activities overlapped (bit i: activity i,

@@ -399,12 +399,17 @@ int ht__states_wake(struct ht_states *st, struct core *c,
 		struct core *wc = w->core;
 		size_t task = w->task;
 
+		/* a wake seen on another core before the switch out it
+		 * follows (within the sync error): blocked for no time,
+		 * ready from the switch out */
+		int64_t from = t < w->s.begin_ns ? w->s.begin_ns : t;
+
 		ret = wend(st, w, t, false);
 		if (ret) {
 			return ret;
 		}
 		s.state = HT_STATES_READY;
-		s.begin_ns = t;
+		s.begin_ns = from;
 		return wadd(st, wc, task, tid, &s);
 	}
 	r = w ? NULL : running_on(st, c, tid);
