@@ -136,6 +136,36 @@ static int on_item(void *arg, const struct ht_states_item *it)
 	return 0;
 }
 
+/* The task states table (docs/views.md, "Task states"): tasks only. */
+static void print_task_states(const struct ht_states_core *c)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < c->nr_tasks; i++) {
+		const struct ht_states_task *t = &c->tasks[i];
+
+		if (t->kind != HT_STATES_TASK) {
+			continue;
+		}
+		if (!n++) {
+			printf("  %-10s %-20s %14s %14s %14s %14s %14s %14s\n",
+			       "task", "name", "running (ns)", "ready (ns)",
+			       "blocked (ns)", "interrupted", "max ready",
+			       "max blocked");
+		}
+		printf("  %-10" PRIu64 " %-20s %14" PRIu64 " %14" PRIu64
+		       " %14" PRIu64 " %14" PRIu64 " %14" PRIu64 " %14" PRIu64
+		       "\n",
+		       t->id, t->name, t->run_ns, t->ready_ns, t->blocked_ns,
+		       t->interrupted_ns, t->max_ready_ns, t->max_blocked_ns);
+	}
+	if (c->wake_unblocked || c->block_no_task) {
+		printf("  task state anomalies: wake of a task not blocked "
+		       "%" PRIu64 ", block with no task running %" PRIu64 "\n",
+		       c->wake_unblocked, c->block_no_task);
+	}
+}
+
 static void print_core(const struct ht_states_core *c)
 {
 	uint64_t known = c->idle_ns + c->task_ns + c->isr_ns;
@@ -179,6 +209,7 @@ static void print_core(const struct ht_states_core *c)
 		       kind_name(t->kind), t->id, t->name, t->run_ns,
 		       pct(t->run_ns, known), t->slices, t->max_slice_ns);
 	}
+	print_task_states(c);
 	if (c->isr_exit_unmatched || c->isr_enter_unclosed ||
 	    c->func_exit_unmatched || c->func_entry_unclosed ||
 	    c->switch_prev_mismatch || c->time_backwards || c->depth_overflow) {
@@ -243,12 +274,21 @@ static int print_tables(struct ht_states *st, struct ctx *x)
 	int status = HT_EXIT_OK;
 	size_t i, shown = 0;
 	uint64_t damaged = 0;
+	size_t *order;
 
 	if (x->window_header) {
 		printf("\n");
 	}
+	order = malloc((ht_states_nr_cores(st) + 1) * sizeof(*order));
+	if (!order) {
+		fprintf(stderr, "%s: %s\n", ht_cli_prog,
+			ht_strerror(HT_ENOMEM));
+		return HT_EXIT_FAIL;
+	}
+	ht_states_core_order(st, order);
 	for (i = 0; i < ht_states_nr_cores(st); i++) {
-		const struct ht_states_core *core = ht_states_core(st, i);
+		const struct ht_states_core *core =
+		    ht_states_core(st, order[i]);
 
 		if (core_selected(x, core)) {
 			print_core(core);
@@ -256,6 +296,7 @@ static int print_tables(struct ht_states *st, struct ctx *x)
 		}
 		damaged += core->time_damaged;
 	}
+	free(order);
 	if (x->core_sel && !shown) {
 		fprintf(stderr, "%s: no core '%s' in the trace\n", ht_cli_prog,
 			x->core_sel);

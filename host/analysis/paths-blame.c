@@ -12,6 +12,17 @@
  * the tasks that ran the instance's own activities (the task running
  * when each activity began) are taken out: what is left is what kept
  * the instance from running.
+ *
+ * Task states (HT_STATES_TASK_STATE items) split that: while an
+ * activity's task was BLOCKED (on a message, semaphore, queue) it
+ * waited, whatever ran; that time is charged to the object it waited
+ * on (struct ht_paths_blocked), not to the tasks and interrupts that
+ * ran meanwhile. What is left of those is preemption (the task was
+ * ready) or interruption. The own tasks are known only once their
+ * activity began, so the charged segments and the ready/blocked
+ * intervals of each window are kept until the end (bounded by
+ * MAX_KEPT over all windows: beyond it a worst instance keeps the
+ * unsplit totals, states_dropped).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +33,7 @@
 #include "states.h"
 
 #define STACK_MAX 80
+#define MAX_KEPT (1u << 20) /* segments + intervals kept */
 
 struct who {
 	enum ht_states_kind kind;
@@ -41,6 +53,21 @@ struct acc {
 	uint64_t during;
 };
 
+/* [b, e) ran @who, inside the target's windows. */
+struct seg {
+	int who;
+	int64_t b, e;
+};
+
+/* A blocked interval of a task of the target's core. */
+struct tstate {
+	uint64_t tid;
+	int64_t b, e;
+	uint64_t object;
+	enum ht_states_object_kind kind;
+	char *name;
+};
+
 /* One worst instance on one core. */
 struct target {
 	struct ht_paths_worst *worst;
@@ -51,6 +78,11 @@ struct target {
 	size_t nr_mw;
 	struct acc *acc;
 	size_t nr_acc, cap_acc;
+	struct seg *seg; /* in time order */
+	size_t nr_seg, cap_seg;
+	struct tstate *ts;
+	size_t nr_ts, cap_ts;
+	bool dropped; /* MAX_KEPT reached: segments or states missing */
 };
 
 struct core_state {
@@ -74,8 +106,39 @@ struct blame {
 	size_t nr_cores;
 	size_t *map; /* states core index -> result core index + 1 */
 	size_t nr_map, cap_map;
+	size_t kept; /* segments + intervals, all targets */
 	bool nomem;
 };
+
+/* Keeps [@b, @e) run by @who in @t (joined to the last segment when
+ * it continues it). */
+static int seg_add(struct blame *bl, struct target *t, int who, int64_t b,
+		   int64_t e)
+{
+	struct seg *last = t->nr_seg ? &t->seg[t->nr_seg - 1] : NULL;
+
+	if (t->dropped) {
+		return 0;
+	}
+	if (last && last->who == who && last->e == b) {
+		last->e = e;
+		return 0;
+	}
+	if (bl->kept >= MAX_KEPT) {
+		t->dropped = true;
+		return 0;
+	}
+	if (ht_array_reserve((void **)&t->seg, &t->cap_seg, t->nr_seg + 1,
+			     sizeof(*t->seg))) {
+		return HT_ENOMEM;
+	}
+	t->seg[t->nr_seg].who = who;
+	t->seg[t->nr_seg].b = b;
+	t->seg[t->nr_seg].e = e;
+	t->nr_seg++;
+	bl->kept++;
+	return 0;
+}
 
 static int who_of(struct blame *bl, const struct ht_states_slice *s)
 {
@@ -159,11 +222,20 @@ static int charge(struct blame *bl, struct core_state *c, int64_t a, int64_t b,
 				ns += (uint64_t)(hi - lo);
 			}
 		}
-		if (ns && bl->who[who].kind != HT_STATES_IDLE) {
-			ret = acc_add(t, who, ns, during);
-			if (ret) {
-				return ret;
+		if (!ns || bl->who[who].kind == HT_STATES_IDLE) {
+			continue;
+		}
+		ret = acc_add(t, who, ns, during);
+		for (k = 0; !ret && k < t->nr_mw; k++) {
+			int64_t lo = a > t->mw[k][0] ? a : t->mw[k][0];
+			int64_t hi = b < t->mw[k][1] ? b : t->mw[k][1];
+
+			if (hi > lo) {
+				ret = seg_add(bl, t, who, lo, hi);
 			}
+		}
+		if (ret) {
+			return ret;
 		}
 	}
 	return 0;
@@ -180,7 +252,8 @@ static struct core_state *core_for(struct blame *bl,
 		return NULL;
 	}
 	if (!bl->map[sc->index]) {
-		int ci = ht__paths_core_index(bl->res, sc->name);
+		int ci = ht__paths_core_index(bl->res, sc->name, sc->role,
+					      sc->has_core_id, sc->core_id);
 
 		if (ci < 0) {
 			bl->nomem = true;
@@ -193,12 +266,67 @@ static struct core_state *core_for(struct blame *bl,
 	return i < bl->nr_cores ? &bl->cores[i] : NULL;
 }
 
+/* A blocked interval of a task of @c: kept by the targets whose
+ * windows it overlaps. */
+static int on_task_state(struct blame *bl, struct core_state *c,
+			 const struct ht_states_task_state *s)
+{
+	size_t i, k;
+
+	if (s->state != HT_STATES_BLOCKED || s->end_ns <= c->min_b ||
+	    s->begin_ns >= c->max_e) {
+		return 0;
+	}
+	for (i = 0; i < c->nr_targets; i++) {
+		struct target *t = &bl->targets[c->targets[i]];
+		struct tstate *ts;
+
+		for (k = 0; k < t->nr_mw; k++) {
+			if (s->begin_ns < t->mw[k][1] &&
+			    t->mw[k][0] < s->end_ns) {
+				break;
+			}
+		}
+		if (k == t->nr_mw || t->dropped) {
+			continue;
+		}
+		if (bl->kept >= MAX_KEPT) {
+			t->dropped = true;
+			continue;
+		}
+		if (ht_array_reserve((void **)&t->ts, &t->cap_ts, t->nr_ts + 1,
+				     sizeof(*t->ts))) {
+			return HT_ENOMEM;
+		}
+		ts = &t->ts[t->nr_ts];
+		ts->tid = s->tid;
+		ts->b = s->begin_ns;
+		ts->e = s->end_ns;
+		ts->object = s->object;
+		ts->kind = s->object_kind;
+		ts->name = strdup(s->name ? s->name : "?");
+		if (!ts->name) {
+			return HT_ENOMEM;
+		}
+		t->nr_ts++;
+		bl->kept++;
+	}
+	return 0;
+}
+
 static int on_item(void *arg, const struct ht_states_item *it)
 {
 	struct blame *bl = arg;
 	struct core_state *c;
 	int top, base, who, ret;
 
+	if (it->kind == HT_STATES_TASK_STATE) {
+		c = core_for(bl, it->core);
+		if (!c) {
+			return bl->nomem ? HT_ENOMEM : 0;
+		}
+		return on_task_state(bl, c, it->task_state);
+	}
 	if (it->kind != HT_STATES_SLICE_BEGIN &&
 	    it->kind != HT_STATES_SLICE_END) {
 		return 0;
@@ -339,6 +467,164 @@ static int blame_cmp(const void *a, const void *b)
 	return strcmp(x->who, y->who);
 }
 
+static int blocked_cmp(const void *a, const void *b)
+{
+	const struct ht_paths_blocked *x = a, *y = b;
+
+	if (x->total_ns != y->total_ns) {
+		return x->total_ns > y->total_ns ? -1 : 1;
+	}
+	if (x->object != y->object) {
+		return x->object < y->object ? -1 : 1;
+	}
+	return strcmp(x->task, y->task);
+}
+
+static int span_cmp(const void *a, const void *b)
+{
+	const int64_t *x = a, *y = b;
+
+	return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+static uint64_t overlap(int64_t a, int64_t b, int64_t c, int64_t d)
+{
+	int64_t lo = a > c ? a : c, hi = b < d ? b : d;
+
+	return hi > lo ? (uint64_t)(hi - lo) : 0;
+}
+
+/* Whether tid @tid ran the activity of window @k of @t. */
+static bool is_own(const struct blame *bl, const struct target *t, uint64_t tid,
+		   size_t k)
+{
+	const struct awin *w = &t->aw[k];
+
+	return w->own >= 0 && bl->who[w->own].kind == HT_STATES_TASK &&
+	       bl->who[w->own].id == tid;
+}
+
+static bool own_tid(const struct blame *bl, const struct target *t,
+		    uint64_t tid)
+{
+	size_t k;
+
+	for (k = 0; k < t->nr_aw; k++) {
+		if (is_own(bl, t, tid, k)) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The blocked intervals of @t's own tasks: charged to what they waited
+ * on (@w->blocked), taken out of what ran meanwhile (@t->acc). */
+static int split_blocked(struct blame *bl, struct target *t,
+			 struct ht_paths_worst *w)
+{
+	int64_t(*u)[2];
+	size_t nu = 0, i, j, k;
+
+	if (!t->nr_ts) {
+		return 0;
+	}
+	u = malloc(t->nr_ts * sizeof(*u));
+	if (!u) {
+		return HT_ENOMEM;
+	}
+	for (i = 0; i < t->nr_ts; i++) {
+		const struct tstate *ts = &t->ts[i];
+		struct ht_paths_blocked *b = NULL;
+		uint64_t ns = 0, during = 0;
+
+		if (!own_tid(bl, t, ts->tid)) {
+			continue;
+		}
+		u[nu][0] = ts->b;
+		u[nu][1] = ts->e;
+		nu++;
+		for (k = 0; k < t->nr_mw; k++) {
+			ns += overlap(ts->b, ts->e, t->mw[k][0], t->mw[k][1]);
+		}
+		for (k = 0; k < t->nr_aw; k++) {
+			if (t->aw[k].act < 64 && is_own(bl, t, ts->tid, k) &&
+			    overlap(ts->b, ts->e, t->aw[k].b, t->aw[k].e)) {
+				during |= 1ull << t->aw[k].act;
+			}
+		}
+		if (!ns) {
+			continue;
+		}
+		for (j = 0; j < w->nr_blocked; j++) {
+			if (w->blocked[j].object == ts->object &&
+			    !strcmp(w->blocked[j].object_kind,
+				    ht_states_object_kind_name(ts->kind)) &&
+			    !strcmp(w->blocked[j].task, ts->name)) {
+				b = &w->blocked[j];
+				break;
+			}
+		}
+		if (!b) {
+			if (ht_array_reserve((void **)&w->blocked,
+					     &w->cap_blocked, w->nr_blocked + 1,
+					     sizeof(*w->blocked))) {
+				free(u);
+				return HT_ENOMEM;
+			}
+			b = &w->blocked[w->nr_blocked++];
+			memset(b, 0, sizeof(*b));
+			b->task = strdup(ts->name);
+			b->object = ts->object;
+			b->object_kind = ht_states_object_kind_name(ts->kind);
+			b->core_ns =
+			    calloc(bl->res->nr_cores, sizeof(*b->core_ns));
+			if (!b->task || !b->core_ns) {
+				free(u);
+				return HT_ENOMEM;
+			}
+		}
+		b->total_ns += ns;
+		b->core_ns[t->core] += ns;
+		b->during |= during;
+	}
+	/* their union, sorted, against the segments (in time order) */
+	if (nu > 1) {
+		qsort(u, nu, sizeof(*u), span_cmp);
+	}
+	for (i = 0, j = 0; i < nu; i++) {
+		if (j && u[i][0] <= u[j - 1][1]) {
+			if (u[i][1] > u[j - 1][1]) {
+				u[j - 1][1] = u[i][1];
+			}
+		} else {
+			u[j][0] = u[i][0];
+			u[j][1] = u[i][1];
+			j++;
+		}
+	}
+	nu = j;
+	for (i = 0, j = 0; i < t->nr_seg && nu; i++) {
+		const struct seg *sg = &t->seg[i];
+		uint64_t d = 0;
+
+		while (j < nu && u[j][1] <= sg->b) {
+			j++;
+		}
+		for (k = j; k < nu && u[k][0] < sg->e; k++) {
+			d += overlap(sg->b, sg->e, u[k][0], u[k][1]);
+		}
+		for (k = 0; d && k < t->nr_acc; k++) {
+			if (t->acc[k].who == sg->who) {
+				t->acc[k].ns -=
+				    d < t->acc[k].ns ? d : t->acc[k].ns;
+				break;
+			}
+		}
+	}
+	free(u);
+	return 0;
+}
+
 /* Gathers the targets of @w into its blame list. */
 static int collect(struct blame *bl, struct ht_paths_worst *w)
 {
@@ -350,10 +636,23 @@ static int collect(struct blame *bl, struct ht_paths_worst *w)
 		if (t->worst != w) {
 			continue;
 		}
+		if (t->dropped) {
+			w->states_dropped = true;
+		} else {
+			int ret = split_blocked(bl, t, w);
+
+			if (ret) {
+				return ret;
+			}
+		}
 		for (k = 0; k < t->nr_acc; k++) {
 			const struct acc *a = &t->acc[k];
 			const struct who *who = &bl->who[a->who];
 			struct ht_paths_blame *b = NULL;
+
+			if (!a->ns) {
+				continue;
+			}
 
 			for (j = 0; j < t->nr_aw; j++) {
 				if (t->aw[j].own == a->who) {
@@ -394,6 +693,10 @@ static int collect(struct blame *bl, struct ht_paths_worst *w)
 	}
 	if (w->nr_blame > 1) {
 		qsort(w->blame, w->nr_blame, sizeof(*w->blame), blame_cmp);
+	}
+	if (w->nr_blocked > 1) {
+		qsort(w->blocked, w->nr_blocked, sizeof(*w->blocked),
+		      blocked_cmp);
 	}
 	return 0;
 }
@@ -479,6 +782,11 @@ out:
 		free(bl.targets[i].aw);
 		free(bl.targets[i].mw);
 		free(bl.targets[i].acc);
+		free(bl.targets[i].seg);
+		for (k = 0; k < bl.targets[i].nr_ts; k++) {
+			free(bl.targets[i].ts[k].name);
+		}
+		free(bl.targets[i].ts);
 	}
 	free(bl.targets);
 	for (i = 0; i < bl.nr_cores; i++) {

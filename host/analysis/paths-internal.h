@@ -9,8 +9,14 @@
 /* Adds a note (kept up to a limit, the rest counted). */
 void ht__paths_note(struct ht_paths_result *res, const char *fmt, ...);
 
-/* The index of core @name in res->cores, added when new; or HT_ENOMEM. */
-int ht__paths_core_index(struct ht_paths_result *res, const char *name);
+/* The index of core @name in res->cores, added when new (with @role,
+ * which may be NULL, and the id when @has_id); or HT_ENOMEM. */
+int ht__paths_core_index(struct ht_paths_result *res, const char *name,
+			 const char *role, bool has_id, uint32_t id);
+
+/* Puts res->cores in display order (ht_states_core_cmp()), renumbering
+ * every run and per-core array. Returns 0 or HT_ENOMEM. */
+int ht__paths_order_cores(struct ht_paths_result *res);
 
 /* Pass 2: re-reads the traces through the states model and fills the
  * blame lists of every worst instance. */

@@ -76,12 +76,29 @@ static void write_during(FILE *out, const struct ht_path *path, uint64_t during)
 	}
 }
 
-static const struct ht_paths_result *sort_res;
-
-static int core_name_cmp(const void *a, const void *b)
+/* " on dsp1 for 2.000 ms and dsp2 for 1.000 ms": per core (in display
+ * order), never summed: the same task on two cores ran meanwhile on
+ * each, and a sum may exceed the interval. */
+static void write_per_core(FILE *out, const struct ht_paths_result *res,
+			   const uint64_t *core_ns)
 {
-	return strverscmp(sort_res->cores[*(const size_t *)a],
-			  sort_res->cores[*(const size_t *)b]);
+	char b[1][32];
+	size_t c, nc = 0, k = 0;
+
+	for (c = 0; c < res->nr_cores; c++) {
+		nc += core_ns[c] != 0;
+	}
+	for (c = 0; c < res->nr_cores; c++) {
+		if (!core_ns[c]) {
+			continue;
+		}
+		k++;
+		fprintf(out, "%s%s for %s",
+			k == 1	  ? ""
+			: k == nc ? " and "
+				  : ", ",
+			res->cores[c], F(0, core_ns[c]));
+	}
 }
 
 static void write_worst(FILE *out, const struct ht_paths_result *res,
@@ -90,7 +107,7 @@ static void write_worst(FILE *out, const struct ht_paths_result *res,
 {
 	const struct ht_paths_instance *in = &pr->instances[w->instance];
 	char b[8][32];
-	size_t i, c, ci, *order;
+	size_t i;
 
 	fprintf(out, "  %s %" PRIu64 ": response %s", pr->path->name,
 		in->number, F(0, in->response_ns));
@@ -107,58 +124,32 @@ static void write_worst(FILE *out, const struct ht_paths_result *res,
 			     "interference is not known)\n");
 		return;
 	}
-	if (!w->nr_blame) {
+	if (!w->nr_blame && !w->nr_blocked) {
 		fprintf(out, "    nothing else ran on its cores meanwhile\n");
 		return;
 	}
-	/* cores in name order (dsp1 before dsp2 before dsp10) */
-	order = malloc((res->nr_cores + 1) * sizeof(*order));
-	if (!order) {
-		return;
-	}
-	for (c = 0; c < res->nr_cores; c++) {
-		order[c] = c;
-	}
-	sort_res = res;
-	qsort(order, res->nr_cores, sizeof(*order), core_name_cmp);
 	for (i = 0; i < w->nr_blame; i++) {
 		const struct ht_paths_blame *bl = &w->blame[i];
-		size_t nc = 0, k = 0;
 
-		for (c = 0; c < res->nr_cores; c++) {
-			nc += bl->core_ns[c] != 0;
-		}
 		fprintf(out, "    %s %s ", bl->who,
 			bl->is_isr ? "interrupted" : "preempted");
-		for (ci = 0; ci < res->nr_cores; ci++) {
-			c = order[ci];
-			if (!bl->core_ns[c]) {
-				continue;
-			}
-			k++;
-			fprintf(out, "%s%s",
-				k == 1	  ? ""
-				: k == nc ? " and "
-					  : ", ",
-				res->cores[c]);
-		}
-		fprintf(out, " for %s", F(0, bl->total_ns));
-		if (nc > 1 && nc <= 4) {
-			k = 0;
-			for (ci = 0; ci < res->nr_cores; ci++) {
-				c = order[ci];
-				if (bl->core_ns[c]) {
-					fprintf(out, "%s%s %s",
-						k++ ? ", " : ": ",
-						res->cores[c],
-						F(1, bl->core_ns[c]));
-				}
-			}
-		}
+		write_per_core(out, res, bl->core_ns);
 		write_during(out, pr->path, bl->during);
 		fputc('\n', out);
 	}
-	free(order);
+	for (i = 0; i < w->nr_blocked; i++) {
+		const struct ht_paths_blocked *bk = &w->blocked[i];
+
+		fprintf(out, "    %s blocked on 0x%" PRIx64 " (%s) on ",
+			bk->task, bk->object, bk->object_kind);
+		write_per_core(out, res, bk->core_ns);
+		write_during(out, pr->path, bk->during);
+		fputc('\n', out);
+	}
+	if (w->states_dropped) {
+		fprintf(out, "    (too many task states to follow: the time "
+			     "blocked is counted as preemption)\n");
+	}
 }
 
 static const char *dl_text(const struct ht_paths_instance *in, char *buf,
@@ -465,6 +456,40 @@ static void json_blame(struct ht_json *j, const struct ht_paths_result *res,
 	ht_json_begin_object(j);
 	ht_json_member_str(j, "who", b->who);
 	ht_json_member_bool(j, "isr", b->is_isr);
+	ht_json_member_str(j, "kind", b->is_isr ? "interrupted" : "preempted");
+	ht_json_member_u64(j, "ns", b->total_ns);
+	ht_json_key(j, "cores");
+	ht_json_begin_object(j);
+	for (c = 0; c < res->nr_cores; c++) {
+		if (b->core_ns[c]) {
+			ht_json_member_u64(j, res->cores[c], b->core_ns[c]);
+		}
+	}
+	ht_json_end_object(j);
+	ht_json_key(j, "during");
+	ht_json_begin_array(j);
+	for (c = 0; c < path->nr_activities && c < 64; c++) {
+		if (b->during & (1ull << c)) {
+			ht_json_item(j);
+			ht_json_str(j, path->activities[c].name);
+		}
+	}
+	ht_json_end_array(j);
+	ht_json_end_object(j);
+}
+
+/* What an activity's task was blocked on: per core, and during which
+ * activities. */
+static void json_blocked(struct ht_json *j, const struct ht_paths_result *res,
+			 const struct ht_path *path,
+			 const struct ht_paths_blocked *b)
+{
+	size_t c;
+
+	ht_json_begin_object(j);
+	ht_json_member_str(j, "task", b->task);
+	ht_json_member_u64(j, "object", b->object);
+	ht_json_member_str(j, "object_kind", b->object_kind);
 	ht_json_member_u64(j, "ns", b->total_ns);
 	ht_json_key(j, "cores");
 	ht_json_begin_object(j);
@@ -558,6 +583,14 @@ static void json_path(struct ht_json *j, const struct ht_paths_result *res,
 			json_blame(j, res, path, &w->blame[b]);
 		}
 		ht_json_end_array(j);
+		ht_json_key(j, "blocked");
+		ht_json_begin_array(j);
+		for (b = 0; b < w->nr_blocked; b++) {
+			ht_json_item(j);
+			json_blocked(j, res, path, &w->blocked[b]);
+		}
+		ht_json_end_array(j);
+		ht_json_member_bool(j, "states_dropped", w->states_dropped);
 		ht_json_end_object(j);
 	}
 	ht_json_end_array(j);

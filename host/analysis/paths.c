@@ -14,6 +14,7 @@
 #include "common/buf.h"
 #include "common/error.h"
 #include "paths-internal.h"
+#include "states.h"
 
 #define MAX_NOTES 20
 /* Every instance holds one run per activity of its path: at most this
@@ -80,8 +81,10 @@ void ht__paths_note(struct ht_paths_result *res, const char *fmt, ...)
 	}
 }
 
-int ht__paths_core_index(struct ht_paths_result *res, const char *name)
+int ht__paths_core_index(struct ht_paths_result *res, const char *name,
+			 const char *role, bool has_id, uint32_t id)
 {
+	struct ht_paths_core *ci;
 	size_t i;
 
 	for (i = 0; i < res->nr_cores; i++) {
@@ -90,14 +93,139 @@ int ht__paths_core_index(struct ht_paths_result *res, const char *name)
 		}
 	}
 	if (ht_array_reserve((void **)&res->cores, &res->cap_cores,
-			     res->nr_cores + 1, sizeof(*res->cores))) {
+			     res->nr_cores + 1, sizeof(*res->cores)) ||
+	    ht_array_reserve((void **)&res->core_info, &res->cap_core_info,
+			     res->nr_cores + 1, sizeof(*res->core_info))) {
 		return HT_ENOMEM;
+	}
+	ci = &res->core_info[res->nr_cores];
+	memset(ci, 0, sizeof(*ci));
+	ci->has_id = has_id;
+	ci->id = id;
+	if (role) {
+		ci->role = strdup(role);
+		if (!ci->role) {
+			return HT_ENOMEM;
+		}
 	}
 	res->cores[res->nr_cores] = strdup(name);
 	if (!res->cores[res->nr_cores]) {
+		free(ci->role);
+		ci->role = NULL;
 		return HT_ENOMEM;
 	}
 	return (int)res->nr_cores++;
+}
+
+static const struct ht_paths_result *order_res;
+
+static int core_display_cmp(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	const struct ht_paths_core *cx = &order_res->core_info[x],
+				   *cy = &order_res->core_info[y];
+	struct ht_states_core sx = {
+	    .name = order_res->cores[x],
+	    .role = cx->role,
+	    .has_core_id = cx->has_id,
+	    .core_id = cx->id,
+	};
+	struct ht_states_core sy = {
+	    .name = order_res->cores[y],
+	    .role = cy->role,
+	    .has_core_id = cy->has_id,
+	    .core_id = cy->id,
+	};
+	int r = ht_states_core_cmp(&sx, &sy);
+
+	return r ? r : (x > y) - (x < y);
+}
+
+/* @v[i] of @n per-core values, renumbered: new index @to[i]. */
+static int permute_u64(uint64_t *v, const size_t *to, size_t n)
+{
+	uint64_t *tmp;
+	size_t i;
+
+	if (!v || n < 2) {
+		return 0;
+	}
+	tmp = malloc(n * sizeof(*tmp));
+	if (!tmp) {
+		return HT_ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		tmp[to[i]] = v[i];
+	}
+	memcpy(v, tmp, n * sizeof(*tmp));
+	free(tmp);
+	return 0;
+}
+
+int ht__paths_order_cores(struct ht_paths_result *res)
+{
+	size_t n = res->nr_cores, i, k, j, a, *order, *to;
+	char **names;
+	struct ht_paths_core *info;
+	int ret = HT_ENOMEM;
+
+	if (n < 2) {
+		return 0;
+	}
+	order = malloc(n * sizeof(*order));
+	to = malloc(n * sizeof(*to));
+	names = malloc(n * sizeof(*names));
+	info = malloc(n * sizeof(*info));
+	if (!order || !to || !names || !info) {
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		order[i] = i;
+	}
+	order_res = res;
+	qsort(order, n, sizeof(*order), core_display_cmp);
+	for (i = 0; i < n; i++) {
+		to[order[i]] = i;
+		names[i] = res->cores[order[i]];
+		info[i] = res->core_info[order[i]];
+	}
+	memcpy(res->cores, names, n * sizeof(*names));
+	memcpy(res->core_info, info, n * sizeof(*info));
+	for (i = 0; i < res->desc->nr_paths; i++) {
+		struct ht_paths_path_result *pr = &res->paths[i];
+
+		for (k = 0; k < pr->nr_instances; k++) {
+			for (a = 0; a < pr->path->nr_activities; a++) {
+				struct ht_paths_run *r =
+				    &pr->instances[k].runs[a];
+
+				if (r->core >= 0 && (size_t)r->core < n) {
+					r->core = (int32_t)to[r->core];
+				}
+			}
+		}
+		for (k = 0; k < pr->nr_worst; k++) {
+			struct ht_paths_worst *w = &pr->worst[k];
+
+			for (j = 0; j < w->nr_blame; j++) {
+				if (permute_u64(w->blame[j].core_ns, to, n)) {
+					goto out;
+				}
+			}
+			for (j = 0; j < w->nr_blocked; j++) {
+				if (permute_u64(w->blocked[j].core_ns, to, n)) {
+					goto out;
+				}
+			}
+		}
+	}
+	ret = 0;
+out:
+	free(order);
+	free(to);
+	free(names);
+	free(info);
+	return ret;
 }
 
 /* docs/events.md: the packet context's core_id named by
@@ -105,8 +233,10 @@ int ht__paths_core_index(struct ht_paths_result *res, const char *name)
 static int core_of_msg(struct pass1 *p, const struct ht_ctf_msg *msg)
 {
 	const struct ht_ctf_stream *s = msg->stream;
-	const struct ht_ctf_env_entry *e = NULL;
+	const struct ht_ctf_env_entry *e = NULL, *r = NULL, *ie;
 	const struct ht_ctf_field *id = NULL;
+	bool has_id = false;
+	uint32_t core_id = 0;
 	char key[64];
 	const char *name;
 	int ret;
@@ -133,12 +263,26 @@ static int core_of_msg(struct pass1 *p, const struct ht_ctf_msg *msg)
 	if (id && (id->type->kind == HT_CTF_INT)) {
 		snprintf(key, sizeof(key), "core_%" PRIu64 "_name", id->v.u);
 		e = ht_ctf_trace_env(s->trace, key);
+		if (e && e->is_string) {
+			has_id = true;
+			core_id = (uint32_t)id->v.u;
+			snprintf(key, sizeof(key), "core_%" PRIu64 "_role",
+				 id->v.u);
+			r = ht_ctf_trace_env(s->trace, key);
+		}
 	}
 	if (!e || !e->is_string) {
 		e = ht_ctf_trace_env(s->trace, "core_name");
+		r = ht_ctf_trace_env(s->trace, "core_role");
+		ie = ht_ctf_trace_env(s->trace, "core_id");
+		if (ie && !ie->is_string) {
+			has_id = true;
+			core_id = (uint32_t)ie->i;
+		}
 	}
 	name = e && e->is_string ? e->str : s->file_name;
-	ret = ht__paths_core_index(p->res, name);
+	ret = ht__paths_core_index(
+	    p->res, name, r && r->is_string ? r->str : NULL, has_id, core_id);
 	if (ret >= 0) {
 		p->stream_core[s->index] = ret;
 	}
@@ -868,6 +1012,10 @@ int ht_paths_analyze(const struct ht_path_desc *desc, const char *const *traces,
 			goto fail;
 		}
 	}
+	ret = ht__paths_order_cores(res);
+	if (ret) {
+		goto fail;
+	}
 	*out = res;
 	ret = 0;
 	goto out;
@@ -917,14 +1065,21 @@ void ht_paths_result_destroy(struct ht_paths_result *res)
 				free(pr->worst[k].blame[b].core_ns);
 			}
 			free(pr->worst[k].blame);
+			for (b = 0; b < pr->worst[k].nr_blocked; b++) {
+				free(pr->worst[k].blocked[b].task);
+				free(pr->worst[k].blocked[b].core_ns);
+			}
+			free(pr->worst[k].blocked);
 		}
 		free(pr->worst);
 	}
 	free(res->paths);
 	for (i = 0; i < res->nr_cores; i++) {
 		free(res->cores[i]);
+		free(res->core_info[i].role);
 	}
 	free(res->cores);
+	free(res->core_info);
 	for (i = 0; i < res->nr_notes; i++) {
 		free(res->notes[i]);
 	}

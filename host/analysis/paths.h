@@ -78,18 +78,41 @@ struct ht_paths_activity_stats {
 
 /* Something that ran on a core of a worst instance meanwhile. */
 struct ht_paths_blame {
-	char *who; /* task name or "irq N" */
-	bool is_isr;
+	char *who;	   /* task name or "irq N" */
+	bool is_isr;	   /* interrupted, else preempted (the activity's task
+			    * was ready, or its state is not known) */
 	uint64_t total_ns; /* over all its cores */
 	uint64_t *core_ns; /* per core of the result (0: not there) */
 	uint64_t during;   /* activities overlapped (bit i: activity i,
 			    * the first 64) */
 };
 
+/* What the task of an activity of a worst instance was blocked on
+ * meanwhile (task_block .. task_wake, host/analysis/states.h): time
+ * waiting, not interference; the tasks that ran on its core then are
+ * not charged for it. */
+struct ht_paths_blocked {
+	char *task;		 /* the blocked task's name */
+	uint64_t object;	 /* task_block's object */
+	const char *object_kind; /* "msg", "sem", "queue" or "other" */
+	uint64_t total_ns;	 /* over all its cores */
+	uint64_t *core_ns;	 /* per core of the result */
+	uint64_t during;	 /* activities (bit i: activity i) */
+};
+
 struct ht_paths_worst {
-	size_t instance;	      /* index in instances[] */
-	struct ht_paths_blame *blame; /* by total_ns, largest first */
+	size_t instance; /* index in instances[] */
+	/* what ran on its cores while the activities' tasks were not
+	 * blocked (preempted by a task, interrupted by an irq), by
+	 * total_ns, largest first */
+	struct ht_paths_blame *blame;
 	size_t nr_blame, cap_blame;
+	/* what they were blocked on, by total_ns, largest first */
+	struct ht_paths_blocked *blocked;
+	size_t nr_blocked, cap_blocked;
+	/* the task states of its windows were too many to follow: blame
+	 * holds everything that ran, blocked time included */
+	bool states_dropped;
 };
 
 struct ht_paths_path_result {
@@ -104,10 +127,20 @@ struct ht_paths_path_result {
 	size_t nr_worst;
 };
 
+/* A core's place in the display order (ht_states_core_cmp()). */
+struct ht_paths_core {
+	char *role; /* core_<id>_role / core_role, or NULL */
+	bool has_id;
+	uint32_t id;
+};
+
 struct ht_paths_result {
 	const struct ht_path_desc *desc;
-	char **cores; /* core names, by index */
-	size_t nr_cores, cap_cores;
+	/* core names, by index, in display order (ht_states_core_cmp():
+	 * role, then core id, then name); core_info parallel */
+	char **cores;
+	struct ht_paths_core *core_info;
+	size_t nr_cores, cap_cores, cap_core_info;
 	struct ht_paths_path_result *paths; /* as desc->paths */
 	uint64_t events, path_events;
 	uint64_t unmatched_begin, unmatched_end, repeated_trigger;

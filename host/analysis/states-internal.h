@@ -24,6 +24,8 @@ enum ev_role {
 	EV_MSG_SEND,
 	EV_MSG_RECV,
 	EV_TASK_NAME, /* func_task_name: a name for a tid */
+	EV_TASK_BLOCK,
+	EV_TASK_WAKE,
 };
 
 /* A task name of the name table (func_task_name), per core. */
@@ -59,6 +61,16 @@ struct core {
 	bool pending_switch; /* a task_switch inside an interrupt */
 	size_t pending_task;
 	struct stack isr, func;
+
+	/* task states (states-tasks.c): the running task's interval
+	 * (RUNNING = HT_STATES_TASK or interrupted = HT_STATES_ISR) since
+	 * run_since, and the task_block it traced, if any */
+	enum ht_states_kind run_state;
+	int64_t run_since;
+	bool block_pending;
+	uint64_t block_object;
+	enum ht_states_object_kind block_kind;
+	bool pending_blocked; /* the pending switch's prev blocks */
 
 	/* accounting: the state since acc_ns */
 	int64_t acc_ns;
@@ -99,6 +111,18 @@ struct member_cache {
 	int index;
 };
 
+/* A task off its core: ready or blocked (states-tasks.c). */
+struct waiting {
+	bool live;
+	const void *domain; /* see ht__states_switch() */
+	uint64_t tid;
+	struct ht_states_task_state s; /* state, begin_ns, object, by */
+	struct core *core;	       /* the core it left (NULL: unknown) */
+	size_t task;		       /* its entry in core->tasks */
+	struct core *by_core;	       /* READY preempted: who took it */
+	size_t by_task;
+};
+
 struct ht_states {
 	struct ht_states_opts opts;
 	struct member_cache mcache[MEMBER_CACHE];
@@ -115,6 +139,12 @@ struct ht_states {
 
 	struct pend sends, recvs; /* messages waiting for their other end */
 	struct ht_states_msgs msgs;
+
+	/* ready and blocked tasks: open addressing on (domain, tid),
+	 * power of two, at most opts.max_waiting_tasks live */
+	struct waiting *waiting;
+	size_t waiting_cap, waiting_used;
+	struct ht_states_task_totals task_totals;
 
 	bool has_origin;
 	int64_t origin_ns; /* window grid origin: the first event time */
@@ -168,6 +198,20 @@ struct pending_msg *ht__states_pend_take(struct pend *t, uint32_t key_core,
 
 /* At the end: every message still waiting is reported. */
 int ht__states_msgs_drain(struct ht_states *st);
+
+/* Called by the timeline (states.c) at the moments that change a
+ * task's state: @c's current task leaves (before the next starts; it
+ * blocks when @blocked or after a task_block), task @task of @c starts
+ * running, an interrupt enters on top of the task (depth 0 -> 1) or the
+ * outermost one returns; at the end, every open interval ends. */
+int ht__states_task_out(struct ht_states *st, struct core *c, int64_t t,
+			size_t next_task, bool blocked);
+int ht__states_task_in(struct ht_states *st, struct core *c, size_t task,
+		       int64_t t);
+int ht__states_task_isr(struct ht_states *st, struct core *c, int64_t t,
+			bool enter);
+int ht__states_tasks_finish(struct ht_states *st);
+void ht__states_tasks_fini(struct ht_states *st);
 
 /*
  * Task states (states-tasks.c), driven by the slave events task_block,

@@ -180,6 +180,8 @@ static enum ev_role role_of_name(const char *full)
 	    {"msg_recv", EV_MSG_RECV},
 	    {"func_task_switch", EV_TASK_SWITCH},
 	    {"func_task_name", EV_TASK_NAME},
+	    {"task_block", EV_TASK_BLOCK},
+	    {"task_wake", EV_TASK_WAKE},
 	};
 	const char *n = ht_ctf_event_short_name(full);
 	size_t i;
@@ -460,6 +462,10 @@ static void charge_span(struct core *c, uint64_t d)
 		c->pub.isr_ns += d;
 		c->w_isr += d;
 		t = &c->tasks[c->isr.v[c->isr.n - 1].task];
+		if (c->task_open &&
+		    c->tasks[c->task.task].kind == HT_STATES_TASK) {
+			c->tasks[c->task.task].interrupted_ns += d;
+		}
 	} else if (!c->task_open) {
 		c->pub.unknown_ns += d;
 		c->w_unknown += d;
@@ -620,19 +626,23 @@ static int task_start(struct ht_states *st, struct core *c, size_t task,
 }
 
 static int do_switch(struct ht_states *st, struct core *c, size_t next,
-		     int64_t t)
+		     int64_t t, bool blocked)
 {
 	int ret;
 
 	if (c->task_open) {
-		ret = slice_end(st, c, &c->task, t, false);
+		ret = ht__states_task_out(st, c, t, next, blocked);
+		if (!ret) {
+			ret = slice_end(st, c, &c->task, t, false);
+		}
 		if (ret) {
 			return ret;
 		}
 		c->task_open = false;
 	}
 	c->pub.context_switches++;
-	return task_start(st, c, next, t);
+	ret = task_start(st, c, next, t);
+	return ret ? ret : ht__states_task_in(st, c, next, t);
 }
 
 /* The slot of @tid in the core's name table (free when not there). */
@@ -726,7 +736,6 @@ int ht__states_switch(struct ht_states *st, struct core *c,
 	size_t task;
 	int ret;
 
-	(void)prev_blocked;
 	if (prev_tid != HT__STATES_NO_TID && c->task_open &&
 	    !c->pending_switch && c->task.s.id != prev_tid) {
 		c->pub.switch_prev_mismatch++;
@@ -752,9 +761,35 @@ int ht__states_switch(struct ht_states *st, struct core *c,
 		/* the CPU switches when the outermost handler returns */
 		c->pending_switch = true;
 		c->pending_task = task;
+		c->pending_blocked = prev_blocked;
 		return 0;
 	}
-	return do_switch(st, c, task, t);
+	return do_switch(st, c, task, t, prev_blocked);
+}
+
+/* task_block (object, kind) and task_wake (tid, object). */
+static int on_block_wake(struct ht_states *st, struct core *c,
+			 const struct ht_ctf_msg *msg, int64_t t, bool block)
+{
+	uint64_t object = 0, v = HT_STATES_OBJ_OTHER;
+
+	if (block) {
+		if (!member_uint(st, msg, "object", &object)) {
+			return ht__states_anomaly(
+			    st, c, t, msg,
+			    "task_block without an integer object");
+		}
+		member_uint(st, msg, "kind", &v);
+		return ht__states_block(st, c, msg, t, object,
+					v > HT_STATES_OBJ_OTHER
+					    ? HT_STATES_OBJ_OTHER
+					    : (enum ht_states_object_kind)v);
+	}
+	if (!member_uint(st, msg, "tid", &v)) {
+		return ht__states_anomaly(st, c, t, msg,
+					  "task_wake without an integer tid");
+	}
+	return ht__states_wake(st, c, msg, t, v);
 }
 
 static int on_task_switch(struct ht_states *st, struct core *c,
@@ -861,6 +896,12 @@ static int on_isr(struct ht_states *st, struct core *c,
 		o.task = task;
 		c->pub.interrupts++;
 		c->tasks[task].slices++;
+		if (!c->isr.n) {
+			ret = ht__states_task_isr(st, c, t, true);
+			if (ret) {
+				return ret;
+			}
+		}
 		return push(st, c, &c->isr, &o, msg);
 	}
 	ret = pop_id(st, c, &c->isr, !has_irq, irq, t,
@@ -874,9 +915,15 @@ static int on_isr(struct ht_states *st, struct core *c,
 		    st, c, t, msg, "isr_exit irq %" PRIu64 " without isr_enter",
 		    irq);
 	}
+	if (!c->isr.n) {
+		ret = ht__states_task_isr(st, c, t, false);
+		if (ret) {
+			return ret;
+		}
+	}
 	if (!c->isr.n && c->pending_switch) {
 		c->pending_switch = false;
-		return do_switch(st, c, c->pending_task, t);
+		return do_switch(st, c, c->pending_task, t, c->pending_blocked);
 	}
 	return 0;
 }
@@ -1129,6 +1176,9 @@ int ht_states_create(struct ht_states **out, const struct ht_states_opts *opts,
 	if (st->opts.max_pending_msgs > (1u << 30)) {
 		st->opts.max_pending_msgs = 1u << 30;
 	}
+	if (!st->opts.max_waiting_tasks) {
+		st->opts.max_waiting_tasks = 65536;
+	}
 	if (!st->opts.max_depth) {
 		st->opts.max_depth = 64;
 	}
@@ -1159,6 +1209,7 @@ void ht_states_destroy(struct ht_states *st)
 	free(st->by_stream);
 	free(st->cls_map);
 	ht__states_msgs_fini(st);
+	ht__states_tasks_fini(st);
 	free(st);
 }
 
@@ -1294,6 +1345,13 @@ int ht_states_feed(struct ht_states *st, const struct ht_ctf_msg *msg)
 	case EV_FUNC_ENTRY:
 	case EV_FUNC_EXIT:
 		return on_func(st, c, msg, t, role == EV_FUNC_ENTRY);
+	case EV_TASK_BLOCK:
+	case EV_TASK_WAKE:
+		ret = on_block_wake(st, c, msg, t, role == EV_TASK_BLOCK);
+		if (ret || st->opts.no_events) {
+			return ret;
+		}
+		break;
 	case EV_TASK_NAME:
 		ret = on_task_name(st, c, msg, t);
 		if (ret || st->opts.no_events) {
@@ -1368,6 +1426,10 @@ int ht_states_finish(struct ht_states *st)
 		return 0;
 	}
 	st->finished = true;
+	ret = ht__states_tasks_finish(st);
+	if (ret) {
+		return ret;
+	}
 	for (i = 0; i < st->nr_cores; i++) {
 		struct core *c = st->cores[i];
 		int64_t t = c->pub.last_ns;

@@ -9,6 +9,7 @@
  * Script events (arguments in the order of hetrace-events.yaml):
  *   task_switch PREV_TID PREV_NAME NEXT_TID NEXT_NAME PRIO
  *   isr_enter IRQ | isr_exit IRQ
+ *   task_block OBJECT(hex) KIND | task_wake TID OBJECT(hex)
  *   msg_send ID DST SIZE | msg_recv ID SRC SIZE
  *   func_entry FN CALL_SITE | func_exit FN CALL_SITE
  *   sample VALUE DELTA LABEL
@@ -111,6 +112,16 @@ static void run_script(void)
 			} else {
 				barectf_core_trace_func_exit(core(c), a, b);
 			}
+		} else if (!strcmp(ev, "task_block")) {
+			if (sscanf(r, "%llx %llu", &a, &b) != 2) {
+				bad(lineno, line);
+			}
+			barectf_core_trace_task_block(core(c), a, b);
+		} else if (!strcmp(ev, "task_wake")) {
+			if (sscanf(r, "%llu %llx", &a, &b) != 2) {
+				bad(lineno, line);
+			}
+			barectf_core_trace_task_wake(core(c), a, b);
 		} else if (!strcmp(ev, "sample")) {
 			if (sscanf(r, "%llu %lld %255s", &a, &sd, s1) != 3) {
 				bad(lineno, line);

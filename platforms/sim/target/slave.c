@@ -37,6 +37,7 @@
 
 #define MAX_JOBS 16u
 #define INSTR_STACK 32u /* shadow stack frames: the filter is 2 deep */
+#define SIM_OBJ_MSG 0u	/* task_block kind: a message */
 #define INSTR_FUNCS 16u /* profile table (a power of two) */
 
 struct job {
@@ -58,6 +59,9 @@ static struct {
 	 */
 	struct job jobs[MAX_JOBS];
 	volatile uint32_t job_head, job_tail;
+	/* the count hiprio is blocked on (wait_count()), or NULL: the
+	 * mailbox handler traces its task_wake */
+	volatile uint32_t *volatile waiting;
 	volatile uint32_t pings; /* PING messages received */
 	volatile uint32_t pongs; /* PONG messages received */
 
@@ -226,14 +230,26 @@ static void sync_isr(void)
 	ISR_TRACE(sim_slave_trace_isr_exit(&S.ctx, SIM_IRQ_SYNC));
 }
 
+/* Interrupt context: hiprio, blocked on @count, is ready to run. */
+static void wake(volatile uint32_t *count)
+{
+	if (S.waiting == count) {
+		S.waiting = 0;
+		ISR_TRACE(sim_slave_trace_task_wake(&S.ctx, SIM_TID_HIPRIO,
+						    (uintptr_t)count));
+	}
+}
+
 static void receive(uint32_t src, const struct sim_msg *m)
 {
 	switch (m->type) {
 	case SIM_MSG_PING:
 		S.pings = S.pings + 1u;
+		wake(&S.pings);
 		break;
 	case SIM_MSG_PONG:
 		S.pongs = S.pongs + 1u;
+		wake(&S.pongs);
 		break;
 	case SIM_MSG_FREE:
 		if (m->buf < SIM_NBUF) {
@@ -295,13 +311,31 @@ static void task_switch(uint32_t prev, const char *prev_name, uint32_t next,
 					       next_name, prio));
 }
 
-/* Task context: sleeps until *@count (set by the mailbox handler) is non-zero,
- * then takes one. */
+/* hiprio's context: sleeps until *@count (set by the mailbox handler) is
+ * non-zero, then takes one. While it sleeps hiprio is blocked on the
+ * message (task_block, the object is the count's address) and idle
+ * runs; the handler traces task_wake (wake()), hiprio runs again. */
 static void wait_count(volatile uint32_t *count)
 {
+	int blocked = 0;
+
 	sim_bsp_irq_disable();
+	if (!*count && !S.sh->stop) {
+		blocked = 1;
+		S.waiting = count;
+		ISR_TRACE(sim_slave_trace_task_block(&S.ctx, (uintptr_t)count,
+						     SIM_OBJ_MSG));
+		ISR_TRACE(sim_slave_trace_task_switch(
+		    &S.ctx, SIM_TID_HIPRIO, "hiprio", SIM_TID_IDLE, "idle", 0));
+	}
 	while (!*count && !S.sh->stop) {
 		sim_bsp_wait_for_irq();
+	}
+	S.waiting = 0;
+	if (blocked) {
+		ISR_TRACE(sim_slave_trace_task_switch(
+		    &S.ctx, SIM_TID_IDLE, "idle", SIM_TID_HIPRIO, "hiprio",
+		    SIM_PRIO_HIPRIO));
 	}
 	if (*count) {
 		*count = *count - 1u;

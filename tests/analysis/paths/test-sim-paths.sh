@@ -40,5 +40,5 @@ for e in errs:
     print("FAIL:", e)
 sys.exit(1 if errs else 0)
 PY
-grep -q '^    hiprio preempted dsp1 and dsp2 for ' "$w/p.txt" || { bad "no 'hiprio preempted dsp1 and dsp2' line"; sed -n '/worst/,$p' "$w/p.txt"; }
+grep -Eq '^    hiprio preempted dsp1 for [0-9.]+ [mu]?s and dsp2 for ' "$w/p.txt" || { bad "no 'hiprio preempted dsp1 for .. and dsp2 for ..' line (per core)"; sed -n '/worst/,$p' "$w/p.txt"; }
 exit $fail

@@ -19,6 +19,7 @@ golden() { # NAME ARGS...: stdout vs NAME.expect, exit 0
 	if ! "$HETRACE" states "$@" >"$w/$name.out" 2>"$w/$name.err"; then
 		bad "$name: exit status $?: $(head -3 "$w/$name.err")"
 	fi
+	[ -n "${UPDATE_GOLDEN:-}" ] && cp "$w/$name.out" "$name.expect"
 	diff -u "$name.expect" "$w/$name.out" || bad "$name: output differs"
 }
 
