@@ -873,59 +873,45 @@ static int pop_id(struct ht_states *st, struct core *c, struct stack *s,
 	return ret;
 }
 
+/* Ends the interrupt @id (any: the innermost) at @t; *@found says
+ * whether one was open. The outermost one's return lets the task run
+ * again, and a switch seen inside the interrupts take effect. */
+static int isr_exit(struct ht_states *st, struct core *c,
+		    const struct ht_ctf_msg *msg, int64_t t, bool any,
+		    uint64_t id, bool *found)
+{
+	int ret = pop_id(st, c, &c->isr, any, id, t, &c->pub.isr_enter_unclosed,
+			 msg, found);
+
+	if (ret || !*found || c->isr.n) {
+		return ret;
+	}
+	ret = ht__states_task_isr(st, c, t, false);
+	if (!ret && c->pending_switch) {
+		c->pending_switch = false;
+		ret = do_switch(st, c, c->pending_task, t, c->pending_blocked);
+	}
+	return ret;
+}
+
 static int on_isr(struct ht_states *st, struct core *c,
 		  const struct ht_ctf_msg *msg, int64_t t, bool enter)
 {
 	uint64_t irq = 0;
 	bool has_irq = member_uint(st, msg, "irq", &irq), found;
-	struct open_slice o;
-	size_t task;
 	int ret;
 
 	if (enter) {
-		ret = task_of(c, HT_STATES_ISR, irq, NULL, &task);
-		if (ret) {
-			return ret;
-		}
-		memset(&o, 0, sizeof(o));
-		o.s.kind = HT_STATES_ISR;
-		o.s.id = irq;
-		o.s.name = c->tasks[task].name;
-		o.s.depth = c->isr.n + 1;
-		o.s.begin_ns = t;
-		o.task = task;
-		c->pub.interrupts++;
-		c->tasks[task].slices++;
-		if (!c->isr.n) {
-			ret = ht__states_task_isr(st, c, t, true);
-			if (ret) {
-				return ret;
-			}
-		}
-		return push(st, c, &c->isr, &o, msg);
+		return ht__states_isr_enter(st, c, msg, t, irq, NULL);
 	}
-	ret = pop_id(st, c, &c->isr, !has_irq, irq, t,
-		     &c->pub.isr_enter_unclosed, msg, &found);
-	if (ret) {
-		return ret;
-	}
-	if (!found) {
+	ret = isr_exit(st, c, msg, t, !has_irq, irq, &found);
+	if (!ret && !found) {
 		c->pub.isr_exit_unmatched++;
 		return ht__states_anomaly(
 		    st, c, t, msg, "isr_exit irq %" PRIu64 " without isr_enter",
 		    irq);
 	}
-	if (!c->isr.n) {
-		ret = ht__states_task_isr(st, c, t, false);
-		if (ret) {
-			return ret;
-		}
-	}
-	if (!c->isr.n && c->pending_switch) {
-		c->pending_switch = false;
-		return do_switch(st, c, c->pending_task, t, c->pending_blocked);
-	}
-	return 0;
+	return ret;
 }
 
 /* The function of a func_entry/func_exit: address and name fields. */
@@ -1028,6 +1014,12 @@ int ht__states_isr_enter(struct ht_states *st, struct core *c,
 	o.task = task;
 	c->pub.interrupts++;
 	c->tasks[task].slices++;
+	if (!c->isr.n) {
+		ret = ht__states_task_isr(st, c, t, true);
+		if (ret) {
+			return ret;
+		}
+	}
 	return push(st, c, &c->isr, &o, msg);
 }
 
@@ -1035,23 +1027,15 @@ int ht__states_isr_exit(struct ht_states *st, struct core *c,
 			const struct ht_ctf_msg *msg, int64_t t, uint64_t id)
 {
 	bool found;
-	int ret = pop_id(st, c, &c->isr, false, id, t,
-			 &c->pub.isr_enter_unclosed, msg, &found);
+	int ret = isr_exit(st, c, msg, t, false, id, &found);
 
-	if (ret) {
-		return ret;
-	}
-	if (!found) {
+	if (!ret && !found) {
 		c->pub.isr_exit_unmatched++;
 		return ht__states_anomaly(st, c, t, msg,
 					  "%s exit without its entry",
 					  msg->event->cls->name);
 	}
-	if (!c->isr.n && c->pending_switch) {
-		c->pending_switch = false;
-		return do_switch(st, c, c->pending_task, t);
-	}
-	return 0;
+	return ret;
 }
 
 int ht__states_func_enter(struct ht_states *st, struct core *c,

@@ -129,15 +129,16 @@ static int on_item(void *arg, const struct ht_states_item *it)
 /* Feeds @st the messages of stream file @file from @set (the others
  * skipped) up to and including its first event at or after @stop_ns
  * (INT64_MAX: to the end). */
-static void feed(struct ht_states *st, struct ht_ctf_set *set,
-		 const char *file, int64_t stop_ns)
+static void feed(struct ht_states *st, struct ht_ctf_set *set, const char *file,
+		 int64_t stop_ns)
 {
 	struct ht_ctf_msg m;
 	int ret;
 
 	while ((ret = ht_ctf_set_next(set, &m)) != HT_EEOF) {
 		if (ret) {
-			fprintf(stderr, "read: %s\n", ht_ctf_set_last_error(set));
+			fprintf(stderr, "read: %s\n",
+				ht_ctf_set_last_error(set));
 			exit(1);
 		}
 		if (strcmp(m.stream->file_name, file)) {
@@ -205,8 +206,7 @@ int main(void)
 		CHECK_MSG(sn.s[2].state == HT_STATES_READY &&
 			      sn.s[2].begin_ns == 3000 &&
 			      sn.s[2].end_ns == 4000,
-			  "ready %lld..%lld",
-			  (long long)sn.s[2].begin_ns,
+			  "ready %lld..%lld", (long long)sn.s[2].begin_ns,
 			  (long long)sn.s[2].end_ns);
 	}
 	for (i = 0; i < sn.n; i++) {
