@@ -36,9 +36,11 @@
 #include "sobel.h"
 
 #define MAX_JOBS 16u
-#define INSTR_STACK 32u /* shadow stack frames: the filter is 2 deep */
-#define SIM_OBJ_MSG 0u	/* task_block kind: a message */
-#define INSTR_FUNCS 16u /* profile table (a power of two) */
+#define INSTR_STACK 32u	 /* shadow stack frames: the filter is 2 deep */
+#define SIM_OBJ_MSG 0u	 /* task_block kind: a message */
+#define SIM_OBJ_QUEUE 2u /* task_block kind: a queue */
+#define SIM_OBJ_OTHER 3u /* task_block kind: another object */
+#define INSTR_FUNCS 16u	 /* profile table (a power of two) */
 
 struct job {
 	struct sim_msg msg;
@@ -62,6 +64,11 @@ static struct {
 	/* the count hiprio is blocked on (wait_count()), or NULL: the
 	 * mailbox handler traces its task_wake */
 	volatile uint32_t *volatile waiting;
+	/* the tids blocked on the job queue (bit tid), waiting for work:
+	 * the mailbox handler traces their task_wake */
+	volatile uint32_t queue_blocked;
+	/* hiprio waits for its next event (set between two events) */
+	uint32_t hiprio_blocked;
 	volatile uint32_t pings; /* PING messages received */
 	volatile uint32_t pongs; /* PONG messages received */
 
@@ -240,6 +247,12 @@ static void wake(volatile uint32_t *count)
 	}
 }
 
+/* The task that runs job @m. */
+static uint32_t job_tid(const struct sim_msg *m)
+{
+	return m->type == SIM_MSG_ALLOC_REQ ? SIM_TID_BUFMGR : SIM_TID_SOBEL;
+}
+
 static void receive(uint32_t src, const struct sim_msg *m)
 {
 	switch (m->type) {
@@ -258,9 +271,16 @@ static void receive(uint32_t src, const struct sim_msg *m)
 		break;
 	default:
 		if (S.job_head - S.job_tail < MAX_JOBS) {
+			uint32_t tid = job_tid(m);
+
 			S.jobs[S.job_head % MAX_JOBS].msg = *m;
 			S.jobs[S.job_head % MAX_JOBS].src = src;
 			S.job_head = S.job_head + 1u;
+			if (S.queue_blocked & (1u << tid)) {
+				S.queue_blocked &= ~(1u << tid);
+				ISR_TRACE(sim_slave_trace_task_wake(
+				    &S.ctx, tid, (uintptr_t)S.jobs));
+			}
 		}
 		break;
 	}
@@ -311,6 +331,30 @@ static void task_switch(uint32_t prev, const char *prev_name, uint32_t next,
 					       next_name, prio));
 }
 
+/*
+ * Task context, the job done: @tid waits for its next job on the queue
+ * when none is there (task_block, the object is the queue), and idle
+ * runs.
+ */
+static void job_done(uint32_t tid, const char *name)
+{
+	uint32_t k;
+
+	sim_bsp_irq_disable();
+	for (k = S.job_tail; k != S.job_head; k++) {
+		if (job_tid(&S.jobs[k % MAX_JOBS].msg) == tid) {
+			break;
+		}
+	}
+	if (k == S.job_head) {
+		S.queue_blocked |= 1u << tid;
+		ISR_TRACE(sim_slave_trace_task_block(&S.ctx, (uintptr_t)S.jobs,
+						     SIM_OBJ_QUEUE));
+	}
+	sim_bsp_irq_enable();
+	task_switch(tid, name, SIM_TID_IDLE, "idle", 0);
+}
+
 /* hiprio's context: sleeps until *@count (set by the mailbox handler) is
  * non-zero, then takes one. While it sleeps hiprio is blocked on the
  * message (task_block, the object is the count's address) and idle
@@ -352,6 +396,11 @@ static void run_hiprio(const struct sim_msg *stripe)
 {
 	struct sim_msg m;
 
+	if (S.hiprio_blocked) {
+		S.hiprio_blocked = 0;
+		TASK_TRACE(sim_slave_trace_task_wake(
+		    &S.ctx, SIM_TID_HIPRIO, (uintptr_t)&S.hiprio_blocked));
+	}
 	task_switch(SIM_TID_SOBEL, "sobel", SIM_TID_HIPRIO, "hiprio",
 		    SIM_PRIO_HIPRIO);
 	memset(&m, 0, sizeof(m));
@@ -372,6 +421,10 @@ static void run_hiprio(const struct sim_msg *stripe)
 		m.type = SIM_MSG_PONG;
 		send(stripe->peer, &m);
 	}
+	/* done: hiprio waits for its next event */
+	S.hiprio_blocked = 1;
+	TASK_TRACE(sim_slave_trace_task_block(
+	    &S.ctx, (uintptr_t)&S.hiprio_blocked, SIM_OBJ_OTHER));
 	task_switch(SIM_TID_HIPRIO, "hiprio", SIM_TID_SOBEL, "sobel",
 		    SIM_PRIO_SOBEL);
 }
@@ -418,7 +471,7 @@ static void run_sobel(const struct job *j)
 	m.edges = edges;
 	m.size = in->rows * SIM_WIDTH;
 	send(j->src, &m);
-	task_switch(SIM_TID_SOBEL, "sobel", SIM_TID_IDLE, "idle", 0);
+	job_done(SIM_TID_SOBEL, "sobel");
 }
 
 static void run_alloc(const struct job *j)
@@ -447,7 +500,7 @@ static void run_alloc(const struct job *j)
 	m.buf = b;
 	m.size = 2u * SIM_WIDTH * SIM_HEIGHT;
 	send(j->src, &m);
-	task_switch(SIM_TID_BUFMGR, "bufmgr", SIM_TID_IDLE, "idle", 0);
+	job_done(SIM_TID_BUFMGR, "bufmgr");
 }
 
 /*

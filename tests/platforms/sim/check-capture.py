@@ -39,8 +39,14 @@ def decode(path):
     for m in text_lines(path, EVENT, fail):
         fields = {}
         for k, v in FIELD.findall(m.group(4)):
-            # int(v, 0): addresses (func_* records) are printed in hex.
-            fields[k] = v[1:-1] if v.startswith('"') else int(v, 0)
+            # int(v, 0): addresses (func_* records) are printed in hex;
+            # an enumeration as ( "label" : container = N ): its label.
+            if v.startswith("("):
+                fields[k] = v.split('"')[1]
+            elif v.startswith('"'):
+                fields[k] = v[1:-1]
+            else:
+                fields[k] = int(v, 0)
         fields["core_id"] = int(m.group(3))
         events.append((int(m.group(1)), m.group(2), fields))
     return events
