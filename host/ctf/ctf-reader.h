@@ -389,6 +389,19 @@ enum ht_ctf_open_flags {
 	HT_CTF_EVENTS_ONLY = 1u << 1,
 };
 
+/* What to read of a set (API 6): ht_ctf_set_select_cores() and
+ * ht_ctf_set_set_range() done by ht_ctf_set_open(). */
+struct ht_ctf_select {
+	const char *const *cores; /* core names or ids; NULL: all */
+	size_t nr_cores;
+	int64_t begin_ns, end_ns; /* INT64_MIN, INT64_MAX: open sides */
+	/* EVENT messages only of the event classes whose name, or name
+	 * after its last ':', matches one of these fnmatch(3) patterns;
+	 * NULL: all */
+	const char *const *events;
+	size_t nr_events;
+};
+
 struct ht_ctf_open_opts {
 	unsigned flags; /* enum ht_ctf_open_flags */
 	/* Called for each warning (e.g. an unsupported TSDL construct
@@ -399,6 +412,8 @@ struct ht_ctf_open_opts {
 	 * --clock-offset and --clock-offset-ns do (API 6) */
 	int64_t clock_offset_s;
 	int64_t clock_offset_ns;
+	/* what to read (API 6); NULL: everything */
+	const struct ht_ctf_select *select;
 };
 
 /*
@@ -629,8 +644,8 @@ int64_t ht_ctf_stream_cycles_to_ns(const struct ht_ctf_stream *stream,
  *   (DISCARDED_PACKETS .before_first, ht_ctf_scan_ops.packet @lost).
  * - 6: ht_ctf_set_set_range(), ht_ctf_set_select_cores(),
  *   ht_ctf_set_stream_selected(), ht_ctf_set_first_ns(),
- *   ht_ctf_stream_core(), struct ht_ctf_open_opts .clock_offset_s and
- *   .clock_offset_ns; ht_ctf_set_seek_ns() bisects the packets of a
+ *   ht_ctf_stream_core(), struct ht_ctf_open_opts .clock_offset_s,
+ *   .clock_offset_ns and .select (struct ht_ctf_select); ht_ctf_set_seek_ns() bisects the packets of a
  *   stream whose packets are all of one size (64-bit timestamps).
  */
 #define HT_CTF_READER_API 6

@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,11 @@
 #include "common/path.h"
 #include "common/buf.h"
 #include "common/error.h"
+
+struct class_match {
+	const struct ht_ctf_event_class *cls; /* NULL: a free slot */
+	bool match;
+};
 
 /* The records of a stream in the range, by class (ht_ctf_stream_scan()). */
 struct range_tally {
@@ -40,6 +46,12 @@ struct ht_ctf_set {
 	int64_t begin_ns, end_ns;
 	/* ht_ctf_stream_scan() in a range: per stream, what it counted */
 	struct range_tally *tallies;
+	/* ht_ctf_select .events: the patterns, and per event class met
+	 * whether it matches (open addressing by class pointer) */
+	const char *const *events;
+	size_t nr_events;
+	struct class_match *matches;
+	size_t nr_matches, cap_matches;
 	/* ht_ctf_set_select_cores(): per stream, whether it is left out */
 	bool *left_out;
 	struct ht_ctf_open_opts opts;
@@ -460,6 +472,7 @@ void ht_ctf_set_close(struct ht_ctf_set *set)
 	free(set->traces);
 	free(set->heap);
 	free(set->left_out);
+	free(set->matches);
 	if (set->tallies) {
 		for (i = 0; i < set->nr_streams; i++) {
 			free(set->tallies[i].counts);
@@ -467,6 +480,26 @@ void ht_ctf_set_close(struct ht_ctf_set *set)
 	}
 	free(set->tallies);
 	free(set);
+}
+
+static int open_select(struct ht_ctf_set *set, const struct ht_ctf_select *sel,
+		       char *err, size_t err_len)
+{
+	int ret = 0;
+
+	set->events = sel->events;
+	set->nr_events = sel->nr_events;
+	if (sel->nr_cores) {
+		ret = ht_ctf_set_select_cores(set, sel->cores, sel->nr_cores,
+					      err, err_len);
+	}
+	if (!ret && ht_ctf_set_set_range(set, sel->begin_ns, sel->end_ns)) {
+		snprintf(err, err_len,
+			 "the range begins after its end (%lld > %lld ns)",
+			 (long long)sel->begin_ns, (long long)sel->end_ns);
+		ret = HT_EINVAL;
+	}
+	return ret;
 }
 
 int ht_ctf_set_open(struct ht_ctf_set **out, const char *const *paths,
@@ -542,6 +575,10 @@ int ht_ctf_set_open(struct ht_ctf_set **out, const char *const *paths,
 			ret = HT_ENOMEM;
 		}
 	}
+	if (!ret && opts && opts->select) {
+		ret = open_select(set, opts->select, err, err_len);
+	}
+	set->opts.select = NULL;
 	if (ret) {
 		if (ret == HT_ENOMEM && !err[0]) {
 			snprintf(err, err_len, "out of memory");
@@ -849,23 +886,92 @@ static int advance_top(struct ht_ctf_set *set)
 
 static int set_next(struct ht_ctf_set *set, struct ht_ctf_msg *msg);
 
+static bool class_matches(const struct ht_ctf_set *set,
+			  const struct ht_ctf_event_class *cls)
+{
+	const char *name = cls->name ? cls->name : "";
+	size_t i;
+
+	for (i = 0; i < set->nr_events; i++) {
+		if (!fnmatch(set->events[i], name, 0) ||
+		    !fnmatch(set->events[i], ht_ctf_event_short_name(name),
+			     0)) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Whether EVENT messages of @cls are delivered (ht_ctf_select .events). */
+static int event_wanted(struct ht_ctf_set *set,
+			const struct ht_ctf_event_class *cls, bool *wanted)
+{
+	size_t h, i;
+
+	if (2 * (set->nr_matches + 1) > set->cap_matches) {
+		size_t cap = set->cap_matches ? 2 * set->cap_matches : 64;
+		struct class_match *m = calloc(cap, sizeof(*m));
+
+		if (!m) {
+			return HT_ENOMEM;
+		}
+		for (i = 0; i < set->cap_matches; i++) {
+			if (set->matches[i].cls) {
+				h = ((uintptr_t)set->matches[i].cls >> 4) %
+				    cap;
+				while (m[h].cls) {
+					h = (h + 1) % cap;
+				}
+				m[h] = set->matches[i];
+			}
+		}
+		free(set->matches);
+		set->matches = m;
+		set->cap_matches = cap;
+	}
+	h = ((uintptr_t)cls >> 4) % set->cap_matches;
+	while (set->matches[h].cls && set->matches[h].cls != cls) {
+		h = (h + 1) % set->cap_matches;
+	}
+	if (!set->matches[h].cls) {
+		set->matches[h].cls = cls;
+		set->matches[h].match = class_matches(set, cls);
+		set->nr_matches++;
+	}
+	*wanted = set->matches[h].match;
+	return 0;
+}
+
 int ht_ctf_set_next(struct ht_ctf_set *set, struct ht_ctf_msg *msg)
 {
+	bool wanted;
 	int ret;
 
-	if (!set->ranged) {
+	if (!set->ranged && !set->nr_events) {
 		return set_next(set, msg);
 	}
 	if (set->past_end) {
 		return HT_EEOF;
 	}
-	ret = set_next(set, msg);
-	/* in time order: the first message past the end ends the range */
-	if (!ret && msg->has_time && msg->ns > set->end_ns) {
-		set->past_end = true;
-		return HT_EEOF;
+	for (;;) {
+		ret = set_next(set, msg);
+		if (ret) {
+			return ret;
+		}
+		/* in time order: the first message past the end ends the
+		 * range */
+		if (set->ranged && msg->has_time && msg->ns > set->end_ns) {
+			set->past_end = true;
+			return HT_EEOF;
+		}
+		if (msg->kind != HT_CTF_MSG_EVENT || !set->nr_events) {
+			return 0;
+		}
+		ret = event_wanted(set, msg->event->cls, &wanted);
+		if (ret || wanted) {
+			return ret;
+		}
 	}
-	return ret;
 }
 
 static int set_next(struct ht_ctf_set *set, struct ht_ctf_msg *msg)
