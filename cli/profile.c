@@ -36,6 +36,7 @@ struct ctx {
 	struct ht_ctf_open_opts opts;
 	uint64_t timeout_ms; /* a live TARGET */
 	bool strict_build_id;
+	struct ht_cli_range range; /* --core, --begin, --end */
 };
 
 static void usage(FILE *out)
@@ -61,7 +62,10 @@ static void usage(FILE *out)
 		"0: all)\n"
 		"  -s, --sort KEY         incl, excl, calls, avg or max "
 		"(default incl)\n"
-		"  -c, --core C           only core C\n"
+		"  -c, --core C           only core C (repeatable, or C,C...)\n"
+		"  --begin T, --end T, --timerange B,E\n"
+		"                         only the records in the range (times\n"
+		"                         as for `hetrace print`)\n"
 		"  -g, --callgraph        the call tree with times and counts\n"
 		"      --slices           every call: begin, core, depth, "
 		"function, ns\n"
@@ -486,7 +490,7 @@ static int parse_options(int argc, char **argv, struct ctx *x,
 	    HT_CLI_UINT('n', "top", &top, 0, 100000000,
 			"a number of functions"),
 	    HT_CLI_CALL('s', "sort", sort_opt, &x->key),
-	    HT_CLI_STRING('c', "core", &x->core),
+	    HT_CLI_RANGE(&x->range, 'c'),
 	    HT_CLI_FLAG('g', "callgraph", &x->graph),
 	    HT_CLI_FLAG(0, "slices", &x->slices),
 	    HT_CLI_BITS('k', "keep-going", &x->opts.flags, HT_CTF_KEEP_GOING),
@@ -503,6 +507,8 @@ static int parse_options(int argc, char **argv, struct ctx *x,
 		return ret;
 	}
 	x->top = (unsigned)top;
+	/* one core: the tables say it too (and a live target refuses it) */
+	x->core = x->range.nr_cores == 1 ? x->range.cores[0] : NULL;
 	return HT_CLI_GO_ON;
 }
 
@@ -660,7 +666,11 @@ int cmd_profile(int argc, char **argv)
 		goto out;
 	}
 	x.funcs = ht_func_names_slices(x.fnames);
-	status = ht_cli_open_traces(&set, traces.v, traces.nr, &x.opts);
+	status = ht_cli_range_prepare(&x.range, traces.v, traces.nr, &x.opts,
+				      false);
+	if (status == HT_CLI_GO_ON) {
+		status = ht_cli_open_traces(&set, traces.v, traces.nr, &x.opts);
+	}
 	if (status) {
 		goto out;
 	}
