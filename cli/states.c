@@ -230,6 +230,9 @@ static int parse_options(int argc, char **argv, struct states_args *a)
 	if (ret != HT_CLI_GO_ON) {
 		return ret;
 	}
+	/* one core: its tables only, no message totals (its peers are
+	 * not read) */
+	a->x.core_sel = a->range.nr_cores == 1 ? a->range.cores[0] : NULL;
 	/* not given: 0, the model's default */
 	a->sopts.window_ns = (int64_t)window_ns;
 	a->sopts.max_pending_msgs = (size_t)pending;

@@ -235,7 +235,7 @@ static int parse_at(const char *text, size_t len, size_t base,
 			c.why = spec->month ? "day 00" : "month 00";
 			ok = false;
 		}
-	} else if (is_digit(buf[0]) && is_digit(buf[1]) && buf[2] == ':') {
+	} else if (buf[strspn(buf, "0123456789")] == ':' && is_digit(buf[0])) {
 		spec->kind = HT_TIME_SPEC_DAY;
 		ok = day_time(&c, &spec->ns);
 	} else {
