@@ -51,9 +51,8 @@ static void usage(FILE *out)
 		"                     repeatable; relocated images: the load "
 		"base from\n"
 		"                     the trace's func_base record)\n"
-		"  -q, --quiet        no summary on stderr\n"
-		HT_CLI_RANGE_HELP HT_CLI_EVENTS_HELP
-		"  -h, --help         this help\n");
+		"  -q, --quiet        no summary on stderr\n" HT_CLI_RANGE_HELP
+		    HT_CLI_EVENTS_HELP "  -h, --help         this help\n");
 }
 
 static void warn_cb(void *arg, const char *msg)
@@ -177,11 +176,11 @@ int cmd_export(int argc, char **argv)
 		return HT_EXIT_FAIL;
 	}
 	a.eopts.fnames = fnames;
-	status = ht_cli_range_prepare(&a.range, a.traces.v, a.traces.nr,
-				      &opts, false);
+	status = ht_cli_range_prepare(&a.range, a.traces.v, a.traces.nr, &opts,
+				      false);
 	if (status == HT_CLI_GO_ON) {
-		status = ht_cli_open_traces(&set, a.traces.v, a.traces.nr,
-					    &opts);
+		status =
+		    ht_cli_open_traces(&set, a.traces.v, a.traces.nr, &opts);
 	}
 	if (status) {
 		goto destroy_fnames;

@@ -50,9 +50,8 @@ static void usage(FILE *out)
 		"options:\n"
 		"  -n, --top N        show the N most frequent event types "
 		"(default 10)\n"
-		"  -k, --keep-going   skip damaged packets and go on\n"
-		HT_CLI_RANGE_HELP
-		"  -h, --help         this help\n",
+		"  -k, --keep-going   skip damaged packets and go "
+		"on\n" HT_CLI_RANGE_HELP "  -h, --help         this help\n",
 		ht_cli_prog);
 }
 
@@ -357,8 +356,8 @@ static int parse_options(int argc, char **argv, struct ht_ctf_open_opts *opts,
 	};
 	int ret;
 
-	ret = ht_cli_parse(argc, argv, table, HT_CLI_WANT_TRACES, usage,
-			   traces);
+	ret =
+	    ht_cli_parse(argc, argv, table, HT_CLI_WANT_TRACES, usage, traces);
 	if (ret != HT_CLI_GO_ON) {
 		return ret;
 	}

@@ -366,13 +366,12 @@ int ht_cli_range_opt(const struct ht_cli_opt *opt, const char *arg)
 			ht_cli_prog, opt->name);
 		return HT_EXIT_USAGE;
 	}
-	if (ht_time_spec_parse(arg, !strcmp(opt->name, "begin") ? &r->begin
-								 : &r->end,
-			       &at, &why)) {
+	if (ht_time_spec_parse(
+		arg, !strcmp(opt->name, "begin") ? &r->begin : &r->end, &at,
+		&why)) {
 		return bad_time(opt, arg, at, why);
 	}
-	*(!strcmp(opt->name, "begin") ? &r->begin_given : &r->end_given) =
-	    true;
+	*(!strcmp(opt->name, "begin") ? &r->begin_given : &r->end_given) = true;
 	return HT_CLI_GO_ON;
 }
 

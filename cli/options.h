@@ -220,16 +220,16 @@ struct ht_cli_range {
 
 /* --event GLOB, repeatable: HT_CLI_EVENTS(&range) in the table. */
 #define HT_CLI_EVENTS(r)                                                       \
-	HT_CLI_LIST(0, "event", (r)->events, &(r)->nr_events,                 \
+	HT_CLI_LIST(0, "event", (r)->events, &(r)->nr_events,                  \
 		    HT_CLI_MAX_CORES, "event name patterns")
 #define HT_CLI_EVENTS_HELP                                                     \
-	"  --event GLOB       only the events whose name, or name after its\n"   \
+	"  --event GLOB       only the events whose name, or name after its\n" \
 	"                     last ':', matches GLOB (fnmatch; repeatable)\n"
 
 int ht_cli_range_opt(const struct ht_cli_opt *opt, const char *arg);
 int ht_cli_core_opt(const struct ht_cli_opt *opt, const char *arg);
 
-#define HT_CLI_RANGE(r, core_letter)                                          \
+#define HT_CLI_RANGE(r, core_letter)                                           \
 	HT_CLI_CALL(0, "begin", ht_cli_range_opt, (r)),                        \
 	    HT_CLI_CALL(0, "end", ht_cli_range_opt, (r)),                      \
 	    HT_CLI_CALL(0, "timerange", ht_cli_range_opt, (r)),                \
@@ -237,13 +237,17 @@ int ht_cli_core_opt(const struct ht_cli_opt *opt, const char *arg);
 
 /* The lines of the help text for HT_CLI_RANGE(). */
 #define HT_CLI_RANGE_HELP                                                      \
-	"  --begin T          only from time T on: [YYYY-MM-DD ]HH:MM[:SS[.NS]]\n" \
-	"                     (local time, as babeltrace2), [-]SEC[.NS] from\n"    \
-	"                     the clock's origin, or +N[s|ms|us|ns] after the\n"   \
-	"                     trace's first time\n"                                \
-	"  --end T            only up to time T (included); same forms\n"         \
-	"  --timerange B,E    --begin B --end E ([B,E] too)\n"                    \
-	"  --core NAME        only the streams of core NAME (a name or a core\n"  \
+	"  --begin T          only from time T on: [YYYY-MM-DD "               \
+	"]HH:MM[:SS[.NS]]\n"                                                   \
+	"                     (local time, as babeltrace2), [-]SEC[.NS] "      \
+	"from\n"                                                               \
+	"                     the clock's origin, or +N[s|ms|us|ns] after "    \
+	"the\n"                                                                \
+	"                     trace's first time\n"                            \
+	"  --end T            only up to time T (included); same forms\n"      \
+	"  --timerange B,E    --begin B --end E ([B,E] too)\n"                 \
+	"  --core NAME        only the streams of core NAME (a name or a "     \
+	"core\n"                                                               \
 	"                     id; repeatable, or NAME,NAME...)\n"
 
 /*

@@ -32,8 +32,8 @@ static void usage(FILE *out)
 		"(default 3)\n"
 		"  -j, --json         write the whole result as JSON\n"
 		"  -o, --output FILE  write to FILE instead of stdout\n"
-		"      --check        validate FILE.yaml only (no TRACE)\n"
-		HT_CLI_RANGE_HELP
+		"      --check        validate FILE.yaml only (no "
+		"TRACE)\n" HT_CLI_RANGE_HELP
 		"  -h, --help         this help\n\n"
 		"exit status: 0 done, 1 a bad path file or trace, 2 usage\n",
 		ht_cli_prog);
@@ -132,8 +132,8 @@ int cmd_paths(int argc, char **argv)
 	{
 		struct ht_ctf_open_opts oo = {0};
 
-		status = ht_cli_range_prepare(&a.range, a.traces.v,
-					      a.traces.nr, &oo, false);
+		status = ht_cli_range_prepare(&a.range, a.traces.v, a.traces.nr,
+					      &oo, false);
 		if (status != HT_CLI_GO_ON) {
 			ht_path_desc_destroy(desc);
 			return status;

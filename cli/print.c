@@ -59,9 +59,9 @@ static void usage(FILE *out)
 	    "                     compared (a capture's cores before\n"
 	    "                     `hetrace sync`), each line naming its\n"
 	    "                     trace (<TRACE> before the event name);\n"
-	    "                     else they are refused\n"
-	    HT_CLI_RANGE_HELP HT_CLI_EVENTS_HELP
-	    "  --clock-offset SEC add SEC seconds to the offset of every clock\n"
+	    "                     else they are refused\n" HT_CLI_RANGE_HELP
+		HT_CLI_EVENTS_HELP "  --clock-offset SEC add SEC seconds to "
+	    "the offset of every clock\n"
 	    "                     (babeltrace2's --clock-offset)\n"
 	    "  --clock-offset-ns NS\n"
 	    "                     add NS nanoseconds to it\n"

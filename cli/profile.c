@@ -41,45 +41,46 @@ struct ctx {
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"usage: %s [OPTIONS] TRACE...\n"
-		"       %s [--elf FW] [-n N] [--sort KEY] [--timeout MS] "
-		"TARGET\n\n"
-		"Function profile of the func_entry/func_exit records of the "
-		"CTF traces\nunder TRACE... (-finstrument-functions, "
-		"docs/instrument.md): per core\nand over all cores, calls, "
-		"inclusive, exclusive, mean and max time\nin ns; the on-target "
-		"profile when the trace holds its dump. A warning says\n"
-		"when the records cover only part of the run (events "
-		"discarded,\npackets lost, fewer calls than the on-target "
-		"profile counted).\n\n"
-		"options:\n"
-		"  -e, --elf [CORE=]FILE  function names (and file:line) from "
-		"FILE, for\n"
-		"                         core CORE only or every core; "
-		"repeatable\n"
-		"  -n, --top N            N functions per table (default 20, "
-		"0: all)\n"
-		"  -s, --sort KEY         incl, excl, calls, avg or max "
-		"(default incl)\n"
-		"  -c, --core C           only core C (repeatable, or C,C...)\n"
-		"  --begin T, --end T, --timerange B,E\n"
-		"                         only the records in the range (times\n"
-		"                         as for `hetrace print`)\n"
-		"  -g, --callgraph        the call tree with times and counts\n"
-		"      --slices           every call: begin, core, depth, "
-		"function, ns\n"
-		"  -k, --keep-going       skip damaged packets and go on\n"
-		"  -h, --help             this help\n\n"
-		"TARGET, a live target on a serial link (docs/serial.md): "
-		"unix:PATH,\ntcp:HOST:PORT, HOST:PORT, pty:PATH, /dev/... "
-		"(a tty, [:BAUD]) or any\ncharacter device; anything else is a "
-		"trace. Its on-target profile is\nread page by page and shown "
-		"as a dumped one, names from --elf FW\n(one file), times "
-		"converted with the target's clock frequency.\n"
-		"      --timeout MS       wait for each reply (default 1000)\n"
-		"      --strict-build-id  FW's build id must be the target's\n",
-		ht_cli_prog, ht_cli_prog);
+	fprintf(
+	    out,
+	    "usage: %s [OPTIONS] TRACE...\n"
+	    "       %s [--elf FW] [-n N] [--sort KEY] [--timeout MS] "
+	    "TARGET\n\n"
+	    "Function profile of the func_entry/func_exit records of the "
+	    "CTF traces\nunder TRACE... (-finstrument-functions, "
+	    "docs/instrument.md): per core\nand over all cores, calls, "
+	    "inclusive, exclusive, mean and max time\nin ns; the on-target "
+	    "profile when the trace holds its dump. A warning says\n"
+	    "when the records cover only part of the run (events "
+	    "discarded,\npackets lost, fewer calls than the on-target "
+	    "profile counted).\n\n"
+	    "options:\n"
+	    "  -e, --elf [CORE=]FILE  function names (and file:line) from "
+	    "FILE, for\n"
+	    "                         core CORE only or every core; "
+	    "repeatable\n"
+	    "  -n, --top N            N functions per table (default 20, "
+	    "0: all)\n"
+	    "  -s, --sort KEY         incl, excl, calls, avg or max "
+	    "(default incl)\n"
+	    "  -c, --core C           only core C (repeatable, or C,C...)\n"
+	    "  --begin T, --end T, --timerange B,E\n"
+	    "                         only the records in the range (times\n"
+	    "                         as for `hetrace print`)\n"
+	    "  -g, --callgraph        the call tree with times and counts\n"
+	    "      --slices           every call: begin, core, depth, "
+	    "function, ns\n"
+	    "  -k, --keep-going       skip damaged packets and go on\n"
+	    "  -h, --help             this help\n\n"
+	    "TARGET, a live target on a serial link (docs/serial.md): "
+	    "unix:PATH,\ntcp:HOST:PORT, HOST:PORT, pty:PATH, /dev/... "
+	    "(a tty, [:BAUD]) or any\ncharacter device; anything else is a "
+	    "trace. Its on-target profile is\nread page by page and shown "
+	    "as a dumped one, names from --elf FW\n(one file), times "
+	    "converted with the target's clock frequency.\n"
+	    "      --timeout MS       wait for each reply (default 1000)\n"
+	    "      --strict-build-id  FW's build id must be the target's\n",
+	    ht_cli_prog, ht_cli_prog);
 }
 
 static bool core_selected(const char *want, const char *name)
@@ -666,8 +667,8 @@ int cmd_profile(int argc, char **argv)
 		goto out;
 	}
 	x.funcs = ht_func_names_slices(x.fnames);
-	status = ht_cli_range_prepare(&x.range, traces.v, traces.nr, &x.opts,
-				      false);
+	status =
+	    ht_cli_range_prepare(&x.range, traces.v, traces.nr, &x.opts, false);
 	if (status == HT_CLI_GO_ON) {
 		status = ht_cli_open_traces(&set, traces.v, traces.nr, &x.opts);
 	}

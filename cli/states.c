@@ -36,8 +36,8 @@ static void usage(FILE *out)
 		"interrupt line the run time and share; messages matched.\n"
 		"Unmatched begin/end events are reported and counted.\n\n"
 		"options:\n"
-		"  -w, --window NS    also per time window of NS ns\n"
-		HT_CLI_RANGE_HELP
+		"  -w, --window NS    also per time window of NS "
+		"ns\n" HT_CLI_RANGE_HELP
 		"      --pending N    sends kept waiting for their receive "
 		"(default 65536;\n"
 		"                     older ones are reported unmatched)\n"

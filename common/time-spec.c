@@ -88,8 +88,7 @@ static bool day_time(struct cursor *c, int64_t *ns)
 	int h, m, sec = 0;
 	int64_t frac = 0;
 
-	if (!fixed(c, 2, 23, "expected the hour as 2 digits (00 to 23)",
-		   &h) ||
+	if (!fixed(c, 2, 23, "expected the hour as 2 digits (00 to 23)", &h) ||
 	    !lit(c, ':', "expected ':' after the hour") ||
 	    !fixed(c, 2, 59, "expected the minutes as 2 digits (00 to 59)",
 		   &m)) {
@@ -223,7 +222,8 @@ static int parse_at(const char *text, size_t len, size_t base,
 		spec->kind = HT_TIME_SPEC_DATE;
 		ok = fixed(&c, 4, 9999, NULL, &spec->year) &&
 		     lit(&c, '-', NULL) &&
-		     fixed(&c, 2, 12, "expected the month as 2 digits (01 to 12)",
+		     fixed(&c, 2, 12,
+			   "expected the month as 2 digits (01 to 12)",
 			   &spec->month) &&
 		     lit(&c, '-', "expected '-' after the month") &&
 		     fixed(&c, 2, 31, "expected the day as 2 digits (01 to 31)",

@@ -645,8 +645,9 @@ int64_t ht_ctf_stream_cycles_to_ns(const struct ht_ctf_stream *stream,
  * - 6: ht_ctf_set_set_range(), ht_ctf_set_select_cores(),
  *   ht_ctf_set_stream_selected(), ht_ctf_set_first_ns(),
  *   ht_ctf_stream_core(), struct ht_ctf_open_opts .clock_offset_s,
- *   .clock_offset_ns and .select (struct ht_ctf_select); ht_ctf_set_seek_ns() bisects the packets of a
- *   stream whose packets are all of one size (64-bit timestamps).
+ *   .clock_offset_ns and .select (struct ht_ctf_select); ht_ctf_set_seek_ns()
+ * bisects the packets of a stream whose packets are all of one size (64-bit
+ * timestamps).
  */
 #define HT_CTF_READER_API 6
 

@@ -330,12 +330,12 @@ static void apply_clock_offset(struct ht__trace *t,
 		sec--;
 	}
 	for (i = 0; i < t->pub.nr_clocks; i++) {
-		struct ht_ctf_clock *c = (struct ht_ctf_clock *)t->pub.clocks[i];
+		struct ht_ctf_clock *c =
+		    (struct ht_ctf_clock *)t->pub.clocks[i];
 		int64_t freq = c->freq_hz ? (int64_t)c->freq_hz : 1;
 
 		c->offset_s += sec;
-		c->offset_cycles +=
-		    (int64_t)((double)ns * (double)freq / 1e9);
+		c->offset_cycles += (int64_t)((double)ns * (double)freq / 1e9);
 		if (c->offset_cycles >= freq) {
 			c->offset_s += c->offset_cycles / freq;
 			c->offset_cycles %= freq;
@@ -917,8 +917,7 @@ static int event_wanted(struct ht_ctf_set *set,
 		}
 		for (i = 0; i < set->cap_matches; i++) {
 			if (set->matches[i].cls) {
-				h = ((uintptr_t)set->matches[i].cls >> 4) %
-				    cap;
+				h = ((uintptr_t)set->matches[i].cls >> 4) % cap;
 				while (m[h].cls) {
 					h = (h + 1) % cap;
 				}
@@ -1114,8 +1113,8 @@ static int range_records(void *arg, const struct ht_ctf_event_class *const *cls,
 			size_t nr = r->s->pub.stream_class->nr_event_classes;
 
 			if (t->nr < nr) {
-				uint64_t *c = realloc(t->counts,
-						      nr * sizeof(*c));
+				uint64_t *c =
+				    realloc(t->counts, nr * sizeof(*c));
 
 				if (!c) {
 					return HT_ENOMEM;
@@ -1168,7 +1167,8 @@ static int scan_range(struct ht_ctf_set *set, struct ht__stream *s,
 	int ret;
 
 	if (!set->tallies) {
-		set->tallies = calloc(set->nr_streams + 1, sizeof(*set->tallies));
+		set->tallies =
+		    calloc(set->nr_streams + 1, sizeof(*set->tallies));
 		if (!set->tallies) {
 			return HT_ENOMEM;
 		}
@@ -1261,11 +1261,10 @@ int ht_ctf_set_select_cores(struct ht_ctf_set *set, const char *const *names,
 		s->pkt_off = 0;
 		/* a stream whose first packet cannot be read is named by
 		 * its file; its damage is reported when it is read */
-		ht_ctf_stream_core(&s->pub,
-				   ht__stream_read_packet(s, true)
-				       ? NULL
-				       : s->pkt.context,
-				   buf, sizeof(buf), &c);
+		ht_ctf_stream_core(
+		    &s->pub,
+		    ht__stream_read_packet(s, true) ? NULL : s->pkt.context,
+		    buf, sizeof(buf), &c);
 		ht__stream_rewind(s);
 		for (k = 0; k < nr; k++) {
 			if (core_named(&c, names[k])) {

@@ -105,8 +105,7 @@ int main(void)
 	/* --timerange */
 	CHECK(!ht_time_spec_parse_range("1,2", &b, &e, &at, &why));
 	CHECK(b.ns == 1000000000 && e.ns == 2000000000);
-	CHECK(!ht_time_spec_parse_range("[22:14:38,+1ms]", &b, &e, &at,
-					&why));
+	CHECK(!ht_time_spec_parse_range("[22:14:38,+1ms]", &b, &e, &at, &why));
 	CHECK(b.kind == HT_TIME_SPEC_DAY && e.kind == HT_TIME_SPEC_RELATIVE &&
 	      e.ns == 1000000);
 	CHECK(ht_time_spec_parse_range("1", &b, &e, &at, &why) == HT_EINVAL &&
