@@ -38,11 +38,15 @@ for core in range(3):
             disc += 5  # events lost before this packet
         if p == 23 and core == 2:
             seq += 1   # a packet lost
-        pkts.append(t.packet(evs, base, base + 999000, seq, disc,
-                             extra={'core_id': core}, pad_bits=8 * 2048))
+        pkts.append((evs, base, seq, disc, core))
         seq += 1
     streams['stream_%d' % core] = pkts
-t.write(out, streams)
+# packets of one size (found by bisection), and of varying sizes (walked)
+for name, pad in (('', 8 * 2048), ('-var', 64)):
+    t.write(out + name, {f: [t.packet(e, b, b + 999000, q, d,
+                                      extra={'core_id': c}, pad_bits=pad)
+                             for (e, b, q, d, c) in ps]
+                         for f, ps in streams.items()})
 PY
 T="$W/t"
 S=1700000000
@@ -59,6 +63,8 @@ for r in "$S.005000000 $S.005200000" "$S.003500000 $S.009100000" \
 	check "$T" -- "${opts[@]}"
 	check "$T" -- "${opts[@]}" --clock-seconds
 done
+check "$T-var" -- --begin "$S.016900000" --end "$S.024100000"
+check "$T-var" -- --begin "$S.030000000"
 check "$T" -- --timerange "$S.002,$S.003"
 check "$T" -- "--timerange=[$S.030,$S.0305]"
 check "$T" -- --begin 22:13:20.010 --end 22:13:20.0101 --clock-gmt
@@ -129,6 +135,24 @@ for r in "0.000001000 0.000002000" "0.100000000 0.101000000" \
 	cmp -s "$W/big.want" "$W/big.ht" || bad "big $r: $(diff "$W/big.want" "$W/big.ht" | head -3)"
 done
 check "$W/big" -- --begin "$S.1234" --end "$S.1236"
+
+# a damaged packet where the bisection looks first (packet 512 of
+# 1024): the stream is walked instead; with -k the window after it is
+# the full print's, cut, and the damage is reported (exit 1)
+printf 'XXXX' | dd of="$W/big/stream" bs=1 seek=$((512 * 65536)) conv=notrunc 2>/dev/null
+"$HETRACE" print -k --clock-seconds --no-delta "$W/big" >"$W/dmg.all" 2>/dev/null
+for r in "0.150000001 0.150300000" "0.100000000 0.110000000"; do
+	set -- $r
+	rc=0
+	bounded 20 400 "$HETRACE" print -k --clock-seconds --no-delta \
+		--begin "$S${1#0}" --end "$S${2#0}" "$W/big" >"$W/dmg.ht" 2>"$W/dmg.err" || rc=$?
+	awk -v b="$S${1#0}" -v e="$S${2#0}" '{ t = substr($1, 2, 20); if (t >= b && t <= e) print }' \
+		"$W/dmg.all" >"$W/dmg.want"
+	[ -s "$W/dmg.want" ] || bad "damaged $r: empty window"
+	cmp -s "$W/dmg.want" "$W/dmg.ht" || bad "damaged $r: $(diff "$W/dmg.want" "$W/dmg.ht" | head -3)"
+	[ "$rc" = 1 ] && grep -q "wrong packet magic" "$W/dmg.err" ||
+		bad "damaged $r: exit $rc, $(head -2 "$W/dmg.err")"
+done
 
 finish || fail=1
 exit $fail
