@@ -500,7 +500,8 @@ void ht_ctf_stream_core(const struct ht_ctf_stream *s,
 /*
  * Reads only the streams of the cores named in @names (@nr of them,
  * each a core name or a core id in decimal; ht_ctf_stream_core()
- * names them from each stream's first packet). The others are not
+ * names them from each stream's first packet; a stream whose core the
+ * env does not name is named by its file name too). The others are not
  * read: ht_ctf_set_next() gives none of their messages and
  * ht_ctf_stream_scan() ends them at once. A name that no stream has
  * is an error: HT_ENOENT with "no core 'X' in the trace (cores: ...)"

@@ -1267,7 +1267,11 @@ int ht_ctf_set_select_cores(struct ht_ctf_set *set, const char *const *names,
 		    buf, sizeof(buf), &c);
 		ht__stream_rewind(s);
 		for (k = 0; k < nr; k++) {
-			if (core_named(&c, names[k])) {
+			/* a core without a name in the env: its file's
+			 * name too (as `profile` names it) */
+			if (core_named(&c, names[k]) ||
+			    (c.name == buf &&
+			     !strcmp(s->pub.file_name, names[k]))) {
 				found[k] = in = true;
 			}
 		}
