@@ -51,8 +51,8 @@ static void usage(FILE *out)
 		"                     repeatable; relocated images: the load "
 		"base from\n"
 		"                     the trace's func_base record)\n"
-		"  -q, --quiet        no summary on stderr\n"
-		"  -h, --help         this help\n");
+		"  -q, --quiet        no summary on stderr\n" HT_CLI_RANGE_HELP
+		    HT_CLI_EVENTS_HELP "  -h, --help         this help\n");
 }
 
 static void warn_cb(void *arg, const char *msg)
@@ -71,6 +71,7 @@ struct export_args {
 	struct ht_cli_elfs elfs;
 	bool quiet;
 	struct ht_cli_args traces;
+	struct ht_cli_range range;
 };
 
 /* --format F. */
@@ -97,6 +98,8 @@ static int parse_options(int argc, char **argv, struct export_args *a)
 	    /* opened once the options are known to be right */
 	    HT_CLI_ELF(&a->elfs),
 	    HT_CLI_FLAG('q', "quiet", &a->quiet),
+	    HT_CLI_RANGE(&a->range, 'c'),
+	    HT_CLI_EVENTS(&a->range),
 	    HT_CLI_OPT_END,
 	};
 	int ret;
@@ -173,7 +176,12 @@ int cmd_export(int argc, char **argv)
 		return HT_EXIT_FAIL;
 	}
 	a.eopts.fnames = fnames;
-	status = ht_cli_open_traces(&set, a.traces.v, a.traces.nr, &opts);
+	status = ht_cli_range_prepare(&a.range, a.traces.v, a.traces.nr, &opts,
+				      false);
+	if (status == HT_CLI_GO_ON) {
+		status =
+		    ht_cli_open_traces(&set, a.traces.v, a.traces.nr, &opts);
+	}
 	if (status) {
 		goto destroy_fnames;
 	}

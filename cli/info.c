@@ -50,8 +50,8 @@ static void usage(FILE *out)
 		"options:\n"
 		"  -n, --top N        show the N most frequent event types "
 		"(default 10)\n"
-		"  -k, --keep-going   skip damaged packets and go on\n"
-		"  -h, --help         this help\n",
+		"  -k, --keep-going   skip damaged packets and go "
+		"on\n" HT_CLI_RANGE_HELP "  -h, --help         this help\n",
 		ht_cli_prog);
 }
 
@@ -345,21 +345,29 @@ static size_t count_streams(struct ht_ctf_set *set)
 
 /* Returns HT_CLI_GO_ON when the command goes on, else its exit status. */
 static int parse_options(int argc, char **argv, struct ht_ctf_open_opts *opts,
-			 uint64_t *top, struct ht_cli_args *traces)
+			 uint64_t *top, struct ht_cli_range *range,
+			 struct ht_cli_args *traces)
 {
 	const struct ht_cli_opt table[] = {
 	    HT_CLI_UINT('n', "top", top, 0, 1000000, "a number of event types"),
 	    HT_CLI_BITS('k', "keep-going", &opts->flags, HT_CTF_KEEP_GOING),
+	    HT_CLI_RANGE(range, 'c'),
 	    HT_CLI_OPT_END,
 	};
+	int ret;
 
-	return ht_cli_parse(argc, argv, table, HT_CLI_WANT_TRACES, usage,
-			    traces);
+	ret =
+	    ht_cli_parse(argc, argv, table, HT_CLI_WANT_TRACES, usage, traces);
+	if (ret != HT_CLI_GO_ON) {
+		return ret;
+	}
+	return ht_cli_range_prepare(range, traces->v, traces->nr, opts, false);
 }
 
 int cmd_info(int argc, char **argv)
 {
 	struct ht_ctf_open_opts opts = {.warn = ht_cli_warn};
+	struct ht_cli_range range = {0};
 	struct ht_cli_args traces;
 	struct ht_ctf_set *set = NULL;
 	struct stream_stats *stats = NULL;
@@ -367,7 +375,7 @@ int cmd_info(int argc, char **argv)
 	size_t nstreams, t, i;
 	int ret, status = HT_EXIT_OK;
 
-	ret = parse_options(argc, argv, &opts, &top, &traces);
+	ret = parse_options(argc, argv, &opts, &top, &range, &traces);
 	if (ret != HT_CLI_GO_ON) {
 		return ret;
 	}

@@ -328,3 +328,142 @@ free_tables:
 	free(shortopts);
 	return ret;
 }
+
+/* ---- --begin, --end, --timerange, --core ---- */
+
+/* "hetrace CMD: --NAME 'ARG': column N: WHY" */
+static int bad_time(const struct ht_cli_opt *opt, const char *arg, size_t at,
+		    const char *why)
+{
+	fprintf(stderr, "%s: --%s '%s': column %zu: %s\n", ht_cli_prog,
+		opt->name, arg, at + 1, why);
+	return HT_EXIT_USAGE;
+}
+
+int ht_cli_range_opt(const struct ht_cli_opt *opt, const char *arg)
+{
+	struct ht_cli_range *r = opt->to.arg;
+	const char *why;
+	size_t at;
+
+	if (!strcmp(opt->name, "timerange")) {
+		if (r->begin_given || r->end_given) {
+			fprintf(stderr,
+				"%s: --timerange cannot be used with --begin "
+				"or --end\n",
+				ht_cli_prog);
+			return HT_EXIT_USAGE;
+		}
+		if (ht_time_spec_parse_range(arg, &r->begin, &r->end, &at,
+					     &why)) {
+			return bad_time(opt, arg, at, why);
+		}
+		r->timerange_given = true;
+		return HT_CLI_GO_ON;
+	}
+	if (r->timerange_given) {
+		fprintf(stderr, "%s: --%s cannot be used with --timerange\n",
+			ht_cli_prog, opt->name);
+		return HT_EXIT_USAGE;
+	}
+	if (ht_time_spec_parse(
+		arg, !strcmp(opt->name, "begin") ? &r->begin : &r->end, &at,
+		&why)) {
+		return bad_time(opt, arg, at, why);
+	}
+	*(!strcmp(opt->name, "begin") ? &r->begin_given : &r->end_given) = true;
+	return HT_CLI_GO_ON;
+}
+
+int ht_cli_core_opt(const struct ht_cli_opt *opt, const char *arg)
+{
+	struct ht_cli_range *r = opt->to.arg;
+	const char *p = arg;
+
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+
+		if (!len) {
+			fprintf(stderr,
+				"%s: --%s '%s': column %zu: expected a core "
+				"name or id\n",
+				ht_cli_prog, opt->name, arg,
+				(size_t)(p - arg) + 1);
+			return HT_EXIT_USAGE;
+		}
+		if (r->nr_cores == HT_CLI_MAX_CORES ||
+		    r->names_len + len + 1 > sizeof(r->names)) {
+			fprintf(stderr, "%s: --%s: too many cores\n",
+				ht_cli_prog, opt->name);
+			return HT_EXIT_USAGE;
+		}
+		memcpy(r->names + r->names_len, p, len);
+		r->names[r->names_len + len] = '\0';
+		r->cores[r->nr_cores++] = r->names + r->names_len;
+		r->names_len += len + 1;
+		if (!comma) {
+			return HT_CLI_GO_ON;
+		}
+		p = comma + 1;
+	}
+}
+
+/* Whether the time @t needs the trace's first time. */
+static bool needs_first(const struct ht_time_spec *t)
+{
+	return t->kind == HT_TIME_SPEC_DAY || t->kind == HT_TIME_SPEC_RELATIVE;
+}
+
+int ht_cli_range_prepare(struct ht_cli_range *r, char **paths, size_t n,
+			 struct ht_ctf_open_opts *oo, bool gmt)
+{
+	struct ht_ctf_select *sel = &r->select;
+	int64_t first = 0;
+
+	sel->cores = r->nr_cores ? r->cores : NULL;
+	sel->nr_cores = r->nr_cores;
+	sel->events = NULL; /* the first time is of every event */
+	sel->nr_events = 0;
+	sel->begin_ns = INT64_MIN;
+	sel->end_ns = INT64_MAX;
+	if (needs_first(&r->begin) || needs_first(&r->end)) {
+		struct ht_ctf_open_opts o = *oo;
+		struct ht_ctf_set *set;
+		int ret;
+
+		o.select = sel; /* the first time of the cores selected */
+		if (ht_cli_open_traces(&set, paths, n, &o)) {
+			return HT_EXIT_FAIL;
+		}
+		ret = ht_ctf_set_first_ns(set, &first);
+		ht_ctf_set_close(set);
+		if (ret) {
+			fprintf(stderr,
+				"%s: the traces have no time: a time of day or "
+				"a +N time cannot be placed\n",
+				ht_cli_prog);
+			return HT_EXIT_FAIL;
+		}
+	}
+	if ((r->begin.kind &&
+	     ht_time_spec_resolve(&r->begin, first, gmt, &sel->begin_ns)) ||
+	    (r->end.kind &&
+	     ht_time_spec_resolve(&r->end, first, gmt, &sel->end_ns))) {
+		fprintf(stderr, "%s: --begin/--end: time out of range\n",
+			ht_cli_prog);
+		return HT_EXIT_USAGE;
+	}
+	if (sel->begin_ns > sel->end_ns) {
+		fprintf(stderr,
+			"%s: --begin is after --end (%lld > %lld ns from the "
+			"origin)\n",
+			ht_cli_prog, (long long)sel->begin_ns,
+			(long long)sel->end_ns);
+		return HT_EXIT_USAGE;
+	}
+	sel->events = r->nr_events ? r->events : NULL;
+	sel->nr_events = r->nr_events;
+	oo->select = sel;
+	return HT_CLI_GO_ON;
+}

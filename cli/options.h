@@ -8,12 +8,16 @@
  * and --help, abbreviated long names and the same value checks and
  * messages (docs/cli.md). What an option means beyond storing its value
  * is the subcommand's: a callback, or a look at the values after
- * parsing. This file knows nothing of traces or of any one subcommand.
+ * parsing. This file knows nothing of any one subcommand; of traces,
+ * only what --begin/--end/--core need to be resolved (HT_CLI_RANGE).
  */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "common/time-spec.h"
+#include "host/ctf/ctf-reader.h"
 
 enum ht_cli_opt_kind {
 	HT_CLI_OPT_FLAG,       /* no value: *to.flag = true */
@@ -192,5 +196,68 @@ int ht_cli_elf_check(const struct ht_cli_opt *opt, const char *arg);
 		.to.list = (e)->spec, .nr = &(e)->nr, .max = HT_CLI_MAX_ELFS,  \
 		.what = "ELF files", .call = ht_cli_elf_check                  \
 	}
+
+/*
+ * --begin T, --end T, --timerange [B,E] and --core NAME[,NAME...] for
+ * every command that reads a trace (print, info, export, report,
+ * states, profile, paths): HT_CLI_RANGE(&range, letter of --core) in the
+ * table, then ht_cli_range_prepare() before the traces are opened. Times
+ * in common/time-spec.h's syntax (babeltrace2's, plus +NUMBER[UNIT]).
+ */
+#define HT_CLI_MAX_CORES 256
+
+struct ht_cli_range {
+	struct ht_time_spec begin, end;
+	const char *cores[HT_CLI_MAX_CORES];
+	size_t nr_cores;
+	char names[4096]; /* the --core names, each NUL-terminated */
+	size_t names_len;
+	bool begin_given, end_given, timerange_given;
+	const char *events[HT_CLI_MAX_CORES]; /* --event (print, export) */
+	size_t nr_events;
+	struct ht_ctf_select select; /* filled by ht_cli_range_prepare() */
+};
+
+/* --event GLOB, repeatable: HT_CLI_EVENTS(&range) in the table. */
+#define HT_CLI_EVENTS(r)                                                       \
+	HT_CLI_LIST(0, "event", (r)->events, &(r)->nr_events,                  \
+		    HT_CLI_MAX_CORES, "event name patterns")
+#define HT_CLI_EVENTS_HELP                                                     \
+	"  --event GLOB       only the events whose name, or name after its\n" \
+	"                     last ':', matches GLOB (fnmatch; repeatable)\n"
+
+int ht_cli_range_opt(const struct ht_cli_opt *opt, const char *arg);
+int ht_cli_core_opt(const struct ht_cli_opt *opt, const char *arg);
+
+#define HT_CLI_RANGE(r, core_letter)                                           \
+	HT_CLI_CALL(0, "begin", ht_cli_range_opt, (r)),                        \
+	    HT_CLI_CALL(0, "end", ht_cli_range_opt, (r)),                      \
+	    HT_CLI_CALL(0, "timerange", ht_cli_range_opt, (r)),                \
+	    HT_CLI_CALL((core_letter), "core", ht_cli_core_opt, (r))
+
+/* The lines of the help text for HT_CLI_RANGE(). */
+#define HT_CLI_RANGE_HELP                                                      \
+	"  --begin T          only from time T on: [YYYY-MM-DD "               \
+	"]HH:MM[:SS[.NS]]\n"                                                   \
+	"                     (local time, as babeltrace2), [-]SEC[.NS] "      \
+	"from\n"                                                               \
+	"                     the clock's origin, or +N[s|ms|us|ns] after "    \
+	"the\n"                                                                \
+	"                     trace's first time\n"                            \
+	"  --end T            only up to time T (included); same forms\n"      \
+	"  --timerange B,E    --begin B --end E ([B,E] too)\n"                 \
+	"  --core NAME        only the streams of core NAME (a name or a "     \
+	"core\n"                                                               \
+	"                     id; repeatable, or NAME,NAME...)\n"
+
+/*
+ * Resolves the times of @r against the traces @paths (their first time,
+ * for a time of day or a +N time; local time unless @gmt) and sets
+ * @oo->select to @r's selection. Returns HT_CLI_GO_ON, or the exit
+ * status after a message (HT_EXIT_USAGE: an end before the begin;
+ * HT_EXIT_FAIL: the traces cannot be read).
+ */
+int ht_cli_range_prepare(struct ht_cli_range *r, char **paths, size_t n,
+			 struct ht_ctf_open_opts *oo, bool gmt);
 
 #endif

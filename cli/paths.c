@@ -32,7 +32,8 @@ static void usage(FILE *out)
 		"(default 3)\n"
 		"  -j, --json         write the whole result as JSON\n"
 		"  -o, --output FILE  write to FILE instead of stdout\n"
-		"      --check        validate FILE.yaml only (no TRACE)\n"
+		"      --check        validate FILE.yaml only (no "
+		"TRACE)\n" HT_CLI_RANGE_HELP
 		"  -h, --help         this help\n\n"
 		"exit status: 0 done, 1 a bad path file or trace, 2 usage\n",
 		ht_cli_prog);
@@ -44,6 +45,7 @@ struct paths_args {
 	const char *file, *output;
 	bool all, json, check;
 	struct ht_cli_args traces;
+	struct ht_cli_range range;
 };
 
 /* Returns HT_CLI_GO_ON when the command goes on, else its exit status. */
@@ -58,6 +60,7 @@ static int parse_options(int argc, char **argv, struct paths_args *a)
 	    HT_CLI_FLAG('j', "json", &a->json),
 	    HT_CLI_STRING('o', "output", &a->output),
 	    HT_CLI_FLAG(0, "check", &a->check),
+	    HT_CLI_RANGE(&a->range, 0),
 	    HT_CLI_OPT_END,
 	};
 	int ret;
@@ -125,6 +128,17 @@ int cmd_paths(int argc, char **argv)
 	if (a.check) {
 		ht_path_desc_destroy(desc);
 		return HT_EXIT_OK;
+	}
+	{
+		struct ht_ctf_open_opts oo = {0};
+
+		status = ht_cli_range_prepare(&a.range, a.traces.v, a.traces.nr,
+					      &oo, false);
+		if (status != HT_CLI_GO_ON) {
+			ht_path_desc_destroy(desc);
+			return status;
+		}
+		a.opts.select = oo.select;
 	}
 	ret = ht_paths_analyze(desc, (const char *const *)a.traces.v,
 			       a.traces.nr, &a.opts, &res, err, sizeof(err));

@@ -59,7 +59,12 @@ static void usage(FILE *out)
 	    "                     compared (a capture's cores before\n"
 	    "                     `hetrace sync`), each line naming its\n"
 	    "                     trace (<TRACE> before the event name);\n"
-	    "                     else they are refused\n"
+	    "                     else they are refused\n" HT_CLI_RANGE_HELP
+		HT_CLI_EVENTS_HELP "  --clock-offset SEC add SEC seconds to "
+	    "the offset of every clock\n"
+	    "                     (babeltrace2's --clock-offset)\n"
+	    "  --clock-offset-ns NS\n"
+	    "                     add NS nanoseconds to it\n"
 	    "  -h, --help         this help\n",
 	    ht_cli_prog);
 }
@@ -359,7 +364,27 @@ struct print_args {
 	struct ht_ctf_open_opts oo;
 	struct ht_cli_elfs elfs;
 	bool unrelated_clocks; /* --unrelated-clocks */
+	struct ht_cli_range range;
 };
+
+/* --clock-offset SEC, --clock-offset-ns NS: a whole number, a sign
+ * allowed. */
+static int offset_opt(const struct ht_cli_opt *opt, const char *arg)
+{
+	int64_t *to = opt->to.arg;
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(arg, &end, 10);
+	if (!*arg || *end || errno) {
+		fprintf(stderr, "%s: --%s: expected a whole number, got '%s'\n",
+			ht_cli_prog, opt->name, arg);
+		return HT_EXIT_USAGE;
+	}
+	*to = v;
+	return HT_CLI_GO_ON;
+}
 
 /* --clock-seconds, --clock-cycles: the last one given counts. */
 static int clock_opt(const struct ht_cli_opt *opt, const char *arg)
@@ -387,6 +412,11 @@ static int parse_options(int argc, char **argv, struct print_args *a,
 	    HT_CLI_ELF(&a->elfs),
 	    HT_CLI_BITS('k', "keep-going", &a->oo.flags, HT_CTF_KEEP_GOING),
 	    HT_CLI_FLAG(0, "unrelated-clocks", &a->unrelated_clocks),
+	    HT_CLI_RANGE(&a->range, 0),
+	    HT_CLI_EVENTS(&a->range),
+	    HT_CLI_CALL(0, "clock-offset", offset_opt, &a->oo.clock_offset_s),
+	    HT_CLI_CALL(0, "clock-offset-ns", offset_opt,
+			&a->oo.clock_offset_ns),
 	    HT_CLI_OPT_END,
 	};
 
@@ -533,6 +563,11 @@ int cmd_print(int argc, char **argv)
 		return status;
 	}
 	a.oo.flags |= HT_CTF_EVENTS_ONLY;
+	status = ht_cli_range_prepare(&a.range, traces.v, traces.nr, &a.oo,
+				      a.po.clock_gmt);
+	if (status != HT_CLI_GO_ON) {
+		return status;
+	}
 	status = ht_cli_open_traces(&set, traces.v, traces.nr, &a.oo);
 	if (status) {
 		return status;

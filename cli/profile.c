@@ -36,46 +36,51 @@ struct ctx {
 	struct ht_ctf_open_opts opts;
 	uint64_t timeout_ms; /* a live TARGET */
 	bool strict_build_id;
+	struct ht_cli_range range; /* --core, --begin, --end */
 };
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"usage: %s [OPTIONS] TRACE...\n"
-		"       %s [--elf FW] [-n N] [--sort KEY] [--timeout MS] "
-		"TARGET\n\n"
-		"Function profile of the func_entry/func_exit records of the "
-		"CTF traces\nunder TRACE... (-finstrument-functions, "
-		"docs/instrument.md): per core\nand over all cores, calls, "
-		"inclusive, exclusive, mean and max time\nin ns; the on-target "
-		"profile when the trace holds its dump. A warning says\n"
-		"when the records cover only part of the run (events "
-		"discarded,\npackets lost, fewer calls than the on-target "
-		"profile counted).\n\n"
-		"options:\n"
-		"  -e, --elf [CORE=]FILE  function names (and file:line) from "
-		"FILE, for\n"
-		"                         core CORE only or every core; "
-		"repeatable\n"
-		"  -n, --top N            N functions per table (default 20, "
-		"0: all)\n"
-		"  -s, --sort KEY         incl, excl, calls, avg or max "
-		"(default incl)\n"
-		"  -c, --core C           only core C\n"
-		"  -g, --callgraph        the call tree with times and counts\n"
-		"      --slices           every call: begin, core, depth, "
-		"function, ns\n"
-		"  -k, --keep-going       skip damaged packets and go on\n"
-		"  -h, --help             this help\n\n"
-		"TARGET, a live target on a serial link (docs/serial.md): "
-		"unix:PATH,\ntcp:HOST:PORT, HOST:PORT, pty:PATH, /dev/... "
-		"(a tty, [:BAUD]) or any\ncharacter device; anything else is a "
-		"trace. Its on-target profile is\nread page by page and shown "
-		"as a dumped one, names from --elf FW\n(one file), times "
-		"converted with the target's clock frequency.\n"
-		"      --timeout MS       wait for each reply (default 1000)\n"
-		"      --strict-build-id  FW's build id must be the target's\n",
-		ht_cli_prog, ht_cli_prog);
+	fprintf(
+	    out,
+	    "usage: %s [OPTIONS] TRACE...\n"
+	    "       %s [--elf FW] [-n N] [--sort KEY] [--timeout MS] "
+	    "TARGET\n\n"
+	    "Function profile of the func_entry/func_exit records of the "
+	    "CTF traces\nunder TRACE... (-finstrument-functions, "
+	    "docs/instrument.md): per core\nand over all cores, calls, "
+	    "inclusive, exclusive, mean and max time\nin ns; the on-target "
+	    "profile when the trace holds its dump. A warning says\n"
+	    "when the records cover only part of the run (events "
+	    "discarded,\npackets lost, fewer calls than the on-target "
+	    "profile counted).\n\n"
+	    "options:\n"
+	    "  -e, --elf [CORE=]FILE  function names (and file:line) from "
+	    "FILE, for\n"
+	    "                         core CORE only or every core; "
+	    "repeatable\n"
+	    "  -n, --top N            N functions per table (default 20, "
+	    "0: all)\n"
+	    "  -s, --sort KEY         incl, excl, calls, avg or max "
+	    "(default incl)\n"
+	    "  -c, --core C           only core C (repeatable, or C,C...)\n"
+	    "  --begin T, --end T, --timerange B,E\n"
+	    "                         only the records in the range (times\n"
+	    "                         as for `hetrace print`)\n"
+	    "  -g, --callgraph        the call tree with times and counts\n"
+	    "      --slices           every call: begin, core, depth, "
+	    "function, ns\n"
+	    "  -k, --keep-going       skip damaged packets and go on\n"
+	    "  -h, --help             this help\n\n"
+	    "TARGET, a live target on a serial link (docs/serial.md): "
+	    "unix:PATH,\ntcp:HOST:PORT, HOST:PORT, pty:PATH, /dev/... "
+	    "(a tty, [:BAUD]) or any\ncharacter device; anything else is a "
+	    "trace. Its on-target profile is\nread page by page and shown "
+	    "as a dumped one, names from --elf FW\n(one file), times "
+	    "converted with the target's clock frequency.\n"
+	    "      --timeout MS       wait for each reply (default 1000)\n"
+	    "      --strict-build-id  FW's build id must be the target's\n",
+	    ht_cli_prog, ht_cli_prog);
 }
 
 static bool core_selected(const char *want, const char *name)
@@ -486,7 +491,7 @@ static int parse_options(int argc, char **argv, struct ctx *x,
 	    HT_CLI_UINT('n', "top", &top, 0, 100000000,
 			"a number of functions"),
 	    HT_CLI_CALL('s', "sort", sort_opt, &x->key),
-	    HT_CLI_STRING('c', "core", &x->core),
+	    HT_CLI_RANGE(&x->range, 'c'),
 	    HT_CLI_FLAG('g', "callgraph", &x->graph),
 	    HT_CLI_FLAG(0, "slices", &x->slices),
 	    HT_CLI_BITS('k', "keep-going", &x->opts.flags, HT_CTF_KEEP_GOING),
@@ -503,6 +508,8 @@ static int parse_options(int argc, char **argv, struct ctx *x,
 		return ret;
 	}
 	x->top = (unsigned)top;
+	/* one core: the tables say it too (and a live target refuses it) */
+	x->core = x->range.nr_cores == 1 ? x->range.cores[0] : NULL;
 	return HT_CLI_GO_ON;
 }
 
@@ -660,7 +667,11 @@ int cmd_profile(int argc, char **argv)
 		goto out;
 	}
 	x.funcs = ht_func_names_slices(x.fnames);
-	status = ht_cli_open_traces(&set, traces.v, traces.nr, &x.opts);
+	status =
+	    ht_cli_range_prepare(&x.range, traces.v, traces.nr, &x.opts, false);
+	if (status == HT_CLI_GO_ON) {
+		status = ht_cli_open_traces(&set, traces.v, traces.nr, &x.opts);
+	}
 	if (status) {
 		goto out;
 	}

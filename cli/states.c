@@ -36,8 +36,8 @@ static void usage(FILE *out)
 		"interrupt line the run time and share; messages matched.\n"
 		"Unmatched begin/end events are reported and counted.\n\n"
 		"options:\n"
-		"  -w, --window NS    also per time window of NS ns\n"
-		"  -c, --core C       only core C (its name or core id)\n"
+		"  -w, --window NS    also per time window of NS "
+		"ns\n" HT_CLI_RANGE_HELP
 		"      --pending N    sends kept waiting for their receive "
 		"(default 65536;\n"
 		"                     older ones are reported unmatched)\n"
@@ -238,6 +238,7 @@ struct states_args {
 	struct ht_states_opts sopts;
 	struct ctx x;
 	struct ht_cli_args traces;
+	struct ht_cli_range range;
 };
 
 /* Returns HT_CLI_GO_ON when the command goes on, else its exit status. */
@@ -247,7 +248,7 @@ static int parse_options(int argc, char **argv, struct states_args *a)
 	const struct ht_cli_opt table[] = {
 	    HT_CLI_UINT('w', "window", &window_ns, 1, INT64_MAX,
 			"a window in ns"),
-	    HT_CLI_STRING('c', "core", &a->x.core_sel),
+	    HT_CLI_RANGE(&a->range, 'c'),
 	    HT_CLI_UINT(0, "pending", &pending, 1, 1u << 30,
 			"a number of messages"),
 	    HT_CLI_BITS('k', "keep-going", &a->opts.flags, HT_CTF_KEEP_GOING),
@@ -260,6 +261,9 @@ static int parse_options(int argc, char **argv, struct states_args *a)
 	if (ret != HT_CLI_GO_ON) {
 		return ret;
 	}
+	/* one core: its tables only, no message totals (its peers are
+	 * not read) */
+	a->x.core_sel = a->range.nr_cores == 1 ? a->range.cores[0] : NULL;
 	/* not given: 0, the model's default */
 	a->sopts.window_ns = (int64_t)window_ns;
 	a->sopts.max_pending_msgs = (size_t)pending;
@@ -341,6 +345,11 @@ int cmd_states(int argc, char **argv)
 		return ret;
 	}
 	a.opts.flags |= HT_CTF_EVENTS_ONLY;
+	ret = ht_cli_range_prepare(&a.range, a.traces.v, a.traces.nr, &a.opts,
+				   false);
+	if (ret != HT_CLI_GO_ON) {
+		return ret;
+	}
 	if (ht_cli_open_traces(&set, a.traces.v, a.traces.nr, &a.opts)) {
 		return HT_EXIT_FAIL;
 	}

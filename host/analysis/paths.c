@@ -957,6 +957,7 @@ int ht_paths_analyze(const struct ht_path_desc *desc, const char *const *traces,
 		ret = HT_ENOMEM;
 		goto fail;
 	}
+	oo.select = opts ? opts->select : NULL;
 	ret = ht_ctf_set_open(&set, traces, nr_traces, &oo, err, err_len);
 	if (ret) {
 		goto fail;

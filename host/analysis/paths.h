@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "host/ctf/ctf-reader.h"
 #include "path-desc.h"
 
 /* One activity in one instance. */
@@ -155,6 +156,9 @@ struct ht_paths_result {
 struct ht_paths_opts {
 	size_t nr_worst;      /* instances explained per path; 0: 3 */
 	bool no_interference; /* skip the second pass */
+	/* the cores and the range read (host/ctf/ctf-reader.h); NULL:
+	 * all (the interference pass reads every core of the range) */
+	const struct ht_ctf_select *select;
 };
 
 /*

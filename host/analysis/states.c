@@ -252,13 +252,6 @@ static char *dup_str(const char *s)
 	return d;
 }
 
-static const char *env_str(const struct ht_ctf_trace *tr, const char *name)
-{
-	const struct ht_ctf_env_entry *e = ht_ctf_trace_env(tr, name);
-
-	return e && e->is_string ? e->str : NULL;
-}
-
 static int stack_init(struct stack *s, unsigned depth)
 {
 	s->v = calloc(depth, sizeof(*s->v));
@@ -293,13 +286,12 @@ static int core_of(struct ht_states *st, const struct ht_ctf_msg *msg,
 		   struct core **out)
 {
 	const struct ht_ctf_stream *s = msg->stream;
-	const struct ht_ctf_trace *tr = s->trace;
 	const struct ht_ctf_field *ctx = NULL;
-	const struct ht_ctf_env_entry *e;
-	char key[64], namebuf[512];
-	const char *name = NULL, *role = NULL;
-	bool has_id = false;
-	uint64_t id = 0, pkt_id;
+	struct ht_ctf_core core;
+	char namebuf[512];
+	const char *name, *role;
+	bool has_id;
+	uint64_t id;
 	struct core *c;
 	size_t i;
 	int ret;
@@ -314,41 +306,12 @@ static int core_of(struct ht_states *st, const struct ht_ctf_msg *msg,
 	if (!ctx && msg->event) {
 		ctx = msg->event->scope[HT_CTF_SCOPE_PACKET_CONTEXT];
 	}
-	if (ctx && field_uint(ht_ctf_field_member(ctx, "core_id"), &pkt_id)) {
-		snprintf(key, sizeof(key), "core_%" PRIu64 "_name", pkt_id);
-		name = env_str(tr, key);
-		if (name) {
-			has_id = true;
-			id = pkt_id;
-			snprintf(key, sizeof(key), "core_%" PRIu64 "_role",
-				 pkt_id);
-			role = env_str(tr, key);
-		}
-	}
-	if (!name) {
-		name = env_str(tr, "core_name");
-		role = env_str(tr, "core_role");
-		e = ht_ctf_trace_env(tr, "core_id");
-		if (e && !e->is_string) {
-			has_id = true;
-			id = (uint64_t)e->i;
-		} else if (ctx &&
-			   field_uint(ht_ctf_field_member(ctx, "core_id"),
-				      &pkt_id)) {
-			has_id = true;
-			id = pkt_id;
-		}
-	}
-	if (!name) {
-		if (has_id) {
-			snprintf(namebuf, sizeof(namebuf), "%s/core%" PRIu64,
-				 tr->name, id);
-		} else {
-			snprintf(namebuf, sizeof(namebuf), "%s/%s", tr->name,
-				 s->file_name);
-		}
-		name = namebuf;
-	}
+	/* the rule every tool shares (docs/events.md) */
+	ht_ctf_stream_core(s, ctx, namebuf, sizeof(namebuf), &core);
+	name = core.name;
+	role = core.role;
+	has_id = core.has_id;
+	id = core.id;
 	c = NULL;
 	for (i = 0; i < st->nr_cores; i++) {
 		if (!strcmp(st->cores[i]->pub.name, name)) {

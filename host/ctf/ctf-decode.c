@@ -1237,3 +1237,117 @@ static int stream_advance_slow(struct ht__stream *s)
 damaged:
 	return ht__stream_damaged(s, ret);
 }
+
+/* ---- seeking a packet by time ---- */
+
+/*
+ * Whether the packet context of @s's class has 64-bit timestamp_begin
+ * and timestamp_end at fixed places: then a packet's times are known
+ * from its own header, without the packets before it (narrower ones
+ * wrap, and only a walk from the start extends them).
+ */
+static bool ts_fixed64(const struct ht__stream *s)
+{
+	const struct ht__run *r = s->sc ? s->sc->packet_context.root_run : NULL;
+	unsigned found = 0;
+	uint32_t i;
+
+	for (i = 0; r && i < r->nr_leaves; i++) {
+		const struct ht__leaf *l = &r->leaves[i];
+
+		if ((l->meaning == HT__M_TS_BEGIN ||
+		     l->meaning == HT__M_TS_END) &&
+		    l->size_bits == 64) {
+			found++;
+		}
+	}
+	return found == 2;
+}
+
+/*
+ * Reads the header and context of packet @k (of @psize bytes each):
+ * true when it is a whole packet of that size with both times in
+ * order, between @lo_end and @hi_begin (the times of the packets
+ * probed below and above it).
+ */
+static bool probe_packet(struct ht__stream *s, uint64_t k, uint64_t psize,
+			 uint64_t lo_end, uint64_t hi_begin)
+{
+	s->pkt_off = k * psize;
+	s->pkts_read = k;
+	if (ht__stream_read_packet(s, false)) {
+		return false;
+	}
+	return s->pkt.size_bits == psize * 8 && s->pkt.has_begin &&
+	       s->pkt.has_end && s->pkt.begin_cycles <= s->pkt.end_cycles &&
+	       s->pkt.begin_cycles >= lo_end && s->pkt.end_cycles <= hi_begin;
+}
+
+/*
+ * Bisects the packets of @s, all of the first one's size, for the
+ * first one that ends at or after @ns; returns its index, or 0 when
+ * the stream cannot be bisected (then the caller walks from the
+ * start). Every probed packet is checked (probe_packet()): any doubt
+ * gives 0.
+ */
+static uint64_t bisect_packets(struct ht__stream *s, int64_t ns)
+{
+	uint64_t psize, n, lo = 0, hi, lo_end = 0, hi_begin = UINT64_MAX;
+
+	s->pkt_off = 0;
+	if (ht__stream_read_packet(s, false) || !s->pkt.has_begin ||
+	    !s->pkt.has_end || !ts_fixed64(s)) {
+		return 0;
+	}
+	psize = s->pkt.size_bits / 8;
+	n = s->size / psize;
+	if (n < 2 || to_ns(s, s->pkt.end_cycles) >= ns) {
+		return 0;
+	}
+	lo_end = s->pkt.end_cycles;
+	lo = 1;
+	hi = n;
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (!probe_packet(s, mid, psize, lo_end, hi_begin)) {
+			return 0;
+		}
+		if (to_ns(s, s->pkt.end_cycles) < ns) {
+			lo = mid + 1;
+			lo_end = s->pkt.end_cycles;
+		} else {
+			hi = mid;
+			hi_begin = s->pkt.begin_cycles;
+		}
+	}
+	/* packet lo - 1 ends before @ns: it becomes the previous one */
+	if (!probe_packet(s, lo - 1, psize, 0, hi_begin)) {
+		return 0;
+	}
+	return lo;
+}
+
+int ht__stream_seek_packet(struct ht__stream *s, int64_t ns)
+{
+	uint64_t k = bisect_packets(s, ns);
+
+	if (!k) {
+		ht__stream_rewind(s);
+		return 0;
+	}
+	/* the state a walk from the start has after packet k - 1 (see
+	 * the seeking case of stream_advance_slow()) */
+	s->prev_valid = true;
+	s->prev_has_end = true;
+	s->prev_end = s->pkt.end_cycles;
+	s->prev_has_seq = s->pkt.has_seq_num;
+	s->prev_seq = s->pkt.seq_num;
+	s->prev_has_disc = s->pkt.has_discarded;
+	s->prev_disc = s->pkt.discarded_snapshot;
+	reach(s, s->pkt.end_cycles);
+	s->pkt_off = s->next_pkt;
+	s->pkts_read = k;
+	s->state = HT__S_PACKET;
+	return 0;
+}

@@ -389,12 +389,31 @@ enum ht_ctf_open_flags {
 	HT_CTF_EVENTS_ONLY = 1u << 1,
 };
 
+/* What to read of a set (API 6): ht_ctf_set_select_cores() and
+ * ht_ctf_set_set_range() done by ht_ctf_set_open(). */
+struct ht_ctf_select {
+	const char *const *cores; /* core names or ids; NULL: all */
+	size_t nr_cores;
+	int64_t begin_ns, end_ns; /* INT64_MIN, INT64_MAX: open sides */
+	/* EVENT messages only of the event classes whose name, or name
+	 * after its last ':', matches one of these fnmatch(3) patterns;
+	 * NULL: all */
+	const char *const *events;
+	size_t nr_events;
+};
+
 struct ht_ctf_open_opts {
 	unsigned flags; /* enum ht_ctf_open_flags */
 	/* Called for each warning (e.g. an unsupported TSDL construct
 	 * skipped); may be NULL. */
 	void (*warn)(void *arg, const char *msg);
 	void *warn_arg;
+	/* added to the offset of every clock, as babeltrace2's
+	 * --clock-offset and --clock-offset-ns do (API 6) */
+	int64_t clock_offset_s;
+	int64_t clock_offset_ns;
+	/* what to read (API 6); NULL: everything */
+	const struct ht_ctf_select *select;
 };
 
 /*
@@ -454,6 +473,66 @@ const char *ht_ctf_set_last_error(const struct ht_ctf_set *set);
  * same order. Returns 0 or a negative HT_E... code.
  */
 int ht_ctf_set_seek_ns(struct ht_ctf_set *set, int64_t ns);
+
+/* ------------------------------------------------------------------ */
+/* Range and core selection (API 6)                                    */
+
+/* The core a data stream records. */
+struct ht_ctf_core {
+	const char *name; /* never NULL */
+	const char *role; /* env core_<id>_role or core_role, or NULL */
+	bool has_id;
+	uint64_t id;
+};
+
+/*
+ * The core of stream @s whose packet context is @packet_context (may
+ * be NULL), as docs/events.md says a tool finds it: the packet
+ * context's core_id named by env core_<id>_name (role core_<id>_role),
+ * else env core_name (role core_role, id env core_id or the packet's
+ * core_id), else "TRACE/core<ID>" or "TRACE/FILE" written into @buf
+ * (@len bytes). The names point into the trace's env or @buf.
+ */
+void ht_ctf_stream_core(const struct ht_ctf_stream *s,
+			const struct ht_ctf_field *packet_context, char *buf,
+			size_t len, struct ht_ctf_core *core);
+
+/*
+ * Reads only the streams of the cores named in @names (@nr of them,
+ * each a core name or a core id in decimal; ht_ctf_stream_core()
+ * names them from each stream's first packet; a stream whose core the
+ * env does not name is named by its file name too). The others are not
+ * read: ht_ctf_set_next() gives none of their messages and
+ * ht_ctf_stream_scan() ends them at once. A name that no stream has
+ * is an error: HT_ENOENT with "no core 'X' in the trace (cores: ...)"
+ * in @err. Call before reading. Returns 0 or a negative HT_E... code.
+ */
+int ht_ctf_set_select_cores(struct ht_ctf_set *set, const char *const *names,
+			    size_t nr, char *err, size_t err_len);
+
+/* Whether stream @s is read (not left out by ht_ctf_set_select_cores()). */
+bool ht_ctf_set_stream_selected(const struct ht_ctf_set *set,
+				const struct ht_ctf_stream *s);
+
+/*
+ * The earliest time of the selected streams, in ns from the origin:
+ * their first packets' timestamp_begin (or first event when a packet
+ * has none). Reads packet headers only; call before reading. Returns
+ * 0, or HT_EEOF when no stream has a time.
+ */
+int ht_ctf_set_first_ns(struct ht_ctf_set *set, int64_t *ns);
+
+/*
+ * Reads only [@begin_ns, @end_ns] (ns from the origin, both included;
+ * INT64_MIN / INT64_MAX for an open side), as babeltrace2's trimmer
+ * cuts: the set seeks @begin_ns (ht_ctf_set_seek_ns()) and
+ * ht_ctf_set_next() ends (HT_EEOF) at the first message past
+ * @end_ns. ht_ctf_stream_scan() reports the records of the range only
+ * (its .packet callback the packets that overlap it). Call before
+ * reading. Returns 0 or HT_EINVAL when @begin_ns > @end_ns.
+ */
+int ht_ctf_set_set_range(struct ht_ctf_set *set, int64_t begin_ns,
+			 int64_t end_ns);
 
 /* ------------------------------------------------------------------ */
 /* Per-stream scan (API 2)                                             */
@@ -564,7 +643,13 @@ int64_t ht_ctf_stream_cycles_to_ns(const struct ht_ctf_stream *stream,
  *   ht_ctf_set_check_clocks(); packets lost before a stream's first
  *   packet (its packet_seq_num past 0) are reported
  *   (DISCARDED_PACKETS .before_first, ht_ctf_scan_ops.packet @lost).
+ * - 6: ht_ctf_set_set_range(), ht_ctf_set_select_cores(),
+ *   ht_ctf_set_stream_selected(), ht_ctf_set_first_ns(),
+ *   ht_ctf_stream_core(), struct ht_ctf_open_opts .clock_offset_s,
+ *   .clock_offset_ns and .select (struct ht_ctf_select); ht_ctf_set_seek_ns()
+ * bisects the packets of a stream whose packets are all of one size (64-bit
+ * timestamps).
  */
-#define HT_CTF_READER_API 5
+#define HT_CTF_READER_API 6
 
 #endif

@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,18 @@
 #include "common/buf.h"
 #include "common/error.h"
 
+struct class_match {
+	const struct ht_ctf_event_class *cls; /* NULL: a free slot */
+	bool match;
+};
+
+/* The records of a stream in the range, by class (ht_ctf_stream_scan()). */
+struct range_tally {
+	uint64_t *counts;
+	size_t nr;
+	uint64_t n, first, last;
+};
+
 struct ht_ctf_set {
 	struct ht__trace **traces;
 	size_t nr_traces;
@@ -28,6 +41,19 @@ struct ht_ctf_set {
 	size_t nr_heap;
 	size_t init_i; /* streams given their first message so far */
 	bool started;  /* the heap top was delivered: advance it first */
+	/* ht_ctf_set_set_range(): the last time read, and past it */
+	bool ranged, past_end;
+	int64_t begin_ns, end_ns;
+	/* ht_ctf_stream_scan() in a range: per stream, what it counted */
+	struct range_tally *tallies;
+	/* ht_ctf_select .events: the patterns, and per event class met
+	 * whether it matches (open addressing by class pointer) */
+	const char *const *events;
+	size_t nr_events;
+	struct class_match *matches;
+	size_t nr_matches, cap_matches;
+	/* ht_ctf_set_select_cores(): per stream, whether it is left out */
+	bool *left_out;
 	struct ht_ctf_open_opts opts;
 	char err[1024];
 };
@@ -282,6 +308,45 @@ fail:
 	return ret;
 }
 
+/*
+ * Adds the open options' clock offset to every clock of @t, the way
+ * babeltrace2's source.ctf.fs applies clock-class-offset-s and
+ * clock-class-offset-ns: the nanoseconds become whole seconds (floor)
+ * and cycles, then the cycles are brought below the frequency. The
+ * stream classes' clock constants follow.
+ */
+static void apply_clock_offset(struct ht__trace *t,
+			       const struct ht_ctf_open_opts *o)
+{
+	int64_t ns = o->clock_offset_ns % 1000000000;
+	int64_t sec = o->clock_offset_s + o->clock_offset_ns / 1000000000;
+	size_t i;
+
+	if (!o->clock_offset_s && !o->clock_offset_ns) {
+		return;
+	}
+	if (ns < 0) {
+		ns += 1000000000;
+		sec--;
+	}
+	for (i = 0; i < t->pub.nr_clocks; i++) {
+		struct ht_ctf_clock *c =
+		    (struct ht_ctf_clock *)t->pub.clocks[i];
+		int64_t freq = c->freq_hz ? (int64_t)c->freq_hz : 1;
+
+		c->offset_s += sec;
+		c->offset_cycles += (int64_t)((double)ns * (double)freq / 1e9);
+		if (c->offset_cycles >= freq) {
+			c->offset_s += c->offset_cycles / freq;
+			c->offset_cycles %= freq;
+		}
+	}
+	for (i = 0; i < t->pub.nr_stream_classes; i++) {
+		ht__stream_class_clock_init(
+		    (struct ht__stream_class *)t->pub.stream_classes[i]);
+	}
+}
+
 /* Reads trace @dir's metadata into a new trace *@out. */
 static int load_trace(struct ht_ctf_set *set, const char *dir,
 		      struct ht__trace **out, char *err, size_t err_len)
@@ -311,6 +376,7 @@ static int load_trace(struct ht_ctf_set *set, const char *dir,
 	if (ret) {
 		goto free_trace;
 	}
+	apply_clock_offset(t, &set->opts);
 	t->pub.path = ht__arena_strdup(&t->arena, dir);
 	if (!t->pub.path) {
 		ret = HT_ENOMEM;
@@ -405,7 +471,35 @@ void ht_ctf_set_close(struct ht_ctf_set *set)
 	free(set->streams);
 	free(set->traces);
 	free(set->heap);
+	free(set->left_out);
+	free(set->matches);
+	if (set->tallies) {
+		for (i = 0; i < set->nr_streams; i++) {
+			free(set->tallies[i].counts);
+		}
+	}
+	free(set->tallies);
 	free(set);
+}
+
+static int open_select(struct ht_ctf_set *set, const struct ht_ctf_select *sel,
+		       char *err, size_t err_len)
+{
+	int ret = 0;
+
+	set->events = sel->events;
+	set->nr_events = sel->nr_events;
+	if (sel->nr_cores) {
+		ret = ht_ctf_set_select_cores(set, sel->cores, sel->nr_cores,
+					      err, err_len);
+	}
+	if (!ret && ht_ctf_set_set_range(set, sel->begin_ns, sel->end_ns)) {
+		snprintf(err, err_len,
+			 "the range begins after its end (%lld > %lld ns)",
+			 (long long)sel->begin_ns, (long long)sel->end_ns);
+		ret = HT_EINVAL;
+	}
+	return ret;
 }
 
 int ht_ctf_set_open(struct ht_ctf_set **out, const char *const *paths,
@@ -429,6 +523,8 @@ int ht_ctf_set_open(struct ht_ctf_set **out, const char *const *paths,
 		snprintf(err, err_len, "out of memory");
 		return HT_ENOMEM;
 	}
+	set->begin_ns = INT64_MIN;
+	set->end_ns = INT64_MAX;
 	if (opts) {
 		set->opts = *opts;
 	}
@@ -479,6 +575,10 @@ int ht_ctf_set_open(struct ht_ctf_set **out, const char *const *paths,
 			ret = HT_ENOMEM;
 		}
 	}
+	if (!ret && opts && opts->select) {
+		ret = open_select(set, opts->select, err, err_len);
+	}
+	set->opts.select = NULL;
 	if (ret) {
 		if (ret == HT_ENOMEM && !err[0]) {
 			snprintf(err, err_len, "out of memory");
@@ -784,7 +884,96 @@ static int advance_top(struct ht_ctf_set *set)
 	return 0;
 }
 
+static int set_next(struct ht_ctf_set *set, struct ht_ctf_msg *msg);
+
+static bool class_matches(const struct ht_ctf_set *set,
+			  const struct ht_ctf_event_class *cls)
+{
+	const char *name = cls->name ? cls->name : "";
+	size_t i;
+
+	for (i = 0; i < set->nr_events; i++) {
+		if (!fnmatch(set->events[i], name, 0) ||
+		    !fnmatch(set->events[i], ht_ctf_event_short_name(name),
+			     0)) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Whether EVENT messages of @cls are delivered (ht_ctf_select .events). */
+static int event_wanted(struct ht_ctf_set *set,
+			const struct ht_ctf_event_class *cls, bool *wanted)
+{
+	size_t h, i;
+
+	if (2 * (set->nr_matches + 1) > set->cap_matches) {
+		size_t cap = set->cap_matches ? 2 * set->cap_matches : 64;
+		struct class_match *m = calloc(cap, sizeof(*m));
+
+		if (!m) {
+			return HT_ENOMEM;
+		}
+		for (i = 0; i < set->cap_matches; i++) {
+			if (set->matches[i].cls) {
+				h = ((uintptr_t)set->matches[i].cls >> 4) % cap;
+				while (m[h].cls) {
+					h = (h + 1) % cap;
+				}
+				m[h] = set->matches[i];
+			}
+		}
+		free(set->matches);
+		set->matches = m;
+		set->cap_matches = cap;
+	}
+	h = ((uintptr_t)cls >> 4) % set->cap_matches;
+	while (set->matches[h].cls && set->matches[h].cls != cls) {
+		h = (h + 1) % set->cap_matches;
+	}
+	if (!set->matches[h].cls) {
+		set->matches[h].cls = cls;
+		set->matches[h].match = class_matches(set, cls);
+		set->nr_matches++;
+	}
+	*wanted = set->matches[h].match;
+	return 0;
+}
+
 int ht_ctf_set_next(struct ht_ctf_set *set, struct ht_ctf_msg *msg)
+{
+	bool wanted;
+	int ret;
+
+	if (!set->ranged && !set->nr_events) {
+		return set_next(set, msg);
+	}
+	if (set->past_end) {
+		return HT_EEOF;
+	}
+	for (;;) {
+		ret = set_next(set, msg);
+		if (ret) {
+			return ret;
+		}
+		/* in time order: the first message past the end ends the
+		 * range */
+		if (set->ranged && msg->has_time && msg->ns > set->end_ns) {
+			set->past_end = true;
+			return HT_EEOF;
+		}
+		if (msg->kind != HT_CTF_MSG_EVENT || !set->nr_events) {
+			return 0;
+		}
+		ret = event_wanted(set, msg->event->cls, &wanted);
+		if (ret || wanted) {
+			return ret;
+		}
+	}
+}
+
+static int set_next(struct ht_ctf_set *set, struct ht_ctf_msg *msg)
 {
 	int ret;
 
@@ -819,7 +1008,9 @@ int ht_ctf_set_next(struct ht_ctf_set *set, struct ht_ctf_msg *msg)
 			struct ht__stream *s = set->streams[set->init_i];
 			size_t i;
 
-			ret = ht__stream_advance(s);
+			ret = set->left_out && set->left_out[set->init_i]
+				  ? HT_EEOF
+				  : ht__stream_advance(s);
 			if (ret && ret != HT_EEOF) {
 				/* the stream went on or ended: it is tried
 				 * again on the next call */
@@ -861,11 +1052,142 @@ int ht_ctf_set_seek_ns(struct ht_ctf_set *set, int64_t ns)
 		ht__stream_rewind(s);
 		s->seeking = true;
 		s->seek_ns = ns;
+		if (!(set->left_out && set->left_out[i])) {
+			ht__stream_seek_packet(s, ns);
+		}
 	}
+	set->past_end = false;
 	set->nr_heap = 0;
 	set->init_i = 0;
 	set->started = false;
 	return 0;
+}
+
+/* A scan in a range: the caller's callbacks behind a filter. */
+struct range_scan {
+	const struct ht_ctf_scan_ops *user;
+	struct ht__stream *s;
+	struct range_tally *t;
+	int64_t begin_ns, end_ns;
+	bool past; /* a packet or record past the end was met */
+};
+
+static int range_packet(void *arg, const struct ht_ctf_stream *stream,
+			const struct ht_ctf_packet *pkt, uint64_t discarded,
+			uint64_t lost)
+{
+	struct range_scan *r = arg;
+
+	if (pkt->has_begin &&
+	    ht__stream_to_ns(r->s, pkt->begin_cycles) > r->end_ns) {
+		r->past = true;
+		return 1;
+	}
+	if (!r->user->packet ||
+	    (pkt->has_end &&
+	     ht__stream_to_ns(r->s, pkt->end_cycles) < r->begin_ns)) {
+		return 0;
+	}
+	return r->user->packet(r->user->arg, stream, pkt, discarded, lost);
+}
+
+static int range_records(void *arg, const struct ht_ctf_event_class *const *cls,
+			 const uint64_t *cycles, size_t n)
+{
+	struct range_scan *r = arg;
+	const struct ht_ctf_scan_ops *u = r->user;
+	size_t i = 0, j, k;
+	int ret = 0;
+
+	/* a stream is in time order: the records in the range are one
+	 * run of the batch */
+	while (i < n && ht__stream_to_ns(r->s, cycles[i]) < r->begin_ns) {
+		i++;
+	}
+	for (j = i; j < n && ht__stream_to_ns(r->s, cycles[j]) <= r->end_ns;
+	     j++) {
+	}
+	if (j > i) {
+		if (u->tally) {
+			struct range_tally *t = r->t;
+			size_t nr = r->s->pub.stream_class->nr_event_classes;
+
+			if (t->nr < nr) {
+				uint64_t *c =
+				    realloc(t->counts, nr * sizeof(*c));
+
+				if (!c) {
+					return HT_ENOMEM;
+				}
+				memset(c + t->nr, 0, (nr - t->nr) * sizeof(*c));
+				t->counts = c;
+				t->nr = nr;
+			}
+			for (k = i; k < j; k++) {
+				t->counts[((const struct ht__event_class *)
+					       cls[k])
+					      ->index]++;
+			}
+			if (!t->n) {
+				t->first = cycles[i];
+			}
+			t->n += j - i;
+			t->last = cycles[j - 1];
+		} else if (u->records) {
+			ret = u->records(u->arg, cls + i, cycles + i, j - i);
+		} else if (u->record) {
+			for (k = i; k < j && !ret; k++) {
+				ret = u->record(u->arg, cls[k], cycles[k]);
+			}
+		}
+	}
+	if (!ret && j < n) {
+		r->past = true;
+		ret = 1;
+	}
+	return ret;
+}
+
+/* ht_ctf_stream_scan() in a range (ht_ctf_set_set_range()). */
+static int scan_range(struct ht_ctf_set *set, struct ht__stream *s,
+		      const struct ht_ctf_scan_ops *ops)
+{
+	struct range_scan r = {
+	    .user = ops,
+	    .s = s,
+	    .begin_ns = set->begin_ns,
+	    .end_ns = set->end_ns,
+	};
+	struct ht_ctf_scan_ops proxy = {
+	    .packet = range_packet,
+	    .records = range_records,
+	    .arg = &r,
+	    .packet_fields = ops->packet_fields,
+	};
+	int ret;
+
+	if (!set->tallies) {
+		set->tallies =
+		    calloc(set->nr_streams + 1, sizeof(*set->tallies));
+		if (!set->tallies) {
+			return HT_ENOMEM;
+		}
+	}
+	r.t = &set->tallies[s->pub.index];
+	ret = ht__stream_scan(s, &proxy);
+	if (r.past) {
+		/* the rest of the stream is past the range */
+		ht__stream_release_all(s);
+		s->state = HT__S_DONE;
+		ret = 0;
+	}
+	if (ops->tally) {
+		int t = ops->tally(ops->arg, &s->pub, r.t->counts, r.t->nr,
+				   r.t->n, r.t->first, r.t->last);
+
+		ret = ret ? ret : t;
+	}
+	return ret;
 }
 
 int ht_ctf_stream_scan(struct ht_ctf_set *set,
@@ -876,6 +1198,12 @@ int ht_ctf_stream_scan(struct ht_ctf_set *set,
 	    &set->streams[stream->index]->pub != stream) {
 		return HT_EINVAL;
 	}
+	if (set->left_out && set->left_out[stream->index]) {
+		return 0;
+	}
+	if (set->begin_ns != INT64_MIN || set->end_ns != INT64_MAX) {
+		return scan_range(set, set->streams[stream->index], ops);
+	}
 	return ht__stream_scan(set->streams[stream->index], ops);
 }
 
@@ -884,4 +1212,152 @@ int64_t ht_ctf_stream_cycles_to_ns(const struct ht_ctf_stream *stream,
 {
 	/* the public part is the first member of the private stream */
 	return ht__stream_to_ns((const struct ht__stream *)stream, cycles);
+}
+
+/* ---------------------------------------------------------------- */
+/* Range and core selection                                          */
+
+bool ht_ctf_set_stream_selected(const struct ht_ctf_set *set,
+				const struct ht_ctf_stream *s)
+{
+	return !(set->left_out && s->index < set->nr_streams &&
+		 set->left_out[s->index]);
+}
+
+/* Whether core @c is named by @name: its name, or its id in decimal. */
+static bool core_named(const struct ht_ctf_core *c, const char *name)
+{
+	char id[24];
+
+	if (!strcmp(c->name, name)) {
+		return true;
+	}
+	snprintf(id, sizeof(id), "%llu", (unsigned long long)c->id);
+	return c->has_id && !strcmp(id, name);
+}
+
+int ht_ctf_set_select_cores(struct ht_ctf_set *set, const char *const *names,
+			    size_t nr, char *err, size_t err_len)
+{
+	bool *found = calloc(nr + 1, sizeof(*found));
+	struct ht_strv cores = {0};
+	struct ht_buf all = {0};
+	size_t i, k, at;
+	int ret = 0;
+
+	free(set->left_out);
+	set->left_out = calloc(set->nr_streams + 1, sizeof(*set->left_out));
+	if (!found || !set->left_out) {
+		free(found);
+		return HT_ENOMEM;
+	}
+	for (i = 0; i < set->nr_streams; i++) {
+		struct ht__stream *s = set->streams[i];
+		struct ht_ctf_core c;
+		char buf[512];
+		bool in = false;
+
+		ht__stream_rewind(s);
+		s->pkt_off = 0;
+		/* a stream whose first packet cannot be read is named by
+		 * its file; its damage is reported when it is read */
+		ht_ctf_stream_core(
+		    &s->pub,
+		    ht__stream_read_packet(s, true) ? NULL : s->pkt.context,
+		    buf, sizeof(buf), &c);
+		ht__stream_rewind(s);
+		for (k = 0; k < nr; k++) {
+			/* a core without a name in the env: its file's
+			 * name too (as `profile` names it) */
+			if (core_named(&c, names[k]) ||
+			    (c.name == buf &&
+			     !strcmp(s->pub.file_name, names[k]))) {
+				found[k] = in = true;
+			}
+		}
+		set->left_out[i] = !in;
+		if (!ht_strv_find(&cores, c.name, &at)) {
+			ret = ht_strv_add(&cores, c.name);
+			if (ret) {
+				goto out;
+			}
+			ht_buf_printf(&all, "%s%s", all.len ? ", " : "",
+				      c.name);
+		}
+	}
+	if (all.nomem) {
+		ret = HT_ENOMEM;
+		goto out;
+	}
+	for (k = 0; k < nr; k++) {
+		if (!found[k]) {
+			snprintf(err, err_len,
+				 "no core '%s' in the trace (cores: %s)",
+				 names[k], all.len ? (char *)all.data : "none");
+			ret = HT_ENOENT;
+			break;
+		}
+	}
+out:
+	ht_buf_fini(&all);
+	ht_strv_fini(&cores);
+	free(found);
+	return ret;
+}
+
+int ht_ctf_set_first_ns(struct ht_ctf_set *set, int64_t *ns)
+{
+	bool any = false;
+	size_t i;
+
+	for (i = 0; i < set->nr_streams; i++) {
+		struct ht__stream *s = set->streams[i];
+		unsigned flags = s->flags;
+		int64_t t = 0;
+		bool has = false;
+		int ret;
+
+		if (set->left_out && set->left_out[i]) {
+			continue;
+		}
+		ht__stream_rewind(s);
+		if (!ht__stream_read_packet(s, false) && s->pkt.has_begin) {
+			t = ht__stream_to_ns(s, s->pkt.begin_cycles);
+			has = true;
+		} else {
+			/* no timestamp_begin: the stream's first event */
+			ht__stream_rewind(s);
+			s->flags |= HT_CTF_EVENTS_ONLY;
+			while (!(ret = ht__stream_advance(s))) {
+				if (s->cur->has_time) {
+					t = s->cur->ns;
+					has = true;
+					break;
+				}
+			}
+			s->flags = flags;
+		}
+		ht__stream_rewind(s);
+		if (has && (!any || t < *ns)) {
+			*ns = t;
+			any = true;
+		}
+	}
+	return any ? 0 : HT_EEOF;
+}
+
+int ht_ctf_set_set_range(struct ht_ctf_set *set, int64_t begin_ns,
+			 int64_t end_ns)
+{
+	if (begin_ns > end_ns) {
+		return HT_EINVAL;
+	}
+	set->ranged = end_ns != INT64_MAX;
+	set->begin_ns = begin_ns;
+	set->end_ns = end_ns;
+	set->past_end = false;
+	if (begin_ns != INT64_MIN) {
+		return ht_ctf_set_seek_ns(set, begin_ns);
+	}
+	return 0;
 }

@@ -142,6 +142,14 @@ int ht__stream_advance(struct ht__stream *s);
 /* Back to the start of the stream (for seeking). */
 void ht__stream_rewind(struct ht__stream *s);
 
+/*
+ * Rewinds @s and, when its packets can be found by bisection (all of
+ * one size, 64-bit timestamp_begin/end in order), moves it to the
+ * first packet that ends at or after @ns, in the state a walk from the
+ * start would leave it in. Only packet headers are read. Returns 0.
+ */
+int ht__stream_seek_packet(struct ht__stream *s, int64_t ns);
+
 /* Frees what the reader allocated for @s (not @s itself). */
 void ht__stream_fini(struct ht__stream *s);
 

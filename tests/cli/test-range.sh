@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# --begin/--end/--timerange and --core on info, export, states,
+# profile and paths (print: tests/ctf/print/test-range.sh), on the
+# three-core scenario trace of tests/export (cores cpu0, dsp1, dsp2;
+# events from 1000 to 10000 ns): the analyses see the range and the
+# cores only (states' times add up to the range, info's counts are
+# print's, export's cores and events are the ones selected); an
+# unknown core is exit 1 naming the cores, a bad time exit 2 naming
+# the option and the column, on every command.
+set -u
+cd "$(dirname "$0")"
+. ../lib.sh
+. ../export/lib.sh
+
+board_build "$w" || exit 1
+board_trace "$w" sc <../export/scenario.script || exit 1
+T=$w/sc
+
+# states: cpu0 from 3000 to 8000 ns: task + isr + idle + unknown = 5000
+timeout 20 "$HETRACE" states --begin 0.000003 --end 0.000008 "$T" >"$w/st.out" 2>/dev/null ||
+	bad "states range: exit $?"
+grep -q '^core cpu0 (id 0, master): 11 events, 3000 .. 8000 ns' "$w/st.out" ||
+	bad "states range: $(head -2 "$w/st.out")"
+sum=$(awk '/^core cpu0/ { on = 1 } on && /time:/ { print $3 + $6 + $9 + $12; exit }' "$w/st.out")
+[ "$sum" = 5000 ] || bad "states range: cpu0's times add up to $sum ns"
+# a relative range, and two cores of three
+"$HETRACE" states --timerange +2us,+5us -c cpu0,dsp1 "$T" >"$w/st2.out" 2>/dev/null ||
+	bad "states timerange: exit $?"
+grep -q '^core cpu0 (id 0, master): 9 events, 3000 .. 5300 ns' "$w/st2.out" &&
+	! grep -q '^core dsp2' "$w/st2.out" || bad "states timerange: $(grep ^core "$w/st2.out")"
+# one core by its id: as by its name
+"$HETRACE" states -c 1 "$T" >"$w/st3.out" 2>/dev/null || bad "states -c 1: exit $?"
+"$HETRACE" states -c dsp1 "$T" >"$w/st4.out" 2>/dev/null || bad "states -c dsp1: exit $?"
+cmp -s "$w/st3.out" "$w/st4.out" && grep -q '^core dsp1' "$w/st3.out" &&
+	[ "$(grep -c '^core' "$w/st3.out")" = 1 ] || bad "states -c 1 differs from -c dsp1"
+
+# info: the range's counts are print's
+"$HETRACE" info --begin 0.000003 --end 0.000008 "$T" >"$w/info.out" || bad "info range: exit $?"
+n=$(awk '/^    events:/ { s += $2 } END { print s }' "$w/info.out")
+p=$("$HETRACE" print --begin 0.000003 --end 0.000008 "$T" | wc -l)
+[ "$n" = "$p" ] && [ "$n" = 15 ] || bad "info range: $n events, print $p"
+grep -q 'first event: 0.000003000 s' "$w/info.out" || bad "info range: first event"
+
+# export: the cores and events selected only
+"$HETRACE" export -f chrome-json -c dsp1,cpu0 -o "$w/x.json" "$T" 2>"$w/x.err" || bad "export -c: exit $?"
+grep -q ' 2 cores,' "$w/x.err" || bad "export -c: $(tail -1 "$w/x.err")"
+"$HETRACE" export -f chrome-json --event 'task_*' -o "$w/y.json" "$T" 2>"$w/y.err" || bad "export --event: exit $?"
+grep -q ': 6 events: .* 0 instants, 0 flows' "$w/y.err" || bad "export --event: $(tail -1 "$w/y.err")"
+"$HETRACE" export -f chrome-json --begin 0.000003 --end 0.000008 -o "$w/z.json" "$T" 2>"$w/z.err" ||
+	bad "export range: exit $?"
+grep -q ': 15 events:' "$w/z.err" || bad "export range: $(tail -1 "$w/z.err")"
+
+# every command: an unknown core, a bad time, an end before the begin
+for cmd in info states profile "export -o $w/e.json" "paths -p ../analysis/paths/pipeline.yaml"; do
+	# shellcheck disable=SC2086
+	expect_exit "$cmd --core dsp9" 1 "$HETRACE" $cmd --core dsp9 "$T"
+	expect_err "$cmd --core dsp9" "no core 'dsp9' in the trace (cores: cpu0, dsp1, dsp2)"
+	# shellcheck disable=SC2086
+	usage_case "--begin '1:00': column 1" $cmd --begin 1:00 "$T"
+	# shellcheck disable=SC2086
+	usage_case "begin is after --end" $cmd --begin 2 --end 1 "$T"
+done
+exit $fail
