@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "host/ctf/ctf-reader.h"
 #include "common/error.h"
+#include "common/time-format.h"
 
 struct class_count {
 	const struct ht_ctf_event_class *cls;
@@ -148,12 +149,12 @@ static int cmp_count(const void *a, const void *b)
 	return 0;
 }
 
+/* A timestamp in seconds, the form of every text view. */
 static void print_ns(int64_t ns)
 {
-	uint64_t a = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
+	char b[HT_TIME_FORMAT_LEN];
 
-	printf("%s%" PRIu64 ".%09" PRIu64 " s", ns < 0 ? "-" : "",
-	       a / 1000000000u, a % 1000000000u);
+	printf("%s s", ht_time_format_timestamp(b, sizeof(b), ns));
 }
 
 static void print_uuid(const uint8_t *u)
@@ -173,18 +174,14 @@ static void print_uuid(const uint8_t *u)
  * holds per event), so the seconds of history one KiB of buffer and
  * one packet of the stream's size hold at that rate.
  */
-/* A duration in the unit that keeps it above 1 (s, ms, us, ns). */
+/* A duration of @s seconds, to the ns, the form of every text view. */
 static void print_secs(double s)
 {
-	if (s >= 1.0) {
-		printf("%.4g s", s);
-	} else if (s >= 1e-3) {
-		printf("%.4g ms", s * 1e3);
-	} else if (s >= 1e-6) {
-		printf("%.4g us", s * 1e6);
-	} else {
-		printf("%.4g ns", s * 1e9);
-	}
+	char b[HT_TIME_FORMAT_LEN];
+
+	printf("%s", ht_time_format_duration(
+			 b, sizeof(b),
+			 s >= 1.8e10 ? UINT64_MAX : (uint64_t)(s * 1e9 + 0.5)));
 }
 
 static void print_estimate(const struct stream_stats *st)
@@ -237,7 +234,7 @@ static void print_stream(const struct ht_ctf_stream *s, struct stream_stats *st,
 		       st->first_cycles);
 		print_ns(st->last_ns);
 		printf(" (%" PRIu64 " cycles)\n    span: ", st->last_cycles);
-		print_ns(st->last_ns - st->first_ns);
+		print_secs((double)(st->last_ns - st->first_ns) / 1e9);
 		printf("\n");
 	}
 	print_estimate(st);

@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "host/ctf/ctf-reader.h"
 #include "common/error.h"
+#include "common/time-format.h"
 #include "host/analysis/states.h"
 
 #define MAX_ANOMALIES_SHOWN 20
@@ -83,16 +84,18 @@ static void print_window(struct ctx *x, const struct ht_states_item *it)
 {
 	const struct ht_states_core *c = it->core;
 	uint64_t known = it->win_idle_ns + it->win_task_ns + it->win_isr_ns;
+	char b[HT_TIME_FORMAT_LEN], e[HT_TIME_FORMAT_LEN];
 	size_t i;
 
 	if (!x->window_header) {
 		x->window_header = true;
 		printf("%-20s %-20s %-12s %7s %7s %7s %7s %8s  %s\n",
-		       "window begin (ns)", "window end (ns)", "core", "util%",
+		       "window begin (s)", "window end (s)", "core", "util%",
 		       "task%", "isr%", "idle%", "unknown%", "tasks (share%)");
 	}
-	printf("%-20" PRId64 " %-20" PRId64 " %-12s", it->win_begin_ns,
-	       it->win_end_ns, c->name);
+	printf("%-20s %-20s %-12s",
+	       ht_time_format_timestamp(b, sizeof(b), it->win_begin_ns),
+	       ht_time_format_timestamp(e, sizeof(e), it->win_end_ns), c->name);
 	if (!c->has_tasks) {
 		printf(" %7s %7s", "-", "-");
 	} else {
@@ -141,6 +144,7 @@ static void print_core(const struct ht_states_core *c)
 	uint64_t known = c->idle_ns + c->task_ns + c->isr_ns;
 	uint64_t span =
 	    c->has_time ? (uint64_t)c->last_ns - (uint64_t)c->first_ns : 0;
+	char tb[4][HT_TIME_FORMAT_LEN];
 	size_t i;
 
 	printf("core %s", c->name);
@@ -148,36 +152,43 @@ static void print_core(const struct ht_states_core *c)
 		printf(" (id %" PRIu32 "%s%s)", c->core_id, c->role ? ", " : "",
 		       c->role ? c->role : "");
 	}
-	printf(": %" PRIu64 " events, %" PRId64 " .. %" PRId64
-	       " ns (span %" PRIu64 " ns)\n",
-	       c->events, c->first_ns, c->last_ns, span);
+	printf(": %" PRIu64 " events, %s .. %s s (span %s)\n", c->events,
+	       ht_time_format_timestamp(tb[0], sizeof(tb[0]), c->first_ns),
+	       ht_time_format_timestamp(tb[1], sizeof(tb[1]), c->last_ns),
+	       ht_time_format_duration(tb[2], sizeof(tb[2]), span));
 	if (!c->has_tasks) {
 		printf("  no task_switch events: no task timeline, no "
 		       "utilization\n");
 	} else {
 		printf("  utilization %.2f %% (task %.2f %%, isr %.2f %%, "
-		       "idle %.2f %%) over %" PRIu64 " ns known\n",
+		       "idle %.2f %%) over %s known\n",
 		       pct(c->task_ns + c->isr_ns, known),
 		       pct(c->task_ns, known), pct(c->isr_ns, known),
-		       pct(c->idle_ns, known), known);
+		       pct(c->idle_ns, known),
+		       ht_time_format_duration(tb[0], sizeof(tb[0]), known));
 	}
-	printf("  time: task %" PRIu64 " ns, isr %" PRIu64 " ns, idle %" PRIu64
-	       " ns, unknown %" PRIu64 " ns\n",
-	       c->task_ns, c->isr_ns, c->idle_ns, c->unknown_ns);
+	printf("  time: task %s, isr %s, idle %s, unknown %s\n",
+	       ht_time_format_duration(tb[0], sizeof(tb[0]), c->task_ns),
+	       ht_time_format_duration(tb[1], sizeof(tb[1]), c->isr_ns),
+	       ht_time_format_duration(tb[2], sizeof(tb[2]), c->idle_ns),
+	       ht_time_format_duration(tb[3], sizeof(tb[3]), c->unknown_ns));
 	printf("  context switches %" PRIu64 ", interrupts %" PRIu64
 	       ", calls %" PRIu64 "\n",
 	       c->context_switches, c->interrupts, c->calls);
 	if (c->nr_tasks) {
 		printf("  %-5s %-10s %-20s %16s %8s %10s %14s\n", "kind", "id",
-		       "name", "run (ns)", "share%", "slices", "max (ns)");
+		       "name", "run", "share%", "slices", "max");
 	}
 	for (i = 0; i < c->nr_tasks; i++) {
 		const struct ht_states_task *t = &c->tasks[i];
 
-		printf("  %-5s %-10" PRIu64 " %-20s %16" PRIu64
-		       " %8.2f %10" PRIu64 " %14" PRIu64 "\n",
-		       kind_name(t->kind), t->id, t->name, t->run_ns,
-		       pct(t->run_ns, known), t->slices, t->max_slice_ns);
+		printf("  %-5s %-10" PRIu64 " %-20s %16s %8.2f %10" PRIu64
+		       " %14s\n",
+		       kind_name(t->kind), t->id, t->name,
+		       ht_time_format_duration(tb[0], sizeof(tb[0]), t->run_ns),
+		       pct(t->run_ns, known), t->slices,
+		       ht_time_format_duration(tb[1], sizeof(tb[1]),
+					       t->max_slice_ns));
 	}
 	if (c->isr_exit_unmatched || c->isr_enter_unclosed ||
 	    c->func_exit_unmatched || c->func_entry_unclosed ||
