@@ -65,11 +65,12 @@ done
 # is converted with the core's own clock (env core_<id>_clock_hz), not
 # the reference's 1 GHz, so on dsp1 (32 kHz) its total time is the same
 # (within 5%) in the capture and in the synchronized trace.
-total() { # PROFILE-OUTPUT: the on-target total of dsp1
-	awk '/^-- on-target/ { t = 1; next } t && /^== dsp1:/ { print $(NF - 1); exit }' "$1"
+total() { # TRACE: the on-target total of dsp1 in ns (profile --json)
+	"$HETRACE" profile "$1" --core dsp1 --json 2>/dev/null |
+		python3 -c "import json,sys; print(json.load(sys.stdin)['cores'][0]['on_target']['total_ns'])"
 }
-a=$(total "$w/prof")
-b=$(total "$w/sprof")
+a=$(total "$w/cap")
+b=$(total "$w/synced")
 if [ -z "$a" ] || [ -z "$b" ] || [ $((b * 100 / (a ? a : 1))) -lt 95 ] ||
 	[ $((b * 100 / (a ? a : 1))) -gt 105 ]; then
 	bad "dsp1 on-target total: capture '$a' ns, synchronized '$b' ns"
