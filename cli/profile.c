@@ -461,6 +461,54 @@ static void print_dumped(struct ht_func_slices *funcs,
 	free(f);
 }
 
+/*
+ * The two profiles of core @c side by side where they must agree: the
+ * outermost calls' total (the hooks' cost moves time between a function
+ * and its caller, not out of the total). The target's cycles over the
+ * records' time give the clock frequency they imply: far from clock_hz,
+ * the conversion is wrong (a clock that changed frequency, a wrong
+ * clock_hz), not the code.
+ */
+static void compare_dumped(const struct ht_func_core *c,
+			   const struct ht_func_profile_core *pc,
+			   struct ht_json *j)
+{
+	uint64_t hz = c->clock_freq_hz ? c->clock_freq_hz : 1000000000u;
+	uint64_t cycles = 0, target_ns;
+	double implied_hz;
+	char a[HT_TIME_FORMAT_LEN], b[HT_TIME_FORMAT_LEN];
+	size_t i;
+
+	if (!pc || !c->nr_dumped || !pc->total_ns) {
+		return;
+	}
+	for (i = 0; i < c->nr_dumped; i++) {
+		cycles += c->dumped[i].excl_cycles;
+	}
+	target_ns = (uint64_t)((long double)cycles * 1e9L / hz);
+	implied_hz = (double)cycles * 1e9 / (double)pc->total_ns;
+	if (j) {
+		ht_json_key(j, "compare");
+		ht_json_begin_object(j);
+		ht_json_member_u64(j, "records_total_ns", pc->total_ns);
+		ht_json_member_u64(j, "target_total_ns", target_ns);
+		ht_json_member_u64(j, "target_total_cycles", cycles);
+		ht_json_member_u64(j, "clock_hz", hz);
+		ht_json_key(j, "implied_clock_hz");
+		ht_json_double(j, implied_hz);
+		ht_json_end_object(j);
+		return;
+	}
+	printf("   the outermost calls: %s from the records, %s on the "
+	       "target (%+.1f %%); its cycles over the records' time: "
+	       "%.4g Hz, clock_hz %" PRIu64 "\n",
+	       ht_time_format_duration(a, sizeof(a), pc->total_ns),
+	       ht_time_format_duration(b, sizeof(b), target_ns),
+	       100.0 * ((double)target_ns - (double)pc->total_ns) /
+		   (double)pc->total_ns,
+	       implied_hz, hz);
+}
+
 int ht_cli_profile_live(struct ht_cli_target *t, unsigned top,
 			enum ht_func_profile_key key)
 {
@@ -708,6 +756,7 @@ static int json_core(struct ctx *x, const struct ht_func_core *fc,
 		ht_json_end_object(j);
 	}
 	print_dumped(x->funcs, fc, x->top, x->key, j);
+	compare_dumped(fc, pc, j);
 	ht_json_end_object(j);
 	return 0;
 }
@@ -755,6 +804,7 @@ static int print_profile(struct ctx *x, struct ht_func_profile *prof)
 			}
 		}
 		print_dumped(x->funcs, fc, x->top, x->key, NULL);
+		compare_dumped(fc, pc, NULL);
 	}
 	if (x->json) {
 		ht_json_end_array(&x->j);
