@@ -29,8 +29,8 @@ const char *ht_time_format_duration(char *buf, size_t len, uint64_t ns)
 			milli /= 1000;
 			i--;
 		}
-		snprintf(buf, len, "%" PRIu64 ".%03" PRIu64 " %s",
-			 milli / 1000, milli % 1000, units[i].unit);
+		snprintf(buf, len, "%" PRIu64 ".%03" PRIu64 " %s", milli / 1000,
+			 milli % 1000, units[i].unit);
 		return buf;
 	}
 	snprintf(buf, len, "%" PRIu64 " ns", ns);

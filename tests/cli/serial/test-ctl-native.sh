@@ -160,7 +160,7 @@ sed 1d "$w/dp" | cmp -s - "$w/pt" || bad "profile TARGET differs from dump-profi
 # relocated (no -pie) and its func_base went out at boot, long before
 # this capture: the check is given bias 0 through a func_base line
 babeltrace2 --clock-cycles "$w/c1/native" >"$w/c1.bt" || bad "babeltrace2 cannot read the capture"
-{ echo "[0] (+?.?????????) func_base: { core_id = 0 }, { base = 0x400000 }"; cat "$w/c1.bt"; } >"$w/c1.bt0"
+{ echo "[0] (+?.?????????) func_base: { core_id = 0, cpu_id = 0 }, { base = 0x400000 }"; cat "$w/c1.bt"; } >"$w/c1.bt0"
 "$HETRACE" export -q -f chrome-json --elf "$elf" "$w/c1/native" -o "$w/c1.json" || bad "json export"
 nm --defined-only "$elf" >"$w/nm"
 python3 "$TOP/tests/export/check-funcs.py" "$w/c1.bt0" "$w/nm" 0x400000 "$w/c1.pftrace" "$w/c1.json" >"$w/cf" ||
