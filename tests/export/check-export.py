@@ -158,14 +158,18 @@ def decode(msg, b):
 
 def read_bt2(path):
     """Events as (ns, name, core_id, fields dict of ints/strings)."""
-    line_re = re.compile(r'^\[(\d+)\] \(\+[^)]*\) (\w+): \{ core_id = (\d+) \}(?:, \{ (.*) \})?$')
+    # [ts] (+delta) [hostname ]name: { core_id = N, cpu_id = N }, { fields }
+    line_re = re.compile(r'^\[(\d+)\] \(\+[^)]*\) (?:\S+ )?(\w+): '
+                         r'\{ core_id = (\d+)(?:, cpu_id = (\d+))? \}(?:, \{ (.*) \})?$')
     evs = []
     for line in open(path, encoding='utf-8'):
         m = line_re.match(line.rstrip('\n'))
         if not m:
             raise SystemExit('cannot parse babeltrace2 line: ' + line)
+        if m.group(4) is not None and m.group(4) != m.group(3):
+            raise SystemExit('cpu_id is not core_id: ' + line)
         f = {}
-        for k, v in re.findall(r'(\w+) = ("(?:[^"\\]|\\.)*"|-?\d+)', m.group(4) or ''):
+        for k, v in re.findall(r'(\w+) = ("(?:[^"\\]|\\.)*"|-?\d+)', m.group(5) or ''):
             f[k] = v if v.startswith('"') else int(v)
         evs.append((int(m.group(1)), m.group(2), int(m.group(3)), f))
     return evs

@@ -29,14 +29,14 @@ golden core-2 --core 2 "$w/sc"
 
 # anomalies: each one named with its file and offset, on stderr
 for pat in \
-	'stream_0 offset=87: core cpu0 at 1500 ns: isr_exit irq 4 without isr_enter' \
+	'stream_0 offset=91: core cpu0 at 1500 ns: isr_exit irq 4 without isr_enter' \
 	'core cpu0 at 3000 ns: irq 5 entered at 2500 ns has no exit: closed here' \
 	'core cpu0 at 3500 ns: func_exit 0x4444 without func_entry' \
 	'task_switch prev_tid 7 but tid 5 was running' \
 	'core cpu0 at 7000 ns: irq 8 entered at 6000 ns has no exit: closed at the end'; do
 	grep -qF "$pat" "$w/bad.err" || bad "bad: no warning '$pat'"
 done
-grep -qF 'stream_1 offset=134: core dsp1 at 6500 ns: msg_recv id 99 from core 2 without its msg_send' \
+grep -qF 'stream_1 offset=142: core dsp1 at 6500 ns: msg_recv id 99 from core 2 without its msg_send' \
 	"$w/scenario.err" || bad "scenario: unmatched receive not reported"
 grep -qF 'core dsp2 at 9500 ns: msg_send id 3 to no receive' "$w/scenario.err" ||
 	bad "scenario: unmatched send not reported"
