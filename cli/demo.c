@@ -373,6 +373,19 @@ static int run_steps(const struct demo_args *a, struct demo_files *f)
 			 cmd_profile, av) != HT_EXIT_OK) {
 			return HT_EXIT_FAIL;
 		}
+		printf("why the two tables differ: the records time a call "
+		       "from its func_entry record\nto its func_exit record, "
+		       "the target from after its entry hook to before its\n"
+		       "exit hook. A short function (sobel_row) is longer in "
+		       "the records by the cost\nof writing its two records, "
+		       "the interrupts held back while they were written\n"
+		       "and any preemption of this simulation in that "
+		       "window; the target counts that\ntime in the caller. "
+		       "The outermost calls agree (the last line); on a core\n"
+		       "whose clock changes frequency (dsp2 here) the "
+		       "target's cycles are converted\nat its first "
+		       "frequency (docs/views.md, \"Two function "
+		       "profiles\").\n");
 	}
 	{
 		char *av[] = {"report",	     "-o",	f->report,    "--paths",

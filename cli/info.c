@@ -15,6 +15,8 @@
 #include "cli.h"
 #include "host/ctf/ctf-reader.h"
 #include "common/error.h"
+#include "common/json-writer.h"
+#include "common/time-format.h"
 
 struct class_count {
 	const struct ht_ctf_event_class *cls;
@@ -50,8 +52,10 @@ static void usage(FILE *out)
 		"options:\n"
 		"  -n, --top N        show the N most frequent event types "
 		"(default 10)\n"
-		"  -k, --keep-going   skip damaged packets and go "
-		"on\n" HT_CLI_RANGE_HELP "  -h, --help         this help\n",
+		"  -k, --keep-going   skip damaged packets and go on\n"
+		"  -j, --json         the same as one JSON object "
+		"(docs/cli.md)\n" HT_CLI_RANGE_HELP
+		"  -h, --help         this help\n",
 		ht_cli_prog);
 }
 
@@ -148,12 +152,12 @@ static int cmp_count(const void *a, const void *b)
 	return 0;
 }
 
+/* A timestamp in seconds, the form of every text view. */
 static void print_ns(int64_t ns)
 {
-	uint64_t a = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
+	char b[HT_TIME_FORMAT_LEN];
 
-	printf("%s%" PRIu64 ".%09" PRIu64 " s", ns < 0 ? "-" : "",
-	       a / 1000000000u, a % 1000000000u);
+	printf("%s s", ht_time_format_timestamp(b, sizeof(b), ns));
 }
 
 static void print_uuid(const uint8_t *u)
@@ -173,18 +177,14 @@ static void print_uuid(const uint8_t *u)
  * holds per event), so the seconds of history one KiB of buffer and
  * one packet of the stream's size hold at that rate.
  */
-/* A duration in the unit that keeps it above 1 (s, ms, us, ns). */
+/* A duration of @s seconds, to the ns, the form of every text view. */
 static void print_secs(double s)
 {
-	if (s >= 1.0) {
-		printf("%.4g s", s);
-	} else if (s >= 1e-3) {
-		printf("%.4g ms", s * 1e3);
-	} else if (s >= 1e-6) {
-		printf("%.4g us", s * 1e6);
-	} else {
-		printf("%.4g ns", s * 1e9);
-	}
+	char b[HT_TIME_FORMAT_LEN];
+
+	printf("%s", ht_time_format_duration(
+			 b, sizeof(b),
+			 s >= 1.8e10 ? UINT64_MAX : (uint64_t)(s * 1e9 + 0.5)));
 }
 
 static void print_estimate(const struct stream_stats *st)
@@ -237,7 +237,7 @@ static void print_stream(const struct ht_ctf_stream *s, struct stream_stats *st,
 		       st->first_cycles);
 		print_ns(st->last_ns);
 		printf(" (%" PRIu64 " cycles)\n    span: ", st->last_cycles);
-		print_ns(st->last_ns - st->first_ns);
+		print_secs((double)(st->last_ns - st->first_ns) / 1e9);
 		printf("\n");
 	}
 	print_estimate(st);
@@ -321,6 +321,9 @@ static void print_report(struct ht_ctf_set *set, struct stream_stats *stats,
 		for (j = 0; j < tr->nr_streams; j++) {
 			const struct ht_ctf_stream *s = tr->streams[j];
 
+			if (!ht_ctf_set_stream_selected(set, s)) {
+				continue; /* --core left it out */
+			}
 			print_stream(s, &stats[s->index], top);
 			total += stats[s->index].events;
 			bytes += s->file_size;
@@ -331,6 +334,149 @@ static void print_report(struct ht_ctf_set *set, struct stream_stats *stats,
 	}
 	printf("total: %zu traces, %" PRIu64 " streams, %" PRIu64 " events\n",
 	       ht_ctf_set_nr_traces(set), streams, total);
+}
+
+/* The 16 bytes of a UUID in its text form, into @buf (37 bytes). */
+static void fmt_uuid(char *buf, const uint8_t *u)
+{
+	int i, n = 0;
+
+	for (i = 0; i < 16; i++) {
+		n += sprintf(buf + n, "%02x%s", u[i],
+			     (i == 3 || i == 5 || i == 7 || i == 9) ? "-" : "");
+	}
+}
+
+/* One stream as JSON (an item of a trace's "streams"). */
+static void json_stream(struct ht_json *j, const struct ht_ctf_stream *s,
+			const struct stream_stats *st, unsigned top)
+{
+	const struct ht_ctf_stream_class *sc = s->stream_class;
+	struct class_count *cc;
+	size_t n = 0, i;
+
+	ht_json_item(j);
+	ht_json_begin_object(j);
+	ht_json_member_str(j, "file", s->file_name);
+	if (sc) {
+		ht_json_member_u64(j, "stream_class", sc->id);
+	}
+	if (s->has_instance_id) {
+		ht_json_member_u64(j, "instance", s->instance_id);
+	}
+	ht_json_member_u64(j, "bytes", s->file_size);
+	if (sc && sc->default_clock) {
+		ht_json_member_str(j, "clock", sc->default_clock->name);
+	}
+	ht_json_member_u64(j, "packets", st->packets);
+	ht_json_member_u64(j, "events", st->events);
+	if (st->has_time) {
+		ht_json_member_i64(j, "first_ns", st->first_ns);
+		ht_json_member_i64(j, "last_ns", st->last_ns);
+		ht_json_member_u64(j, "first_cycles", st->first_cycles);
+		ht_json_member_u64(j, "last_cycles", st->last_cycles);
+		ht_json_member_u64(j, "content_bytes", st->content_bits / 8);
+		ht_json_member_u64(j, "max_packet_bytes",
+				   st->max_packet_bits / 8);
+	}
+	ht_json_member_u64(j, "discarded_events", st->discarded);
+	ht_json_member_u64(j, "lost_packets", st->lost);
+	ht_json_member_u64(j, "lost_before_first", st->lost_before);
+	ht_json_member_bool(j, "damaged", st->damaged);
+	ht_json_key(j, "event_types");
+	ht_json_begin_array(j);
+	cc = calloc(st->nr_counts + 1, sizeof(*cc));
+	for (i = 0; cc && sc && i < st->nr_counts && i < sc->nr_event_classes;
+	     i++) {
+		if (st->counts[i]) {
+			cc[n].cls = sc->event_classes[i];
+			cc[n].count = st->counts[i];
+			n++;
+		}
+	}
+	if (cc) {
+		qsort(cc, n, sizeof(*cc), cmp_count);
+	}
+	for (i = 0; i < n && i < top; i++) {
+		ht_json_item(j);
+		ht_json_begin_object(j);
+		ht_json_member_str(j, "name", cc[i].cls->name);
+		ht_json_member_u64(j, "count", cc[i].count);
+		ht_json_end_object(j);
+	}
+	free(cc);
+	ht_json_end_array(j);
+	ht_json_end_object(j);
+}
+
+/* print_report() as one JSON object on stdout (docs/cli.md). */
+static void json_report(struct ht_ctf_set *set, struct stream_stats *stats,
+			unsigned top)
+{
+	struct ht_json j = {.f = stdout};
+	char uuid[40];
+	size_t t, i;
+
+	ht_json_begin_object(&j);
+	ht_json_key(&j, "traces");
+	ht_json_begin_array(&j);
+	for (t = 0; t < ht_ctf_set_nr_traces(set); t++) {
+		const struct ht_ctf_trace *tr = ht_ctf_set_trace(set, t);
+
+		ht_json_item(&j);
+		ht_json_begin_object(&j);
+		ht_json_member_str(&j, "path", tr->path);
+		if (tr->has_uuid) {
+			fmt_uuid(uuid, tr->uuid);
+			ht_json_member_str(&j, "uuid", uuid);
+		}
+		ht_json_member_str(&j, "byte_order",
+				   tr->byte_order == HT_CTF_LE ? "little-endian"
+							       : "big-endian");
+		ht_json_key(&j, "env");
+		ht_json_begin_object(&j);
+		for (i = 0; i < tr->nr_env; i++) {
+			const struct ht_ctf_env_entry *e = &tr->env[i];
+
+			if (e->is_string) {
+				ht_json_member_str(&j, e->name, e->str);
+			} else {
+				ht_json_member_i64(&j, e->name, e->i);
+			}
+		}
+		ht_json_end_object(&j);
+		ht_json_key(&j, "clocks");
+		ht_json_begin_array(&j);
+		for (i = 0; i < tr->nr_clocks; i++) {
+			const struct ht_ctf_clock *c = tr->clocks[i];
+
+			ht_json_item(&j);
+			ht_json_begin_object(&j);
+			ht_json_member_str(&j, "name", c->name);
+			ht_json_member_u64(&j, "freq_hz", c->freq_hz);
+			ht_json_member_i64(&j, "offset_s", c->offset_s);
+			ht_json_member_i64(&j, "offset_cycles",
+					   c->offset_cycles);
+			ht_json_member_u64(&j, "precision", c->precision);
+			ht_json_member_bool(&j, "absolute", c->absolute);
+			ht_json_end_object(&j);
+		}
+		ht_json_end_array(&j);
+		ht_json_key(&j, "streams");
+		ht_json_begin_array(&j);
+		for (i = 0; i < tr->nr_streams; i++) {
+			const struct ht_ctf_stream *s = tr->streams[i];
+
+			if (ht_ctf_set_stream_selected(set, s)) {
+				json_stream(&j, s, &stats[s->index], top);
+			}
+		}
+		ht_json_end_array(&j);
+		ht_json_end_object(&j);
+	}
+	ht_json_end_array(&j);
+	ht_json_end_object(&j);
+	printf("\n");
 }
 
 static size_t count_streams(struct ht_ctf_set *set)
@@ -345,13 +491,14 @@ static size_t count_streams(struct ht_ctf_set *set)
 
 /* Returns HT_CLI_GO_ON when the command goes on, else its exit status. */
 static int parse_options(int argc, char **argv, struct ht_ctf_open_opts *opts,
-			 uint64_t *top, struct ht_cli_range *range,
+			 uint64_t *top, bool *json, struct ht_cli_range *range,
 			 struct ht_cli_args *traces)
 {
 	const struct ht_cli_opt table[] = {
 	    HT_CLI_UINT('n', "top", top, 0, 1000000, "a number of event types"),
 	    HT_CLI_BITS('k', "keep-going", &opts->flags, HT_CTF_KEEP_GOING),
 	    HT_CLI_RANGE(range, 'c'),
+	    HT_CLI_FLAG('j', "json", json),
 	    HT_CLI_OPT_END,
 	};
 	int ret;
@@ -372,10 +519,11 @@ int cmd_info(int argc, char **argv)
 	struct ht_ctf_set *set = NULL;
 	struct stream_stats *stats = NULL;
 	uint64_t top = 10;
+	bool json = false;
 	size_t nstreams, t, i;
 	int ret, status = HT_EXIT_OK;
 
-	ret = parse_options(argc, argv, &opts, &top, &range, &traces);
+	ret = parse_options(argc, argv, &opts, &top, &json, &range, &traces);
 	if (ret != HT_CLI_GO_ON) {
 		return ret;
 	}
@@ -394,6 +542,9 @@ int cmd_info(int argc, char **argv)
 		for (i = 0; i < tr->nr_streams; i++) {
 			const struct ht_ctf_stream *s = tr->streams[i];
 
+			if (!ht_ctf_set_stream_selected(set, s)) {
+				continue;
+			}
 			if (scan_stream(set, s, &stats[s->index])) {
 				status = HT_EXIT_FAIL;
 			}
@@ -402,7 +553,11 @@ int cmd_info(int argc, char **argv)
 			}
 		}
 	}
-	print_report(set, stats, (unsigned)top);
+	if (json) {
+		json_report(set, stats, (unsigned)top);
+	} else {
+		print_report(set, stats, (unsigned)top);
+	}
 out:
 	for (i = 0; i < nstreams; i++) {
 		free(stats[i].counts);

@@ -18,6 +18,8 @@
 #include "cli.h"
 #include "host/ctf/ctf-reader.h"
 #include "common/error.h"
+#include "common/json-writer.h"
+#include "common/time-format.h"
 #include "host/analysis/func-profile.h"
 #include "host/analysis/func-symbols.h"
 #include "host/analysis/target-names.h"
@@ -30,6 +32,9 @@ struct ctx {
 	const char *core; /* --core */
 	bool slices;
 	bool graph;
+	bool json;
+	struct ht_json j; /* --json: to stdout */
+	bool json_first;  /* no core written yet */
 	unsigned top;
 	enum ht_func_profile_key key;
 	struct ht_cli_elfs elfs;
@@ -49,8 +54,9 @@ static void usage(FILE *out)
 	    "Function profile of the func_entry/func_exit records of the "
 	    "CTF traces\nunder TRACE... (-finstrument-functions, "
 	    "docs/instrument.md): per core\nand over all cores, calls, "
-	    "inclusive, exclusive, mean and max time\nin ns; the on-target "
-	    "profile when the trace holds its dump. A warning says\n"
+	    "inclusive, exclusive, mean and max time;\nthe on-target "
+	    "profile when the trace holds its dump (the two measure\n"
+	    "different windows: docs/views.md). A warning says\n"
 	    "when the records cover only part of the run (events "
 	    "discarded,\npackets lost, fewer calls than the on-target "
 	    "profile counted).\n\n"
@@ -68,6 +74,7 @@ static void usage(FILE *out)
 	    "                         only the records in the range (times\n"
 	    "                         as for `hetrace print`)\n"
 	    "  -g, --callgraph        the call tree with times and counts\n"
+	    "  -j, --json             the tables as JSON (docs/cli.md)\n"
 	    "      --slices           every call: begin, core, depth, "
 	    "function, ns\n"
 	    "  -k, --keep-going       skip damaged packets and go on\n"
@@ -148,39 +155,114 @@ static void fmt_where(char *buf, size_t len, const struct ht_func_core *core,
 	}
 }
 
+/*
+ * What each profile measures (docs/views.md "Two function profiles"):
+ * the same calls, different windows, so the figures differ by the
+ * hooks' own cost and by what happens while they run.
+ */
+#define TRACE_MEASURES                                                         \
+	"wall time from each call's func_entry record to its func_exit "       \
+	"record: the hooks writing the function's own records, the "           \
+	"interrupts they hold back and any preemption count in it"
+#define TARGET_MEASURES                                                        \
+	"profile clock cycles from after the entry hook to before the exit "   \
+	"hook, converted at the core's clock_hz: the function's own records "  \
+	"count in its caller; a clock whose frequency changed (DVFS) is "      \
+	"converted at its first frequency"
+
+/* @f sorted by @key, at most @top (0: all) in *@n; NULL: no memory. */
+static struct ht_func_profile_func *
+sorted_funcs(const struct ht_func_profile_core *pc, unsigned top,
+	     enum ht_func_profile_key key, size_t *n)
+{
+	struct ht_func_profile_func *f;
+
+	*n = pc->nr_funcs;
+	f = malloc((*n + 1) * sizeof(*f));
+	if (!f) {
+		return NULL;
+	}
+	if (*n) {
+		memcpy(f, pc->funcs, *n * sizeof(*f));
+	}
+	ht_func_profile_sort(f, *n, key);
+	if (top && *n > top) {
+		*n = top;
+	}
+	return f;
+}
+
 static void print_table(const struct ht_func_profile_core *pc, unsigned top,
 			enum ht_func_profile_key key)
 {
 	struct ht_func_profile_func *f;
-	char name[256], where[300];
-	size_t i, n = pc->nr_funcs;
+	char name[256], where[300], t[5][HT_TIME_FORMAT_LEN];
+	size_t i, n;
 
-	printf("== %s: %" PRIu64 " calls, %zu functions, total %" PRIu64
-	       " ns\n",
-	       pc->name, pc->calls, pc->nr_funcs, pc->total_ns);
-	if (!n) {
+	printf("== %s: %" PRIu64 " calls, %zu functions, total %s\n", pc->name,
+	       pc->calls, pc->nr_funcs,
+	       ht_time_format_duration(t[0], sizeof(t[0]), pc->total_ns));
+	if (!pc->nr_funcs) {
 		return;
 	}
-	f = malloc(n * sizeof(*f));
+	f = sorted_funcs(pc, top, key, &n);
 	if (!f) {
 		return;
 	}
-	memcpy(f, pc->funcs, n * sizeof(*f));
-	ht_func_profile_sort(f, n, key);
-	if (top && n > top) {
-		n = top;
-	}
-	printf("%12s %14s %14s %12s %12s  %s\n", "calls", "incl_ns", "excl_ns",
-	       "avg_ns", "max_ns", "function");
+	printf("%12s %14s %14s %12s %12s  %s\n", "calls", "incl", "excl", "avg",
+	       "max", "function");
 	for (i = 0; i < n; i++) {
 		fmt_func(name, sizeof(name), f[i].name, f[i].addr);
 		fmt_where(where, sizeof(where), pc->core, f[i].addr);
-		printf("%12" PRIu64 " %14" PRIu64 " %14" PRIu64 " %12" PRIu64
-		       " %12" PRIu64 "  %s%s\n",
-		       f[i].calls, f[i].incl_ns, f[i].excl_ns,
-		       f[i].calls ? f[i].incl_ns / f[i].calls : 0, f[i].max_ns,
-		       name, where);
+		printf(
+		    "%12" PRIu64 " %14s %14s %12s %12s  %s%s\n", f[i].calls,
+		    ht_time_format_duration(t[1], sizeof(t[1]), f[i].incl_ns),
+		    ht_time_format_duration(t[2], sizeof(t[2]), f[i].excl_ns),
+		    ht_time_format_duration(
+			t[3], sizeof(t[3]),
+			f[i].calls ? f[i].incl_ns / f[i].calls : 0),
+		    ht_time_format_duration(t[4], sizeof(t[4]), f[i].max_ns),
+		    name, where);
 	}
+	free(f);
+}
+
+/* One profile as JSON members (docs/cli.md "profile --json"): what it
+ * measures, its totals, its top functions. */
+static void json_table(struct ht_json *j, const struct ht_func_profile_core *pc,
+		       unsigned top, enum ht_func_profile_key key,
+		       const char *measures)
+{
+	struct ht_func_profile_func *f;
+	char name[256], where[300];
+	size_t i, n;
+
+	ht_json_member_str(j, "measures", measures);
+	ht_json_member_u64(j, "calls", pc->calls);
+	ht_json_member_u64(j, "total_ns", pc->total_ns);
+	ht_json_member_u64(j, "nr_functions", pc->nr_funcs);
+	ht_json_key(j, "functions");
+	ht_json_begin_array(j);
+	f = sorted_funcs(pc, top, key, &n);
+	for (i = 0; f && i < n; i++) {
+		fmt_func(name, sizeof(name), f[i].name, f[i].addr);
+		fmt_where(where, sizeof(where), pc->core, f[i].addr);
+		ht_json_item(j);
+		ht_json_begin_object(j);
+		ht_json_member_str(j, "name", name);
+		snprintf(name, sizeof(name), "0x%" PRIx64, f[i].addr);
+		ht_json_member_str(j, "addr", name);
+		ht_json_member_str(j, "where", where[0] ? where + 2 : "");
+		ht_json_member_u64(j, "calls", f[i].calls);
+		ht_json_member_u64(j, "incl_ns", f[i].incl_ns);
+		ht_json_member_u64(j, "excl_ns", f[i].excl_ns);
+		ht_json_member_u64(j, "avg_ns",
+				   f[i].calls ? f[i].incl_ns / f[i].calls : 0);
+		ht_json_member_u64(j, "max_ns", f[i].max_ns);
+		ht_json_member_u64(j, "forced", f[i].forced);
+		ht_json_end_object(j);
+	}
+	ht_json_end_array(j);
 	free(f);
 }
 
@@ -199,15 +281,56 @@ static int cmp_node(const void *x, const void *y)
 	return a->addr < b->addr ? -1 : a->addr > b->addr;
 }
 
-/* The call tree, like uftrace graph: children by inclusive time. */
-static int print_graph(const struct ht_func_profile_core *pc)
+/* One node of the call tree as JSON (an item of "callgraph"). */
+static void json_node(struct ht_json *j, const struct ht_func_profile_node *n,
+		      const char *name)
+{
+	char addr[32];
+
+	snprintf(addr, sizeof(addr), "0x%" PRIx64, n->addr);
+	ht_json_item(j);
+	ht_json_begin_object(j);
+	ht_json_member_str(j, "name", name);
+	ht_json_member_str(j, "addr", addr);
+	ht_json_member_u64(j, "depth", n->depth);
+	ht_json_member_u64(j, "calls", n->calls);
+	ht_json_member_u64(j, "incl_ns", n->incl_ns);
+	ht_json_member_u64(j, "excl_ns", n->excl_ns);
+	ht_json_end_object(j);
+}
+
+/* One node of the call tree as a line of text. */
+static void print_node(const struct ht_func_profile_node *n, const char *name)
+{
+	char t[2][HT_TIME_FORMAT_LEN];
+	unsigned indent = n->depth - 1;
+
+	printf("%14s %12" PRIu64 " %14s  ",
+	       ht_time_format_duration(t[0], sizeof(t[0]), n->incl_ns),
+	       n->calls,
+	       ht_time_format_duration(t[1], sizeof(t[1]), n->excl_ns));
+	if (indent > 40) {
+		/* Deep recursion: say the depth instead. */
+		printf("%*s[%u] ", 80, "", n->depth);
+	} else {
+		printf("%*s", (int)(2 * indent), "");
+	}
+	printf("%s%s\n", indent ? "+- " : "", name);
+}
+
+/* The call tree, like uftrace graph: children by inclusive time; as
+ * text, or with @j the items of a JSON array, in the same order (a
+ * node, then its subtree; "depth" says where it hangs). */
+static int print_graph(const struct ht_func_profile_core *pc, struct ht_json *j)
 {
 	uint32_t *todo, *kids;
 	size_t sp = 0, i, nk;
 	char name[256];
 
-	printf("== %s: call graph\n%14s %12s %14s  %s\n", pc->name, "incl_ns",
-	       "calls", "excl_ns", "function");
+	if (!j) {
+		printf("== %s: call graph\n%14s %12s %14s  %s\n", pc->name,
+		       "incl", "calls", "excl", "function");
+	}
 	todo = malloc(pc->nr_nodes * sizeof(*todo));
 	kids = malloc(pc->nr_nodes * sizeof(*kids));
 	if (!todo || !kids) {
@@ -222,18 +345,12 @@ static int print_graph(const struct ht_func_profile_core *pc)
 		uint32_t k;
 
 		if (n->depth) {
-			unsigned indent = n->depth - 1;
-
 			fmt_func(name, sizeof(name), n->name, n->addr);
-			printf("%14" PRIu64 " %12" PRIu64 " %14" PRIu64 "  ",
-			       n->incl_ns, n->calls, n->excl_ns);
-			if (indent > 40) {
-				/* Deep recursion: say the depth instead. */
-				printf("%*s[%u] ", 80, "", n->depth);
+			if (j) {
+				json_node(j, n, name);
 			} else {
-				printf("%*s", (int)(2 * indent), "");
+				print_node(n, name);
 			}
-			printf("%s%s\n", indent ? "+- " : "", name);
 		}
 		nk = 0;
 		for (k = n->first_child; k; k = pc->nodes[k].next_sibling) {
@@ -262,7 +379,8 @@ static void print_target_table(const char *source, const char *core_name,
 			       const struct ht_func_core *c,
 			       struct ht_func_profile_func *f, size_t n,
 			       const struct dump_losses *lost, unsigned top,
-			       enum ht_func_profile_key key)
+			       enum ht_func_profile_key key, uint64_t clock_hz,
+			       struct ht_json *j)
 {
 	struct ht_func_profile_core pc;
 	size_t i;
@@ -276,7 +394,27 @@ static void print_target_table(const char *source, const char *core_name,
 	pc.funcs = f;
 	pc.nr_funcs = n;
 	pc.name = core_name;
-	printf("-- on-target profile (%s)\n", source);
+	if (j) {
+		ht_json_key(j, "on_target");
+		ht_json_begin_object(j);
+		ht_json_member_str(j, "source", source);
+		ht_json_member_u64(j, "clock_hz", clock_hz);
+		json_table(j, &pc, top, key, TARGET_MEASURES);
+		if (lost) {
+			ht_json_key(j, "lost");
+			ht_json_begin_object(j);
+			ht_json_member_u64(j, "calls", lost->lost_calls);
+			ht_json_member_u64(j, "deep_calls", lost->deep_calls);
+			ht_json_member_u64(j, "unbalanced", lost->unbalanced);
+			ht_json_member_u64(j, "nested", lost->nested);
+			ht_json_end_object(j);
+		}
+		ht_json_end_object(j);
+		return;
+	}
+	printf("-- on-target profile (%s; cycles at %" PRIu64
+	       " Hz, from after the entry hook to before the exit hook)\n",
+	       source, clock_hz);
 	print_table(&pc, top, key);
 	if (lost) {
 		printf("   lost: %" PRIu64
@@ -290,7 +428,7 @@ static void print_target_table(const char *source, const char *core_name,
 
 static void print_dumped(struct ht_func_slices *funcs,
 			 const struct ht_func_core *c, unsigned top,
-			 enum ht_func_profile_key key)
+			 enum ht_func_profile_key key, struct ht_json *j)
 {
 	struct ht_func_profile_func *f;
 	struct dump_losses lost = {
@@ -324,8 +462,56 @@ static void print_dumped(struct ht_func_slices *funcs,
 		    (uint64_t)((long double)d->max_cycles * 1e9L / hz);
 	}
 	print_target_table("dumped by the target", c->name, c, f, c->nr_dumped,
-			   c->has_dump_stats ? &lost : NULL, top, key);
+			   c->has_dump_stats ? &lost : NULL, top, key, hz, j);
 	free(f);
+}
+
+/*
+ * The two profiles of core @c side by side where they must agree: the
+ * outermost calls' total (the hooks' cost moves time between a function
+ * and its caller, not out of the total). The target's cycles over the
+ * records' time give the clock frequency they imply: far from clock_hz,
+ * the conversion is wrong (a clock that changed frequency, a wrong
+ * clock_hz), not the code.
+ */
+static void compare_dumped(const struct ht_func_core *c,
+			   const struct ht_func_profile_core *pc,
+			   struct ht_json *j)
+{
+	uint64_t hz = c->clock_freq_hz ? c->clock_freq_hz : 1000000000u;
+	uint64_t cycles = 0, target_ns;
+	double implied_hz;
+	char a[HT_TIME_FORMAT_LEN], b[HT_TIME_FORMAT_LEN];
+	size_t i;
+
+	if (!pc || !c->nr_dumped || !pc->total_ns) {
+		return;
+	}
+	for (i = 0; i < c->nr_dumped; i++) {
+		cycles += c->dumped[i].excl_cycles;
+	}
+	target_ns = (uint64_t)((long double)cycles * 1e9L / hz);
+	implied_hz = (double)cycles * 1e9 / (double)pc->total_ns;
+	if (j) {
+		ht_json_key(j, "compare");
+		ht_json_begin_object(j);
+		ht_json_member_u64(j, "records_total_ns", pc->total_ns);
+		ht_json_member_u64(j, "target_total_ns", target_ns);
+		ht_json_member_u64(j, "target_total_cycles", cycles);
+		ht_json_member_u64(j, "clock_hz", hz);
+		ht_json_key(j, "implied_clock_hz");
+		ht_json_double(j, implied_hz);
+		ht_json_end_object(j);
+		return;
+	}
+	printf("   the outermost calls: %s from the records, %s on the "
+	       "target (%+.1f %%); its cycles over the records' time: "
+	       "%.4g Hz, clock_hz %" PRIu64 "\n",
+	       ht_time_format_duration(a, sizeof(a), pc->total_ns),
+	       ht_time_format_duration(b, sizeof(b), target_ns),
+	       100.0 * ((double)target_ns - (double)pc->total_ns) /
+		   (double)pc->total_ns,
+	       implied_hz, hz);
 }
 
 int ht_cli_profile_live(struct ht_cli_target *t, unsigned top,
@@ -365,8 +551,9 @@ int ht_cli_profile_live(struct ht_cli_target *t, unsigned top,
 	snprintf(source, sizeof(source),
 		 "read from %s, %zu of %" PRIu32 " table slots", t->name,
 		 tp.nr_funcs, tp.table_size);
-	print_target_table(source, t->hello.name, NULL, f, tp.nr_funcs, &lost,
-			   top, key);
+	print_target_table(
+	    source, t->hello.name, NULL, f, tp.nr_funcs, &lost, top, key,
+	    t->hello.clock_hz ? t->hello.clock_hz : 1000000000u, NULL);
 	if (tp.discarded) {
 		printf("   discarded: %" PRIu32
 		       " records counted, not written (buffer full)\n",
@@ -494,6 +681,7 @@ static int parse_options(int argc, char **argv, struct ctx *x,
 	    HT_CLI_RANGE(&x->range, 'c'),
 	    HT_CLI_FLAG('g', "callgraph", &x->graph),
 	    HT_CLI_FLAG(0, "slices", &x->slices),
+	    HT_CLI_FLAG('j', "json", &x->json),
 	    HT_CLI_BITS('k', "keep-going", &x->opts.flags, HT_CTF_KEEP_GOING),
 	    HT_CLI_UINT(0, "timeout", &x->timeout_ms, 1, 3600000,
 			"a time in ms"),
@@ -551,10 +739,46 @@ static int feed_all(struct ctx *x, struct ht_ctf_set *set,
 
 /* The tables of every selected core. Returns the exit status so far,
  * or -1 when out of memory. */
+/* A core's profiles as one JSON object (an item of "cores"). */
+static int json_core(struct ctx *x, const struct ht_func_core *fc,
+		     const struct ht_func_profile_core *pc)
+{
+	struct ht_json *j = &x->j;
+
+	ht_json_item(j);
+	ht_json_begin_object(j);
+	ht_json_member_str(j, "name", fc->name);
+	if (pc) {
+		ht_json_key(j, "trace");
+		ht_json_begin_object(j);
+		json_table(j, pc, x->top, x->key, TRACE_MEASURES);
+		if (x->graph) {
+			ht_json_key(j, "callgraph");
+			ht_json_begin_array(j);
+			if (print_graph(pc, j)) {
+				return -1;
+			}
+			ht_json_end_array(j);
+		}
+		ht_json_end_object(j);
+	}
+	print_dumped(x->funcs, fc, x->top, x->key, j);
+	compare_dumped(fc, pc, j);
+	ht_json_end_object(j);
+	return 0;
+}
+
 static int print_profile(struct ctx *x, struct ht_func_profile *prof)
 {
 	bool any = false;
 	size_t i;
+
+	if (x->json) {
+		x->j.f = stdout;
+		ht_json_begin_object(&x->j);
+		ht_json_key(&x->j, "cores");
+		ht_json_begin_array(&x->j);
+	}
 
 	for (i = 0; i < ht_func_slices_nr_cores(x->funcs); i++) {
 		const struct ht_func_core *fc =
@@ -573,13 +797,33 @@ static int print_profile(struct ctx *x, struct ht_func_profile *prof)
 			}
 		}
 		check_partial(x->funcs, fc, pc);
+		if (x->json) {
+			if (json_core(x, fc, pc)) {
+				return -1;
+			}
+			continue;
+		}
 		if (pc) {
+			printf("-- from the records (%s)\n", TRACE_MEASURES);
 			print_table(pc, x->top, x->key);
-			if (x->graph && print_graph(pc)) {
+			if (x->graph && print_graph(pc, NULL)) {
 				return -1;
 			}
 		}
-		print_dumped(x->funcs, fc, x->top, x->key);
+		print_dumped(x->funcs, fc, x->top, x->key, NULL);
+		compare_dumped(fc, pc, NULL);
+	}
+	if (x->json) {
+		ht_json_end_array(&x->j);
+		if (any && !x->core && ht_func_profile_nr_cores(prof) > 1) {
+			ht_json_key(&x->j, "all_cores");
+			ht_json_begin_object(&x->j);
+			json_table(&x->j, ht_func_profile_all(prof), x->top,
+				   x->key, TRACE_MEASURES);
+			ht_json_end_object(&x->j);
+		}
+		ht_json_end_object(&x->j);
+		printf("\n");
 	}
 	if (!any) {
 		fprintf(stderr, "%s: %s\n", ht_cli_prog,
@@ -588,7 +832,7 @@ static int print_profile(struct ctx *x, struct ht_func_profile *prof)
 				  "func_exit, func_profile) in the trace");
 		return HT_EXIT_FAIL;
 	}
-	if (!x->core && ht_func_profile_nr_cores(prof) > 1) {
+	if (!x->json && !x->core && ht_func_profile_nr_cores(prof) > 1) {
 		print_table(ht_func_profile_all(prof), x->top, x->key);
 	}
 	return HT_EXIT_OK;
@@ -604,7 +848,7 @@ static int profile_target(struct ctx *x, const char *target)
 	const char *elf = NULL;
 	int status;
 
-	if (x->elfs.nr > 1 || x->core || x->graph || x->slices ||
+	if (x->elfs.nr > 1 || x->core || x->graph || x->slices || x->json ||
 	    x->opts.flags) {
 		fprintf(stderr,
 			"%s: a live target takes one --elf FW, -n, --sort, "
@@ -649,6 +893,10 @@ int cmd_profile(int argc, char **argv)
 	}
 	if (traces.nr == 1 && ht_cli_is_target(traces.v[0])) {
 		return profile_target(&x, traces.v[0]);
+	}
+	if (x.json && x.slices) {
+		return ht_cli_usage_error(usage, "--json and --slices do not "
+						 "go together");
 	}
 	if (x.timeout_ms || x.strict_build_id) {
 		return ht_cli_usage_error(usage, "--timeout and "

@@ -15,6 +15,8 @@
 #include "cli.h"
 #include "host/ctf/ctf-reader.h"
 #include "common/error.h"
+#include "common/json-writer.h"
+#include "common/time-format.h"
 #include "host/analysis/states.h"
 
 #define MAX_ANOMALIES_SHOWN 20
@@ -23,6 +25,9 @@ struct ctx {
 	const char *core_sel; /* --core: a name or an id */
 	uint64_t anomalies;
 	bool window_header;
+	bool json;	  /* --json: one object on stdout */
+	struct ht_json j; /* its writer */
+	bool json_open;	  /* the object and its "windows" are begun */
 };
 
 static void usage(FILE *out)
@@ -42,6 +47,8 @@ static void usage(FILE *out)
 		"(default 65536;\n"
 		"                     older ones are reported unmatched)\n"
 		"  -k, --keep-going   skip damaged packets and go on\n"
+		"  -j, --json         the tables as one JSON object "
+		"(docs/cli.md)\n"
 		"  -h, --help         this help\n",
 		ht_cli_prog);
 }
@@ -79,20 +86,69 @@ static const char *kind_name(enum ht_states_kind k)
 	}
 }
 
+/* The JSON object and its "windows" array, begun once. */
+static void json_open(struct ctx *x)
+{
+	if (x->json_open) {
+		return;
+	}
+	x->json_open = true;
+	x->j.f = stdout;
+	ht_json_begin_object(&x->j);
+	ht_json_key(&x->j, "windows");
+	ht_json_begin_array(&x->j);
+}
+
+static void json_window(struct ctx *x, const struct ht_states_item *it)
+{
+	const struct ht_states_core *c = it->core;
+	struct ht_json *j = &x->j;
+	size_t i;
+
+	json_open(x);
+	ht_json_item(j);
+	ht_json_begin_object(j);
+	ht_json_member_i64(j, "begin_ns", it->win_begin_ns);
+	ht_json_member_i64(j, "end_ns", it->win_end_ns);
+	ht_json_member_str(j, "core", c->name);
+	ht_json_member_u64(j, "task_ns", it->win_task_ns);
+	ht_json_member_u64(j, "isr_ns", it->win_isr_ns);
+	ht_json_member_u64(j, "idle_ns", it->win_idle_ns);
+	ht_json_member_u64(j, "unknown_ns", it->win_unknown_ns);
+	ht_json_key(j, "tasks");
+	ht_json_begin_array(j);
+	for (i = 0; i < c->nr_tasks; i++) {
+		const struct ht_states_task *t = &c->tasks[i];
+
+		if (t->window_ns && t->kind == HT_STATES_TASK) {
+			ht_json_item(j);
+			ht_json_begin_object(j);
+			ht_json_member_u64(j, "id", t->id);
+			ht_json_member_str(j, "name", t->name);
+			ht_json_member_u64(j, "run_ns", t->window_ns);
+			ht_json_end_object(j);
+		}
+	}
+	ht_json_end_array(j);
+	ht_json_end_object(j);
+}
+
 static void print_window(struct ctx *x, const struct ht_states_item *it)
 {
 	const struct ht_states_core *c = it->core;
 	uint64_t known = it->win_idle_ns + it->win_task_ns + it->win_isr_ns;
+	char b[HT_TIME_FORMAT_LEN], e[HT_TIME_FORMAT_LEN];
 	size_t i;
 
 	if (!x->window_header) {
 		x->window_header = true;
 		printf("%-20s %-20s %-12s %7s %7s %7s %7s %8s  %s\n",
-		       "window begin (ns)", "window end (ns)", "core", "util%",
+		       "window begin (s)", "window end (s)", "core", "util%",
 		       "task%", "isr%", "idle%", "unknown%", "tasks (share%)");
 	}
-	printf("%-20" PRId64 " %-20" PRId64 " %-12s", it->win_begin_ns,
-	       it->win_end_ns, c->name);
+	printf("%-20s %-20s %-12s",
+	       ht_time_format_timestamp(b, sizeof(b), it->win_begin_ns),
+	       ht_time_format_timestamp(e, sizeof(e), it->win_end_ns), c->name);
 	if (!c->has_tasks) {
 		printf(" %7s %7s", "-", "-");
 	} else {
@@ -121,7 +177,11 @@ static int on_item(void *arg, const struct ht_states_item *it)
 	switch (it->kind) {
 	case HT_STATES_WINDOW:
 		if (core_selected(x, it->core)) {
-			print_window(x, it);
+			if (x->json) {
+				json_window(x, it);
+			} else {
+				print_window(x, it);
+			}
 		}
 		break;
 	case HT_STATES_ANOMALY:
@@ -137,8 +197,11 @@ static int on_item(void *arg, const struct ht_states_item *it)
 }
 
 /* The task states table (docs/views.md, "Task states"): tasks only. */
+#define DUR(buf, ns) ht_time_format_duration(buf, sizeof(buf), ns)
+
 static void print_task_states(const struct ht_states_core *c)
 {
+	char tb[6][HT_TIME_FORMAT_LEN];
 	size_t i, n = 0;
 
 	for (i = 0; i < c->nr_tasks; i++) {
@@ -149,15 +212,15 @@ static void print_task_states(const struct ht_states_core *c)
 		}
 		if (!n++) {
 			printf("  %-10s %-20s %14s %14s %14s %14s %14s %14s\n",
-			       "task", "name", "running (ns)", "ready (ns)",
-			       "blocked (ns)", "interrupted", "max ready",
-			       "max blocked");
+			       "task", "name", "running", "ready", "blocked",
+			       "interrupted", "max ready", "max blocked");
 		}
-		printf("  %-10" PRIu64 " %-20s %14" PRIu64 " %14" PRIu64
-		       " %14" PRIu64 " %14" PRIu64 " %14" PRIu64 " %14" PRIu64
-		       "\n",
-		       t->id, t->name, t->run_ns, t->ready_ns, t->blocked_ns,
-		       t->interrupted_ns, t->max_ready_ns, t->max_blocked_ns);
+		printf("  %-10" PRIu64 " %-20s %14s %14s %14s %14s %14s %14s\n",
+		       t->id, t->name, DUR(tb[0], t->run_ns),
+		       DUR(tb[1], t->ready_ns), DUR(tb[2], t->blocked_ns),
+		       DUR(tb[3], t->interrupted_ns),
+		       DUR(tb[4], t->max_ready_ns),
+		       DUR(tb[5], t->max_blocked_ns));
 	}
 	if (c->wake_unblocked || c->block_no_task) {
 		printf("  task state anomalies: wake of a task not blocked "
@@ -171,6 +234,7 @@ static void print_core(const struct ht_states_core *c)
 	uint64_t known = c->idle_ns + c->task_ns + c->isr_ns;
 	uint64_t span =
 	    c->has_time ? (uint64_t)c->last_ns - (uint64_t)c->first_ns : 0;
+	char tb[4][HT_TIME_FORMAT_LEN];
 	size_t i;
 
 	printf("core %s", c->name);
@@ -178,36 +242,43 @@ static void print_core(const struct ht_states_core *c)
 		printf(" (id %" PRIu32 "%s%s)", c->core_id, c->role ? ", " : "",
 		       c->role ? c->role : "");
 	}
-	printf(": %" PRIu64 " events, %" PRId64 " .. %" PRId64
-	       " ns (span %" PRIu64 " ns)\n",
-	       c->events, c->first_ns, c->last_ns, span);
+	printf(": %" PRIu64 " events, %s .. %s s (span %s)\n", c->events,
+	       ht_time_format_timestamp(tb[0], sizeof(tb[0]), c->first_ns),
+	       ht_time_format_timestamp(tb[1], sizeof(tb[1]), c->last_ns),
+	       ht_time_format_duration(tb[2], sizeof(tb[2]), span));
 	if (!c->has_tasks) {
 		printf("  no task_switch events: no task timeline, no "
 		       "utilization\n");
 	} else {
 		printf("  utilization %.2f %% (task %.2f %%, isr %.2f %%, "
-		       "idle %.2f %%) over %" PRIu64 " ns known\n",
+		       "idle %.2f %%) over %s known\n",
 		       pct(c->task_ns + c->isr_ns, known),
 		       pct(c->task_ns, known), pct(c->isr_ns, known),
-		       pct(c->idle_ns, known), known);
+		       pct(c->idle_ns, known),
+		       ht_time_format_duration(tb[0], sizeof(tb[0]), known));
 	}
-	printf("  time: task %" PRIu64 " ns, isr %" PRIu64 " ns, idle %" PRIu64
-	       " ns, unknown %" PRIu64 " ns\n",
-	       c->task_ns, c->isr_ns, c->idle_ns, c->unknown_ns);
+	printf("  time: task %s, isr %s, idle %s, unknown %s\n",
+	       ht_time_format_duration(tb[0], sizeof(tb[0]), c->task_ns),
+	       ht_time_format_duration(tb[1], sizeof(tb[1]), c->isr_ns),
+	       ht_time_format_duration(tb[2], sizeof(tb[2]), c->idle_ns),
+	       ht_time_format_duration(tb[3], sizeof(tb[3]), c->unknown_ns));
 	printf("  context switches %" PRIu64 ", interrupts %" PRIu64
 	       ", calls %" PRIu64 "\n",
 	       c->context_switches, c->interrupts, c->calls);
 	if (c->nr_tasks) {
 		printf("  %-5s %-10s %-20s %16s %8s %10s %14s\n", "kind", "id",
-		       "name", "run (ns)", "share%", "slices", "max (ns)");
+		       "name", "run", "share%", "slices", "max");
 	}
 	for (i = 0; i < c->nr_tasks; i++) {
 		const struct ht_states_task *t = &c->tasks[i];
 
-		printf("  %-5s %-10" PRIu64 " %-20s %16" PRIu64
-		       " %8.2f %10" PRIu64 " %14" PRIu64 "\n",
-		       kind_name(t->kind), t->id, t->name, t->run_ns,
-		       pct(t->run_ns, known), t->slices, t->max_slice_ns);
+		printf("  %-5s %-10" PRIu64 " %-20s %16s %8.2f %10" PRIu64
+		       " %14s\n",
+		       kind_name(t->kind), t->id, t->name,
+		       ht_time_format_duration(tb[0], sizeof(tb[0]), t->run_ns),
+		       pct(t->run_ns, known), t->slices,
+		       ht_time_format_duration(tb[1], sizeof(tb[1]),
+					       t->max_slice_ns));
 	}
 	print_task_states(c);
 	if (c->isr_exit_unmatched || c->isr_enter_unclosed ||
@@ -232,6 +303,75 @@ static void print_core(const struct ht_states_core *c)
 	}
 }
 
+/* One core's totals as JSON (an item of "cores"). */
+static void json_core(struct ht_json *j, const struct ht_states_core *c)
+{
+	size_t i;
+
+	ht_json_item(j);
+	ht_json_begin_object(j);
+	ht_json_member_str(j, "name", c->name);
+	if (c->has_core_id) {
+		ht_json_member_u64(j, "id", c->core_id);
+	}
+	if (c->role) {
+		ht_json_member_str(j, "role", c->role);
+	}
+	ht_json_member_u64(j, "events", c->events);
+	if (c->has_time) {
+		ht_json_member_i64(j, "first_ns", c->first_ns);
+		ht_json_member_i64(j, "last_ns", c->last_ns);
+	}
+	ht_json_member_bool(j, "has_tasks", c->has_tasks);
+	ht_json_member_u64(j, "task_ns", c->task_ns);
+	ht_json_member_u64(j, "isr_ns", c->isr_ns);
+	ht_json_member_u64(j, "idle_ns", c->idle_ns);
+	ht_json_member_u64(j, "unknown_ns", c->unknown_ns);
+	ht_json_member_u64(j, "context_switches", c->context_switches);
+	ht_json_member_u64(j, "interrupts", c->interrupts);
+	ht_json_member_u64(j, "calls", c->calls);
+	ht_json_key(j, "tasks");
+	ht_json_begin_array(j);
+	for (i = 0; i < c->nr_tasks; i++) {
+		const struct ht_states_task *t = &c->tasks[i];
+
+		ht_json_item(j);
+		ht_json_begin_object(j);
+		ht_json_member_str(j, "kind", kind_name(t->kind));
+		ht_json_member_u64(j, "id", t->id);
+		ht_json_member_str(j, "name", t->name);
+		ht_json_member_u64(j, "run_ns", t->run_ns);
+		ht_json_member_u64(j, "slices", t->slices);
+		ht_json_member_u64(j, "max_slice_ns", t->max_slice_ns);
+		if (t->kind == HT_STATES_TASK) {
+			ht_json_member_u64(j, "ready_ns", t->ready_ns);
+			ht_json_member_u64(j, "blocked_ns", t->blocked_ns);
+			ht_json_member_u64(j, "interrupted_ns",
+					   t->interrupted_ns);
+			ht_json_member_u64(j, "max_ready_ns", t->max_ready_ns);
+			ht_json_member_u64(j, "max_blocked_ns",
+					   t->max_blocked_ns);
+			ht_json_member_u64(j, "blocks", t->blocks);
+		}
+		ht_json_end_object(j);
+	}
+	ht_json_end_array(j);
+	ht_json_key(j, "anomalies");
+	ht_json_begin_object(j);
+	ht_json_member_u64(j, "isr_exit_unmatched", c->isr_exit_unmatched);
+	ht_json_member_u64(j, "isr_enter_unclosed", c->isr_enter_unclosed);
+	ht_json_member_u64(j, "func_exit_unmatched", c->func_exit_unmatched);
+	ht_json_member_u64(j, "func_entry_unclosed", c->func_entry_unclosed);
+	ht_json_member_u64(j, "switch_prev_mismatch", c->switch_prev_mismatch);
+	ht_json_member_u64(j, "time_backwards", c->time_backwards);
+	ht_json_member_u64(j, "too_deep", c->depth_overflow);
+	ht_json_member_u64(j, "time_damaged", c->time_damaged);
+	ht_json_member_u64(j, "wake_unblocked", c->wake_unblocked);
+	ht_json_member_u64(j, "block_no_task", c->block_no_task);
+	ht_json_end_object(j);
+	ht_json_end_object(j);
+}
+
 /* What the options ask for. */
 struct states_args {
 	struct ht_ctf_open_opts opts;
@@ -252,6 +392,7 @@ static int parse_options(int argc, char **argv, struct states_args *a)
 	    HT_CLI_UINT(0, "pending", &pending, 1, 1u << 30,
 			"a number of messages"),
 	    HT_CLI_BITS('k', "keep-going", &a->opts.flags, HT_CTF_KEEP_GOING),
+	    HT_CLI_FLAG('j', "json", &a->x.json),
 	    HT_CLI_OPT_END,
 	};
 	int ret;
@@ -290,23 +431,49 @@ static int print_tables(struct ht_states *st, struct ctx *x)
 		return HT_EXIT_FAIL;
 	}
 	ht_states_core_order(st, order);
+	if (x->json) {
+		json_open(x);
+		ht_json_end_array(&x->j);
+		ht_json_key(&x->j, "cores");
+		ht_json_begin_array(&x->j);
+	}
 	for (i = 0; i < ht_states_nr_cores(st); i++) {
 		const struct ht_states_core *core =
 		    ht_states_core(st, order[i]);
 
 		if (core_selected(x, core)) {
-			print_core(core);
+			if (x->json) {
+				json_core(&x->j, core);
+			} else {
+				print_core(core);
+			}
 			shown++;
 		}
 		damaged += core->time_damaged;
 	}
 	free(order);
+	if (x->json) {
+		ht_json_end_array(&x->j);
+	}
 	if (x->core_sel && !shown) {
 		fprintf(stderr, "%s: no core '%s' in the trace\n", ht_cli_prog,
 			x->core_sel);
 		status = HT_EXIT_FAIL;
 	}
-	if (!x->core_sel) {
+	if (!x->core_sel && x->json) {
+		ht_states_msgs(st, &m);
+		ht_json_key(&x->j, "messages");
+		ht_json_begin_object(&x->j);
+		ht_json_member_u64(&x->j, "sent", m.sent);
+		ht_json_member_u64(&x->j, "received", m.received);
+		ht_json_member_u64(&x->j, "matched", m.matched);
+		ht_json_member_u64(&x->j, "received_without_send",
+				   m.recv_unmatched);
+		ht_json_member_u64(&x->j, "sent_without_receive",
+				   m.send_unmatched);
+		ht_json_member_u64(&x->j, "evicted", m.send_evicted);
+		ht_json_end_object(&x->j);
+	} else if (!x->core_sel) {
 		ht_states_msgs(st, &m);
 		printf("messages: %" PRIu64 " sent, %" PRIu64
 		       " received, %" PRIu64 " matched, %" PRIu64
@@ -314,6 +481,10 @@ static int print_tables(struct ht_states *st, struct ctx *x)
 		       " sent without a receive (%" PRIu64 " evicted)\n",
 		       m.sent, m.received, m.matched, m.recv_unmatched,
 		       m.send_unmatched, m.send_evicted);
+	}
+	if (x->json) {
+		ht_json_end_object(&x->j);
+		printf("\n");
 	}
 	if (x->anomalies > MAX_ANOMALIES_SHOWN) {
 		fprintf(stderr, "%s: %" PRIu64 " anomalies (%d shown)\n",

@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "common/error.h"
+#include "common/time-format.h"
 #include "host/sync/sync-run.h"
 
 /* notes shown on stderr before "... more" */
@@ -78,21 +79,20 @@ static void note_cb(void *arg, const char *msg)
 	}
 }
 
+/* A signed duration (an offset, a bound), to the ns, in the form of
+ * every text view (common/time-format.h); "-" when unknown. */
 static void fmt_ns(char *buf, size_t len, double ns)
 {
 	double a = fabs(ns);
+	char d[24]; /* "18446744073.709 s" at most */
 
 	if (isnan(ns)) {
 		snprintf(buf, len, "-");
-	} else if (a < 1e3) {
-		snprintf(buf, len, "%.1f ns", ns);
-	} else if (a < 1e6) {
-		snprintf(buf, len, "%.3f us", ns / 1e3);
-	} else if (a < 1e9) {
-		snprintf(buf, len, "%.3f ms", ns / 1e6);
-	} else {
-		snprintf(buf, len, "%.3f s", ns / 1e9);
+		return;
 	}
+	ht_time_format_duration(d, sizeof(d),
+				a >= 1.8e19 ? UINT64_MAX : (uint64_t)(a + 0.5));
+	snprintf(buf, len, "%s%s", ns < 0 && a >= 0.5 ? "-" : "", d);
 }
 
 /*
@@ -116,7 +116,13 @@ static void print_pieces(const struct ht_sync_run_core *r)
 		} else {
 			fmt_ns(w, sizeof(w), pc->half_width_ns);
 		}
-		fmt_ns(at, sizeof(at), pc->start_ns);
+		if (isnan(pc->start_ns) || fabs(pc->start_ns) >= 9.2e18) {
+			snprintf(at, sizeof(at), "- s");
+		} else {
+			ht_time_format_timestamp(at, sizeof(at) - 2,
+						 (int64_t)pc->start_ns);
+			strcat(at, " s");
+		}
 		printf("%-12s %-12s %12s %14s %12s %8zu  %s %s\n", name, "",
 		       drift, off, w, pc->pairs, k ? "step at" : "from", at);
 	}

@@ -449,6 +449,9 @@ static size_t packet_fields(const struct ht_config *cfg,
 	}
 	if (!cfg->no_core_id) {
 		PF("core_id", &ht__ft_u32_a8, 0, "s->core_id");
+		/* the same value under the name Trace Compass reads its CPU
+		 * column from (docs/ctf-layout.md) */
+		PF("cpu_id", &ht__ft_u32_a8, 0, "s->core_id");
 	}
 #undef PF
 	return n;

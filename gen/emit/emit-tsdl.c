@@ -438,6 +438,10 @@ static void put_stream(struct out *o, const struct ht_stream_type *st)
 		line(o, 2, "%s", "");
 		put_int(o, 2, false, 32, 8, HT_BO_NATIVE, 10, NULL);
 		fprintf(o->f, " core_id;\n");
+		/* core_id again, as Trace Compass's CPU column */
+		line(o, 2, "%s", "");
+		put_int(o, 2, false, 32, 8, HT_BO_NATIVE, 10, NULL);
+		fprintf(o->f, " cpu_id;\n");
 	}
 	if (st->pkt_ctx_extra) {
 		for (i = 0; i < st->pkt_ctx_extra->nr_members; i++) {

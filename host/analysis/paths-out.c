@@ -6,42 +6,18 @@
 
 #include "common/error.h"
 #include "common/json-writer.h"
+#include "common/time-format.h"
 #include "paths-internal.h"
 
 const char *ht_paths_format_ns(char *buf, size_t len, uint64_t ns)
 {
-	static const struct {
-		uint64_t div;
-		const char *unit;
-	} units[] = {{1000000000, "s"}, {1000000, "ms"}, {1000, "us"}};
-	size_t i;
-
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (ns >= units[i].div) {
-			/* three decimals, rounded to nearest */
-			uint64_t milli =
-			    (ns * 1000 + units[i].div / 2) / units[i].div;
-
-			if (ns > UINT64_MAX / 1000) {
-				milli = ns / (units[i].div / 1000);
-			}
-			snprintf(buf, len, "%" PRIu64 ".%03" PRIu64 " %s",
-				 milli / 1000, milli % 1000, units[i].unit);
-			return buf;
-		}
-	}
-	snprintf(buf, len, "%" PRIu64 " ns", ns);
-	return buf;
+	return ht_time_format_duration(buf, len, ns);
 }
 
 /* A time from the clock's origin as seconds: "12.000345678". */
 static const char *format_time(char *buf, size_t len, int64_t ns)
 {
-	uint64_t m = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
-
-	snprintf(buf, len, "%s%" PRIu64 ".%09" PRIu64, ns < 0 ? "-" : "",
-		 m / 1000000000u, m % 1000000000u);
-	return buf;
+	return ht_time_format_timestamp(buf, len, ns);
 }
 
 #define F(i, v) ht_paths_format_ns(b[i], sizeof(b[i]), (v))

@@ -5,7 +5,10 @@
  *
  * - a process (pid) per core type, named by `M` process_name; per core
  *   a thread (tid) named by `M` thread_name for its tasks and
- *   interrupts, and one for its functions;
+ *   interrupts, and one for its functions; `M` process_sort_index and
+ *   thread_sort_index put them in the display order of every view
+ *   (ht_states_core_cmp(): master, kernel CPUs, slaves by id; a core's
+ *   tasks, then its functions, then its messages);
  * - tasks, idle and interrupts as `B`/`E` pairs (in time order per
  *   thread: the states model nests them), functions as `X` complete
  *   events (written when they end, with their duration);
@@ -103,6 +106,35 @@ static void put_pid_tid(struct ht_json *j, unsigned pid, unsigned tid)
 	ht_json_u64(j, tid);
 }
 
+/* The threads of one core, in their order under the core's rank. */
+enum {
+	SORT_TASKS,
+	SORT_FUNCTIONS,
+	SORT_MESSAGES,
+	SORT_PER_CORE,
+};
+
+/* `M` thread_name and thread_sort_index of thread @tid of core @c
+ * (@what: its place among the core's threads). */
+static void put_thread_meta(struct ht_json *j, unsigned pid, unsigned tid,
+			    const struct ht_states_core *c, const char *name,
+			    unsigned what)
+{
+	/* ht__export_core_rank() < 2^27: times 4 is still an int32 */
+	uint64_t sort =
+	    (uint64_t)ht__export_core_rank(c) * SORT_PER_CORE + what;
+
+	ht_json_raw(j, "{\"ph\":\"M\",\"name\":\"thread_name\"");
+	put_pid_tid(j, pid, tid);
+	ht_json_raw(j, ",\"args\":{\"name\":");
+	ht_json_str(j, name);
+	ht_json_raw(j, "}},\n{\"ph\":\"M\",\"name\":\"thread_sort_index\"");
+	put_pid_tid(j, pid, tid);
+	ht_json_raw(j, ",\"args\":{\"sort_index\":");
+	ht_json_u64(j, sort);
+	ht_json_raw(j, "}}");
+}
+
 static int on_core(struct ht_export *ex, const struct ht_states_item *it)
 {
 	struct cj *cj = ex->priv;
@@ -121,6 +153,12 @@ static int on_core(struct ht_export *ex, const struct ht_states_item *it)
 		ht_json_u64(j, g + 1);
 		ht_json_raw(j, ",\"args\":{\"name\":");
 		ht_json_str(j, c->group);
+		/* the group takes the place of its first core */
+		ht_json_raw(j, "}},\n{\"ph\":\"M\",\"name\":"
+			       "\"process_sort_index\",\"pid\":");
+		ht_json_u64(j, g + 1);
+		ht_json_raw(j, ",\"args\":{\"sort_index\":");
+		ht_json_u64(j, (uint64_t)ht__export_core_rank(c));
 		ht_json_raw(j, "}}");
 	}
 	if (ht_array_extend((void **)&cj->cores, &cj->nr_cores, &cj->cap_cores,
@@ -130,15 +168,8 @@ static int on_core(struct ht_export *ex, const struct ht_states_item *it)
 	cj->cores[c->index].pid = (unsigned)g + 1;
 	ex->stats->cores++;
 	record_begin(cj);
-	ht_json_raw(j, "{\"ph\":\"M\",\"name\":\"thread_name\"");
-	put_pid_tid(j, (unsigned)g + 1, task_tid(c));
-	ht_json_raw(j, ",\"args\":{\"name\":");
-	ht_json_str(j, c->name);
-	ht_json_raw(j, "}},\n{\"ph\":\"M\",\"name\":\"thread_sort_index\"");
-	put_pid_tid(j, (unsigned)g + 1, task_tid(c));
-	ht_json_raw(j, ",\"args\":{\"sort_index\":");
-	ht_json_u64(j, task_tid(c));
-	ht_json_raw(j, "}}");
+	put_thread_meta(j, (unsigned)g + 1, task_tid(c), c, c->name,
+			SORT_TASKS);
 	return ht__export_maybe_flush(&ex->out);
 }
 
@@ -242,12 +273,8 @@ static int on_slice(struct ht_export *ex, const struct ht_states_item *it)
 			cj->cores[c->index].has_func = true;
 			snprintf(name, sizeof(name), "%s functions", c->name);
 			record_begin(cj);
-			ht_json_raw(j,
-				    "{\"ph\":\"M\",\"name\":\"thread_name\"");
-			put_pid_tid(j, pid, func_tid(c));
-			ht_json_raw(j, ",\"args\":{\"name\":");
-			ht_json_str(j, name);
-			ht_json_raw(j, "}}");
+			put_thread_meta(j, pid, func_tid(c), c, name,
+					SORT_FUNCTIONS);
 		}
 		record_begin(cj);
 		ht_json_raw(j, "{\"ph\":\"X\",\"cat\":\"function\",\"name\":");
@@ -338,15 +365,7 @@ static void name_msg_thread(struct cj *cj, const struct ht_states_core *c)
 	cj->cores[c->index].has_msgs = true;
 	snprintf(name, sizeof(name), "%s messages", c->name);
 	record_begin(cj);
-	ht_json_raw(j, "{\"ph\":\"M\",\"name\":\"thread_name\"");
-	put_pid_tid(j, pid, msg_tid(c));
-	ht_json_raw(j, ",\"args\":{\"name\":");
-	ht_json_str(j, name);
-	ht_json_raw(j, "}},\n{\"ph\":\"M\",\"name\":\"thread_sort_index\"");
-	put_pid_tid(j, pid, msg_tid(c));
-	ht_json_raw(j, ",\"args\":{\"sort_index\":");
-	ht_json_u64(j, task_tid(c));
-	ht_json_raw(j, "}}");
+	put_thread_meta(j, pid, msg_tid(c), c, name, SORT_MESSAGES);
 }
 
 /*

@@ -6,25 +6,34 @@
  *
  * - one TrackDescriptor per core type (group), per core (child of its
  *   group), and, when used, per core a "functions" track and a
- *   "utilization %" counter track (children of the core's track);
+ *   "utilization %" counter track (children of the core's track); each
+ *   parent orders its children explicitly (child_ordering EXPLICIT,
+ *   sibling_order_rank): groups and cores in the display order of every
+ *   view (ht_states_core_cmp(): master, kernel CPUs, slaves by id), a
+ *   core's functions before its utilization;
  * - TrackEvents: SLICE_BEGIN/SLICE_END for tasks, idle and interrupts
  *   (nested on the core track) and functions; INSTANT for every other
- *   event with its payload fields as debug annotations; the message's
+ *   event with its payload fields as debug annotations (unsigned
+ *   integers shown in hexadecimal, the addresses of `hetrace-addr`, as
+ *   pointer values); the message's
  *   flow id in flow_ids on msg_send and msg_recv (Perfetto links the
  *   events of one id); COUNTER samples per utilization window;
  * - event names and annotation names interned (InternedData in the
- *   packet that first uses them), on one packet sequence whose
+ *   packet that first uses them), on one packet sequence (every packet,
+ *   track descriptors included, carries its id) whose
  *   incremental state is cleared at the start and whenever the intern
  *   tables reach their bound (memory stays flat).
  *
  * Field numbers (perfetto/protos/perfetto/trace/...): Trace.packet 1;
  * TracePacket: timestamp 8, trusted_packet_sequence_id 10, track_event
  * 11, interned_data 12, sequence_flags 13, track_descriptor 60;
- * TrackDescriptor: uuid 1, name 2, parent_uuid 5, counter 8;
+ * TrackDescriptor: uuid 1, name 2, parent_uuid 5, counter 8,
+ * child_ordering 11 (3: EXPLICIT), sibling_order_rank 12;
  * CounterDescriptor: unit_name 6; TrackEvent: debug_annotations 4, type
  * 9, name_iid 10, track_uuid 11, double_counter_value 44, flow_ids 47,
  * terminating_flow_ids 48; DebugAnnotation: name_iid 1, bool 2, uint 3,
- * int 4, double 5, string 6, name 10, dict_entries 11, array_values
+ * int 4, double 5, string 6, pointer 7, name 10, dict_entries 11,
+ * array_values
  * 12; InternedData: event_names 2, debug_annotation_names 3;
  * EventName / DebugAnnotationName: iid 1, name 2.
  */
@@ -50,6 +59,10 @@ enum {
 	TYPE_SLICE_END = 2,
 	TYPE_INSTANT = 3,
 	TYPE_COUNTER = 4,
+	CHILD_ORDERING_EXPLICIT = 3,
+	/* sibling_order_rank of a core's functions and utilization tracks */
+	RANK_FUNCTIONS = 1,
+	RANK_UTILIZATION = 2,
 };
 
 /* intern tables: bounded, then the incremental state is cleared */
@@ -475,17 +488,27 @@ static int event_end(struct ht_export *ex, struct pf *pf, size_t mark)
 	return packet_flush(ex, pf);
 }
 
+/* A track @uuid under @parent (0: none) at @rank among its siblings;
+ * @counter: a counter track (no children), else one that orders its
+ * children by their rank. */
 static int track_descriptor(struct ht_export *ex, struct pf *pf, uint64_t uuid,
-			    uint64_t parent, const char *name,
+			    uint64_t parent, int32_t rank, const char *name,
 			    const char *name2, bool counter)
 {
 	struct ht_buf *b = &pf->pkt;
-	size_t m = nest_begin(b, 60);
+	size_t m;
 
+	put_uint(b, 10, SEQ_ID);
+	m = nest_begin(b, 60);
 	put_uint(b, 1, uuid);
 	if (parent) {
 		put_uint(b, 5, parent);
 	}
+	if (!counter) {
+		put_uint(b, 11, CHILD_ORDERING_EXPLICIT);
+	}
+	/* int32: negative values are 10-byte varints */
+	put_uint(b, 12, (uint64_t)(int64_t)rank);
 	if (name2) {
 		/* name + " " + name2 */
 		struct ht_buf full = {0};
@@ -549,6 +572,9 @@ static void annot_value(struct pf *pf, const struct ht_ctf_field *f,
 	case HT_CTF_INT:
 		if (f->type->is_signed) {
 			put_uint(b, 4, (uint64_t)f->v.s);
+		} else if (f->type->base == 16) {
+			/* hetrace-addr: a code address */
+			put_uint(b, 7, f->v.u);
 		} else {
 			put_uint(b, 3, f->v.u);
 		}
@@ -630,7 +656,9 @@ static int on_core(struct ht_export *ex, const struct ht_states_item *it)
 	}
 	group_uuid = 0x6000000000000000ull + g + 1;
 	if (new_group) {
-		ret = track_descriptor(ex, pf, group_uuid, 0, c->group, NULL,
+		/* the group takes the place of its first core */
+		ret = track_descriptor(ex, pf, group_uuid, 0,
+				       ht__export_core_rank(c), c->group, NULL,
 				       false);
 		if (ret) {
 			return ret;
@@ -645,7 +673,7 @@ static int on_core(struct ht_export *ex, const struct ht_states_item *it)
 	pf->cores[c->index].group_uuid = group_uuid;
 	ex->stats->cores++;
 	return track_descriptor(ex, pf, pf->cores[c->index].uuid, group_uuid,
-				c->name, NULL, false);
+				ht__export_core_rank(c), c->name, NULL, false);
 }
 
 static int on_slice(struct ht_export *ex, const struct ht_states_item *it)
@@ -667,8 +695,8 @@ static int on_slice(struct ht_export *ex, const struct ht_states_item *it)
 		if (!t->has_func) {
 			t->has_func = true;
 			ret = track_descriptor(ex, pf, track, t->uuid,
-					       it->core->name, "functions",
-					       false);
+					       RANK_FUNCTIONS, it->core->name,
+					       "functions", false);
 			if (ret) {
 				return ret;
 			}
@@ -773,7 +801,8 @@ static int on_window(struct ht_export *ex, const struct ht_states_item *it)
 	if (!t->has_counter) {
 		t->has_counter = true;
 		ret = track_descriptor(ex, pf, t->uuid + 2, t->uuid,
-				       it->core->name, "utilization", true);
+				       RANK_UTILIZATION, it->core->name,
+				       "utilization", true);
 		if (ret) {
 			return ret;
 		}

@@ -70,6 +70,16 @@ int ht__export_maybe_flush(struct ht__export_out *o)
 					   : (o->failed ? HT_EIO : 0);
 }
 
+int32_t ht__export_core_rank(const struct ht_states_core *c)
+{
+	/* 24 bits of core id under the role: at most 5 << 24, an int32 */
+	const uint32_t id_max = (1u << 24) - 1;
+	uint32_t id =
+	    c->has_core_id && c->core_id < id_max ? c->core_id : id_max;
+
+	return (int32_t)(((uint32_t)ht_states_role_rank(c->role) << 24) | id);
+}
+
 int ht__export_group(struct ht_export *ex, const char *name, size_t *index,
 		     bool *added)
 {

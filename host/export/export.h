@@ -113,6 +113,15 @@ int ht_export_run(const struct ht_export_ops *ops, struct ht_ctf_set *set,
 int ht__export_group(struct ht_export *ex, const char *name, size_t *index,
 		     bool *added);
 
+/*
+ * The place of core @c in the display order of every view
+ * (ht_states_core_cmp(): role rank, then core id), as one number,
+ * smaller first: what Perfetto's sibling_order_rank and Chrome JSON's
+ * sort_index take (both int32). Cores of other roles tie within their
+ * rank (the order among roles' names is not kept).
+ */
+int32_t ht__export_core_rank(const struct ht_states_core *c);
+
 /* Appends @n bytes of @s to the output. */
 void ht__export_puts(struct ht__export_out *o, const char *s, size_t n);
 /* Writes the output out when it is more than half full (exporters call

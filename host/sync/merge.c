@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "host/ctf/ctf-writer.h"
 #include "common/buf.h"
@@ -246,7 +247,9 @@ static int stream_of(struct merge *m, struct input *in,
 	}
 	in->out[is->index] = *ws;
 	m->st->streams++;
-	/* LTTng's per-CPU streams: the CPU of their packets, kept */
+	/* cpu_id (Trace Compass's CPU column) is the core's id, except for
+	 * LTTng's per-CPU streams: the CPU of their packets, kept */
+	ht_ctf_wstream_set_cpu_id(*ws, in->core->id);
 	if (has_uint_member(is->stream_class->packet_context, "cpu_id") &&
 	    in->msg.packet && in->msg.packet->context) {
 		const struct ht_ctf_field *f =
@@ -406,7 +409,8 @@ static int open_input(struct merge *m, struct input *in)
 
 		ret = ht_ctf_writer_add_stream_class(m->w, sc->event_context,
 						     &in->sc_out[i]);
-		if (!ret && has_uint_member(sc->packet_context, "cpu_id")) {
+		/* every class: cpu_id next to core_id (docs/ctf-layout.md) */
+		if (!ret) {
 			ret = ht_ctf_writer_stream_class_add_cpu_id(
 			    m->w, in->sc_out[i]);
 		}
@@ -451,6 +455,43 @@ static int env_core(struct merge *m, uint32_t id, const char *cname,
 	return ret;
 }
 
+static bool env_given(const struct ht_merge_opts *o, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < o->nr_env; i++) {
+		if (!strcmp(o->env[i].name, name)) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * `hostname` and `domain`, unless the extra entries have them (an LTTng
+ * reference's own): Trace Compass names the host of a trace from
+ * `hostname`, and opens a `domain` it does not know ("hetrace", not
+ * LTTng's "ust" or "kernel") as a generic CTF trace (docs/ctf-layout.md).
+ * The host is this machine's: the one sync runs on, next to the capture.
+ */
+static int add_env_host(struct merge *m)
+{
+	char host[256];
+	int ret = 0;
+
+	if (!env_given(m->o, "hostname")) {
+		if (gethostname(host, sizeof(host)) != 0) {
+			snprintf(host, sizeof(host), "unknown");
+		}
+		host[sizeof(host) - 1] = '\0';
+		ret = ht_ctf_writer_env_str(m->w, "hostname", host);
+	}
+	if (!ret && !env_given(m->o, "domain")) {
+		ret = ht_ctf_writer_env_str(m->w, "domain", "hetrace");
+	}
+	return ret;
+}
+
 static int add_env(struct merge *m)
 {
 	const struct ht_merge_opts *o = m->o;
@@ -478,7 +519,7 @@ static int add_env(struct merge *m)
 						    o->env[i].i);
 		}
 	}
-	return ret;
+	return ret ? ret : add_env_host(m);
 }
 
 /* The output clock: the reference clock kept as it is, or one in ns

@@ -68,11 +68,15 @@ packets = -(-n // per)
 rate = 1e6 / period_us
 b = (packets * 36 + n * rec) / n
 print("    rate: %.4g events/s, %.4g bytes/event (packet headers included)" % (rate, b))
-def secs(v):
-    for unit, scale in (("s", 1), ("ms", 1e3), ("us", 1e6)):
-        if v * scale >= 1:
-            return "%.4g %s" % (v * scale, unit)
-    return "%.4g ns" % (v * 1e9)
+def secs(v):  # common/time-format.c's duration, from ns
+    ns = int(v * 1e9 + 0.5)
+    for i, (div, unit) in enumerate(((10**9, "s"), (10**6, "ms"), (10**3, "us"))):
+        if ns >= div:
+            milli = (ns * 1000 + div // 2) // div
+            if i and milli >= 10**6:
+                milli, unit = milli // 1000, ("s", "ms")[i - 1]
+            return "%d.%03d %s" % (milli // 1000, milli % 1000, unit)
+    return "%d ns" % ns
 print("    history: %s per KiB of buffer, %s per packet of %d bytes" % (secs(1024 / (rate * b)), secs(psize / (rate * b)), psize))
 PY
 }

@@ -89,6 +89,8 @@ SCHEMA = {
         2: ('name', LEN, 'str', False),
         5: ('parent_uuid', VARINT, 'u', False),
         8: ('counter', LEN, 'CounterDescriptor', False),
+        11: ('child_ordering', VARINT, 'u', False),
+        12: ('sibling_order_rank', VARINT, 'i64', False),
     },
     'CounterDescriptor': {6: ('unit_name', LEN, 'str', False)},
     'TrackEvent': {
@@ -156,14 +158,18 @@ def decode(msg, b):
 
 def read_bt2(path):
     """Events as (ns, name, core_id, fields dict of ints/strings)."""
-    line_re = re.compile(r'^\[(\d+)\] \(\+[^)]*\) (\w+): \{ core_id = (\d+) \}(?:, \{ (.*) \})?$')
+    # [ts] (+delta) [hostname ]name: { core_id = N, cpu_id = N }, { fields }
+    line_re = re.compile(r'^\[(\d+)\] \(\+[^)]*\) (?:\S+ )?(\w+): '
+                         r'\{ core_id = (\d+)(?:, cpu_id = (\d+))? \}(?:, \{ (.*) \})?$')
     evs = []
     for line in open(path, encoding='utf-8'):
         m = line_re.match(line.rstrip('\n'))
         if not m:
             raise SystemExit('cannot parse babeltrace2 line: ' + line)
+        if m.group(4) is not None and m.group(4) != m.group(3):
+            raise SystemExit('cpu_id is not core_id: ' + line)
         f = {}
-        for k, v in re.findall(r'(\w+) = ("(?:[^"\\]|\\.)*"|-?\d+)', m.group(4) or ''):
+        for k, v in re.findall(r'(\w+) = ("(?:[^"\\]|\\.)*"|-?\d+)', m.group(5) or ''):
             f[k] = v if v.startswith('"') else int(v)
         evs.append((int(m.group(1)), m.group(2), int(m.group(3)), f))
     return evs
@@ -188,7 +194,40 @@ def expected(evs):
 
 # ------------------------------------------------------------- perfetto
 
-def check_perfetto(path, evs, exp, scenario, fail):
+# hetrace-addr fields (gen/include/hetrace-functions.yaml) and function
+# slices' addresses: pointer values in the protobuf
+POINTERS = {'addr', 'base', 'call_site'}
+
+
+def perfetto_core_order(tracks):
+    """Core track names in the order the explicit ranks give."""
+    groups = [d for d in tracks.values() if 'parent_uuid' not in d]
+    gids = {g['uuid'] for g in groups}
+    key = lambda d: d.get('sibling_order_rank', 0)
+    order = []
+    for g in sorted(groups, key=key):
+        kids = [d for d in tracks.values() if d.get('parent_uuid') == g['uuid']]
+        order += [d['name'] for d in sorted(kids, key=key)]
+    return order
+
+
+def json_core_order(evs):
+    """Core thread names in process_sort_index, thread_sort_index order."""
+    psort, tsort, tname = {}, {}, {}
+    for e in evs:
+        if e['ph'] != 'M':
+            continue
+        if e['name'] == 'process_sort_index':
+            psort[e['pid']] = e['args']['sort_index']
+        elif e['name'] == 'thread_sort_index':
+            tsort[(e['pid'], e['tid'])] = e['args']['sort_index']
+        elif e['name'] == 'thread_name':
+            tname[(e['pid'], e['tid'])] = e['args']['name']
+    missing = [n for k, n in tname.items() if k not in tsort or k[0] not in psort]
+    threads = sorted(tname, key=lambda k: (psort.get(k[0], 0), tsort.get(k, 0)))
+    return [tname[k] for k in threads], missing
+
+def check_perfetto(path, evs, exp, scenario, order, fail):
     data = open(path, 'rb').read()
     trace = decode('Trace', data)
     packets = trace.get('packet', [])
@@ -204,6 +243,8 @@ def check_perfetto(path, evs, exp, scenario, fail):
     flow_out, flow_in = {}, []
     last_ts = {}
     for k, p in enumerate(packets):
+        if p.get('trusted_packet_sequence_id') != 1:
+            fail('perfetto: packet %d: no trusted_packet_sequence_id' % k)
         flags = p.get('sequence_flags', 0)
         if flags & 1:
             names.clear()
@@ -215,6 +256,11 @@ def check_perfetto(path, evs, exp, scenario, fail):
             if 'parent_uuid' in d and d['parent_uuid'] not in tracks:
                 fail('perfetto: track %s before its parent' % d.get('name'))
             tracks[d['uuid']] = d
+            if 'sibling_order_rank' not in d:
+                fail('perfetto: track %s without sibling_order_rank' % d.get('name'))
+            if 'counter' not in d and d.get('child_ordering') != 3:
+                fail('perfetto: track %s: child_ordering %s, want 3 (explicit)'
+                     % (d.get('name'), d.get('child_ordering')))
         if 'interned_data' in p:
             for e in p['interned_data'].get('event_names', []):
                 names[e['iid']] = e['name']
@@ -245,6 +291,9 @@ def check_perfetto(path, evs, exp, scenario, fail):
             v = [a[x] for x in ('uint_value', 'int_value', 'string_value',
                                 'double_value', 'bool_value', 'pointer_value') if x in a]
             args[annots.get(a['name_iid'])] = v[0] if v else a
+            if annots.get(a['name_iid']) in POINTERS and 'pointer_value' not in a:
+                fail('perfetto: packet %d: %s is not a pointer value: %s'
+                     % (k, annots.get(a['name_iid']), a))
         t = te.get('type')
         if t != 4:
             if ts < last_ts.get(tr, 0):
@@ -298,6 +347,8 @@ def check_perfetto(path, evs, exp, scenario, fail):
             fail('perfetto: negative slice %r' % (s,))
     if not counters:
         fail('perfetto: no counter samples')
+    if order and perfetto_core_order(tracks) != order:
+        fail('perfetto: core order %s, want %s' % (perfetto_core_order(tracks), order))
     print('perfetto: %d packets, %d tracks (%d groups, %d cores), %d slices, '
           '%d instants, %d flows, %d counter samples'
           % (len(packets), len(tracks), len(groups), len(cores), len(slices),
@@ -366,7 +417,7 @@ def flows_unbound(evs):
     return bad
 
 
-def check_json(path, exp, nr_counters_min, fail):
+def check_json(path, exp, nr_counters_min, order, fail):
     doc = json.load(open(path, encoding='utf-8'))
     evs = doc['traceEvents']
     by = {}
@@ -406,6 +457,17 @@ def check_json(path, exp, nr_counters_min, fail):
     if n('s') + n('f') != 2 * exp['flows']:
         fail('json: %d flow events for %d matched messages'
              % (n('s') + n('f'), exp['flows']))
+    threads, missing = json_core_order(evs)
+    if missing:
+        fail('json: threads without a sort index: %s' % missing)
+    cores = [t for t in threads if not t.endswith((' functions', ' messages'))]
+    if order and cores != order:
+        fail('json: core order %s, want %s' % (cores, order))
+    for i, t in enumerate(threads):
+        # a core's functions and messages threads right after it
+        if t.endswith((' functions', ' messages')) and \
+                threads[i - 1].split(' ')[0] != t.split(' ')[0]:
+            fail('json: thread %s is not next to its core: %s' % (t, threads))
     print('json: %d events: %s' % (len(evs), ' '.join('%s=%d' % (k, len(v)) for k, v in sorted(by.items()))))
     return by
 
@@ -413,16 +475,20 @@ def check_json(path, exp, nr_counters_min, fail):
 def main():
     pf, js, bt2 = sys.argv[1:4]
     scenario = '--scenario' in sys.argv
+    # --order CORE,CORE,...: the display order (master, kernel, slaves)
+    order = None
+    if '--order' in sys.argv:
+        order = sys.argv[sys.argv.index('--order') + 1].split(',')
     errors = []
     fail = errors.append
     evs = read_bt2(bt2)
     exp = expected(evs)
     print('from babeltrace2: %d events, expect %s' % (len(evs), exp))
     try:
-        check_perfetto(pf, evs, exp, scenario, fail)
+        check_perfetto(pf, evs, exp, scenario, order, fail)
     except Bad as e:
         fail('perfetto: does not decode: %s' % e)
-    by = check_json(js, exp, 1, fail)
+    by = check_json(js, exp, 1, order, fail)
     if scenario:
         i = [e for e in by['i'] if e['name'] == 'sample' and e['tid'] == 1]
         if len(i) != 1 or i[0]['ts'] != 8.0 or i[0]['args'] != {'value': 42, 'delta': -7, 'label': 'a"b\\c'}:

@@ -27,10 +27,33 @@ check() { # NAME TRACE [--scenario]
 	python3 check-export.py "$w/$name.pftrace" "$w/$name.json" "$w/$name.bt2" "$@" ||
 		bad "$name: check-export.py"
 }
-check scenario "$w/sc" --scenario
+check scenario "$w/sc" --scenario --order cpu0,dsp1,dsp2
 check big "$w/big"
 board_trace "$w" early <early.script || exit 1
 check early "$w/early"
+# cores met slaves first: the tracks still go master, then slaves by id
+board_trace "$w" order <order.script || exit 1
+check order "$w/order" --order cpu0,dsp1,dsp2
+
+# The real Perfetto schema, when protoc and Perfetto's perfetto_trace.proto
+# are at hand (PERFETTO_PROTO=path; Debian packages protoc, not Perfetto's
+# protos): protoc decodes the file as a perfetto.protos.Trace.
+proto=${PERFETTO_PROTO:-}
+for p in /usr/share/perfetto/protos/perfetto/trace/perfetto_trace.proto \
+	/usr/local/share/perfetto/protos/perfetto/trace/perfetto_trace.proto; do
+	[ -z "$proto" ] && [ -f "$p" ] && proto=$p
+done
+if ! command -v protoc >/dev/null; then
+	echo "skipped the schema decode: protoc is not installed"
+elif [ -z "$proto" ] || [ ! -f "$proto" ]; then
+	echo "skipped the schema decode: no perfetto_trace.proto (set PERFETTO_PROTO)"
+else
+	protoc --proto_path="$(dirname "$proto")" --decode=perfetto.protos.Trace \
+		"$(basename "$proto")" <"$w/scenario.pftrace" >"$w/scenario.txt" 2>"$w/protoc.err" ||
+		bad "protoc cannot decode the trace: $(head -3 "$w/protoc.err")"
+	grep -q 'sibling_order_rank' "$w/scenario.txt" || bad "protoc: no sibling_order_rank"
+	grep -q 'child_ordering: EXPLICIT' "$w/scenario.txt" || bad "protoc: no explicit child ordering"
+fi
 grep -q ' 2 flows, .* 0 anomalies' "$w/early.perr" || bad "early: $(cat "$w/early.perr")"
 
 # the summary counts what was written

@@ -14,7 +14,7 @@ py=/usr/bin/python3
 
 # events NAME CORE: the events of CORE in the merged trace NAME-out
 events() {
-	babeltrace2 "$w/$1-out" 2>/dev/null | grep -c "core_id = $2 "
+	babeltrace2 "$w/$1-out" 2>/dev/null | grep -c "core_id = $2[, ]"
 }
 
 $py "$here/mkcapture.py" "$w/cap" "$w/truth.json"

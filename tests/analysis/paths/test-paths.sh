@@ -24,7 +24,7 @@ mk pipeline
 babeltrace2 --clock-cycles "$w/pipeline" >"$w/bt.txt"
 want=$(grep -cv '^\(#\|$\)' pipeline.trace)
 [ "$(wc -l <"$w/bt.txt")" = "$want" ] || bad "babeltrace2: $(wc -l <"$w/bt.txt") events, want $want"
-grep -q '^\[00000000000160000000\] .*activity_end: { core_id = 1 }, { path = "frame", activity = "sobel_1", instance = 1 }$' "$w/bt.txt" ||
+grep -q '^\[00000000000160000000\] .*activity_end: { core_id = 1, cpu_id = 1 }, { path = "frame", activity = "sobel_1", instance = 1 }$' "$w/bt.txt" ||
 	bad "babeltrace2: sobel_1 end of frame 1 at 160 ms not found"
 grep -q 'task_switch: .*{ prev_tid = 2, prev_name = "sobel", next_tid = 4, next_name = "hp_task", next_prio = 50 }' "$w/bt.txt" ||
 	bad "babeltrace2: the hp_task switch not found"

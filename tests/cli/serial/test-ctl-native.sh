@@ -51,8 +51,9 @@ delta = {k: v for k, v in delta.items() if v}
 traced = {}
 for line in open(sys.argv[3]):
     p = line.split()
-    if len(p) >= 6 and p[0].isdigit():
-        traced[p[5]] = int(p[0])
+    # calls, four durations of two words, the function
+    if len(p) >= 10 and p[0].isdigit():
+        traced[p[9]] = int(p[0])
 print(sys.argv[4] + ', on target:', delta, 'traced:', traced)
 assert delta.get('work_step') == 1, delta
 if len(sys.argv) > 5:
@@ -140,7 +141,7 @@ grep -q "^lost: 0 events discarded by the target, 0 packets lost, 0 frames lost 
 expect_exit "dump-profile" 0 ctl dump-profile -n 0 --sort calls
 cp "$w/out" "$w/dp"
 grep -q "^-- on-target profile (read from $T" "$w/dp" || bad "dump-profile title: $(head -3 "$w/dp")"
-grep -qx "$(grep -m1 ' calls  *incl_ns' "$w/p1")" "$w/dp" || bad "dump-profile columns differ from hetrace profile's"
+grep -qx "$(grep -m1 ' calls  *incl  ' "$w/p1")" "$w/dp" || bad "dump-profile columns differ from hetrace profile's"
 grep -q "^   lost: 0 calls (function table full), 0 calls below the stack" "$w/dp" || bad "dump-profile loss line: $(cat "$w/dp")"
 python3 - "$w/l2.json" "$w/dp" <<'PY' || bad "dump-profile counts differ from list"
 import json, sys
@@ -148,8 +149,8 @@ want = {f['name']: f['calls'] for f in json.load(open(sys.argv[1]))['functions']
 got = {}
 for line in open(sys.argv[2]):
     p = line.split()
-    if len(p) >= 6 and p[0].isdigit():
-        got[p[5]] = int(p[0])
+    if len(p) >= 10 and p[0].isdigit():
+        got[p[9]] = int(p[0])
 assert got == want, (got, want)
 PY
 expect_exit "profile TARGET" 0 bounded 20 300 "$HETRACE" profile "$T" --elf "$elf" -n 0 --sort calls
@@ -159,7 +160,7 @@ sed 1d "$w/dp" | cmp -s - "$w/pt" || bad "profile TARGET differs from dump-profi
 # relocated (no -pie) and its func_base went out at boot, long before
 # this capture: the check is given bias 0 through a func_base line
 babeltrace2 --clock-cycles "$w/c1/native" >"$w/c1.bt" || bad "babeltrace2 cannot read the capture"
-{ echo "[0] (+?.?????????) func_base: { core_id = 0 }, { base = 0x400000 }"; cat "$w/c1.bt"; } >"$w/c1.bt0"
+{ echo "[0] (+?.?????????) func_base: { core_id = 0, cpu_id = 0 }, { base = 0x400000 }"; cat "$w/c1.bt"; } >"$w/c1.bt0"
 "$HETRACE" export -q -f chrome-json --elf "$elf" "$w/c1/native" -o "$w/c1.json" || bad "json export"
 nm --defined-only "$elf" >"$w/nm"
 python3 "$TOP/tests/export/check-funcs.py" "$w/c1.bt0" "$w/nm" 0x400000 "$w/c1.pftrace" "$w/c1.json" >"$w/cf" ||

@@ -28,12 +28,12 @@
 # byte 20, nr_slots 24, slots_off 28, head 96, tail 160. The packet
 # header and context of producer.yaml's tracer: magic 0, stream_id 4,
 # packet_size 12, content_size 20, timestamp_begin 28, timestamp_end 36,
-# events_discarded 44, packet_seq_num 52, core_id 60; 64 bytes.
+# events_discarded 44, packet_seq_num 52, core_id 60, cpu_id 64; 68 bytes.
 import struct
 import sys
 
 MAGIC = 0xC1FC1FC1
-HC = 64
+HC = 68
 REJECTED = ("magic", "big", "stream", "content")
 
 

@@ -25,6 +25,22 @@ cp -r "$tmp/basic/trace" "$tmp/set/a"
 cp -r "$tmp/be16/trace" "$tmp/set/b/c/core"
 "$HETRACE" info "$tmp/set" >"$tmp/all.out"
 grep -q '^total: 2 traces, 3 streams, 2200 events$' "$tmp/all.out"
+# --json: the same numbers, times in ns; the text's first/last event and
+# counts per stream read back from the JSON
+"$HETRACE" info --json -n 3 "$tmp/set" >"$tmp/all.json"
+python3 - "$tmp/all.json" "$tmp/all.out" <<'PY'
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+streams = [s for t in d['traces'] for s in t['streams']]
+assert len(d['traces']) == 2 and len(streams) == 3, d
+assert sum(s['events'] for s in streams) == 2200
+assert all(len(s['event_types']) <= 3 for s in streams)
+text = open(sys.argv[2]).read()
+firsts = [int(a) * 10**9 + int(b) for a, b in re.findall(r'first event: (\d+)\.(\d{9}) s', text)]
+assert sorted(firsts) == sorted(s['first_ns'] for s in streams), (firsts, streams)
+for t in d['traces']:
+    assert t['byte_order'] in ('little-endian', 'big-endian') and t['clocks'], t
+PY
 # usage errors
 set +e
 "$HETRACE" info >/dev/null 2>&1

@@ -73,9 +73,9 @@ for x in errs:
     print('FAIL:', x)
 sys.exit(1 if errs else 0)
 PY
-grep -q '^core dsp1 (id 1, slave): 3 events, -9999999000 .. -9999997000 ns (span 2000 ns)' "$w/wide-states.out" ||
+grep -q '^core dsp1 (id 1, slave): 3 events, -9.999999000 .. -9.999997000 s (span 2.000 us)' "$w/wide-states.out" ||
 	bad "wide states: $(grep '^core' "$w/wide-states.out")"
-grep -q '^core cpu0 (id 0, master): 4 events, 9223372026854770000 .. 9223372036854775807 ns (span 10000005807 ns)' "$w/wide-states.out" ||
+grep -q '^core cpu0 (id 0, master): 4 events, 9223372026.854770000 .. 9223372036.854775807 s (span 10.000 s)' "$w/wide-states.out" ||
 	bad "wide states: $(grep '^core' "$w/wide-states.out")"
 python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$w/wide.json" || bad "wide: JSON"
 exit $fail

@@ -16,7 +16,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from bt2text import text_lines  # noqa: E402
 
 sys.setrecursionlimit(100000)
-LINE = re.compile(r"^\[(\d+)\] \(\+[^)]*\) (\w+): (.*)$")
+# [ts] (+delta) [hostname ]name: ... (a synchronized trace has a hostname)
+LINE = re.compile(r"^\[(\d+)\] \(\+[^)]*\) (?:\S+ )?(\w+): (.*)$")
 FIELD = re.compile(r"(\w+) = (\"[^\"]*\"|[-\w.]+)")
 errors = []
 

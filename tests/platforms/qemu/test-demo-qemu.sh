@@ -36,7 +36,8 @@ babeltrace2 "$w/demo/trace" >"$w/merged.txt" 2>"$w/bt.err" || bad "merged trace:
 # Both slaves' SHA hashes are in the merged trace: 5,040 per SHA job with
 # a tracepoint per hash, on each core.
 for core in cm3 rv32; do
-	n=$(grep -c "sha_hash: { core_id = $([ $core = cm3 ] && echo 1 || echo 2) }" "$w/merged.txt")
+	id=$([ $core = cm3 ] && echo 1 || echo 2)
+	n=$(grep -c "sha_hash: { core_id = $id, cpu_id = $id }" "$w/merged.txt")
 	[ "$n" -ge 5040 ] || bad "merged: $core: $n sha_hash events"
 done
 [ -s "$w/demo/sync.json" ] || bad "no sync.json"

@@ -63,7 +63,7 @@ for port in cm3 rv32; do
 	timeout 30 "$HETRACE" ctl "$target" --elf "$elf" dump-profile -n 0 --sort calls >"$w/$port.hd" 2>&1 ||
 		bad "$port: ctl dump-profile: $(cat "$w/$port.hd")"
 		# The first table's rows: calls ... function [file:line].
-	calls_by_name() { awk '/ calls .* function$/ { t++; next } t == 1 && $1 ~ /^[0-9]+$/ && NF >= 6 { print $6 "=" $1 } t == 1 && NF < 6 { t++ }' "$1" | sort; }
+	calls_by_name() { awk '/ calls .* function$/ { t++; next } t == 1 && $1 ~ /^[0-9]+$/ && NF >= 10 { print $10 "=" $1 } t == 1 && NF < 10 { t++ }' "$1" | sort; }
 	calls_by_name "$w/$port.hp" >"$w/$port.hpc"
 	calls_by_name "$w/$port.hd" >"$w/$port.hdc"
 	if [ ! -s "$w/$port.hpc" ] || ! cmp -s "$w/$port.hpc" "$w/$port.hdc"; then

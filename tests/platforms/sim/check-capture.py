@@ -23,7 +23,8 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 from bt2text import text_lines  # noqa: E402
 
-EVENT = re.compile(r"^\[(\d+)\] \([^)]*\) (\w+): \{ core_id = (\d+) \}, \{ (.*) \}$")
+# [ts] (+delta) [hostname ]name: { core_id = N, cpu_id = N }, { fields }
+EVENT = re.compile(r"^\[(\d+)\] \([^)]*\) (?:\S+ )?(\w+): \{ core_id = (\d+), cpu_id = \3 \}, \{ (.*) \}$")
 FIELD = re.compile(r'(\w+) = ("[^"]*"|[^,]+)(?:, |$)')
 
 errors = []

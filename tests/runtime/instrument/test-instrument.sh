@@ -27,15 +27,18 @@ key() { awk -v k="$1" '$1 == k { print $2 }' "$2"; }
 addr_of() { awk -v f="$1" '$1 == "addr" && $2 == f { print toupper($3) }' "$2" | sed 's/^0X/0x/'; }
 # Records NAME (func_entry/func_exit) of function at ADDR in TEXT.
 count() { grep -c " $1: .* addr = $2[,} ]" "$3" || true; }
-# A profile row's column (1 calls, 2 incl, 3 excl, 4 avg, 5 max) for FUNC,
-# in the first table of PROFILE_OUTPUT.
+# A profile row's column for FUNC (1 calls; the four times take two words
+# each, "1.500 us": their ns are in --json), in the first table of
+# PROFILE_OUTPUT.
 col() {
-	awk -v f="$1" -v c="$2" '/^== / { t++ } t == 1 && $6 == f { print $c; exit }' "$3"
+	awk -v f="$1" -v c="$2" '/^== / { t++ } t == 1 && $10 == f { print $c; exit }' "$3"
 }
 # The on-target (dumped) table's column.
 dcol() {
-	awk -v f="$1" -v c="$2" '/^-- on-target/ { d = 1 } d && $6 == f { print $c; exit }' "$3"
+	awk -v f="$1" -v c="$2" '/^-- on-target/ { d = 1 } d && $10 == f { print $c; exit }' "$3"
 }
+# jq-like: js FILE EXPR (a python expression on d, the JSON of FILE)
+js() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 
 # 1. fib(20): exact counts in the records, the profile and the dump.
 run fib 20
@@ -55,25 +58,31 @@ grep -q 'fib  drv.c:[0-9]' "$w/fib.prof" || bad "fib: no file:line"
 [ -s "$w/fib.perr" ] && bad "fib: profile warned: $(cat "$w/fib.perr")"
 # Call graph: every node's inclusive time >= the sum of its children's;
 # the counts along the path are fib's: calls at depth d sum to want.
-awk '/call graph/ { g = 1; next } /^--/ { g = 0 } g && $4 != "function" && NF >= 4 {
-	d = 0; s = $0; sub(/^ *[0-9]+ +[0-9]+ +[0-9]+  /, "", s)
-	match(s, /^ */); d = RLENGTH / 2
-	incl[NR] = $1; depth[NR] = d; calls += $2
-	for (k = d - 1; k >= 0; k--) { if (k in open) { child[open[k]] += $1; break } }
-	open[d] = NR; for (k in open) if (k > d) delete open[k]
-}
-END {
-	for (n in incl) if (child[n] > incl[n]) { print "node " n ": children " child[n] " > " incl[n]; bad = 1 }
-	if (calls != 21891) { print "graph calls " calls; bad = 1 }
-	exit bad
-}' "$w/fib.prof" || bad "fib: call graph"
+# (--json: the nodes in tree order, each with its depth, times in ns)
+"$HETRACE" profile "$w/fib" --elf "$w/drv" -g --json >"$w/fib.json" 2>/dev/null || bad "fib: profile --json failed"
+python3 - "$w/fib.json" <<'PY' || bad "fib: call graph"
+import json, sys
+nodes = json.load(open(sys.argv[1]))['cores'][0]['trace']['callgraph']
+child, path, calls = [0] * len(nodes), [], 0
+for i, n in enumerate(nodes):
+    del path[n['depth'] - 1:]
+    if path:
+        child[path[-1]] += n['incl_ns']
+    path.append(i)
+    calls += n['calls']
+bad = [(i, c, n['incl_ns']) for i, (c, n) in enumerate(zip(child, nodes)) if c > n['incl_ns']]
+assert not bad, 'children past their parent: %s' % bad[:3]
+assert calls == 21891, 'graph calls %d' % calls
+PY
 
 # 2. Several functions: exclusive times add up to the traced total, and
 # both equal the time of the outermost calls computed from the records.
 run threads
 "$HETRACE" profile "$w/threads" --elf "$w/drv" --core main >"$w/th.prof" 2>&1 || bad "threads: profile failed"
-total=$(awk '/^== main:/ { print $(NF - 1); exit }' "$w/th.prof")
-sum=$(awk '/^== / { t++ } t == 1 && $1 ~ /^[0-9]+$/ { s += $3 } END { print s }' "$w/th.prof")
+"$HETRACE" profile "$w/threads" --elf "$w/drv" --core main -n 0 --json >"$w/th.json" 2>/dev/null ||
+	bad "threads: profile --json failed"
+total=$(js "$w/th.json" "d['cores'][0]['trace']['total_ns']")
+sum=$(js "$w/th.json" "sum(f['excl_ns'] for f in d['cores'][0]['trace']['functions'])")
 [ "$total" = "$sum" ] || bad "threads: exclusive sum $sum != total $total"
 tids=$(grep ' func_entry: ' "$w/threads.txt" | sed 's/.*{ tid = \([0-9]*\) }.*/\1/' | sort -u | wc -l)
 [ "$tids" = 2 ] || bad "threads: $tids distinct tids in func_entry records, want 2"
@@ -86,7 +95,7 @@ rec=$(awk '/ func_entry: / { if (d++ == 0) t0 = substr($1, 2, 20) + 0 }
 	END { print s }' "$w/th1.txt")
 [ "$rec" = "$total" ] || bad "threads: total $total, records say $rec"
 "$HETRACE" profile "$w/threads" --elf "$w/drv" >"$w/th-all.prof" 2>&1 || bad "threads: profile failed"
-awk '/^== all cores/ { a = 1 } a && $6 == "work" { print $1 }' "$w/th-all.prof" | grep -qx 2 ||
+awk '/^== all cores/ { a = 1 } a && $10 == "work" { print $1 }' "$w/th-all.prof" | grep -qx 2 ||
 	bad "threads: all cores: work is not called twice"
 
 # 3. Recursion 10,000 deep: whole in the shadow stack, then mostly below.
@@ -153,7 +162,9 @@ run unbalanced
 "$HETRACE" profile "$w/unbalanced" --elf "$w/drv" >"$w/ub.prof" 2>"$w/ub.err" || bad "unbalanced: profile failed"
 grep -q 'unbalanced: 2 exits without entry .*, 0 calls without exit closed by an outer exit, 1 calls open at the end' "$w/ub.err" ||
 	bad "unbalanced: not counted: $(cat "$w/ub.err")"
-awk '$1 ~ /^[0-9]+$/ && ($2 > 1e12 || $3 > 1e12) { exit 1 }' "$w/ub.prof" || bad "unbalanced: a negative time"
+"$HETRACE" profile "$w/unbalanced" --elf "$w/drv" --json >"$w/ub.json" 2>/dev/null || bad "unbalanced: profile --json failed"
+[ "$(js "$w/ub.json" "max(f[k] for c in d['cores'] for p in ('trace', 'on_target') if p in c
+	for f in c[p]['functions'] for k in ('incl_ns', 'excl_ns')) < 1e12")" = True ] || bad "unbalanced: a negative time"
 grep -q '3 unbalanced' "$w/ub.prof" || bad "unbalanced: on-target count"
 
 # 7. Bad input: a mismatched ELF, a stripped one, not an ELF, no file.

@@ -69,7 +69,7 @@ grep -q "func_profile: .*{ addr = $fa, calls = $C," "$w/fixed-fib.txt" ||
 	bad "fixed-fib: no dump of fib's $C calls"
 grep -q "func_profile_stats: " "$w/fixed-fib.txt" || bad "fixed-fib: no dumped stats"
 ht profile "$w/fixed-fib" --elf "$w/drv" >"$w/ff.prof" 2>"$w/ff.err" || bad "fixed-fib: profile failed"
-dumped=$(awk '/^-- on-target/ { d = 1 } d && $6 == "fib" { print $1; exit }' "$w/ff.prof")
+dumped=$(awk '/^-- on-target/ { d = 1 } d && $10 == "fib" { print $1; exit }' "$w/ff.prof")
 [ "$dumped" = "$C" ] || bad "fixed-fib: profile shows $dumped dumped calls of fib, want $C"
 # 3. The warning: calls traced of calls made, with the numbers.
 e=$(records func_entry "$w/fixed-fib.txt")
@@ -148,6 +148,6 @@ check_exact example $((2 * (C20 + Q))) "$w/ex/trace"
 ht profile "$w/ex/trace" --elf "$w/ex/demo" >"$w/ex.prof" 2>"$w/ex.err" || bad "example: profile failed"
 grep -q "warning: core main: [0-9]* of $((C20 + Q)) calls were traced ([0-9]* events discarded: buffer full; fib: [0-9]* of $C20)" "$w/ex.err" ||
 	bad "example: warning: $(cat "$w/ex.err")"
-awk '/^-- on-target/ { d = 1 } d && $6 == "quicksort" { print $1; exit }' "$w/ex.prof" | grep -qx "$Q" ||
+awk '/^-- on-target/ { d = 1 } d && $10 == "quicksort" { print $1; exit }' "$w/ex.prof" | grep -qx "$Q" ||
 	bad "example: the dump does not show quicksort's $Q calls"
 exit $fail

@@ -82,7 +82,7 @@ for t in "11 alpha" "12 beta" "13 gamma" "10 main"; do
 	awk -v id="$1" -v nm="$2" '$1 == "task" && $2 == id && $3 == nm { f = 1 } END { exit !f }' "$w/states.txt" ||
 		bad "tasks: states does not name tid $1 $2"
 done
-[ "$(awk -v N=$N '$1 == "task" && $2 ~ /^1[1-3]$/ && $6 == N + 1' "$w/states.txt" | wc -l)" = 3 ] ||
+[ "$(awk -v N=$N '$1 == "task" && $2 ~ /^1[1-3]$/ && $7 == N + 1' "$w/states.txt" | wc -l)" = 3 ] ||
 	bad "tasks: not N + 1 slices of each coroutine task"
 set --
 grep -q "context switches $sw," "$w/states.txt" ||
