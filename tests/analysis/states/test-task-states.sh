@@ -36,16 +36,31 @@ PY
 board_trace "$w" ts <"$w/ts.script" || exit 1
 bounded 20 400 "$HETRACE" states --core dsp1 "$w/ts" >"$w/ts.out" 2>"$w/ts.err"
 rc=$?
+"$HETRACE" states --json --core dsp1 "$w/ts" >"$w/ts.json" 2>/dev/null || bad "states --json"
+# task_ns FILE TID: its running, ready, blocked, interrupted, longest
+# ready and longest blocked times in ns (states --json)
+task_ns() {
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+for c in json.load(open(sys.argv[1]))["cores"]:
+    for t in c["tasks"]:
+        if t["kind"] == "task" and t["id"] == int(sys.argv[2]):
+            print(t["run_ns"], t["ready_ns"], t["blocked_ns"],
+                  t["interrupted_ns"], t["max_ready_ns"], t["max_blocked_ns"])
+PY
+}
 [ "$rc" = 0 ] || bad "exit status $rc: $(head -3 "$w/ts.err")"
 # sobel: running 1000-2000, 3000-3500, 4300-5000; interrupted 3500-3700;
 # ready 2000-3000, 3700-4300, 5000-6000 (end of the trace)
-grep -Eq '^  1 +sobel +2200 +2600 +0 +200 +1000 +0$' "$w/ts.out" ||
-	bad "sobel: $(grep sobel "$w/ts.out")"
+[ "$(task_ns "$w/ts.json" 1)" = "2200 2600 0 200 1000 0" ] ||
+	bad "sobel: $(task_ns "$w/ts.json" 1)"
+grep -Eq '^  1 +sobel +2.200 us +2.600 us +0 ns +200 ns +1.000 us +0 ns$' "$w/ts.out" ||
+	bad "sobel's text line: $(grep sobel "$w/ts.out")"
 # hiprio: running 2000-3000, 3700-4300; blocked 3000-3600 (msg), 4300-
 # 6000 (sem, never woken); ready 3600-3700 (woken, waiting for sobel's
 # interrupt to return)
-grep -Eq '^  2 +hiprio +1600 +100 +2300 +0 +100 +1700$' "$w/ts.out" ||
-	bad "hiprio: $(grep hiprio "$w/ts.out")"
+[ "$(task_ns "$w/ts.json" 2)" = "1600 100 2300 0 100 1700" ] ||
+	bad "hiprio: $(task_ns "$w/ts.json" 2)"
 grep -qF 'task state anomalies: wake of a task not blocked 1, block with no task running 1' "$w/ts.out" ||
 	bad "anomaly counts: $(grep anomal "$w/ts.out")"
 grep -qF 'core dsp1 at 4000 ns: task_wake of tid 1 which is ready, not blocked' "$w/ts.err" ||
@@ -64,7 +79,7 @@ for k in range(1, 200):
     print(1, t, "task_switch %d t%d %d t%d 1" % (k, k, k + 1, k + 1))
 PY
 board_trace "$w" many <"$w/many.script" || exit 1
-bounded 20 400 "$HETRACE" states --core dsp1 "$w/many" >"$w/many.out" 2>"$w/many.err"
+bounded 20 400 "$HETRACE" states --json --core dsp1 "$w/many" >"$w/many.json" 2>"$w/many.err"
 [ $? = 0 ] || bad "many: exit status: $(head -3 "$w/many.err")"
-grep -Eq '^  150 +t150 +20 +0 +980 +0 +0 +980$' "$w/many.out" || bad "many: t150: $(grep -w t150 "$w/many.out")"
+[ "$(task_ns "$w/many.json" 150)" = "20 0 980 0 0 980" ] || bad "many: t150: $(task_ns "$w/many.json" 150)"
 exit $fail
