@@ -17,17 +17,25 @@ board_trace "$w" sc <../export/scenario.script || exit 1
 T=$w/sc
 
 # states: cpu0 from 3000 to 8000 ns: task + isr + idle + unknown = 5000
-timeout 20 "$HETRACE" states --begin 0.000003 --end 0.000008 "$T" >"$w/st.out" 2>/dev/null ||
+timeout 20 "$HETRACE" states --json --begin 0.000003 --end 0.000008 "$T" >"$w/st.json" 2>/dev/null ||
 	bad "states range: exit $?"
-grep -q '^core cpu0 (id 0, master): 11 events, 3000 .. 8000 ns' "$w/st.out" ||
-	bad "states range: $(head -2 "$w/st.out")"
-sum=$(awk '/^core cpu0/ { on = 1 } on && /time:/ { print $3 + $6 + $9 + $12; exit }' "$w/st.out")
-[ "$sum" = 5000 ] || bad "states range: cpu0's times add up to $sum ns"
+# core NAME FILE: its events, first and last ns, and the sum of its times
+core() {
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+for c in json.load(open(sys.argv[2]))["cores"]:
+    if c["name"] == sys.argv[1]:
+        print(c["events"], c["first_ns"], c["last_ns"],
+              c["task_ns"] + c["isr_ns"] + c["idle_ns"] + c["unknown_ns"])
+PY
+}
+[ "$(core cpu0 "$w/st.json")" = "11 3000 8000 5000" ] ||
+	bad "states range: cpu0 (events, first, last, times added): $(core cpu0 "$w/st.json")"
 # a relative range, and two cores of three
-"$HETRACE" states --timerange +2us,+5us -c cpu0,dsp1 "$T" >"$w/st2.out" 2>/dev/null ||
+"$HETRACE" states --json --timerange +2us,+5us -c cpu0,dsp1 "$T" >"$w/st2.json" 2>/dev/null ||
 	bad "states timerange: exit $?"
-grep -q '^core cpu0 (id 0, master): 9 events, 3000 .. 5300 ns' "$w/st2.out" &&
-	! grep -q '^core dsp2' "$w/st2.out" || bad "states timerange: $(grep ^core "$w/st2.out")"
+[ "$(core cpu0 "$w/st2.json" | cut -d' ' -f1-3)" = "9 3000 5300" ] && [ -z "$(core dsp2 "$w/st2.json")" ] ||
+	bad "states timerange: cpu0 $(core cpu0 "$w/st2.json"), dsp2 $(core dsp2 "$w/st2.json")"
 # one core by its id: as by its name
 "$HETRACE" states -c 1 "$T" >"$w/st3.out" 2>/dev/null || bad "states -c 1: exit $?"
 "$HETRACE" states -c dsp1 "$T" >"$w/st4.out" 2>/dev/null || bad "states -c dsp1: exit $?"
