@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common/error.h"
+#include "common/json-writer.h"
 #include "report-timeline.h"
 
 #define LEVEL0_BUCKETS 1024
@@ -373,6 +374,15 @@ static int on_item(void *arg, const struct ht_states_item *it)
 	struct report *r = arg;
 	struct core *c;
 
+	/* the core of the message being fed: its own items (a FLOW's
+	 * core is the sender, a WINDOW's any core) */
+	if (r->feeding && !r->feed_core && it->core &&
+	    (it->kind == HT_STATES_CORE || it->kind == HT_STATES_EVENT ||
+	     it->kind == HT_STATES_SLICE_BEGIN ||
+	     it->kind == HT_STATES_SLICE_END)) {
+		r->feed_core = it->core->index + 1;
+	}
+
 	if (it->kind == HT_STATES_FLOW) {
 		/* every matched message, also a receive stamped at or
 		 * before its send (the sync's error) */
@@ -420,6 +430,81 @@ static int on_item(void *arg, const struct ht_states_item *it)
 		c->depth--;
 	}
 	return r->nomem ? HT_ENOMEM : 0;
+}
+
+/* The core index + 1 of @msg's stream (0: not known yet), learnt from
+ * the model's items for it. */
+static unsigned stream_core(struct report *r, const struct ht_ctf_msg *msg)
+{
+	size_t i = msg->stream ? msg->stream->index : 0;
+
+	if (!msg->stream) {
+		return 0;
+	}
+	if (i >= r->nr_stream_core || !r->stream_core[i]) {
+		if (!r->feed_core) {
+			return 0;
+		}
+		if (ht_array_extend((void **)&r->stream_core,
+				    &r->nr_stream_core, &r->cap_stream_core,
+				    i + 1, sizeof(*r->stream_core))) {
+			r->nomem = true;
+			return 0;
+		}
+		r->stream_core[i] = r->feed_core;
+	}
+	return r->stream_core[i];
+}
+
+/* Pass 2: every ev_stride-th event into the event table, its fields
+ * as `hetrace print` shows them (babeltrace2's text). */
+static void table_event(struct report *r, const struct ht_ctf_msg *msg)
+{
+	const char *line, *p, *name;
+	unsigned core;
+	size_t len, n;
+
+	if (msg->kind != HT_CTF_MSG_EVENT || !msg->has_time || !r->ev_max ||
+	    r->ev_seen++ % r->ev_stride || r->ev_kept >= r->ev_max) {
+		return;
+	}
+	core = stream_core(r, msg);
+	if (!core || ht_pretty_event(r->pretty, msg)) {
+		return;
+	}
+	line = ht_pretty_data(r->pretty, &len);
+	name = msg->event->cls->name ? msg->event->cls->name : "?";
+	n = strlen(name);
+	/* "[time] name: fields": the fields */
+	p = memchr(line, ']', len);
+	p = p ? p + 1 : line;
+	while (p < line + len && *p == ' ') {
+		p++;
+	}
+	if ((size_t)(line + len - p) > n + 1 && !memcmp(p, name, n) &&
+	    p[n] == ':') {
+		p += n + 1;
+	}
+	while (p < line + len && *p == ' ') {
+		p++;
+	}
+	len = (size_t)(line + len - p);
+	while (len && (p[len - 1] == '\n' || p[len - 1] == ' ')) {
+		len--;
+	}
+	{
+		struct ht_json j = {.b = &r->ev_json, .flags = HT_JSON_HTML};
+
+		ht_buf_printf(&r->ev_json, "%s[%u,%" PRIu64 ",",
+			      r->ev_kept ? ",\n" : "", core - 1,
+			      ht__report_rel(r, msg->ns));
+		ht_json_str(&j, name);
+		ht_json_raw(&j, ",");
+		ht_json_strn(&j, p, len > 400 ? 400 : len);
+		ht_json_raw(&j, "]");
+	}
+	ht_pretty_consume(r->pretty);
+	r->ev_kept++;
 }
 
 static const char *symbolize(void *arg, const struct ht_ctf_msg *msg,
@@ -482,9 +567,15 @@ int ht__report_pass(struct report *r, const char *const *traces,
 				break;
 			}
 		}
+		r->feeding = true;
+		r->feed_core = 0;
 		ret = ht_states_feed(*stp, &msg);
+		r->feeding = false;
 		if (ret) {
 			break;
+		}
+		if (r->pass == 2) {
+			table_event(r, &msg);
 		}
 	}
 	ht_ctf_set_close(set);
@@ -649,7 +740,8 @@ int ht__report_finish(struct report *r, size_t budget)
 		}
 		r->nomem |= t->exact.out.nomem;
 	}
-	if (r->nomem || r->flow_json.nomem || r->notes.nomem) {
+	if (r->nomem || r->flow_json.nomem || r->notes.nomem ||
+	    r->ev_json.nomem) {
 		return HT_ENOMEM;
 	}
 	keep_levels(r, budget);
@@ -685,4 +777,7 @@ void ht__report_fini(struct report *r)
 	free(r->states);
 	ht_buf_fini(&r->flow_json);
 	ht_buf_fini(&r->notes);
+	ht_buf_fini(&r->ev_json);
+	ht_pretty_destroy(r->pretty);
+	free(r->stream_core);
 }

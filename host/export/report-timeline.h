@@ -20,6 +20,7 @@
 #include "common/buf.h"
 #include "host/analysis/func-names.h"
 #include "host/analysis/states.h"
+#include "host/ctf/pretty.h"
 
 #define UTIL_BUCKETS 1024
 #define MAX_LEVELS 12
@@ -97,6 +98,17 @@ struct report {
 	size_t hash_cap;
 	size_t nr_core_rows; /* rows before the function rows */
 	struct ht_buf notes; /* JSON strings, comma-separated */
+	/* the event table (pass 2): every ev_stride-th event, at most
+	 * ev_max, as JSON arrays [core, time, "name", "fields"] */
+	uint64_t ev_max, ev_stride, ev_seen, ev_kept;
+	struct ht_buf ev_json;
+	struct ht_pretty *pretty;
+	/* the core of each stream (index + 1, 0 unknown), learnt from the
+	 * items the model delivers while a message is fed */
+	unsigned *stream_core;
+	size_t nr_stream_core, cap_stream_core;
+	bool feeding;
+	unsigned feed_core; /* index + 1 of the first core item, 0 none */
 	uint64_t reader_errors;
 	uint64_t damaged_times; /* events with a damaged time (states.h) */
 	void (*on_damage)(void *arg, const char *text);

@@ -29,6 +29,8 @@
 #define MAX_SYNC_BYTES (64u << 20)
 #define MAX_PATH_INSTANCES 20000
 #define MAX_DAMAGE_NOTES 20
+/* the event table: at most a quarter of the budget, ~80 bytes an event */
+#define EVENT_TABLE_BYTES 80
 
 struct note_sink {
 	struct report *r;
@@ -205,6 +207,27 @@ static int build(struct job *jb, char *err, size_t err_len)
 	FILE *ms;
 	int ret;
 
+	struct ht_pretty_opts po = {.no_delta = true,
+				    .names = HT_PRETTY_NAME_DEFAULT};
+	size_t level_budget = jb->budget;
+
+	/* the event table: evenly thinned to fit a quarter of the budget;
+	 * the levels get the rest */
+	r->ev_max = jb->budget / 4 / EVENT_TABLE_BYTES;
+	r->ev_stride = jb->events > r->ev_max && r->ev_max
+			   ? (jb->events + r->ev_max - 1) / r->ev_max
+			   : 1;
+	if (r->ev_max) {
+		uint64_t n = (jb->events + r->ev_stride - 1) / r->ev_stride;
+
+		level_budget -= (size_t)(n < r->ev_max ? n : r->ev_max) *
+				EVENT_TABLE_BYTES;
+		ret = ht_pretty_create(&r->pretty, &po);
+		if (ret) {
+			return ret;
+		}
+	}
+	jb->budget = level_budget;
 	ret = ht__report_plan(r, jb->budget);
 	if (ret) {
 		return ret;
@@ -425,6 +448,23 @@ static void write_data(FILE *out, struct job *jb)
 		write_core(&j, r, ht_states_core(jb->st, i));
 	}
 	ht_json_end_array(&j);
+	/* the display order of the cores: master, kernel CPUs, slaves,
+	 * then by core id (states.h) */
+	{
+		size_t *order = calloc(jb->nr_cores ? jb->nr_cores : 1,
+				       sizeof(*order));
+
+		fprintf(out, ",\n\"order\":[");
+		if (order) {
+			ht_states_core_order(jb->st, order);
+		}
+		for (i = 0; i < jb->nr_cores; i++) {
+			fprintf(out, "%s%zu", i ? "," : "",
+				order ? order[i] : i);
+		}
+		fprintf(out, "]");
+		free(order);
+	}
 	fprintf(out, ",\n\"states\":");
 	ht_json_begin_array(&j);
 	for (i = 0; i < r->nr_states; i++) {
@@ -454,7 +494,13 @@ static void write_data(FILE *out, struct job *jb)
 		r->flows_kept);
 	fwrite(r->flow_json.data ? r->flow_json.data : "", 1, r->flow_json.len,
 	       out);
-	fprintf(out, "],\n\"paths\":");
+	fprintf(out,
+		"],\n\"table\":{\"events\":%" PRIu64 ",\"stride\":%" PRIu64
+		",\"kept\":%" PRIu64 ",\"rows\":[\n",
+		jb->events, r->ev_stride ? r->ev_stride : 1, r->ev_kept);
+	fwrite(r->ev_json.data ? r->ev_json.data : "", 1, r->ev_json.len,
+	       out);
+	fprintf(out, "]},\n\"paths\":");
 	write_embedded_json(out, jb->paths_json, jb->paths_size);
 	fprintf(out, ",\n\"sync\":");
 	write_embedded_json(out, jb->sync_text, jb->sync_size);
