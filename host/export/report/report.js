@@ -30,6 +30,12 @@
 		return Math.round(ns) + ' ns';
 	}
 
+	function fmtHz(hz) {
+		if (hz >= 1e6) return (hz / 1e6).toFixed(4) + ' MHz';
+		if (hz >= 1e3) return (hz / 1e3).toFixed(4) + ' kHz';
+		return hz.toFixed(3) + ' Hz';
+	}
+
 	function el(tag, attrs, text) {
 		const e = document.createElement(tag);
 		if (attrs) for (const k in attrs) e.setAttribute(k, attrs[k]);
@@ -1199,7 +1205,7 @@
 			/* per piece, over the x its pairs cover: the estimate and
 			 * the min/max lines, never across a step */
 			const est0 = [], minL = [], maxL = [], steps = [];
-			let band = 0;
+			let band = 0, tick = 0;
 			pieces.forEach(function (g, i) {
 				let xa = g.first_x, xb = g.last_x;
 				if (xa === undefined || xa === null || xb === undefined || xb === null) {
@@ -1218,14 +1224,15 @@
 					band = Math.max(band, Math.abs(ya), Math.abs(yb));
 				}
 				if (g.width_max) band = Math.max(band, g.width_max / 1000);
+				/* a coarse slave clock: pairs spread over a tick */
+				tick = Math.max(tick, Math.abs(g.slope) / 1000);
 			});
 			if (!band) band = Math.max(p95(lower.map(function (p) { return p[1]; })), p95(upper.map(function (p) { return p[1]; })));
-			const yr = Math.max(0.05, band * 2.5);
+			const yr = Math.max(0.05, band * 2.5, tick * 1.5);
 			const canvas = plot(c.name + ' \u2192 ' + (c.parent || S.reference) + ': ' + c.quality + ', ' +
-				(pieces.length > 1 ? pieces.length + ' pieces, drift ' + pieces.map(function (g) {
-					const p0 = pieces[0];
-					return ((g.slope / p0.slope - 1) * 1e6).toFixed(1);
-				}).join(' / ') + ' ppm against the first' : 'drift ' + (c.drift_ppm === null ? '?' : Number(c.drift_ppm).toFixed(3)) + ' ppm'),
+				(pieces.length > 1 ? pieces.length + ' pieces (the clock rate changed): ' + pieces.map(function (g, i) {
+					return (i ? 'from ' + fmtDur(g.slope * g.begin_x + g.offset - T0) + ' ' : '') + fmtHz(1e9 / g.slope);
+				}).join(', then ') : 'drift ' + (c.drift_ppm === null ? '?' : Number(c.drift_ppm).toFixed(3)) + ' ppm'),
 			[
 				{ name: 'to ' + c.name, color: '#2a6fd6', pts: lower },
 				{ name: 'from ' + c.name, color: '#e08a1e', pts: upper },
@@ -1310,6 +1317,7 @@
 		view: view, data: D, setView: setView, labelWidth: LABEL_W,
 		level: function () { return Number(tl.dataset.level); },
 		lanes: function () { return lanes.map(function (l) { return Object.assign({}, l); }); },
+		utilOrder: function () { return ORDER.map(function (c) { return D.cores[c].name; }); },
 		runs: function (l, row) { const r = runs(l, row); return { t: Array.from(r.t), s: Array.from(r.s) }; },
 	};
 })();
