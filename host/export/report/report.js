@@ -1002,6 +1002,9 @@
 				for (const c in x.cores) per.push({ core: c, who: x.who, isr: x.isr, ns: x.cores[c], during: x.during });
 			}
 			per.sort(function (a, b) { return coreRank(a.core) - coreRank(b.core) || b.ns - a.ns; });
+			blame.dataset.rows = String(per.length);
+			blame.dataset.maxNs = String(per.reduce(function (m, x) { return Math.max(m, x.ns); }, 0));
+			blame.dataset.response = String(inst.response !== undefined ? inst.response : '');
 			if (per.length) {
 				const t = el('table', { class: 'blame' });
 				const hr = el('tr');
