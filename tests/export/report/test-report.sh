@@ -99,6 +99,16 @@ size=$(wc -c <"$w/small.html")
 grep -q ', 70 cores, ' "$w/big.out" || bad "70 cores: $(cat "$w/big.out")"
 grep -q 'finest exact' "$w/big.out" || bad "the exact slices should fit: $(cat "$w/big.out")"
 grep -q 'finest exact' "$w/small.out" && bad "budget 1 MB kept the exact slices"
+# the event table of a big trace: evenly thinned to a quarter of the budget
+python3 - "$w/small.html" <<'PY' || bad "budget 1 MB: the event table"
+import sys
+import reportdata
+t = reportdata.load(sys.argv[1])["table"]
+ok = t["stride"] > 1 and t["kept"] == len(t["rows"]) and t["kept"] * 80 <= (1 << 20) // 4 and \
+    t["kept"] >= t["events"] // t["stride"] - 1
+print("" if ok else "FAIL: table %s of %s events, stride %s" % (t["kept"], t["events"], t["stride"]))
+sys.exit(0 if ok else 1)
+PY
 
 # 3. Bad input: a message naming the file and position, exit 1, no file.
 set +e
