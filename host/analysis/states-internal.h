@@ -169,4 +169,52 @@ struct pending_msg *ht__states_pend_take(struct pend *t, uint32_t key_core,
 /* At the end: every message still waiting is reported. */
 int ht__states_msgs_drain(struct ht_states *st);
 
+/*
+ * Task states (states-tasks.c), driven by the slave events task_block,
+ * task_wake and task_switch, and by other schedulers' events (a Linux
+ * kernel trace: sched_switch, sched_wakeup) through the same entry
+ * points. Each takes the core @c the event was seen on, its time @t
+ * as ht_states_feed() made it (clamped to the core's time, charged),
+ * and @msg for the position of anomalies (may be NULL).
+ *
+ * Tasks are identified by tid within a domain: a slave core is its own
+ * domain (its RTOS numbers its tasks), the cores of role "kernel" (the
+ * master's Linux CPUs) share one (a thread migrates between CPUs).
+ */
+
+#define HT__STATES_NO_TID UINT64_MAX
+
+/* The running task of @c blocks on @object (of @kind): when it is
+ * switched out next it is BLOCKED until a wake names it. */
+int ht__states_block(struct ht_states *st, struct core *c,
+		     const struct ht_ctf_msg *msg, int64_t t, uint64_t object,
+		     enum ht_states_object_kind kind);
+
+/*
+ * A context switch on @c at @t: @prev_tid leaves the core (when
+ * @prev_blocked, or after a ht__states_block(), it is BLOCKED on the
+ * object given, or on object 0 of kind OTHER; else READY, preempted by
+ * @next_tid), @next_tid (0: idle) runs, named @next_name (NULL: the
+ * name table or "?"). @prev_tid HT__STATES_NO_TID: not traced. A Linux
+ * sched_switch maps prev_state 0 (TASK_RUNNING) to @prev_blocked false, any
+ * other state to true. Inside an interrupt the switch takes effect when the
+ * outermost handler returns. Returns 0, HT_ENOMEM or what the callback
+ * returned.
+ */
+int ht__states_switch(struct ht_states *st, struct core *c,
+		      const struct ht_ctf_msg *msg, int64_t t,
+		      uint64_t prev_tid, bool prev_blocked, uint64_t next_tid,
+		      const char *next_name);
+
+/*
+ * Task @tid (of @c's domain) is woken at @t (task_wake, a Linux
+ * sched_wakeup): a BLOCKED task becomes READY; a running task with a
+ * pending block does not block. A ready task, or a running one without
+ * a pending block, is an anomaly (counted in @c's wake_unblocked); a
+ * task never seen becomes READY (its state before the trace is
+ * unknown, so that is no anomaly).
+ */
+int ht__states_wake(struct ht_states *st, struct core *c,
+		    const struct ht_ctf_msg *msg, int64_t t, uint64_t tid);
+
 #endif

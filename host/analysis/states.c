@@ -718,35 +718,32 @@ static int on_task_name(struct ht_states *st, struct core *c,
 	return 0;
 }
 
-static int on_task_switch(struct ht_states *st, struct core *c,
-			  const struct ht_ctf_msg *msg, int64_t t)
+int ht__states_switch(struct ht_states *st, struct core *c,
+		      const struct ht_ctf_msg *msg, int64_t t,
+		      uint64_t prev_tid, bool prev_blocked, uint64_t next_tid,
+		      const char *next_name)
 {
-	uint64_t prev = 0, next = 0;
-	const char *next_name = member_str(st, msg, "next_name");
 	size_t task;
 	int ret;
 
-	if (!member_uint(st, msg, "next_tid", &next)) {
-		return ht__states_anomaly(
-		    st, c, t, msg, "task_switch without an integer next_tid");
-	}
-	if (member_uint(st, msg, "prev_tid", &prev) && c->task_open &&
-	    !c->pending_switch && c->task.s.id != prev) {
+	(void)prev_blocked;
+	if (prev_tid != HT__STATES_NO_TID && c->task_open &&
+	    !c->pending_switch && c->task.s.id != prev_tid) {
 		c->pub.switch_prev_mismatch++;
 		ret = ht__states_anomaly(st, c, t, msg,
 					 "task_switch prev_tid %" PRIu64
 					 " but tid %" PRIu64 " was running",
-					 prev, c->task.s.id);
+					 prev_tid, c->task.s.id);
 		if (ret) {
 			return ret;
 		}
 	}
 	if (!next_name) {
 		/* func_task_switch: the name table (func_task_name) */
-		next_name = name_of(c, next);
+		next_name = name_of(c, next_tid);
 	}
-	ret = task_of(c, next ? HT_STATES_TASK : HT_STATES_IDLE, next,
-		      next_name ? next_name : (next ? "?" : "idle"), &task);
+	ret = task_of(c, next_tid ? HT_STATES_TASK : HT_STATES_IDLE, next_tid,
+		      next_name ? next_name : (next_tid ? "?" : "idle"), &task);
 	if (ret) {
 		return ret;
 	}
@@ -758,6 +755,22 @@ static int on_task_switch(struct ht_states *st, struct core *c,
 		return 0;
 	}
 	return do_switch(st, c, task, t);
+}
+
+static int on_task_switch(struct ht_states *st, struct core *c,
+			  const struct ht_ctf_msg *msg, int64_t t)
+{
+	uint64_t prev = HT__STATES_NO_TID, next = 0;
+
+	if (!member_uint(st, msg, "next_tid", &next)) {
+		return ht__states_anomaly(
+		    st, c, t, msg, "task_switch without an integer next_tid");
+	}
+	if (!member_uint(st, msg, "prev_tid", &prev)) {
+		prev = HT__STATES_NO_TID;
+	}
+	return ht__states_switch(st, c, msg, t, prev, false, next,
+				 member_str(st, msg, "next_name"));
 }
 
 static int push(struct ht_states *st, struct core *c, struct stack *s,

@@ -62,7 +62,22 @@ enum ht_states_kind {
 	HT_STATES_TASK,	       /* a task (tid != 0) */
 	HT_STATES_ISR,	       /* an interrupt handler */
 	HT_STATES_FUNC,	       /* a function (func_entry/func_exit) */
+	HT_STATES_READY,       /* a task runnable, waiting for a core (it was
+				* preempted, or woken and not running yet) */
+	HT_STATES_BLOCKED,     /* a task waiting on a message, semaphore or
+				* queue (task_block .. task_wake) */
 };
+
+/* What a blocked task waits on (task_block's `kind`). */
+enum ht_states_object_kind {
+	HT_STATES_OBJ_MSG = 0,
+	HT_STATES_OBJ_SEM = 1,
+	HT_STATES_OBJ_QUEUE = 2,
+	HT_STATES_OBJ_OTHER = 3,
+};
+
+/* "msg", "sem", "queue" or "other". */
+const char *ht_states_object_kind_name(enum ht_states_object_kind kind);
 
 /* Per task (or per interrupt line) totals on one core. */
 struct ht_states_task {
@@ -73,6 +88,15 @@ struct ht_states_task {
 	uint64_t slices;	  /* number of slices */
 	uint64_t max_slice_ns;	  /* longest slice (wall time) */
 	uint64_t window_ns;	  /* run time in the current window */
+	/* TASK only (docs/views.md, "Task states"): time an interrupt
+	 * ran on top of the task, time ready (switched out without
+	 * blocking, or woken, until it runs again), time blocked
+	 * (task_block .. task_wake), and the longest of each; a ready or
+	 * blocked interval counts on the core the task left */
+	uint64_t interrupted_ns;
+	uint64_t ready_ns, blocked_ns;
+	uint64_t max_ready_ns, max_blocked_ns;
+	uint64_t blocks; /* blocked intervals */
 };
 
 /* One core and its totals (valid until ht_states_destroy()). */
@@ -103,6 +127,11 @@ struct ht_states_core {
 	uint64_t switch_prev_mismatch; /* prev_tid is not the running task */
 	uint64_t time_backwards;
 	uint64_t depth_overflow; /* nesting deeper than the stack */
+	/* task states: a task_wake for a task that is running without a
+	 * pending task_block, or ready; a task_block outside a task (idle
+	 * or no task running) */
+	uint64_t wake_unblocked;
+	uint64_t block_no_task;
 	/* events whose time is damaged (outside their packet's
 	 * timestamp_begin .. timestamp_end): taken as the core's last
 	 * time; before the core has one, as the packet's begin, else
@@ -124,6 +153,33 @@ struct ht_states_slice {
 			  * event (anomaly or end of trace) */
 };
 
+/*
+ * One interval of a task's state (HT_STATES_TASK_STATE). A task is
+ * RUNNING (HT_STATES_TASK) from its switch in to its switch out, except
+ * while interrupts run on top of it (HT_STATES_ISR: interrupted); once
+ * switched out it is BLOCKED when it had traced task_block (until its
+ * task_wake), then READY until it is switched in again; switched out
+ * without a block it is READY (preempted by the task that took the
+ * core). The idle task has no states.
+ */
+struct ht_states_task_state {
+	enum ht_states_kind state; /* TASK (running), ISR (interrupted),
+				    * READY or BLOCKED */
+	uint64_t tid;
+	const char *name; /* the task's name (valid during the callback) */
+	int64_t begin_ns, end_ns;
+	/* BLOCKED: what the task waits on (task_block's object and kind;
+	 * object 0 and OTHER when the scheduler does not say) */
+	uint64_t object;
+	enum ht_states_object_kind object_kind;
+	/* READY after a preemption: the task that took the core (its tid
+	 * and name; has_by false when woken, or not known) */
+	bool has_by;
+	uint64_t by_tid;
+	const char *by_name;
+	bool forced_end; /* ended by the end of the trace (or evicted) */
+};
+
 enum ht_states_item_kind {
 	HT_STATES_CORE,	       /* .core seen for the first time */
 	HT_STATES_SLICE_BEGIN, /* .slice begins (at .slice->begin_ns) */
@@ -137,6 +193,10 @@ enum ht_states_item_kind {
 				* known: .core/.ns the sender and its send
 				* time, .peer/.peer_ns the receiver and its
 				* receive time, .flow_id */
+	HT_STATES_TASK_STATE,  /* .task_state ended (at .ns = its end):
+				* .core is the core the task ran on (for
+				* READY after a wake of a task never seen,
+				* the core it runs on next) */
 };
 
 /*
@@ -167,6 +227,10 @@ struct ht_states_item {
 	/* EVENT msg_send and msg_recv (matched or not) and FLOW: the
 	 * message's flow id, ht_states_flow_id(sender core id, id) */
 	uint64_t flow_id;
+	/* TASK_STATE. These items are not in time order with the core's
+	 * other items: a blocked interval ends when its task_wake is seen,
+	 * maybe on another core. */
+	const struct ht_states_task_state *task_state;
 };
 
 /* Returns 0 to go on, or a negative HT_E... code to stop: the feeding
@@ -174,11 +238,14 @@ struct ht_states_item {
 typedef int (*ht_states_cb)(void *arg, const struct ht_states_item *item);
 
 struct ht_states_opts {
-	int64_t window_ns;	 /* 0: no WINDOW items */
-	size_t max_pending_msgs; /* pending sends kept; 0: 65536 */
-	unsigned max_depth;	 /* open slices per core and layer; 0: 64 */
-	bool no_events;		 /* do not deliver EVENT items for events
-				  * that are not msg_send/msg_recv */
+	int64_t window_ns;	  /* 0: no WINDOW items */
+	size_t max_pending_msgs;  /* pending sends kept; 0: 65536 */
+	unsigned max_depth;	  /* open slices per core and layer; 0: 64 */
+	bool no_events;		  /* do not deliver EVENT items for events
+				   * that are not msg_send/msg_recv */
+	size_t max_waiting_tasks; /* ready or blocked tasks followed (when
+				   * full the one waiting longest is
+				   * evicted, counted); 0: 65536 */
 	/* function name of an address (func_entry without a name field)
 	 * traced in @msg (its stream says the core:
 	 * host/analysis/func-names.h), a string that stays valid; NULL or
@@ -246,6 +313,16 @@ struct ht_states_msgs {
 	uint64_t send_evicted;	 /* of those, pushed out of the table */
 };
 void ht_states_msgs(const struct ht_states *st, struct ht_states_msgs *out);
+
+/* Task state totals over the trace (per task: struct ht_states_task). */
+struct ht_states_task_totals {
+	uint64_t intervals;	  /* TASK_STATE items delivered */
+	uint64_t waiting_evicted; /* ready/blocked tasks pushed out of
+				   * the table (their interval is lost) */
+	uint64_t waiting_at_end;  /* ready/blocked at the end of the trace */
+};
+void ht_states_task_totals(const struct ht_states *st,
+			   struct ht_states_task_totals *out);
 
 /* The flow id of message (@sender_core_id, @id): what EVENT items carry
  * (never 0). */
