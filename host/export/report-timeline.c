@@ -456,6 +456,35 @@ static unsigned stream_core(struct report *r, const struct ht_ctf_msg *msg)
 	return r->stream_core[i];
 }
 
+/* The event table past its size: rows 0, 2, 4... kept (the events of
+ * the doubled stride, as row k is event k * stride). */
+static void table_halve(struct report *r)
+{
+	char *p = r->ev_json.data, *end = p + r->ev_json.len, *out = p;
+	uint64_t k = 0, kept = 0;
+
+	while (p < end) {
+		char *nl = memchr(p, '\n', (size_t)(end - p));
+		char *next = nl ? nl + 1 : end;
+
+		if (k++ % 2 == 0) {
+			/* a row ends with "," before its newline, but the
+			 * last one: ends fixed below */
+			memmove(out, p, (size_t)(next - p));
+			out += next - p;
+			kept++;
+		}
+		p = next;
+	}
+	/* no "," after the last row */
+	while (out > r->ev_json.data && (out[-1] == '\n' || out[-1] == ',')) {
+		out--;
+	}
+	r->ev_json.len = (size_t)(out - r->ev_json.data);
+	r->ev_kept = kept;
+	r->ev_stride *= 2;
+}
+
 /* Pass 2: every ev_stride-th event into the event table, its fields
  * as `hetrace print` shows them (babeltrace2's text). */
 static void table_event(struct report *r, const struct ht_ctf_msg *msg)
@@ -465,7 +494,7 @@ static void table_event(struct report *r, const struct ht_ctf_msg *msg)
 	size_t len, n;
 
 	if (msg->kind != HT_CTF_MSG_EVENT || !msg->has_time || !r->ev_max ||
-	    r->ev_seen++ % r->ev_stride || r->ev_kept >= r->ev_max) {
+	    r->ev_seen++ % r->ev_stride) {
 		return;
 	}
 	core = stream_core(r, msg);
@@ -505,6 +534,9 @@ static void table_event(struct report *r, const struct ht_ctf_msg *msg)
 	}
 	ht_pretty_consume(r->pretty);
 	r->ev_kept++;
+	if (r->ev_json.len > r->ev_bytes || r->ev_kept > r->ev_max) {
+		table_halve(r);
+	}
 }
 
 static const char *symbolize(void *arg, const struct ht_ctf_msg *msg,

@@ -98,9 +98,11 @@ struct report {
 	size_t hash_cap;
 	size_t nr_core_rows; /* rows before the function rows */
 	struct ht_buf notes; /* JSON strings, comma-separated */
-	/* the event table (pass 2): every ev_stride-th event, at most
-	 * ev_max, as JSON arrays [core, time, "name", "fields"] */
+	/* the event table (pass 2): every ev_stride-th event as JSON
+	 * arrays [core, time, "name", "fields"], one a line; past
+	 * ev_bytes, every other row is dropped and the stride doubled */
 	uint64_t ev_max, ev_stride, ev_seen, ev_kept;
+	size_t ev_bytes;
 	struct ht_buf ev_json;
 	struct ht_pretty *pretty;
 	/* the core of each stream (index + 1, 0 unknown), learnt from the

@@ -29,7 +29,7 @@
 #define MAX_SYNC_BYTES (64u << 20)
 #define MAX_PATH_INSTANCES 20000
 #define MAX_DAMAGE_NOTES 20
-/* the event table: at most a quarter of the budget, ~80 bytes an event */
+/* the event table's first guess of the bytes of an event */
 #define EVENT_TABLE_BYTES 80
 
 struct note_sink {
@@ -206,29 +206,28 @@ static int build(struct job *jb, char *err, size_t err_len)
 	struct report *r = &jb->r;
 	FILE *ms;
 	int ret;
-
 	struct ht_pretty_opts po = {.no_delta = true,
 				    .names = HT_PRETTY_NAME_DEFAULT};
-	size_t level_budget = jb->budget;
+	size_t reserve;
 
-	/* the event table: evenly thinned to fit a quarter of the budget;
-	 * the levels get the rest */
-	r->ev_max = jb->budget / 4 / EVENT_TABLE_BYTES;
-	r->ev_stride = jb->events > r->ev_max && r->ev_max
-			   ? (jb->events + r->ev_max - 1) / r->ev_max
-			   : 1;
+	/* the event table: at most a quarter of the budget, every
+	 * stride-th event (the stride guessed at EVENT_TABLE_BYTES an
+	 * event, doubled in pass 2 when the rows need more); the levels
+	 * are planned for the rest, then kept for what the table left */
+	r->ev_bytes = jb->budget / 4;
+	r->ev_max = r->ev_bytes / 16;
+	r->ev_stride = 1;
+	while (jb->events / r->ev_stride * EVENT_TABLE_BYTES > r->ev_bytes) {
+		r->ev_stride *= 2;
+	}
+	reserve = (size_t)(jb->events / r->ev_stride * EVENT_TABLE_BYTES);
 	if (r->ev_max) {
-		uint64_t n = (jb->events + r->ev_stride - 1) / r->ev_stride;
-
-		level_budget -= (size_t)(n < r->ev_max ? n : r->ev_max) *
-				EVENT_TABLE_BYTES;
 		ret = ht_pretty_create(&r->pretty, &po);
 		if (ret) {
 			return ret;
 		}
 	}
-	jb->budget = level_budget;
-	ret = ht__report_plan(r, jb->budget);
+	ret = ht__report_plan(r, jb->budget - reserve);
 	if (ret) {
 		return ret;
 	}
@@ -238,7 +237,9 @@ static int build(struct job *jb, char *err, size_t err_len)
 	if (ret) {
 		return ret;
 	}
-	ret = ht__report_finish(r, jb->budget);
+	ret = ht__report_finish(r, jb->budget - (r->ev_json.len < jb->budget
+						     ? r->ev_json.len
+						     : jb->budget));
 	if (ret || !jb->desc) {
 		return ret;
 	}
