@@ -452,8 +452,8 @@ static void write_data(FILE *out, struct job *jb)
 	/* the display order of the cores: master, kernel CPUs, slaves,
 	 * then by core id (states.h) */
 	{
-		size_t *order = calloc(jb->nr_cores ? jb->nr_cores : 1,
-				       sizeof(*order));
+		size_t *order =
+		    calloc(jb->nr_cores ? jb->nr_cores : 1, sizeof(*order));
 
 		fprintf(out, ",\n\"order\":[");
 		if (order) {
@@ -499,8 +499,7 @@ static void write_data(FILE *out, struct job *jb)
 		"],\n\"table\":{\"events\":%" PRIu64 ",\"stride\":%" PRIu64
 		",\"kept\":%" PRIu64 ",\"rows\":[\n",
 		jb->events, r->ev_stride ? r->ev_stride : 1, r->ev_kept);
-	fwrite(r->ev_json.data ? r->ev_json.data : "", 1, r->ev_json.len,
-	       out);
+	fwrite(r->ev_json.data ? r->ev_json.data : "", 1, r->ev_json.len, out);
 	fprintf(out, "]},\n\"paths\":");
 	write_embedded_json(out, jb->paths_json, jb->paths_size);
 	fprintf(out, ",\n\"sync\":");
