@@ -1182,10 +1182,14 @@
 		return pieces.length - 1;
 	}
 
-	/* the 95th percentile of |v| */
-	function p95(v) {
+	/* the @q quantile of |v| */
+	function pct(v, q) {
 		const a = v.filter(isFinite).map(Math.abs).sort(function (x, y) { return x - y; });
-		return a.length ? a[Math.min(a.length - 1, Math.floor(a.length * 0.95))] : 0;
+		return a.length ? a[Math.min(a.length - 1, Math.floor(a.length * q))] : 0;
+	}
+
+	function p95(v) {
+		return pct(v, 0.95);
 	}
 
 	function drawSync() {
@@ -1231,7 +1235,10 @@
 				tick = Math.max(tick, Math.abs(g.slope) / 1000);
 			});
 			if (!band) band = Math.max(p95(lower.map(function (p) { return p[1]; })), p95(upper.map(function (p) { return p[1]; })));
-			const yr = Math.max(0.05, band * 2.5, tick * 1.5);
+			/* the band, or most of the pairs when the delays are
+			 * long (a loaded link): at most a quarter clipped */
+			const yr = Math.max(0.05, band * 2.5, tick * 1.5,
+				1.2 * pct(lower.concat(upper).map(function (p) { return p[1]; }), 0.75));
 			const canvas = plot(c.name + ' \u2192 ' + (c.parent || S.reference) + ': ' + c.quality + ', ' +
 				(pieces.length > 1 ? pieces.length + ' pieces (the clock rate changed): ' + pieces.map(function (g, i) {
 					return (i ? 'from ' + fmtDur(g.slope * g.begin_x + g.offset - T0) + ' ' : '') + fmtHz(1e9 / g.slope);
