@@ -369,6 +369,148 @@ static int on_func_slice(struct report *r, struct core *c,
 	return r->nomem ? HT_ENOMEM : 0;
 }
 
+/* The id of task-row state @ts, made on first use. */
+static uint32_t ts_state(struct report *r, unsigned ts)
+{
+	static const char *const names[TS_NR] = {"running", "ready", "blocked",
+						 "interrupted"};
+
+	if (r->ts_state[ts]) {
+		return r->ts_state[ts];
+	}
+	if (ht_array_reserve((void **)&r->states, &r->cap_states,
+			     r->nr_states + 1, sizeof(*r->states))) {
+		r->nomem = true;
+		return 0;
+	}
+	r->states[r->nr_states].kind = HT_STATES_TASK;
+	r->states[r->nr_states].task_state = true;
+	r->states[r->nr_states].name = strdup(names[ts]);
+	if (!r->states[r->nr_states].name) {
+		r->nomem = true;
+		return 0;
+	}
+	/* not in the hash: no task name can be taken for it */
+	r->ts_state[ts] = (uint32_t)++r->nr_states;
+	return r->ts_state[ts];
+}
+
+static size_t task_key_hash(unsigned core, uint64_t tid)
+{
+	uint64_t h = (tid ^ ((uint64_t)core << 40)) * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(h ^ (h >> 31));
+}
+
+/* Puts task row @idx (0-based) into the hash (grown at half full). */
+static bool task_hash_put(struct report *r, size_t idx)
+{
+	size_t i, mask;
+
+	if (2 * (r->nr_trows + 1) > r->task_hash_cap) {
+		size_t cap = r->task_hash_cap ? 2 * r->task_hash_cap : 64, k;
+		uint32_t *h = calloc(cap, sizeof(*h));
+
+		if (!h) {
+			return false;
+		}
+		free(r->task_hash);
+		r->task_hash = h;
+		r->task_hash_cap = cap;
+		for (k = 0; k < r->nr_trows; k++) {
+			if (k != idx && !task_hash_put(r, k)) {
+				return false;
+			}
+		}
+	}
+	mask = r->task_hash_cap - 1;
+	for (i = task_key_hash(r->trows[idx].core, r->trows[idx].tid) & mask;
+	     r->task_hash[i]; i = (i + 1) & mask) {
+	}
+	r->task_hash[i] = (uint32_t)idx + 1;
+	return true;
+}
+
+/* The task row of (@core, @tid): made in pass 1, found in pass 2
+ * (NULL there when pass 1 did not see it). */
+static struct taskrow *taskrow_of(struct report *r, unsigned core,
+				  uint64_t tid, const char *name)
+{
+	struct taskrow *t;
+	size_t i, mask = r->task_hash_cap - 1;
+
+	for (i = r->task_hash_cap ? task_key_hash(core, tid) & mask : 0;
+	     r->task_hash_cap && r->task_hash[i]; i = (i + 1) & mask) {
+		t = &r->trows[r->task_hash[i] - 1];
+		if (t->core == core && t->tid == tid) {
+			return t;
+		}
+	}
+	if (r->pass == 2) {
+		return NULL;
+	}
+	if (ht_array_reserve((void **)&r->trows, &r->cap_trows,
+			     r->nr_trows + 1, sizeof(*r->trows))) {
+		r->nomem = true;
+		return NULL;
+	}
+	t = &r->trows[r->nr_trows];
+	memset(t, 0, sizeof(*t));
+	t->core = core;
+	t->tid = tid;
+	t->last_end = INT64_MIN;
+	t->name = strdup(name ? name : "?");
+	if (!t->name) {
+		r->nomem = true;
+		return NULL;
+	}
+	r->nr_trows++;
+	if (!task_hash_put(r, r->nr_trows - 1)) {
+		r->nomem = true;
+		return NULL;
+	}
+	return t;
+}
+
+/* One interval of a task's state into its row (the process Gantt).
+ * A task's intervals come in order; one that overlaps the last encoded
+ * (a task seen on two cores) is cut to what follows it. */
+static int on_task_state(struct report *r, const struct ht_states_item *it)
+{
+	const struct ht_states_task_state *ts = it->task_state;
+	struct taskrow *t;
+	int64_t a;
+	unsigned k;
+
+	switch (ts->state) {
+	case HT_STATES_TASK:
+		k = TS_RUNNING;
+		break;
+	case HT_STATES_READY:
+		k = TS_READY;
+		break;
+	case HT_STATES_BLOCKED:
+		k = TS_BLOCKED;
+		break;
+	case HT_STATES_ISR:
+		k = TS_INTERRUPTED;
+		break;
+	default:
+		return 0;
+	}
+	t = taskrow_of(r, it->core->index, ts->tid, ts->name);
+	if (!t) {
+		return r->nomem ? HT_ENOMEM : 0;
+	}
+	a = ts->begin_ns > t->last_end ? ts->begin_ns : t->last_end;
+	if (ts->end_ns <= a) {
+		return 0;
+	}
+	encode(r, &t->row, a, ts->end_ns, r->pass == 2 ? ts_state(r, k) : 1);
+	t->last_end = ts->end_ns;
+	return r->nomem ? HT_ENOMEM : 0;
+}
+
 static int on_item(void *arg, const struct ht_states_item *it)
 {
 	struct report *r = arg;
@@ -395,6 +537,9 @@ static int on_item(void *arg, const struct ht_states_item *it)
 			r->flows_kept++;
 		}
 		return 0;
+	}
+	if (it->kind == HT_STATES_TASK_STATE && it->task_state && it->core) {
+		return on_task_state(r, it);
 	}
 	if (it->kind == HT_STATES_ANOMALY && it->damaged && r->pass == 1) {
 		/* told once, as damaged parts of the trace are */
@@ -561,6 +706,9 @@ int ht__report_pass(struct report *r, const char *const *traces,
 	}
 	for (i = 0; i < r->nr_frows; i++) {
 		r->frows[i].state = 0;
+	}
+	for (i = 0; i < r->nr_trows; i++) {
+		r->trows[i].last_end = INT64_MIN;
 	}
 	if (fnames && r->pass == 2) {
 		so.symbolize = symbolize;
@@ -802,6 +950,11 @@ void ht__report_fini(struct report *r)
 	}
 	free(r->cores);
 	free(r->frows);
+	for (i = 0; i < r->nr_trows; i++) {
+		free(r->trows[i].name);
+	}
+	free(r->trows);
+	free(r->task_hash);
 	free(r->state_hash);
 	for (i = 0; i < r->nr_states; i++) {
 		free(r->states[i].name);

@@ -32,6 +32,7 @@
 struct state {
 	enum ht_states_kind kind;
 	char *name;
+	bool task_state; /* a state of the task rows (running, ready...) */
 };
 
 /* One level of one core: runs (bucket delta, state id) as varints. */
@@ -67,6 +68,19 @@ struct core {
 	size_t frow[FUNC_ROWS];
 };
 
+/* A task row (the process Gantt): one task of one core, its states
+ * (running, ready, blocked, interrupted: states.h's TASK_STATE items). */
+struct taskrow {
+	struct trow row;
+	unsigned core;
+	uint64_t tid;
+	char *name;
+	int64_t last_end; /* the end of its last interval encoded */
+};
+
+/* the task rows' states, in r->ts_state */
+enum { TS_RUNNING, TS_READY, TS_BLOCKED, TS_INTERRUPTED, TS_NR };
+
 /* A function row: the call at one depth of one core. */
 struct frow {
 	struct trow row;
@@ -97,6 +111,13 @@ struct report {
 	uint32_t *state_hash; /* state ids by (kind, name); 0 empty */
 	size_t hash_cap;
 	size_t nr_core_rows; /* rows before the function rows */
+	/* task rows, after the function rows (made in pass 1), found by
+	 * (core, tid) in task_hash (index + 1; 0 empty) */
+	struct taskrow *trows;
+	size_t nr_trows, cap_trows;
+	uint32_t *task_hash;
+	size_t task_hash_cap;
+	uint32_t ts_state[TS_NR]; /* state ids, 0 not made yet */
 	struct ht_buf notes; /* JSON strings, comma-separated */
 	/* the event table (pass 2): every ev_stride-th event as JSON
 	 * arrays [core, time, "name", "fields"], one a line; past
@@ -125,16 +146,21 @@ static inline uint64_t ht__report_rel(const struct report *r, int64_t t)
 	return t > r->t0 ? (uint64_t)t - (uint64_t)r->t0 : 0;
 }
 
-/* Row @i of the page: the cores' rows, then the function rows. */
+/* Row @i of the page: the cores' rows, the function rows, then the
+ * task rows. */
 static inline struct trow *ht__report_row(struct report *r, size_t i)
 {
-	return i < r->nr_core_rows ? &r->cores[i].row
-				   : &r->frows[i - r->nr_core_rows].row;
+	if (i < r->nr_core_rows) {
+		return &r->cores[i].row;
+	}
+	i -= r->nr_core_rows;
+	return i < r->nr_frows ? &r->frows[i].row
+			       : &r->trows[i - r->nr_frows].row;
 }
 
 static inline size_t ht__report_nr_rows(const struct report *r)
 {
-	return r->nr_core_rows + r->nr_frows;
+	return r->nr_core_rows + r->nr_frows + r->nr_trows;
 }
 
 /* The core of states index @index, made (zeroed) when new; NULL (and

@@ -472,7 +472,10 @@ static void write_data(FILE *out, struct job *jb)
 		ht_json_item(&j);
 		ht_json_begin_object(&j);
 		ht_json_member_str(&j, "n", r->states[i].name);
-		ht_json_member_str(&j, "k", kind_name(r->states[i].kind));
+		ht_json_member_str(&j, "k",
+				   r->states[i].task_state
+				       ? "ts"
+				       : kind_name(r->states[i].kind));
 		ht_json_end_object(&j);
 	}
 	ht_json_end_array(&j);
@@ -484,7 +487,18 @@ static void write_data(FILE *out, struct job *jb)
 		fprintf(out, "%s[%u,%u]", i ? "," : "", r->frows[i].core,
 			r->frows[i].depth);
 	}
-	fprintf(out, "],\n\"func_rows\":%d,\n\"notes\":[", FUNC_ROWS);
+	/* the task rows: [core index, tid, name], rows after those */
+	fprintf(out, "],\n\"trows\":");
+	ht_json_begin_array(&j);
+	for (i = 0; i < r->nr_trows; i++) {
+		ht_json_item(&j);
+		ht_json_printf(&j, "[%u,%" PRIu64 ",", r->trows[i].core,
+			       r->trows[i].tid);
+		ht_json_str(&j, r->trows[i].name);
+		ht_json_raw(&j, "]");
+	}
+	ht_json_end_array(&j);
+	fprintf(out, ",\n\"func_rows\":%d,\n\"notes\":[", FUNC_ROWS);
 	fwrite(r->notes.data ? r->notes.data : "", 1, r->notes.len, out);
 	fprintf(out, "],\n\"util\":");
 	write_util(&j, jb);

@@ -59,9 +59,12 @@
 		return (h >>> 0) % 360;
 	}
 
+	/* the task rows' states (the process Gantt) */
+	const TS_COLORS = { running: '#3a9d3a', ready: '#f0b030', blocked: '#c84040', interrupted: '#8a5cc8' };
 	const stateColor = D.states.map(function (s) {
 		if (s.k === 'idle') return '#e4e4e4';
 		if (s.k === 'isr') return 'hsl(' + (hashHue(s.n) % 40) + ',75%,45%)';
+		if (s.k === 'ts') return TS_COLORS[s.n] || '#999';
 		if (s.k === 'func') return 'hsl(' + hashHue(s.n) + ',45%,' + (62 + hashHue(s.n + '.') % 16) + '%)';
 		return 'hsl(' + (60 + hashHue(s.n) % 260) + ',50%,58%)';
 	});
@@ -197,6 +200,13 @@
 		frowsOf[f[0]].push({ row: NC + k, depth: f[1] });
 	});
 	for (const l of frowsOf) l.sort(function (a, b) { return a.depth - b.depth; });
+	/* the task rows of each core: after the function rows */
+	const NF = (D.frows || []).length;
+	const trowsOf = D.cores.map(function () { return []; });
+	(D.trows || []).forEach(function (t, k) {
+		if (trowsOf[t[0]]) trowsOf[t[0]].push({ row: NC + NF + k, tid: t[1], name: t[2] });
+	});
+	for (const l of trowsOf) l.sort(function (a, b) { return a.name < b.name ? -1 : a.name > b.name ? 1 : a.tid - b.tid; });
 
 	function buildRows(perCore) {
 		rows = [];
@@ -209,6 +219,11 @@
 						label: '\u21b3 ' + (f.depth === 0 ? 'calls' : f.depth === FR - 1 ? 'depth ' + f.depth + '+' : 'depth ' + f.depth),
 						cores: [c], rows: [f.row], depth: f.depth, h: 14,
 					});
+				}
+				if (document.getElementById('task-states').checked) {
+					for (const t of trowsOf[c]) {
+						rows.push({ label: '\u00b7 ' + t.name, cores: [c], rows: [t.row], depth: -2, task: t.name, h: 10 });
+					}
 				}
 			}
 		} else {
@@ -235,7 +250,7 @@
 			const per = row.h / row.rows.length;
 			row.rows.forEach(function (r, k) {
 				const lane = {
-					row: r, core: row.cores[k], depth: row.depth === undefined ? -1 : row.depth,
+					row: r, core: row.cores[k], depth: row.depth === undefined ? -1 : row.depth, task: row.task,
 					y: y + k * per, h: Math.max(1, per - (per > 4 ? 1 : 0)),
 				};
 				lanes.push(lane);
@@ -435,6 +450,7 @@
 				funcs++;
 				return;
 			}
+			if (s.k === 'ts') return;
 			if (shown++ >= 40) return;
 			const span = el('span');
 			const sw = el('i');
@@ -443,6 +459,18 @@
 			span.appendChild(document.createTextNode(s.n + (s.k === 'isr' ? ' (interrupt)' : '')));
 			box.appendChild(span);
 		});
+		if ((D.trows || []).length) {
+			const span = el('span', { id: 'task-key' }, '\u00b7 rows: task states (' + D.trows.length + ' tasks):');
+			for (const k of ['running', 'ready', 'blocked', 'interrupted']) {
+				const sw = el('i');
+				sw.style.background = TS_COLORS[k];
+				sw.style.marginLeft = '8px';
+				span.appendChild(sw);
+				span.appendChild(document.createTextNode(k + (k === 'ready' ? ' (preempted or woken, waiting for the core)' :
+					k === 'blocked' ? ' (waiting on a message, semaphore or queue)' : '')));
+			}
+			box.appendChild(span);
+		}
 		if (D.flows.length) {
 			box.appendChild(el('span', null, 'arrows: messages (' + D.msgs.kept + ' of ' + D.msgs.matched + ' matched shown)'));
 		}
@@ -619,7 +647,10 @@
 			if (!st) return;
 			const s = D.states[st - 1];
 			const end = i + 1 < r.t.length ? r.t[i + 1] : r.t[i];
-			tip.textContent = D.cores[cy.core].name + ': ' + s.n + ' (' +
+			if (cy.task !== undefined) {
+				tip.textContent = D.cores[cy.core].name + ': task ' + cy.task + ' ' + s.n + '\n' + fmtDur(r.t[i]) + ' .. ' +
+					fmtDur(end) + (D.levels[lvl].n ? '\n(most of each ' + fmtDur(SPAN / D.levels[lvl].n) + ')' : '');
+			} else tip.textContent = D.cores[cy.core].name + ': ' + s.n + ' (' +
 				(s.k === 'func' ? 'function, depth ' + cy.depth + (cy.depth === FR - 1 ? '+' : '') : s.k) + ')\n' +
 				fmtDur(r.t[i]) + ' .. ' + fmtDur(end) +
 				(D.levels[lvl].n ? '\n(most of each ' + fmtDur(SPAN / D.levels[lvl].n) + ')' : '');
@@ -717,26 +748,32 @@
 		drawAxis(ctx, LABEL_W, w, 8 + n * rh, 0, SPAN);
 		/* the key: busy share 0..100 %, and no data */
 		const ky = height - 18, kw = 200;
-		const grad = ctx.createLinearGradient(LABEL_W + 60, 0, LABEL_W + 60 + kw, 0);
+		let kx = LABEL_W;
+		const text = function (t) {
+			ctx.fillStyle = '#333';
+			ctx.fillText(t, kx, ky + 6);
+			kx += ctx.measureText(t).width + 6;
+		};
+		text('busy share:');
+		text('0 %');
+		const grad = ctx.createLinearGradient(kx, 0, kx + kw, 0);
 		grad.addColorStop(0, heatColor(0));
 		grad.addColorStop(0.5, heatColor(0.5));
 		grad.addColorStop(1, heatColor(1));
-		ctx.fillStyle = '#333';
-		ctx.fillText('busy share', LABEL_W, ky + 6);
 		ctx.fillStyle = grad;
-		ctx.fillRect(LABEL_W + 60, ky, kw, 12);
+		ctx.fillRect(kx, ky, kw, 12);
 		ctx.strokeStyle = '#999';
-		ctx.strokeRect(LABEL_W + 60.5, ky + 0.5, kw, 12);
-		ctx.fillStyle = '#333';
-		ctx.fillText('0 %', LABEL_W + 64 + kw, ky + 6);
-		ctx.fillText('100 %', LABEL_W + 64 + kw + 30, ky + 6);
-		ctx.fillText('(' + fmtDur(SPAN / nb) + ' per column)', LABEL_W + 64 + kw + 76, ky + 6);
+		ctx.strokeRect(kx + 0.5, ky + 0.5, kw, 12);
+		kx += kw + 6;
+		text('100 %');
+		kx += 20;
 		ctx.fillStyle = 'rgb(250,250,250)';
-		const nx = LABEL_W + 64 + kw + 260;
-		ctx.fillRect(nx, ky, 12, 12);
-		ctx.strokeRect(nx + 0.5, ky + 0.5, 12, 12);
-		ctx.fillStyle = '#333';
-		ctx.fillText('nothing known', nx + 16, ky + 6);
+		ctx.fillRect(kx, ky, 12, 12);
+		ctx.strokeRect(kx + 0.5, ky + 0.5, 12, 12);
+		kx += 18;
+		text('nothing known');
+		kx += 20;
+		text('(' + fmtDur(SPAN / nb) + ' per column)');
 		canvas.dataset.key = 'busy share';
 	}
 
@@ -1073,7 +1110,7 @@
 		ctx.strokeStyle = '#ccc';
 		ctx.strokeRect(L + 0.5, TOP + 0.5, W, H);
 		/* y ticks in us */
-		const yt = niceTicks(-yr, yr, 4);
+		const yt = niceTicks(-yr, yr, 6);
 		const dec = Math.max(0, Math.min(3, -Math.floor(Math.log10(yt.step))));
 		ctx.fillStyle = '#555';
 		ctx.textAlign = 'right';
@@ -1314,6 +1351,8 @@
 	document.getElementById('zoom-reset').addEventListener('click', function () { setView(0, SPAN); });
 	document.getElementById('show-flows').addEventListener('change', redraw);
 	document.getElementById('per-core').addEventListener('change', redraw);
+	document.getElementById('task-states').addEventListener('change', redraw);
+	if (!(D.trows || []).length) document.getElementById('task-states').parentNode.style.display = 'none';
 	function all() {
 		redraw();
 		drawUtil();

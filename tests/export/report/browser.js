@@ -117,7 +117,7 @@ const fail = (msg) => errors.push(msg);
 	if (order) {
 		const got = await page.evaluate(() => {
 			const R = window.htReport;
-			return R.lanes().filter((l) => l.depth < 0).sort((a, b) => a.y - b.y).map((l) => R.data.cores[l.core].name);
+			return R.lanes().filter((l) => l.depth === -1).sort((a, b) => a.y - b.y).map((l) => R.data.cores[l.core].name);
 		});
 		if (got.join(',') !== order) fail('core rows: ' + got.join(',') + ', want ' + order);
 		const util = await page.evaluate(() => window.htReport.utilOrder ? window.htReport.utilOrder() : []);
