@@ -83,6 +83,7 @@ static uint32_t state_of(struct report *r, const struct ht_states_slice *s)
 		return 0;
 	}
 	r->states[r->nr_states].kind = s->kind;
+	r->states[r->nr_states].task_state = false;
 	r->states[r->nr_states].name = strdup(name);
 	if (!r->states[r->nr_states].name) {
 		r->nomem = true;
@@ -433,8 +434,8 @@ static bool task_hash_put(struct report *r, size_t idx)
 
 /* The task row of (@core, @tid): made in pass 1, found in pass 2
  * (NULL there when pass 1 did not see it). */
-static struct taskrow *taskrow_of(struct report *r, unsigned core,
-				  uint64_t tid, const char *name)
+static struct taskrow *taskrow_of(struct report *r, unsigned core, uint64_t tid,
+				  const char *name)
 {
 	struct taskrow *t;
 	size_t i, mask = r->task_hash_cap - 1;
@@ -449,8 +450,8 @@ static struct taskrow *taskrow_of(struct report *r, unsigned core,
 	if (r->pass == 2) {
 		return NULL;
 	}
-	if (ht_array_reserve((void **)&r->trows, &r->cap_trows,
-			     r->nr_trows + 1, sizeof(*r->trows))) {
+	if (ht_array_reserve((void **)&r->trows, &r->cap_trows, r->nr_trows + 1,
+			     sizeof(*r->trows))) {
 		r->nomem = true;
 		return NULL;
 	}

@@ -118,7 +118,7 @@ struct report {
 	uint32_t *task_hash;
 	size_t task_hash_cap;
 	uint32_t ts_state[TS_NR]; /* state ids, 0 not made yet */
-	struct ht_buf notes; /* JSON strings, comma-separated */
+	struct ht_buf notes;	  /* JSON strings, comma-separated */
 	/* the event table (pass 2): every ev_stride-th event as JSON
 	 * arrays [core, time, "name", "fields"], one a line; past
 	 * ev_bytes, every other row is dropped and the stride doubled */

@@ -60,7 +60,7 @@
 	}
 
 	/* the task rows' states (the process Gantt) */
-	const TS_COLORS = { running: '#3a9d3a', ready: '#f0b030', blocked: '#c84040', interrupted: '#8a5cc8' };
+	const TS_COLORS = { running: '#3a9d3a', ready: '#f3cf7a', blocked: '#c84040', interrupted: '#8a5cc8' };
 	const stateColor = D.states.map(function (s) {
 		if (s.k === 'idle') return '#e4e4e4';
 		if (s.k === 'isr') return 'hsl(' + (hashHue(s.n) % 40) + ',75%,45%)';

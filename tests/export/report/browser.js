@@ -12,6 +12,7 @@
 // Usage: node browser.js REPORT.html OUTDIR NAME [--expect-paths] [--expect-sync]
 //        [--expect-funcs FUNCTION] [--expect-order CORE,CORE,...]
 //        [--expect-bundled] [--expect-blame] [--expect-pieces CORE=N] [--search TEXT]
+//        [--expect-task-states]
 'use strict';
 const { chromium } = require('playwright-core');
 const path = require('path');
@@ -122,6 +123,22 @@ const fail = (msg) => errors.push(msg);
 		if (got.join(',') !== order) fail('core rows: ' + got.join(',') + ', want ' + order);
 		const util = await page.evaluate(() => window.htReport.utilOrder ? window.htReport.utilOrder() : []);
 		if (util.join(',') !== order) fail('utilization rows: ' + util.join(',') + ', want ' + order);
+	}
+	// task rows (the process Gantt): a lane per task, running, ready
+	// and blocked among their states, the key shown
+	if (flags.includes('--expect-task-states')) {
+		const ts = await page.evaluate(() => {
+			const R = window.htReport, D = R.data, L = D.levels.length - 1;
+			const lanes = R.lanes().filter((l) => l.task !== undefined);
+			const seen = new Set();
+			for (const l of lanes) {
+				const r = R.runs(L, l.row);
+				for (const s of r.s) if (s && D.states[s - 1].k === 'ts') seen.add(D.states[s - 1].n);
+			}
+			return { trows: (D.trows || []).length, lanes: lanes.length, seen: Array.from(seen).sort(), key: !!document.getElementById('task-key') };
+		});
+		if (!ts.trows || ts.lanes !== ts.trows || !ts.key) fail('task rows: ' + JSON.stringify(ts));
+		for (const k of ['blocked', 'ready', 'running']) if (!ts.seen.includes(k)) fail('task rows without ' + k + ': ' + JSON.stringify(ts));
 	}
 	// arrows at the first view: bundled per core pair when too many
 	const flows = await page.$eval('#timeline', (c) => ({ mode: c.dataset.flowMode, drawn: Number(c.dataset.flowsDrawn) }));

@@ -275,9 +275,15 @@ node browser.js "$w/fn.html" "$shots" functions --expect-funcs fib --search func
 # make demo's report: the master first, the arrows bundled at the first
 # view and drawn for the chosen (late) frame, the blame per core, and
 # dsp2's sync plot in two pieces (its clock rate steps: docs/sim.md)
+# (and the task rows, running / ready / blocked, where the simulated
+# slaves trace task_block: docs/sim.md)
+ts=
+if babeltrace2 "$w/demo/synced" 2>/dev/null | grep -q ' task_block: '; then
+	ts=--expect-task-states
+fi
 node browser.js "$w/demo/report.html" "$shots" demo --expect-paths --expect-sync \
 	--expect-order arm0,dsp0,dsp1,dsp2,dsp3,dsp4,dsp5,dsp6,dsp7 --expect-bundled --expect-blame \
-	--expect-pieces dsp2=2 --search msg_send || bad "browser: make demo's report"
+	--expect-pieces dsp2=2 --search msg_send $ts || bad "browser: make demo's report"
 if [ -n "${demo_fn:-}" ]; then
 	node browser.js "$w/demo-fn.html" "$shots" demo-functions --expect-funcs "$demo_fn" ||
 		bad "browser: the demo's function rows"
