@@ -119,7 +119,9 @@
 		for (let t = Math.ceil(b / step) * step; t <= e; t += step) {
 			const x = x0 + (t - b) / (e - b) * w;
 			ctx.fillRect(Math.round(x), y, 1, 4);
-			ctx.fillText(fmtDur(t), x + 2, y + 10);
+			/* a label that would be cut at the right edge is left out */
+			const label = fmtDur(t);
+			if (x + 2 + ctx.measureText(label).width <= x0 + w) ctx.fillText(label, x + 2, y + 10);
 		}
 	}
 
@@ -1345,7 +1347,32 @@
 	fillInstances();
 	timed.push(drawTimeline, drawPathsGantt);
 	attachZoom(tl, LABEL_W);
-	if (P) attachZoom(document.getElementById('paths-gantt'), LABEL_W);
+	if (P) {
+		const pg = document.getElementById('paths-gantt');
+		attachZoom(pg, LABEL_W);
+		/* a click (no drag) on an instance's bar chooses it */
+		let downX = null;
+		pg.addEventListener('mousedown', function (ev) { downX = ev.clientX; });
+		pg.addEventListener('click', function (ev) {
+			if (downX === null || Math.abs(ev.clientX - downX) > 3) return;
+			const rect = pg.getBoundingClientRect();
+			const x = ev.clientX - rect.left - LABEL_W, y = ev.clientY - rect.top;
+			if (x < 0) return;
+			const t = view.b + x / (rect.width - LABEL_W) * (view.e - view.b) + T0;
+			const pi = Math.floor((y - 6) / 40);
+			const p = P.paths[pi];
+			if (!p) return;
+			const slack = (view.e - view.b) / (rect.width - LABEL_W) * 3;
+			const ii = p.instances.findIndex(function (inst) {
+				return inst.start - slack <= t && t <= instanceEnd(inst) + slack;
+			});
+			if (ii < 0) return;
+			const v = pi + ':' + ii;
+			if (!Array.from(sel.options).some(function (o) { return o.value === v; })) return;
+			sel.value = v;
+			sel.dispatchEvent(new Event('change'));
+		});
+	}
 	document.getElementById('zoom-in').addEventListener('click', function () { zoomAt(0.5, 0.5); });
 	document.getElementById('zoom-out').addEventListener('click', function () { zoomAt(0.5, 2); });
 	document.getElementById('zoom-reset').addEventListener('click', function () { setView(0, SPAN); });
