@@ -186,6 +186,7 @@
 	let rows = [];
 	let lanes = [];
 	const coreLane = [];
+	const coreRow = []; /* the index in rows of each core's row */
 	const NC = D.cores.length;
 	/* the display order of the cores (master first, then by role and
 	 * core id: host/analysis/states.h), for every list of cores */
@@ -256,7 +257,10 @@
 					y: y + k * per, h: Math.max(1, per - (per > 4 ? 1 : 0)),
 				};
 				lanes.push(lane);
-				if (lane.depth < 0) coreLane[lane.core] = lane;
+				if (lane.depth === -1) {
+					coreLane[lane.core] = lane;
+					coreRow[lane.core] = rows.indexOf(row);
+				}
 			});
 			y += row.h + (row.depth === undefined ? 4 : 1);
 		}
@@ -336,7 +340,7 @@
 	const FLOW_PX = 8;
 
 	function drawFlows(ctx, w, k) {
-		let mode = 'off', drawn = 0;
+		let mode = 'off', drawn = 0, drawnIn = 0;
 		if (document.getElementById('show-flows').checked) {
 			const vis = [];
 			for (const f of D.flows) {
@@ -344,6 +348,7 @@
 				if (coreLane[f[0]] && coreLane[f[2]]) vis.push(f);
 			}
 			const ypos = function (c) { const l = coreLane[c]; return l.y + l.h / 2; };
+			drawnIn = vis.length;
 			if (vis.length * FLOW_PX <= w) {
 				mode = 'each';
 				ctx.strokeStyle = ctx.fillStyle = 'rgba(20,20,120,0.7)';
@@ -353,13 +358,23 @@
 				}
 			} else if (vis.length) {
 				mode = 'bundled';
-				const pairs = new Map();
-				for (const f of vis) {
-					const key = f[0] + ':' + f[2];
-					let p = pairs.get(key);
-					if (!p) pairs.set(key, p = { from: f[0], to: f[2], n: 0, t: 0 });
-					p.n++;
-					p.t += Math.max(view.b, Math.min(view.e, (f[1] + f[3]) / 2));
+				/* per core pair; with more pairs than can be told
+				 * apart, per pair of rows (core groups) */
+				let pairs = new Map();
+				const bundle = function (keyOf, yOf) {
+					pairs = new Map();
+					for (const f of vis) {
+						const key = keyOf(f[0]) + ':' + keyOf(f[2]);
+						let p = pairs.get(key);
+						if (!p) pairs.set(key, p = { y0: yOf(f[0]), y1: yOf(f[2]), n: 0, t: 0 });
+						p.n++;
+						p.t += Math.max(view.b, Math.min(view.e, (f[1] + f[3]) / 2));
+					}
+				};
+				bundle(function (c) { return c; }, ypos);
+				if (pairs.size > 24) {
+					bundle(function (c) { return coreRow[c]; }, function (c) { const r = rows[coreRow[c]]; return r.y + Math.min(r.h, 18) / 2; });
+					mode = 'bundled-rows';
 				}
 				const list = Array.from(pairs.values());
 				for (const p of list) p.x = LABEL_W + (p.t / p.n - view.b) * k;
@@ -371,7 +386,7 @@
 				if (over > 0) for (const p of list) p.x = Math.max(LABEL_W + 4, p.x - over);
 				ctx.font = '11px system-ui, sans-serif';
 				for (const p of list) {
-					const y0 = ypos(p.from), y1 = ypos(p.to);
+					const y0 = p.y0, y1 = p.y1;
 					ctx.strokeStyle = ctx.fillStyle = 'rgba(20,20,120,0.45)';
 					ctx.lineWidth = Math.min(6, 1 + Math.log2(p.n));
 					arrow(ctx, p.x, y0, p.x + 6, y1, 7);
@@ -390,7 +405,8 @@
 		}
 		tl.dataset.flowMode = mode;
 		tl.dataset.flowsDrawn = String(drawn);
-		flowInfo = mode === 'bundled' ? D.flows.length + ' messages: bundled per core pair (\u00d7 count); zoom in to see each arrow' : '';
+		flowInfo = mode === 'off' || mode === 'each' ? '' : drawnIn + ' messages in view: bundled per ' +
+			(mode === 'bundled' ? 'core pair' : 'pair of rows') + ' (\u00d7 count); zoom in to see each arrow';
 	}
 	let flowInfo = '';
 
