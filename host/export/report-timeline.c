@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common/error.h"
+#include "common/json-writer.h"
 #include "report-timeline.h"
 
 #define LEVEL0_BUCKETS 1024
@@ -82,6 +83,7 @@ static uint32_t state_of(struct report *r, const struct ht_states_slice *s)
 		return 0;
 	}
 	r->states[r->nr_states].kind = s->kind;
+	r->states[r->nr_states].task_state = false;
 	r->states[r->nr_states].name = strdup(name);
 	if (!r->states[r->nr_states].name) {
 		r->nomem = true;
@@ -368,10 +370,161 @@ static int on_func_slice(struct report *r, struct core *c,
 	return r->nomem ? HT_ENOMEM : 0;
 }
 
+/* The id of task-row state @ts, made on first use. */
+static uint32_t ts_state(struct report *r, unsigned ts)
+{
+	static const char *const names[TS_NR] = {"running", "ready", "blocked",
+						 "interrupted"};
+
+	if (r->ts_state[ts]) {
+		return r->ts_state[ts];
+	}
+	if (ht_array_reserve((void **)&r->states, &r->cap_states,
+			     r->nr_states + 1, sizeof(*r->states))) {
+		r->nomem = true;
+		return 0;
+	}
+	r->states[r->nr_states].kind = HT_STATES_TASK;
+	r->states[r->nr_states].task_state = true;
+	r->states[r->nr_states].name = strdup(names[ts]);
+	if (!r->states[r->nr_states].name) {
+		r->nomem = true;
+		return 0;
+	}
+	/* not in the hash: no task name can be taken for it */
+	r->ts_state[ts] = (uint32_t)++r->nr_states;
+	return r->ts_state[ts];
+}
+
+static size_t task_key_hash(unsigned core, uint64_t tid)
+{
+	uint64_t h = (tid ^ ((uint64_t)core << 40)) * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(h ^ (h >> 31));
+}
+
+/* Puts task row @idx (0-based) into the hash (grown at half full). */
+static bool task_hash_put(struct report *r, size_t idx)
+{
+	size_t i, mask;
+
+	if (2 * (r->nr_trows + 1) > r->task_hash_cap) {
+		size_t cap = r->task_hash_cap ? 2 * r->task_hash_cap : 64, k;
+		uint32_t *h = calloc(cap, sizeof(*h));
+
+		if (!h) {
+			return false;
+		}
+		free(r->task_hash);
+		r->task_hash = h;
+		r->task_hash_cap = cap;
+		for (k = 0; k < r->nr_trows; k++) {
+			if (k != idx && !task_hash_put(r, k)) {
+				return false;
+			}
+		}
+	}
+	mask = r->task_hash_cap - 1;
+	for (i = task_key_hash(r->trows[idx].core, r->trows[idx].tid) & mask;
+	     r->task_hash[i]; i = (i + 1) & mask) {
+	}
+	r->task_hash[i] = (uint32_t)idx + 1;
+	return true;
+}
+
+/* The task row of (@core, @tid): made in pass 1, found in pass 2
+ * (NULL there when pass 1 did not see it). */
+static struct taskrow *taskrow_of(struct report *r, unsigned core, uint64_t tid,
+				  const char *name)
+{
+	struct taskrow *t;
+	size_t i, mask = r->task_hash_cap - 1;
+
+	for (i = r->task_hash_cap ? task_key_hash(core, tid) & mask : 0;
+	     r->task_hash_cap && r->task_hash[i]; i = (i + 1) & mask) {
+		t = &r->trows[r->task_hash[i] - 1];
+		if (t->core == core && t->tid == tid) {
+			return t;
+		}
+	}
+	if (r->pass == 2) {
+		return NULL;
+	}
+	if (ht_array_reserve((void **)&r->trows, &r->cap_trows, r->nr_trows + 1,
+			     sizeof(*r->trows))) {
+		r->nomem = true;
+		return NULL;
+	}
+	t = &r->trows[r->nr_trows];
+	memset(t, 0, sizeof(*t));
+	t->core = core;
+	t->tid = tid;
+	t->last_end = INT64_MIN;
+	t->name = strdup(name ? name : "?");
+	if (!t->name) {
+		r->nomem = true;
+		return NULL;
+	}
+	r->nr_trows++;
+	if (!task_hash_put(r, r->nr_trows - 1)) {
+		r->nomem = true;
+		return NULL;
+	}
+	return t;
+}
+
+/* One interval of a task's state into its row (the process Gantt).
+ * A task's intervals come in order; one that overlaps the last encoded
+ * (a task seen on two cores) is cut to what follows it. */
+static int on_task_state(struct report *r, const struct ht_states_item *it)
+{
+	const struct ht_states_task_state *ts = it->task_state;
+	struct taskrow *t;
+	int64_t a;
+	unsigned k;
+
+	switch (ts->state) {
+	case HT_STATES_TASK:
+		k = TS_RUNNING;
+		break;
+	case HT_STATES_READY:
+		k = TS_READY;
+		break;
+	case HT_STATES_BLOCKED:
+		k = TS_BLOCKED;
+		break;
+	case HT_STATES_ISR:
+		k = TS_INTERRUPTED;
+		break;
+	default:
+		return 0;
+	}
+	t = taskrow_of(r, it->core->index, ts->tid, ts->name);
+	if (!t) {
+		return r->nomem ? HT_ENOMEM : 0;
+	}
+	a = ts->begin_ns > t->last_end ? ts->begin_ns : t->last_end;
+	if (ts->end_ns <= a) {
+		return 0;
+	}
+	encode(r, &t->row, a, ts->end_ns, r->pass == 2 ? ts_state(r, k) : 1);
+	t->last_end = ts->end_ns;
+	return r->nomem ? HT_ENOMEM : 0;
+}
+
 static int on_item(void *arg, const struct ht_states_item *it)
 {
 	struct report *r = arg;
 	struct core *c;
+
+	/* the core of the message being fed: its own items (a FLOW's
+	 * core is the sender, a WINDOW's any core) */
+	if (r->feeding && !r->feed_core && it->core &&
+	    (it->kind == HT_STATES_CORE || it->kind == HT_STATES_EVENT ||
+	     it->kind == HT_STATES_SLICE_BEGIN ||
+	     it->kind == HT_STATES_SLICE_END)) {
+		r->feed_core = it->core->index + 1;
+	}
 
 	if (it->kind == HT_STATES_FLOW) {
 		/* every matched message, also a receive stamped at or
@@ -385,6 +538,9 @@ static int on_item(void *arg, const struct ht_states_item *it)
 			r->flows_kept++;
 		}
 		return 0;
+	}
+	if (it->kind == HT_STATES_TASK_STATE && it->task_state && it->core) {
+		return on_task_state(r, it);
 	}
 	if (it->kind == HT_STATES_ANOMALY && it->damaged && r->pass == 1) {
 		/* told once, as damaged parts of the trace are */
@@ -422,6 +578,113 @@ static int on_item(void *arg, const struct ht_states_item *it)
 	return r->nomem ? HT_ENOMEM : 0;
 }
 
+/* The core index + 1 of @msg's stream (0: not known yet), learnt from
+ * the model's items for it. */
+static unsigned stream_core(struct report *r, const struct ht_ctf_msg *msg)
+{
+	size_t i = msg->stream ? msg->stream->index : 0;
+
+	if (!msg->stream) {
+		return 0;
+	}
+	if (i >= r->nr_stream_core || !r->stream_core[i]) {
+		if (!r->feed_core) {
+			return 0;
+		}
+		if (ht_array_extend((void **)&r->stream_core,
+				    &r->nr_stream_core, &r->cap_stream_core,
+				    i + 1, sizeof(*r->stream_core))) {
+			r->nomem = true;
+			return 0;
+		}
+		r->stream_core[i] = r->feed_core;
+	}
+	return r->stream_core[i];
+}
+
+/* The event table past its size: rows 0, 2, 4... kept (the events of
+ * the doubled stride, as row k is event k * stride). */
+static void table_halve(struct report *r)
+{
+	char *p = r->ev_json.data, *end = p + r->ev_json.len, *out = p;
+	uint64_t k = 0, kept = 0;
+
+	while (p < end) {
+		char *nl = memchr(p, '\n', (size_t)(end - p));
+		char *next = nl ? nl + 1 : end;
+
+		if (k++ % 2 == 0) {
+			/* a row ends with "," before its newline, but the
+			 * last one: ends fixed below */
+			memmove(out, p, (size_t)(next - p));
+			out += next - p;
+			kept++;
+		}
+		p = next;
+	}
+	/* no "," after the last row */
+	while (out > r->ev_json.data && (out[-1] == '\n' || out[-1] == ',')) {
+		out--;
+	}
+	r->ev_json.len = (size_t)(out - r->ev_json.data);
+	r->ev_kept = kept;
+	r->ev_stride *= 2;
+}
+
+/* Pass 2: every ev_stride-th event into the event table, its fields
+ * as `hetrace print` shows them (babeltrace2's text). */
+static void table_event(struct report *r, const struct ht_ctf_msg *msg)
+{
+	const char *line, *p, *name;
+	unsigned core;
+	size_t len, n;
+
+	if (msg->kind != HT_CTF_MSG_EVENT || !msg->has_time || !r->ev_max ||
+	    r->ev_seen++ % r->ev_stride) {
+		return;
+	}
+	core = stream_core(r, msg);
+	if (!core || ht_pretty_event(r->pretty, msg)) {
+		return;
+	}
+	line = ht_pretty_data(r->pretty, &len);
+	name = msg->event->cls->name ? msg->event->cls->name : "?";
+	n = strlen(name);
+	/* "[time] name: fields": the fields */
+	p = memchr(line, ']', len);
+	p = p ? p + 1 : line;
+	while (p < line + len && *p == ' ') {
+		p++;
+	}
+	if ((size_t)(line + len - p) > n + 1 && !memcmp(p, name, n) &&
+	    p[n] == ':') {
+		p += n + 1;
+	}
+	while (p < line + len && *p == ' ') {
+		p++;
+	}
+	len = (size_t)(line + len - p);
+	while (len && (p[len - 1] == '\n' || p[len - 1] == ' ')) {
+		len--;
+	}
+	{
+		struct ht_json j = {.b = &r->ev_json, .flags = HT_JSON_HTML};
+
+		ht_buf_printf(&r->ev_json, "%s[%u,%" PRIu64 ",",
+			      r->ev_kept ? ",\n" : "", core - 1,
+			      ht__report_rel(r, msg->ns));
+		ht_json_str(&j, name);
+		ht_json_raw(&j, ",");
+		ht_json_strn(&j, p, len > 400 ? 400 : len);
+		ht_json_raw(&j, "]");
+	}
+	ht_pretty_consume(r->pretty);
+	r->ev_kept++;
+	if (r->ev_json.len > r->ev_bytes || r->ev_kept > r->ev_max) {
+		table_halve(r);
+	}
+}
+
 static const char *symbolize(void *arg, const struct ht_ctf_msg *msg,
 			     uint64_t addr)
 {
@@ -444,6 +707,9 @@ int ht__report_pass(struct report *r, const char *const *traces,
 	}
 	for (i = 0; i < r->nr_frows; i++) {
 		r->frows[i].state = 0;
+	}
+	for (i = 0; i < r->nr_trows; i++) {
+		r->trows[i].last_end = INT64_MIN;
 	}
 	if (fnames && r->pass == 2) {
 		so.symbolize = symbolize;
@@ -482,9 +748,15 @@ int ht__report_pass(struct report *r, const char *const *traces,
 				break;
 			}
 		}
+		r->feeding = true;
+		r->feed_core = 0;
 		ret = ht_states_feed(*stp, &msg);
+		r->feeding = false;
 		if (ret) {
 			break;
+		}
+		if (r->pass == 2) {
+			table_event(r, &msg);
 		}
 	}
 	ht_ctf_set_close(set);
@@ -649,7 +921,8 @@ int ht__report_finish(struct report *r, size_t budget)
 		}
 		r->nomem |= t->exact.out.nomem;
 	}
-	if (r->nomem || r->flow_json.nomem || r->notes.nomem) {
+	if (r->nomem || r->flow_json.nomem || r->notes.nomem ||
+	    r->ev_json.nomem) {
 		return HT_ENOMEM;
 	}
 	keep_levels(r, budget);
@@ -678,6 +951,11 @@ void ht__report_fini(struct report *r)
 	}
 	free(r->cores);
 	free(r->frows);
+	for (i = 0; i < r->nr_trows; i++) {
+		free(r->trows[i].name);
+	}
+	free(r->trows);
+	free(r->task_hash);
 	free(r->state_hash);
 	for (i = 0; i < r->nr_states; i++) {
 		free(r->states[i].name);
@@ -685,4 +963,7 @@ void ht__report_fini(struct report *r)
 	free(r->states);
 	ht_buf_fini(&r->flow_json);
 	ht_buf_fini(&r->notes);
+	ht_buf_fini(&r->ev_json);
+	ht_pretty_destroy(r->pretty);
+	free(r->stream_core);
 }

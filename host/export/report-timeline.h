@@ -20,6 +20,7 @@
 #include "common/buf.h"
 #include "host/analysis/func-names.h"
 #include "host/analysis/states.h"
+#include "host/ctf/pretty.h"
 
 #define UTIL_BUCKETS 1024
 #define MAX_LEVELS 12
@@ -31,6 +32,7 @@
 struct state {
 	enum ht_states_kind kind;
 	char *name;
+	bool task_state; /* a state of the task rows (running, ready...) */
 };
 
 /* One level of one core: runs (bucket delta, state id) as varints. */
@@ -66,6 +68,19 @@ struct core {
 	size_t frow[FUNC_ROWS];
 };
 
+/* A task row (the process Gantt): one task of one core, its states
+ * (running, ready, blocked, interrupted: states.h's TASK_STATE items). */
+struct taskrow {
+	struct trow row;
+	unsigned core;
+	uint64_t tid;
+	char *name;
+	int64_t last_end; /* the end of its last interval encoded */
+};
+
+/* the task rows' states, in r->ts_state */
+enum { TS_RUNNING, TS_READY, TS_BLOCKED, TS_INTERRUPTED, TS_NR };
+
 /* A function row: the call at one depth of one core. */
 struct frow {
 	struct trow row;
@@ -96,7 +111,27 @@ struct report {
 	uint32_t *state_hash; /* state ids by (kind, name); 0 empty */
 	size_t hash_cap;
 	size_t nr_core_rows; /* rows before the function rows */
-	struct ht_buf notes; /* JSON strings, comma-separated */
+	/* task rows, after the function rows (made in pass 1), found by
+	 * (core, tid) in task_hash (index + 1; 0 empty) */
+	struct taskrow *trows;
+	size_t nr_trows, cap_trows;
+	uint32_t *task_hash;
+	size_t task_hash_cap;
+	uint32_t ts_state[TS_NR]; /* state ids, 0 not made yet */
+	struct ht_buf notes;	  /* JSON strings, comma-separated */
+	/* the event table (pass 2): every ev_stride-th event as JSON
+	 * arrays [core, time, "name", "fields"], one a line; past
+	 * ev_bytes, every other row is dropped and the stride doubled */
+	uint64_t ev_max, ev_stride, ev_seen, ev_kept;
+	size_t ev_bytes;
+	struct ht_buf ev_json;
+	struct ht_pretty *pretty;
+	/* the core of each stream (index + 1, 0 unknown), learnt from the
+	 * items the model delivers while a message is fed */
+	unsigned *stream_core;
+	size_t nr_stream_core, cap_stream_core;
+	bool feeding;
+	unsigned feed_core; /* index + 1 of the first core item, 0 none */
 	uint64_t reader_errors;
 	uint64_t damaged_times; /* events with a damaged time (states.h) */
 	void (*on_damage)(void *arg, const char *text);
@@ -111,16 +146,21 @@ static inline uint64_t ht__report_rel(const struct report *r, int64_t t)
 	return t > r->t0 ? (uint64_t)t - (uint64_t)r->t0 : 0;
 }
 
-/* Row @i of the page: the cores' rows, then the function rows. */
+/* Row @i of the page: the cores' rows, the function rows, then the
+ * task rows. */
 static inline struct trow *ht__report_row(struct report *r, size_t i)
 {
-	return i < r->nr_core_rows ? &r->cores[i].row
-				   : &r->frows[i - r->nr_core_rows].row;
+	if (i < r->nr_core_rows) {
+		return &r->cores[i].row;
+	}
+	i -= r->nr_core_rows;
+	return i < r->nr_frows ? &r->frows[i].row
+			       : &r->trows[i - r->nr_frows].row;
 }
 
 static inline size_t ht__report_nr_rows(const struct report *r)
 {
-	return r->nr_core_rows + r->nr_frows;
+	return r->nr_core_rows + r->nr_frows + r->nr_trows;
 }
 
 /* The core of states index @index, made (zeroed) when new; NULL (and

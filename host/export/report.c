@@ -29,6 +29,8 @@
 #define MAX_SYNC_BYTES (64u << 20)
 #define MAX_PATH_INSTANCES 20000
 #define MAX_DAMAGE_NOTES 20
+/* the event table's first guess of the bytes of an event */
+#define EVENT_TABLE_BYTES 80
 
 struct note_sink {
 	struct report *r;
@@ -204,8 +206,28 @@ static int build(struct job *jb, char *err, size_t err_len)
 	struct report *r = &jb->r;
 	FILE *ms;
 	int ret;
+	struct ht_pretty_opts po = {.no_delta = true,
+				    .names = HT_PRETTY_NAME_DEFAULT};
+	size_t reserve;
 
-	ret = ht__report_plan(r, jb->budget);
+	/* the event table: at most a quarter of the budget, every
+	 * stride-th event (the stride guessed at EVENT_TABLE_BYTES an
+	 * event, doubled in pass 2 when the rows need more); the levels
+	 * are planned for the rest, then kept for what the table left */
+	r->ev_bytes = jb->budget / 4;
+	r->ev_max = r->ev_bytes / 16;
+	r->ev_stride = 1;
+	while (jb->events / r->ev_stride * EVENT_TABLE_BYTES > r->ev_bytes) {
+		r->ev_stride *= 2;
+	}
+	reserve = (size_t)(jb->events / r->ev_stride * EVENT_TABLE_BYTES);
+	if (r->ev_max) {
+		ret = ht_pretty_create(&r->pretty, &po);
+		if (ret) {
+			return ret;
+		}
+	}
+	ret = ht__report_plan(r, jb->budget - reserve);
 	if (ret) {
 		return ret;
 	}
@@ -215,7 +237,9 @@ static int build(struct job *jb, char *err, size_t err_len)
 	if (ret) {
 		return ret;
 	}
-	ret = ht__report_finish(r, jb->budget);
+	ret = ht__report_finish(r, jb->budget - (r->ev_json.len < jb->budget
+						     ? r->ev_json.len
+						     : jb->budget));
 	if (ret || !jb->desc) {
 		return ret;
 	}
@@ -425,13 +449,33 @@ static void write_data(FILE *out, struct job *jb)
 		write_core(&j, r, ht_states_core(jb->st, i));
 	}
 	ht_json_end_array(&j);
+	/* the display order of the cores: master, kernel CPUs, slaves,
+	 * then by core id (states.h) */
+	{
+		size_t *order =
+		    calloc(jb->nr_cores ? jb->nr_cores : 1, sizeof(*order));
+
+		fprintf(out, ",\n\"order\":[");
+		if (order) {
+			ht_states_core_order(jb->st, order);
+		}
+		for (i = 0; i < jb->nr_cores; i++) {
+			fprintf(out, "%s%zu", i ? "," : "",
+				order ? order[i] : i);
+		}
+		fprintf(out, "]");
+		free(order);
+	}
 	fprintf(out, ",\n\"states\":");
 	ht_json_begin_array(&j);
 	for (i = 0; i < r->nr_states; i++) {
 		ht_json_item(&j);
 		ht_json_begin_object(&j);
 		ht_json_member_str(&j, "n", r->states[i].name);
-		ht_json_member_str(&j, "k", kind_name(r->states[i].kind));
+		ht_json_member_str(&j, "k",
+				   r->states[i].task_state
+				       ? "ts"
+				       : kind_name(r->states[i].kind));
 		ht_json_end_object(&j);
 	}
 	ht_json_end_array(&j);
@@ -443,7 +487,18 @@ static void write_data(FILE *out, struct job *jb)
 		fprintf(out, "%s[%u,%u]", i ? "," : "", r->frows[i].core,
 			r->frows[i].depth);
 	}
-	fprintf(out, "],\n\"func_rows\":%d,\n\"notes\":[", FUNC_ROWS);
+	/* the task rows: [core index, tid, name], rows after those */
+	fprintf(out, "],\n\"trows\":");
+	ht_json_begin_array(&j);
+	for (i = 0; i < r->nr_trows; i++) {
+		ht_json_item(&j);
+		ht_json_printf(&j, "[%u,%" PRIu64 ",", r->trows[i].core,
+			       r->trows[i].tid);
+		ht_json_str(&j, r->trows[i].name);
+		ht_json_raw(&j, "]");
+	}
+	ht_json_end_array(&j);
+	fprintf(out, ",\n\"func_rows\":%d,\n\"notes\":[", FUNC_ROWS);
 	fwrite(r->notes.data ? r->notes.data : "", 1, r->notes.len, out);
 	fprintf(out, "],\n\"util\":");
 	write_util(&j, jb);
@@ -454,7 +509,12 @@ static void write_data(FILE *out, struct job *jb)
 		r->flows_kept);
 	fwrite(r->flow_json.data ? r->flow_json.data : "", 1, r->flow_json.len,
 	       out);
-	fprintf(out, "],\n\"paths\":");
+	fprintf(out,
+		"],\n\"table\":{\"events\":%" PRIu64 ",\"stride\":%" PRIu64
+		",\"kept\":%" PRIu64 ",\"rows\":[\n",
+		jb->events, r->ev_stride ? r->ev_stride : 1, r->ev_kept);
+	fwrite(r->ev_json.data ? r->ev_json.data : "", 1, r->ev_json.len, out);
+	fprintf(out, "]},\n\"paths\":");
 	write_embedded_json(out, jb->paths_json, jb->paths_size);
 	fprintf(out, ",\n\"sync\":");
 	write_embedded_json(out, jb->sync_text, jb->sync_size);

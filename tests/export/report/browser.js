@@ -2,9 +2,17 @@
 // Loads a hetrace report in Debian's chromium, headless, through
 // playwright-core (NODE_PATH finds it): no console error, every section
 // present and drawn, wheel zoom and drag pan change the view, the path
-// view follows the instance chosen; screenshots into OUTDIR.
+// view follows the instance chosen; the core rows in display order
+// (master first, then by role and core id), message arrows bundled per
+// core pair when too dense and drawn for the selected instance, the
+// timeline zoomed to the instance chosen, the event table filtered by
+// its search and zooming on a click, keyboard zoom and pan, a range
+// measured with shift-drag, sync plots with one piece per piece of the
+// fit; screenshots into OUTDIR.
 // Usage: node browser.js REPORT.html OUTDIR NAME [--expect-paths] [--expect-sync]
-//        [--expect-funcs FUNCTION]
+//        [--expect-funcs FUNCTION] [--expect-order CORE,CORE,...]
+//        [--expect-bundled] [--expect-blame] [--expect-pieces CORE=N] [--search TEXT]
+//        [--expect-task-states]
 'use strict';
 const { chromium } = require('playwright-core');
 const path = require('path');
@@ -32,8 +40,10 @@ const fail = (msg) => errors.push(msg);
 	await page.goto('file://' + path.resolve(file), { waitUntil: 'load' });
 	const loadMs = Date.now() - t0;
 
+	const flag = (f) => { const i = flags.indexOf(f); return i >= 0 ? flags[i + 1] : null; };
 	for (const id of ['sec-timeline', 'sec-util', 'sec-paths', 'sec-sync', 'sec-notes',
-		'timeline', 'util-bars', 'heatmap', 'paths-gantt', 'path-view', 'legend', 'notes']) {
+		'timeline', 'util-bars', 'heatmap', 'paths-gantt', 'path-view', 'legend', 'notes',
+		'event-search', 'events-table']) {
 		if (!(await page.$('#' + id))) fail('missing #' + id);
 	}
 	// every canvas of the page has something drawn on it
@@ -64,10 +74,145 @@ const fail = (msg) => errors.push(msg);
 	}
 	if (flags.includes('--expect-sync')) {
 		if (syncPlots < 2) fail('sync plots: ' + syncPlots);
+		// every pairs plot: one piece per piece of the fit
+		const pieces = await page.evaluate(() => {
+			const out = {};
+			for (const c of window.htReport.data.sync.cores) {
+				if (!c.fit) continue;
+				const cv = document.querySelector('#sync-plots canvas[data-plot="pairs"][data-core="' + c.name + '"]');
+				const want = Array.isArray(c.fit.segments) && c.fit.segments.length ? c.fit.segments.length : 1;
+				out[c.name] = [cv ? Number(cv.dataset.pieces) : -1, want];
+			}
+			return out;
+		});
+		for (const c in pieces) if (pieces[c][0] !== pieces[c][1]) fail('sync plot of ' + c + ': ' + pieces[c][0] + ' pieces, the fit has ' + pieces[c][1]);
+		const ep = flag('--expect-pieces');
+		if (ep) {
+			const [core, n] = ep.split('=');
+			if (!pieces[core] || pieces[core][0] !== Number(n)) fail('sync plot of ' + core + ': ' + JSON.stringify(pieces[core]) + ', want ' + n + ' pieces');
+			const cv = await page.$('#sync-plots canvas[data-plot="pairs"][data-core="' + core + '"]');
+			if (cv) {
+				const box = await page.evaluateHandle((c) => c.closest('.sync-plot'), cv);
+				await box.asElement().screenshot({ path: path.join(outdir, name + '-sync-' + core + '.png') });
+			}
+		}
+		// the plots are scaled to the band, or to most pairs: at most a
+		// quarter of them clipped (triangles at the edge)
+		const clipped = await page.$$eval('#sync-plots canvas[data-plot="pairs"]', (l) => l.map((c) => Number(c.dataset.clipped)));
+		const npairs = await page.evaluate(() => window.htReport.data.sync.cores.filter((c) => c.fit).map((c) => c.fit.lower.length + c.fit.upper.length));
+		clipped.forEach((n, i) => { if (!(n <= npairs[i] * 0.3)) fail('sync plot ' + i + ': ' + n + ' of ' + npairs[i] + ' pairs clipped'); });
 	} else if (syncPlots) {
 		fail('sync plots without a sync report');
 	}
 	await page.screenshot({ path: path.join(outdir, name + '-page.png'), fullPage: true });
+	const tlShot = async (what) => {
+		const sec = await page.$('#sec-timeline');
+		await sec.screenshot({ path: path.join(outdir, name + '-' + what + '.png') });
+	};
+	await tlShot('timeline-first');
+
+	// the heat map has its colour key
+	if ((await page.$eval('#heatmap', (c) => c.dataset.key || '')) !== 'busy share') fail('the heat map has no key');
+	// the core rows, top to bottom: the display order
+	const order = flag('--expect-order');
+	if (order) {
+		const got = await page.evaluate(() => {
+			const R = window.htReport;
+			return R.lanes().filter((l) => l.depth === -1).sort((a, b) => a.y - b.y).map((l) => R.data.cores[l.core].name);
+		});
+		if (got.join(',') !== order) fail('core rows: ' + got.join(',') + ', want ' + order);
+		const util = await page.evaluate(() => window.htReport.utilOrder ? window.htReport.utilOrder() : []);
+		if (util.join(',') !== order) fail('utilization rows: ' + util.join(',') + ', want ' + order);
+	}
+	// task rows (the process Gantt): a lane per task, running, ready
+	// and blocked among their states, the key shown
+	if (flags.includes('--expect-task-states')) {
+		const ts = await page.evaluate(() => {
+			const R = window.htReport, D = R.data, L = D.levels.length - 1;
+			const lanes = R.lanes().filter((l) => l.task !== undefined);
+			const seen = new Set();
+			for (const l of lanes) {
+				const r = R.runs(L, l.row);
+				for (const s of r.s) if (s && D.states[s - 1].k === 'ts') seen.add(D.states[s - 1].n);
+			}
+			return { trows: (D.trows || []).length, lanes: lanes.length, seen: Array.from(seen).sort(), key: !!document.getElementById('task-key') };
+		});
+		if (!ts.trows || ts.lanes !== ts.trows || !ts.key) fail('task rows: ' + JSON.stringify(ts));
+		for (const k of ['blocked', 'ready', 'running']) if (!ts.seen.includes(k)) fail('task rows without ' + k + ': ' + JSON.stringify(ts));
+	}
+	// arrows at the first view: bundled per core pair when too many
+	const flows = await page.$eval('#timeline', (c) => ({ mode: c.dataset.flowMode, drawn: Number(c.dataset.flowsDrawn) }));
+	const nflows = await page.evaluate(() => window.htReport.data.flows.length);
+	if (flags.includes('--expect-bundled')) {
+		if (!/^bundled/.test(flows.mode)) fail('first view: ' + nflows + ' arrows drawn ' + flows.mode + ', want bundled');
+		if (!(flows.drawn > 0 && flows.drawn < nflows)) fail('first view: ' + flows.drawn + ' bundles for ' + nflows + ' arrows');
+	}
+
+	// keyboard: W zooms in, D pans, S zooms out
+	{
+		const v0 = await page.evaluate(() => [window.htReport.view.b, window.htReport.view.e]);
+		await page.focus('#timeline');
+		await page.keyboard.press('w');
+		const v1 = await page.evaluate(() => [window.htReport.view.b, window.htReport.view.e]);
+		await page.keyboard.press('d');
+		const v2 = await page.evaluate(() => [window.htReport.view.b, window.htReport.view.e]);
+		await page.keyboard.press('-');
+		const v3 = await page.evaluate(() => [window.htReport.view.b, window.htReport.view.e]);
+		if (!(v1[1] - v1[0] < 0.6 * (v0[1] - v0[0]))) fail('key w: ' + v0 + ' -> ' + v1);
+		if (!(v2[0] > v1[0])) fail('key d: ' + v1 + ' -> ' + v2);
+		if (!(v3[1] - v3[0] > 1.5 * (v2[1] - v2[0]))) fail('key -: ' + v2 + ' -> ' + v3);
+		await page.evaluate(() => window.htReport.setView(0, 1e300));
+	}
+	// a range measured with shift-drag: its duration shown
+	{
+		const b = await (await page.$('#timeline')).boundingBox();
+		const R = await page.evaluate(() => ({ w: window.htReport.labelWidth, b: window.htReport.view.b, e: window.htReport.view.e }));
+		const x0 = b.x + R.w + 100, x1 = b.x + R.w + 400;
+		await page.keyboard.down('Shift');
+		await page.mouse.move(x0, b.y + 10);
+		await page.mouse.down();
+		await page.mouse.move(x1, b.y + 10, { steps: 4 });
+		await page.mouse.up();
+		await page.keyboard.up('Shift');
+		const m = await page.$eval('#timeline', (c) => Number(c.dataset.measure));
+		const want = 300 / (b.width - R.w) * (R.e - R.b);
+		if (!(Math.abs(m - want) < want * 0.02)) fail('shift-drag measure: ' + m + ', want ' + want);
+		const v = await page.evaluate(() => [window.htReport.view.b, window.htReport.view.e]);
+		if (v[0] !== R.b || v[1] !== R.e) fail('shift-drag moved the view');
+		const txt = await page.$eval('#view-range', (e) => e.textContent);
+		if (!/measured /.test(txt)) fail('the measure is not shown: ' + txt);
+		await tlShot('measure');
+		await page.keyboard.press('Escape');
+	}
+	// the event table: the events of the view, filtered by the search;
+	// a click zooms to the event
+	if (await page.$('#events-table')) {
+		const all = await page.$eval('#events-table', (t) => Number(t.dataset.matches));
+		const nev = await page.evaluate(() => window.htReport.data.table ? window.htReport.data.table.rows.length : -1);
+		if (!(all > 0) || all !== nev) fail('event table at the whole trace: ' + all + ' events of ' + nev);
+		const q = flag('--search') || 'msg_send';
+		const want = await page.evaluate((q) => window.htReport.data.table.rows.filter((r) =>
+			(r[2] + ' ' + r[3]).toLowerCase().includes(q.toLowerCase()) ||
+			window.htReport.data.cores[r[0]].name.toLowerCase().includes(q.toLowerCase())).length, q);
+		await page.fill('#event-search', q);
+		await page.waitForTimeout(100);
+		const got = await page.$eval('#events-table', (t) => Number(t.dataset.matches));
+		if (got !== want || !(got < all)) fail('search "' + q + '": ' + got + ' events, want ' + want + ' of ' + all);
+		const rows = await page.$$eval('#events-table tr.ev', (l) => l.map((r) => r.textContent));
+		if (rows.some((r) => !r.toLowerCase().includes(q.toLowerCase()))) fail('search "' + q + '": a row without it');
+		const evRows = await page.$$('#events-table tr.ev');
+		if (!evRows.length) fail('search "' + q + '": no event found');
+		else {
+			const row = evRows[Math.min(2, evRows.length - 1)];
+			const t = Number(await row.getAttribute('data-t'));
+			await row.click();
+			await page.waitForTimeout(50);
+			const v = await page.evaluate(() => [window.htReport.view.b, window.htReport.view.e]);
+			if (!(v[0] <= t && t <= v[1] && v[1] - v[0] <= 100001)) fail('click on an event at ' + t + ': view ' + v);
+		}
+		await page.fill('#event-search', '');
+		await page.evaluate(() => window.htReport.setView(0, 1e300));
+	}
 
 	// wheel zoom around the middle of the timeline
 	const tl = await page.$('#timeline');
@@ -93,11 +238,31 @@ const fail = (msg) => errors.push(msg);
 	await tl.screenshot({ path: path.join(outdir, name + '-zoomed.png') });
 	// choose the last instance: the path view follows
 	if (flags.includes('--expect-paths')) {
+		// the worst instance (chosen first): its interference per core,
+		// none longer than the instance itself
+		const bl = await page.$eval('#blame', (b) => ({ rows: Number(b.dataset.rows), max: Number(b.dataset.maxNs), resp: Number(b.dataset.response),
+			text: b.textContent }));
+		if (flags.includes('--expect-blame') && !(bl.rows > 0 && bl.max <= bl.resp)) fail('blame of the worst instance: ' + JSON.stringify(bl));
 		const last = await page.$eval('#instance-select', (s) => s.options[s.options.length - 1].value);
 		await page.selectOption('#instance-select', last);
 		const shown = await page.$eval('#path-view', (c) => c.dataset.instance);
 		const want = await page.$eval('#instance-select', (s) => s.options[s.selectedIndex].textContent.split(' ')[1]);
 		if (shown !== want) fail('path view shows ' + shown + ', chose ' + want);
+		// the timeline is zoomed to the instance, its arrows drawn
+		const sel = await page.evaluate(() => {
+			const R = window.htReport, D = R.data, tl = document.getElementById('timeline');
+			const [pi, ii] = document.getElementById('instance-select').value.split(':').map(Number);
+			const inst = D.paths.paths[pi].instances[ii];
+			let b = inst.start, e = inst.end !== undefined ? inst.end : inst.start;
+			for (const r of inst.runs) if (r && r[2] !== null) { b = Math.min(b, r[1] !== null ? r[1] : r[2]); if (r[3] !== null) e = Math.max(e, r[3]); }
+			return { b: b - Number(D.t0), e: e - Number(D.t0), vb: R.view.b, ve: R.view.e, n: inst.n, sel: tl.dataset.selected,
+				flows: Number(tl.dataset.selectedFlows), mode: tl.dataset.flowMode };
+		});
+		if (!(sel.vb <= sel.b && sel.e <= sel.ve)) fail('instance ' + sel.n + ' [' + sel.b + ', ' + sel.e + '] not in the view [' + sel.vb + ', ' + sel.ve + ']');
+		if (!(sel.ve - sel.vb < 2 * (sel.e - sel.b) + 200)) fail('instance ' + sel.n + ': the view [' + sel.vb + ', ' + sel.ve + '] is not zoomed to it');
+		if (sel.sel !== String(sel.n)) fail('timeline: selected ' + sel.sel + ', want ' + sel.n);
+		if (flags.includes('--expect-bundled') && !(sel.flows > 0)) fail('instance ' + sel.n + ': no arrow drawn for it');
+		await tlShot('timeline-selected');
 		await (await page.$('#sec-paths')).screenshot({ path: path.join(outdir, name + '-paths.png') });
 	}
 	// function rows: the widest call of FUNC, zoomed to, is drawn there

@@ -76,6 +76,15 @@ eq("dsp1 busy", set(u[:900]), {201})
 eq("paths", [p["name"] for p in d["paths"]["paths"]], ["frame"])
 eq("instances", len(d["paths"]["paths"][0]["instances"]), 3)
 eq("sync", d["sync"]["reference"], "cpu0")
+# the display order of the cores (states.h: role, then core id)
+eq("order", [d["cores"][i]["name"] for i in d["order"]], ["cpu0", "dsp1", "dsp2"])
+# the event table: every event (44), in time order, with its fields
+t = d["table"]
+eq("table", (t["events"], t["stride"], t["kept"], len(t["rows"])), (44, 1, 44, 44))
+eq("table in time order", [r[1] for r in t["rows"]], sorted(r[1] for r in t["rows"]))
+sw = [r for r in t["rows"] if r[2] == "task_switch" and d["cores"][r[0]]["name"] == "dsp1"]
+eq("dsp1 task_switch at 120 ms", [(r[1], "next_name = \"hp_task\"" in r[3]) for r in sw if r[1] == 119 * ms],
+   [(119 * ms, True)])
 for e in errs:
     print("FAIL: data:", e)
 sys.exit(1 if errs else 0)
@@ -90,6 +99,16 @@ size=$(wc -c <"$w/small.html")
 grep -q ', 70 cores, ' "$w/big.out" || bad "70 cores: $(cat "$w/big.out")"
 grep -q 'finest exact' "$w/big.out" || bad "the exact slices should fit: $(cat "$w/big.out")"
 grep -q 'finest exact' "$w/small.out" && bad "budget 1 MB kept the exact slices"
+# the event table of a big trace: evenly thinned to a quarter of the budget
+python3 - "$w/small.html" <<'PY' || bad "budget 1 MB: the event table"
+import sys
+import reportdata
+t = reportdata.load(sys.argv[1])["table"]
+ok = t["stride"] > 1 and t["kept"] == len(t["rows"]) and t["kept"] * 80 <= (1 << 20) // 4 and \
+    t["kept"] >= 0.99 * (t["events"] // t["stride"])
+print("" if ok else "FAIL: table %s of %s events, stride %s" % (t["kept"], t["events"], t["stride"]))
+sys.exit(0 if ok else 1)
+PY
 
 # 3. Bad input: a message naming the file and position, exit 1, no file.
 set +e
@@ -248,11 +267,23 @@ shots="$TOP/$BUILD/report-screens"
 mkdir -p "$shots"
 export NODE_PATH="$TOP/build/npm/node_modules"
 [ -d "$NODE_PATH/playwright-core" ] || bad "playwright-core is not in build/npm (scripts/deps.sh check installs it)"
-node browser.js "$w/p.html" "$shots" pipeline --expect-paths --expect-sync || bad "browser: pipeline"
+node browser.js "$w/p.html" "$shots" pipeline --expect-paths --expect-sync --expect-order cpu0,dsp1,dsp2 \
+	--search sobel || bad "browser: pipeline"
 node browser.js "$w/big.html" "$shots" cores70 || bad "browser: 70 cores"
 node browser.js "$w/early.html" "$shots" early || bad "browser: early arrows"
-node browser.js "$w/fn.html" "$shots" functions --expect-funcs fib || bad "browser: function rows"
-node browser.js "$w/demo/report.html" "$shots" demo --expect-paths --expect-sync || bad "browser: make demo's report"
+node browser.js "$w/fn.html" "$shots" functions --expect-funcs fib --search func_entry || bad "browser: function rows"
+# make demo's report: the master first, the arrows bundled at the first
+# view and drawn for the chosen (late) frame, the blame per core, and
+# dsp2's sync plot in two pieces (its clock rate steps: docs/sim.md)
+# (and the task rows, running / ready / blocked, where the simulated
+# slaves trace task_block: docs/sim.md)
+ts=
+if babeltrace2 "$w/demo/synced" 2>/dev/null | grep -q ' task_block: '; then
+	ts=--expect-task-states
+fi
+node browser.js "$w/demo/report.html" "$shots" demo --expect-paths --expect-sync \
+	--expect-order arm0,dsp0,dsp1,dsp2,dsp3,dsp4,dsp5,dsp6,dsp7 --expect-bundled --expect-blame \
+	--expect-pieces dsp2=2 --search msg_send $ts || bad "browser: make demo's report"
 if [ -n "${demo_fn:-}" ]; then
 	node browser.js "$w/demo-fn.html" "$shots" demo-functions --expect-funcs "$demo_fn" ||
 		bad "browser: the demo's function rows"
