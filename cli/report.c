@@ -37,7 +37,7 @@ static void usage(FILE *out)
 		"ELF file\n"
 		"                        (for CORE only, else every core "
 		"without its\n"
-		"                        own; repeatable)\n"
+		"                        own; repeatable)\n" HT_CLI_RANGE_HELP
 		"  -h, --help            this help\n\n"
 		"exit status: 0 done, 1 a bad trace or input file (a damaged\n"
 		"part of a trace is skipped: the page is written), 2 usage\n",
@@ -48,6 +48,7 @@ static void usage(FILE *out)
 struct report_args {
 	struct ht_report_opts opts;
 	struct ht_cli_elfs elfs;
+	struct ht_cli_range range;
 	const char *output;
 	struct ht_cli_args traces;
 };
@@ -55,6 +56,7 @@ struct report_args {
 /* Returns HT_CLI_GO_ON when the command goes on, else its exit status. */
 static int parse_options(int argc, char **argv, struct report_args *a)
 {
+	struct ht_ctf_open_opts oo = {.flags = HT_CTF_KEEP_GOING};
 	uint64_t budget_mb = 0;
 	const struct ht_cli_opt table[] = {
 	    HT_CLI_STRING('o', "output", &a->output),
@@ -63,6 +65,7 @@ static int parse_options(int argc, char **argv, struct report_args *a)
 	    HT_CLI_UINT('b', "budget", &budget_mb, 1, 4096, "a size in MB"),
 	    HT_CLI_STRING('t', "title", &a->opts.title),
 	    HT_CLI_ELF(&a->elfs),
+	    HT_CLI_RANGE(&a->range, 'c'),
 	    HT_CLI_OPT_END,
 	};
 	int ret;
@@ -82,7 +85,14 @@ static int parse_options(int argc, char **argv, struct report_args *a)
 	a->opts.warn = ht_cli_warn;
 	a->opts.elfs = a->elfs.spec;
 	a->opts.nr_elfs = a->elfs.nr;
-	return HT_CLI_GO_ON;
+	ret = ht_cli_range_prepare(&a->range, a->traces.v, a->traces.nr, &oo,
+				   false);
+	if (ret == HT_CLI_GO_ON &&
+	    (a->range.nr_cores || a->range.select.begin_ns != INT64_MIN ||
+	     a->range.select.end_ns != INT64_MAX)) {
+		a->opts.select = &a->range.select;
+	}
+	return ret;
 }
 
 /* The page of the traces under @paths into @output, written whole or

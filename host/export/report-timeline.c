@@ -719,6 +719,7 @@ int ht__report_pass(struct report *r, const char *const *traces,
 	if (ret) {
 		return ret;
 	}
+	oo.select = r->select;
 	ret = ht_ctf_set_open(&set, traces, nr_traces, &oo, err, err_len);
 	if (ret) {
 		return ret;

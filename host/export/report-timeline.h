@@ -91,6 +91,7 @@ struct frow {
 
 struct report {
 	int pass;
+	const struct ht_ctf_select *select; /* what is read; NULL: all */
 	struct state *states;
 	size_t nr_states, cap_states;
 	struct core *cores; /* by states core index */

@@ -204,6 +204,7 @@ static int measure(struct job *jb, char *err, size_t err_len)
 static int build(struct job *jb, char *err, size_t err_len)
 {
 	struct report *r = &jb->r;
+	struct ht_paths_opts popts = {0};
 	FILE *ms;
 	int ret;
 	struct ht_pretty_opts po = {.no_delta = true,
@@ -243,7 +244,8 @@ static int build(struct job *jb, char *err, size_t err_len)
 	if (ret || !jb->desc) {
 		return ret;
 	}
-	ret = ht_paths_analyze(jb->desc, jb->traces, jb->nr_traces, NULL,
+	popts.select = jb->opts->select;
+	ret = ht_paths_analyze(jb->desc, jb->traces, jb->nr_traces, &popts,
 			       &jb->pres, err, err_len);
 	if (ret) {
 		return ret;
@@ -579,6 +581,7 @@ int ht_report_write(const char *const *traces, size_t nr_traces,
 	}
 	jb.sink.r = &jb.r;
 	jb.sink.opts = opts;
+	jb.r.select = opts->select;
 	jb.r.on_damage = damage_cb;
 	jb.r.on_damage_arg = &jb.sink;
 	ret = read_inputs(&jb, err, err_len);

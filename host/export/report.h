@@ -21,6 +21,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+struct ht_ctf_select;
+
 struct ht_report_opts {
 	const char *paths_file; /* path description, or NULL */
 	const char *sync_file;	/* `hetrace sync --report` JSON, or NULL */
@@ -35,6 +37,9 @@ struct ht_report_opts {
 	 * NULL; the page's notes say it too */
 	void (*warn)(void *arg, const char *text);
 	void *warn_arg;
+	/* the cores and the time range shown (host/ctf/ctf-reader.h);
+	 * NULL: all */
+	const struct ht_ctf_select *select;
 };
 
 /* What was written (for the CLI's summary line). */

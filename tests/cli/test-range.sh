@@ -58,8 +58,21 @@ grep -q ': 6 events: .* 0 instants, 0 flows' "$w/y.err" || bad "export --event: 
 	bad "export range: exit $?"
 grep -q ': 15 events:' "$w/z.err" || bad "export range: $(tail -1 "$w/z.err")"
 
+# report: the cores and the range selected only (the page's data)
+"$HETRACE" report -c dsp1,cpu0 --begin 0.000003 --end 0.000008 -o "$w/r.html" "$T" 2>"$w/r.err" ||
+	bad "report range: exit $?: $(head -3 "$w/r.err")"
+python3 - "$w/r.html" <<'PY' || bad "report range: the page's cores or times"
+import sys
+sys.path.insert(0, "../export/report")
+import reportdata
+d = reportdata.load(sys.argv[1])
+names = [c["name"] for c in d["cores"]]
+assert sorted(names) == ["cpu0", "dsp1"], names
+assert 3000 <= int(d["t0"]) and int(d["t0"]) + d["span"] <= 8000, (d["t0"], d["span"])
+PY
+
 # every command: an unknown core, a bad time, an end before the begin
-for cmd in info states profile "export -o $w/e.json" "paths -p ../analysis/paths/pipeline.yaml"; do
+for cmd in info states profile "export -o $w/e.json" "paths -p ../analysis/paths/pipeline.yaml" "report -o $w/r2.html"; do
 	# shellcheck disable=SC2086
 	expect_exit "$cmd --core dsp9" 1 "$HETRACE" $cmd --core dsp9 "$T"
 	expect_err "$cmd --core dsp9" "no core 'dsp9' in the trace (cores: cpu0, dsp1, dsp2)"
