@@ -869,6 +869,34 @@ static void keep_levels(struct report *r, size_t budget)
 	r->exact_kept = r->exact && r->nr_kept == r->nr_levels &&
 			used + level_size(r, 0, true) <= budget;
 }
+/* The levels kept with @budget bytes for them: nr_kept, and 1 more
+ * when the exact slices are kept too (finer is more). */
+static unsigned levels_within(struct report *r, size_t budget)
+{
+	keep_levels(r, budget);
+	return r->nr_kept + (r->exact_kept ? 1 : 0);
+}
+
+/*
+ * The timeline first, the event table in what it leaves: the table is
+ * halved (down to a sixteenth of @budget) while a smaller one lets a
+ * finer level in; then the levels are kept for the room the table left.
+ */
+static void fit(struct report *r, size_t budget)
+{
+	size_t floor = budget / 16;
+	unsigned best = levels_within(r, budget - floor);
+
+	while (r->ev_json.len > floor && r->ev_kept > 1 &&
+	       levels_within(r, budget - (r->ev_json.len < budget
+					      ? r->ev_json.len
+					      : budget)) < best) {
+		table_halve(r);
+	}
+	keep_levels(r, budget -
+			   (r->ev_json.len < budget ? r->ev_json.len : budget));
+}
+
 int ht__report_plan(struct report *r, size_t budget)
 {
 	size_t i;
@@ -926,7 +954,7 @@ int ht__report_finish(struct report *r, size_t budget)
 	    r->ev_json.nomem) {
 		return HT_ENOMEM;
 	}
-	keep_levels(r, budget);
+	fit(r, budget);
 	return 0;
 }
 

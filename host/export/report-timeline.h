@@ -180,7 +180,9 @@ int ht__report_pass(struct report *r, const char *const *traces,
 int ht__report_plan(struct report *r, size_t budget);
 
 /* After pass 2: ends every row's runs, then keeps the levels that fit
- * @budget. Returns 0 or HT_ENOMEM. */
+ * @budget with the event table, which is thinned (to a sixteenth of
+ * @budget at least) while a smaller one lets a finer level in. Returns
+ * 0 or HT_ENOMEM. */
 int ht__report_finish(struct report *r, size_t budget);
 
 /* Frees what @r holds. */

@@ -238,9 +238,7 @@ static int build(struct job *jb, char *err, size_t err_len)
 	if (ret) {
 		return ret;
 	}
-	ret = ht__report_finish(r, jb->budget - (r->ev_json.len < jb->budget
-						     ? r->ev_json.len
-						     : jb->budget));
+	ret = ht__report_finish(r, jb->budget);
 	if (ret || !jb->desc) {
 		return ret;
 	}
