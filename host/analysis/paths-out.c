@@ -421,36 +421,46 @@ static void json_activity(struct ht_json *j, const struct ht_path *path,
 	ht_json_end_object(j);
 }
 
-/* Who delayed a worst instance: per core, and during which
- * activities. */
-static void json_blame(struct ht_json *j, const struct ht_paths_result *res,
-		       const struct ht_path *path,
-		       const struct ht_paths_blame *b)
+/* "cores": the time per core of the result, "during": the activities
+ * (bit i: activity i) it overlapped. */
+static void json_cores_during(struct ht_json *j,
+			      const struct ht_paths_result *res,
+			      const struct ht_path *path,
+			      const uint64_t *core_ns, uint64_t during)
 {
 	size_t c;
 
-	ht_json_begin_object(j);
-	ht_json_member_str(j, "who", b->who);
-	ht_json_member_bool(j, "isr", b->is_isr);
-	ht_json_member_str(j, "kind", b->is_isr ? "interrupted" : "preempted");
-	ht_json_member_u64(j, "ns", b->total_ns);
 	ht_json_key(j, "cores");
 	ht_json_begin_object(j);
 	for (c = 0; c < res->nr_cores; c++) {
-		if (b->core_ns[c]) {
-			ht_json_member_u64(j, res->cores[c], b->core_ns[c]);
+		if (core_ns[c]) {
+			ht_json_member_u64(j, res->cores[c], core_ns[c]);
 		}
 	}
 	ht_json_end_object(j);
 	ht_json_key(j, "during");
 	ht_json_begin_array(j);
 	for (c = 0; c < path->nr_activities && c < 64; c++) {
-		if (b->during & (1ull << c)) {
+		if (during & (1ull << c)) {
 			ht_json_item(j);
 			ht_json_str(j, path->activities[c].name);
 		}
 	}
 	ht_json_end_array(j);
+}
+
+/* Who delayed a worst instance: per core, and during which
+ * activities. */
+static void json_blame(struct ht_json *j, const struct ht_paths_result *res,
+		       const struct ht_path *path,
+		       const struct ht_paths_blame *b)
+{
+	ht_json_begin_object(j);
+	ht_json_member_str(j, "who", b->who);
+	ht_json_member_bool(j, "isr", b->is_isr);
+	ht_json_member_str(j, "kind", b->is_isr ? "interrupted" : "preempted");
+	ht_json_member_u64(j, "ns", b->total_ns);
+	json_cores_during(j, res, path, b->core_ns, b->during);
 	ht_json_end_object(j);
 }
 
@@ -460,30 +470,12 @@ static void json_blocked(struct ht_json *j, const struct ht_paths_result *res,
 			 const struct ht_path *path,
 			 const struct ht_paths_blocked *b)
 {
-	size_t c;
-
 	ht_json_begin_object(j);
 	ht_json_member_str(j, "task", b->task);
 	ht_json_member_u64(j, "object", b->object);
 	ht_json_member_str(j, "object_kind", b->object_kind);
 	ht_json_member_u64(j, "ns", b->total_ns);
-	ht_json_key(j, "cores");
-	ht_json_begin_object(j);
-	for (c = 0; c < res->nr_cores; c++) {
-		if (b->core_ns[c]) {
-			ht_json_member_u64(j, res->cores[c], b->core_ns[c]);
-		}
-	}
-	ht_json_end_object(j);
-	ht_json_key(j, "during");
-	ht_json_begin_array(j);
-	for (c = 0; c < path->nr_activities && c < 64; c++) {
-		if (b->during & (1ull << c)) {
-			ht_json_item(j);
-			ht_json_str(j, path->activities[c].name);
-		}
-	}
-	ht_json_end_array(j);
+	json_cores_during(j, res, path, b->core_ns, b->during);
 	ht_json_end_object(j);
 }
 
