@@ -1083,6 +1083,21 @@ int ht__stream_damaged(struct ht__stream *s, int ret)
 
 static int stream_advance_slow(struct ht__stream *s);
 
+/* The current packet was passed by a seek, its records unread: the
+ * state a read of it would leave (its end, sequence number and
+ * discarded count, for the next packet's checks), and its end time. */
+static void passed_packet(struct ht__stream *s)
+{
+	s->prev_valid = true;
+	s->prev_has_end = true;
+	s->prev_end = s->pkt.end_cycles;
+	s->prev_has_seq = s->pkt.has_seq_num;
+	s->prev_seq = s->pkt.seq_num;
+	s->prev_has_disc = s->pkt.has_discarded;
+	s->prev_disc = s->pkt.discarded_snapshot;
+	reach(s, s->pkt.end_cycles);
+}
+
 int ht__stream_advance(struct ht__stream *s)
 {
 	/* the usual case: the next event of the current packet */
@@ -1131,14 +1146,7 @@ static int stream_advance_slow(struct ht__stream *s)
 			if (s->seeking && s->pkt.has_end &&
 			    to_ns(s, s->pkt.end_cycles) < s->seek_ns) {
 				/* the whole packet is before the target */
-				s->prev_valid = true;
-				s->prev_has_end = true;
-				s->prev_end = s->pkt.end_cycles;
-				s->prev_has_seq = s->pkt.has_seq_num;
-				s->prev_seq = s->pkt.seq_num;
-				s->prev_has_disc = s->pkt.has_discarded;
-				s->prev_disc = s->pkt.discarded_snapshot;
-				reach(s, s->pkt.end_cycles);
+				passed_packet(s);
 				ht__stream_end_packet(s);
 				continue;
 			}
@@ -1338,14 +1346,7 @@ int ht__stream_seek_packet(struct ht__stream *s, int64_t ns)
 	}
 	/* the state a walk from the start has after packet k - 1 (see
 	 * the seeking case of stream_advance_slow()) */
-	s->prev_valid = true;
-	s->prev_has_end = true;
-	s->prev_end = s->pkt.end_cycles;
-	s->prev_has_seq = s->pkt.has_seq_num;
-	s->prev_seq = s->pkt.seq_num;
-	s->prev_has_disc = s->pkt.has_discarded;
-	s->prev_disc = s->pkt.discarded_snapshot;
-	reach(s, s->pkt.end_cycles);
+	passed_packet(s);
 	s->pkt_off = s->next_pkt;
 	s->pkts_read = k;
 	s->state = HT__S_PACKET;

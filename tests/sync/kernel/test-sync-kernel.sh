@@ -123,6 +123,13 @@ n=$(grep -c 'core_id = 100[01]' "$w/bt3.txt" || true)
 [ "$n" = 14 ] || bad "damaged: $n kernel events kept, want 14 (17 - 3)"
 grep -q '{ core_id = 2, cpu_id = 2 }' "$w/bt3.txt" || bad "damaged: the slaves' events are gone"
 
+# a kernel trace whose packets do not say their CPU: refused, named
+cp -r "$w/lt" "$w/lt5"
+sed -i 's/uint32_t cpu_id;/uint32_t cpu_nr;/' "$w/lt5/kernel/metadata"
+grep -q 'cpu_nr;' "$w/lt5/kernel/metadata" || bad "no cpu_id to rename in the kernel metadata"
+run nocpu 1 "$w/cap" --master-lttng "$w/lt5" -o "$w/out5"
+has nocpu err "a packet without an integer cpu_id in its context: its CPU is unknown"
+
 # a missing directory
 run missing 1 "$w/cap" --master-lttng "$w/nothere" -o "$w/out4"
 has missing err "nothere"
