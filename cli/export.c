@@ -179,6 +179,7 @@ int cmd_export(int argc, char **argv)
 	status = ht_cli_range_prepare(&a.range, a.traces.v, a.traces.nr, &opts,
 				      false);
 	if (status == HT_CLI_GO_ON) {
+		a.eopts.select = opts.select;
 		status =
 		    ht_cli_open_traces(&set, a.traces.v, a.traces.nr, &opts);
 	}

@@ -7,6 +7,7 @@
  */
 #include "func-names.h"
 
+#include <fnmatch.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,7 @@ struct ht_func_names {
 	 */
 	bool *trusted;
 	bool ready;
+	bool one_pass; /* names asked for during the only pass */
 };
 
 int ht_func_names_create_tracker(struct ht_func_names **out,
@@ -126,14 +128,14 @@ size_t ht_func_names_count(const struct ht_func_names *fn)
 
 int ht_func_names_scan(struct ht_func_names *fn, const struct ht_ctf_msg *msg)
 {
-	char err[16];
 	size_t n;
 	int ret;
 
-	ret = ht_func_slices_feed(fn->funcs, msg, err, sizeof(err));
+	ret = ht_func_slices_feed(fn->funcs, msg, NULL, 0);
 	if (ret == HT_EFORMAT) {
 		/* a function record without `addr` (the states model also
-		 * reads `fn`, `func`...): nothing to learn from it */
+		 * reads `fn`, `func`...): nothing to learn from it (and no
+		 * message to word) */
 		ret = 0;
 	}
 	if (ret) {
@@ -178,6 +180,199 @@ int ht_func_names_scan_traces(struct ht_func_names *fn,
 	}
 	ht_ctf_set_close(set);
 	return 0;
+}
+
+/* What a record class means to the plan, as ht_func_slices_feed() reads
+ * its records. */
+enum plan_kind {
+	P_OTHER,  /* not delivered, or nothing for the names */
+	P_BASE,	  /* func_base with an integer `base` */
+	P_ENTRY,  /* func_entry: a name is asked for */
+	P_ADDRS,  /* func_profile: an address, no name asked for */
+	P_ADDR = 4, /* or-ed: the record may carry an `addr` */
+};
+
+struct plan_class {
+	const struct ht_ctf_event_class *cls;
+	unsigned kind;
+};
+
+struct plan {
+	const char *const *events;
+	size_t nr_events;
+	struct plan_class *classes; /* open addressing by pointer */
+	size_t cap, nr;
+	/* the stream being scanned */
+	uint64_t nr_base;
+	bool func_before_base, has_addrs;
+};
+
+static bool plan_delivered(const struct plan *p, const char *name)
+{
+	size_t i;
+
+	if (!p->nr_events) {
+		return true;
+	}
+	/* as ht_ctf_set_next() selects them (ht_ctf_select .events) */
+	for (i = 0; i < p->nr_events; i++) {
+		if (!fnmatch(p->events[i], name, 0) ||
+		    !fnmatch(p->events[i], ht_ctf_event_short_name(name), 0)) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The payload member @name of @cls: 0 none, 1 an integer, 2 another
+ * type (a leading '_' may be dropped by the decoder: either matches). */
+static int plan_member(const struct ht_ctf_event_class *cls, const char *name)
+{
+	const struct ht_ctf_type *t = cls->payload;
+	size_t i;
+
+	if (!t || t->kind != HT_CTF_STRUCT) {
+		return 0;
+	}
+	for (i = 0; i < t->nr_members; i++) {
+		const char *m = t->members[i].name;
+
+		if (m && (!strcmp(m, name) || (m[0] == '_' && !strcmp(m + 1, name)))) {
+			enum ht_ctf_type_kind k = t->members[i].type->kind;
+
+			return k == HT_CTF_INT || k == HT_CTF_ENUM ? 1 : 2;
+		}
+	}
+	return 0;
+}
+
+static unsigned plan_kind_of(const struct plan *p,
+			     const struct ht_ctf_event_class *cls)
+{
+	const char *name = cls->name ? cls->name : "";
+	const char *n = ht_ctf_event_short_name(name);
+	unsigned addr = plan_member(cls, "addr") ? P_ADDR : 0;
+
+	if (!plan_delivered(p, name)) {
+		return P_OTHER;
+	}
+	if (!strcmp(n, "func_base")) {
+		/* a `base` that is not an integer is not read */
+		return plan_member(cls, "base") == 1 ? P_BASE : P_OTHER;
+	}
+	if (!strcmp(n, "func_entry")) {
+		return P_ENTRY | addr;
+	}
+	if (!strcmp(n, "func_profile")) {
+		return P_ADDRS | addr;
+	}
+	return P_OTHER;
+}
+
+static int plan_class(struct plan *p, const struct ht_ctf_event_class *cls,
+		      unsigned *kind)
+{
+	size_t h, i;
+
+	if (2 * (p->nr + 1) > p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 64;
+		struct plan_class *c = calloc(cap, sizeof(*c));
+
+		if (!c) {
+			return HT_ENOMEM;
+		}
+		for (i = 0; i < p->cap; i++) {
+			if (p->classes[i].cls) {
+				h = ((uintptr_t)p->classes[i].cls >> 4) % cap;
+				while (c[h].cls) {
+					h = (h + 1) % cap;
+				}
+				c[h] = p->classes[i];
+			}
+		}
+		free(p->classes);
+		p->classes = c;
+		p->cap = cap;
+	}
+	h = ((uintptr_t)cls >> 4) % p->cap;
+	while (p->classes[h].cls && p->classes[h].cls != cls) {
+		h = (h + 1) % p->cap;
+	}
+	if (!p->classes[h].cls) {
+		p->classes[h].cls = cls;
+		p->classes[h].kind = plan_kind_of(p, cls);
+		p->nr++;
+	}
+	*kind = p->classes[h].kind;
+	return 0;
+}
+
+/* Whether the stream scanned so far still allows one pass. */
+static bool plan_stream_ok(const struct plan *p)
+{
+	if (p->nr_base > 1 || (p->nr_base == 1 && p->func_before_base)) {
+		return false; /* the bias changes, or is not known in time */
+	}
+	return p->nr_base == 1 || !p->has_addrs;
+}
+
+static int plan_records(void *arg, const struct ht_ctf_event_class *const *cls,
+			const uint64_t *cycles, size_t n)
+{
+	struct plan *p = arg;
+	unsigned kind;
+	size_t i;
+	int ret;
+
+	(void)cycles;
+	for (i = 0; i < n; i++) {
+		ret = plan_class(p, cls[i], &kind);
+		if (ret) {
+			return ret;
+		}
+		if (kind == P_OTHER) {
+			continue;
+		}
+		if ((kind & ~P_ADDR) == P_BASE) {
+			p->nr_base++;
+		} else if (!p->nr_base) {
+			p->func_before_base = true;
+		}
+		p->has_addrs |= (kind & P_ADDR) != 0;
+		if (p->nr_base > 1 || (p->nr_base && p->func_before_base)) {
+			return 1; /* stops the scan: two passes */
+		}
+	}
+	return 0;
+}
+
+int ht_func_names_plan(struct ht_func_names *fn, struct ht_ctf_set *set,
+		       const char *const *events, size_t nr_events,
+		       bool *one_pass)
+{
+	struct plan p = {.events = events, .nr_events = nr_events};
+	struct ht_ctf_scan_ops ops = {.records = plan_records, .arg = &p};
+	size_t t, i;
+	int ret = 0;
+
+	*one_pass = false;
+	for (t = 0; t < ht_ctf_set_nr_traces(set); t++) {
+		const struct ht_ctf_trace *tr = ht_ctf_set_trace(set, t);
+
+		for (i = 0; i < tr->nr_streams; i++) {
+			p.nr_base = 0;
+			p.func_before_base = p.has_addrs = false;
+			ret = ht_ctf_stream_scan(set, tr->streams[i], &ops);
+			if (ret || !plan_stream_ok(&p)) {
+				goto out;
+			}
+		}
+	}
+	*one_pass = true;
+	fn->one_pass = true;
+out:
+	free(p.classes);
+	return ret == HT_ENOMEM ? ret : 0;
 }
 
 void ht_func_names_explain(struct ht_func_names *fn,
@@ -247,7 +442,7 @@ static const struct ht_func_core *core_of_msg(struct ht_func_names *fn,
 {
 	unsigned si = msg->stream->index;
 
-	if (!fn->ready || si >= fn->nr_core_of || !fn->core_of[si]) {
+	if (!(fn->ready || fn->one_pass) || si >= fn->nr_core_of || !fn->core_of[si]) {
 		return NULL;
 	}
 	return ht_func_slices_core(fn->funcs, fn->core_of[si] - 1);

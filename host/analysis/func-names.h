@@ -14,7 +14,8 @@
  *   the trace is read twice: a first pass feeds ht_func_names_scan() with
  *   every message, ht_func_names_ready() decides, and only then are names
  *   asked for (a bias guessed from the first addresses alone could
- *   give wrong names).
+ *   give wrong names). ht_func_names_plan() says when one pass gives
+ *   the same names (func_base first in every stream).
  * A name is given only when the address is exactly a function's first
  * byte in the ELF: a file that does not match gives NULL (the views show
  * the raw address) and a warning, never a wrong name.
@@ -79,6 +80,25 @@ int ht_func_names_scan_traces(struct ht_func_names *fn,
 			      const char *const *paths, size_t nr_paths,
 			      const struct ht_ctf_open_opts *opts, char *err,
 			      size_t err_len);
+
+/*
+ * Whether the first pass can be left out for @set: the names are then
+ * asked for while the set is read once, each message given to
+ * ht_func_names_scan() before it is used, and ht_func_names_ready()
+ * called at the end (its notes come after the pass). It can when every
+ * stream's bias is known before its first name is asked for: its one
+ * func_base record comes before its function records, or it has no
+ * func_base and no record with an `addr` (nothing to guess from: bias
+ * 0). Reads only the record classes of the selected streams
+ * (ht_ctf_stream_scan()), those of @events (@nr_events fnmatch(3)
+ * patterns, ht_ctf_select .events; none: all) being the ones the set
+ * delivers. The caller rewinds the set (ht_ctf_set_seek_ns()) before
+ * reading it. Returns 0 (damaged input: *@one_pass is false, the reading
+ * reports it) or HT_ENOMEM.
+ */
+int ht_func_names_plan(struct ht_func_names *fn, struct ht_ctf_set *set,
+		       const char *const *events, size_t nr_events,
+		       bool *one_pass);
 
 /*
  * Ends the first pass: decides each core's bias and calls @note (may be

@@ -614,6 +614,9 @@ int ht_func_slices_feed(struct ht_func_slices *f, const struct ht_ctf_msg *msg,
 	}
 
 no_addr:
+	if (!err_len) {
+		return HT_EFORMAT;
+	}
 	snprintf(err, err_len,
 		 "file=%s offset=%" PRIu64 ": %s record without an integer "
 		 "`addr` field",

@@ -121,8 +121,8 @@ int ht_func_slices_add_symbols(struct ht_func_slices *f, const char *core,
 
 /*
  * Feeds one reader message. Returns 0, HT_ENOMEM, or HT_EFORMAT when a
- * function record lacks its `addr` field (*@err says where; the
- * record is skipped and the caller may go on).
+ * function record lacks its `addr` field (*@err says where, unless
+ * @err_len is 0; the record is skipped and the caller may go on).
  */
 int ht_func_slices_feed(struct ht_func_slices *f, const struct ht_ctf_msg *msg,
 			char *err, size_t err_len);

@@ -144,12 +144,24 @@ static const char *symbolize(void *arg, const struct ht_ctf_msg *msg,
 
 /* The first pass for function names: func_base records and addresses
  * decide each core's load bias (func-names.h); then back to the start.
- * Damaged input is reported by the second pass only. */
-static int scan_names(struct ht_ctf_set *set, const struct ht_export_opts *o)
+ * Left out (*@one_pass) when the bias of every stream is known before
+ * its first name is asked for: the export pass then feeds the names.
+ * Damaged input is reported by the export pass only. */
+static int scan_names(struct ht_ctf_set *set, const struct ht_export_opts *o,
+		      bool *one_pass)
 {
 	struct ht_ctf_msg msg;
 	int ret;
 
+	ret = ht_func_names_plan(o->fnames, set,
+				 o->select ? o->select->events : NULL,
+				 o->select ? o->select->nr_events : 0, one_pass);
+	if (!ret) {
+		ret = ht_ctf_set_seek_ns(set, INT64_MIN);
+	}
+	if (ret || *one_pass) {
+		return ret;
+	}
 	for (;;) {
 		ret = ht_ctf_set_next(set, &msg);
 		if (ret == HT_EEOF) {
@@ -176,6 +188,7 @@ int ht_export_run(const struct ht_export_ops *ops, struct ht_ctf_set *set,
 	struct ht_states *st = NULL;
 	struct ht_ctf_msg msg;
 	struct run r;
+	bool one_pass = false;
 	size_t i;
 	int ret, ret2;
 
@@ -201,7 +214,7 @@ int ht_export_run(const struct ht_export_ops *ops, struct ht_ctf_set *set,
 	so.window_ns = o.counter_window_ns;
 	so.max_pending_msgs = o.max_pending_msgs;
 	if (o.fnames && ht_func_names_count(o.fnames)) {
-		ret = scan_names(set, &o);
+		ret = scan_names(set, &o, &one_pass);
 		if (ret) {
 			snprintf(err, err_len, "out of memory");
 			goto free_buf;
@@ -234,12 +247,21 @@ int ht_export_run(const struct ht_export_ops *ops, struct ht_ctf_set *set,
 		if (msg.kind == HT_CTF_MSG_EVENT) {
 			stats->events++;
 		}
+		if (one_pass) {
+			ret = ht_func_names_scan(o.fnames, &msg);
+			if (ret) {
+				goto end;
+			}
+		}
 		ret = ht_states_feed(st, &msg);
 		if (ret) {
 			goto end;
 		}
 	}
 	ret = ht_states_finish(st);
+	if (one_pass) {
+		ht_func_names_ready(o.fnames, o.warn, o.warn_arg);
+	}
 	for (i = 0; i < ht_states_nr_cores(st); i++) {
 		stats->damaged_times += ht_states_core(st, i)->time_damaged;
 	}

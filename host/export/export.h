@@ -39,10 +39,15 @@ struct ht_export_opts {
 	int64_t counter_window_ns; /* utilization sample period; 0: 1 ms */
 	size_t max_pending_msgs;   /* states.h; 0: its default */
 	/* function names from ELF files (host/analysis/func-names.h), or NULL.
-	 * With ELF files the set is read twice: a first pass finds each
-	 * core's load bias (func_base, else the traced addresses), then
-	 * the set is rewound and exported. */
+	 * With ELF files the record classes of the set are scanned first
+	 * (ht_func_names_plan()); a core whose load bias is not known
+	 * before its first function record (func_base missing, or not
+	 * first) makes the set read twice: a first pass finds each core's
+	 * bias (func_base, else the traced addresses), then the set is
+	 * rewound and exported. */
 	struct ht_func_names *fnames;
+	/* what the set was opened to read (its .events), or NULL: all */
+	const struct ht_ctf_select *select;
 	/* called with each anomaly text and each reader error; may be NULL */
 	void (*warn)(void *arg, const char *msg);
 	void *warn_arg;
