@@ -11,20 +11,21 @@
  *   tasks, then its functions, then its messages);
  * - tasks, idle and interrupts as `B`/`E` pairs (in time order per
  *   thread: the states model nests them), functions as `X` complete
- *   events (written when they end, with their duration);
- * - every other event as an `i` instant (thread scope) with its payload
- *   fields in `args`;
+ *   events (written when they end, with their duration; the address in
+ *   `args` unless the name is the address);
+ * - msg_send and msg_recv events as 1 ns `X` slices (cat "msg") with
+ *   their payload fields in `args`, on the core's "<core> messages"
+ *   thread; every other event as an `i` instant (thread scope, the
+ *   default) with its payload fields in `args`;
  * - each matched message as a flow: `s` on the sender at the send time
- *   and `f` (binding point "e") on the receiver, same id, each bound to
- *   a 1 ns `X` slice ("msg_send" / "msg_recv") that encloses it on the
- *   core's "<core> messages" thread: Perfetto and chrome://tracing drop
- *   a flow event no slice of its thread encloses, and a thread of its
- *   own keeps these slices from crossing the B/E nesting of tasks;
+ *   and `f` (binding point "e") on the receiver, same id, each enclosed
+ *   by its message's slice: Perfetto and chrome://tracing drop a flow
+ *   event no slice of its thread encloses, and a thread of its own
+ *   keeps these slices from crossing the B/E nesting of tasks;
  * - per core a `C` counter "<core> utilization %" per window.
  *
- * Times are in microseconds with three decimals (exact ns).
+ * Times are in microseconds with up to three decimals (exact ns).
  */
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,18 +44,24 @@ struct cj {
 	size_t nr_cores, cap_cores;
 };
 
-/* ns as microseconds with 3 decimals */
+/* ns as microseconds, exact: up to 3 decimals, no trailing zero */
 static void put_ts(struct ht_json *j, int64_t ns)
 {
 	char frac[4];
 	uint64_t u = ns < 0 ? 0 : (uint64_t)ns;
+	size_t n = 4;
 
 	ht_json_u64(j, u / 1000);
 	frac[0] = '.';
 	frac[1] = (char)('0' + u / 100 % 10);
 	frac[2] = (char)('0' + u / 10 % 10);
 	frac[3] = (char)('0' + u % 10);
-	ht_json_rawn(j, frac, 4);
+	while (n > 1 && frac[n - 1] == '0') {
+		n--;
+	}
+	if (n > 1) {
+		ht_json_rawn(j, frac, n);
+	}
 }
 
 static void record_begin(struct cj *cj)
@@ -82,20 +89,42 @@ static int cj_begin(struct ht_export *ex)
 	return ht__export_maybe_flush(&ex->out);
 }
 
+/* A core's tasks, functions and messages threads: tids 3i+1 .. 3i+3
+ * (short numbers: every record names its thread). */
 static unsigned task_tid(const struct ht_states_core *c)
 {
-	return c->index * 2 + 1;
+	return c->index * 3 + 1;
 }
 
 static unsigned func_tid(const struct ht_states_core *c)
 {
-	return c->index * 2 + 2;
+	return c->index * 3 + 2;
 }
 
-/* after every task and function thread (tids 1 .. 2 * cores) */
 static unsigned msg_tid(const struct ht_states_core *c)
 {
-	return (1u << 20) + c->index;
+	return c->index * 3 + 3;
+}
+
+/* "0x<hex>" (quoted when @quoted), without printf */
+static void put_hex(struct ht_json *j, uint64_t v, bool quoted)
+{
+	static const char digits[] = "0123456789abcdef";
+	char tmp[20], *p = tmp + sizeof(tmp);
+
+	if (quoted) {
+		*--p = '"';
+	}
+	do {
+		*--p = digits[v & 15];
+		v >>= 4;
+	} while (v);
+	*--p = 'x';
+	*--p = '0';
+	if (quoted) {
+		*--p = '"';
+	}
+	ht_json_rawn(j, p, (size_t)(tmp + sizeof(tmp) - p));
 }
 
 static void put_pid_tid(struct ht_json *j, unsigned pid, unsigned tid)
@@ -253,6 +282,34 @@ static void put_field_value(struct ht_json *j, const struct ht_ctf_field *f,
 	}
 }
 
+/* Whether @name is "0x<hex of @addr>" (a function without a name). */
+static bool is_raw_name(const char *name, uint64_t addr)
+{
+	const char *p;
+	uint64_t v = 0;
+
+	if (name[0] != '0' || name[1] != 'x' || !name[2]) {
+		return false;
+	}
+	for (p = name + 2; *p; p++) {
+		unsigned d;
+
+		if (*p >= '0' && *p <= '9') {
+			d = (unsigned)(*p - '0');
+		} else if (*p >= 'a' && *p <= 'f') {
+			d = (unsigned)(*p - 'a' + 10);
+		} else {
+			return false;
+		}
+		if (p - name > 17) {
+			return false;
+		}
+		v = v << 4 | d;
+	}
+	/* one spelling only: no leading zero */
+	return v == addr && (name[2] != '0' || !name[3]);
+}
+
 static int on_slice(struct ht_export *ex, const struct ht_states_item *it)
 {
 	struct cj *cj = ex->priv;
@@ -262,8 +319,6 @@ static int on_slice(struct ht_export *ex, const struct ht_states_item *it)
 	unsigned pid = cj->cores[c->index].pid;
 
 	if (s->kind == HT_STATES_FUNC) {
-		char addr[24];
-
 		if (it->kind == HT_STATES_SLICE_BEGIN) {
 			return 0;
 		}
@@ -284,11 +339,17 @@ static int on_slice(struct ht_export *ex, const struct ht_states_item *it)
 		put_ts(j, s->begin_ns);
 		ht_json_raw(j, ",\"dur\":");
 		put_ts(j, s->end_ns - s->begin_ns);
-		snprintf(addr, sizeof(addr), "0x%" PRIx64, s->id);
-		ht_json_raw(j, ",\"args\":{\"addr\":\"");
-		ht_json_raw(j, addr);
-		ht_json_raw(j, s->forced_end ? "\",\"no_end_event\":true}}"
-					     : "\"}}");
+		if (!is_raw_name(s->name, s->id)) {
+			ht_json_raw(j, ",\"args\":{\"addr\":");
+			put_hex(j, s->id, true);
+			ht_json_raw(j, s->forced_end ? ",\"no_end_event\":true}}"
+						     : "}}");
+		} else {
+			/* the name is the address already */
+			ht_json_raw(j, s->forced_end
+					   ? ",\"args\":{\"no_end_event\":true}}"
+					   : "}");
+		}
 		ex->stats->slices++;
 		return ht__export_maybe_flush(&ex->out);
 	}
@@ -320,38 +381,6 @@ static int on_slice(struct ht_export *ex, const struct ht_states_item *it)
 	return ht__export_maybe_flush(&ex->out);
 }
 
-static void put_flow_id(struct ht_json *j, uint64_t id)
-{
-	char tmp[24];
-
-	snprintf(tmp, sizeof(tmp), "\"0x%" PRIx64 "\"", id);
-	ht_json_raw(j, tmp);
-}
-
-static int on_event(struct ht_export *ex, const struct ht_states_item *it)
-{
-	struct cj *cj = ex->priv;
-	struct ht_json *j = &cj->j;
-	const struct ht_states_core *c = it->core;
-	const struct ht_ctf_event *ev = it->msg->event;
-	const struct ht_ctf_field *p = ev->scope[HT_CTF_SCOPE_EVENT_PAYLOAD];
-	unsigned pid = cj->cores[c->index].pid;
-
-	record_begin(cj);
-	ht_json_raw(j, "{\"ph\":\"i\",\"s\":\"t\",\"name\":");
-	ht_json_str(j, ev->cls->name);
-	put_pid_tid(j, pid, task_tid(c));
-	ht_json_raw(j, ",\"ts\":");
-	put_ts(j, it->ns);
-	if (p && p->type->kind == HT_CTF_STRUCT) {
-		ht_json_raw(j, ",\"args\":");
-		put_fields(j, p, 0);
-	}
-	ht_json_raw(j, "}");
-	ex->stats->instants++;
-	return ht__export_maybe_flush(&ex->out);
-}
-
 /* Names core @c's messages thread on first use. */
 static void name_msg_thread(struct cj *cj, const struct ht_states_core *c)
 {
@@ -368,38 +397,58 @@ static void name_msg_thread(struct cj *cj, const struct ht_states_core *c)
 	put_thread_meta(j, pid, msg_tid(c), c, name, SORT_MESSAGES);
 }
 
-/*
- * One end of a message: a 1 ns slice @name on @c's messages thread at
- * @ns (@peer in its args), and the flow event @ph bound to it.
- */
-static void put_flow_end(struct cj *cj, const char *ph, const char *name,
-			 const struct ht_states_core *c, int64_t ns,
-			 const char *peer_key,
-			 const struct ht_states_core *peer, uint64_t flow_id)
+static int on_event(struct ht_export *ex, const struct ht_states_item *it)
 {
+	struct cj *cj = ex->priv;
 	struct ht_json *j = &cj->j;
+	const struct ht_states_core *c = it->core;
+	const struct ht_ctf_event *ev = it->msg->event;
+	const struct ht_ctf_field *p = ev->scope[HT_CTF_SCOPE_EVENT_PAYLOAD];
 	unsigned pid = cj->cores[c->index].pid;
 
-	name_msg_thread(cj, c);
+	if (it->flow_id) {
+		/* msg_send / msg_recv: the slice its flow event binds to */
+		name_msg_thread(cj, c);
+		record_begin(cj);
+		ht_json_raw(j, "{\"ph\":\"X\",\"cat\":\"msg\",\"name\":");
+		ht_json_str(j, ev->cls->name);
+		put_pid_tid(j, pid, msg_tid(c));
+		ht_json_raw(j, ",\"ts\":");
+		put_ts(j, it->ns);
+		ht_json_raw(j, ",\"dur\":0.001");
+	} else {
+		record_begin(cj);
+		/* thread scope: the default of an instant ("s") */
+		ht_json_raw(j, "{\"ph\":\"i\",\"name\":");
+		ht_json_str(j, ev->cls->name);
+		put_pid_tid(j, pid, task_tid(c));
+		ht_json_raw(j, ",\"ts\":");
+		put_ts(j, it->ns);
+	}
+	if (p && p->type->kind == HT_CTF_STRUCT) {
+		ht_json_raw(j, ",\"args\":");
+		put_fields(j, p, 0);
+	}
+	ht_json_raw(j, "}");
+	ex->stats->instants++;
+	return ht__export_maybe_flush(&ex->out);
+}
+
+/*
+ * One end of a message: the flow event @ph (@head: its start) at @ns on
+ * @c's messages thread, where the message's slice (on_event()) encloses
+ * it.
+ */
+static void put_flow_end(struct cj *cj, const char *head,
+			 const struct ht_states_core *c, int64_t ns,
+			 uint64_t flow_id)
+{
+	struct ht_json *j = &cj->j;
+
 	record_begin(cj);
-	ht_json_raw(j, "{\"ph\":\"X\",\"cat\":\"msg\",\"name\":\"");
-	ht_json_raw(j, name);
-	ht_json_raw(j, "\"");
-	put_pid_tid(j, pid, msg_tid(c));
-	ht_json_raw(j, ",\"ts\":");
-	put_ts(j, ns);
-	ht_json_raw(j, ",\"dur\":0.001,\"args\":{\"flow\":");
-	put_flow_id(j, flow_id);
-	ht_json_raw(j, ",\"");
-	ht_json_raw(j, peer_key);
-	ht_json_raw(j, "\":");
-	ht_json_str(j, peer->name);
-	ht_json_raw(j, "}},\n{\"ph\":\"");
-	ht_json_raw(j, ph);
-	ht_json_raw(j,
-		    "\",\"bp\":\"e\",\"cat\":\"msg\",\"name\":\"msg\",\"id\":");
-	put_flow_id(j, flow_id);
-	put_pid_tid(j, pid, msg_tid(c));
+	ht_json_raw(j, head);
+	put_hex(j, flow_id, true);
+	put_pid_tid(j, cj->cores[c->index].pid, msg_tid(c));
 	ht_json_raw(j, ",\"ts\":");
 	put_ts(j, ns);
 	ht_json_raw(j, "}");
@@ -410,10 +459,12 @@ static int on_flow(struct ht_export *ex, const struct ht_states_item *it)
 {
 	struct cj *cj = ex->priv;
 
-	put_flow_end(cj, "s", "msg_send", it->core, it->ns, "to", it->peer,
-		     it->flow_id);
-	put_flow_end(cj, "f", "msg_recv", it->peer, it->peer_ns, "from",
-		     it->core, it->flow_id);
+	put_flow_end(cj, "{\"ph\":\"s\",\"cat\":\"msg\",\"name\":\"msg\",\"id\":",
+		     it->core, it->ns, it->flow_id);
+	put_flow_end(cj,
+		     "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"msg\",\"name\":"
+		     "\"msg\",\"id\":",
+		     it->peer, it->peer_ns, it->flow_id);
 	return ht__export_maybe_flush(&ex->out);
 }
 

@@ -13,9 +13,11 @@ interned id must have been defined on the sequence before its use.
 Expected counts come from the babeltrace2 text: instants = events other
 than task_switch / isr_* / func_*, slices = task switches + interrupt
 entries + function entries, flows = receives whose (src, id) was sent (before or after).
-Every JSON flow event (`s`, `f`) must be enclosed by a slice of its own
-pid/tid (an `X` with ts <= t <= ts + dur, or an open `B`/`E` pair):
-Perfetto's JSON importer and chrome://tracing drop the others.
+In the JSON, msg_send and msg_recv are 1 ns `X` slices (cat msg, one per
+event) instead of instants. Every JSON flow event (`s`, `f`) must be
+enclosed by a slice of its own pid/tid (an `X` with ts <= t <= ts + dur,
+or an open `B`/`E` pair): Perfetto's JSON importer and chrome://tracing
+drop the others.
 --scenario also checks scenario.script's exact slices, times, fields.
 """
 import json
@@ -189,6 +191,7 @@ def expected(evs):
         'slices': n('task_switch') + n('isr_enter') + n('func_entry'),
         'flows': flows,
         'cores': len({e[2] for e in evs}),
+        'messages': n('msg_send') + n('msg_recv'),
     }
 
 
@@ -340,7 +343,7 @@ def check_perfetto(path, evs, exp, scenario, order, fail):
     got = {'instants': len(instants), 'slices': len(slices),
            'flows': matched, 'cores': len(cores)}
     for k in exp:
-        if got[k] != exp[k]:
+        if k in got and got[k] != exp[k]:
             fail('perfetto: %s: %d, want %d' % (k, got[k], exp[k]))
     for s in slices:
         if s[3] < s[2]:
@@ -428,9 +431,11 @@ def check_json(path, exp, nr_counters_min, order, fail):
     n = lambda ph: len(by.get(ph, []))
     if n('B') != n('E'):
         fail('json: %d B, %d E' % (n('B'), n('E')))
-    # message ends (cat msg) are slices made for the flows to bind to
-    nx = sum(1 for e in by.get('X', []) if e.get('cat') != 'msg')
-    got = {'slices': n('B') + nx, 'instants': n('i'), 'flows': n('f'),
+    # messages (cat msg) are slices for the flows to bind to: instants
+    # in the other views
+    nm = sum(1 for e in by.get('X', []) if e.get('cat') == 'msg')
+    got = {'slices': n('B') + n('X') - nm, 'instants': n('i') + nm,
+           'messages': nm, 'flows': n('f'),
            'cores': sum(1 for m in by.get('M', []) if m['name'] == 'thread_name'
                         and not m['args']['name'].endswith((' functions', ' messages')))}
     for k in exp:
@@ -499,9 +504,15 @@ def main():
             fail('json: functions %s' % x)
         m = sorted((e['name'], e['ts'], e['dur']) for e in by['X']
                    if e['cat'] == 'msg')
-        if m != [('msg_recv', 3.5, 0.001), ('msg_recv', 7.5, 0.001),
-                 ('msg_send', 3.0, 0.001), ('msg_send', 7.0, 0.001)]:
+        # every message, matched or not (6.5 and 9.5 are not), its
+        # fields in args
+        if m != [('msg_recv', 3.5, 0.001), ('msg_recv', 6.5, 0.001),
+                 ('msg_recv', 7.5, 0.001), ('msg_send', 3.0, 0.001),
+                 ('msg_send', 7.0, 0.001), ('msg_send', 9.5, 0.001)]:
             fail('json: message slices %s' % m)
+        a = [e['args'] for e in by['X'] if e['cat'] == 'msg' and e['ts'] == 6.5]
+        if a != [{'id': 99, 'src': 2, 'size': 8}]:
+            fail('json: unmatched msg_recv args %s' % a)
     for e in errors:
         print('FAIL:', e)
     sys.exit(1 if errors else 0)
