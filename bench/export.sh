@@ -47,8 +47,10 @@ for n in $SIZES; do
 	read -r tb mb _ <<<"$(best babeltrace2 "$tmp/t" -o dummy)"
 	for fmt in perfetto chrome-json perfetto+elf; do
 		# +elf: function names from an ELF file (here the driver's,
-		# which names nothing): the first pass that finds the load
-		# bias reads the trace once more
+		# which names nothing). The board's records have no
+		# func_base and no `addr`: the bias is known from the start,
+		# so the names cost a scan of the record classes and the
+		# lookups, not a first pass (docs/views.md)
 		args=(-f "${fmt%+elf}")
 		[ "$fmt" = perfetto+elf ] && args+=(--elf "$tmp/board")
 		read -r th mh wh <<<"$(best "$HETRACE" export -q "${args[@]}" "$tmp/t" -o "$tmp/out")"

@@ -185,10 +185,10 @@ int ht_func_names_scan_traces(struct ht_func_names *fn,
 /* What a record class means to the plan, as ht_func_slices_feed() reads
  * its records. */
 enum plan_kind {
-	P_OTHER,  /* not delivered, or nothing for the names */
-	P_BASE,	  /* func_base with an integer `base` */
-	P_ENTRY,  /* func_entry: a name is asked for */
-	P_ADDRS,  /* func_profile: an address, no name asked for */
+	P_OTHER,    /* not delivered, or nothing for the names */
+	P_BASE,	    /* func_base with an integer `base` */
+	P_ENTRY,    /* func_entry: a name is asked for */
+	P_ADDRS,    /* func_profile: an address, no name asked for */
 	P_ADDR = 4, /* or-ed: the record may carry an `addr` */
 };
 
@@ -237,7 +237,8 @@ static int plan_member(const struct ht_ctf_event_class *cls, const char *name)
 	for (i = 0; i < t->nr_members; i++) {
 		const char *m = t->members[i].name;
 
-		if (m && (!strcmp(m, name) || (m[0] == '_' && !strcmp(m + 1, name)))) {
+		if (m && (!strcmp(m, name) ||
+			  (m[0] == '_' && !strcmp(m + 1, name)))) {
 			enum ht_ctf_type_kind k = t->members[i].type->kind;
 
 			return k == HT_CTF_INT || k == HT_CTF_ENUM ? 1 : 2;
@@ -442,7 +443,8 @@ static const struct ht_func_core *core_of_msg(struct ht_func_names *fn,
 {
 	unsigned si = msg->stream->index;
 
-	if (!(fn->ready || fn->one_pass) || si >= fn->nr_core_of || !fn->core_of[si]) {
+	if (!(fn->ready || fn->one_pass) || si >= fn->nr_core_of ||
+	    !fn->core_of[si]) {
 		return NULL;
 	}
 	return ht_func_slices_core(fn->funcs, fn->core_of[si] - 1);

@@ -342,13 +342,15 @@ static int on_slice(struct ht_export *ex, const struct ht_states_item *it)
 		if (!is_raw_name(s->name, s->id)) {
 			ht_json_raw(j, ",\"args\":{\"addr\":");
 			put_hex(j, s->id, true);
-			ht_json_raw(j, s->forced_end ? ",\"no_end_event\":true}}"
-						     : "}}");
+			ht_json_raw(j, s->forced_end
+					   ? ",\"no_end_event\":true}}"
+					   : "}}");
 		} else {
 			/* the name is the address already */
-			ht_json_raw(j, s->forced_end
-					   ? ",\"args\":{\"no_end_event\":true}}"
-					   : "}");
+			ht_json_raw(j,
+				    s->forced_end
+					? ",\"args\":{\"no_end_event\":true}}"
+					: "}");
 		}
 		ex->stats->slices++;
 		return ht__export_maybe_flush(&ex->out);
@@ -459,7 +461,8 @@ static int on_flow(struct ht_export *ex, const struct ht_states_item *it)
 {
 	struct cj *cj = ex->priv;
 
-	put_flow_end(cj, "{\"ph\":\"s\",\"cat\":\"msg\",\"name\":\"msg\",\"id\":",
+	put_flow_end(cj,
+		     "{\"ph\":\"s\",\"cat\":\"msg\",\"name\":\"msg\",\"id\":",
 		     it->core, it->ns, it->flow_id);
 	put_flow_end(cj,
 		     "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"msg\",\"name\":"

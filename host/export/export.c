@@ -153,9 +153,9 @@ static int scan_names(struct ht_ctf_set *set, const struct ht_export_opts *o,
 	struct ht_ctf_msg msg;
 	int ret;
 
-	ret = ht_func_names_plan(o->fnames, set,
-				 o->select ? o->select->events : NULL,
-				 o->select ? o->select->nr_events : 0, one_pass);
+	ret = ht_func_names_plan(
+	    o->fnames, set, o->select ? o->select->events : NULL,
+	    o->select ? o->select->nr_events : 0, one_pass);
 	if (!ret) {
 		ret = ht_ctf_set_seek_ns(set, INT64_MIN);
 	}
