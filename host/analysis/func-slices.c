@@ -65,6 +65,10 @@ struct class_kind {
 	enum kind kind;
 };
 
+/* kind_of()'s cache in front of the table: most records are of a few
+ * classes, looked up once per record */
+#define KIND_CACHE 64
+
 struct elf_for {
 	char *core; /* NULL: default */
 	struct ht_func_symbols *sy;
@@ -78,6 +82,7 @@ struct ht_func_slices {
 	size_t nr_cores, cap_order;
 	struct class_kind *kinds;
 	size_t nr_kinds, cap_kinds;
+	struct class_kind kind_cache[KIND_CACHE]; /* by pointer hash */
 	struct elf_for *elfs;
 	size_t nr_elfs, cap_elfs;
 	struct stream_loss *loss; /* by stream index */
@@ -206,13 +211,21 @@ static enum kind kind_of(struct ht_func_slices *f,
 	    {"func_base", K_BASE},	     {"func_profile", K_PROFILE},
 	    {"func_profile_stats", K_STATS},
 	};
+	struct class_kind *c =
+	    &f->kind_cache[(size_t)((uintptr_t)cls * 0x9e3779b97f4a7c15ull >>
+				    58) &
+			   (KIND_CACHE - 1)];
 	const char *n;
 	enum kind k = K_OTHER;
 	size_t i;
 
+	if (c->cls == cls) {
+		return c->kind;
+	}
 	for (i = 0; i < f->nr_kinds; i++) {
 		if (f->kinds[i].cls == cls) {
-			return f->kinds[i].kind;
+			*c = f->kinds[i];
+			return c->kind;
 		}
 	}
 	n = ht_ctf_event_short_name(cls->name ? cls->name : "");
@@ -227,6 +240,8 @@ static enum kind kind_of(struct ht_func_slices *f,
 		f->kinds[f->nr_kinds].kind = k;
 		f->nr_kinds++;
 	}
+	c->cls = cls;
+	c->kind = k;
 	return k;
 }
 
