@@ -340,8 +340,37 @@ static int plan_records(void *arg, const struct ht_ctf_event_class *const *cls,
 			p->func_before_base = true;
 		}
 		p->has_addrs |= (kind & P_ADDR) != 0;
-		if (p->nr_base > 1 || (p->nr_base && p->func_before_base)) {
-			return 1; /* stops the scan: two passes */
+		if (!plan_stream_ok(p) &&
+		    (p->nr_base || (p->func_before_base && p->has_addrs))) {
+			return 1; /* stops the scan: two passes, whatever
+				     follows */
+		}
+	}
+	return 0;
+}
+
+/* Whether a record of @tr may carry a func_base or an address (its
+ * metadata declares such a class): else its bias is 0 from the start. */
+static int plan_trace_needs_scan(struct plan *p, const struct ht_ctf_trace *tr,
+				 bool *needs)
+{
+	size_t k, i;
+	unsigned kind;
+	int ret;
+
+	*needs = false;
+	for (k = 0; k < tr->nr_stream_classes; k++) {
+		const struct ht_ctf_stream_class *sc = tr->stream_classes[k];
+
+		for (i = 0; i < sc->nr_event_classes; i++) {
+			ret = plan_class(p, sc->event_classes[i], &kind);
+			if (ret) {
+				return ret;
+			}
+			if (kind == P_BASE || (kind & P_ADDR)) {
+				*needs = true;
+				return 0;
+			}
 		}
 	}
 	return 0;
@@ -351,6 +380,7 @@ int ht_func_names_plan(struct ht_func_names *fn, struct ht_ctf_set *set,
 		       const char *const *events, size_t nr_events,
 		       bool *one_pass)
 {
+	bool needs;
 	struct plan p = {.events = events, .nr_events = nr_events};
 	struct ht_ctf_scan_ops ops = {.records = plan_records, .arg = &p};
 	size_t t, i;
@@ -360,7 +390,11 @@ int ht_func_names_plan(struct ht_func_names *fn, struct ht_ctf_set *set,
 	for (t = 0; t < ht_ctf_set_nr_traces(set); t++) {
 		const struct ht_ctf_trace *tr = ht_ctf_set_trace(set, t);
 
-		for (i = 0; i < tr->nr_streams; i++) {
+		ret = plan_trace_needs_scan(&p, tr, &needs);
+		if (ret) {
+			goto out;
+		}
+		for (i = 0; needs && i < tr->nr_streams; i++) {
 			p.nr_base = 0;
 			p.func_before_base = p.has_addrs = false;
 			ret = ht_ctf_stream_scan(set, tr->streams[i], &ops);

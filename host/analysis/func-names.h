@@ -89,11 +89,12 @@ int ht_func_names_scan_traces(struct ht_func_names *fn,
  * stream's bias is known before its first name is asked for: its one
  * func_base record comes before its function records, or it has no
  * func_base and no record with an `addr` (nothing to guess from: bias
- * 0). Reads only the record classes of the selected streams
- * (ht_ctf_stream_scan()), those of @events (@nr_events fnmatch(3)
- * patterns, ht_ctf_select .events; none: all) being the ones the set
- * delivers. The caller rewinds the set (ht_ctf_set_seek_ns()) before
- * reading it. Returns 0 (damaged input: *@one_pass is false, the reading
+ * 0). To tell, reads the record classes of the selected streams
+ * (ht_ctf_stream_scan(): no field decoded), none when a trace's
+ * metadata declares no func_base and no `addr`. @events (@nr_events
+ * fnmatch(3) patterns, ht_ctf_select .events; none: all) are the
+ * classes the set delivers. The caller rewinds the set (ht_ctf_set_seek_ns())
+ * before reading it. Returns 0 (damaged input: *@one_pass is false, the reading
  * reports it) or HT_ENOMEM.
  */
 int ht_func_names_plan(struct ht_func_names *fn, struct ht_ctf_set *set,
