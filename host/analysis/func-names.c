@@ -342,8 +342,7 @@ static int plan_records(void *arg, const struct ht_ctf_event_class *const *cls,
 		p->has_addrs |= (kind & P_ADDR) != 0;
 		if (!plan_stream_ok(p) &&
 		    (p->nr_base || (p->func_before_base && p->has_addrs))) {
-			return 1; /* stops the scan: two passes, whatever
-				     follows */
+			return 1; /* two passes, whatever follows */
 		}
 	}
 	return 0;

@@ -150,6 +150,8 @@ static const char *symbolize(void *arg, const struct ht_ctf_msg *msg,
 static int scan_names(struct ht_ctf_set *set, const struct ht_export_opts *o,
 		      bool *one_pass)
 {
+	/* back to the start of the range the set reads, not of the trace */
+	int64_t begin_ns = o->select ? o->select->begin_ns : INT64_MIN;
 	struct ht_ctf_msg msg;
 	int ret;
 
@@ -157,7 +159,7 @@ static int scan_names(struct ht_ctf_set *set, const struct ht_export_opts *o,
 	    o->fnames, set, o->select ? o->select->events : NULL,
 	    o->select ? o->select->nr_events : 0, one_pass);
 	if (!ret) {
-		ret = ht_ctf_set_seek_ns(set, INT64_MIN);
+		ret = ht_ctf_set_seek_ns(set, begin_ns);
 	}
 	if (ret || *one_pass) {
 		return ret;
@@ -176,7 +178,7 @@ static int scan_names(struct ht_ctf_set *set, const struct ht_export_opts *o,
 		}
 	}
 	ht_func_names_ready(o->fnames, o->warn, o->warn_arg);
-	return ht_ctf_set_seek_ns(set, INT64_MIN);
+	return ht_ctf_set_seek_ns(set, begin_ns);
 }
 
 int ht_export_run(const struct ht_export_ops *ops, struct ht_ctf_set *set,

@@ -46,7 +46,8 @@ struct ht_export_opts {
 	 * bias (func_base, else the traced addresses), then the set is
 	 * rewound and exported. */
 	struct ht_func_names *fnames;
-	/* what the set was opened to read (its .events), or NULL: all */
+	/* what the set was opened to read (its .events and .begin_ns: the
+	 * set is rewound there after the names' scan), or NULL: all */
 	const struct ht_ctf_select *select;
 	/* called with each anomaly text and each reader error; may be NULL */
 	void (*warn)(void *arg, const char *msg);

@@ -4,9 +4,10 @@
 # comes first), twice otherwise. Either way each call gets the name the
 # whole trace gives it: traces made here (ctfgen.py) of a PIE's
 # functions at a load base, with func_base first, after a call, twice
-# (the last one holds), missing (the bias found from the addresses) or
-# filtered out by --event; and a stream with neither func_base nor
-# `addr` (the states model names `fn`): raw addresses, no note.
+# (the last one holds), missing (the bias found from the addresses),
+# filtered out by --event or before --begin; and a stream with neither
+# func_base nor `addr` (the states model names `fn`): raw addresses, no
+# note.
 set -u
 cd "$(dirname "$0")"
 . ../lib.sh
@@ -83,6 +84,13 @@ got=$(names first --event 'func_e*')
 [ "$got" = "$want" ] || bad "--event func_e*: names $got, want $want"
 grep -q 'no func_base record; load bias' "$w/first.err" ||
 	bad "--event func_e*: no note on the guessed bias: $(cat "$w/first.err")"
+# --begin: the names' scan or first pass, then the export from the
+# range's beginning, not the trace's (calls 19.. begin at 1200 ns)
+want=$(for i in $(seq 19 39); do printf 'f%d ' $((i % 4)); done | sed 's/ $//')
+for t in first late; do
+	got=$(names $t --begin +1200ns)
+	[ "$got" = "$want" ] || bad "$t --begin: names $got, want $want"
+done
 # `fn` instead of `addr` and no func_base: nothing to find the bias
 # from (0), raw addresses, no note
 got=$(names noaddr)
