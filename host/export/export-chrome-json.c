@@ -33,6 +33,14 @@
 #include "common/json-writer.h"
 #include "export.h"
 
+/* The threads of one core, in their order under the core's rank. */
+enum {
+	SORT_TASKS,
+	SORT_FUNCTIONS,
+	SORT_MESSAGES,
+	SORT_PER_CORE,
+};
+
 struct cj {
 	struct ht_json j; /* into the output buffer */
 	bool first;
@@ -40,6 +48,10 @@ struct cj {
 		unsigned pid;
 		bool has_func; /* its functions thread is named */
 		bool has_msgs; /* its messages thread is named */
+		/* ",\"pid\":P,\"tid\":T" of each of its threads (by
+		 * SORT_...), formatted once: every record names one */
+		char pid_tid[SORT_PER_CORE][48];
+		uint8_t pid_tid_len[SORT_PER_CORE];
 	} * cores;
 	size_t nr_cores, cap_cores;
 };
@@ -135,13 +147,14 @@ static void put_pid_tid(struct ht_json *j, unsigned pid, unsigned tid)
 	ht_json_u64(j, tid);
 }
 
-/* The threads of one core, in their order under the core's rank. */
-enum {
-	SORT_TASKS,
-	SORT_FUNCTIONS,
-	SORT_MESSAGES,
-	SORT_PER_CORE,
-};
+/* put_pid_tid() of thread @t (SORT_...) of core @c, from its copy */
+static void put_thread(struct cj *cj, const struct ht_states_core *c,
+		       unsigned t)
+{
+	const struct cj_core *k = &cj->cores[c->index];
+
+	ht_json_rawn(&cj->j, k->pid_tid[t], k->pid_tid_len[t]);
+}
 
 /* `M` thread_name and thread_sort_index of thread @tid of core @c
  * (@what: its place among the core's threads). */
@@ -195,6 +208,17 @@ static int on_core(struct ht_export *ex, const struct ht_states_item *it)
 		return HT_ENOMEM;
 	}
 	cj->cores[c->index].pid = (unsigned)g + 1;
+	{
+		struct cj_core *k = &cj->cores[c->index];
+		unsigned tids[3] = {task_tid(c), func_tid(c), msg_tid(c)};
+		int t, n;
+
+		for (t = 0; t < 3; t++) {
+			n = snprintf(k->pid_tid[t], sizeof(k->pid_tid[t]),
+				     ",\"pid\":%u,\"tid\":%u", k->pid, tids[t]);
+			k->pid_tid_len[t] = (uint8_t)n;
+		}
+	}
 	ex->stats->cores++;
 	record_begin(cj);
 	put_thread_meta(j, (unsigned)g + 1, task_tid(c), c, c->name,
@@ -334,7 +358,7 @@ static int on_slice(struct ht_export *ex, const struct ht_states_item *it)
 		record_begin(cj);
 		ht_json_raw(j, "{\"ph\":\"X\",\"cat\":\"function\",\"name\":");
 		ht_json_str(j, s->name);
-		put_pid_tid(j, pid, func_tid(c));
+		put_thread(cj, c, SORT_FUNCTIONS);
 		ht_json_raw(j, ",\"ts\":");
 		put_ts(j, s->begin_ns);
 		ht_json_raw(j, ",\"dur\":");
@@ -362,7 +386,7 @@ static int on_slice(struct ht_export *ex, const struct ht_states_item *it)
 				? "{\"ph\":\"B\",\"cat\":\"irq\",\"name\":"
 				: "{\"ph\":\"B\",\"cat\":\"task\",\"name\":");
 		ht_json_str(j, s->name);
-		put_pid_tid(j, pid, task_tid(c));
+		put_thread(cj, c, SORT_TASKS);
 		ht_json_raw(j, ",\"ts\":");
 		put_ts(j, s->begin_ns);
 		ht_json_raw(j, s->kind == HT_STATES_ISR
@@ -372,7 +396,7 @@ static int on_slice(struct ht_export *ex, const struct ht_states_item *it)
 		ht_json_raw(j, "}}");
 	} else {
 		ht_json_raw(j, "{\"ph\":\"E\"");
-		put_pid_tid(j, pid, task_tid(c));
+		put_thread(cj, c, SORT_TASKS);
 		ht_json_raw(j, ",\"ts\":");
 		put_ts(j, s->end_ns);
 		ht_json_raw(j, s->forced_end
@@ -406,7 +430,6 @@ static int on_event(struct ht_export *ex, const struct ht_states_item *it)
 	const struct ht_states_core *c = it->core;
 	const struct ht_ctf_event *ev = it->msg->event;
 	const struct ht_ctf_field *p = ev->scope[HT_CTF_SCOPE_EVENT_PAYLOAD];
-	unsigned pid = cj->cores[c->index].pid;
 
 	if (it->flow_id) {
 		/* msg_send / msg_recv: the slice its flow event binds to */
@@ -414,7 +437,7 @@ static int on_event(struct ht_export *ex, const struct ht_states_item *it)
 		record_begin(cj);
 		ht_json_raw(j, "{\"ph\":\"X\",\"cat\":\"msg\",\"name\":");
 		ht_json_str(j, ev->cls->name);
-		put_pid_tid(j, pid, msg_tid(c));
+		put_thread(cj, c, SORT_MESSAGES);
 		ht_json_raw(j, ",\"ts\":");
 		put_ts(j, it->ns);
 		ht_json_raw(j, ",\"dur\":0.001");
@@ -423,7 +446,7 @@ static int on_event(struct ht_export *ex, const struct ht_states_item *it)
 		/* thread scope: the default of an instant ("s") */
 		ht_json_raw(j, "{\"ph\":\"i\",\"name\":");
 		ht_json_str(j, ev->cls->name);
-		put_pid_tid(j, pid, task_tid(c));
+		put_thread(cj, c, SORT_TASKS);
 		ht_json_raw(j, ",\"ts\":");
 		put_ts(j, it->ns);
 	}
@@ -450,7 +473,7 @@ static void put_flow_end(struct cj *cj, const char *head,
 	record_begin(cj);
 	ht_json_raw(j, head);
 	put_hex(j, flow_id, true);
-	put_pid_tid(j, cj->cores[c->index].pid, msg_tid(c));
+	put_thread(cj, c, SORT_MESSAGES);
 	ht_json_raw(j, ",\"ts\":");
 	put_ts(j, ns);
 	ht_json_raw(j, "}");
@@ -489,7 +512,7 @@ static int on_window(struct ht_export *ex, const struct ht_states_item *it)
 		snprintf(name, sizeof(name), "%s utilization %%", c->name);
 		ht_json_str(j, name);
 	}
-	put_pid_tid(j, cj->cores[c->index].pid, task_tid(c));
+	put_thread(cj, c, SORT_TASKS);
 	ht_json_raw(j, ",\"ts\":");
 	put_ts(j, it->win_begin_ns);
 	ht_json_raw(j, ",\"args\":{\"util\":");
