@@ -41,6 +41,9 @@ struct ht_ctf_set {
 	size_t nr_heap;
 	size_t init_i; /* streams given their first message so far */
 	bool started;  /* the heap top was delivered: advance it first */
+	/* HT_CTF_EVENTS_ONLY asked, but packet and stream boundaries are
+	 * read for the order of ties (see hide_bounds()), not delivered */
+	bool hide_bounds;
 	/* ht_ctf_set_set_range(): the last time read, and past it */
 	bool ranged, past_end;
 	int64_t begin_ns, end_ns;
@@ -554,6 +557,57 @@ static int open_select(struct ht_ctf_set *set, const struct ht_ctf_select *sel,
 	return ret;
 }
 
+static int cmp_mux_trace(const void *pa, const void *pb)
+{
+	const struct ht__stream *a = *(const struct ht__stream *const *)pa;
+	const struct ht__stream *b = *(const struct ht__stream *const *)pb;
+	const struct ht_ctf_trace *ta = a->pub.trace, *tb = b->pub.trace;
+
+	if (ta->has_uuid != tb->has_uuid) {
+		return ta->has_uuid - tb->has_uuid;
+	}
+	if (ta->has_uuid && memcmp(ta->uuid, tb->uuid, 16)) {
+		return memcmp(ta->uuid, tb->uuid, 16);
+	}
+	return strcmp(a->mux_trace_name, b->mux_trace_name);
+}
+
+/*
+ * When two traces look the same to babeltrace2's muxer (no UUID or the
+ * same one, and the same name), the type of the messages at equal times
+ * orders their events: a packet's end holds back the events after it.
+ * Then the streams read their boundaries though HT_CTF_EVENTS_ONLY was
+ * asked, and ht_ctf_set_next() leaves them out. Otherwise (most sets)
+ * the streams of different traces are ordered by trace before type.
+ */
+static int hide_bounds(struct ht_ctf_set *set)
+{
+	struct ht__stream **first;
+	size_t i, n = 0;
+
+	if (set->nr_traces < 2) {
+		return 0;
+	}
+	first = malloc(set->nr_traces * sizeof(*first));
+	if (!first) {
+		return HT_ENOMEM;
+	}
+	for (i = 0; i < set->nr_streams; i++) {
+		if (!i || set->streams[i]->trace != set->streams[i - 1]->trace) {
+			first[n++] = set->streams[i];
+		}
+	}
+	qsort(first, n, sizeof(*first), cmp_mux_trace);
+	for (i = 1; i < n && !set->hide_bounds; i++) {
+		set->hide_bounds = !cmp_mux_trace(&first[i - 1], &first[i]);
+	}
+	free(first);
+	for (i = 0; set->hide_bounds && i < set->nr_streams; i++) {
+		set->streams[i]->flags &= ~(unsigned)HT_CTF_EVENTS_ONLY;
+	}
+	return 0;
+}
+
 int ht_ctf_set_open(struct ht_ctf_set **out, const char *const *paths,
 		    size_t nr_paths, const struct ht_ctf_open_opts *opts,
 		    char *err, size_t err_len)
@@ -622,6 +676,9 @@ int ht_ctf_set_open(struct ht_ctf_set **out, const char *const *paths,
 				 err_len);
 	}
 	ht_strv_fini(&dirs);
+	if (!ret && (set->opts.flags & HT_CTF_EVENTS_ONLY)) {
+		ret = hide_bounds(set);
+	}
 	if (!ret) {
 		set->heap = calloc(set->nr_streams + 1, sizeof(*set->heap));
 		if (!set->heap) {
@@ -1038,7 +1095,7 @@ int ht_ctf_set_next(struct ht_ctf_set *set, struct ht_ctf_msg *msg)
 	bool wanted;
 	int ret;
 
-	if (!set->ranged && !set->nr_events) {
+	if (!set->ranged && !set->nr_events && !set->hide_bounds) {
 		return set_next(set, msg);
 	}
 	if (set->past_end) {
@@ -1048,6 +1105,11 @@ int ht_ctf_set_next(struct ht_ctf_set *set, struct ht_ctf_msg *msg)
 		ret = set_next(set, msg);
 		if (ret) {
 			return ret;
+		}
+		if (set->hide_bounds && msg->kind != HT_CTF_MSG_EVENT &&
+		    msg->kind != HT_CTF_MSG_DISCARDED_EVENTS &&
+		    msg->kind != HT_CTF_MSG_DISCARDED_PACKETS) {
+			continue;
 		}
 		/* in time order: the first message past the end ends the
 		 * range */
