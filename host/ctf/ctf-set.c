@@ -593,7 +593,8 @@ static int hide_bounds(struct ht_ctf_set *set)
 		return HT_ENOMEM;
 	}
 	for (i = 0; i < set->nr_streams; i++) {
-		if (!i || set->streams[i]->trace != set->streams[i - 1]->trace) {
+		if (!i ||
+		    set->streams[i]->trace != set->streams[i - 1]->trace) {
 			first[n++] = set->streams[i];
 		}
 	}
