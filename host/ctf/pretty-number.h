@@ -141,7 +141,11 @@ static inline char *out_u64(char *o, uint64_t v)
 		return o + 2;
 	}
 	n = digits10(v);
-	store_digits(o, v, n);
+	if (n <= 8) {
+		store_digits8(o, (uint32_t)v, n);
+	} else {
+		store_digits(o, v, n);
+	}
 	return o + n;
 }
 
