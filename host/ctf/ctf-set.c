@@ -41,6 +41,9 @@ struct ht_ctf_set {
 	size_t nr_heap;
 	size_t init_i; /* streams given their first message so far */
 	bool started;  /* the heap top was delivered: advance it first */
+	/* HT_CTF_EVENTS_ONLY asked, but packet and stream boundaries are
+	 * read for the order of ties (see hide_bounds()), not delivered */
+	bool hide_bounds;
 	/* ht_ctf_set_set_range(): the last time read, and past it */
 	bool ranged, past_end;
 	int64_t begin_ns, end_ns;
@@ -435,14 +438,62 @@ static int add_streams(struct ht_ctf_set *set, struct ht__trace *t,
 	return 0;
 }
 
-static int open_trace(struct ht_ctf_set *set, const char *dir, char *err,
+/*
+ * The name babeltrace2 2.0 gives the trace in @dir, which its muxer
+ * orders traces by: the env hostname, then the directory relative to
+ * the input path it was found under (none when it is that path),
+ * joined by '/'; "" when both are missing.
+ */
+static int mux_trace_name(struct ht__trace *t, const char *dir,
+			  const char *const *paths, size_t nr_paths,
+			  const char **out)
+{
+	const struct ht_ctf_env_entry *host =
+	    ht_ctf_trace_env(&t->pub, "hostname");
+	const char *h = host && host->is_string ? host->str : "";
+	const char *rel = "";
+	size_t i, len;
+	char *name;
+
+	for (i = 0; i < nr_paths; i++) {
+		len = strlen(paths[i]);
+		while (len > 1 && paths[i][len - 1] == '/') {
+			len--;
+		}
+		if (!strncmp(dir, paths[i], len) && dir[len] == '/') {
+			rel = dir + len + 1;
+			break;
+		}
+		if (!strncmp(dir, paths[i], len) && !dir[len]) {
+			break;
+		}
+	}
+	len = strlen(h) + strlen(rel) + 2;
+	name = ht__arena_alloc(&t->arena, len);
+	if (!name) {
+		return HT_ENOMEM;
+	}
+	snprintf(name, len, "%s%s%s", h, h[0] && rel[0] ? "/" : "", rel);
+	*out = name;
+	return 0;
+}
+
+static int open_trace(struct ht_ctf_set *set, const char *dir,
+		      const char *const *paths, size_t nr_paths, char *err,
 		      size_t err_len)
 {
 	struct ht__trace *t, **nt;
+	const char *mux_name;
+	size_t i, first = set->nr_streams;
 	int ret;
 
 	ret = load_trace(set, dir, &t, err, err_len);
 	if (ret) {
+		return ret;
+	}
+	ret = mux_trace_name(t, dir, paths, nr_paths, &mux_name);
+	if (ret) {
+		trace_free(t);
 		return ret;
 	}
 	nt = realloc(set->traces, (set->nr_traces + 1) * sizeof(*nt));
@@ -452,7 +503,11 @@ static int open_trace(struct ht_ctf_set *set, const char *dir, char *err,
 	}
 	set->traces = nt;
 	set->traces[set->nr_traces++] = t;
-	return add_streams(set, t, dir, err, err_len);
+	ret = add_streams(set, t, dir, err, err_len);
+	for (i = first; i < set->nr_streams; i++) {
+		set->streams[i]->mux_trace_name = mux_name;
+	}
+	return ret;
 }
 
 void ht_ctf_set_close(struct ht_ctf_set *set)
@@ -500,6 +555,58 @@ static int open_select(struct ht_ctf_set *set, const struct ht_ctf_select *sel,
 		ret = HT_EINVAL;
 	}
 	return ret;
+}
+
+static int cmp_mux_trace(const void *pa, const void *pb)
+{
+	const struct ht__stream *a = *(const struct ht__stream *const *)pa;
+	const struct ht__stream *b = *(const struct ht__stream *const *)pb;
+	const struct ht_ctf_trace *ta = a->pub.trace, *tb = b->pub.trace;
+
+	if (ta->has_uuid != tb->has_uuid) {
+		return ta->has_uuid - tb->has_uuid;
+	}
+	if (ta->has_uuid && memcmp(ta->uuid, tb->uuid, 16)) {
+		return memcmp(ta->uuid, tb->uuid, 16);
+	}
+	return strcmp(a->mux_trace_name, b->mux_trace_name);
+}
+
+/*
+ * When two traces look the same to babeltrace2's muxer (no UUID or the
+ * same one, and the same name), the type of the messages at equal times
+ * orders their events: a packet's end holds back the events after it.
+ * Then the streams read their boundaries though HT_CTF_EVENTS_ONLY was
+ * asked, and ht_ctf_set_next() leaves them out. Otherwise (most sets)
+ * the streams of different traces are ordered by trace before type.
+ */
+static int hide_bounds(struct ht_ctf_set *set)
+{
+	struct ht__stream **first;
+	size_t i, n = 0;
+
+	if (set->nr_traces < 2) {
+		return 0;
+	}
+	first = malloc(set->nr_traces * sizeof(*first));
+	if (!first) {
+		return HT_ENOMEM;
+	}
+	for (i = 0; i < set->nr_streams; i++) {
+		if (!i ||
+		    set->streams[i]->trace != set->streams[i - 1]->trace) {
+			first[n++] = set->streams[i];
+		}
+	}
+	qsort(first, n, sizeof(*first), cmp_mux_trace);
+	for (i = 1; i < n && !set->hide_bounds; i++) {
+		set->hide_bounds = !cmp_mux_trace(&first[i - 1], &first[i]);
+	}
+	free(first);
+	for (i = 0; set->hide_bounds && i < set->nr_streams; i++) {
+		set->streams[i]->flags &= ~(unsigned)HT_CTF_EVENTS_ONLY;
+	}
+	return 0;
 }
 
 int ht_ctf_set_open(struct ht_ctf_set **out, const char *const *paths,
@@ -566,9 +673,13 @@ int ht_ctf_set_open(struct ht_ctf_set **out, const char *const *paths,
 		if (i && !strcmp(dirs.items[i], dirs.items[i - 1])) {
 			continue;
 		}
-		ret = open_trace(set, dirs.items[i], err, err_len);
+		ret = open_trace(set, dirs.items[i], paths, nr_paths, err,
+				 err_len);
 	}
 	ht_strv_fini(&dirs);
+	if (!ret && (set->opts.flags & HT_CTF_EVENTS_ONLY)) {
+		ret = hide_bounds(set);
+	}
 	if (!ret) {
 		set->heap = calloc(set->nr_streams + 1, sizeof(*set->heap));
 		if (!set->heap) {
@@ -641,12 +752,16 @@ static int cmp_opt_str(const char *a, const char *b)
 
 /*
  * The order of two pending messages at the same time, as babeltrace2
- * 2.0's muxer decides it (plugins/common/muxing): trace UUID (with one
- * first), trace name, stream class id, stream id, message type, then
- * per type the event class (id, name, log level, EMF URI) or the
- * discarded range and count. Where it finds no difference, the order
- * of its input ports decides: the order of the streams in the set.
- * babeltrace2 takes some differences as an int, truncated: so here.
+ * 2.0's muxer decides it (common_muxing_compare_messages() in
+ * plugins/common/muxing/muxing.c): trace UUID (with one first), trace
+ * name (mux_trace_name()), stream class id, stream id (mux_ids()),
+ * then for messages of one type: events by class (id, name, log
+ * level, EMF URI), then by stream name (babeltrace2 names a stream by
+ * its file's path); packet and stream messages by stream name;
+ * discarded ones by stream name, then range, then count; for messages
+ * of two types: by type (kind_weight()). Where it finds no difference,
+ * its first input port wins: the first stream of the set. babeltrace2
+ * takes some differences as an int, truncated: so here.
  */
 static bool tie_before(const struct ht__stream *a, const struct ht__stream *b)
 {
@@ -666,7 +781,7 @@ static bool tie_before(const struct ht__stream *a, const struct ht__stream *b)
 				return c < 0;
 			}
 		}
-		c = cmp_opt_str(ta->name, tb->name);
+		c = cmp_opt_str(a->mux_trace_name, b->mux_trace_name);
 		if (c) {
 			return c < 0;
 		}
@@ -674,14 +789,13 @@ static bool tie_before(const struct ht__stream *a, const struct ht__stream *b)
 	if (sa && sb && sa->id != sb->id) {
 		return sa->id < sb->id;
 	}
-	if (a->pub.has_instance_id && b->pub.has_instance_id &&
-	    a->pub.instance_id != b->pub.instance_id) {
-		return a->pub.instance_id < b->pub.instance_id;
+	if (a->mux_stream_id != b->mux_stream_id) {
+		return a->mux_stream_id < b->mux_stream_id;
 	}
-	if (ma && mb && ma->kind != mb->kind) {
+	if (ma->kind != mb->kind) {
 		return kind_weight(ma->kind) > kind_weight(mb->kind);
 	}
-	if (ma && mb && ma->kind == HT_CTF_MSG_EVENT) {
+	if (ma->kind == HT_CTF_MSG_EVENT) {
 		const struct ht_ctf_event_class *ea = ma->event->cls;
 		const struct ht_ctf_event_class *eb = mb->event->cls;
 
@@ -702,9 +816,13 @@ static bool tie_before(const struct ht__stream *a, const struct ht__stream *b)
 		if (c) {
 			return c < 0;
 		}
-	} else if (ma && mb &&
-		   (ma->kind == HT_CTF_MSG_DISCARDED_EVENTS ||
-		    ma->kind == HT_CTF_MSG_DISCARDED_PACKETS)) {
+	}
+	c = strcmp(a->pub.path, b->pub.path);
+	if (c) {
+		return c < 0;
+	}
+	if (ma->kind == HT_CTF_MSG_DISCARDED_EVENTS ||
+	    ma->kind == HT_CTF_MSG_DISCARDED_PACKETS) {
 		if (ma->has_range && mb->has_range) {
 			c = (int)(ma->begin_cycles - mb->begin_cycles);
 			if (c) {
@@ -721,6 +839,38 @@ static bool tie_before(const struct ht__stream *a, const struct ht__stream *b)
 		}
 	}
 	return a->pub.index < b->pub.index;
+}
+
+/*
+ * The stream ids babeltrace2 2.0 gives: the packet header's
+ * stream_instance_id, else (source.ctf.fs) a number counted per trace
+ * over the files without one, in path order. Known once each stream
+ * read its first packet.
+ */
+static void mux_ids(struct ht_ctf_set *set)
+{
+	size_t i = 0, j, k;
+
+	while (i < set->nr_streams) {
+		const struct ht__trace *t = set->streams[i]->trace;
+		bool any_instance = false;
+		uint64_t next = 0;
+
+		for (j = i; j < set->nr_streams && set->streams[j]->trace == t;
+		     j++) {
+			any_instance |= set->streams[j]->pub.has_instance_id;
+		}
+		for (k = i; k < j; k++) {
+			struct ht__stream *s = set->streams[k];
+
+			if (s->pub.has_instance_id) {
+				s->mux_stream_id = s->pub.instance_id;
+			} else if (!any_instance) {
+				s->mux_stream_id = next++;
+			}
+		}
+		i = j;
+	}
 }
 
 static inline bool before(const struct ht__stream *a,
@@ -946,7 +1096,7 @@ int ht_ctf_set_next(struct ht_ctf_set *set, struct ht_ctf_msg *msg)
 	bool wanted;
 	int ret;
 
-	if (!set->ranged && !set->nr_events) {
+	if (!set->ranged && !set->nr_events && !set->hide_bounds) {
 		return set_next(set, msg);
 	}
 	if (set->past_end) {
@@ -956,6 +1106,11 @@ int ht_ctf_set_next(struct ht_ctf_set *set, struct ht_ctf_msg *msg)
 		ret = set_next(set, msg);
 		if (ret) {
 			return ret;
+		}
+		if (set->hide_bounds && msg->kind != HT_CTF_MSG_EVENT &&
+		    msg->kind != HT_CTF_MSG_DISCARDED_EVENTS &&
+		    msg->kind != HT_CTF_MSG_DISCARDED_PACKETS) {
+			continue;
 		}
 		/* in time order: the first message past the end ends the
 		 * range */
@@ -1021,6 +1176,7 @@ static int set_next(struct ht_ctf_set *set, struct ht_ctf_msg *msg)
 				set->heap[set->nr_heap++] = s;
 			}
 			if (set->init_i == set->nr_streams) {
+				mux_ids(set);
 				for (i = set->nr_heap / 2 + 1; i-- > 0;) {
 					if (i < set->nr_heap) {
 						sift_down(set, i);

@@ -125,6 +125,10 @@ struct ht__stream {
 	struct ht_ctf_msg ev_msg;     /* the pending EVENT message */
 	const struct ht_ctf_msg *cur; /* &msg or &ev_msg */
 	int64_t key;		      /* its time for merging */
+	/* what babeltrace2's muxer knows the stream by, for messages of
+	 * equal times (ctf-set.c): its trace's name and its stream id */
+	const char *mux_trace_name;
+	uint64_t mux_stream_id;
 	bool seeking;
 	int64_t seek_ns;
 

@@ -245,7 +245,10 @@ void ht__pretty_compile_line(struct ht_pretty *p, struct ec_cache *e)
 	bool first = true;
 	int s;
 
+	/* the class's prefix opens the line: one copy with the first
+	 * literal */
 	lit(&c, "");
+	ht_buf_add(&c.lits, e->prefix, e->prefix_len);
 	for (s = HT_CTF_SCOPE_PACKET_CONTEXT; s < HT_CTF_NR_SCOPES; s++) {
 		const struct ht_ctf_type *t = scope_type(e->cls, s);
 		bool names;
@@ -294,6 +297,12 @@ void ht__pretty_compile_line(struct ht_pretty *p, struct ec_cache *e)
 		free(c.ops);
 		ht_buf_fini(&c.lits);
 		return;
+	}
+	e->nr_checks = 0;
+	for (s = HT_CTF_SCOPE_PACKET_CONTEXT; s < HT_CTF_NR_SCOPES; s++) {
+		if (e->scope_size[s]) {
+			e->checks[e->nr_checks++] = (uint8_t)s;
+		}
 	}
 	e->ops = c.ops;
 	e->nr_ops = c.nr_ops;

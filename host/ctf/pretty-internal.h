@@ -70,6 +70,9 @@ struct ec_cache {
 	char *lits;
 	size_t fixed_max; /* bytes the ops need at most, but strings */
 	uint32_t scope_size[HT_CTF_NR_SCOPES]; /* fixed-shape scope sizes */
+	/* the scopes with a size there, checked per event */
+	uint8_t checks[HT_CTF_NR_SCOPES];
+	uint8_t nr_checks;
 	/* packet context members to print (bit i: member i); members past
 	 * 64 are always printed */
 	uint64_t pc_mask;

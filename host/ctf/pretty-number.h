@@ -75,26 +75,25 @@ static inline void store_word(char *out, uint64_t w)
 	memcpy(out, &w, 8);
 }
 
-/* Two digits of @v < 100, the first in the low byte. */
-static inline uint64_t pair_word(uint32_t v)
-{
-	uint16_t x;
-
-	memcpy(&x, ht__digit_pairs + 2 * v, 2);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	x = __builtin_bswap16(x);
-#endif
-	return x;
-}
-
-/* The 8 digits of @v < 10^8 with leading zeros: two independent
- * 4-digit halves. */
+/*
+ * The 8 digits of @v < 10^8 with leading zeros, without a table: the
+ * word is split in lanes, halved each step (4-digit halves in 32-bit
+ * lanes, then pairs in 16-bit lanes, then digits in bytes), each
+ * division by a constant a multiply and a shift that are exact in that
+ * range (checked for every v < 10^8); the masks drop what the shifts
+ * bring in from the lane above.
+ */
 static inline uint64_t digits8_word(uint32_t v)
 {
-	uint32_t hi = v / 10000, lo = v % 10000;
+	uint64_t x = v, hi, h2, h3;
 
-	return pair_word(hi / 100) | pair_word(hi % 100) << 16 |
-	       pair_word(lo / 100) << 32 | pair_word(lo % 100) << 48;
+	hi = (x * 109951163) >> 40; /* v / 10000 */
+	x = hi | (x - hi * 10000) << 32;
+	h2 = ((x * 10486) >> 20) & 0x0000007F0000007Full; /* / 100 */
+	x = h2 | (x - h2 * 100) << 16;
+	h3 = ((x * 103) >> 10) & 0x000F000F000F000Full; /* / 10 */
+	x = h3 | (x - h3 * 10) << 8;
+	return x | 0x3030303030303030ull; /* '0' + each digit */
 }
 
 /* The @n (1 to 8) last digits of @v < 10^8 at @out; stores 8 bytes. */
@@ -142,7 +141,11 @@ static inline char *out_u64(char *o, uint64_t v)
 		return o + 2;
 	}
 	n = digits10(v);
-	store_digits(o, v, n);
+	if (n <= 8) {
+		store_digits8(o, (uint32_t)v, n);
+	} else {
+		store_digits(o, v, n);
+	}
 	return o + n;
 }
 

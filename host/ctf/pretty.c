@@ -62,15 +62,9 @@ static void cache_second(struct ht_pretty *p, int64_t sec)
  * the first time in the time-of-day modes, and afterwards formats the
  * absolute value as a time of day: so do we.
  */
-static char *out_time(struct ht_pretty *p, char *o, int64_t ns, bool seconds)
+static char *out_time_slow(struct ht_pretty *p, char *o, int64_t ns,
+			   bool seconds)
 {
-	/* most events fall in the second formatted last */
-	if (!seconds && p->sec_fast && ns >= p->sec_ns &&
-	    ns - p->sec_ns < 1000000000) {
-		o = out_mem(o, p->sec_text, p->sec_len);
-		*o++ = '.';
-		return out_pad(o, (uint64_t)(ns - p->sec_ns), 9);
-	}
 	bool neg = ns < 0;
 	uint64_t abs_ns = neg ? -(uint64_t)ns : (uint64_t)ns;
 	uint64_t sec = abs_ns / 1000000000;
@@ -94,6 +88,24 @@ static char *out_time(struct ht_pretty *p, char *o, int64_t ns, bool seconds)
 	}
 	*o++ = '.';
 	return out_pad(o, abs_ns % 1000000000, 9);
+}
+
+/*
+ * Most events fall in the second formatted last: its text copied as
+ * one fixed-size block (sec_text is that long; callers reserve more),
+ * then the nanoseconds.
+ */
+static inline char *out_time(struct ht_pretty *p, char *o, int64_t ns,
+			     bool seconds)
+{
+	if (!seconds && p->sec_fast && ns >= p->sec_ns &&
+	    ns - p->sec_ns < 1000000000) {
+		memcpy(o, p->sec_text, sizeof(p->sec_text));
+		o += p->sec_len;
+		*o++ = '.';
+		return out_pad(o, (uint64_t)(ns - p->sec_ns), 9);
+	}
+	return out_time_slow(p, o, ns, seconds);
 }
 
 /* A delta of @d ns: "S.NNNNNNNNN". */
@@ -428,10 +440,11 @@ static int run_line(struct ht_pretty *p, struct ec_cache *e,
 	int s, ret;
 	char *o;
 
-	for (s = HT_CTF_SCOPE_PACKET_CONTEXT; s < HT_CTF_NR_SCOPES; s++) {
+	for (s = 0; s < e->nr_checks; s++) {
 		/* a reader that lays fields out otherwise: use the walker */
-		if (e->scope_size[s] && ev->scope[s] &&
-		    ev->scope[s]->next != e->scope_size[s]) {
+		const struct ht_ctf_field *f = ev->scope[e->checks[s]];
+
+		if (f && f->next != e->scope_size[e->checks[s]]) {
 			return 1;
 		}
 	}
@@ -589,7 +602,7 @@ static int walk_line(struct ht_pretty *p, const struct ec_cache *e,
 	return 0;
 }
 
-/* The timestamp, the delta and the class's prefix of @msg's line. */
+/* The timestamp and the delta of @msg's line. */
 static int put_header(struct ht_pretty *p, const struct ec_cache *e,
 		      const struct ht_ctf_msg *msg)
 {
@@ -603,7 +616,6 @@ static int put_header(struct ht_pretty *p, const struct ec_cache *e,
 	if (msg->has_time) {
 		o = out_timestamp(p, o, msg);
 	}
-	o = out_mem(o, e->prefix, e->prefix_len);
 	p->out.len = (size_t)(o - p->out.data);
 	return 0;
 }
@@ -627,6 +639,7 @@ int ht_pretty_event(struct ht_pretty *p, const struct ht_ctf_msg *msg)
 	if (e->ops && !e->noted) {
 		size_t at = p->out.len;
 
+		/* the compiled line begins with the class's prefix */
 		ret = run_line(p, e, ev);
 		if (ret <= 0) {
 			return ret;
@@ -634,6 +647,8 @@ int ht_pretty_event(struct ht_pretty *p, const struct ht_ctf_msg *msg)
 		/* a shape the compiled line does not match: walk instead */
 		p->out.len = at;
 	}
+	/* put_header() reserved room for the prefix */
+	put(p, e->prefix, e->prefix_len);
 	return walk_line(p, e, ev);
 }
 
@@ -666,7 +681,7 @@ static int format_time(struct ht_pretty *p, int64_t ns, char out[64])
 	size_t at = p->out.len;
 	char *end;
 
-	if (reserve(p, 64)) {
+	if (reserve(p, 128)) {
 		return HT_ENOMEM;
 	}
 	end = out_time(p, p->out.data + at, ns,
