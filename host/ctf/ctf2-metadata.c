@@ -433,6 +433,8 @@ static int parse_role(struct c2 *c, const char *s, enum ht_ctf_role *role)
 	     HT_CTF_ROLE_DISCARDED_SNAPSHOT},
 	    {"packet-sequence-number", HT_CTF_ROLE_PACKET_SEQ_NUM},
 	    {"event-record-class-id", HT_CTF_ROLE_EVENT_CLASS_ID},
+	    /* a BLOB's: the reader does not check it */
+	    {"metadata-stream-uuid", HT_CTF_ROLE_NONE},
 	};
 	size_t i;
 
@@ -857,10 +859,10 @@ static int fc_bytes(struct c2 *c, json_object *j, bool dynamic, bool text,
 	}
 	if (!ret && !text) {
 		ret = parse_roles(c, j, t, true);
-		/* metadata-stream-uuid is the one role of a BLOB: the
-		 * reader does not check it */
-		t->role = HT_CTF_ROLE_NONE;
-		t->mapped_clock = NULL;
+		if (!ret && t->role) {
+			ret = fail(c, HT_ESYNTAX, "a BLOB's role can only be "
+						  "metadata-stream-uuid");
+		}
 	}
 	*out = t;
 	return ret;
