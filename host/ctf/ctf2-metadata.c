@@ -88,6 +88,9 @@ struct c2 {
 	struct name_index alias_ix;
 	struct c2_clock *clocks;
 	size_t nr_clocks, cap_clocks;
+	/* clock ids, data stream class ids ("7") and event record class
+	 * ids ("7/12": stream/event) -> index: no quadratic lookup */
+	struct name_index clock_ix, stream_ix, event_ix;
 	struct c2_stream *streams;
 	size_t nr_streams, cap_streams;
 	struct ht_ctf_env_entry *env;
@@ -874,7 +877,8 @@ static int fc_struct(struct c2 *c, json_object *j,
 	struct ht_ctf_type *t = new_type(c, HT_CTF_STRUCT);
 	struct ht_ctf_member *mv;
 	json_object *mc = member(j, "member-classes");
-	size_t old, i, n = 0, k;
+	struct name_index names = {0}; /* the JSON's names -> index */
+	size_t old, i, n = 0;
 	unsigned min_align;
 	int ret;
 
@@ -912,14 +916,13 @@ static int fc_struct(struct c2 *c, json_object *j,
 		if (!ret && !name) {
 			ret = fail(c, HT_ESYNTAX, "missing property 'name'");
 		}
-		for (k = 0; !ret && k < i; k++) {
-			/* the model's name: one more '_' before a '_' */
-			const char *mn = mv[k].name + (name[0] == '_');
-
-			if (!strcmp(mn, name)) {
-				ret = fail(c, HT_ESYNTAX,
-					   "duplicate member name '%s'", name);
-			}
+		if (!ret && ht__tsdl_index_find(&names, name, strlen(name)) !=
+				NAME_NONE) {
+			ret = fail(c, HT_ESYNTAX, "duplicate member name '%s'",
+				   name);
+		}
+		if (!ret && ht__tsdl_index_set(&names, name, strlen(name), i)) {
+			ret = HT_ENOMEM;
 		}
 		fc = ret ? NULL : member(m, "field-class");
 		if (!ret && !fc) {
@@ -943,6 +946,7 @@ static int fc_struct(struct c2 *c, json_object *j,
 		path_pop(c, o2);
 	}
 	path_pop(c, old);
+	ht__tsdl_index_fini(&names);
 	if (!ret) {
 		t->members = mv;
 		t->nr_members = n;
@@ -1453,7 +1457,6 @@ static int frag_clock(struct c2 *c, json_object *j)
 	const char *id, *name, *descr, *uid;
 	json_object *origin = member(j, "origin"), *off;
 	uint64_t freq;
-	size_t i;
 	int ret;
 
 	if (!clk) {
@@ -1484,11 +1487,8 @@ static int frag_clock(struct c2 *c, json_object *j)
 	if (!freq) {
 		return fail(c, HT_ESYNTAX, "frequency 0");
 	}
-	for (i = 0; i < c->nr_clocks; i++) {
-		if (!strcmp(c->clocks[i].id, id)) {
-			return fail(c, HT_ESYNTAX, "duplicate clock class '%s'",
-				    id);
-		}
+	if (ht__tsdl_index_find(&c->clock_ix, id, strlen(id)) != NAME_NONE) {
+		return fail(c, HT_ESYNTAX, "duplicate clock class '%s'", id);
 	}
 	clk->freq_hz = freq;
 	off = member(j, "offset-from-origin");
@@ -1543,23 +1543,43 @@ static int frag_clock(struct c2 *c, json_object *j)
 	c->clocks[c->nr_clocks].id = arena_str(c, id);
 	c->clocks[c->nr_clocks].clk = clk;
 	if (!clk->name || !c->clocks[c->nr_clocks].id ||
-	    (descr && !clk->description)) {
+	    (descr && !clk->description) ||
+	    ht__tsdl_index_set(&c->clock_ix, c->clocks[c->nr_clocks].id,
+			       strlen(id), c->nr_clocks)) {
 		return HT_ENOMEM;
 	}
 	c->nr_clocks++;
 	return 0;
 }
 
+/* @key ("ID" or "SID/ID") in @ix; @key becomes the arena's copy. */
+static size_t id_find(struct name_index *ix, char *key, size_t n, uint64_t a,
+		      const uint64_t *b)
+{
+	int len = b ? snprintf(key, n, "%llu/%llu", (unsigned long long)a,
+			       (unsigned long long)*b)
+		    : snprintf(key, n, "%llu", (unsigned long long)a);
+
+	return ht__tsdl_index_find(ix, key, (size_t)len);
+}
+
+static int id_add(struct c2 *c, struct name_index *ix, const char *key,
+		  size_t value)
+{
+	const char *k = arena_str(c, key);
+
+	if (!k || ht__tsdl_index_set(ix, k, strlen(k), value)) {
+		return HT_ENOMEM;
+	}
+	return 0;
+}
+
 static struct c2_stream *find_stream(struct c2 *c, uint64_t id)
 {
-	size_t i;
+	char key[48];
+	size_t i = id_find(&c->stream_ix, key, sizeof(key), id, NULL);
 
-	for (i = 0; i < c->nr_streams; i++) {
-		if (c->streams[i].sc->pub.id == id) {
-			return &c->streams[i];
-		}
-	}
-	return NULL;
+	return i == NAME_NONE ? NULL : &c->streams[i];
 }
 
 static int frag_stream(struct c2 *c, json_object *j)
@@ -1586,12 +1606,11 @@ static int frag_stream(struct c2 *c, json_object *j)
 	}
 	c->clock = NULL;
 	if (clock_id) {
-		for (i = 0; i < c->nr_clocks; i++) {
-			if (!strcmp(c->clocks[i].id, clock_id)) {
-				c->clock = c->clocks[i].clk;
-			}
-		}
-		if (!c->clock) {
+		i = ht__tsdl_index_find(&c->clock_ix, clock_id,
+					strlen(clock_id));
+		if (i != NAME_NONE) {
+			c->clock = c->clocks[i].clk;
+		} else {
 			size_t old = path_push_key(c, "default-clock-class-id");
 
 			ret = fail(c, HT_ESYNTAX,
@@ -1621,8 +1640,15 @@ static int frag_stream(struct c2 *c, json_object *j)
 	}
 	memset(&c->streams[c->nr_streams], 0, sizeof(c->streams[0]));
 	c->streams[c->nr_streams].clock = c->clock;
-	c->streams[c->nr_streams++].sc = sc;
-	return 0;
+	c->streams[c->nr_streams].sc = sc;
+	{
+		char key[48];
+
+		id_find(&c->stream_ix, key, sizeof(key), id, NULL);
+		ret = id_add(c, &c->stream_ix, key, c->nr_streams);
+	}
+	c->nr_streams++;
+	return ret;
 }
 
 static int frag_event(struct c2 *c, json_object *j)
@@ -1631,7 +1657,7 @@ static int frag_event(struct c2 *c, json_object *j)
 	struct c2_stream *st;
 	const char *name;
 	uint64_t id, sid;
-	size_t i;
+	char key[48];
 	int ret;
 
 	if (!ec) {
@@ -1652,14 +1678,11 @@ static int frag_event(struct c2 *c, json_object *j)
 		return fail(c, HT_ESYNTAX, "no data stream class %llu before",
 			    (unsigned long long)sid);
 	}
-	for (i = 0; i < st->nr_events; i++) {
-		if (st->events[i]->id == id) {
-			return fail(c, HT_ESYNTAX,
-				    "duplicate event record class id %llu in "
-				    "data stream class %llu",
-				    (unsigned long long)id,
-				    (unsigned long long)sid);
-		}
+	if (id_find(&c->event_ix, key, sizeof(key), sid, &id) != NAME_NONE) {
+		return fail(c, HT_ESYNTAX,
+			    "duplicate event record class id %llu in data "
+			    "stream class %llu",
+			    (unsigned long long)id, (unsigned long long)sid);
 	}
 	c->clock = st->clock;
 	ec->pub.id = id;
@@ -1680,7 +1703,7 @@ static int frag_event(struct c2 *c, json_object *j)
 		return HT_ENOMEM;
 	}
 	st->events[st->nr_events++] = &ec->pub;
-	return 0;
+	return id_add(c, &c->event_ix, key, 0);
 }
 
 static int fragment(struct c2 *c, json_object *j)
@@ -1930,6 +1953,9 @@ out:
 	}
 	free(c.aliases);
 	ht__tsdl_index_fini(&c.alias_ix);
+	ht__tsdl_index_fini(&c.clock_ix);
+	ht__tsdl_index_fini(&c.stream_ix);
+	ht__tsdl_index_fini(&c.event_ix);
 	free(c.clocks);
 	for (i = 0; i < c.nr_streams; i++) {
 		free(c.streams[i].events);

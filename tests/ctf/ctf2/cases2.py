@@ -16,6 +16,7 @@ import sys
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ctf2gen import *  # noqa: E402,F403
+import ctfgen  # noqa: E402
 
 out = sys.argv[1]
 
@@ -134,3 +135,45 @@ ps = [t.packet([(e0, 10 * (4 * k + i),
                 for i in range(4)], 40 * k, 40 * k + 39, k, pad_bits=8)
       for k in range(3)]
 both(t, 'slow-clock', {'s': ps})
+
+
+# LTTng's event header: a 5-bit id (31: extended) then a variant of a
+# 27-bit timestamp (compact) or a 32-bit id and a 64-bit timestamp
+class LttngTrace(Trace):
+    def eh_type(self):
+        c = self.clock['name']
+        tag = Enum(Int(5), [('compact', 0, 30), ('extended', 31, None)])
+        v = Variant('id', [
+            ('compact', Struct([('timestamp', Int(27, clock=c))])),
+            ('extended', Struct([('id', Int(32)),
+                                 ('timestamp', Int(64, clock=c))]))])
+        t = Struct([('id', tag), ('v', v)])
+        t.lttng = True
+        return t
+
+
+plain_encode = ctfgen.encode
+
+
+def lttng_encode(w, t, v):
+    if getattr(t, 'lttng', False) and 'v' not in v:
+        idx, ts = v['id'], v['timestamp']
+        # extended when the id does not fit or every fourth event
+        if idx >= 31 or ts % 4 == 0:
+            v = {'id': 31, 'v': ('extended', {'id': idx, 'timestamp': ts})}
+        else:
+            v = {'id': idx, 'v': ('compact',
+                                  {'timestamp': ts & (2**27 - 1)})}
+    plain_encode(w, t, v)
+
+
+ctfgen.encode = lttng_encode
+t = LttngTrace(env={'hostname': 'lt', 'domain': 'ust'},
+               event_ctx=Struct([('vpid', Int(32, True))]))
+evs_cls = [t.event('ust:e%d' % i, Struct([('x', Int(32))]))
+           for i in range(40)]
+evs = [(evs_cls[(i * 7) % 40], 1000 + i * 50000001 + (i % 3),
+        {'x': i}, None, {'vpid': 100 + i % 2}) for i in range(60)]
+both(t, 'lttng-header', {'ch_0': [t.packet(evs[:30], 0, evs[29][1], 0),
+                                  t.packet(evs[30:], evs[30][1],
+                                           evs[59][1], 1)]})

@@ -142,7 +142,7 @@ def fc(t, trace_bo, roles=None, name=None, scope=None):
         return {'type': 'variant', 'selector-field-location':
                 {'path': [c2name(t.tag)]},
                 'options': [{'name': c2name(n),
-                             'field-class': fc(mt, trace_bo, None, None,
+                             'field-class': fc(mt, trace_bo, roles, n,
                                                scope),
                              'selector-field-ranges': ranges.get(n, [])}
                             for n, mt in t.options if n in ranges]}
