@@ -21,9 +21,9 @@ import ctfgen  # noqa: E402
 out = sys.argv[1]
 
 
-def both(tr, name, streams):
+def both(tr, name, streams, edit=None):
     write_both(tr, os.path.join(out, 'ctf18', name),
-               os.path.join(out, 'ctf2', name), streams)
+               os.path.join(out, 'ctf2', name), streams, edit)
 
 
 def types_trace(bo):
@@ -177,3 +177,43 @@ evs = [(evs_cls[(i * 7) % 40], 1000 + i * 50000001 + (i % 3),
 both(t, 'lttng-header', {'ch_0': [t.packet(evs[:30], 0, evs[29][1], 0),
                                   t.packet(evs[30:], evs[30][1],
                                            evs[59][1], 1)]})
+
+
+# the same layout said in other CTF 2 ways: field class aliases (one
+# used in another), an absolute field location, a relative one that
+# climbs out of a structure (a null path item), a clock with a UID
+t = Trace(env={'hostname': 'alias'}, uuid=False,
+          clock={'uuid': '"0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9"'})
+e0 = t.event('e', Struct([
+    ('n', Int(8)),
+    ('inner', Struct([('k', Int(8)), ('a', Seq(Int(16), 'n'))])),
+    ('tag', Enum(Int(8), [('A', 0, None), ('B', 1, None)])),
+    ('v', Variant('tag', [('A', Int(8)), ('B', String())]))]))
+evs = [(e0, 10 * i, {'n': i, 'inner': {'k': 7, 'a': list(range(i))},
+                     'tag': i % 2, 'v': ('B', 'b%d' % i) if i % 2
+                     else ('A', i)}) for i in range(4)]
+
+
+def aliases(frags):
+    u8 = {'type': 'fixed-length-unsigned-integer', 'length': 8,
+          'byte-order': 'little-endian', 'alignment': 8}
+    frags[1:1] = [
+        {'type': 'field-class-alias', 'name': 'u8', 'field-class': u8},
+        {'type': 'field-class-alias', 'name': 'pair', 'field-class': {
+            'type': 'structure', 'member-classes': [
+                {'name': 'k', 'field-class': 'u8'},
+                {'name': 'a', 'field-class': {
+                    'type': 'dynamic-length-array',
+                    'length-field-location': {'path': [None, 'n']},
+                    'element-field-class': {
+                        'type': 'fixed-length-unsigned-integer',
+                        'length': 16, 'byte-order': 'little-endian',
+                        'alignment': 8}}}]}}]
+    m = frags[-1]['payload-field-class']['member-classes']
+    m[0]['field-class'] = 'u8'
+    m[1]['field-class'] = 'pair'
+    m[3]['field-class']['selector-field-location'] = {
+        'origin': 'event-record-payload', 'path': ['tag']}
+
+
+both(t, 'aliases', {'s': [t.packet(evs, 0, 40, 0)]}, aliases)

@@ -173,6 +173,8 @@ def metadata2(tr):
            'frequency': int(c['freq']), 'precision': int(c['precision']),
            'offset-from-origin': {'seconds': int(c['offset_s']),
                                   'cycles': int(c['offset'])}}
+    if 'uuid' in c:
+        clk['uid'] = c['uuid'].strip('"')
     if str(c['absolute']) == 'true':
         clk['origin'] = 'unix-epoch'
     frags.append(clk)
@@ -196,8 +198,15 @@ def metadata2(tr):
     return ''.join(RS + json.dumps(f, indent=1) + '\n' for f in frags)
 
 
-def write_both(tr, d18, d2, streams):
+def write_both(tr, d18, d2, streams, edit=None):
+    """@edit(fragments), when given, changes the CTF 2 fragments (a
+    list of dicts) before they are written."""
     tr.write(d18, streams)
     tr.write(d2, streams)
+    text = metadata2(tr)
+    if edit:
+        frags = [json.loads(f) for f in text.split(RS) if f.strip()]
+        edit(frags)
+        text = ''.join(RS + json.dumps(f) + '\n' for f in frags)
     with open(os.path.join(d2, 'metadata'), 'w') as f:
-        f.write(metadata2(tr))
+        f.write(text)

@@ -63,4 +63,25 @@ for d in "$W"/tr/ctf2/*; do
 		fails=$((fails + 1))
 	fi
 done
+
+# a variant selected by a plain integer (CTF 1.8 needs an enumeration):
+# the aliases trace with its tag's mappings removed prints the same but
+# for the tag
+checks=$((checks + 1))
+cp -r "$W/tr/ctf2/aliases" "$W/int-selector"
+python3 - "$W/int-selector/metadata" <<'PY'
+import json, sys
+RS = '\x1e'
+p = sys.argv[1]
+frags = [json.loads(f) for f in open(p).read().split(RS) if f.strip()]
+del frags[-1]['payload-field-class']['member-classes'][2]['field-class']['mappings']
+open(p, 'w').write(''.join(RS + json.dumps(f) + '\n' for f in frags))
+PY
+(cd "$W/tr/ctf2" && "$HETRACE" print aliases) |
+	sed -E 's/tag = \( "[AB]" : container = ([0-9]+) \)/tag = \1/' >"$W/want"
+(cd "$W" && timeout 20 "$HETRACE" print int-selector) >"$W/got" 2>&1 || true
+if ! cmp -s "$W/want" "$W/got" || ! grep -q 'tag = 1, v = { "b1" }' "$W/got"; then
+	echo "FAIL: integer selector: $(diff "$W/want" "$W/got" | head -5)"
+	fails=$((fails + 1))
+fi
 finish
