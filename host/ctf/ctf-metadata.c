@@ -194,12 +194,12 @@ int ht__trace_load(struct ht__trace *trace, const char *path, const char *text,
 
 	switch (metadata_format(path, text, len, err, err_len)) {
 	case 2:
-		ret = ht__ctf2_parse(trace, path, text, len, opts, err,
-				     err_len);
+		ret =
+		    ht__ctf2_parse(trace, path, text, len, opts, err, err_len);
 		break;
 	case 1:
-		ret = ht__tsdl_parse(trace, path, text, len, opts, err,
-				     err_len);
+		ret =
+		    ht__tsdl_parse(trace, path, text, len, opts, err, err_len);
 		break;
 	default:
 		ret = HT_EFORMAT;

@@ -3,11 +3,11 @@
 #define HT_HOST_CTF_READER_H
 
 /*
- * The CTF reader (CTF 1.8, and CTF 2 translated into the same model): a set of traces (each a directory holding a
- * `metadata` file and data stream files, found recursively under the
- * paths given, as babeltrace2 does), read as one time-ordered sequence
- * of messages: events, packet beginnings and ends, discarded events and
- * discarded (lost) packets, stream beginnings and ends.
+ * The CTF reader (CTF 1.8, and CTF 2 translated into the same model): a set of
+ * traces (each a directory holding a `metadata` file and data stream files,
+ * found recursively under the paths given, as babeltrace2 does), read as one
+ * time-ordered sequence of messages: events, packet beginnings and ends,
+ * discarded events and discarded (lost) packets, stream beginnings and ends.
  *
  * Streaming: stream files are mapped and released packet by packet;
  * memory does not grow with the size of the trace.

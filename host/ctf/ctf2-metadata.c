@@ -48,8 +48,8 @@
 
 struct c2_alias {
 	const char *name;
-	json_object *fc; /* a reference held */
-	const struct ht_ctf_type *type; /* translated, or NULL */
+	json_object *fc;		  /* a reference held */
+	const struct ht_ctf_type *type;	  /* translated, or NULL */
 	const struct ht_ctf_clock *clock; /* the default clock it used */
 	bool uses_clock; /* .type depends on the default clock */
 	bool busy;
@@ -109,9 +109,8 @@ static int fail(struct c2 *c, int code, const char *fmt, ...)
 	if (!c->err_len) {
 		return code;
 	}
-	n = snprintf(c->err, c->err_len, "%s:%u:%u: fragment %u: %s: ",
-		     c->path, c->line, c->col, c->frag,
-		     c->jlen ? c->jpath : "$");
+	n = snprintf(c->err, c->err_len, "%s:%u:%u: fragment %u: %s: ", c->path,
+		     c->line, c->col, c->frag, c->jlen ? c->jpath : "$");
 	if (n >= 0 && (size_t)n < c->err_len) {
 		va_start(ap, fmt);
 		vsnprintf(c->err + n, c->err_len - n, fmt, ap);
@@ -229,8 +228,9 @@ static int value_uint(struct c2 *c, json_object *v, const char *key,
 	if (json_object_get_int64(v) < 0) {
 		size_t old = key ? path_push_key(c, key) : c->jlen;
 
-		ret = fail(c, HT_ERANGE, "expected an unsigned integer, "
-					 "found a negative one");
+		ret = fail(c, HT_ERANGE,
+			   "expected an unsigned integer, "
+			   "found a negative one");
 		path_pop(c, old);
 		return ret;
 	}
@@ -259,8 +259,8 @@ static int value_int(struct c2 *c, json_object *v, const char *key,
 }
 
 /* Optional unsigned member @key of @o (@def when absent). */
-static int opt_uint(struct c2 *c, json_object *o, const char *key,
-		    uint64_t def, uint64_t *out)
+static int opt_uint(struct c2 *c, json_object *o, const char *key, uint64_t def,
+		    uint64_t *out)
 {
 	json_object *v = member(o, key);
 
@@ -323,7 +323,8 @@ static const char *model_name(struct c2 *c, const char *name)
 
 /* ---- field classes ---- */
 
-static int fc_parse(struct c2 *c, json_object *j, const struct ht_ctf_type **out);
+static int fc_parse(struct c2 *c, json_object *j,
+		    const struct ht_ctf_type **out);
 
 static struct ht_ctf_type *new_type(struct c2 *c, enum ht_ctf_type_kind kind)
 {
@@ -404,8 +405,8 @@ static int parse_byte_order(struct c2 *c, json_object *o,
 	}
 	/* the bit order CTF 1.8 implies: first-to-last in little-endian,
 	 * last-to-first in big-endian */
-	if (bit && strcmp(bit, *bo == HT_CTF_LE ? "first-to-last"
-						: "last-to-first")) {
+	if (bit &&
+	    strcmp(bit, *bo == HT_CTF_LE ? "first-to-last" : "last-to-first")) {
 		size_t old = path_push_key(c, "bit-order");
 
 		ret = fail(c, HT_EUNSUPPORTED,
@@ -519,8 +520,9 @@ static int parse_range(struct c2 *c, json_object *r, bool is_signed,
 			ret = value_int(c, hi, NULL, &out->upper.s);
 		}
 		if (!ret && out->lower.s > out->upper.s) {
-			ret = fail(c, HT_ESYNTAX, "range lower bound above its "
-						  "upper bound");
+			ret = fail(c, HT_ESYNTAX,
+				   "range lower bound above its "
+				   "upper bound");
 		}
 		return ret;
 	}
@@ -648,8 +650,9 @@ static int fc_bits(struct c2 *c, json_object *j, enum bits_kind kind,
 			       &base);
 	}
 	if (!ret && base != 2 && base != 8 && base != 10 && base != 16) {
-		ret = fail(c, HT_ESYNTAX, "display base %llu is not 2, 8, 10 "
-					  "or 16",
+		ret = fail(c, HT_ESYNTAX,
+			   "display base %llu is not 2, 8, 10 "
+			   "or 16",
 			   (unsigned long long)base);
 	}
 	if (ret) {
@@ -724,8 +727,7 @@ static int parse_encoding(struct c2 *c, json_object *j, const char *what)
 				   "(UTF-8 only)",
 				   what, enc);
 		} else {
-			ret = fail(c, HT_ESYNTAX, "unknown encoding '%s'",
-				   enc);
+			ret = fail(c, HT_ESYNTAX, "unknown encoding '%s'", enc);
 		}
 		path_pop(c, old);
 	}
@@ -776,8 +778,8 @@ static int parse_location(struct c2 *c, json_object *j, const char *key,
 			}
 		}
 		if (i == sizeof(scopes) / sizeof(scopes[0])) {
-			ret = fail(c, HT_ESYNTAX, "unknown origin '%s'",
-				   origin);
+			ret =
+			    fail(c, HT_ESYNTAX, "unknown origin '%s'", origin);
 			goto out;
 		}
 		ht_buf_puts(&b, scopes[i].prefix);
@@ -863,8 +865,9 @@ static int fc_bytes(struct c2 *c, json_object *j, bool dynamic, bool text,
 	if (!ret && !text) {
 		ret = parse_roles(c, j, t, true);
 		if (!ret && t->role) {
-			ret = fail(c, HT_ESYNTAX, "a BLOB's role can only be "
-						  "metadata-stream-uuid");
+			ret = fail(c, HT_ESYNTAX,
+				   "a BLOB's role can only be "
+				   "metadata-stream-uuid");
 		}
 	}
 	*out = t;
@@ -908,8 +911,7 @@ static int fc_struct(struct c2 *c, json_object *j,
 		size_t o2 = path_push_index(c, i);
 		const char *name;
 
-		ret = need_type(c, m, NULL, json_type_object,
-				"a member class");
+		ret = need_type(c, m, NULL, json_type_object, "a member class");
 		if (!ret) {
 			ret = opt_str(c, m, "name", &name);
 		}
@@ -957,8 +959,8 @@ static int fc_struct(struct c2 *c, json_object *j,
 static int fc_array(struct c2 *c, json_object *j, bool dynamic,
 		    const struct ht_ctf_type **out)
 {
-	struct ht_ctf_type *t = new_type(c, dynamic ? HT_CTF_SEQUENCE
-						    : HT_CTF_ARRAY);
+	struct ht_ctf_type *t =
+	    new_type(c, dynamic ? HT_CTF_SEQUENCE : HT_CTF_ARRAY);
 	json_object *ef = member(j, "element-field-class");
 	unsigned min_align;
 	size_t old;
@@ -1040,9 +1042,9 @@ static int fc_variant(struct c2 *c, json_object *j,
 		fc = ret ? NULL : member(o, "field-class");
 		sr = ret ? NULL : member(o, "selector-field-ranges");
 		if (!ret && (!fc || !sr)) {
-			ret = fail(c, HT_ESYNTAX, "missing property '%s'",
-				   fc ? "selector-field-ranges"
-				      : "field-class");
+			ret =
+			    fail(c, HT_ESYNTAX, "missing property '%s'",
+				 fc ? "selector-field-ranges" : "field-class");
 		}
 		if (!ret) {
 			ret = need_type(c, sr, "selector-field-ranges",
@@ -1139,9 +1141,8 @@ static int fc_alias(struct c2 *c, const char *name,
 	c->uses_clock = false;
 	old = c->jlen;
 	{
-		int n = snprintf(c->jpath + c->jlen,
-				 sizeof(c->jpath) - c->jlen, "(alias '%s')",
-				 name);
+		int n = snprintf(c->jpath + c->jlen, sizeof(c->jpath) - c->jlen,
+				 "(alias '%s')", name);
 
 		if (n > 0) {
 			c->jlen += (size_t)n;
@@ -1163,7 +1164,8 @@ static int fc_alias(struct c2 *c, const char *name,
 	return ret;
 }
 
-static int fc_parse(struct c2 *c, json_object *j, const struct ht_ctf_type **out)
+static int fc_parse(struct c2 *c, json_object *j,
+		    const struct ht_ctf_type **out)
 {
 	const char *type;
 	int ret;
@@ -1239,8 +1241,8 @@ static int fc_parse(struct c2 *c, json_object *j, const struct ht_ctf_type **out
 	} else {
 		size_t old = path_push_key(c, "type");
 
-		ret = fail(c, HT_ESYNTAX, "unknown field class type '%s'",
-			   type);
+		ret =
+		    fail(c, HT_ESYNTAX, "unknown field class type '%s'", type);
 		path_pop(c, old);
 	}
 	c->depth--;
@@ -1262,8 +1264,9 @@ static int scope_fc(struct c2 *c, json_object *o, const char *key,
 	old = path_push_key(c, key);
 	ret = fc_parse(c, v, out);
 	if (!ret && (*out)->kind != HT_CTF_STRUCT) {
-		ret = fail(c, HT_ESYNTAX, "a scope's field class must be a "
-					  "structure");
+		ret = fail(c, HT_ESYNTAX,
+			   "a scope's field class must be a "
+			   "structure");
 	}
 	path_pop(c, old);
 	return ret;
@@ -1300,8 +1303,9 @@ static int frag_preamble(struct c2 *c, json_object *j)
 	}
 	if (!json_object_is_type(u, json_type_array) ||
 	    json_object_array_length(u) != 16) {
-		return fail(c, HT_ESYNTAX, "uuid: expected an array of 16 "
-					   "bytes");
+		return fail(c, HT_ESYNTAX,
+			    "uuid: expected an array of 16 "
+			    "bytes");
 	}
 	for (i = 0; i < 16; i++) {
 		json_object *b = json_object_array_get_idx(u, i);
@@ -1396,7 +1400,8 @@ static int frag_trace(struct c2 *c, json_object *j)
 			e->name = arena_str(c, key);
 			if (json_object_is_type(val, json_type_string)) {
 				e->is_string = true;
-				e->str = arena_str(c, json_object_get_string(val));
+				e->str =
+				    arena_str(c, json_object_get_string(val));
 			} else {
 				ret = value_int(c, val, key, &e->i);
 				if (ret) {
@@ -1601,7 +1606,8 @@ static int frag_stream(struct c2 *c, json_object *j)
 		return ret;
 	}
 	if (find_stream(c, id)) {
-		return fail(c, HT_ESYNTAX, "duplicate data stream class id %llu",
+		return fail(c, HT_ESYNTAX,
+			    "duplicate data stream class id %llu",
 			    (unsigned long long)id);
 	}
 	c->clock = NULL;
@@ -1613,8 +1619,8 @@ static int frag_stream(struct c2 *c, json_object *j)
 		} else {
 			size_t old = path_push_key(c, "default-clock-class-id");
 
-			ret = fail(c, HT_ESYNTAX,
-				   "no clock class '%s' before", clock_id);
+			ret = fail(c, HT_ESYNTAX, "no clock class '%s' before",
+				   clock_id);
 			path_pop(c, old);
 			return ret;
 		}
@@ -1813,8 +1819,7 @@ static int link_model(struct c2 *c)
 }
 
 /* Line and column of byte @off of @text, going on from @c's. */
-static void advance_pos(struct c2 *c, const char *text, size_t from,
-			size_t off)
+static void advance_pos(struct c2 *c, const char *text, size_t from, size_t off)
 {
 	size_t i;
 
@@ -1910,8 +1915,9 @@ int ht__ctf2_parse(struct ht__trace *trace, const char *path, const char *text,
 			}
 			advance_pos(&c, text, prev, b);
 			c.frag = c.frag ? c.frag : 1;
-			ret = fail(&c, HT_ESYNTAX, "expected a record "
-						   "separator (0x1e)");
+			ret = fail(&c, HT_ESYNTAX,
+				   "expected a record "
+				   "separator (0x1e)");
 			goto out;
 		}
 		e = b + 1;
