@@ -45,10 +45,18 @@
 #define JSON_MAX_DEPTH (3 * TSDL_MAX_DEPTH + 16)
 /* the types made from one metadata stream (each about 200 bytes) */
 #define CTF2_MAX_TYPES (1u << 19)
+/*
+ * The largest fragment: json-c's tree takes about 20 times the text
+ * (an object is a hash table of 16 slots), so one fragment is bounded
+ * and the tree of only one is held at a time (aliases are kept as
+ * text). A fragment is one class: LTTng's largest, enumerations of a
+ * few thousand labels, are well below.
+ */
+#define CTF2_MAX_FRAGMENT (16u << 20)
 
 struct c2_alias {
 	const char *name;
-	json_object *fc;		  /* a reference held */
+	char *fc_text; /* its field class as compact JSON (malloc'ed) */
 	const struct ht_ctf_type *type;	  /* translated, or NULL */
 	const struct ht_ctf_clock *clock; /* the default clock it used */
 	bool uses_clock; /* .type depends on the default clock */
@@ -80,6 +88,7 @@ struct c2 {
 	size_t jlen;
 	unsigned depth; /* field classes being read, one in another */
 	size_t nr_types;
+	json_tokener *tok;
 	/* the default clock of the data stream class being read */
 	const struct ht_ctf_clock *clock;
 	bool uses_clock;
@@ -1151,7 +1160,15 @@ static int fc_alias(struct c2 *c, const char *name,
 			}
 		}
 	}
-	ret = fc_parse(c, al->fc, out);
+	{
+		json_object *j;
+
+		json_tokener_reset(c->tok);
+		j = json_tokener_parse_ex(c->tok, al->fc_text,
+					  (int)strlen(al->fc_text));
+		ret = j ? fc_parse(c, j, out) : HT_ENOMEM;
+		json_object_put(j);
+	}
 	path_pop(c, old);
 	al = &c->aliases[i];
 	al->busy = false;
@@ -1352,10 +1369,13 @@ static int frag_alias(struct c2 *c, json_object *j)
 	}
 	memset(&c->aliases[c->nr_aliases], 0, sizeof(c->aliases[0]));
 	c->aliases[c->nr_aliases].name = name;
-	c->aliases[c->nr_aliases].fc = json_object_get(fc);
-	if (ht__tsdl_index_set(&c->alias_ix, name, strlen(name),
+	/* text, which json-c parsed: it parses again when used */
+	c->aliases[c->nr_aliases].fc_text =
+	    strdup(json_object_to_json_string_ext(fc, JSON_C_TO_STRING_PLAIN));
+	if (!c->aliases[c->nr_aliases].fc_text ||
+	    ht__tsdl_index_set(&c->alias_ix, name, strlen(name),
 			       c->nr_aliases)) {
-		json_object_put(fc);
+		free(c->aliases[c->nr_aliases].fc_text);
 		return HT_ENOMEM;
 	}
 	c->nr_aliases++;
@@ -1903,6 +1923,7 @@ int ht__ctf2_parse(struct ht__trace *trace, const char *path, const char *text,
 		ret = HT_ENOMEM;
 		goto out;
 	}
+	c.tok = tok;
 	json_tokener_set_flags(tok, JSON_TOKENER_STRICT |
 					JSON_TOKENER_VALIDATE_UTF8);
 	while (b < len) {
@@ -1924,14 +1945,17 @@ int ht__ctf2_parse(struct ht__trace *trace, const char *path, const char *text,
 		while (e < len && text[e] != 0x1e) {
 			e++;
 		}
-		if (e - b - 1 > (size_t)INT32_MAX) {
-			ret = HT_ERANGE;
-			goto out;
-		}
 		advance_pos(&c, text, prev, b);
 		prev = b;
 		c.frag++;
 		c.jlen = 0;
+		if (e - b - 1 > CTF2_MAX_FRAGMENT) {
+			ret = fail(&c, HT_EUNSUPPORTED,
+				   "a fragment of %zu bytes is not supported "
+				   "(at most %u MiB)",
+				   e - b - 1, CTF2_MAX_FRAGMENT >> 20);
+			goto out;
+		}
 		ret = parse_fragment(&c, tok, text, b + 1, e);
 		if (ret) {
 			goto out;
@@ -1955,7 +1979,7 @@ out:
 		json_tokener_free(tok);
 	}
 	for (i = 0; i < c.nr_aliases; i++) {
-		json_object_put(c.aliases[i].fc);
+		free(c.aliases[i].fc_text);
 	}
 	free(c.aliases);
 	ht__tsdl_index_fini(&c.alias_ix);

@@ -35,7 +35,7 @@ while IFS=$'\t' read -r name pat; do
 	n=$((n + 1))
 	for cmd in print info; do
 		run "$name $cmd" 1 "$HETRACE" "$cmd" "$name"
-		grep -qE -- "^hetrace $cmd: $name/.*$pat" "$w/err" ||
+		grep -qE -- "^hetrace $cmd: (cannot decode packet: file=)?$name/.*$pat" "$w/err" ||
 			bad "$name $cmd: message: $(head -c 300 "$w/err")"
 	done
 done <cases
