@@ -217,3 +217,37 @@ def aliases(frags):
 
 
 both(t, 'aliases', {'s': [t.packet(evs, 0, 40, 0)]}, aliases)
+
+# what CTF 2 adds around the classes and CTF 1.8 cannot say, as the
+# specification's examples write it: attributes and namespaces, UIDs,
+# a clock whose origin is not the Unix epoch but its own, its accuracy,
+# options without a name, an event record class without a payload
+t = Trace(env={'hostname': 'spec'}, uuid=False,
+          clock={'absolute': 'false', 'offset_s': 1605112699,
+                 'offset': 2878388, 'precision': 100})
+e0 = t.event('lttng:e', Struct([('tag', Enum(Int(8), [('X', 0, None)])),
+                                ('v', Variant('tag', [('X', Int(8))]))]))
+e1 = t.event('empty')
+evs = [(e0, 5, {'tag': 0, 'v': ('X', 3)}), (e1, 6)]
+
+
+def spec_style(frags):
+    attrs = {'my.org,2024': {'note': 'ignored', 'n': [1, 2]}}
+    for f in frags:
+        f['attributes'] = attrs
+        if f['type'] in ('clock-class', 'data-stream-class',
+                         'event-record-class'):
+            f['namespace'] = 'my.org,2024'
+            f['uid'] = 'uid-%s' % f['type']
+        if f['type'] == 'clock-class':
+            f['origin'] = {'namespace': 'my.org,2024', 'name': 'boot',
+                           'uid': 'boot-7'}
+            f['accuracy'] = 1000
+            f['description'] = 'a clock'
+    m = frags[-2]['payload-field-class']['member-classes']
+    m[0]['attributes'] = attrs
+    m[1]['field-class']['options'][0]['attributes'] = attrs
+    m[1]['field-class']['options'][0].pop('name')
+
+
+both(t, 'spec-style', {'s': [t.packet(evs, 0, 10, 0)]}, spec_style)
