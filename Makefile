@@ -53,7 +53,7 @@ HOST_CFLAGS = $(HOST_STD) $(OPT) -g $(WARN) $(SANFLAGS) -fvisibility=hidden \
 	-Iinclude -I. -MMD -MP $(CFLAGS)
 RT_CFLAGS = -std=c99 -pedantic $(OPT) -g $(WARN) $(SANFLAGS) -ffreestanding \
 	-Iinclude -MMD -MP $(CFLAGS)
-LDLIBS  = -lyaml $(if $(ELFUTILS),-ldw -lelf) -lm -lpthread
+LDLIBS  = -lyaml -ljson-c $(if $(ELFUTILS),-ldw -lelf) -lm -lpthread
 LDFLAGS_ALL = $(SANFLAGS) $(LDFLAGS)
 
 # The host library, lowest layer first (docs/architecture.md).

@@ -7,11 +7,11 @@
 # dpkg (dpkg --add-architecture) before it is installed.
 set -eu
 
-pkgs_build="gcc make pkg-config libyaml-dev libelf-dev libdw-dev help2man"
+pkgs_build="gcc make pkg-config libyaml-dev libjson-c-dev libelf-dev libdw-dev help2man"
 pkgs_check="babeltrace2 python3-bt2 python3-barectf gcc-arm-none-eabi libnewlib-arm-none-eabi
   gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf clang clang-format valgrind
   lttng-tools liblttng-ust-dev chromium qemu-system-arm qemu-system-misc
-  gcc-aarch64-linux-gnu libc6-dev-arm64-cross libyaml-dev:arm64 qemu-user"
+  gcc-aarch64-linux-gnu libc6-dev-arm64-cross libyaml-dev:arm64 libjson-c-dev:arm64 qemu-user"
 pkgs_bench="babeltrace2 python3-barectf valgrind uftrace"
 pkgs_lttng="lttng-tools liblttng-ust-dev"
 pkgs_qemu="qemu-system-arm qemu-system-misc gcc-arm-none-eabi libnewlib-arm-none-eabi
@@ -19,7 +19,7 @@ pkgs_qemu="qemu-system-arm qemu-system-misc gcc-arm-none-eabi libnewlib-arm-none
 pkgs_fuzz="clang"
 pkgs_report="chromium"
 # A cross build of the master (make CROSS_COMPILE=TRIPLET-): the Debian
-# cross compiler, its C library and the target's libyaml (cross-TRIPLET), its elfutils
+# cross compiler, its C library and the target's libyaml and libjson-c (cross-TRIPLET), its elfutils
 # unless NO_ELFUTILS (cross-elfutils-TRIPLET). Debian's cross compilers
 # find the multiarch libraries of their architecture without a sysroot.
 deb_arch() {
@@ -50,7 +50,7 @@ for group in "$@"; do
 		fi
 		case "$group" in
 		cross-elfutils-*) want="$want libelf-dev:$arch libdw-dev:$arch" ;;
-		*) want="$want gcc-$triplet libc6-dev-$arch-cross libyaml-dev:$arch" ;;
+		*) want="$want gcc-$triplet libc6-dev-$arch-cross libyaml-dev:$arch libjson-c-dev:$arch" ;;
 		esac
 		continue
 		;;

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A trace's metadata: the file read (plain text, or packetized as LTTng
- * writes it), the text parsed into the model (tsdl-parser.c), then the
- * decode plans compiled from the model (ctf-plan.c).
+ * writes it), its format told by its first byte (0x1e: CTF 2 JSON text
+ * sequence, else TSDL), the text parsed into the model (tsdl-parser.c
+ * or ctf2-metadata.c), then the decode plans compiled from the model
+ * (ctf-plan.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -142,13 +144,67 @@ out:
 	return ret;
 }
 
+/*
+ * What metadata @text (@len bytes) is: 2 for CTF 2 (a JSON text
+ * sequence: 0x1e first), 1 for TSDL; 0 for neither, with a message in
+ * @err naming what it looks like.
+ */
+static int metadata_format(const char *path, const char *text, size_t len,
+			   char *err, size_t err_len)
+{
+	size_t i = 0, k;
+
+	while (i < len && (text[i] == ' ' || text[i] == '\t' ||
+			   text[i] == '\n' || text[i] == '\r')) {
+		i++;
+	}
+	if (i < len && text[i] == 0x1e) {
+		return 2;
+	}
+	if (i < len && (text[i] == '{' || text[i] == '[')) {
+		snprintf(err, err_len,
+			 "%s: JSON without record separators: neither TSDL "
+			 "(CTF 1.8) nor CTF 2 metadata (a JSON text sequence, "
+			 "each fragment after a 0x1e byte)",
+			 path);
+		return 0;
+	}
+	/* TSDL is text: a NUL or a control byte early says it is not */
+	for (k = i; k < len && k < i + 512; k++) {
+		unsigned char ch = (unsigned char)text[k];
+
+		if (ch == 0 || (ch < 0x20 && ch != '\t' && ch != '\n' &&
+				ch != '\r' && ch != '\f' && ch != '\v')) {
+			snprintf(err, err_len,
+				 "%s: binary data (byte 0x%02x at offset "
+				 "%zu): neither TSDL (CTF 1.8) nor CTF 2 JSON "
+				 "metadata",
+				 path, ch, k);
+			return 0;
+		}
+	}
+	return 1;
+}
+
 int ht__trace_load(struct ht__trace *trace, const char *path, const char *text,
 		   size_t len, const struct ht_ctf_open_opts *opts, char *err,
 		   size_t err_len)
 {
 	int ret;
 
-	ret = ht__tsdl_parse(trace, path, text, len, opts, err, err_len);
+	switch (metadata_format(path, text, len, err, err_len)) {
+	case 2:
+		ret =
+		    ht__ctf2_parse(trace, path, text, len, opts, err, err_len);
+		break;
+	case 1:
+		ret =
+		    ht__tsdl_parse(trace, path, text, len, opts, err, err_len);
+		break;
+	default:
+		ret = HT_EFORMAT;
+		break;
+	}
 	if (!ret) {
 		ret = ht__plan_compile_trace(trace, err, err_len);
 	}

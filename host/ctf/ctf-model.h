@@ -80,6 +80,9 @@ struct ht__trace {
 	struct ht__plan packet_header;
 	unsigned nr_regs;
 	char *metadata_path;
+	/* read from CTF 2 metadata: the roles of its integers
+	 * (ht_ctf_type.role) say what member names say in CTF 1.8 */
+	bool ctf2;
 };
 
 /*
@@ -93,8 +96,21 @@ int ht__tsdl_parse(struct ht__trace *trace, const char *path, const char *text,
 		   size_t err_len);
 
 /*
- * Loads trace @trace (zeroed, arena ready) from TSDL @text read from
- * @path: parses it into the model, then compiles the decode plans.
+ * Parses CTF 2 metadata @text (@len bytes, a JSON text sequence: each
+ * fragment after a 0x1e byte) read from @path into @trace (zeroed,
+ * arena ready), translated into the same model as TSDL: the model
+ * only, no decode plan (ctf2-metadata.c). Returns 0 or a negative
+ * HT_E... code with "path:line:col: fragment N: JSON path: message"
+ * in @err.
+ */
+int ht__ctf2_parse(struct ht__trace *trace, const char *path, const char *text,
+		   size_t len, const struct ht_ctf_open_opts *opts, char *err,
+		   size_t err_len);
+
+/*
+ * Loads trace @trace (zeroed, arena ready) from metadata @text read
+ * from @path (TSDL, or CTF 2 JSON when it starts with 0x1e): parses it
+ * into the model, then compiles the decode plans.
  * Returns 0 or a negative HT_E... code with a message in @err.
  */
 int ht__trace_load(struct ht__trace *trace, const char *path, const char *text,

@@ -199,6 +199,37 @@ found:
 	return 0;
 }
 
+/* What the reader takes from a CTF 2 integer of role @role in @scope. */
+static enum ht__meaning meaning_of_role(int scope, enum ht_ctf_role role)
+{
+	switch (role) {
+	case HT_CTF_ROLE_PACKET_MAGIC:
+		return HT__M_MAGIC;
+	case HT_CTF_ROLE_STREAM_CLASS_ID:
+		return HT__M_STREAM_ID;
+	case HT_CTF_ROLE_STREAM_ID:
+		return HT__M_STREAM_INSTANCE_ID;
+	case HT_CTF_ROLE_PACKET_TOTAL_LEN:
+		return HT__M_PACKET_SIZE;
+	case HT_CTF_ROLE_PACKET_CONTENT_LEN:
+		return HT__M_CONTENT_SIZE;
+	case HT_CTF_ROLE_CLOCK_TS:
+		return scope == HT_CTF_SCOPE_PACKET_CONTEXT ? HT__M_TS_BEGIN
+							    : HT__M_NONE;
+	case HT_CTF_ROLE_PACKET_END_CLOCK_TS:
+		return HT__M_TS_END;
+	case HT_CTF_ROLE_DISCARDED_SNAPSHOT:
+		return HT__M_DISCARDED;
+	case HT_CTF_ROLE_PACKET_SEQ_NUM:
+		return HT__M_SEQ_NUM;
+	case HT_CTF_ROLE_EVENT_CLASS_ID:
+		return HT__M_EVENT_ID;
+	case HT_CTF_ROLE_NONE:
+		break;
+	}
+	return HT__M_NONE;
+}
+
 static enum ht__meaning meaning_of(int scope, unsigned depth, const char *name)
 {
 	static const struct {
@@ -253,10 +284,11 @@ static int emit_int(struct compiler *cc, struct ht__op *op,
 	op->is_signed = it->is_signed;
 	op->bo = it->byte_order;
 	op->min_bits = it->size_bits;
-	op->meaning = meaning_of(cc->scope, cc->depth, op->name);
+	op->meaning = cc->t->ctf2 ? meaning_of_role(cc->scope, it->role)
+				  : meaning_of(cc->scope, cc->depth, op->name);
 	if (it->mapped_clock) {
 		op->clock = op->meaning != HT__M_TS_END;
-	} else if (cc->t->pub.nr_clocks == 1 && op->name &&
+	} else if (!cc->t->ctf2 && cc->t->pub.nr_clocks == 1 && op->name &&
 		   ((cc->scope == HT_CTF_SCOPE_EVENT_HEADER &&
 		     !strcmp(op->name, "timestamp")) ||
 		    op->meaning == HT__M_TS_BEGIN)) {
@@ -366,6 +398,72 @@ static size_t find_option(const struct option_name *v, size_t nr,
 	return k < best ? k : best;
 }
 
+/* The options of variant op @idx, each emitted after it. */
+static int emit_options(struct compiler *cc, uint32_t idx,
+			const struct ht_ctf_type *type)
+{
+	uint32_t *opt;
+	size_t k;
+	int ret;
+
+	opt = ht__arena_alloc(&cc->t->arena,
+			      (type->nr_members + 1) * sizeof(*opt));
+	if (!opt) {
+		return HT_ENOMEM;
+	}
+	cc->ops[idx].kind = HT__OP_VARIANT;
+	cc->ops[idx].nr = type->nr_members;
+	cc->ops[idx].min_bits = UINT64_MAX;
+	for (k = 0; k < type->nr_members; k++) {
+		uint32_t child;
+
+		ret = emit(cc, type->members[k].type, type->members[k].name,
+			   &child);
+		if (ret) {
+			return ret;
+		}
+		opt[k] = child - idx;
+		if (cc->ops[child].min_bits < cc->ops[idx].min_bits) {
+			cc->ops[idx].min_bits = cc->ops[child].min_bits;
+		}
+	}
+	if (!type->nr_members) {
+		cc->ops[idx].min_bits = 0;
+	}
+	cc->ops[idx].option_op = opt;
+	return 0;
+}
+
+/* A CTF 2 variant: its options carry their selector ranges, its tag is
+ * an integer (or an enumeration, whose labels do not matter). */
+static int emit_variant_ranges(struct compiler *cc, uint32_t idx,
+			       const struct ht_ctf_type *type,
+			       const struct ht__op *tag)
+{
+	const struct ht_ctf_type *it = tag->type;
+	struct ht__variant_sel *sel;
+	size_t k;
+
+	if (it->kind == HT_CTF_ENUM) {
+		it = it->container;
+	}
+	sel = ht__arena_alloc(&cc->t->arena,
+			      (type->nr_sel_ranges + 1) * sizeof(*sel));
+	if (!sel) {
+		return HT_ENOMEM;
+	}
+	for (k = 0; k < type->nr_sel_ranges; k++) {
+		sel[k].lo = type->sel_ranges[k].lower.s;
+		sel[k].hi = type->sel_ranges[k].upper.s;
+		sel[k].option = (uint32_t)type->sel_ranges[k].option;
+	}
+	cc->ops[idx].src_reg = tag->reg;
+	cc->ops[idx].tag_signed = it->is_signed;
+	cc->ops[idx].sel = sel;
+	cc->ops[idx].nr_sel = type->nr_sel_ranges;
+	return emit_options(cc, idx, type);
+}
+
 static int emit_variant(struct compiler *cc, uint32_t idx,
 			const struct ht_ctf_type *type)
 {
@@ -388,6 +486,9 @@ static int emit_variant(struct compiler *cc, uint32_t idx,
 		return ret;
 	}
 	et = tag->type;
+	if (type->sel_ranges) {
+		return emit_variant_ranges(cc, idx, type, tag);
+	}
 	if (et->kind != HT_CTF_ENUM) {
 		return cfail(cc, HT_ESYNTAX,
 			     "the tag '%s' of %s is not an "

@@ -3,11 +3,11 @@
 #define HT_HOST_CTF_READER_H
 
 /*
- * The CTF 1.8 reader: a set of traces (each a directory holding a
- * `metadata` file and data stream files, found recursively under the
- * paths given, as babeltrace2 does), read as one time-ordered sequence
- * of messages: events, packet beginnings and ends, discarded events and
- * discarded (lost) packets, stream beginnings and ends.
+ * The CTF reader (CTF 1.8, and CTF 2 translated into the same model): a set of
+ * traces (each a directory holding a `metadata` file and data stream files,
+ * found recursively under the paths given, as babeltrace2 does), read as one
+ * time-ordered sequence of messages: events, packet beginnings and ends,
+ * discarded events and discarded (lost) packets, stream beginnings and ends.
  *
  * Streaming: stream files are mapped and released packet by packet;
  * memory does not grow with the size of the trace.
@@ -81,6 +81,33 @@ struct ht_ctf_member {
 	const struct ht_ctf_type *type;
 };
 
+/*
+ * The roles of CTF 2 integers: what the reader takes from a field (CTF
+ * 1.8 says the same by member names: magic, stream_id, packet_size...).
+ */
+enum ht_ctf_role {
+	HT_CTF_ROLE_NONE = 0,
+	HT_CTF_ROLE_PACKET_MAGIC,	 /* packet-magic-number */
+	HT_CTF_ROLE_STREAM_CLASS_ID,	 /* data-stream-class-id */
+	HT_CTF_ROLE_STREAM_ID,		 /* data-stream-id */
+	HT_CTF_ROLE_PACKET_TOTAL_LEN,	 /* packet-total-length */
+	HT_CTF_ROLE_PACKET_CONTENT_LEN,	 /* packet-content-length */
+	HT_CTF_ROLE_CLOCK_TS,		 /* default-clock-timestamp */
+	HT_CTF_ROLE_PACKET_END_CLOCK_TS, /* packet-end-default-clock-... */
+	HT_CTF_ROLE_DISCARDED_SNAPSHOT,	 /* discarded-event-record-... */
+	HT_CTF_ROLE_PACKET_SEQ_NUM,	 /* packet-sequence-number */
+	HT_CTF_ROLE_EVENT_CLASS_ID,	 /* event-record-class-id */
+};
+
+/* One range of selector values of a CTF 2 variant option. */
+struct ht_ctf_variant_range {
+	union {
+		int64_t s;  /* signed selector */
+		uint64_t u; /* unsigned selector */
+	} lower, upper;
+	size_t option; /* index in the variant's .members */
+};
+
 struct ht_ctf_type {
 	enum ht_ctf_type_kind kind;
 	unsigned align_bits; /* alignment in bits (1 = bit-packed) */
@@ -113,6 +140,15 @@ struct ht_ctf_type {
 
 	/* HT_CTF_VARIANT */
 	const char *tag_ref; /* as written in TSDL */
+
+	/* CTF 2 (API 7): what the metadata's roles make of an integer
+	 * (in CTF 1.8 its name says it and this is HT_CTF_ROLE_NONE) */
+	enum ht_ctf_role role;
+	/* HT_CTF_VARIANT of CTF 2 (API 7): the selector values of each
+	 * option (ranges of the tag integer's value); NULL in CTF 1.8,
+	 * where the tag enumeration's labels name the options */
+	const struct ht_ctf_variant_range *sel_ranges;
+	size_t nr_sel_ranges;
 };
 
 /*
@@ -649,7 +685,10 @@ int64_t ht_ctf_stream_cycles_to_ns(const struct ht_ctf_stream *stream,
  *   .clock_offset_ns and .select (struct ht_ctf_select); ht_ctf_set_seek_ns()
  * bisects the packets of a stream whose packets are all of one size (64-bit
  * timestamps).
+ * - 7: CTF 2 traces (JSON metadata) are read: struct ht_ctf_type .role,
+ *   .sel_ranges and .nr_sel_ranges, enum ht_ctf_role, struct
+ *   ht_ctf_variant_range.
  */
-#define HT_CTF_READER_API 6
+#define HT_CTF_READER_API 7
 
 #endif
