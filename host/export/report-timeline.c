@@ -13,6 +13,8 @@
 #include "report-timeline.h"
 
 #define LEVEL0_BUCKETS 1024
+/* pass 2 checks the size of the runs every so many segments */
+#define CHECK_SEGS 65536
 
 struct core *ht__report_core(struct report *r, unsigned index)
 {
@@ -172,12 +174,12 @@ static void enc_add(struct enc *e, int64_t bucket, uint32_t state, uint64_t ns,
 	e->acc_ns[e->nr_acc++] = ns;
 }
 
-/* Segment [a, b) of @state into a level of @n buckets over the span
- * (positions from t0, unsigned: the span may pass INT64_MAX). */
-static void enc_segment(struct report *r, struct enc *e, int64_t n, uint64_t a,
-			uint64_t b, uint32_t state)
+/* Segment [a, b) of @state into a level of @n buckets over the span,
+ * @per buckets a ns (positions from t0, unsigned: the span may pass
+ * INT64_MAX). */
+static void enc_segment(struct report *r, struct enc *e, int64_t n, double per,
+			uint64_t a, uint64_t b, uint32_t state)
 {
-	double per = (double)n / (double)r->span; /* buckets per ns */
 	int64_t ba = (int64_t)((double)a * per);
 	int64_t bb = (int64_t)((double)b * per);
 
@@ -260,10 +262,72 @@ static void util_segment(struct report *r, struct core *c, uint64_t a,
 	}
 }
 
+/* The bytes of the runs of level @l (the exact one when @exact). */
+static uint64_t level_bytes(struct report *r, unsigned l, bool exact)
+{
+	uint64_t size = 0;
+	size_t i;
+
+	for (i = 0; i < ht__report_nr_rows(r); i++) {
+		const struct trow *t = ht__report_row(r, i);
+
+		size += exact ? t->exact.out.len : t->lv[l].out.len;
+	}
+	return size;
+}
+
+static void enc_free(struct enc *e)
+{
+	ht_buf_fini(&e->out);
+	free(e->acc_state);
+	free(e->acc_ns);
+	memset(e, 0, sizeof(*e));
+	e->cur = -1;
+}
+
+/*
+ * Pass 2: the finest level is dropped (the exact one first; level 0
+ * stays) while the runs are past r->enc_cap, or, once a sixteenth of
+ * the segments is encoded, while their size projected to the end of
+ * the trace is past r->enc_project (such a level cannot fit the page:
+ * packing at best halves the runs, and base64 adds a third).
+ */
+static void check_cap(struct report *r)
+{
+	uint64_t sz[MAX_LEVELS + 1], total = 0;
+	unsigned l, n = r->nr_levels + (r->exact ? 1 : 0);
+	double scale = r->enc_segs >= r->total_segs / 16 && r->enc_segs
+			   ? (double)r->total_segs / (double)r->enc_segs
+			   : 0;
+	size_t i;
+
+	for (l = 0; l < n; l++) {
+		sz[l] = level_bytes(r, l, l == r->nr_levels);
+		total += sz[l];
+	}
+	while (n > 1 && (total > r->enc_cap ||
+			 (double)total * scale > (double)r->enc_project)) {
+		if (getenv("HT_DEBUG_LV")) fprintf(stderr, "drop at seg %llu: exact %d levels %u total %llu\n", (unsigned long long)r->enc_segs, r->exact, r->nr_levels, (unsigned long long)total);
+		for (i = 0; i < ht__report_nr_rows(r); i++) {
+			struct trow *t = ht__report_row(r, i);
+
+			enc_free(r->exact ? &t->exact
+					  : &t->lv[r->nr_levels - 1]);
+		}
+		if (r->exact) {
+			r->exact = false;
+		} else {
+			r->nr_levels--;
+		}
+		total -= sz[--n];
+	}
+}
+
 /* @state ran on row @t over [a, b): pass 1 counts, pass 2 encodes. */
 static bool encode(struct report *r, struct trow *t, int64_t a, int64_t b,
 		   uint32_t state)
 {
+	uint64_t ra, rb;
 	unsigned l;
 
 	if (b <= a || !state) {
@@ -273,13 +337,17 @@ static bool encode(struct report *r, struct trow *t, int64_t a, int64_t b,
 		t->segs++;
 		return false;
 	}
+	ra = ht__report_rel(r, a);
+	rb = ht__report_rel(r, b);
 	for (l = 0; l < r->nr_levels; l++) {
-		enc_segment(r, &t->lv[l], r->level_n[l], ht__report_rel(r, a),
-			    ht__report_rel(r, b), state);
+		enc_segment(r, &t->lv[l], r->level_n[l], r->level_per[l], ra,
+			    rb, state);
 	}
 	if (r->exact) {
-		exact_segment(&t->exact, ht__report_rel(r, a),
-			      ht__report_rel(r, b), state);
+		exact_segment(&t->exact, ra, rb, state);
+	}
+	if (++r->enc_segs % CHECK_SEGS == 0) {
+		check_cap(r);
 	}
 	return true;
 }
@@ -396,10 +464,16 @@ static uint32_t ts_state(struct report *r, unsigned ts)
 	return r->ts_state[ts];
 }
 
+/* (core, tid) mixed into every bit (splitmix64's finalizer): the same
+ * tids on every core must not share the low bits the table uses. */
 static size_t task_key_hash(unsigned core, uint64_t tid)
 {
-	uint64_t h = (tid ^ ((uint64_t)core << 40)) * 0x9e3779b97f4a7c15ull;
+	uint64_t h = tid ^ ((uint64_t)core << 40) ^ ((uint64_t)core << 8);
 
+	h ^= h >> 30;
+	h *= 0xbf58476d1ce4e5b9ull;
+	h ^= h >> 27;
+	h *= 0x94d049bb133111ebull;
 	return (size_t)(h ^ (h >> 31));
 }
 
@@ -797,6 +871,7 @@ static void choose_levels(struct report *r, size_t budget)
 	for (i = 0; i < ht__report_nr_rows(r); i++) {
 		total_segs += ht__report_row(r, i)->segs;
 	}
+	r->total_segs = total_segs;
 	r->nr_levels = 0;
 	while (r->nr_levels < MAX_LEVELS) {
 		uint64_t bound = level_bound(r, n);
@@ -902,9 +977,17 @@ int ht__report_plan(struct report *r, size_t budget)
 	size_t i;
 	unsigned l;
 
-	/* the bounds are pessimistic: encode for 3 times the budget, then
-	 * keep what fits once the sizes are known */
-	choose_levels(r, 3 * budget);
+	/* the bounds are pessimistic (a task row holds one state for
+	 * many buckets): the levels within 16 times the budget are
+	 * encoded, the finest dropped while the runs pass 3 times the
+	 * budget, then what fits is kept once the sizes are known */
+	choose_levels(r, 16 * budget);
+	r->enc_cap = 3 * budget;
+	r->enc_project = 2 * budget;
+	if (getenv("HT_DEBUG_LV")) fprintf(stderr, "plan: %u levels exact %d cap %zu\n", r->nr_levels, r->exact, r->enc_cap);
+	for (l = 0; l < r->nr_levels; l++) {
+		r->level_per[l] = (double)r->level_n[l] / (double)r->span;
+	}
 	for (i = 0; i < r->nr_cores; i++) {
 		struct core *c = &r->cores[i];
 
@@ -929,8 +1012,110 @@ int ht__report_plan(struct report *r, size_t budget)
 	return 0;
 }
 
+static uint64_t get_varint(const unsigned char **p, const unsigned char *end)
+{
+	uint64_t v = 0;
+	unsigned sh = 0;
+
+	while (*p < end) {
+		unsigned char c = *(*p)++;
+
+		if (sh < 64) {
+			v |= (uint64_t)(c & 0x7f) << sh;
+		}
+		sh += 7;
+		if (!(c & 0x80)) {
+			break;
+		}
+	}
+	return v;
+}
+
+/*
+ * The runs of @e packed: the palette (its size, then the state ids in
+ * order of first use), then per run delta << b | palette index, b the
+ * bits of the palette's largest index. A delta that would pass 2^53
+ * shifted (the viewer's integers are doubles) keeps the pairs: palette
+ * size 0. @map: per state id, its palette index + 1, all 0 (left so).
+ */
+static void pack_runs(struct enc *e, uint32_t *map, struct ht_buf *tmp)
+{
+	const unsigned char *p = (const unsigned char *)e->out.data, *q;
+	const unsigned char *end = p + e->out.len;
+	uint32_t pal[64], *palette = pal;
+	size_t k = 0, cap = 64;
+	unsigned b = 0;
+	bool wide = false;
+
+	if (!e->out.len) {
+		return;
+	}
+	for (q = p; q < end;) {
+		uint64_t d = get_varint(&q, end);
+		uint32_t s = (uint32_t)get_varint(&q, end);
+
+		if (d >> 40) {
+			wide = true;
+		}
+		if (map[s]) {
+			continue;
+		}
+		if (k == cap) {
+			uint32_t *np = malloc(2 * cap * sizeof(*np));
+
+			if (!np) {
+				tmp->nomem = true;
+				break;
+			}
+			memcpy(np, palette, k * sizeof(*np));
+			if (palette != pal) {
+				free(palette);
+			}
+			palette = np;
+			cap *= 2;
+		}
+		palette[k++] = s;
+		map[s] = (uint32_t)k;
+	}
+	while (((size_t)1 << b) < k) {
+		b++;
+	}
+	ht_buf_clear(tmp);
+	if (wide || b > 12 || tmp->nomem) {
+		put_varint(tmp, 0);
+		ht_buf_add(tmp, e->out.data, e->out.len);
+	} else {
+		size_t i;
+
+		put_varint(tmp, k);
+		for (i = 0; i < k; i++) {
+			put_varint(tmp, palette[i]);
+		}
+		for (q = p; q < end;) {
+			uint64_t d = get_varint(&q, end);
+			uint32_t s = (uint32_t)get_varint(&q, end);
+
+			put_varint(tmp, d << b | (map[s] - 1));
+		}
+	}
+	for (; k; k--) {
+		map[palette[k - 1]] = 0;
+	}
+	if (palette != pal) {
+		free(palette);
+	}
+	if (!tmp->nomem) {
+		struct ht_buf t = e->out;
+
+		e->out = *tmp;
+		*tmp = t;
+	}
+}
+
 int ht__report_finish(struct report *r, size_t budget)
 {
+	struct ht_buf tmp = {0};
+	uint32_t *map;
 	size_t i;
 	unsigned l;
 
@@ -950,6 +1135,25 @@ int ht__report_finish(struct report *r, size_t budget)
 		}
 		r->nomem |= t->exact.out.nomem;
 	}
+	check_cap(r);
+	if (getenv("HT_DEBUG_LV")) { for (l = 0; l < r->nr_levels; l++) fprintf(stderr, "level %u n %lld raw %llu bound %llu segs %llu\n", l, (long long)r->level_n[l], (unsigned long long)level_bytes(r, l, false), (unsigned long long)level_bound(r, r->level_n[l]), (unsigned long long)r->enc_segs); }
+	map = calloc(r->nr_states + 1, sizeof(*map));
+	if (!map) {
+		return HT_ENOMEM;
+	}
+	for (i = 0; i < ht__report_nr_rows(r); i++) {
+		struct trow *t = ht__report_row(r, i);
+
+		for (l = 0; l < r->nr_levels; l++) {
+			pack_runs(&t->lv[l], map, &tmp);
+		}
+		if (r->exact) {
+			pack_runs(&t->exact, map, &tmp);
+		}
+	}
+	r->nomem |= tmp.nomem;
+	ht_buf_fini(&tmp);
+	free(map);
 	if (r->nomem || r->flow_json.nomem || r->notes.nomem ||
 	    r->ev_json.nomem) {
 		return HT_ENOMEM;

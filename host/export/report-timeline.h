@@ -35,7 +35,10 @@ struct state {
 	bool task_state; /* a state of the task rows (running, ready...) */
 };
 
-/* One level of one core: runs (bucket delta, state id) as varints. */
+/* One level of one row: runs (bucket delta, state id) as varint pairs
+ * while encoded; ht__report_finish() packs them (docs/report.md, "The
+ * data"): a palette of the row's states, then one varint per run,
+ * bucket delta << b | palette index (b bits: the palette's size). */
 struct enc {
 	int64_t cur;	  /* bucket being accumulated, -1 none */
 	int64_t next;	  /* first bucket not yet covered by a run */
@@ -101,7 +104,13 @@ struct report {
 	int64_t t0, t1;
 	uint64_t span;
 	unsigned nr_levels;
-	int64_t level_n[MAX_LEVELS]; /* buckets per level */
+	int64_t level_n[MAX_LEVELS];  /* buckets per level */
+	double level_per[MAX_LEVELS]; /* buckets per ns */
+	/* pass 2: the runs' bytes may reach enc_cap (projected to the
+	 * end: enc_project); past it the finest level (the exact one
+	 * first) is dropped, checked every CHECK_SEGS segments */
+	size_t enc_cap, enc_project;
+	uint64_t enc_segs, total_segs; /* encoded, counted in pass 1 */
 	bool exact;
 	unsigned nr_kept; /* levels written */
 	bool exact_kept;
@@ -175,11 +184,14 @@ int ht__report_pass(struct report *r, const char *const *traces,
 		    size_t nr_traces, struct ht_func_names *fnames,
 		    struct ht_states **stp, char *err, size_t err_len);
 
-/* After pass 1: the levels for @budget bytes, and the memory of pass
+/* After pass 1: the levels to encode for a page of @budget bytes
+ * (those whose worst case is within 16 times @budget; pass 2 drops the
+ * finest while the runs pass 3 times @budget), and the memory of pass
  * 2. Returns 0 or HT_ENOMEM. */
 int ht__report_plan(struct report *r, size_t budget);
 
-/* After pass 2: ends every row's runs, then keeps the levels that fit
+/* After pass 2: ends every row's runs and packs them, then keeps the
+ * levels that fit
  * @budget with the event table, which is thinned (to a sixteenth of
  * @budget at least) while a smaller one lets a finer level in. Returns
  * 0 or HT_ENOMEM. */
