@@ -99,20 +99,23 @@ static uint32_t state_of(struct report *r, const struct ht_states_slice *s)
 	return (uint32_t)r->nr_states;
 }
 
+/* @v as a varint (7 bits a byte, low first; the top bit: more),
+ * written in place (the hot path of pass 2). */
 static void put_varint(struct ht_buf *b, uint64_t v)
 {
-	unsigned char t[10];
-	size_t n = 0;
+	unsigned char *p;
 
-	do {
-		t[n] = (unsigned char)(v & 0x7f);
+	if (b->len + 11 > b->cap && !ht_buf_reserve(b, 10)) {
+		return;
+	}
+	p = (unsigned char *)b->data + b->len;
+	while (v >= 0x80) {
+		*p++ = (unsigned char)(v | 0x80);
 		v >>= 7;
-		if (v) {
-			t[n] |= 0x80;
-		}
-		n++;
-	} while (v);
-	ht_buf_add(b, t, n);
+	}
+	*p++ = (unsigned char)v;
+	b->len = (size_t)(p - (unsigned char *)b->data);
+	b->data[b->len] = '\0';
 }
 
 static void enc_run(struct enc *e, int64_t bucket, uint32_t state)
@@ -296,8 +299,9 @@ static void check_cap(struct report *r)
 {
 	uint64_t sz[MAX_LEVELS + 1], total = 0;
 	unsigned l, n = r->nr_levels + (r->exact ? 1 : 0);
-	double scale = r->enc_segs >= r->total_segs / 16 && r->enc_segs
-			   ? (double)r->total_segs / (double)r->enc_segs
+	uint64_t done = ht__report_rel(r, r->now_ns);
+	double scale = done && done >= r->span / 16
+			   ? (double)r->span / (double)done
 			   : 0;
 	size_t i;
 
@@ -464,6 +468,23 @@ static uint32_t ts_state(struct report *r, unsigned ts)
 	return r->ts_state[ts];
 }
 
+/* The levels of a new row (those encoded now: levels are only
+ * dropped, never added). Returns 0 or HT_ENOMEM. */
+static int trow_levels(struct report *r, struct trow *t)
+{
+	unsigned l;
+
+	t->lv = calloc(r->nr_levels ? r->nr_levels : 1, sizeof(*t->lv));
+	if (!t->lv) {
+		return HT_ENOMEM;
+	}
+	for (l = 0; l < r->nr_levels; l++) {
+		t->lv[l].cur = -1;
+	}
+	t->exact.cur = -1;
+	return 0;
+}
+
 /* (core, tid) mixed into every bit (splitmix64's finalizer): the same
  * tids on every core must not share the low bits the table uses. */
 static size_t task_key_hash(unsigned core, uint64_t tid)
@@ -484,7 +505,7 @@ static bool task_hash_put(struct report *r, size_t idx)
 
 	if (2 * (r->nr_trows + 1) > r->task_hash_cap) {
 		size_t cap = r->task_hash_cap ? 2 * r->task_hash_cap : 64, k;
-		uint32_t *h = calloc(cap, sizeof(*h));
+		struct task_slot *h = calloc(cap, sizeof(*h));
 
 		if (!h) {
 			return false;
@@ -500,14 +521,16 @@ static bool task_hash_put(struct report *r, size_t idx)
 	}
 	mask = r->task_hash_cap - 1;
 	for (i = task_key_hash(r->trows[idx].core, r->trows[idx].tid) & mask;
-	     r->task_hash[i]; i = (i + 1) & mask) {
+	     r->task_hash[i].row; i = (i + 1) & mask) {
 	}
-	r->task_hash[i] = (uint32_t)idx + 1;
+	r->task_hash[i].tid = r->trows[idx].tid;
+	r->task_hash[i].core = r->trows[idx].core;
+	r->task_hash[i].row = (uint32_t)idx + 1;
 	return true;
 }
 
-/* The task row of (@core, @tid): made in pass 1, found in pass 2
- * (NULL there when pass 1 did not see it). */
+/* The task row of (@core, @tid), made on its first interval (pass 2
+ * only: pass 1 runs the model without task states), with its levels. */
 static struct taskrow *taskrow_of(struct report *r, unsigned core, uint64_t tid,
 				  const char *name)
 {
@@ -515,14 +538,10 @@ static struct taskrow *taskrow_of(struct report *r, unsigned core, uint64_t tid,
 	size_t i, mask = r->task_hash_cap - 1;
 
 	for (i = r->task_hash_cap ? task_key_hash(core, tid) & mask : 0;
-	     r->task_hash_cap && r->task_hash[i]; i = (i + 1) & mask) {
-		t = &r->trows[r->task_hash[i] - 1];
-		if (t->core == core && t->tid == tid) {
-			return t;
+	     r->task_hash_cap && r->task_hash[i].row; i = (i + 1) & mask) {
+		if (r->task_hash[i].core == core && r->task_hash[i].tid == tid) {
+			return &r->trows[r->task_hash[i].row - 1];
 		}
-	}
-	if (r->pass == 2) {
-		return NULL;
 	}
 	if (ht_array_reserve((void **)&r->trows, &r->cap_trows, r->nr_trows + 1,
 			     sizeof(*r->trows))) {
@@ -531,11 +550,16 @@ static struct taskrow *taskrow_of(struct report *r, unsigned core, uint64_t tid,
 	}
 	t = &r->trows[r->nr_trows];
 	memset(t, 0, sizeof(*t));
+	if (trow_levels(r, &t->row)) {
+		r->nomem = true;
+		return NULL;
+	}
 	t->core = core;
 	t->tid = tid;
 	t->last_end = INT64_MIN;
 	t->name = strdup(name ? name : "?");
 	if (!t->name) {
+		free(t->row.lv);
 		r->nomem = true;
 		return NULL;
 	}
@@ -581,7 +605,7 @@ static int on_task_state(struct report *r, const struct ht_states_item *it)
 	if (ts->end_ns <= a) {
 		return 0;
 	}
-	encode(r, &t->row, a, ts->end_ns, r->pass == 2 ? ts_state(r, k) : 1);
+	encode(r, &t->row, a, ts->end_ns, ts_state(r, k));
 	t->last_end = ts->end_ns;
 	return r->nomem ? HT_ENOMEM : 0;
 }
@@ -789,6 +813,9 @@ int ht__report_pass(struct report *r, const char *const *traces,
 		so.symbolize = symbolize;
 		so.symbolize_arg = fnames;
 	}
+	/* pass 1 learns the cores, the span and the slices: the task rows
+	 * are made in pass 2 */
+	so.no_task_states = r->pass == 1;
 	ret = ht_states_create(stp, &so, on_item, r);
 	if (ret) {
 		return ret;
@@ -831,6 +858,9 @@ int ht__report_pass(struct report *r, const char *const *traces,
 			break;
 		}
 		if (r->pass == 2) {
+			if (msg.has_time && msg.ns > r->now_ns) {
+				r->now_ns = msg.ns;
+			}
 			table_event(r, &msg);
 		}
 	}
@@ -871,7 +901,6 @@ static void choose_levels(struct report *r, size_t budget)
 	for (i = 0; i < ht__report_nr_rows(r); i++) {
 		total_segs += ht__report_row(r, i)->segs;
 	}
-	r->total_segs = total_segs;
 	r->nr_levels = 0;
 	while (r->nr_levels < MAX_LEVELS) {
 		uint64_t bound = level_bound(r, n);
@@ -984,6 +1013,7 @@ int ht__report_plan(struct report *r, size_t budget)
 	choose_levels(r, 16 * budget);
 	r->enc_cap = 3 * budget;
 	r->enc_project = 2 * budget;
+	r->now_ns = INT64_MIN;
 	if (getenv("HT_DEBUG_LV")) fprintf(stderr, "plan: %u levels exact %d cap %zu\n", r->nr_levels, r->exact, r->enc_cap);
 	for (l = 0; l < r->nr_levels; l++) {
 		r->level_per[l] = (double)r->level_n[l] / (double)r->span;
@@ -998,16 +1028,9 @@ int ht__report_plan(struct report *r, size_t budget)
 		}
 	}
 	for (i = 0; i < ht__report_nr_rows(r); i++) {
-		struct trow *t = ht__report_row(r, i);
-
-		t->lv = calloc(r->nr_levels, sizeof(*t->lv));
-		if (!t->lv) {
+		if (trow_levels(r, ht__report_row(r, i))) {
 			return HT_ENOMEM;
 		}
-		for (l = 0; l < r->nr_levels; l++) {
-			t->lv[l].cur = -1;
-		}
-		t->exact.cur = -1;
 	}
 	return 0;
 }

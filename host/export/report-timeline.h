@@ -81,6 +81,12 @@ struct taskrow {
 	int64_t last_end; /* the end of its last interval encoded */
 };
 
+/* A task row in report.task_hash: row index + 1, 0 empty. */
+struct task_slot {
+	uint64_t tid;
+	uint32_t core, row;
+};
+
 /* the task rows' states, in r->ts_state */
 enum { TS_RUNNING, TS_READY, TS_BLOCKED, TS_INTERRUPTED, TS_NR };
 
@@ -106,11 +112,13 @@ struct report {
 	unsigned nr_levels;
 	int64_t level_n[MAX_LEVELS];  /* buckets per level */
 	double level_per[MAX_LEVELS]; /* buckets per ns */
-	/* pass 2: the runs' bytes may reach enc_cap (projected to the
-	 * end: enc_project); past it the finest level (the exact one
-	 * first) is dropped, checked every CHECK_SEGS segments */
+	/* pass 2: the runs' bytes may reach enc_cap (projected from the
+	 * time read, now_ns, to the end: enc_project); past it the finest
+	 * level (the exact one first) is dropped, checked every
+	 * CHECK_SEGS segments */
 	size_t enc_cap, enc_project;
-	uint64_t enc_segs, total_segs; /* encoded, counted in pass 1 */
+	uint64_t enc_segs;
+	int64_t now_ns;
 	bool exact;
 	unsigned nr_kept; /* levels written */
 	bool exact_kept;
@@ -122,10 +130,11 @@ struct report {
 	size_t hash_cap;
 	size_t nr_core_rows; /* rows before the function rows */
 	/* task rows, after the function rows (made in pass 1), found by
-	 * (core, tid) in task_hash (index + 1; 0 empty) */
+	 * (core, tid) in task_hash (the keys there: a lookup reads no
+	 * row) */
 	struct taskrow *trows;
 	size_t nr_trows, cap_trows;
-	uint32_t *task_hash;
+	struct task_slot *task_hash;
 	size_t task_hash_cap;
 	uint32_t ts_state[TS_NR]; /* state ids, 0 not made yet */
 	struct ht_buf notes;	  /* JSON strings, comma-separated */
