@@ -177,15 +177,37 @@ static void enc_add(struct enc *e, int64_t bucket, uint32_t state, uint64_t ns,
 	e->acc_ns[e->nr_acc++] = ns;
 }
 
+/* The first position of bucket @k (@per buckets a ns): the least x
+ * with (int64_t)(x * per) >= k, as enc_segment() maps positions. */
+static uint64_t bucket_start(double per, int64_t k)
+{
+	double g = ceil((double)k / per);
+	uint64_t x = g > 0 ? (uint64_t)g : 0;
+
+	while (x > 0 && (int64_t)((double)(x - 1) * per) >= k) {
+		x--;
+	}
+	while ((int64_t)((double)x * per) < k) {
+		x++;
+	}
+	return x;
+}
+
 /* Segment [a, b) of @state into a level of @n buckets over the span,
  * @per buckets a ns (positions from t0, unsigned: the span may pass
- * INT64_MAX). */
+ * INT64_MAX). A segment within the bucket being accumulated (most of
+ * them at the coarse levels) is added without mapping its ends. */
 static void enc_segment(struct report *r, struct enc *e, int64_t n, double per,
 			uint64_t a, uint64_t b, uint32_t state)
 {
-	int64_t ba = (int64_t)((double)a * per);
-	int64_t bb = (int64_t)((double)b * per);
+	int64_t ba, bb;
 
+	if (e->cur >= 0 && e->in_k == e->cur && a >= e->in_lo && b < e->in_hi) {
+		enc_add(e, e->cur, state, b - a, &r->nomem);
+		return;
+	}
+	ba = (int64_t)((double)a * per);
+	bb = (int64_t)((double)b * per);
 	if (ba >= n) {
 		ba = n - 1;
 	}
@@ -194,6 +216,13 @@ static void enc_segment(struct report *r, struct enc *e, int64_t n, double per,
 	}
 	if (ba == bb) {
 		enc_add(e, ba, state, b - a, &r->nomem);
+		if (e->in_k != ba) {
+			/* the bounds of this bucket, for the next ones */
+			e->in_k = ba;
+			e->in_lo = bucket_start(per, ba);
+			e->in_hi = ba == n - 1 ? UINT64_MAX
+					       : bucket_start(per, ba + 1);
+		}
 		return;
 	}
 	{
@@ -286,6 +315,7 @@ static void enc_free(struct enc *e)
 	free(e->acc_ns);
 	memset(e, 0, sizeof(*e));
 	e->cur = -1;
+	e->in_k = -1;
 }
 
 /*
@@ -300,9 +330,8 @@ static void check_cap(struct report *r)
 	uint64_t sz[MAX_LEVELS + 1], total = 0;
 	unsigned l, n = r->nr_levels + (r->exact ? 1 : 0);
 	uint64_t done = ht__report_rel(r, r->now_ns);
-	double scale = done && done >= r->span / 16
-			   ? (double)r->span / (double)done
-			   : 0;
+	double scale =
+	    done && done >= r->span / 16 ? (double)r->span / (double)done : 0;
 	size_t i;
 
 	for (l = 0; l < n; l++) {
@@ -311,7 +340,6 @@ static void check_cap(struct report *r)
 	}
 	while (n > 1 && (total > r->enc_cap ||
 			 (double)total * scale > (double)r->enc_project)) {
-		if (getenv("HT_DEBUG_LV")) fprintf(stderr, "drop at seg %llu: exact %d levels %u total %llu\n", (unsigned long long)r->enc_segs, r->exact, r->nr_levels, (unsigned long long)total);
 		for (i = 0; i < ht__report_nr_rows(r); i++) {
 			struct trow *t = ht__report_row(r, i);
 
@@ -480,6 +508,7 @@ static int trow_levels(struct report *r, struct trow *t)
 	}
 	for (l = 0; l < r->nr_levels; l++) {
 		t->lv[l].cur = -1;
+		t->lv[l].in_k = -1;
 	}
 	t->exact.cur = -1;
 	return 0;
@@ -539,7 +568,8 @@ static struct taskrow *taskrow_of(struct report *r, unsigned core, uint64_t tid,
 
 	for (i = r->task_hash_cap ? task_key_hash(core, tid) & mask : 0;
 	     r->task_hash_cap && r->task_hash[i].row; i = (i + 1) & mask) {
-		if (r->task_hash[i].core == core && r->task_hash[i].tid == tid) {
+		if (r->task_hash[i].core == core &&
+		    r->task_hash[i].tid == tid) {
 			return &r->trows[r->task_hash[i].row - 1];
 		}
 	}
@@ -1014,7 +1044,6 @@ int ht__report_plan(struct report *r, size_t budget)
 	r->enc_cap = 3 * budget;
 	r->enc_project = 2 * budget;
 	r->now_ns = INT64_MIN;
-	if (getenv("HT_DEBUG_LV")) fprintf(stderr, "plan: %u levels exact %d cap %zu\n", r->nr_levels, r->exact, r->enc_cap);
 	for (l = 0; l < r->nr_levels; l++) {
 		r->level_per[l] = (double)r->level_n[l] / (double)r->span;
 	}
@@ -1159,7 +1188,6 @@ int ht__report_finish(struct report *r, size_t budget)
 		r->nomem |= t->exact.out.nomem;
 	}
 	check_cap(r);
-	if (getenv("HT_DEBUG_LV")) { for (l = 0; l < r->nr_levels; l++) fprintf(stderr, "level %u n %lld raw %llu bound %llu segs %llu\n", l, (long long)r->level_n[l], (unsigned long long)level_bytes(r, l, false), (unsigned long long)level_bound(r, r->level_n[l]), (unsigned long long)r->enc_segs); }
 	map = calloc(r->nr_states + 1, sizeof(*map));
 	if (!map) {
 		return HT_ENOMEM;

@@ -44,6 +44,9 @@ struct enc {
 	int64_t next;	  /* first bucket not yet covered by a run */
 	int64_t last_run; /* bucket of the last run emitted */
 	uint32_t last_state;
+	/* bucket in_k holds the positions [in_lo, in_hi) (-1: none) */
+	int64_t in_k;
+	uint64_t in_lo, in_hi;
 	uint32_t *acc_state;
 	uint64_t *acc_ns;
 	size_t nr_acc, cap_state, cap_ns;
