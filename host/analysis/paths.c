@@ -928,6 +928,11 @@ static int pick_worst(struct ht_paths_path_result *pr, size_t nr_worst)
 	return 0;
 }
 
+int ht_paths_result_reorder(struct ht_paths_result *res)
+{
+	return ht__paths_order_cores(res);
+}
+
 int ht_paths_analyze(const struct ht_path_desc *desc, const char *const *traces,
 		     size_t nr_traces, const struct ht_paths_opts *opts,
 		     struct ht_paths_result **out, char *err, size_t err_len)

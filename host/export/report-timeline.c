@@ -645,6 +645,13 @@ static int on_item(void *arg, const struct ht_states_item *it)
 	struct report *r = arg;
 	struct core *c;
 
+	if (r->interference && r->pass == 2) {
+		int ret = ht_paths_interference_item(r->interference, it);
+
+		if (ret) {
+			return ret;
+		}
+	}
 	/* the core of the message being fed: its own items (a FLOW's
 	 * core is the sender, a WINDOW's any core) */
 	if (r->feeding && !r->feed_core && it->core &&
@@ -1250,4 +1257,5 @@ void ht__report_fini(struct report *r)
 	ht_buf_fini(&r->ev_json);
 	ht_pretty_destroy(r->pretty);
 	free(r->stream_core);
+	ht_paths_interference_destroy(r->interference);
 }

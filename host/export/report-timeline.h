@@ -19,6 +19,7 @@
 
 #include "common/buf.h"
 #include "host/analysis/func-names.h"
+#include "host/analysis/paths.h"
 #include "host/analysis/states.h"
 #include "host/ctf/pretty.h"
 
@@ -154,6 +155,9 @@ struct report {
 	size_t nr_stream_core, cap_stream_core;
 	bool feeding;
 	unsigned feed_core; /* index + 1 of the first core item, 0 none */
+	/* pass 2 feeds the path analysis' interference pass too (NULL:
+	 * none, or it reads on its own) */
+	struct ht_paths_interference *interference;
 	uint64_t reader_errors;
 	uint64_t damaged_times; /* events with a damaged time (states.h) */
 	void (*on_damage)(void *arg, const char *text);

@@ -232,6 +232,23 @@ static int build(struct job *jb, char *err, size_t err_len)
 	if (ret) {
 		return ret;
 	}
+	if (jb->desc) {
+		/* the paths' instances first; their interference from
+		 * pass 2's states model when it reads what that pass
+		 * would (every core, the whole time), else in a pass of
+		 * its own */
+		popts.select = jb->opts->select;
+		popts.no_interference = !jb->opts->select;
+		ret = ht_paths_analyze(jb->desc, jb->traces, jb->nr_traces,
+				       &popts, &jb->pres, err, err_len);
+		if (!ret && popts.no_interference) {
+			ret = ht_paths_interference_create(jb->pres,
+							   &r->interference);
+		}
+		if (ret) {
+			return ret;
+		}
+	}
 	r->pass = 2;
 	ret = ht__report_pass(r, jb->traces, jb->nr_traces, jb->fnames, &jb->st,
 			      err, err_len);
@@ -242,11 +259,14 @@ static int build(struct job *jb, char *err, size_t err_len)
 	if (ret || !jb->desc) {
 		return ret;
 	}
-	popts.select = jb->opts->select;
-	ret = ht_paths_analyze(jb->desc, jb->traces, jb->nr_traces, &popts,
-			       &jb->pres, err, err_len);
-	if (ret) {
-		return ret;
+	if (r->interference) {
+		ret = ht_paths_interference_finish(r->interference);
+		if (!ret) {
+			ret = ht_paths_result_reorder(jb->pres);
+		}
+		if (ret) {
+			return ret;
+		}
 	}
 	ms = open_memstream(&jb->paths_json, &jb->paths_size);
 	if (!ms) {
