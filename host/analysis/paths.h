@@ -174,6 +174,30 @@ int ht_paths_analyze(const struct ht_path_desc *desc, const char *const *traces,
 void ht_paths_result_destroy(struct ht_paths_result *res);
 
 /*
+ * ht_paths_analyze() with the instances read from the caller's own
+ * pass over the traces (a caller that reads them anyway saves a pass):
+ * ht_paths_reader_create(), ht_paths_reader_feed() with every message
+ * read (opts->select's range and cores), ht_paths_reader_skipped()
+ * for each damaged part, then ht_paths_reader_finish() (the
+ * statistics, and the interference pass unless opts->no_interference;
+ * @traces are read for it), ht_paths_reader_destroy(). Each returns 0
+ * or a negative HT_E... code (a message in @err).
+ */
+struct ht_paths_reader;
+int ht_paths_reader_create(const struct ht_path_desc *desc,
+			   const struct ht_paths_opts *opts,
+			   struct ht_paths_reader **out);
+int ht_paths_reader_feed(struct ht_paths_reader *rd,
+			 const struct ht_ctf_msg *msg, char *err,
+			 size_t err_len);
+void ht_paths_reader_skipped(struct ht_paths_reader *rd, const char *text);
+int ht_paths_reader_finish(struct ht_paths_reader *rd,
+			   const char *const *traces, size_t nr_traces,
+			   struct ht_paths_result **res, char *err,
+			   size_t err_len);
+void ht_paths_reader_destroy(struct ht_paths_reader *rd);
+
+/*
  * The interference pass fed by the caller's own states model (a caller
  * that runs one over the traces anyway saves a pass): @res from
  * ht_paths_analyze() with no_interference; the model made with

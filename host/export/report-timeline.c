@@ -871,6 +871,11 @@ int ht__report_pass(struct report *r, const char *const *traces,
 		if (ret) {
 			/* damaged: said once (pass 1), skipped, the rest is
 			 * used */
+			if (r->paths_reader && r->pass == 1) {
+				ht_paths_reader_skipped(
+				    r->paths_reader,
+				    ht_ctf_set_last_error(set));
+			}
 			if (r->pass == 1) {
 				r->reader_errors++;
 				if (r->on_damage) {
@@ -883,6 +888,13 @@ int ht__report_pass(struct report *r, const char *const *traces,
 		}
 		if (fnames && r->pass == 1) {
 			ret = ht_func_names_scan(fnames, &msg);
+			if (ret) {
+				break;
+			}
+		}
+		if (r->paths_reader && r->pass == 1) {
+			ret = ht_paths_reader_feed(r->paths_reader, &msg, err,
+						   err_len);
 			if (ret) {
 				break;
 			}
@@ -1258,4 +1270,5 @@ void ht__report_fini(struct report *r)
 	ht_pretty_destroy(r->pretty);
 	free(r->stream_core);
 	ht_paths_interference_destroy(r->interference);
+	ht_paths_reader_destroy(r->paths_reader);
 }

@@ -158,6 +158,8 @@ struct report {
 	/* pass 2 feeds the path analysis' interference pass too (NULL:
 	 * none, or it reads on its own) */
 	struct ht_paths_interference *interference;
+	/* pass 1 feeds the path analysis' instance pass (NULL: none) */
+	struct ht_paths_reader *paths_reader;
 	uint64_t reader_errors;
 	uint64_t damaged_times; /* events with a damaged time (states.h) */
 	void (*on_damage)(void *arg, const char *text);
