@@ -141,11 +141,11 @@ static void enc_flush(struct enc *e)
 		enc_run(e, e->next, 0); /* nothing known in between */
 	}
 	for (i = 1; i < e->nr_acc; i++) {
-		if (e->acc_ns[i] > e->acc_ns[best]) {
+		if (e->acc[i].ns > e->acc[best].ns) {
 			best = i;
 		}
 	}
-	enc_run(e, e->cur, e->acc_state[best]);
+	enc_run(e, e->cur, e->acc[best].state);
 	e->next = e->cur + 1;
 	e->nr_acc = 0;
 	e->cur = -1;
@@ -161,20 +161,18 @@ static void enc_add(struct enc *e, int64_t bucket, uint32_t state, uint64_t ns,
 		e->cur = bucket;
 	}
 	for (i = 0; i < e->nr_acc; i++) {
-		if (e->acc_state[i] == state) {
-			e->acc_ns[i] += ns;
+		if (e->acc[i].state == state) {
+			e->acc[i].ns += ns;
 			return;
 		}
 	}
-	if (ht_array_reserve((void **)&e->acc_state, &e->cap_state,
-			     e->nr_acc + 1, sizeof(*e->acc_state)) ||
-	    ht_array_reserve((void **)&e->acc_ns, &e->cap_ns, e->nr_acc + 1,
-			     sizeof(*e->acc_ns))) {
+	if (ht_array_reserve((void **)&e->acc, &e->cap_acc, e->nr_acc + 1,
+			     sizeof(*e->acc))) {
 		*nomem = true;
 		return;
 	}
-	e->acc_state[e->nr_acc] = state;
-	e->acc_ns[e->nr_acc++] = ns;
+	e->acc[e->nr_acc].state = state;
+	e->acc[e->nr_acc++].ns = ns;
 }
 
 /* The first position of bucket @k (@per buckets a ns): the least x
@@ -311,8 +309,7 @@ static uint64_t level_bytes(struct report *r, unsigned l, bool exact)
 static void enc_free(struct enc *e)
 {
 	ht_buf_fini(&e->out);
-	free(e->acc_state);
-	free(e->acc_ns);
+	free(e->acc);
 	memset(e, 0, sizeof(*e));
 	e->cur = -1;
 	e->in_k = -1;
@@ -1242,8 +1239,7 @@ void ht__report_fini(struct report *r)
 
 		for (l = 0; t->lv && l < r->nr_levels; l++) {
 			ht_buf_fini(&t->lv[l].out);
-			free(t->lv[l].acc_state);
-			free(t->lv[l].acc_ns);
+			free(t->lv[l].acc);
 		}
 		free(t->lv);
 		ht_buf_fini(&t->exact.out);

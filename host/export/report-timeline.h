@@ -36,21 +36,26 @@ struct state {
 	bool task_state; /* a state of the task rows (running, ready...) */
 };
 
+struct acc {
+	uint32_t state;
+	uint64_t ns;
+};
+
 /* One level of one row: runs (bucket delta, state id) as varint pairs
  * while encoded; ht__report_finish() packs them (docs/report.md, "The
  * data"): a palette of the row's states, then one varint per run,
  * bucket delta << b | palette index (b bits: the palette's size). */
 struct enc {
-	int64_t cur;	  /* bucket being accumulated, -1 none */
-	int64_t next;	  /* first bucket not yet covered by a run */
-	int64_t last_run; /* bucket of the last run emitted */
-	uint32_t last_state;
+	/* what every segment reads first, together */
+	int64_t cur; /* bucket being accumulated, -1 none */
 	/* bucket in_k holds the positions [in_lo, in_hi) (-1: none) */
 	int64_t in_k;
 	uint64_t in_lo, in_hi;
-	uint32_t *acc_state;
-	uint64_t *acc_ns;
-	size_t nr_acc, cap_state, cap_ns;
+	struct acc *acc; /* the states of bucket cur and their ns */
+	size_t nr_acc, cap_acc;
+	int64_t next;	  /* first bucket not yet covered by a run */
+	int64_t last_run; /* bucket of the last run emitted */
+	uint32_t last_state;
 	struct ht_buf out;
 	uint64_t runs;
 };
