@@ -937,6 +937,7 @@ int ht_paths_result_reorder(struct ht_paths_result *res)
  * ht_paths_analyze(). */
 struct ht_paths_reader {
 	struct pass1 p;
+	size_t nr_paths; /* of p.ps (the description may go first) */
 	size_t nr_worst;
 	bool no_interference;
 };
@@ -950,7 +951,7 @@ void ht_paths_reader_destroy(struct ht_paths_reader *rd)
 		return;
 	}
 	if (p->ps) {
-		for (i = 0; i < p->desc->nr_paths; i++) {
+		for (i = 0; i < rd->nr_paths; i++) {
 			for (k = 0; k < p->ps[i].nr; k++) {
 				free(p->ps[i].inst[k].runs);
 			}
@@ -983,6 +984,7 @@ int ht_paths_reader_create(const struct ht_path_desc *desc,
 	}
 	rd->p.desc = desc;
 	rd->p.res = res;
+	rd->nr_paths = desc->nr_paths;
 	rd->nr_worst = opts && opts->nr_worst ? opts->nr_worst : 3;
 	rd->no_interference = opts && opts->no_interference;
 	res->desc = desc;

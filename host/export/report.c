@@ -635,12 +635,13 @@ int ht_report_write(const char *const *traces, size_t nr_traces,
 		fill_stats(&jb, stats);
 	}
 out:
+	/* first: the path analysis' passes it holds use the description */
+	ht__report_fini(&jb.r);
 	ht_states_destroy(jb.st);
 	ht_func_names_destroy(jb.fnames);
 	ht_paths_result_destroy(jb.pres);
 	ht_path_desc_destroy(jb.desc);
 	free(jb.paths_json);
 	free(jb.sync_text);
-	ht__report_fini(&jb.r);
 	return ret;
 }
