@@ -214,8 +214,10 @@ static void enc_segment(struct report *r, struct enc *e, int64_t n, double per,
 	}
 	if (ba == bb) {
 		enc_add(e, ba, state, b - a, &r->nomem);
-		if (e->in_k != ba) {
-			/* the bounds of this bucket, for the next ones */
+		if (e->in_k != ba && r->span < ((uint64_t)1 << 52)) {
+			/* the bounds of this bucket, for the next ones
+			 * (positions exact as doubles: a few steps find
+			 * them) */
 			e->in_k = ba;
 			e->in_lo = bucket_start(per, ba);
 			e->in_hi = ba == n - 1 ? UINT64_MAX
