@@ -214,7 +214,8 @@ static void enc_segment(struct report *r, struct enc *e, int64_t n, double per,
 	}
 	if (ba == bb) {
 		enc_add(e, ba, state, b - a, &r->nomem);
-		if (e->in_k != ba && r->span < ((uint64_t)1 << 52)) {
+		if (e->in_k != ba && e->seen_k == ba &&
+		    r->span < ((uint64_t)1 << 52)) {
 			/* the bounds of this bucket, for the next ones
 			 * (positions exact as doubles: a few steps find
 			 * them) */
@@ -223,6 +224,7 @@ static void enc_segment(struct report *r, struct enc *e, int64_t n, double per,
 			e->in_hi = ba == n - 1 ? UINT64_MAX
 					       : bucket_start(per, ba + 1);
 		}
+		e->seen_k = ba;
 		return;
 	}
 	{
@@ -315,6 +317,7 @@ static void enc_free(struct enc *e)
 	memset(e, 0, sizeof(*e));
 	e->cur = -1;
 	e->in_k = -1;
+	e->seen_k = -1;
 }
 
 /*
@@ -508,6 +511,7 @@ static int trow_levels(struct report *r, struct trow *t)
 	for (l = 0; l < r->nr_levels; l++) {
 		t->lv[l].cur = -1;
 		t->lv[l].in_k = -1;
+		t->lv[l].seen_k = -1;
 	}
 	t->exact.cur = -1;
 	return 0;

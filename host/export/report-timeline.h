@@ -48,8 +48,10 @@ struct acc {
 struct enc {
 	/* what every segment reads first, together */
 	int64_t cur; /* bucket being accumulated, -1 none */
-	/* bucket in_k holds the positions [in_lo, in_hi) (-1: none) */
-	int64_t in_k;
+	/* bucket in_k holds the positions [in_lo, in_hi) (-1: none);
+	 * found once a second segment in a row lies in one bucket
+	 * (seen_k: the bucket of the last such segment) */
+	int64_t in_k, seen_k;
 	uint64_t in_lo, in_hi;
 	struct acc *acc; /* the states of bucket cur and their ns */
 	size_t nr_acc, cap_acc;
