@@ -701,49 +701,88 @@ static int collect(struct blame *bl, struct ht_paths_worst *w)
 	return 0;
 }
 
-int ht__paths_blame(struct ht_paths_result *res, const char *const *traces,
-		    size_t nr_traces, char *err, size_t err_len)
+/* The pass's state, for a caller's own states model (paths.h). */
+struct ht_paths_interference {
+	struct blame bl;
+};
+
+void ht_paths_interference_destroy(struct ht_paths_interference *pi)
 {
-	struct ht_ctf_open_opts oo = {
-	    .flags = HT_CTF_KEEP_GOING,
-	};
-	struct ht_states_opts so = {.no_events = true};
-	struct blame bl = {.res = res};
-	struct ht_states *st = NULL;
-	struct ht_ctf_set *set = NULL;
+	struct blame *bl = pi ? &pi->bl : NULL;
+	size_t i, k;
+
+	if (!bl) {
+		return;
+	}
+	for (i = 0; i < bl->nr_targets; i++) {
+		free(bl->targets[i].aw);
+		free(bl->targets[i].mw);
+		free(bl->targets[i].acc);
+		free(bl->targets[i].seg);
+		for (k = 0; k < bl->targets[i].nr_ts; k++) {
+			free(bl->targets[i].ts[k].name);
+		}
+		free(bl->targets[i].ts);
+	}
+	free(bl->targets);
+	for (i = 0; i < bl->nr_cores; i++) {
+		free(bl->cores[i].targets);
+	}
+	free(bl->cores);
+	for (i = 0; i < bl->nr_who; i++) {
+		free(bl->who[i].name);
+	}
+	free(bl->who);
+	free(bl->map);
+	free(pi);
+}
+
+int ht_paths_interference_create(struct ht_paths_result *res,
+				 struct ht_paths_interference **out)
+{
+	struct ht_paths_interference *pi;
+	struct blame *bl;
 	size_t i, k;
 	int ret;
 
+	*out = NULL;
 	if (!res->has_states) {
 		return 0;
 	}
-	bl.nr_cores = res->nr_cores;
-	bl.cores = calloc(bl.nr_cores ? bl.nr_cores : 1, sizeof(*bl.cores));
-	if (!bl.cores) {
+	pi = calloc(1, sizeof(*pi));
+	if (!pi) {
 		return HT_ENOMEM;
+	}
+	bl = &pi->bl;
+	bl->res = res;
+	bl->nr_cores = res->nr_cores;
+	bl->cores = calloc(bl->nr_cores ? bl->nr_cores : 1, sizeof(*bl->cores));
+	if (!bl->cores) {
+		ret = HT_ENOMEM;
+		goto fail;
 	}
 	for (i = 0; i < res->desc->nr_paths; i++) {
 		struct ht_paths_path_result *pr = &res->paths[i];
 
 		for (k = 0; k < pr->nr_worst; k++) {
-			ret = add_targets(&bl, pr, &pr->worst[k]);
+			ret = add_targets(bl, pr, &pr->worst[k]);
 			if (ret) {
-				goto out;
+				goto fail;
 			}
 		}
 	}
-	if (!bl.nr_targets) {
-		ret = 0;
-		goto out;
+	if (!bl->nr_targets) {
+		ht_paths_interference_destroy(pi);
+		return 0;
 	}
-	for (i = 0; i < bl.nr_targets; i++) {
-		struct target *t = &bl.targets[i];
-		struct core_state *c = &bl.cores[t->core];
+	for (i = 0; i < bl->nr_targets; i++) {
+		struct target *t = &bl->targets[i];
+		struct core_state *c = &bl->cores[t->core];
 
 		if (ht_array_reserve((void **)&c->targets, &c->cap_targets,
 				     c->nr_targets + 1, sizeof(*c->targets))) {
 			ret = HT_ENOMEM;
-			goto out;
+			goto fail;
 		}
 		if (!c->nr_targets || t->mw[0][0] < c->min_b) {
 			c->min_b = t->mw[0][0];
@@ -753,7 +792,56 @@ int ht__paths_blame(struct ht_paths_result *res, const char *const *traces,
 		}
 		c->targets[c->nr_targets++] = i;
 	}
-	ret = ht_states_create(&st, &so, on_item, &bl);
+	*out = pi;
+	return 0;
+
+fail:
+	ht_paths_interference_destroy(pi);
+	return ret;
+}
+
+int ht_paths_interference_item(struct ht_paths_interference *pi,
+			       const struct ht_states_item *it)
+{
+	return on_item(&pi->bl, it);
+}
+
+int ht_paths_interference_finish(struct ht_paths_interference *pi)
+{
+	struct blame *bl = &pi->bl;
+	size_t i, k;
+	int ret;
+
+	for (i = 0; i < bl->res->desc->nr_paths; i++) {
+		struct ht_paths_path_result *pr = &bl->res->paths[i];
+
+		for (k = 0; k < pr->nr_worst; k++) {
+			ret = collect(bl, &pr->worst[k]);
+			if (ret) {
+				return ret;
+			}
+		}
+	}
+	return 0;
+}
+
+int ht__paths_blame(struct ht_paths_result *res, const char *const *traces,
+		    size_t nr_traces, char *err, size_t err_len)
+{
+	struct ht_ctf_open_opts oo = {
+	    .flags = HT_CTF_KEEP_GOING,
+	};
+	struct ht_states_opts so = {.no_events = true};
+	struct ht_paths_interference *pi = NULL;
+	struct ht_states *st = NULL;
+	struct ht_ctf_set *set = NULL;
+	int ret;
+
+	ret = ht_paths_interference_create(res, &pi);
+	if (ret || !pi) {
+		return ret;
+	}
+	ret = ht_states_create(&st, &so, on_item, &pi->bl);
 	if (ret) {
 		goto out;
 	}
@@ -765,38 +853,10 @@ int ht__paths_blame(struct ht_paths_result *res, const char *const *traces,
 	if (ret) {
 		goto out;
 	}
-	for (i = 0; i < res->desc->nr_paths; i++) {
-		struct ht_paths_path_result *pr = &res->paths[i];
-
-		for (k = 0; k < pr->nr_worst; k++) {
-			ret = collect(&bl, &pr->worst[k]);
-			if (ret) {
-				goto out;
-			}
-		}
-	}
+	ret = ht_paths_interference_finish(pi);
 out:
 	ht_ctf_set_close(set);
 	ht_states_destroy(st);
-	for (i = 0; i < bl.nr_targets; i++) {
-		free(bl.targets[i].aw);
-		free(bl.targets[i].mw);
-		free(bl.targets[i].acc);
-		free(bl.targets[i].seg);
-		for (k = 0; k < bl.targets[i].nr_ts; k++) {
-			free(bl.targets[i].ts[k].name);
-		}
-		free(bl.targets[i].ts);
-	}
-	free(bl.targets);
-	for (i = 0; i < bl.nr_cores; i++) {
-		free(bl.cores[i].targets);
-	}
-	free(bl.cores);
-	for (i = 0; i < bl.nr_who; i++) {
-		free(bl.who[i].name);
-	}
-	free(bl.who);
-	free(bl.map);
+	ht_paths_interference_destroy(pi);
 	return ret;
 }

@@ -928,6 +928,141 @@ static int pick_worst(struct ht_paths_path_result *pr, size_t nr_worst)
 	return 0;
 }
 
+int ht_paths_result_reorder(struct ht_paths_result *res)
+{
+	return ht__paths_order_cores(res);
+}
+
+/* The instance pass fed by a caller (paths.h), or by
+ * ht_paths_analyze(). */
+struct ht_paths_reader {
+	struct pass1 p;
+	size_t nr_paths; /* of p.ps (the description may go first) */
+	size_t nr_worst;
+	bool no_interference;
+};
+
+void ht_paths_reader_destroy(struct ht_paths_reader *rd)
+{
+	struct pass1 *p = rd ? &rd->p : NULL;
+	size_t i, k;
+
+	if (!p) {
+		return;
+	}
+	if (p->ps) {
+		for (i = 0; i < rd->nr_paths; i++) {
+			for (k = 0; k < p->ps[i].nr; k++) {
+				free(p->ps[i].inst[k].runs);
+			}
+			free(p->ps[i].inst);
+			free(p->ps[i].map.keys);
+			free(p->ps[i].map.vals);
+		}
+	}
+	free(p->ps);
+	free(p->classes);
+	free(p->stream_core);
+	ht_paths_result_destroy(p->res);
+	free(rd);
+}
+
+int ht_paths_reader_create(const struct ht_path_desc *desc,
+			   const struct ht_paths_opts *opts,
+			   struct ht_paths_reader **out)
+{
+	struct ht_paths_reader *rd;
+	struct ht_paths_result *res;
+
+	*out = NULL;
+	rd = calloc(1, sizeof(*rd));
+	res = calloc(1, sizeof(*res));
+	if (!rd || !res) {
+		free(rd);
+		free(res);
+		return HT_ENOMEM;
+	}
+	rd->p.desc = desc;
+	rd->p.res = res;
+	rd->nr_paths = desc->nr_paths;
+	rd->nr_worst = opts && opts->nr_worst ? opts->nr_worst : 3;
+	rd->no_interference = opts && opts->no_interference;
+	res->desc = desc;
+	res->notes = calloc(MAX_NOTES, sizeof(*res->notes));
+	res->paths =
+	    calloc(desc->nr_paths ? desc->nr_paths : 1, sizeof(*res->paths));
+	rd->p.ps =
+	    calloc(desc->nr_paths ? desc->nr_paths : 1, sizeof(*rd->p.ps));
+	if (!res->notes || !res->paths || !rd->p.ps) {
+		ht_paths_reader_destroy(rd);
+		return HT_ENOMEM;
+	}
+	*out = rd;
+	return 0;
+}
+
+int ht_paths_reader_feed(struct ht_paths_reader *rd,
+			 const struct ht_ctf_msg *msg, char *err,
+			 size_t err_len)
+{
+	if (msg->kind != HT_CTF_MSG_EVENT) {
+		return 0;
+	}
+	rd->p.err = err;
+	rd->p.err_len = err_len;
+	return on_event(&rd->p, msg);
+}
+
+void ht_paths_reader_skipped(struct ht_paths_reader *rd, const char *text)
+{
+	rd->p.res->read_errors++;
+	ht__paths_note(rd->p.res, "%s (skipped)", text);
+}
+
+int ht_paths_reader_finish(struct ht_paths_reader *rd,
+			   const char *const *traces, size_t nr_traces,
+			   struct ht_paths_result **out, char *err,
+			   size_t err_len)
+{
+	struct pass1 *p = &rd->p;
+	struct ht_paths_result *res = p->res;
+	const struct ht_path_desc *desc = p->desc;
+	size_t i;
+	int ret;
+
+	*out = NULL;
+	for (i = 0; i < desc->nr_paths; i++) {
+		struct ht_paths_path_result *pr = &res->paths[i];
+
+		pr->path = &desc->paths[i];
+		pr->instances = p->ps[i].inst;
+		pr->nr_instances = p->ps[i].nr;
+		p->ps[i].inst = NULL;
+		p->ps[i].nr = 0;
+		finish_instances(res, pr);
+		ret = stats_of_path(res, pr);
+		if (!ret) {
+			ret = pick_worst(pr, rd->nr_worst);
+		}
+		if (ret) {
+			return ret;
+		}
+	}
+	if (!rd->no_interference) {
+		ret = ht__paths_blame(res, traces, nr_traces, err, err_len);
+		if (ret) {
+			return ret;
+		}
+	}
+	ret = ht__paths_order_cores(res);
+	if (ret) {
+		return ret;
+	}
+	*out = res;
+	p->res = NULL;
+	return 0;
+}
+
 int ht_paths_analyze(const struct ht_path_desc *desc, const char *const *traces,
 		     size_t nr_traces, const struct ht_paths_opts *opts,
 		     struct ht_paths_result **out, char *err, size_t err_len)
@@ -935,32 +1070,19 @@ int ht_paths_analyze(const struct ht_path_desc *desc, const char *const *traces,
 	struct ht_ctf_open_opts oo = {
 	    .flags = HT_CTF_EVENTS_ONLY | HT_CTF_KEEP_GOING,
 	};
-	struct pass1 p = {.desc = desc, .err = err, .err_len = err_len};
-	struct ht_paths_result *res;
+	struct ht_paths_reader *rd;
 	struct ht_ctf_set *set = NULL;
-	size_t nr_worst = opts && opts->nr_worst ? opts->nr_worst : 3;
-	size_t i;
 	int ret;
 
 	*out = NULL;
-	res = calloc(1, sizeof(*res));
-	if (!res) {
-		return HT_ENOMEM;
-	}
-	res->desc = desc;
-	p.res = res;
-	res->notes = calloc(MAX_NOTES, sizeof(*res->notes));
-	res->paths =
-	    calloc(desc->nr_paths ? desc->nr_paths : 1, sizeof(*res->paths));
-	p.ps = calloc(desc->nr_paths ? desc->nr_paths : 1, sizeof(*p.ps));
-	if (!res->notes || !res->paths || !p.ps) {
-		ret = HT_ENOMEM;
-		goto fail;
+	ret = ht_paths_reader_create(desc, opts, &rd);
+	if (ret) {
+		return ret;
 	}
 	oo.select = opts ? opts->select : NULL;
 	ret = ht_ctf_set_open(&set, traces, nr_traces, &oo, err, err_len);
 	if (ret) {
-		goto fail;
+		goto out;
 	}
 	for (;;) {
 		struct ht_ctf_msg msg;
@@ -971,75 +1093,23 @@ int ht_paths_analyze(const struct ht_path_desc *desc, const char *const *traces,
 			break;
 		}
 		if (ret == HT_ENOMEM) {
-			goto fail;
+			goto out;
 		}
 		if (ret) {
-			res->read_errors++;
-			ht__paths_note(res, "%s (skipped)",
-				       ht_ctf_set_last_error(set));
+			ht_paths_reader_skipped(rd, ht_ctf_set_last_error(set));
 			continue;
 		}
-		if (msg.kind != HT_CTF_MSG_EVENT) {
-			continue;
-		}
-		ret = on_event(&p, &msg);
+		ret = ht_paths_reader_feed(rd, &msg, err, err_len);
 		if (ret) {
-			goto fail;
+			goto out;
 		}
 	}
 	ht_ctf_set_close(set);
 	set = NULL;
-
-	for (i = 0; i < desc->nr_paths; i++) {
-		struct ht_paths_path_result *pr = &res->paths[i];
-
-		pr->path = &desc->paths[i];
-		pr->instances = p.ps[i].inst;
-		pr->nr_instances = p.ps[i].nr;
-		p.ps[i].inst = NULL;
-		p.ps[i].nr = 0;
-		finish_instances(res, pr);
-		ret = stats_of_path(res, pr);
-		if (!ret) {
-			ret = pick_worst(pr, nr_worst);
-		}
-		if (ret) {
-			goto fail;
-		}
-	}
-	if (!(opts && opts->no_interference)) {
-		ret = ht__paths_blame(res, traces, nr_traces, err, err_len);
-		if (ret) {
-			goto fail;
-		}
-	}
-	ret = ht__paths_order_cores(res);
-	if (ret) {
-		goto fail;
-	}
-	*out = res;
-	ret = 0;
-	goto out;
-
-fail:
-	ht_ctf_set_close(set);
-	ht_paths_result_destroy(res);
+	ret = ht_paths_reader_finish(rd, traces, nr_traces, out, err, err_len);
 out:
-	if (p.ps) {
-		for (i = 0; i < desc->nr_paths; i++) {
-			size_t k;
-
-			for (k = 0; k < p.ps[i].nr; k++) {
-				free(p.ps[i].inst[k].runs);
-			}
-			free(p.ps[i].inst);
-			free(p.ps[i].map.keys);
-			free(p.ps[i].map.vals);
-		}
-	}
-	free(p.ps);
-	free(p.classes);
-	free(p.stream_core);
+	ht_ctf_set_close(set);
+	ht_paths_reader_destroy(rd);
 	return ret;
 }
 

@@ -173,6 +173,53 @@ int ht_paths_analyze(const struct ht_path_desc *desc, const char *const *traces,
 
 void ht_paths_result_destroy(struct ht_paths_result *res);
 
+/*
+ * ht_paths_analyze() with the instances read from the caller's own
+ * pass over the traces (a caller that reads them anyway saves a pass):
+ * ht_paths_reader_create(), ht_paths_reader_feed() with every message
+ * read (opts->select's range and cores), ht_paths_reader_skipped()
+ * for each damaged part, then ht_paths_reader_finish() (the
+ * statistics, and the interference pass unless opts->no_interference;
+ * @traces are read for it), ht_paths_reader_destroy(). Each returns 0
+ * or a negative HT_E... code (a message in @err).
+ */
+struct ht_paths_reader;
+int ht_paths_reader_create(const struct ht_path_desc *desc,
+			   const struct ht_paths_opts *opts,
+			   struct ht_paths_reader **out);
+int ht_paths_reader_feed(struct ht_paths_reader *rd,
+			 const struct ht_ctf_msg *msg, char *err,
+			 size_t err_len);
+void ht_paths_reader_skipped(struct ht_paths_reader *rd, const char *text);
+int ht_paths_reader_finish(struct ht_paths_reader *rd,
+			   const char *const *traces, size_t nr_traces,
+			   struct ht_paths_result **res, char *err,
+			   size_t err_len);
+void ht_paths_reader_destroy(struct ht_paths_reader *rd);
+
+/*
+ * The interference pass fed by the caller's own states model (a caller
+ * that runs one over the traces anyway saves a pass): @res from
+ * ht_paths_analyze() with no_interference; the model made with
+ * no_events, fed every message of the traces, every core, the whole
+ * time (no select). ht_paths_interference_create() (*@out NULL:
+ * nothing to explain), ht_paths_interference_item() with each item of
+ * the model, ht_paths_interference_finish() after ht_states_finish(),
+ * then ht_paths_result_reorder(). Each returns 0 or a negative HT_E...
+ * code.
+ */
+struct ht_paths_interference;
+struct ht_states_item;
+int ht_paths_interference_create(struct ht_paths_result *res,
+				 struct ht_paths_interference **out);
+int ht_paths_interference_item(struct ht_paths_interference *pi,
+			       const struct ht_states_item *it);
+int ht_paths_interference_finish(struct ht_paths_interference *pi);
+void ht_paths_interference_destroy(struct ht_paths_interference *pi);
+/* Puts the result's cores in display order again (after a pass that
+ * met new cores). Returns 0 or HT_ENOMEM. */
+int ht_paths_result_reorder(struct ht_paths_result *res);
+
 /* The report as text: summary, per-activity table, instances (all of
  * them when @all_instances, else the missed and worst ones), the
  * worst instances explained. Returns 0 or HT_EIO. */

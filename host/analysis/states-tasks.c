@@ -213,28 +213,35 @@ static int wroom(struct ht_states *st, struct core *at, int64_t t)
 	return 0;
 }
 
-/* Puts task @task of @c (tid @tid) off its core from @t. */
+/* Puts task @task of @c (tid @tid) off its core from @t; *@out: its
+ * entry (NULL allowed). One probe when the table has room. */
 static int wadd(struct ht_states *st, struct core *c, size_t task, uint64_t tid,
-		const struct ht_states_task_state *s)
+		const struct ht_states_task_state *s, struct waiting **out)
 {
 	const void *dom = domain_of(st, c);
-	struct waiting *w;
+	struct waiting *w = st->waiting_cap ? wslot(st, dom, tid) : NULL;
 	int ret;
 
-	w = wfind(st, dom, tid);
-	if (w) {
+	if (w && w->live) {
 		/* already off a core (a switch out of a task that did not
 		 * run): the new interval replaces it */
 		ret = wend(st, w, s->begin_ns, false);
 		if (ret) {
 			return ret;
 		}
+		w = NULL; /* entries moved */
 	}
-	ret = wroom(st, c, s->begin_ns);
-	if (ret) {
-		return ret;
+	if (!w || st->waiting_used >= st->opts.max_waiting_tasks ||
+	    (st->waiting_used + 1) * 2 > st->waiting_cap) {
+		ret = wroom(st, c, s->begin_ns);
+		if (ret) {
+			return ret;
+		}
+		w = wslot(st, dom, tid);
 	}
-	w = wslot(st, dom, tid);
+	if (out) {
+		*out = w;
+	}
 	memset(w, 0, sizeof(*w));
 	w->live = true;
 	w->domain = dom;
@@ -274,9 +281,10 @@ int ht__states_task_out(struct ht_states *st, struct core *c, int64_t t,
 {
 	struct ht_states_task_state s = {0};
 	const struct ht_states_task *tk;
+	struct waiting *w;
 	int ret;
 
-	if (!running_task(c)) {
+	if (!running_task(c) || st->opts.no_task_states) {
 		c->block_pending = false;
 		return 0;
 	}
@@ -297,14 +305,10 @@ int ht__states_task_out(struct ht_states *st, struct core *c, int64_t t,
 		s.by_tid = c->tasks[next_task].id;
 	}
 	c->block_pending = false;
-	ret = wadd(st, c, c->task.task, tk->id, &s);
+	ret = wadd(st, c, c->task.task, tk->id, &s, &w);
 	if (!ret && s.has_by) {
-		struct waiting *w = wfind(st, domain_of(st, c), tk->id);
-
-		if (w) {
-			w->by_core = c;
-			w->by_task = next_task;
-		}
+		w->by_core = c;
+		w->by_task = next_task;
 	}
 	return ret;
 }
@@ -319,7 +323,7 @@ int ht__states_task_in(struct ht_states *st, struct core *c, size_t task,
 	c->run_state = HT_STATES_TASK;
 	c->run_since = t;
 	c->block_pending = false;
-	if (tk->kind != HT_STATES_TASK) {
+	if (tk->kind != HT_STATES_TASK || st->opts.no_task_states) {
 		return 0;
 	}
 	w = wfind(st, domain_of(st, c), tk->id);
@@ -340,7 +344,7 @@ int ht__states_task_isr(struct ht_states *st, struct core *c, int64_t t,
 {
 	int ret;
 
-	if (!running_task(c)) {
+	if (!running_task(c) || st->opts.no_task_states) {
 		return 0;
 	}
 	ret = run_end(st, c, t, false);
@@ -353,6 +357,9 @@ int ht__states_block(struct ht_states *st, struct core *c,
 		     const struct ht_ctf_msg *msg, int64_t t, uint64_t object,
 		     enum ht_states_object_kind kind)
 {
+	if (st->opts.no_task_states) {
+		return 0;
+	}
 	if (!running_task(c)) {
 		c->pub.block_no_task++;
 		return ht__states_anomaly(st, c, t, msg,
@@ -391,10 +398,14 @@ int ht__states_wake(struct ht_states *st, struct core *c,
 		    const struct ht_ctf_msg *msg, int64_t t, uint64_t tid)
 {
 	struct ht_states_task_state s = {0};
-	struct waiting *w = wfind(st, domain_of(st, c), tid);
+	struct waiting *w;
 	struct core *r;
 	int ret;
 
+	if (st->opts.no_task_states) {
+		return 0;
+	}
+	w = wfind(st, domain_of(st, c), tid);
 	if (w && w->s.state == HT_STATES_BLOCKED) {
 		struct core *wc = w->core;
 		size_t task = w->task;
@@ -410,7 +421,7 @@ int ht__states_wake(struct ht_states *st, struct core *c,
 		}
 		s.state = HT_STATES_READY;
 		s.begin_ns = from;
-		return wadd(st, wc, task, tid, &s);
+		return wadd(st, wc, task, tid, &s, NULL);
 	}
 	r = w ? NULL : running_on(st, c, tid);
 	if (r && r->block_pending) {
@@ -447,6 +458,9 @@ int ht__states_tasks_finish(struct ht_states *st)
 	size_t i;
 	int ret;
 
+	if (st->opts.no_task_states) {
+		return 0;
+	}
 	for (i = 0; i < st->nr_cores; i++) {
 		struct core *c = st->cores[i];
 

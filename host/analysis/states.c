@@ -903,6 +903,25 @@ static bool func_ident(struct ht_states *st, const struct ht_ctf_msg *msg,
 	return false;
 }
 
+/* "0x" and @v in lower-case hex (printf's "0x%" PRIx64, without its
+ * cost: this runs on every call of an unnamed function). */
+static void hex_name(char *buf, uint64_t v)
+{
+	char t[16];
+	size_t n = 0;
+
+	do {
+		t[n++] = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	*buf++ = '0';
+	*buf++ = 'x';
+	while (n) {
+		*buf++ = t[--n];
+	}
+	*buf = '\0';
+}
+
 static int on_func(struct ht_states *st, struct core *c,
 		   const struct ht_ctf_msg *msg, int64_t t, bool enter)
 {
@@ -919,8 +938,7 @@ static int on_func(struct ht_states *st, struct core *c,
 						  addr);
 		}
 		if (!name) {
-			snprintf(o.addr_name, sizeof(o.addr_name), "0x%" PRIx64,
-				 addr);
+			hex_name(o.addr_name, addr);
 			name = o.addr_name;
 		}
 		o.s.kind = HT_STATES_FUNC;

@@ -246,6 +246,10 @@ struct ht_states_opts {
 	size_t max_waiting_tasks; /* ready or blocked tasks followed (when
 				   * full the one waiting longest is
 				   * evicted, counted); 0: 65536 */
+	/* no task states: no TASK_STATE items, task_block/task_wake
+	 * ignored (no anomaly from them), the tasks' ready and blocked
+	 * totals 0 (a pass that needs only the slices) */
+	bool no_task_states;
 	/* function name of an address (func_entry without a name field)
 	 * traced in @msg (its stream says the core:
 	 * host/analysis/func-names.h), a string that stays valid; NULL or

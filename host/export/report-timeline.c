@@ -13,6 +13,8 @@
 #include "report-timeline.h"
 
 #define LEVEL0_BUCKETS 1024
+/* pass 2 checks the size of the runs every so many segments */
+#define CHECK_SEGS 65536
 
 struct core *ht__report_core(struct report *r, unsigned index)
 {
@@ -97,20 +99,23 @@ static uint32_t state_of(struct report *r, const struct ht_states_slice *s)
 	return (uint32_t)r->nr_states;
 }
 
+/* @v as a varint (7 bits a byte, low first; the top bit: more),
+ * written in place (the hot path of pass 2). */
 static void put_varint(struct ht_buf *b, uint64_t v)
 {
-	unsigned char t[10];
-	size_t n = 0;
+	unsigned char *p;
 
-	do {
-		t[n] = (unsigned char)(v & 0x7f);
+	if (b->len + 11 > b->cap && !ht_buf_reserve(b, 10)) {
+		return;
+	}
+	p = (unsigned char *)b->data + b->len;
+	while (v >= 0x80) {
+		*p++ = (unsigned char)(v | 0x80);
 		v >>= 7;
-		if (v) {
-			t[n] |= 0x80;
-		}
-		n++;
-	} while (v);
-	ht_buf_add(b, t, n);
+	}
+	*p++ = (unsigned char)v;
+	b->len = (size_t)(p - (unsigned char *)b->data);
+	b->data[b->len] = '\0';
 }
 
 static void enc_run(struct enc *e, int64_t bucket, uint32_t state)
@@ -136,11 +141,11 @@ static void enc_flush(struct enc *e)
 		enc_run(e, e->next, 0); /* nothing known in between */
 	}
 	for (i = 1; i < e->nr_acc; i++) {
-		if (e->acc_ns[i] > e->acc_ns[best]) {
+		if (e->acc[i].ns > e->acc[best].ns) {
 			best = i;
 		}
 	}
-	enc_run(e, e->cur, e->acc_state[best]);
+	enc_run(e, e->cur, e->acc[best].state);
 	e->next = e->cur + 1;
 	e->nr_acc = 0;
 	e->cur = -1;
@@ -156,31 +161,51 @@ static void enc_add(struct enc *e, int64_t bucket, uint32_t state, uint64_t ns,
 		e->cur = bucket;
 	}
 	for (i = 0; i < e->nr_acc; i++) {
-		if (e->acc_state[i] == state) {
-			e->acc_ns[i] += ns;
+		if (e->acc[i].state == state) {
+			e->acc[i].ns += ns;
 			return;
 		}
 	}
-	if (ht_array_reserve((void **)&e->acc_state, &e->cap_state,
-			     e->nr_acc + 1, sizeof(*e->acc_state)) ||
-	    ht_array_reserve((void **)&e->acc_ns, &e->cap_ns, e->nr_acc + 1,
-			     sizeof(*e->acc_ns))) {
+	if (ht_array_reserve((void **)&e->acc, &e->cap_acc, e->nr_acc + 1,
+			     sizeof(*e->acc))) {
 		*nomem = true;
 		return;
 	}
-	e->acc_state[e->nr_acc] = state;
-	e->acc_ns[e->nr_acc++] = ns;
+	e->acc[e->nr_acc].state = state;
+	e->acc[e->nr_acc++].ns = ns;
 }
 
-/* Segment [a, b) of @state into a level of @n buckets over the span
- * (positions from t0, unsigned: the span may pass INT64_MAX). */
-static void enc_segment(struct report *r, struct enc *e, int64_t n, uint64_t a,
-			uint64_t b, uint32_t state)
+/* The first position of bucket @k (@per buckets a ns): the least x
+ * with (int64_t)(x * per) >= k, as enc_segment() maps positions. */
+static uint64_t bucket_start(double per, int64_t k)
 {
-	double per = (double)n / (double)r->span; /* buckets per ns */
-	int64_t ba = (int64_t)((double)a * per);
-	int64_t bb = (int64_t)((double)b * per);
+	double g = ceil((double)k / per);
+	uint64_t x = g > 0 ? (uint64_t)g : 0;
 
+	while (x > 0 && (int64_t)((double)(x - 1) * per) >= k) {
+		x--;
+	}
+	while ((int64_t)((double)x * per) < k) {
+		x++;
+	}
+	return x;
+}
+
+/* Segment [a, b) of @state into a level of @n buckets over the span,
+ * @per buckets a ns (positions from t0, unsigned: the span may pass
+ * INT64_MAX). A segment within the bucket being accumulated (most of
+ * them at the coarse levels) is added without mapping its ends. */
+static void enc_segment(struct report *r, struct enc *e, int64_t n, double per,
+			uint64_t a, uint64_t b, uint32_t state)
+{
+	int64_t ba, bb;
+
+	if (e->cur >= 0 && e->in_k == e->cur && a >= e->in_lo && b < e->in_hi) {
+		enc_add(e, e->cur, state, b - a, &r->nomem);
+		return;
+	}
+	ba = (int64_t)((double)a * per);
+	bb = (int64_t)((double)b * per);
 	if (ba >= n) {
 		ba = n - 1;
 	}
@@ -189,6 +214,17 @@ static void enc_segment(struct report *r, struct enc *e, int64_t n, uint64_t a,
 	}
 	if (ba == bb) {
 		enc_add(e, ba, state, b - a, &r->nomem);
+		if (e->in_k != ba && e->seen_k == ba &&
+		    r->span < ((uint64_t)1 << 52)) {
+			/* the bounds of this bucket, for the next ones
+			 * (positions exact as doubles: a few steps find
+			 * them) */
+			e->in_k = ba;
+			e->in_lo = bucket_start(per, ba);
+			e->in_hi = ba == n - 1 ? UINT64_MAX
+					       : bucket_start(per, ba + 1);
+		}
+		e->seen_k = ba;
 		return;
 	}
 	{
@@ -260,10 +296,72 @@ static void util_segment(struct report *r, struct core *c, uint64_t a,
 	}
 }
 
+/* The bytes of the runs of level @l (the exact one when @exact). */
+static uint64_t level_bytes(struct report *r, unsigned l, bool exact)
+{
+	uint64_t size = 0;
+	size_t i;
+
+	for (i = 0; i < ht__report_nr_rows(r); i++) {
+		const struct trow *t = ht__report_row(r, i);
+
+		size += exact ? t->exact.out.len : t->lv[l].out.len;
+	}
+	return size;
+}
+
+static void enc_free(struct enc *e)
+{
+	ht_buf_fini(&e->out);
+	free(e->acc);
+	memset(e, 0, sizeof(*e));
+	e->cur = -1;
+	e->in_k = -1;
+	e->seen_k = -1;
+}
+
+/*
+ * Pass 2: the finest level is dropped (the exact one first; level 0
+ * stays) while the runs are past r->enc_cap, or, once a sixteenth of
+ * the segments is encoded, while their size projected to the end of
+ * the trace is past r->enc_project (such a level cannot fit the page:
+ * packing at best halves the runs, and base64 adds a third).
+ */
+static void check_cap(struct report *r)
+{
+	uint64_t sz[MAX_LEVELS + 1], total = 0;
+	unsigned l, n = r->nr_levels + (r->exact ? 1 : 0);
+	uint64_t done = ht__report_rel(r, r->now_ns);
+	double scale =
+	    done && done >= r->span / 16 ? (double)r->span / (double)done : 0;
+	size_t i;
+
+	for (l = 0; l < n; l++) {
+		sz[l] = level_bytes(r, l, l == r->nr_levels);
+		total += sz[l];
+	}
+	while (n > 1 && (total > r->enc_cap ||
+			 (double)total * scale > (double)r->enc_project)) {
+		for (i = 0; i < ht__report_nr_rows(r); i++) {
+			struct trow *t = ht__report_row(r, i);
+
+			enc_free(r->exact ? &t->exact
+					  : &t->lv[r->nr_levels - 1]);
+		}
+		if (r->exact) {
+			r->exact = false;
+		} else {
+			r->nr_levels--;
+		}
+		total -= sz[--n];
+	}
+}
+
 /* @state ran on row @t over [a, b): pass 1 counts, pass 2 encodes. */
 static bool encode(struct report *r, struct trow *t, int64_t a, int64_t b,
 		   uint32_t state)
 {
+	uint64_t ra, rb;
 	unsigned l;
 
 	if (b <= a || !state) {
@@ -273,13 +371,17 @@ static bool encode(struct report *r, struct trow *t, int64_t a, int64_t b,
 		t->segs++;
 		return false;
 	}
+	ra = ht__report_rel(r, a);
+	rb = ht__report_rel(r, b);
 	for (l = 0; l < r->nr_levels; l++) {
-		enc_segment(r, &t->lv[l], r->level_n[l], ht__report_rel(r, a),
-			    ht__report_rel(r, b), state);
+		enc_segment(r, &t->lv[l], r->level_n[l], r->level_per[l], ra,
+			    rb, state);
 	}
 	if (r->exact) {
-		exact_segment(&t->exact, ht__report_rel(r, a),
-			      ht__report_rel(r, b), state);
+		exact_segment(&t->exact, ra, rb, state);
+	}
+	if (++r->enc_segs % CHECK_SEGS == 0) {
+		check_cap(r);
 	}
 	return true;
 }
@@ -396,10 +498,35 @@ static uint32_t ts_state(struct report *r, unsigned ts)
 	return r->ts_state[ts];
 }
 
+/* The levels of a new row (those encoded now: levels are only
+ * dropped, never added). Returns 0 or HT_ENOMEM. */
+static int trow_levels(struct report *r, struct trow *t)
+{
+	unsigned l;
+
+	t->lv = calloc(r->nr_levels ? r->nr_levels : 1, sizeof(*t->lv));
+	if (!t->lv) {
+		return HT_ENOMEM;
+	}
+	for (l = 0; l < r->nr_levels; l++) {
+		t->lv[l].cur = -1;
+		t->lv[l].in_k = -1;
+		t->lv[l].seen_k = -1;
+	}
+	t->exact.cur = -1;
+	return 0;
+}
+
+/* (core, tid) mixed into every bit (splitmix64's finalizer): the same
+ * tids on every core must not share the low bits the table uses. */
 static size_t task_key_hash(unsigned core, uint64_t tid)
 {
-	uint64_t h = (tid ^ ((uint64_t)core << 40)) * 0x9e3779b97f4a7c15ull;
+	uint64_t h = tid ^ ((uint64_t)core << 40) ^ ((uint64_t)core << 8);
 
+	h ^= h >> 30;
+	h *= 0xbf58476d1ce4e5b9ull;
+	h ^= h >> 27;
+	h *= 0x94d049bb133111ebull;
 	return (size_t)(h ^ (h >> 31));
 }
 
@@ -410,7 +537,7 @@ static bool task_hash_put(struct report *r, size_t idx)
 
 	if (2 * (r->nr_trows + 1) > r->task_hash_cap) {
 		size_t cap = r->task_hash_cap ? 2 * r->task_hash_cap : 64, k;
-		uint32_t *h = calloc(cap, sizeof(*h));
+		struct task_slot *h = calloc(cap, sizeof(*h));
 
 		if (!h) {
 			return false;
@@ -426,14 +553,16 @@ static bool task_hash_put(struct report *r, size_t idx)
 	}
 	mask = r->task_hash_cap - 1;
 	for (i = task_key_hash(r->trows[idx].core, r->trows[idx].tid) & mask;
-	     r->task_hash[i]; i = (i + 1) & mask) {
+	     r->task_hash[i].row; i = (i + 1) & mask) {
 	}
-	r->task_hash[i] = (uint32_t)idx + 1;
+	r->task_hash[i].tid = r->trows[idx].tid;
+	r->task_hash[i].core = r->trows[idx].core;
+	r->task_hash[i].row = (uint32_t)idx + 1;
 	return true;
 }
 
-/* The task row of (@core, @tid): made in pass 1, found in pass 2
- * (NULL there when pass 1 did not see it). */
+/* The task row of (@core, @tid), made on its first interval (pass 2
+ * only: pass 1 runs the model without task states), with its levels. */
 static struct taskrow *taskrow_of(struct report *r, unsigned core, uint64_t tid,
 				  const char *name)
 {
@@ -441,14 +570,11 @@ static struct taskrow *taskrow_of(struct report *r, unsigned core, uint64_t tid,
 	size_t i, mask = r->task_hash_cap - 1;
 
 	for (i = r->task_hash_cap ? task_key_hash(core, tid) & mask : 0;
-	     r->task_hash_cap && r->task_hash[i]; i = (i + 1) & mask) {
-		t = &r->trows[r->task_hash[i] - 1];
-		if (t->core == core && t->tid == tid) {
-			return t;
+	     r->task_hash_cap && r->task_hash[i].row; i = (i + 1) & mask) {
+		if (r->task_hash[i].core == core &&
+		    r->task_hash[i].tid == tid) {
+			return &r->trows[r->task_hash[i].row - 1];
 		}
-	}
-	if (r->pass == 2) {
-		return NULL;
 	}
 	if (ht_array_reserve((void **)&r->trows, &r->cap_trows, r->nr_trows + 1,
 			     sizeof(*r->trows))) {
@@ -457,11 +583,16 @@ static struct taskrow *taskrow_of(struct report *r, unsigned core, uint64_t tid,
 	}
 	t = &r->trows[r->nr_trows];
 	memset(t, 0, sizeof(*t));
+	if (trow_levels(r, &t->row)) {
+		r->nomem = true;
+		return NULL;
+	}
 	t->core = core;
 	t->tid = tid;
 	t->last_end = INT64_MIN;
 	t->name = strdup(name ? name : "?");
 	if (!t->name) {
+		free(t->row.lv);
 		r->nomem = true;
 		return NULL;
 	}
@@ -507,7 +638,7 @@ static int on_task_state(struct report *r, const struct ht_states_item *it)
 	if (ts->end_ns <= a) {
 		return 0;
 	}
-	encode(r, &t->row, a, ts->end_ns, r->pass == 2 ? ts_state(r, k) : 1);
+	encode(r, &t->row, a, ts->end_ns, ts_state(r, k));
 	t->last_end = ts->end_ns;
 	return r->nomem ? HT_ENOMEM : 0;
 }
@@ -517,6 +648,13 @@ static int on_item(void *arg, const struct ht_states_item *it)
 	struct report *r = arg;
 	struct core *c;
 
+	if (r->interference && r->pass == 2) {
+		int ret = ht_paths_interference_item(r->interference, it);
+
+		if (ret) {
+			return ret;
+		}
+	}
 	/* the core of the message being fed: its own items (a FLOW's
 	 * core is the sender, a WINDOW's any core) */
 	if (r->feeding && !r->feed_core && it->core &&
@@ -715,6 +853,9 @@ int ht__report_pass(struct report *r, const char *const *traces,
 		so.symbolize = symbolize;
 		so.symbolize_arg = fnames;
 	}
+	/* pass 1 learns the cores, the span and the slices: the task rows
+	 * are made in pass 2 */
+	so.no_task_states = r->pass == 1;
 	ret = ht_states_create(stp, &so, on_item, r);
 	if (ret) {
 		return ret;
@@ -733,6 +874,11 @@ int ht__report_pass(struct report *r, const char *const *traces,
 		if (ret) {
 			/* damaged: said once (pass 1), skipped, the rest is
 			 * used */
+			if (r->paths_reader && r->pass == 1) {
+				ht_paths_reader_skipped(
+				    r->paths_reader,
+				    ht_ctf_set_last_error(set));
+			}
 			if (r->pass == 1) {
 				r->reader_errors++;
 				if (r->on_damage) {
@@ -749,6 +895,13 @@ int ht__report_pass(struct report *r, const char *const *traces,
 				break;
 			}
 		}
+		if (r->paths_reader && r->pass == 1) {
+			ret = ht_paths_reader_feed(r->paths_reader, &msg, err,
+						   err_len);
+			if (ret) {
+				break;
+			}
+		}
 		r->feeding = true;
 		r->feed_core = 0;
 		ret = ht_states_feed(*stp, &msg);
@@ -757,6 +910,9 @@ int ht__report_pass(struct report *r, const char *const *traces,
 			break;
 		}
 		if (r->pass == 2) {
+			if (msg.has_time && msg.ns > r->now_ns) {
+				r->now_ns = msg.ns;
+			}
 			table_event(r, &msg);
 		}
 	}
@@ -902,9 +1058,17 @@ int ht__report_plan(struct report *r, size_t budget)
 	size_t i;
 	unsigned l;
 
-	/* the bounds are pessimistic: encode for 3 times the budget, then
-	 * keep what fits once the sizes are known */
-	choose_levels(r, 3 * budget);
+	/* the bounds are pessimistic (a task row holds one state for
+	 * many buckets): the levels within 16 times the budget are
+	 * encoded, the finest dropped while the runs pass 3 times the
+	 * budget, then what fits is kept once the sizes are known */
+	choose_levels(r, 16 * budget);
+	r->enc_cap = 3 * budget;
+	r->enc_project = 2 * budget;
+	r->now_ns = INT64_MIN;
+	for (l = 0; l < r->nr_levels; l++) {
+		r->level_per[l] = (double)r->level_n[l] / (double)r->span;
+	}
 	for (i = 0; i < r->nr_cores; i++) {
 		struct core *c = &r->cores[i];
 
@@ -915,22 +1079,117 @@ int ht__report_plan(struct report *r, size_t budget)
 		}
 	}
 	for (i = 0; i < ht__report_nr_rows(r); i++) {
-		struct trow *t = ht__report_row(r, i);
-
-		t->lv = calloc(r->nr_levels, sizeof(*t->lv));
-		if (!t->lv) {
+		if (trow_levels(r, ht__report_row(r, i))) {
 			return HT_ENOMEM;
 		}
-		for (l = 0; l < r->nr_levels; l++) {
-			t->lv[l].cur = -1;
-		}
-		t->exact.cur = -1;
 	}
 	return 0;
 }
 
+static uint64_t get_varint(const unsigned char **p, const unsigned char *end)
+{
+	uint64_t v = 0;
+	unsigned sh = 0;
+
+	while (*p < end) {
+		unsigned char c = *(*p)++;
+
+		if (sh < 64) {
+			v |= (uint64_t)(c & 0x7f) << sh;
+		}
+		sh += 7;
+		if (!(c & 0x80)) {
+			break;
+		}
+	}
+	return v;
+}
+
+/*
+ * The runs of @e packed: the palette (its size, then the state ids in
+ * order of first use), then per run delta << b | palette index, b the
+ * bits of the palette's largest index. A delta that would pass 2^53
+ * shifted (the viewer's integers are doubles) keeps the pairs: palette
+ * size 0. @map: per state id, its palette index + 1, all 0 (left so).
+ */
+static void pack_runs(struct enc *e, uint32_t *map, struct ht_buf *tmp)
+{
+	const unsigned char *p = (const unsigned char *)e->out.data, *q;
+	const unsigned char *end = p + e->out.len;
+	uint32_t pal[64], *palette = pal;
+	size_t k = 0, cap = 64;
+	unsigned b = 0;
+	bool wide = false;
+
+	if (!e->out.len) {
+		return;
+	}
+	for (q = p; q < end;) {
+		uint64_t d = get_varint(&q, end);
+		uint32_t s = (uint32_t)get_varint(&q, end);
+
+		if (d >> 40) {
+			wide = true;
+		}
+		if (map[s]) {
+			continue;
+		}
+		if (k == cap) {
+			uint32_t *np = malloc(2 * cap * sizeof(*np));
+
+			if (!np) {
+				tmp->nomem = true;
+				break;
+			}
+			memcpy(np, palette, k * sizeof(*np));
+			if (palette != pal) {
+				free(palette);
+			}
+			palette = np;
+			cap *= 2;
+		}
+		palette[k++] = s;
+		map[s] = (uint32_t)k;
+	}
+	while (((size_t)1 << b) < k) {
+		b++;
+	}
+	ht_buf_clear(tmp);
+	if (wide || b > 12 || tmp->nomem) {
+		put_varint(tmp, 0);
+		ht_buf_add(tmp, e->out.data, e->out.len);
+	} else {
+		size_t i;
+
+		put_varint(tmp, k);
+		for (i = 0; i < k; i++) {
+			put_varint(tmp, palette[i]);
+		}
+		for (q = p; q < end;) {
+			uint64_t d = get_varint(&q, end);
+			uint32_t s = (uint32_t)get_varint(&q, end);
+
+			put_varint(tmp, d << b | (map[s] - 1));
+		}
+	}
+	for (; k; k--) {
+		map[palette[k - 1]] = 0;
+	}
+	if (palette != pal) {
+		free(palette);
+	}
+	if (!tmp->nomem) {
+		struct ht_buf t = e->out;
+
+		e->out = *tmp;
+		*tmp = t;
+	}
+}
+
 int ht__report_finish(struct report *r, size_t budget)
 {
+	struct ht_buf tmp = {0};
+	uint32_t *map;
 	size_t i;
 	unsigned l;
 
@@ -950,6 +1209,24 @@ int ht__report_finish(struct report *r, size_t budget)
 		}
 		r->nomem |= t->exact.out.nomem;
 	}
+	check_cap(r);
+	map = calloc(r->nr_states + 1, sizeof(*map));
+	if (!map) {
+		return HT_ENOMEM;
+	}
+	for (i = 0; i < ht__report_nr_rows(r); i++) {
+		struct trow *t = ht__report_row(r, i);
+
+		for (l = 0; l < r->nr_levels; l++) {
+			pack_runs(&t->lv[l], map, &tmp);
+		}
+		if (r->exact) {
+			pack_runs(&t->exact, map, &tmp);
+		}
+	}
+	r->nomem |= tmp.nomem;
+	ht_buf_fini(&tmp);
+	free(map);
 	if (r->nomem || r->flow_json.nomem || r->notes.nomem ||
 	    r->ev_json.nomem) {
 		return HT_ENOMEM;
@@ -968,8 +1245,7 @@ void ht__report_fini(struct report *r)
 
 		for (l = 0; t->lv && l < r->nr_levels; l++) {
 			ht_buf_fini(&t->lv[l].out);
-			free(t->lv[l].acc_state);
-			free(t->lv[l].acc_ns);
+			free(t->lv[l].acc);
 		}
 		free(t->lv);
 		ht_buf_fini(&t->exact.out);
@@ -995,4 +1271,6 @@ void ht__report_fini(struct report *r)
 	ht_buf_fini(&r->ev_json);
 	ht_pretty_destroy(r->pretty);
 	free(r->stream_core);
+	ht_paths_interference_destroy(r->interference);
+	ht_paths_reader_destroy(r->paths_reader);
 }

@@ -19,6 +19,7 @@
 
 #include "common/buf.h"
 #include "host/analysis/func-names.h"
+#include "host/analysis/paths.h"
 #include "host/analysis/states.h"
 #include "host/ctf/pretty.h"
 
@@ -35,15 +36,28 @@ struct state {
 	bool task_state; /* a state of the task rows (running, ready...) */
 };
 
-/* One level of one core: runs (bucket delta, state id) as varints. */
+struct acc {
+	uint32_t state;
+	uint64_t ns;
+};
+
+/* One level of one row: runs (bucket delta, state id) as varint pairs
+ * while encoded; ht__report_finish() packs them (docs/report.md, "The
+ * data"): a palette of the row's states, then one varint per run,
+ * bucket delta << b | palette index (b bits: the palette's size). */
 struct enc {
-	int64_t cur;	  /* bucket being accumulated, -1 none */
+	/* what every segment reads first, together */
+	int64_t cur; /* bucket being accumulated, -1 none */
+	/* bucket in_k holds the positions [in_lo, in_hi) (-1: none);
+	 * found once a second segment in a row lies in one bucket
+	 * (seen_k: the bucket of the last such segment) */
+	int64_t in_k, seen_k;
+	uint64_t in_lo, in_hi;
+	struct acc *acc; /* the states of bucket cur and their ns */
+	size_t nr_acc, cap_acc;
 	int64_t next;	  /* first bucket not yet covered by a run */
 	int64_t last_run; /* bucket of the last run emitted */
 	uint32_t last_state;
-	uint32_t *acc_state;
-	uint64_t *acc_ns;
-	size_t nr_acc, cap_state, cap_ns;
 	struct ht_buf out;
 	uint64_t runs;
 };
@@ -78,6 +92,12 @@ struct taskrow {
 	int64_t last_end; /* the end of its last interval encoded */
 };
 
+/* A task row in report.task_hash: row index + 1, 0 empty. */
+struct task_slot {
+	uint64_t tid;
+	uint32_t core, row;
+};
+
 /* the task rows' states, in r->ts_state */
 enum { TS_RUNNING, TS_READY, TS_BLOCKED, TS_INTERRUPTED, TS_NR };
 
@@ -101,7 +121,15 @@ struct report {
 	int64_t t0, t1;
 	uint64_t span;
 	unsigned nr_levels;
-	int64_t level_n[MAX_LEVELS]; /* buckets per level */
+	int64_t level_n[MAX_LEVELS];  /* buckets per level */
+	double level_per[MAX_LEVELS]; /* buckets per ns */
+	/* pass 2: the runs' bytes may reach enc_cap (projected from the
+	 * time read, now_ns, to the end: enc_project); past it the finest
+	 * level (the exact one first) is dropped, checked every
+	 * CHECK_SEGS segments */
+	size_t enc_cap, enc_project;
+	uint64_t enc_segs;
+	int64_t now_ns;
 	bool exact;
 	unsigned nr_kept; /* levels written */
 	bool exact_kept;
@@ -113,10 +141,11 @@ struct report {
 	size_t hash_cap;
 	size_t nr_core_rows; /* rows before the function rows */
 	/* task rows, after the function rows (made in pass 1), found by
-	 * (core, tid) in task_hash (index + 1; 0 empty) */
+	 * (core, tid) in task_hash (the keys there: a lookup reads no
+	 * row) */
 	struct taskrow *trows;
 	size_t nr_trows, cap_trows;
-	uint32_t *task_hash;
+	struct task_slot *task_hash;
 	size_t task_hash_cap;
 	uint32_t ts_state[TS_NR]; /* state ids, 0 not made yet */
 	struct ht_buf notes;	  /* JSON strings, comma-separated */
@@ -133,6 +162,11 @@ struct report {
 	size_t nr_stream_core, cap_stream_core;
 	bool feeding;
 	unsigned feed_core; /* index + 1 of the first core item, 0 none */
+	/* pass 2 feeds the path analysis' interference pass too (NULL:
+	 * none, or it reads on its own) */
+	struct ht_paths_interference *interference;
+	/* pass 1 feeds the path analysis' instance pass (NULL: none) */
+	struct ht_paths_reader *paths_reader;
 	uint64_t reader_errors;
 	uint64_t damaged_times; /* events with a damaged time (states.h) */
 	void (*on_damage)(void *arg, const char *text);
@@ -175,11 +209,14 @@ int ht__report_pass(struct report *r, const char *const *traces,
 		    size_t nr_traces, struct ht_func_names *fnames,
 		    struct ht_states **stp, char *err, size_t err_len);
 
-/* After pass 1: the levels for @budget bytes, and the memory of pass
+/* After pass 1: the levels to encode for a page of @budget bytes
+ * (those whose worst case is within 16 times @budget; pass 2 drops the
+ * finest while the runs pass 3 times @budget), and the memory of pass
  * 2. Returns 0 or HT_ENOMEM. */
 int ht__report_plan(struct report *r, size_t budget);
 
-/* After pass 2: ends every row's runs, then keeps the levels that fit
+/* After pass 2: ends every row's runs and packs them, then keeps the
+ * levels that fit
  * @budget with the event table, which is thinned (to a sixteenth of
  * @budget at least) while a smaller one lets a finer level in. Returns
  * 0 or HT_ENOMEM. */

@@ -48,6 +48,7 @@ struct job {
 	struct ht_states *st; /* the model of pass 2, for its totals */
 	struct ht_states_msgs msgs;
 	struct ht_path_desc *desc;
+	struct ht_paths_opts popts;
 	struct ht_paths_result *pres;
 	struct ht_func_names *fnames;
 	char *sync_text, *paths_json;
@@ -152,6 +153,19 @@ static int measure(struct job *jb, char *err, size_t err_len)
 	size_t i;
 	int ret;
 
+	if (jb->desc) {
+		/* the paths' instances from this pass; their interference
+		 * from pass 2's states model when it reads what that pass
+		 * would (every core, the whole time), else in a pass of its
+		 * own */
+		jb->popts.select = jb->opts->select;
+		jb->popts.no_interference = !jb->opts->select;
+		ret = ht_paths_reader_create(jb->desc, &jb->popts,
+					     &r->paths_reader);
+		if (ret) {
+			return ret;
+		}
+	}
 	ret = ht__report_pass(r, jb->traces, jb->nr_traces, jb->fnames, &jb->st,
 			      err, err_len);
 	if (ret) {
@@ -204,7 +218,6 @@ static int measure(struct job *jb, char *err, size_t err_len)
 static int build(struct job *jb, char *err, size_t err_len)
 {
 	struct report *r = &jb->r;
-	struct ht_paths_opts popts = {0};
 	FILE *ms;
 	int ret;
 	struct ht_pretty_opts po = {.no_delta = true,
@@ -232,6 +245,18 @@ static int build(struct job *jb, char *err, size_t err_len)
 	if (ret) {
 		return ret;
 	}
+	if (jb->desc) {
+		ret = ht_paths_reader_finish(r->paths_reader, jb->traces,
+					     jb->nr_traces, &jb->pres, err,
+					     err_len);
+		if (!ret && jb->popts.no_interference) {
+			ret = ht_paths_interference_create(jb->pres,
+							   &r->interference);
+		}
+		if (ret) {
+			return ret;
+		}
+	}
 	r->pass = 2;
 	ret = ht__report_pass(r, jb->traces, jb->nr_traces, jb->fnames, &jb->st,
 			      err, err_len);
@@ -242,11 +267,14 @@ static int build(struct job *jb, char *err, size_t err_len)
 	if (ret || !jb->desc) {
 		return ret;
 	}
-	popts.select = jb->opts->select;
-	ret = ht_paths_analyze(jb->desc, jb->traces, jb->nr_traces, &popts,
-			       &jb->pres, err, err_len);
-	if (ret) {
-		return ret;
+	if (r->interference) {
+		ret = ht_paths_interference_finish(r->interference);
+		if (!ret) {
+			ret = ht_paths_result_reorder(jb->pres);
+		}
+		if (ret) {
+			return ret;
+		}
 	}
 	ms = open_memstream(&jb->paths_json, &jb->paths_size);
 	if (!ms) {
@@ -607,12 +635,13 @@ int ht_report_write(const char *const *traces, size_t nr_traces,
 		fill_stats(&jb, stats);
 	}
 out:
+	/* first: the path analysis' passes it holds use the description */
+	ht__report_fini(&jb.r);
 	ht_states_destroy(jb.st);
 	ht_func_names_destroy(jb.fnames);
 	ht_paths_result_destroy(jb.pres);
 	ht_path_desc_destroy(jb.desc);
 	free(jb.paths_json);
 	free(jb.sync_text);
-	ht__report_fini(&jb.r);
 	return ret;
 }

@@ -2,8 +2,10 @@
 /*
  * hetrace report viewer (docs/report.md). Reads the JSON in
  * <script id="ht-data">; times are ns relative to data.t0. The
- * timelines are levels of run lists (varint pairs: bucket delta,
- * state id; state 0 = nothing known), the coarsest level that resolves
+ * timelines are levels of run lists (a palette of state ids, then per
+ * run a varint: bucket delta << b | palette index, b the bits of the
+ * palette; an empty palette: varint pairs bucket delta, state id;
+ * state 0 = nothing known), the coarsest level that resolves
  * a pixel is drawn. Rows 0..cores-1 of a level are the cores' (what
  * ran); the next ones are function rows (D.frows: [core, depth]; the
  * last depth, D.func_rows - 1, shows the innermost call at that depth
@@ -149,10 +151,23 @@
 			} while (byte & 0x80 && i < bytes.length);
 			return v;
 		}
+		const k = i < bytes.length ? varint() : 0;
+		const pal = [];
+		for (let j = 0; j < k; j++) pal.push(varint());
+		let b = 0;
+		while ((1 << b) < k) b++;
+		const div = 2 ** b;
 		while (i < bytes.length) {
-			bucket += varint();
-			t.push(bucket * unit);
-			s.push(varint());
+			if (k) {
+				const v = varint();
+				bucket += Math.floor(v / div);
+				t.push(bucket * unit);
+				s.push(pal[v % div]);
+			} else {
+				bucket += varint();
+				t.push(bucket * unit);
+				s.push(varint());
+			}
 		}
 		r = { t: Float64Array.from(t), s: Uint32Array.from(s) };
 		runCache.set(key, r);

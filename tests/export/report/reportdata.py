@@ -16,7 +16,9 @@ def load(path):
 def runs(d, level, row):
     """The state runs of a timeline row at a level (-1: the exact one):
     [(time from t0 in ns, state name or None)], from the row's base64
-    varint pairs (time delta, state index + 1 or 0)."""
+    varints: the palette (its size k, then k state indexes + 1 or 0),
+    then per run time delta << b | palette index (b: the bits of k - 1);
+    k = 0: varint pairs (time delta, state index + 1 or 0)."""
     b = base64.b64decode(d["levels"][level]["rows"][row])
     out, i, t = [], 0, 0
 
@@ -31,8 +33,16 @@ def runs(d, level, row):
             if not c & 0x80:
                 return v
 
+    k = varint() if b else 0
+    pal = [varint() for _ in range(k)]
+    bits = max(k - 1, 0).bit_length()
     while i < len(b):
-        t += varint()
-        s = varint()
+        if k:
+            v = varint()
+            t += v >> bits
+            s = pal[v & ((1 << bits) - 1)]
+        else:
+            t += varint()
+            s = varint()
         out.append((t, d["states"][s - 1]["n"] if s else None))
     return out
