@@ -403,6 +403,7 @@ static int frag_stream(struct c2 *c, json_object *j)
 	}
 	sc->pub.id = id;
 	sc->pub.trace = &c->t->pub;
+	sc->ctf2_clock = c->clock;
 	ret = ht__c2_scope_field_class(c, j, "packet-context-field-class",
 				       &sc->pub.packet_context);
 	if (!ret) {
@@ -432,6 +433,46 @@ static int frag_stream(struct c2 *c, json_object *j)
 		ret = id_add(c, &c->stream_ix, key, c->nr_streams);
 	}
 	c->nr_streams++;
+	return ret;
+}
+
+/*
+ * LTTng's log level and EMF URI of an event record class: its
+ * attributes "log-level" (an integer) and "emf-uri" (a string) in the
+ * namespace "lttng.org,2009", which babeltrace2 reads as the CTF 1.8
+ * `loglevel` and `model.emf.uri`. Other attributes are not read.
+ */
+static int lttng_attributes(struct c2 *c, json_object *j,
+			    struct ht__event_class *ec)
+{
+	json_object *a = ht__c2_member(j, "attributes"), *ns, *v;
+	size_t old;
+	int ret = 0;
+
+	if (!a || !json_object_is_type(a, json_type_object)) {
+		return 0;
+	}
+	ns = ht__c2_member(a, "lttng.org,2009");
+	if (!ns || !json_object_is_type(ns, json_type_object)) {
+		return 0;
+	}
+	old = ht__c2_path_key(c, "attributes");
+	ht__c2_path_key(c, "lttng.org,2009");
+	v = ht__c2_member(ns, "log-level");
+	if (v) {
+		ret = ht__c2_int(c, v, "log-level", &ec->pub.loglevel);
+		ec->pub.has_loglevel = !ret;
+	}
+	if (!ret) {
+		const char *uri;
+
+		ret = ht__c2_opt_str(c, ns, "emf-uri", &uri);
+		if (!ret && uri) {
+			ec->pub.emf_uri = ht__c2_strdup(c, uri);
+			ret = ec->pub.emf_uri ? 0 : HT_ENOMEM;
+		}
+	}
+	ht__c2_path_pop(c, old);
 	return ret;
 }
 
@@ -477,8 +518,11 @@ static int frag_event(struct c2 *c, json_object *j)
 	if (!ec->pub.name) {
 		return HT_ENOMEM;
 	}
-	ret = ht__c2_scope_field_class(c, j, "specific-context-field-class",
-				       &ec->pub.context);
+	ret = lttng_attributes(c, j, ec);
+	if (!ret) {
+		ret = ht__c2_scope_field_class(
+		    c, j, "specific-context-field-class", &ec->pub.context);
+	}
 	if (!ret) {
 		ret = ht__c2_scope_field_class(c, j, "payload-field-class",
 					       &ec->pub.payload);
