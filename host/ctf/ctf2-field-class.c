@@ -965,10 +965,10 @@ static int fc_optional(struct c2 *c, json_object *j,
 		struct ht_ctf_enum_range er;
 		size_t o2 = ht__c2_path_index(c, k);
 		/* as a variant's: a negative lower bound reads signed */
-		bool neg = json_object_is_type(r, json_type_array) &&
-			   json_object_array_length(r) == 2 &&
-			   json_object_get_int64(
-			       json_object_array_get_idx(r, 0)) < 0;
+		bool neg =
+		    json_object_is_type(r, json_type_array) &&
+		    json_object_array_length(r) == 2 &&
+		    json_object_get_int64(json_object_array_get_idx(r, 0)) < 0;
 
 		ret = parse_range(c, r, neg, &er);
 		ht__c2_path_pop(c, o2);

@@ -178,8 +178,8 @@ int ht__varint_decode(struct ht__stream *s, const struct ht__op *op,
 {
 	uint64_t v, next;
 
-	switch (varint_get(s->map, pos, s->content_end, op->is_signed, &v,
-			   &next)) {
+	switch (
+	    varint_get(s->map, pos, s->content_end, op->is_signed, &v, &next)) {
 	case VI_OK:
 		break;
 	case VI_TRUNC:
@@ -205,13 +205,11 @@ int ht__varint_decode(struct ht__stream *s, const struct ht__op *op,
 	return 0;
 }
 
-int ht__varint_skip(struct ht__stream *s, const struct ht__op *op,
-		    uint64_t pos)
+int ht__varint_skip(struct ht__stream *s, const struct ht__op *op, uint64_t pos)
 {
 	uint64_t v, next;
 
-	if (varint_get(s->map, pos, s->content_end, op->is_signed, &v,
-		       &next)) {
+	if (varint_get(s->map, pos, s->content_end, op->is_signed, &v, &next)) {
 		return 1;
 	}
 	if (op->side) {
@@ -291,9 +289,9 @@ static enum ustr_err ustr_find(const struct ht__stream *s,
 				goto bad;
 			}
 		} else if (cu >= 0xd800 && cu <= 0xdbff) {
-			uint32_t lo = k + 1 < n ? unit_at(u->p + (k + 1) * ub,
-							  ub, op->bo)
-						: 0;
+			uint32_t lo =
+			    k + 1 < n ? unit_at(u->p + (k + 1) * ub, ub, op->bo)
+				      : 0;
 
 			if (lo < 0xdc00 || lo > 0xdfff) {
 				goto bad;
