@@ -12,10 +12,12 @@
  * sequences of 8-bit UTF-8 characters (shown as text, as babeltrace2
  * shows such arrays); BLOBs are arrays and sequences of bytes; roles
  * go to ht_ctf_type.role; variants keep their selector ranges
- * (ht_ctf_type.sel_ranges). What has no such layout (variable-length
- * integers, optionals, UTF-16 and UTF-32 strings, floats other than 32
- * and 64 bits, integers longer than 64 bits, a bit order other than the
- * byte order's) is refused by name.
+ * (ht_ctf_type.sel_ranges). What has no CTF 1.8 layout is marked on
+ * the type for the decoder (ctf2-fields.c): variable-length integers
+ * are integers with .varint, optionals variants with .optional, UTF-16
+ * and UTF-32 strings strings with their encoding and .str_len. Floats
+ * other than 32 and 64 bits, integers longer than 64 bits and a bit
+ * order other than the byte order's are refused by name.
  *
  * JSON is parsed by json-c: a well-kept library (Debian's libjson-c)
  * that reads 64-bit unsigned integers whole (CTF 2 mappings, magic
