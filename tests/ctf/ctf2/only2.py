@@ -98,6 +98,8 @@ def fc(t, trace_bo, roles=None, name=None, scope=None):
     if t.kind == 'varint':
         j = {'type': 'variable-length-%s-integer' %
              ('signed' if t.signed else 'unsigned')}
+        if roles and name in roles:
+            j['roles'] = [roles[name]]
         if t.base != 10:
             j['preferred-display-base'] = t.base
         if t.maps:
@@ -236,6 +238,21 @@ write2(t, good, {'s0': [t.packet(evs[:4], 0, 4000, 0),
 with open(os.path.join(out, 'good.expect'), 'w') as f:
     for v in values:
         f.write(text(payload, v) + '\n')
+
+
+# the same records under an event header of LEB128 integers (the event
+# record class id and the timestamp): the same text as the good trace
+class VarHeaderTrace(Trace):
+    def eh_type(self):
+        return Struct([('id', VarInt()), ('timestamp', VarInt())])
+
+
+vt = VarHeaderTrace(env={'hostname': 'c2'}, clock={'offset_s': 0},
+                    uuid=False)
+vt.event('c2only', payload)
+write2(vt, os.path.join(out, 'varhdr'),
+       {'s0': [vt.packet(evs[:4], 0, 4000, 0),
+               vt.packet(evs[4:], 5000, 9000, 1)]})
 
 # ---- damaged data: one bad record in the second packet ----
 

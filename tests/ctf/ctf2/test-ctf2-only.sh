@@ -3,7 +3,8 @@
 # the traces and the expected payload text from the values it
 # encodes, as babeltrace2 2.1 prints these classes): variable-length
 # integers (signed, unsigned, with mappings, as lengths and selectors),
-# optionals (boolean and integer selectors, there and absent), UTF-16
+# optionals (boolean and integer selectors, there and absent), LEB128
+# event record class ids and timestamps in the event header, UTF-16
 # and UTF-32 strings of the three length kinds. `print` shows every
 # payload as expected, `info` counts every record (the scan skips these
 # classes). Damaged data (a LEB128 integer of 11 bytes or past 64 bits,
@@ -35,6 +36,14 @@ grep -q '^ *8  c2only$' "$w/out" || bad "good info: $(grep -A1 'event types' "$w
 # the same fields, named, through the set reader and the JSON exporter
 run "good print --names=all" 0 "$HETRACE" print --names=all good
 [ "$(grep -c 'o1 = <none>' "$w/out")" = 4 ] || bad "good: absent optionals: $(head -c 300 "$w/out")"
+
+# an event header of LEB128 integers (id and time): the same lines
+run "good print" 0 "$HETRACE" print good
+mv "$w/out" "$w/good.out"
+run "varhdr print" 0 "$HETRACE" print varhdr
+cmp -s "$w/out" "$w/good.out" || bad "varhdr: $(diff "$w/good.out" "$w/out" | head -4 | cut -c 1-300)"
+run "varhdr info" 0 "$HETRACE" info varhdr
+grep -q 'last event: 0.000008000 s (8000 cycles)' "$w/out" || bad "varhdr info: $(grep event "$w/out")"
 
 n=0
 while IFS=$'\t' read -r name at pat; do
