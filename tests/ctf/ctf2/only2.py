@@ -254,6 +254,23 @@ write2(vt, os.path.join(out, 'varhdr'),
        {'s0': [vt.packet(evs[:4], 0, 4000, 0),
                vt.packet(evs[4:], 5000, 9000, 1)]})
 
+# a payload of a fixed shape (no variant, optional or sequence): the
+# text formatter compiles its line once
+ft = Trace(env={'hostname': 'flat'}, clock={'offset_s': 0}, uuid=False)
+fpay = Struct([('u', VarInt()), ('s', VarInt(True)), ('x', Int(8)),
+               ('w', UStr('utf-16le')), ('w32', UStr('utf-32be', n=8)),
+               ('e', VarInt(maps=E))])
+fe = ft.event('flat', fpay)
+fvals = [{'u': U[i], 's': S[i], 'x': i, 'w': words[i % len(words)],
+          'w32': words[i % len(words)][:2], 'e': [0, 5, 11, 2**41][i % 4]}
+         for i in range(len(U))]
+write2(ft, os.path.join(out, 'flat'),
+       {'s0': [ft.packet([(fe, 10 * i, v) for i, v in enumerate(fvals)],
+                         0, 100, 0)]})
+with open(os.path.join(out, 'flat.expect'), 'w') as f:
+    for v in fvals:
+        f.write(text(fpay, v) + '\n')
+
 # ---- damaged data: one bad record in the second packet ----
 
 bt = Trace(env={'hostname': 'bad'}, clock={'offset_s': 0}, uuid=False)

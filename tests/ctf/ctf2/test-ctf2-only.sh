@@ -37,6 +37,12 @@ grep -q '^ *8  c2only$' "$w/out" || bad "good info: $(grep -A1 'event types' "$w
 run "good print --names=all" 0 "$HETRACE" print --names=all good
 [ "$(grep -c 'o1 = <none>' "$w/out")" = 4 ] || bad "good: absent optionals: $(head -c 300 "$w/out")"
 
+# a payload of a fixed shape: the formatter's compiled line
+run "flat print" 0 "$HETRACE" print flat
+sed 's/^.* flat: //' "$w/out" >"$w/payloads"
+cmp -s "$w/payloads" flat.expect ||
+	bad "flat: payloads differ: $(diff flat.expect "$w/payloads" | head -6 | cut -c 1-400)"
+
 # an event header of LEB128 integers (id and time): the same lines
 run "good print" 0 "$HETRACE" print good
 mv "$w/out" "$w/good.out"
