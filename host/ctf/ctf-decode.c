@@ -301,6 +301,7 @@ void ht__stream_fini(struct ht__stream *s)
 	free(s->keep_ec);
 	free(s->pf.f);
 	free(s->ef.f);
+	ht__utext_free(s);
 }
 
 /*

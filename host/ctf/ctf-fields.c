@@ -519,6 +519,12 @@ int ht__scope_decode(struct ht__stream *s, const struct ht__op *ops, uint32_t i,
 		fb->f[fi].next = fb->n - fi;
 		return 0;
 	}
+	case HT__OP_VARINT:
+		return ht__varint_decode(s, op, f, pos);
+	case HT__OP_USTRING:
+		return ht__ustring_decode(s, op, fb, fi, pos);
+	case HT__OP_OPTIONAL:
+		return ht__optional_decode(s, ops, i, fb, fi, pos, depth);
 	}
 	return ht__stream_fail(s, HT_EFORMAT, pos, "bad decode plan");
 }

@@ -47,10 +47,10 @@ static bool advance(const struct ht_ctf_type *t, uint64_t *pos, int depth,
 	case HT_CTF_INT:
 	case HT_CTF_FLOAT:
 		*pos += t->size_bits;
-		return true;
+		return !t->varint; /* a CTF 2 LEB128 integer: its own size */
 	case HT_CTF_ENUM:
 		*pos += t->container->size_bits;
-		return true;
+		return !t->container->varint;
 	case HT_CTF_STRUCT:
 		for (m = 0; m < t->nr_members; m++) {
 			if (!advance(t->members[m].type, pos, depth + 1,
@@ -87,7 +87,7 @@ static void locate(struct ht_ctf_field_loc *l, const struct ht_ctf_type *t,
 	const struct ht_ctf_type *it =
 	    t->kind == HT_CTF_ENUM ? t->container : t;
 
-	if (it->kind != HT_CTF_INT || pos > UINT32_MAX) {
+	if (it->kind != HT_CTF_INT || it->varint || pos > UINT32_MAX) {
 		return;
 	}
 	l->set = true;

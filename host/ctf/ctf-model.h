@@ -72,6 +72,10 @@ struct ht__stream_class {
 	/* the last clock value whose time fits in int64_t ns from the
 	 * origin (ht_ctf_clock_cycles_to_ns()) */
 	uint64_t max_cycles;
+	/* CTF 2: the default clock class the metadata names, the default
+	 * clock even when no field has its timestamps (events are then at
+	 * its value 0, as babeltrace2 puts them); NULL in CTF 1.8 */
+	const struct ht_ctf_clock *ctf2_clock;
 };
 
 struct ht__trace {

@@ -182,7 +182,7 @@ found:
 		return cfail(cc, HT_ESYNTAX, "cannot find the field '%s' of %s",
 			     ref, what);
 	}
-	if (ops[idx].kind != HT__OP_INT) {
+	if (ops[idx].kind != HT__OP_INT && ops[idx].kind != HT__OP_VARINT) {
 		return cfail(cc, HT_ESYNTAX,
 			     "the field '%s' of %s is not an integer", ref,
 			     what);
@@ -315,6 +315,12 @@ static int emit_int(struct compiler *cc, struct ht__op *op,
 	}
 	if (op->size_bits == 8 && op->align_bits % 8 == 0) {
 		op->fast = HT__FAST_U8; /* byte order does not matter */
+	}
+	if (it->varint) {
+		/* LEB128: one byte to ten (ctf2-fields.c) */
+		op->kind = HT__OP_VARINT;
+		op->fast = HT__FAST_NONE;
+		op->min_bits = 8;
 	}
 	return 0;
 }
@@ -551,6 +557,97 @@ static int emit_variant(struct compiler *cc, uint32_t idx,
 	return 0;
 }
 
+/* A CTF 2 UTF-16 or UTF-32 string of any length kind. */
+static int emit_ustring(struct compiler *cc, uint32_t idx,
+			const struct ht_ctf_type *type)
+{
+	struct ht__op *op = &cc->ops[idx];
+	struct ht__op *len;
+	char what[300];
+	int ret;
+
+	op->kind = HT__OP_USTRING;
+	op->align_bits = 8;
+	op->size_bits = type->encoding == HT_CTF_ENC_UTF16BE ||
+				type->encoding == HT_CTF_ENC_UTF16LE
+			    ? 16
+			    : 32;
+	op->bo = type->encoding == HT_CTF_ENC_UTF16BE ||
+			 type->encoding == HT_CTF_ENC_UTF32BE
+		     ? HT_CTF_BE
+		     : HT_CTF_LE;
+	switch (type->str_len) {
+	case HT_CTF_STR_NUL:
+		op->min_bits = op->size_bits;
+		return 0;
+	case HT_CTF_STR_STATIC:
+		if (type->length > UINT32_MAX) {
+			return cfail(cc, HT_EUNSUPPORTED,
+				     "string '%s' is too long",
+				     op->name ? op->name : "?");
+		}
+		op->nr = (uint32_t)type->length;
+		op->min_bits = type->length * 8;
+		return 0;
+	case HT_CTF_STR_DYNAMIC:
+		break;
+	}
+	snprintf(what, sizeof(what), "string '%s'", op->name ? op->name : "?");
+	ret = resolve(cc, type->length_ref, what, &len);
+	if (ret) {
+		return ret;
+	}
+	if (len->is_signed) {
+		return cfail(cc, HT_ESYNTAX, "the length '%s' of %s is signed",
+			     type->length_ref, what);
+	}
+	cc->ops[idx].src_reg = len->reg;
+	return 0;
+}
+
+/*
+ * A CTF 2 optional: its selector's register, its ranges (none: a
+ * boolean selector), then its field as the next op.
+ */
+static int emit_optional(struct compiler *cc, uint32_t idx,
+			 const struct ht_ctf_type *type)
+{
+	const struct ht_ctf_type *it;
+	struct ht__variant_sel *sel;
+	struct ht__op *tag;
+	uint32_t child;
+	char what[300];
+	size_t k;
+	int ret;
+
+	snprintf(what, sizeof(what), "optional '%s'",
+		 cc->ops[idx].name ? cc->ops[idx].name : "?");
+	ret = resolve(cc, type->tag_ref, what, &tag);
+	if (ret) {
+		return ret;
+	}
+	it = tag->type->kind == HT_CTF_ENUM ? tag->type->container : tag->type;
+	sel = ht__arena_alloc(&cc->t->arena,
+			      (type->nr_sel_ranges + 1) * sizeof(*sel));
+	if (!sel) {
+		return HT_ENOMEM;
+	}
+	for (k = 0; k < type->nr_sel_ranges; k++) {
+		sel[k].lo = type->sel_ranges[k].lower.s;
+		sel[k].hi = type->sel_ranges[k].upper.s;
+		sel[k].option = 0;
+	}
+	cc->ops[idx].kind = HT__OP_OPTIONAL;
+	cc->ops[idx].src_reg = tag->reg;
+	cc->ops[idx].tag_signed = it->is_signed;
+	cc->ops[idx].sel = sel;
+	cc->ops[idx].nr_sel = type->nr_sel_ranges;
+	cc->ops[idx].nr = 1;
+	cc->ops[idx].min_bits = 0;
+	/* the field, when there, is named as the optional is */
+	return emit(cc, type->members[0].type, cc->ops[idx].name, &child);
+}
+
 static int emit(struct compiler *cc, const struct ht_ctf_type *type,
 		const char *name, uint32_t *out_idx)
 {
@@ -579,6 +676,10 @@ static int emit(struct compiler *cc, const struct ht_ctf_type *type,
 		op->min_bits = type->size_bits;
 		break;
 	case HT_CTF_STRING:
+		if (type->encoding >= HT_CTF_ENC_UTF16BE) {
+			ret = emit_ustring(cc, idx, type);
+			break;
+		}
 		op->kind = HT__OP_STRING;
 		op->align_bits = 8;
 		op->min_bits = 8;
@@ -645,7 +746,8 @@ static int emit(struct compiler *cc, const struct ht_ctf_type *type,
 		}
 		break;
 	case HT_CTF_VARIANT:
-		ret = emit_variant(cc, idx, type);
+		ret = type->optional ? emit_optional(cc, idx, type)
+				     : emit_variant(cc, idx, type);
 		break;
 	}
 	if (ret) {
@@ -790,6 +892,9 @@ static int compile_stream_class(struct compiler *cc,
 	sc->pub.default_clock = plan_clock(cc->t, &sc->event_header);
 	if (!sc->pub.default_clock) {
 		sc->pub.default_clock = plan_clock(cc->t, &sc->packet_context);
+	}
+	if (!sc->pub.default_clock) {
+		sc->pub.default_clock = sc->ctf2_clock;
 	}
 	ht__stream_class_clock_init(sc);
 	return compile_events(cc, sc);

@@ -29,6 +29,14 @@ enum ht__op_kind {
 	HT__OP_ARRAY,
 	HT__OP_SEQ,
 	HT__OP_VARIANT,
+	/* CTF 2 (ctf2-fields.c): a variable-length integer (a side
+	 * effect like HT__OP_INT's); a UTF-16 or UTF-32 string (.size_bits
+	 * the code unit, .nr a static length in bytes, .src_reg a dynamic
+	 * one); an optional (its field at the next op, there when register
+	 * .src_reg is not 0 (.nr_sel == 0) or in one of .sel) */
+	HT__OP_VARINT,
+	HT__OP_USTRING,
+	HT__OP_OPTIONAL,
 };
 
 /* What a field means to the decoder (babeltrace2's special fields). */

@@ -57,6 +57,19 @@ enum ht_ctf_encoding {
 	HT_CTF_ENC_NONE = 0,
 	HT_CTF_ENC_UTF8,
 	HT_CTF_ENC_ASCII,
+	/* CTF 2 strings (API 8): the field's .v.str is their text
+	 * converted to UTF-8 */
+	HT_CTF_ENC_UTF16BE,
+	HT_CTF_ENC_UTF16LE,
+	HT_CTF_ENC_UTF32BE,
+	HT_CTF_ENC_UTF32LE,
+};
+
+/* How a CTF 2 string's length is known (API 8). */
+enum ht_ctf_str_len {
+	HT_CTF_STR_NUL = 0, /* null-terminated (the only kind in CTF 1.8) */
+	HT_CTF_STR_STATIC,  /* .length bytes (ended early by a null) */
+	HT_CTF_STR_DYNAMIC, /* the bytes in the field .length_ref */
 };
 
 /* One range of an enumeration mapping; lower <= upper. */
@@ -149,6 +162,21 @@ struct ht_ctf_type {
 	 * where the tag enumeration's labels name the options */
 	const struct ht_ctf_variant_range *sel_ranges;
 	size_t nr_sel_ranges;
+
+	/* CTF 2 (API 8) */
+	/* HT_CTF_INT (and an HT_CTF_ENUM's container): a variable-length
+	 * integer (unsigned or signed LEB128, at most 10 bytes and 64
+	 * bits); .size_bits is 64 */
+	bool varint;
+	/* HT_CTF_VARIANT: an optional, whose one member (.members[0]) is
+	 * there or not: its field has one child or none. The selector
+	 * .tag_ref is a boolean (any value but 0 selects) when
+	 * .sel_ranges is NULL, else an integer in .sel_ranges */
+	bool optional;
+	/* HT_CTF_STRING encoded in UTF-16 or UTF-32: how its length is
+	 * known (.length, .length_ref); UTF-8 ones of a static or dynamic
+	 * length are arrays and sequences of UTF-8 bytes */
+	enum ht_ctf_str_len str_len;
 };
 
 /*
@@ -174,7 +202,8 @@ size_t ht_ctf_enum_labels(const struct ht_ctf_type *type, uint64_t value,
  *		...
  *
  * A variant has exactly one child: the selected option (its .name is
- * the option's name). A string has no children; .v.str points to its
+ * the option's name); an optional (.type->optional) has its field or
+ * none. A string has no children; .v.str points to its
  * bytes (null-terminated, .nr_children is its length in bytes without
  * the terminator).
  */
@@ -688,7 +717,11 @@ int64_t ht_ctf_stream_cycles_to_ns(const struct ht_ctf_stream *stream,
  * - 7: CTF 2 traces (JSON metadata) are read: struct ht_ctf_type .role,
  *   .sel_ranges and .nr_sel_ranges, enum ht_ctf_role, struct
  *   ht_ctf_variant_range.
+ * - 8: CTF 2 variable-length integers (struct ht_ctf_type .varint),
+ *   optionals (.optional: a variant of one child or none), UTF-16 and
+ *   UTF-32 strings (HT_CTF_ENC_UTF16BE... and .str_len, enum
+ *   ht_ctf_str_len; their fields hold UTF-8).
  */
-#define HT_CTF_READER_API 7
+#define HT_CTF_READER_API 8
 
 #endif

@@ -144,6 +144,12 @@ int ht__skip_op(struct ht__stream *s, const struct ht__op *ops, uint32_t i)
 		return ht__skip_op(s, ops,
 				   i + op->option_op[op->sel[k].option]);
 	}
+	case HT__OP_VARINT:
+		return ht__varint_skip(s, op, pos);
+	case HT__OP_USTRING:
+		return ht__ustring_skip(s, op, pos);
+	case HT__OP_OPTIONAL:
+		return ht__optional_skip(s, ops, i, pos);
 	}
 	return 1;
 }

@@ -134,6 +134,9 @@ struct ht__stream {
 
 	char *err; /* the set's error buffer */
 	size_t err_len;
+	/* the UTF-8 text of CTF 2 UTF-16/UTF-32 strings (ctf2-fields.c),
+	 * NULL until one is read */
+	struct ht__utext *utext;
 };
 
 /*
@@ -499,6 +502,28 @@ void ht__skip_side_leaves(struct ht__stream *s, const struct ht__run *r,
  * decoder says what).
  */
 int ht__skip_op(struct ht__stream *s, const struct ht__op *ops, uint32_t i);
+
+/*
+ * ---- CTF 2 field classes without a CTF 1.8 layout (ctf2-fields.c) ----
+ * Each decodes op @op (@i of @ops) at bit @pos, aligned, into the field
+ * just appended to @fb (at @fi, or @f), or skips it; decoders return 0
+ * or a negative HT_E... code with the message, skippers 0 or 1.
+ */
+int ht__varint_decode(struct ht__stream *s, const struct ht__op *op,
+		      struct ht_ctf_field *f, uint64_t pos);
+int ht__varint_skip(struct ht__stream *s, const struct ht__op *op,
+		    uint64_t pos);
+int ht__ustring_decode(struct ht__stream *s, const struct ht__op *op,
+		       struct ht__fieldbuf *fb, uint32_t fi, uint64_t pos);
+int ht__ustring_skip(struct ht__stream *s, const struct ht__op *op,
+		     uint64_t pos);
+int ht__optional_decode(struct ht__stream *s, const struct ht__op *ops,
+			uint32_t i, struct ht__fieldbuf *fb, uint32_t fi,
+			uint64_t pos, unsigned depth);
+int ht__optional_skip(struct ht__stream *s, const struct ht__op *ops,
+		      uint32_t i, uint64_t pos);
+/* Frees the converted strings' text of @s. */
+void ht__utext_free(struct ht__stream *s);
 
 /* Skips scope @p at s->pos the same way. */
 int ht__skip_scope(struct ht__stream *s, const struct ht__plan *p);

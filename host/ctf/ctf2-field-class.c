@@ -427,31 +427,35 @@ static int fc_float(struct c2 *c, json_object *j,
 	return 0;
 }
 
-/* The encoding of a string: only UTF-8 has a CTF 1.8 layout. */
-static int parse_encoding(struct c2 *c, json_object *j, const char *what)
+/* The encoding of a string (UTF-8 when absent) into @enc. */
+static int parse_encoding(struct c2 *c, json_object *j,
+			  enum ht_ctf_encoding *enc)
 {
-	const char *enc;
-	int ret = ht__c2_opt_str(c, j, "encoding", &enc);
+	static const struct {
+		const char *name;
+		enum ht_ctf_encoding enc;
+	} tab[] = {
+	    {"utf-8", HT_CTF_ENC_UTF8},	      {"utf-16be", HT_CTF_ENC_UTF16BE},
+	    {"utf-16le", HT_CTF_ENC_UTF16LE}, {"utf-32be", HT_CTF_ENC_UTF32BE},
+	    {"utf-32le", HT_CTF_ENC_UTF32LE},
+	};
+	const char *name;
+	size_t i, old;
+	int ret = ht__c2_opt_str(c, j, "encoding", &name);
 
-	if (ret || !enc || !strcmp(enc, "utf-8")) {
+	*enc = HT_CTF_ENC_UTF8;
+	if (ret || !name) {
 		return ret;
 	}
-	{
-		size_t old = ht__c2_path_key(c, "encoding");
-
-		if (!strcmp(enc, "utf-16be") || !strcmp(enc, "utf-16le") ||
-		    !strcmp(enc, "utf-32be") || !strcmp(enc, "utf-32le")) {
-			ret =
-			    ht__c2_fail(c, HT_EUNSUPPORTED,
-					"a %s encoded in '%s' is not supported "
-					"(UTF-8 only)",
-					what, enc);
-		} else {
-			ret = ht__c2_fail(c, HT_ESYNTAX,
-					  "unknown encoding '%s'", enc);
+	for (i = 0; i < sizeof(tab) / sizeof(tab[0]); i++) {
+		if (!strcmp(name, tab[i].name)) {
+			*enc = tab[i].enc;
+			return 0;
 		}
-		ht__c2_path_pop(c, old);
 	}
+	old = ht__c2_path_key(c, "encoding");
+	ret = ht__c2_fail(c, HT_ESYNTAX, "unknown encoding '%s'", name);
+	ht__c2_path_pop(c, old);
 	return ret;
 }
 
@@ -560,13 +564,32 @@ out:
 	return ret;
 }
 
-/* An array or sequence of bytes (strings and BLOBs). */
+static int fc_ustring(struct c2 *c, json_object *j, enum ht_ctf_str_len len,
+		      enum ht_ctf_encoding enc, const struct ht_ctf_type **out);
+
+/*
+ * An array or sequence of bytes (BLOBs and UTF-8 strings); a UTF-16 or
+ * UTF-32 string is a string (fc_ustring()).
+ */
 static int fc_bytes(struct c2 *c, json_object *j, bool dynamic, bool text,
 		    const struct ht_ctf_type **out)
 {
+	enum ht_ctf_encoding enc = HT_CTF_ENC_UTF8;
 	struct ht_ctf_type *t, *e;
 	int ret = 0;
 
+	if (text) {
+		ret = parse_encoding(c, j, &enc);
+		if (ret) {
+			return ret;
+		}
+		if (enc != HT_CTF_ENC_UTF8) {
+			return fc_ustring(c, j,
+					  dynamic ? HT_CTF_STR_DYNAMIC
+						  : HT_CTF_STR_STATIC,
+					  enc, out);
+		}
+	}
 	t = new_type(c, dynamic ? HT_CTF_SEQUENCE : HT_CTF_ARRAY);
 	e = new_type(c, HT_CTF_INT);
 	if (!t || !e) {
@@ -577,10 +600,7 @@ static int fc_bytes(struct c2 *c, json_object *j, bool dynamic, bool text,
 	e->encoding = text ? HT_CTF_ENC_UTF8 : HT_CTF_ENC_NONE;
 	t->align_bits = 8;
 	t->element = e;
-	if (text) {
-		ret = parse_encoding(c, j, "string");
-	}
-	if (!ret && dynamic) {
+	if (dynamic) {
 		ret = parse_location(c, j, "length-field-location",
 				     &t->length_ref);
 	} else if (!ret) {
@@ -844,6 +864,142 @@ static int fc_variant(struct c2 *c, json_object *j,
 	return ret;
 }
 
+/*
+ * A string of @len's kind: UTF-8 null-terminated ones as in CTF 1.8,
+ * UTF-16 and UTF-32 ones of any length kind converted to UTF-8 by the
+ * decoder.
+ */
+static int fc_ustring(struct c2 *c, json_object *j, enum ht_ctf_str_len len,
+		      enum ht_ctf_encoding enc, const struct ht_ctf_type **out)
+{
+	struct ht_ctf_type *t = new_type(c, HT_CTF_STRING);
+	int ret = 0;
+
+	if (!t) {
+		return type_fail(c);
+	}
+	t->align_bits = 8;
+	t->encoding = enc;
+	t->str_len = len;
+	if (len == HT_CTF_STR_DYNAMIC) {
+		ret = parse_location(c, j, "length-field-location",
+				     &t->length_ref);
+	} else if (len == HT_CTF_STR_STATIC) {
+		ret = ht__c2_req_uint(c, j, "length", &t->length);
+	}
+	*out = t;
+	return ret;
+}
+
+/*
+ * A variable-length integer: LEB128 bytes, at most 64 bits of value
+ * (the decoder refuses more), byte-aligned.
+ */
+static int fc_varint(struct c2 *c, json_object *j, bool is_signed,
+		     const struct ht_ctf_type **out)
+{
+	struct ht_ctf_type *t = new_type(c, HT_CTF_INT);
+	uint64_t base;
+	int ret;
+
+	if (!t) {
+		return type_fail(c);
+	}
+	ret = ht__c2_opt_uint(c, j, "preferred-display-base", 10, &base);
+	if (!ret && base != 2 && base != 8 && base != 10 && base != 16) {
+		ret = ht__c2_fail(c, HT_ESYNTAX,
+				  "display base %llu is not 2, 8, 10 or 16",
+				  (unsigned long long)base);
+	}
+	if (ret) {
+		return ret;
+	}
+	t->size_bits = 64;
+	t->align_bits = 8;
+	t->is_signed = is_signed;
+	t->base = (unsigned)base;
+	t->varint = true;
+	ret = parse_roles(c, j, t, !is_signed);
+	if (ret) {
+		return ret;
+	}
+	return parse_mappings(c, j, t, out);
+}
+
+/*
+ * An optional: a variant of one option that is there when its
+ * selector, a boolean, is true, or an integer, is in its ranges.
+ */
+static int fc_optional(struct c2 *c, json_object *j,
+		       const struct ht_ctf_type **out)
+{
+	struct ht_ctf_type *t = new_type(c, HT_CTF_VARIANT);
+	struct ht_ctf_member *mv = ht__arena_alloc(c->a, sizeof(*mv));
+	json_object *fc = ht__c2_member(j, "field-class");
+	json_object *sr = ht__c2_member(j, "selector-field-ranges");
+	struct ht_ctf_variant_range *rv = NULL;
+	size_t old, k, n = 0;
+	int ret;
+
+	if (!t || !mv) {
+		return t ? HT_ENOMEM : type_fail(c);
+	}
+	t->optional = true;
+	ret = parse_location(c, j, "selector-field-location", &t->tag_ref);
+	if (!ret && !fc) {
+		ret = ht__c2_fail(c, HT_ESYNTAX,
+				  "missing property 'field-class'");
+	}
+	if (!ret && sr) {
+		ret = ht__c2_need_type(c, sr, "selector-field-ranges",
+				       json_type_array, "an array of ranges");
+		n = ret ? 0 : json_object_array_length(sr);
+		rv = ht__arena_alloc(c->a, (n + 1) * sizeof(*rv));
+		if (!ret && !rv) {
+			ret = HT_ENOMEM;
+		}
+	}
+	old = ht__c2_path_key(c, "selector-field-ranges");
+	for (k = 0; !ret && k < n; k++) {
+		json_object *r = json_object_array_get_idx(sr, k);
+		struct ht_ctf_enum_range er;
+		size_t o2 = ht__c2_path_index(c, k);
+		/* as a variant's: a negative lower bound reads signed */
+		bool neg =
+		    json_object_is_type(r, json_type_array) &&
+		    json_object_array_length(r) == 2 &&
+		    json_object_get_int64(json_object_array_get_idx(r, 0)) < 0;
+
+		ret = parse_range(c, r, neg, &er);
+		ht__c2_path_pop(c, o2);
+		if (!ret) {
+			rv[k].lower.u = er.lower.u;
+			rv[k].upper.u = er.upper.u;
+			rv[k].option = 0;
+		}
+	}
+	ht__c2_path_pop(c, old);
+	if (ret) {
+		return ret;
+	}
+	old = ht__c2_path_key(c, "field-class");
+	ret = fc_parse(c, fc, &mv->type);
+	ht__c2_path_pop(c, old);
+	if (ret) {
+		return ret;
+	}
+	mv->name = "";
+	t->members = mv;
+	t->nr_members = 1;
+	t->sel_ranges = rv;
+	t->nr_sel_ranges = n;
+	/* an absent field takes no room, not even padding: the field,
+	 * when there, aligns itself */
+	t->align_bits = 1;
+	*out = t;
+	return 0;
+}
+
 /* A field class named by an alias fragment. */
 static int fc_alias(struct c2 *c, const char *name,
 		    const struct ht_ctf_type **out)
@@ -946,14 +1102,11 @@ static int fc_parse(struct c2 *c, json_object *j,
 	} else if (!strcmp(type, "fixed-length-floating-point-number")) {
 		ret = fc_float(c, j, out);
 	} else if (!strcmp(type, "null-terminated-string")) {
-		struct ht_ctf_type *t = new_type(c, HT_CTF_STRING);
+		enum ht_ctf_encoding enc;
 
-		ret = t ? parse_encoding(c, j, "null-terminated string")
-			: type_fail(c);
+		ret = parse_encoding(c, j, &enc);
 		if (!ret) {
-			t->align_bits = 8;
-			t->encoding = HT_CTF_ENC_UTF8;
-			*out = t;
+			ret = fc_ustring(c, j, HT_CTF_STR_NUL, enc, out);
 		}
 	} else if (!strcmp(type, "static-length-string")) {
 		ret = fc_bytes(c, j, false, true, out);
@@ -971,15 +1124,12 @@ static int fc_parse(struct c2 *c, json_object *j,
 		ret = fc_array(c, j, true, out);
 	} else if (!strcmp(type, "variant")) {
 		ret = fc_variant(c, j, out);
-	} else if (!strcmp(type, "variable-length-unsigned-integer") ||
-		   !strcmp(type, "variable-length-signed-integer") ||
-		   !strcmp(type, "optional")) {
-		size_t old = ht__c2_path_key(c, "type");
-
-		ret = ht__c2_fail(c, HT_EUNSUPPORTED,
-				  "CTF 2 field class '%s' is not supported",
-				  type);
-		ht__c2_path_pop(c, old);
+	} else if (!strcmp(type, "variable-length-unsigned-integer")) {
+		ret = fc_varint(c, j, false, out);
+	} else if (!strcmp(type, "variable-length-signed-integer")) {
+		ret = fc_varint(c, j, true, out);
+	} else if (!strcmp(type, "optional")) {
+		ret = fc_optional(c, j, out);
 	} else {
 		size_t old = ht__c2_path_key(c, "type");
 

@@ -12,10 +12,12 @@
  * sequences of 8-bit UTF-8 characters (shown as text, as babeltrace2
  * shows such arrays); BLOBs are arrays and sequences of bytes; roles
  * go to ht_ctf_type.role; variants keep their selector ranges
- * (ht_ctf_type.sel_ranges). What has no such layout (variable-length
- * integers, optionals, UTF-16 and UTF-32 strings, floats other than 32
- * and 64 bits, integers longer than 64 bits, a bit order other than the
- * byte order's) is refused by name.
+ * (ht_ctf_type.sel_ranges). What has no CTF 1.8 layout is marked on
+ * the type for the decoder (ctf2-fields.c): variable-length integers
+ * are integers with .varint, optionals variants with .optional, UTF-16
+ * and UTF-32 strings strings with their encoding and .str_len. Floats
+ * other than 32 and 64 bits, integers longer than 64 bits and a bit
+ * order other than the byte order's are refused by name.
  *
  * JSON is parsed by json-c: a well-kept library (Debian's libjson-c)
  * that reads 64-bit unsigned integers whole (CTF 2 mappings, magic
@@ -403,6 +405,7 @@ static int frag_stream(struct c2 *c, json_object *j)
 	}
 	sc->pub.id = id;
 	sc->pub.trace = &c->t->pub;
+	sc->ctf2_clock = c->clock;
 	ret = ht__c2_scope_field_class(c, j, "packet-context-field-class",
 				       &sc->pub.packet_context);
 	if (!ret) {
@@ -432,6 +435,46 @@ static int frag_stream(struct c2 *c, json_object *j)
 		ret = id_add(c, &c->stream_ix, key, c->nr_streams);
 	}
 	c->nr_streams++;
+	return ret;
+}
+
+/*
+ * LTTng's log level and EMF URI of an event record class: its
+ * attributes "log-level" (an integer) and "emf-uri" (a string) in the
+ * namespace "lttng.org,2009", which babeltrace2 reads as the CTF 1.8
+ * `loglevel` and `model.emf.uri`. Other attributes are not read.
+ */
+static int lttng_attributes(struct c2 *c, json_object *j,
+			    struct ht__event_class *ec)
+{
+	json_object *a = ht__c2_member(j, "attributes"), *ns, *v;
+	size_t old;
+	int ret = 0;
+
+	if (!a || !json_object_is_type(a, json_type_object)) {
+		return 0;
+	}
+	ns = ht__c2_member(a, "lttng.org,2009");
+	if (!ns || !json_object_is_type(ns, json_type_object)) {
+		return 0;
+	}
+	old = ht__c2_path_key(c, "attributes");
+	ht__c2_path_key(c, "lttng.org,2009");
+	v = ht__c2_member(ns, "log-level");
+	if (v) {
+		ret = ht__c2_int(c, v, "log-level", &ec->pub.loglevel);
+		ec->pub.has_loglevel = !ret;
+	}
+	if (!ret) {
+		const char *uri;
+
+		ret = ht__c2_opt_str(c, ns, "emf-uri", &uri);
+		if (!ret && uri) {
+			ec->pub.emf_uri = ht__c2_strdup(c, uri);
+			ret = ec->pub.emf_uri ? 0 : HT_ENOMEM;
+		}
+	}
+	ht__c2_path_pop(c, old);
 	return ret;
 }
 
@@ -477,8 +520,11 @@ static int frag_event(struct c2 *c, json_object *j)
 	if (!ec->pub.name) {
 		return HT_ENOMEM;
 	}
-	ret = ht__c2_scope_field_class(c, j, "specific-context-field-class",
-				       &ec->pub.context);
+	ret = lttng_attributes(c, j, ec);
+	if (!ret) {
+		ret = ht__c2_scope_field_class(
+		    c, j, "specific-context-field-class", &ec->pub.context);
+	}
 	if (!ret) {
 		ret = ht__c2_scope_field_class(c, j, "payload-field-class",
 					       &ec->pub.payload);

@@ -319,7 +319,13 @@ int ht__pretty_put_field(struct ht_pretty *p, const struct ht_ctf_field *f,
 		}
 		return put_compound(p, f, names, '[', ']', LABEL_INDEX);
 	case HT_CTF_VARIANT:
-		/* babeltrace2 shows the selected option without its name */
+		if (t->optional && !f->nr_children) {
+			/* babeltrace2's text for an absent optional */
+			PUT_LIT(p, "<none>");
+			return 0;
+		}
+		/* babeltrace2 shows the selected option without its name,
+		 * a present optional's field the same way */
 		return put_compound(p, f, names, '{', '}', LABEL_NONE);
 	}
 	return HT_EUNSUPPORTED;

@@ -77,17 +77,21 @@ def set_fc(i, fc):
 
 
 P = r'fragment 5: \$\.payload-field-class\.member-classes\[%d\]\.field-class'
-case('vl-int', P % 0 + r"\.type: CTF 2 field class "
-     r"'variable-length-unsigned-integer' is not supported",
-     edit=set_fc(0, {'type': 'variable-length-unsigned-integer'}))
-case('optional', P % 2 + r"\.type: CTF 2 field class 'optional' is not "
-     r"supported", edit=set_fc(2, {'type': 'optional', 'field-class':
-                                   {'type': 'null-terminated-string'},
-                                   'selector-field-location':
-                                   {'path': ['n']}}))
-case('utf16', P % 2 + r"\.encoding: a null-terminated string encoded in "
-     r"'utf-16le' is not supported", edit=set_fc(
-         2, {'type': 'null-terminated-string', 'encoding': 'utf-16le'}))
+case('optional-no-selector', r"cannot find the field 'nothere' of optional "
+     r"'s'", edit=set_fc(2, {'type': 'optional', 'field-class':
+                             {'type': 'null-terminated-string'},
+                             'selector-field-location':
+                             {'path': ['nothere']}}))
+case('optional-str-selector', r"the field 's' of optional 'o' is not an "
+     r"integer", edit=lambda f: payload(f).append(
+         {'name': 'o', 'field-class': {
+             'type': 'optional', 'field-class': {'type': 'structure'},
+             'selector-field-location': {'path': ['s']}}}))
+case('utf7', P % 2 + r"\.encoding: unknown encoding 'utf-7'", edit=set_fc(
+    2, {'type': 'null-terminated-string', 'encoding': 'utf-7'}))
+case('vl-int-role', P % 0 + r"\.roles: only unsigned integers have roles",
+     edit=set_fc(0, {'type': 'variable-length-signed-integer',
+                     'roles': ['packet-magic-number']}))
 case('unknown-fc', P % 2 + r"\.type: unknown field class type 'text'",
      edit=set_fc(2, {'type': 'text'}))
 case('int-128', P % 0 + r'\.length: a fixed-length bit array of 128 bits '

@@ -251,3 +251,49 @@ def spec_style(frags):
 
 
 both(t, 'spec-style', {'s': [t.packet(evs, 0, 10, 0)]}, spec_style)
+
+# LTTng 2.14's log level and EMF URI: CTF 1.8 event properties, CTF 2
+# attributes in LTTng's namespace (babeltrace2 reads both the same way)
+t = Trace(env={'hostname': 'lvl', 'domain': 'ust'}, uuid=False)
+e0 = t.event('ust:lvl', Struct([('x', Int(8))]),
+             extra='\tloglevel = 13;\n'
+                   '\tmodel.emf.uri = "http://example.com/emf";\n')
+e1 = t.event('ust:nolvl', Struct([('x', Int(8))]), extra='\tloglevel = 2;\n')
+e2 = t.event('ust:plain', Struct([('x', Int(8))]))
+evs = [(e, 10 * i + 10, {'x': i}) for i, e in enumerate([e0, e1, e2, e0])]
+
+
+def lttng_attributes(frags):
+    ecs = [f for f in frags if f['type'] == 'event-record-class']
+    ecs[0]['attributes'] = {'lttng.org,2009': {
+        'log-level': 13, 'emf-uri': 'http://example.com/emf'},
+        'x.org,1': {'log-level': 'not this one'}}
+    ecs[1]['attributes'] = {'lttng.org,2009': {'log-level': 2}}
+    ecs[2]['attributes'] = {'x.org,1': {'log-level': 5}}
+
+
+both(t, 'lttng-loglevel', {'s': [t.packet(evs, 0, 50, 0)]}, lttng_attributes)
+
+# a data stream class with a default clock class and no field with its
+# timestamps (the CTF 2 fields lose their roles): every event is at the
+# clock's value 0, as a CTF 1.8 trace whose timestamps are all 0
+t = Trace(env={'hostname': 'nots'}, uuid=False,
+          clock={'offset_s': 1000, 'offset': 5})
+e0 = t.event('e', Struct([('x', Int(16))]))
+evs = [(e0, 0, {'x': i}) for i in range(5)]
+
+
+def no_timestamp_roles(frags):
+    for f in frags:
+        if f['type'] != 'data-stream-class':
+            continue
+        for key in ('packet-context-field-class',
+                    'event-record-header-field-class'):
+            for m in f[key]['member-classes']:
+                if 'timestamp' in m['name']:
+                    m['field-class'].pop('roles', None)
+
+
+both(t, 'no-timestamps', {'s': [t.packet(evs[:2], 0, 0, 0),
+                                t.packet(evs[2:], 0, 0, 1)]},
+     no_timestamp_roles)

@@ -60,6 +60,21 @@ static const char size_varies[] =
 	"stream { packet.context := struct { string name; "
 	"u32 packet_size; }; };\n";
 
+/* CTF 2: a LEB128 integer has no fixed size */
+#define C2_U32 \
+	"{\"type\":\"fixed-length-unsigned-integer\",\"length\":32," \
+	"\"byte-order\":\"little-endian\",\"alignment\":8}"
+#define C2_VARINT "{\"type\":\"variable-length-unsigned-integer\"}"
+#define C2_MEMBER(name, fc) "{\"name\":\"" name "\",\"field-class\":" fc "}"
+static const char ctf2_size_varies[] =
+	"\x1e{\"type\":\"preamble\",\"version\":2}\n"
+	"\x1e{\"type\":\"trace-class\",\"packet-header-field-class\":"
+	"{\"type\":\"structure\",\"member-classes\":[" C2_MEMBER("magic", C2_U32)
+	"]}}\n"
+	"\x1e{\"type\":\"data-stream-class\",\"packet-context-field-class\":"
+	"{\"type\":\"structure\",\"member-classes\":[" C2_MEMBER("n", C2_VARINT)
+	"," C2_MEMBER("packet_size", C2_U32) "]}}\n";
+
 /* arrays of 2^60 and 2^40 empty structures, of 2^40 before the size */
 static const char huge_empty[] =
 	TYPES
@@ -192,6 +207,9 @@ static void test_refusals(void)
 		"ring1: metadata: 2 stream classes but no stream_id in the "
 		"packet header");
 	refused(size_varies, HT_EUNSUPPORTED,
+		"ring1: metadata: stream class 0: no packet_size at a fixed "
+		"place in the packet context: packets cannot be delimited");
+	refused(ctf2_size_varies, HT_EUNSUPPORTED,
 		"ring1: metadata: stream class 0: no packet_size at a fixed "
 		"place in the packet context: packets cannot be delimited");
 
