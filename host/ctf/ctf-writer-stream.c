@@ -36,6 +36,7 @@ enum {
 	OFF_CORE_ID = 72,
 	OFF_CPU_ID = 76,	/* classes with a cpu_id only */
 	FIRST_EVENT_BYTES = 76, /* the event header is align(8): bits */
+	RAW_HEADER_BYTES = 12,	/* the event header: uint32 id, uint64 ts */
 };
 
 static void put_le(uint8_t *p, uint64_t v, unsigned bytes)
@@ -402,6 +403,74 @@ int ht_ctf_wstream_event(struct ht_ctf_wstream *s, uint64_t cls_id,
 	s->nr_events++;
 	/* the next record starts on a byte boundary (header align(8)) */
 	s->pos_bits = (e.pos + 7) / 8 * 8;
+	return 0;
+}
+
+/*
+ * Makes room for a record of @bytes bytes at the write position: a new
+ * packet when the open one has records, else a buffer large enough.
+ */
+static __attribute__((noinline)) int raw_room(struct ht_ctf_wstream *s,
+					      uint64_t ts_ns, size_t bytes)
+{
+	int ret;
+
+	if (s->nr_in_packet) {
+		ret = flush_packet(s, ts_ns);
+		if (ret || s->pos_bits / 8 + bytes <= s->cap_bytes) {
+			return ret;
+		}
+	}
+	while (s->pos_bits / 8 + bytes > s->cap_bytes) {
+		size_t old_cap = s->cap_bytes;
+
+		if (ht_array_reserve((void **)&s->buf, &s->cap_bytes,
+				     2 * old_cap, 1)) {
+			return HT_ENOMEM;
+		}
+		memset(s->buf + old_cap, 0, s->cap_bytes - old_cap);
+	}
+	return 0;
+}
+
+int ht_ctf_wstream_raw_event(struct ht_ctf_wstream *s, uint64_t cls_id,
+			     uint64_t ts_ns, const uint8_t *body,
+			     size_t body_bytes)
+{
+	size_t bytes = RAW_HEADER_BYTES + body_bytes;
+	uint8_t *p;
+	int ret;
+
+	if (!class_known(s->sc, cls_id)) {
+		return ht__ctf_writer_fail(s->w, HT_EINVAL,
+					   "%s: event class %" PRIu64
+					   " was not added",
+					   s->path, cls_id);
+	}
+	if (ts_ns < s->last_ts) {
+		return ht__ctf_writer_fail(s->w, HT_EINVAL,
+					   "%s: timestamp %" PRIu64
+					   " before %" PRIu64,
+					   s->path, ts_ns, s->last_ts);
+	}
+	if (s->pos_bits / 8 + bytes > s->cap_bytes) {
+		ret = raw_room(s, ts_ns, bytes);
+		if (ret) {
+			return ret;
+		}
+	}
+	p = s->buf + s->pos_bits / 8;
+	put_le(p, cls_id, 4);
+	put_le(p + 4, ts_ns, 8);
+	memcpy(p + RAW_HEADER_BYTES, body, body_bytes);
+	if (!s->nr_in_packet) {
+		s->ts_begin = ts_ns;
+	}
+	s->ts_end = ts_ns;
+	s->last_ts = ts_ns;
+	s->nr_in_packet++;
+	s->nr_events++;
+	s->pos_bits += 8 * (uint64_t)bytes;
 	return 0;
 }
 

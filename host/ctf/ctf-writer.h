@@ -118,6 +118,18 @@ int ht_ctf_wstream_event(struct ht_ctf_wstream *s, uint64_t cls_id,
 			 const struct ht_ctf_field *payload);
 
 /*
+ * Appends one event of class @cls_id at @ts_ns (non-decreasing within
+ * a stream) whose common context, specific context and payload are
+ * the @body_bytes bytes at @body, already encoded as this layout puts
+ * them: right after the 12-byte event header, at a byte boundary (the
+ * bytes of an input record whose fields need no alignment beyond a
+ * byte, copied; host/sync/merge-copy.c).
+ */
+int ht_ctf_wstream_raw_event(struct ht_ctf_wstream *s, uint64_t cls_id,
+			     uint64_t ts_ns, const uint8_t *body,
+			     size_t body_bytes);
+
+/*
  * Records @count events lost at or before @ts_ns: the current packet is
  * closed and the next one's events_discarded grows by @count, so a
  * reader reports the loss between the two packets.

@@ -35,8 +35,10 @@ enum chan {
 struct half {
 	uint64_t num;
 	uint64_t cycles;
-	uint32_t peer; /* messages: the other core (dst / receiver) */
-	uint32_t bad;  /* its timestamp turned out damaged: not used */
+	uint64_t offset_bits; /* its event's record (struct ht_capture_pair) */
+	uint32_t peer;	      /* messages: the other core (dst / receiver) */
+	uint32_t stream : 31; /* its event's stream in its core's trace */
+	uint32_t bad : 1;     /* its timestamp turned out damaged: unused */
 };
 
 struct halves {
@@ -238,8 +240,8 @@ static int class_kind(struct ht_capture_reader *cap,
 /* ------------------------------------------------------------------ */
 /* Halves and their join                                               */
 
-static int push_half(struct halves *h, uint64_t num, uint64_t cycles,
-		     size_t peer)
+static int push_half(struct ht_capture_reader *cap, struct halves *h,
+		     uint64_t num, uint64_t cycles, size_t peer)
 {
 	/* (tested here first: the call only when the array is full) */
 	if (h->n == h->cap && ht_array_reserve((void **)&h->v, &h->cap,
@@ -249,6 +251,8 @@ static int push_half(struct halves *h, uint64_t num, uint64_t cycles,
 	h->v[h->n].num = num;
 	h->v[h->n].cycles = cycles;
 	h->v[h->n].peer = (uint32_t)peer;
+	h->v[h->n].offset_bits = cap->cur_offset_bits;
+	h->v[h->n].stream = cap->cur_stream & 0x7fffffffu;
 	h->v[h->n].bad = 0;
 	h->n++;
 	return 0;
@@ -259,7 +263,7 @@ static int push_half(struct halves *h, uint64_t num, uint64_t cycles,
 static int push_event_half(struct ht_capture_reader *cap, struct halves *h,
 			   uint64_t num, uint64_t cycles, size_t peer)
 {
-	int ret = push_half(h, num, cycles, peer);
+	int ret = push_half(cap, h, num, cycles, peer);
 
 	if (!ret && cap->cur_time) {
 		cap->cur_time->last_half = h;
@@ -290,8 +294,9 @@ static int msg_half(struct ht_capture_reader *cap, size_t from, size_t to,
 }
 
 static int add_pair(struct ht_capture_reader *cap, size_t from, size_t to,
-		    uint64_t send, uint64_t recv, uint64_t num, uint8_t chan)
+		    uint64_t send, const struct half *recv, uint8_t chan)
 {
+	struct ht_capture_pair *p;
 	struct ht_capture_link **lp = &cap->links[from * cap->nr_cores + to];
 	struct link *lk = (struct link *)*lp;
 	struct ht_capture_link *l;
@@ -311,11 +316,14 @@ static int add_pair(struct ht_capture_reader *cap, size_t from, size_t to,
 			     l->nr_pairs + 1, sizeof(*l->pairs))) {
 		return HT_ENOMEM;
 	}
-	l->pairs[l->nr_pairs].send = send;
-	l->pairs[l->nr_pairs].recv = recv;
-	l->pairs[l->nr_pairs].num = num;
-	l->pairs[l->nr_pairs].chan = chan;
-	l->nr_pairs++;
+	p = &l->pairs[l->nr_pairs++];
+	memset(p, 0, sizeof(*p));
+	p->send = send;
+	p->recv = recv->cycles;
+	p->num = recv->num;
+	p->chan = chan;
+	p->recv_stream = recv->stream;
+	p->recv_offset_bits = recv->offset_bits;
 	if (chan == CHAN_MSG) {
 		l->nr_msg++;
 	} else {
@@ -708,8 +716,8 @@ static int join_sync(struct ht_capture_reader *cap, size_t from, size_t to)
 					   : HT_CAPTURE_UNMATCHED_RECV]++;
 			j++;
 		} else {
-			ret = add_pair(cap, from, to, s[i].cycles, r[j].cycles,
-				       r[j].num, sd->chan);
+			ret = add_pair(cap, from, to, s[i].cycles, &r[j],
+				       sd->chan);
 			if (ret) {
 				return ret;
 			}
@@ -800,7 +808,7 @@ static int join_msg(struct ht_capture_reader *cap, size_t from)
 			j++;
 		} else {
 			ret = add_pair(cap, from, s[i].peer, s[i].cycles,
-				       r[j].cycles, r[j].num, CHAN_MSG);
+				       &r[j], CHAN_MSG);
 			if (ret) {
 				return ret;
 			}
@@ -879,6 +887,12 @@ static int read_events(struct ht_capture_reader *cap)
 			continue;
 		}
 		cap->cur_time = &cap->times[msg.stream->index];
+		if (msg.kind == HT_CTF_MSG_EVENT) {
+			cap->cur_stream = (uint32_t)(
+			    msg.stream->index -
+			    cap->cores[core].trace->streams[0]->index);
+			cap->cur_offset_bits = msg.event->offset_bits;
+		}
 		switch (msg.kind) {
 		case HT_CTF_MSG_EVENT:
 			ret = on_event(cap, (size_t)core, &msg);

@@ -25,10 +25,10 @@
 struct fix {
 	uint64_t cycles; /* the receive's time on its core */
 	int64_t need;	 /* the send's mapped time */
-	/* which receive: several can share one tick of a coarse clock */
-	uint64_t num;	 /* its seq or message id */
-	uint32_t sender; /* the sending core's id */
-	uint8_t chan;	 /* enum ht_capture_chan */
+	/* which receive: several can share one tick of a coarse clock;
+	 * the record itself (struct ht_capture_pair) names it */
+	uint64_t offset_bits;
+	uint32_t stream;
 };
 
 struct core_map {
@@ -222,11 +222,12 @@ static int64_t map_cycles(void *arg, uint64_t cycles)
 }
 
 /* Whether @msg is one of the events with a damaged timestamp. */
-static bool is_bad_time(const struct core_map *m, const struct ht_ctf_msg *msg)
+static bool is_bad_time(const struct core_map *m,
+			const struct ht_merge_event *ev)
 {
 	const struct ht_capture_bad_time *b = m->bad;
 	size_t lo = 0, hi = m->nr_bad;
-	uint64_t st = msg->stream->index, off = msg->event->offset_bits;
+	uint64_t st = ev->stream, off = ev->offset_bits;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -242,34 +243,6 @@ static bool is_bad_time(const struct core_map *m, const struct ht_ctf_msg *msg)
 }
 
 /*
- * Which message @msg receives, if it is a receive: its channel, number
- * and (but for sync_ack, whose sender is the core's master) the
- * sender's core id.
- */
-static bool receive_key(const struct ht_ctf_msg *msg, uint8_t *chan,
-			uint64_t *num, uint64_t *sender)
-{
-	const char *name = ht_ctf_event_short_name(msg->event->cls->name);
-
-	*sender = UINT64_MAX;
-	if (!strcmp(name, "sync_ack")) {
-		*chan = HT_CAPTURE_DOWN;
-		return ht__capture_payload_uint(msg, "seq", num);
-	}
-	if (!strcmp(name, "sync_recv")) {
-		*chan = HT_CAPTURE_UP;
-		return ht__capture_payload_uint(msg, "seq", num) &&
-		       ht__capture_payload_uint(msg, "slave", sender);
-	}
-	if (!strcmp(name, "msg_recv")) {
-		*chan = HT_CAPTURE_MSG;
-		return ht__capture_payload_uint(msg, "id", num) &&
-		       ht__capture_payload_uint(msg, "src", sender);
-	}
-	return false;
-}
-
-/*
  * A receive stamped with tick r happened in [r, r + 1) of its clock,
  * after its send: when the mapping of r puts it before the send, the
  * event is placed at the send's time, still inside its tick (the fix
@@ -277,32 +250,27 @@ static bool receive_key(const struct ht_ctf_msg *msg, uint8_t *chan,
  * receive moves (other receives of the tick keep their own need); the
  * merge keeps the core's later events at or after it.
  */
-static int64_t event_time(void *arg, const struct ht_ctf_msg *msg, int64_t ns)
+static int64_t event_time(void *arg, const struct ht_merge_event *ev,
+			  int64_t ns)
 {
 	struct core_map *m = arg;
-	uint64_t num, sender;
-	uint8_t chan;
 	size_t k;
 
 	/* a damaged timestamp: at its predecessor's time (the merge keeps
 	 * a stream's events in order), so that it moves no other event */
-	if (m->nr_bad && is_bad_time(m, msg)) {
+	if (m->nr_bad && is_bad_time(m, ev)) {
 		return INT64_MIN;
 	}
 	while (m->next < m->nr_fixes &&
-	       m->fixes[m->next].cycles < msg->cycles) {
+	       m->fixes[m->next].cycles < ev->cycles) {
 		m->next++;
 	}
-	if (m->next == m->nr_fixes || m->fixes[m->next].cycles != msg->cycles ||
-	    !receive_key(msg, &chan, &num, &sender)) {
-		return ns;
-	}
-	for (k = m->next; k < m->nr_fixes && m->fixes[k].cycles == msg->cycles;
+	for (k = m->next; k < m->nr_fixes && m->fixes[k].cycles == ev->cycles;
 	     k++) {
 		const struct fix *f = &m->fixes[k];
 
-		if (f->chan == chan && f->num == num &&
-		    (sender == UINT64_MAX || sender == f->sender)) {
+		if (f->stream == ev->stream &&
+		    f->offset_bits == ev->offset_bits) {
 			int64_t need = clock_ns(m->clock, f->need);
 
 			if (need > ns) {
@@ -470,18 +438,15 @@ static int cmp_fix(const void *a, const void *b)
 	if (x->cycles != y->cycles) {
 		return x->cycles < y->cycles ? -1 : 1;
 	}
-	if (x->chan != y->chan) {
-		return x->chan < y->chan ? -1 : 1;
+	if (x->stream != y->stream) {
+		return x->stream < y->stream ? -1 : 1;
 	}
-	if (x->num != y->num) {
-		return x->num < y->num ? -1 : 1;
-	}
-	return (x->sender > y->sender) - (x->sender < y->sender);
+	return (x->offset_bits > y->offset_bits) -
+	       (x->offset_bits < y->offset_bits);
 }
 
 static int add_fix(struct ht_sync_run *run, size_t core,
-		   const struct ht_capture_pair *p, uint32_t sender,
-		   int64_t need)
+		   const struct ht_capture_pair *p, int64_t need)
 {
 	struct ht_sync_run_core *r = &run->cores[core];
 	struct fix *f;
@@ -493,9 +458,8 @@ static int add_fix(struct ht_sync_run *run, size_t core,
 	f = &((struct fix *)r->fixes)[r->nr_fixes];
 	f->cycles = p->recv;
 	f->need = need;
-	f->num = p->num;
-	f->sender = sender;
-	f->chan = p->chan;
+	f->offset_bits = p->recv_offset_bits;
+	f->stream = p->recv_stream;
 	r->nr_fixes++;
 	return 0;
 }
@@ -526,7 +490,7 @@ static int check_pair(struct ht_sync_run *run, const struct ht_capture_link *l,
 	    !est_at(run->sync, (unsigned)l->to, to_time(p->recv + 1), &r_next,
 		    NULL, NULL) &&
 	    s < r_next) {
-		ret = add_fix(run, l->to, p, run->cores[l->from].core->id, s);
+		ret = add_fix(run, l->to, p, s);
 		if (ret) {
 			return ret;
 		}

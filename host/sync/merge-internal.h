@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef HT_HOST_MERGE_INTERNAL_H
+#define HT_HOST_MERGE_INTERNAL_H
+
+/*
+ * What the two paths of the merge share (merge.h): the merge and its
+ * inputs (merge.c: set-up, env, the decoding path) and the placing of
+ * an event on the output clock; the copying path is merge-copy.c.
+ */
+#include "host/ctf/ctf-writer.h"
+#include "merge.h"
+
+struct input {
+	const struct ht_merge_core *core;
+	struct ht_ctf_set *set;
+	const struct ht_ctf_trace *trace;
+	uint64_t *sc_out;	     /* output class of each input class */
+	struct ht_ctf_wstream **out; /* by input stream index */
+	size_t nr_out;
+	struct ht_ctf_msg msg; /* the decoding path's current message */
+	int64_t key;	       /* the mapped time of the current event */
+	int64_t last_key;
+	/* per_cpu: the CPUs met, whose env entries are written */
+	uint32_t *cpus;
+	size_t nr_cpus, cap_cpus;
+};
+
+/* An event mapped before the origin of a kept clock: the merge fails
+ * on the earliest one (the one a time-ordered merge meets first). */
+struct too_early {
+	bool found;
+	int64_t key;
+	char msg[512];
+};
+
+struct merge {
+	const struct ht_merge_opts *o;
+	struct ht_ctf_writer *w;
+	struct input *in;
+	size_t nr_in;
+	int64_t origin_ns;
+	struct ht_merge_stats *st;
+	struct too_early early;
+	char *err;
+	size_t err_len;
+};
+
+/* Returned by the per-input paths when the input stops at an event
+ * placed before the kept clock's origin (m->early holds it). */
+#define HT__MERGE_TOO_EARLY 1
+
+/* The cpu_id member of a packet context: present, an integer, value. */
+struct ht__merge_cpu {
+	bool has, is_int;
+	uint64_t value;
+};
+
+/*
+ * The output stream of input stream @is of @in, made the first time;
+ * @cpu is the cpu_id of the packet at hand (the CPU of a per-CPU input,
+ * the output's cpu_id).
+ */
+int ht__merge_stream(struct merge *m, struct input *in,
+		     const struct ht_ctf_stream *is,
+		     const struct ht__merge_cpu *cpu,
+		     struct ht_ctf_wstream **ws);
+
+/*
+ * The output time of an event of @in mapped to @key, and the
+ * statistics; HT__MERGE_TOO_EARLY (m->early set) for an event before a
+ * kept clock's origin. @ev_name / @path / @offset_bits name the event.
+ */
+int ht__merge_place(struct merge *m, struct input *in, int64_t key,
+		    const char *ev_name, const char *path, uint64_t offset_bits,
+		    uint64_t *ts);
+
+/* Reference ns -> output timestamp (ns from the output clock's origin). */
+uint64_t ht__merge_out_ts(struct merge *m, int64_t ns);
+
+/*
+ * Records @count events (@events) or packets lost before the packet
+ * at hand in output stream @ws, at the packet's end (@end_cycles,
+ * when @has_range).
+ */
+int ht__merge_loss(struct merge *m, struct input *in,
+		   struct ht_ctf_wstream *ws, bool events, uint64_t count,
+		   bool has_range, uint64_t end_cycles);
+
+/* The mapped time of event @ev of @in, kept at or after the core's
+ * previous one. */
+int64_t ht__merge_key(struct input *in, const struct ht_merge_event *ev);
+
+/* Whether every record of @in can be copied as bytes (merge-copy.c). */
+bool ht__merge_can_copy(const struct input *in);
+
+/* Merges the events of @in by copying their records (merge-copy.c). */
+int ht__merge_copy_input(struct merge *m, struct input *in);
+
+#endif
