@@ -288,8 +288,10 @@ static int put_event(struct rstream *r, const struct rec *e)
 	if (ret) {
 		snprintf(m->err, m->err_len, "%s",
 			 ht_ctf_writer_last_error(m->w));
+		return ret;
 	}
-	return ret;
+	m->st->copied++;
+	return 0;
 }
 
 /*

@@ -102,6 +102,7 @@ struct ht_merge_opts {
 
 struct ht_merge_stats {
 	uint64_t events;
+	uint64_t copied; /* of them, records copied as bytes */
 	uint64_t discarded_events;
 	uint64_t lost_packets;
 	uint64_t damaged; /* damaged packets skipped */

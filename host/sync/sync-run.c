@@ -12,6 +12,7 @@
 #include "common/error.h"
 #include "common/json-writer.h"
 #include "capture-reader-internal.h"
+#include "convex-hull.h"
 #include "sync-kernel.h"
 #include "sync-run.h"
 
@@ -49,9 +50,7 @@ struct core_map {
 /* floor(a / b), b > 0 */
 static __int128 floor_div(__int128 a, __int128 b)
 {
-	__int128 q = a / b;
-
-	return (a % b && a < 0) ? q - 1 : q;
+	return ht__floor_div(a, b);
 }
 
 static int64_t sat(__int128 v)
@@ -72,6 +71,9 @@ static __int128 clock_ns_wide(const struct ht_ctf_clock *k, int64_t cycles)
 	__int128 c = (__int128)cycles + k->offset_cycles;
 	uint64_t f = k->freq_hz ? k->freq_hz : 1;
 
+	if (f == NS_PER_S) {
+		return (__int128)k->offset_s * NS_PER_S + c;
+	}
 	return (__int128)k->offset_s * NS_PER_S +
 	       floor_div(c * NS_PER_S, (__int128)f);
 }
@@ -1238,10 +1240,12 @@ int ht_sync_run_write_json(const struct ht_sync_run *run, FILE *f,
 	      f);
 	fprintf(f,
 		"  \"merged\": %s, \"events\": %" PRIu64
+		", \"events_copied\": %" PRIu64
 		", \"damaged_packets\": %" PRIu64
 		", \"damaged_timestamps\": %" PRIu64
 		", \"saturated_times\": %" PRIu64 ",\n  \"missing_cores\": [",
-		run->merged ? "true" : "false", run->merge.events, run->damaged,
+		run->merged ? "true" : "false", run->merge.events,
+		run->merge.copied, run->damaged,
 		run->bad_times, run->saturated);
 	for (i = 0; i < ht_capture_reader_nr_missing(run->cap); i++) {
 		const struct ht_capture_missing *m =

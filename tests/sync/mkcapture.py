@@ -22,6 +22,10 @@
 #                    64-bit cores only: arm0, mcu0); repeatable
 #   --clock CORE:FREQ:OFFSET_S:OFFSET  CORE's clock description as given
 #                    (hostile frequencies and offsets); timestamps unchanged
+#   --packed         the floats of `work` aligned on a byte (nothing is
+#                    aligned beyond a byte: the merge copies the records)
+#   --split CORE     CORE's packets alternate between two stream files,
+#                    `stream` and `stream_1` (each numbered on its own)
 # TRUTH_JSON: per core, its events in order: [true ns, name, fields].
 import json
 import math
@@ -38,7 +42,7 @@ from ctfbits import Bits  # noqa: E402
 args = sys.argv[1:]
 out, truth_path = args[0], args[1]
 opts = {"ms": 50, "no_sync": None, "dup_ack": False, "back_recv": False,
-        "seed": 7, "wild": [], "clock": {}}
+        "seed": 7, "wild": [], "clock": {}, "packed": False, "split": None}
 i = 2
 while i < len(args):
     a = args[i]
@@ -56,6 +60,10 @@ while i < len(args):
     elif a == "--clock":
         c, f, os_, oc = args[i + 1].split(":")
         opts["clock"][c] = (int(f, 0), int(os_, 0), int(oc, 0)); i += 2
+    elif a == "--packed":
+        opts["packed"] = True; i += 1
+    elif a == "--split":
+        opts["split"] = args[i + 1]; i += 2
     elif a == "--seed":
         opts["seed"] = int(args[i + 1]); i += 2
     else:
@@ -162,15 +170,18 @@ EV_IDS = {"sync_req": 0, "sync_ack": 1, "sync_notify": 2, "sync_recv": 3,
 
 
 def encode_work(w, f):
-    w.align(64)  # a structure is aligned as its most aligned member
+    # a structure is aligned as its most aligned member
+    w.align(8 if opts["packed"] else 64)
     w.string(f["name"])
     w.uint(f["i8"], 8)
     w.uint(f["h16"], 16)
     w.uint(f["b3"], 3, 1)
     w.uint(f["b5"], 5, 1)
     w.uint(f["be32"], 32, 8, "be")
-    w.uint(struct.unpack("<Q", struct.pack("<d", f["d"]))[0], 64, 64)
-    w.uint(struct.unpack("<I", struct.pack("<f", f["f"]))[0], 32, 32)
+    w.uint(struct.unpack("<Q", struct.pack("<d", f["d"]))[0], 64,
+           8 if opts["packed"] else 64)
+    w.uint(struct.unpack("<I", struct.pack("<f", f["f"]))[0], 32,
+           8 if opts["packed"] else 32)
     w.uint(f["state"], 8)
     for x in f["arr"]:
         w.uint(x, 8)
@@ -235,8 +246,8 @@ event {
 		integer { size = 3; align = 1; signed = false; } b3;
 		integer { size = 5; align = 1; signed = true; } b5;
 		integer { size = 32; align = 8; signed = false; byte_order = be; } be32;
-		floating_point { exp_dig = 11; mant_dig = 53; align = 64; } d;
-		floating_point { exp_dig = 8; mant_dig = 24; align = 32; } f;
+		floating_point { exp_dig = 11; mant_dig = 53; align = %(falign64)d; } d;
+		floating_point { exp_dig = 8; mant_dig = 24; align = %(falign32)d; } f;
 		enum : uint8_t { IDLE = 0, RUN = 1, WAIT = 2 ... 4 } state;
 		uint8_t arr[3];
 		uint32_t n;
@@ -245,7 +256,9 @@ event {
 	};
 };
 """ % {"tuuid": tuuid, "cuuid": cuuid, "bo": bo, "env": env, "name": name,
-       "cfreq": ck[0], "cos": " offset_s = %d;" % ck[1] if name in opts["clock"] else "", "coc": ck[2], "tsbits": tsbits}
+       "cfreq": ck[0], "cos": " offset_s = %d;" % ck[1] if name in opts["clock"] else "", "coc": ck[2], "tsbits": tsbits,
+       "falign64": 8 if opts["packed"] else 64,
+       "falign32": 8 if opts["packed"] else 32}
 
 
 truth = {}
@@ -269,6 +282,8 @@ for c in CORES:
     discarded = 0
     seqn = 0
     data = bytearray()
+    data1 = bytearray()
+    split = opts["split"] == name
     per = 40
     i = 0
     while i < len(evs):
@@ -316,11 +331,17 @@ for c in CORES:
         te = max(cstamps) if chunk else tb
         w.buf.extend(b"\0" * (size // 8 - len(w.buf)))
         struct.pack_into(p + "QQQQQQ", w.buf, ctx_pos // 8, size, content,
-                         tb, te, discarded, seqn)
-        data += w.buf
+                         tb, te, discarded, seqn // 2 if split else seqn)
+        if split and seqn % 2:
+            data1 += w.buf
+        else:
+            data += w.buf
         seqn += 1
     with open(os.path.join(d, "stream"), "wb") as f:
         f.write(data)
+    if split:
+        with open(os.path.join(d, "stream_1"), "wb") as f:
+            f.write(data1)
     truth[name] = {"id": cid, "events": kept, "discarded": discarded}
 with open(truth_path, "w") as f:
     json.dump(truth, f)
