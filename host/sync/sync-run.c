@@ -45,6 +45,8 @@ struct core_map {
 	size_t nr_bad;
 	/* times beyond the int64 ns range, saturated (counted) */
 	uint64_t saturated;
+	/* where the fit follows two lines around the last time mapped */
+	struct ht_fit_span span;
 };
 
 /* floor(a / b), b > 0 */
@@ -210,14 +212,23 @@ static int est_at(const struct ht_fit_set *sync, unsigned node, int64_t t,
 static int64_t map_cycles(void *arg, uint64_t cycles)
 {
 	struct core_map *m = arg;
-	int64_t est = 0;
+	int64_t est = 0, t;
 
 	if (m->own_clock) {
 		return clock_ns_counted(m, m->clock, to_time(cycles),
 					m->shift_ns);
 	}
-	if (est_at(m->run->sync, (unsigned)m->node, to_time(cycles), &est, NULL,
-		   NULL)) {
+	t = to_time(cycles);
+	if (!m->span.valid || t < m->span.x0 || t > m->span.x1) {
+		/* (the span's est is est_at()'s: the middle of the
+		 * bounds, inside a piece's messages) */
+		ht_fit_set_map_span(m->run->sync, (unsigned)m->node, t,
+				    &m->span);
+	}
+	if (m->span.valid) {
+		est = ht_fit_span_est(&m->span, t);
+	} else if (est_at(m->run->sync, (unsigned)m->node, t, &est, NULL,
+			  NULL)) {
 		return INT64_MIN;
 	}
 	return clock_ns_counted(m, m->clock, est, 0);
