@@ -224,6 +224,7 @@ struct ht_fit_span {
 	bool valid; /* false: no span here, ht_fit_set_map() only */
 	int64_t x0, x1;
 	struct ht_fit_span_line lo, hi;
+	double lo_slope, hi_slope; /* estimates only: values are exact */
 	int64_t lo_min, hi_max;
 };
 

@@ -136,25 +136,54 @@ int ht_fit_set_map_span(const struct ht_fit_set *set, unsigned node, int64_t t,
 	if (!piece_span(&s[a], t, sp)) {
 		return 0;
 	}
+	sp->lo_slope = ((double)sp->lo.y1 - (double)sp->lo.y0) /
+		       ((double)sp->lo.x1 - (double)sp->lo.x0);
+	sp->hi_slope = ((double)sp->hi.y1 - (double)sp->hi.y0) /
+		       ((double)sp->hi.x1 - (double)sp->hi.x0);
 	sp->lo_min = s[a].lo_before;
 	sp->hi_max = s[a].hi_after;
 	sp->valid = sp->x0 <= t && t <= sp->x1;
 	return 0;
 }
 
-static struct ht__xy pt(int64_t x, int64_t y)
+/*
+ * The line @l at @t, floored (@dir < 0) or ceiled, as ht__line_at()
+ * gives it: the quotient estimated in doubles (@slope is the line's),
+ * then made exact with the 128-bit remainder; ht__line_at() itself
+ * when the quotient is too large for a double to be within one.
+ */
+static ht__i128 line_at(const struct ht_fit_span_line *l, double slope,
+			int64_t t, int dir)
 {
-	struct ht__xy p = {x, y};
+	const int64_t dx = l->x1 - l->x0, d = t - l->x0;
+	const ht__i128 num = (ht__i128)d * ((ht__i128)l->y1 - l->y0);
+	const double qd = (double)d * slope;
+	int64_t q;
+	ht__i128 r;
 
-	return p;
+	if (!(qd > -4e15 && qd < 4e15)) {
+		struct ht__xy a = {l->x0, l->y0}, b = {l->x1, l->y1};
+
+		return ht__line_at(a, b, t, dir);
+	}
+	q = (int64_t)qd;
+	r = num - (ht__i128)q * dx;
+	while (r < 0) {
+		q--;
+		r += dx;
+	}
+	while (r >= dx) {
+		q++;
+		r -= dx;
+	}
+	/* floor(num / dx) = q; the ceiling is one more unless exact */
+	return (ht__i128)l->y0 + q + (dir > 0 && r != 0);
 }
 
 int64_t ht_fit_span_est(const struct ht_fit_span *sp, int64_t t)
 {
-	int64_t lo = ht__sat64(ht__line_at(pt(sp->lo.x0, sp->lo.y0),
-					   pt(sp->lo.x1, sp->lo.y1), t, -1));
-	int64_t hi = ht__sat64(ht__line_at(pt(sp->hi.x0, sp->hi.y0),
-					   pt(sp->hi.x1, sp->hi.y1), t, 1));
+	int64_t lo = ht__sat64(line_at(&sp->lo, sp->lo_slope, t, -1));
+	int64_t hi = ht__sat64(line_at(&sp->hi, sp->hi_slope, t, 1));
 
 	lo = max64s(lo, sp->lo_min);
 	hi = min64s(hi, sp->hi_max);
