@@ -807,8 +807,8 @@ static int join_msg(struct ht_capture_reader *cap, size_t from)
 			i++;
 			j++;
 		} else {
-			ret = add_pair(cap, from, s[i].peer, s[i].cycles,
-				       &r[j], CHAN_MSG);
+			ret = add_pair(cap, from, s[i].peer, s[i].cycles, &r[j],
+				       CHAN_MSG);
 			if (ret) {
 				return ret;
 			}
@@ -888,9 +888,10 @@ static int read_events(struct ht_capture_reader *cap)
 		}
 		cap->cur_time = &cap->times[msg.stream->index];
 		if (msg.kind == HT_CTF_MSG_EVENT) {
-			cap->cur_stream = (uint32_t)(
-			    msg.stream->index -
-			    cap->cores[core].trace->streams[0]->index);
+			cap->cur_stream = (uint32_t)(msg.stream->index -
+						     cap->cores[core]
+							 .trace->streams[0]
+							 ->index);
 			cap->cur_offset_bits = msg.event->offset_bits;
 		}
 		switch (msg.kind) {

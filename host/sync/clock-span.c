@@ -52,7 +52,6 @@ static void hull_edge(const struct ht__xy *h, size_t lo, size_t hi, int64_t x,
 	narrow(x0, x1, h[i].x, h[i + 1].x - 1);
 }
 
-
 /* ht__piece_bounds() of a two-sided piece at x, as lines. */
 static bool piece_span(const struct ht__piece *sg, int64_t x,
 		       struct ht_fit_span *sp)

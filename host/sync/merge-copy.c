@@ -167,15 +167,15 @@ static int on_packet(void *arg, const struct ht_ctf_stream *stream,
 	if (discarded) {
 		e = push(r, REC_DISCARDED);
 		e->start = discarded;
-		e->has_range =
-		    pkt->has_end &&
-		    (r->prev_valid ? r->prev_has_end : pkt->has_begin);
+		e->has_range = pkt->has_end && (r->prev_valid ? r->prev_has_end
+							      : pkt->has_begin);
 		e->cycles = pkt->end_cycles;
 	}
 	if (lost) {
 		e = push(r, REC_LOST);
 		e->start = lost;
-		e->has_range = r->prev_valid && r->prev_has_end && pkt->has_begin;
+		e->has_range =
+		    r->prev_valid && r->prev_has_end && pkt->has_begin;
 		e->cycles = pkt->begin_cycles;
 	}
 	r->prev_valid = true;
@@ -368,8 +368,8 @@ static int copy_many(struct rstream *rs, size_t n)
 			if (!e) {
 				continue;
 			}
-			ns = ht_ctf_stream_cycles_to_ns(rs[k].stream,
-							e->cycles);
+			ns =
+			    ht_ctf_stream_cycles_to_ns(rs[k].stream, e->cycles);
 			if (!best || ns < best_ns) {
 				best = &rs[k];
 				best_ns = ns;

@@ -82,9 +82,9 @@ uint64_t ht__merge_out_ts(struct merge *m, int64_t ns);
  * at hand in output stream @ws, at the packet's end (@end_cycles,
  * when @has_range).
  */
-int ht__merge_loss(struct merge *m, struct input *in,
-		   struct ht_ctf_wstream *ws, bool events, uint64_t count,
-		   bool has_range, uint64_t end_cycles);
+int ht__merge_loss(struct merge *m, struct input *in, struct ht_ctf_wstream *ws,
+		   bool events, uint64_t count, bool has_range,
+		   uint64_t end_cycles);
 
 /* The mapped time of event @ev of @in, kept at or after the core's
  * previous one. */

@@ -105,7 +105,8 @@ static int cpu_core(struct merge *m, struct input *in, uint32_t cpu,
 
 int ht__merge_stream(struct merge *m, struct input *in,
 		     const struct ht_ctf_stream *is,
-		     const struct ht__merge_cpu *pcpu, struct ht_ctf_wstream **ws)
+		     const struct ht__merge_cpu *pcpu,
+		     struct ht_ctf_wstream **ws)
 {
 	const struct ht_ctf_trace *t = is->trace;
 	char name[512];
@@ -213,14 +214,14 @@ int ht__merge_place(struct merge *m, struct input *in, int64_t key,
 	return 0;
 }
 
-int ht__merge_loss(struct merge *m, struct input *in,
-		   struct ht_ctf_wstream *ws, bool events, uint64_t count,
-		   bool has_range, uint64_t end_cycles)
+int ht__merge_loss(struct merge *m, struct input *in, struct ht_ctf_wstream *ws,
+		   bool events, uint64_t count, bool has_range,
+		   uint64_t end_cycles)
 {
-	uint64_t ts = has_range ? ht__merge_out_ts(
-				      m, in->core->map(in->core->map_arg,
-						       end_cycles))
-				: 0;
+	uint64_t ts = has_range
+			  ? ht__merge_out_ts(
+				m, in->core->map(in->core->map_arg, end_cycles))
+			  : 0;
 	int ret;
 
 	if (events) {
@@ -321,17 +322,17 @@ static int emit(struct merge *m, struct input *in)
 	packet_cpu(&in->msg, &cpu);
 	ret = ht__merge_stream(m, in, in->msg.stream, &cpu, &ws);
 	if (!ret) {
-		ret = ht__merge_place(m, in, in->key, ev->cls->name,
-				      in->msg.stream->path, ev->offset_bits,
-				      &ts);
+		ret =
+		    ht__merge_place(m, in, in->key, ev->cls->name,
+				    in->msg.stream->path, ev->offset_bits, &ts);
 	}
 	if (ret) {
 		return ret;
 	}
-	ret = ht_ctf_wstream_event(ws, ev->cls->id, ts,
-				   ev->scope[HT_CTF_SCOPE_EVENT_COMMON_CONTEXT],
-				   ev->scope[HT_CTF_SCOPE_EVENT_SPECIFIC_CONTEXT],
-				   ev->scope[HT_CTF_SCOPE_EVENT_PAYLOAD]);
+	ret = ht_ctf_wstream_event(
+	    ws, ev->cls->id, ts, ev->scope[HT_CTF_SCOPE_EVENT_COMMON_CONTEXT],
+	    ev->scope[HT_CTF_SCOPE_EVENT_SPECIFIC_CONTEXT],
+	    ev->scope[HT_CTF_SCOPE_EVENT_PAYLOAD]);
 	if (ret) {
 		snprintf(m->err, m->err_len, "%s",
 			 ht_ctf_writer_last_error(m->w));

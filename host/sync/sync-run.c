@@ -274,8 +274,7 @@ static int64_t event_time(void *arg, const struct ht_merge_event *ev,
 	if (m->nr_bad && is_bad_time(m, ev)) {
 		return INT64_MIN;
 	}
-	while (m->next < m->nr_fixes &&
-	       m->fixes[m->next].cycles < ev->cycles) {
+	while (m->next < m->nr_fixes && m->fixes[m->next].cycles < ev->cycles) {
 		m->next++;
 	}
 	for (k = m->next; k < m->nr_fixes && m->fixes[k].cycles == ev->cycles;
@@ -1249,15 +1248,14 @@ int ht_sync_run_write_json(const struct ht_sync_run *run, FILE *f,
 	fputs(",\n  \"bounds\": \"[core cycles, lo ns, estimate ns, hi ns] "
 	      "on the reference clock\",\n",
 	      f);
-	fprintf(f,
-		"  \"merged\": %s, \"events\": %" PRIu64
-		", \"events_copied\": %" PRIu64
-		", \"damaged_packets\": %" PRIu64
-		", \"damaged_timestamps\": %" PRIu64
-		", \"saturated_times\": %" PRIu64 ",\n  \"missing_cores\": [",
-		run->merged ? "true" : "false", run->merge.events,
-		run->merge.copied, run->damaged,
-		run->bad_times, run->saturated);
+	fprintf(
+	    f,
+	    "  \"merged\": %s, \"events\": %" PRIu64
+	    ", \"events_copied\": %" PRIu64 ", \"damaged_packets\": %" PRIu64
+	    ", \"damaged_timestamps\": %" PRIu64
+	    ", \"saturated_times\": %" PRIu64 ",\n  \"missing_cores\": [",
+	    run->merged ? "true" : "false", run->merge.events,
+	    run->merge.copied, run->damaged, run->bad_times, run->saturated);
 	for (i = 0; i < ht_capture_reader_nr_missing(run->cap); i++) {
 		const struct ht_capture_missing *m =
 		    ht_capture_reader_missing(run->cap, i);

@@ -45,8 +45,8 @@ static void check_at(const struct ht_fit_set *set, unsigned node,
 
 /* Spans over [t0, t1] of @node: each found, checked at its ends, near
  * them, at random times and (a few) every time for a while. */
-static void check_spans(const struct ht_fit_set *set, unsigned node,
-			int64_t t0, int64_t t1, const char *what)
+static void check_spans(const struct ht_fit_set *set, unsigned node, int64_t t0,
+			int64_t t1, const char *what)
 {
 	int64_t t = t0, k;
 
@@ -84,8 +84,9 @@ static void check_spans(const struct ht_fit_set *set, unsigned node,
 /* slaves of every kind of rate, one with a rate step */
 static void test_rates(void)
 {
-	static const uint64_t freq[] = {32768, 1000000, 24000000, 100000000,
-					600000000, 1000000000, 2400000000u};
+	static const uint64_t freq[] = {32768,	    1000000,   24000000,
+					100000000,  600000000, 1000000000,
+					2400000000u};
 	const unsigned n = 1 + sizeof(freq) / sizeof(freq[0]);
 	struct sclock c[8];
 	struct ht_fit_set *set = ht_fit_set_create(n + 1);
@@ -117,7 +118,8 @@ static void test_rates(void)
 		check_spans(set, v, s_read(&c[v], T0) - 100000,
 			    s_read(&c[v], T) + 100000, "rates");
 	}
-	CHECK_MSG(ht_fit_set_get_node(set, 5)->nr_segments == 2, "no rate step");
+	CHECK_MSG(ht_fit_set_get_node(set, 5)->nr_segments == 2,
+		  "no rate step");
 	ht_fit_set_destroy(set);
 }
 
@@ -139,20 +141,19 @@ static void test_no_span(void)
 		s_round(set, 0, NULL, 3, &b, T0 + k * period + 9000, &one_way);
 	}
 	CHECK_MSG(ht_fit_set_solve(set, 0, NULL) == 0, "solve");
-	CHECK(ht_fit_set_map_span(set, 1, s_read(&a, T0 + 100 * period),
-				  &sp) == 0 &&
+	CHECK(ht_fit_set_map_span(set, 1, s_read(&a, T0 + 100 * period), &sp) ==
+		  0 &&
 	      sp.valid);
-	CHECK(ht_fit_set_map_span(set, 2, s_read(&b, T0 + 100 * period),
-				  &sp) == 0 &&
+	CHECK(ht_fit_set_map_span(set, 2, s_read(&b, T0 + 100 * period), &sp) ==
+		  0 &&
 	      !sp.valid);
-	CHECK(ht_fit_set_map_span(set, 3, s_read(&b, T0 + 100 * period),
-				  &sp) == 0 &&
+	CHECK(ht_fit_set_map_span(set, 3, s_read(&b, T0 + 100 * period), &sp) ==
+		  0 &&
 	      !sp.valid);
 	CHECK(ht_fit_set_map_span(set, 4, 0, &sp) == 0 && !sp.valid);
 	CHECK(ht_fit_set_map_span(set, 9, 0, &sp) == 0 && !sp.valid);
 	/* before the first message: the estimate line, no span */
-	CHECK(ht_fit_set_map_span(set, 1, s_read(&a, T0 - period), &sp) ==
-		  0 &&
+	CHECK(ht_fit_set_map_span(set, 1, s_read(&a, T0 - period), &sp) == 0 &&
 	      !sp.valid);
 	check_spans(set, 1, s_read(&a, T0), s_read(&a, T0 + 200 * period),
 		    "tree");
