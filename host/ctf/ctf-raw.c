@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Raw access to a data stream being scanned (ctf-reader.h, "Raw
- * records"): where the scan stands in the file, the file's bytes, and
- * the shape of a stream class's event header, so that a caller can
- * copy records as bytes (the merge, host/sync/merge-copy.c) instead of
- * decoding their fields.
+ * records"): where the scan stands in the file and the file's bytes,
+ * so that a caller can copy records as bytes (the merge,
+ * host/sync/merge-copy.c) instead of decoding their fields.
  */
 #include "ctf-stream.h"
 
@@ -26,17 +25,4 @@ const uint8_t *ht_ctf_stream_raw_bytes(const struct ht_ctf_stream *stream,
 
 	*size = s->size;
 	return s->map;
-}
-
-bool ht_ctf_stream_class_raw_header(const struct ht_ctf_stream_class *sc,
-				    uint32_t *align_bits, uint64_t *size_bits)
-{
-	const struct ht__stream_class *p = (const struct ht__stream_class *)sc;
-
-	if (!p->hdr_fast) {
-		return false;
-	}
-	*align_bits = p->hdr_fast->align_bits;
-	*size_bits = p->hdr_fast->size_bits;
-	return true;
 }

@@ -671,12 +671,4 @@ uint64_t ht_ctf_stream_raw_pos(const struct ht_ctf_stream *stream);
 const uint8_t *ht_ctf_stream_raw_bytes(const struct ht_ctf_stream *stream,
 				       uint64_t *size);
 
-/*
- * Whether the event header of stream class @sc is fixed (one layout,
- * no variant, no sequence): then its alignment and size, padding
- * included, in *@align_bits and *@size_bits.
- */
-bool ht_ctf_stream_class_raw_header(const struct ht_ctf_stream_class *sc,
-				    uint32_t *align_bits, uint64_t *size_bits);
-
 #endif

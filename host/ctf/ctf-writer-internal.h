@@ -21,6 +21,10 @@ struct wstream_class {
 	const struct ht_ctf_event_class **classes;
 	size_t nr_classes, cap_classes;
 	bool has_cpu_id;
+	/* the event header's alignment: 8 (12 bytes, the timestamp right
+	 * after the id), 32 (the same, the header on 4 bytes) or 64 (16
+	 * bytes, the timestamp on 8) */
+	unsigned hdr_align_bits;
 	size_t nr_streams;
 };
 

@@ -325,9 +325,10 @@ static int encode_record(struct ht_ctf_wstream *s, struct enc *e,
 	e->buf = s->buf;
 	e->cap_bits = 8 * (uint64_t)s->cap_bytes;
 	e->pos = s->pos_bits;
-	ret = enc_int(e, cls_id, 32, 8, HT_CTF_LE);
+	ret = enc_int(e, cls_id, 32, s->sc->hdr_align_bits, HT_CTF_LE);
 	if (!ret) {
-		ret = enc_int(e, ts_ns, 64, 8, HT_CTF_LE);
+		ret = enc_int(e, ts_ns, 64,
+			      s->sc->hdr_align_bits == 64 ? 64 : 8, HT_CTF_LE);
 	}
 	for (k = 0; !ret && k < 3; k++) {
 		if (scopes[k]) {
@@ -413,13 +414,9 @@ int ht_ctf_wstream_event(struct ht_ctf_wstream *s, uint64_t cls_id,
 static __attribute__((noinline)) int raw_room(struct ht_ctf_wstream *s,
 					      uint64_t ts_ns, size_t bytes)
 {
-	int ret;
-
 	if (s->nr_in_packet) {
-		ret = flush_packet(s, ts_ns);
-		if (ret || s->pos_bits / 8 + bytes <= s->cap_bytes) {
-			return ret;
-		}
+		/* (the caller measures the record again in the new packet) */
+		return flush_packet(s, ts_ns);
 	}
 	while (s->pos_bits / 8 + bytes > s->cap_bytes) {
 		size_t old_cap = s->cap_bytes;
@@ -437,7 +434,9 @@ int ht_ctf_wstream_raw_event(struct ht_ctf_wstream *s, uint64_t cls_id,
 			     uint64_t ts_ns, const uint8_t *body,
 			     size_t body_bytes)
 {
-	size_t bytes = RAW_HEADER_BYTES + body_bytes;
+	const unsigned a = s->sc->hdr_align_bits / 8;
+	const size_t hdr = a == 8 ? 16 : RAW_HEADER_BYTES;
+	size_t pad, bytes;
 	uint8_t *p;
 	int ret;
 
@@ -453,16 +452,22 @@ int ht_ctf_wstream_raw_event(struct ht_ctf_wstream *s, uint64_t cls_id,
 					   " before %" PRIu64,
 					   s->path, ts_ns, s->last_ts);
 	}
-	if (s->pos_bits / 8 + bytes > s->cap_bytes) {
+	/* (the padding before the header: zeros of packet_open()) */
+	for (;;) {
+		pad = (a - s->pos_bits / 8 % a) % a;
+		bytes = pad + hdr + body_bytes;
+		if (s->pos_bits / 8 + bytes <= s->cap_bytes) {
+			break;
+		}
 		ret = raw_room(s, ts_ns, bytes);
 		if (ret) {
 			return ret;
 		}
 	}
-	p = s->buf + s->pos_bits / 8;
+	p = s->buf + s->pos_bits / 8 + pad;
 	put_le(p, cls_id, 4);
-	put_le(p + 4, ts_ns, 8);
-	memcpy(p + RAW_HEADER_BYTES, body, body_bytes);
+	put_le(p + hdr - 8, ts_ns, 8);
+	memcpy(p + hdr, body, body_bytes);
 	if (!s->nr_in_packet) {
 		s->ts_begin = ts_ns;
 	}

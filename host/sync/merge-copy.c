@@ -6,12 +6,15 @@
  * each record gets a new event header (its class id and its mapped
  * time) and its contexts and payload are copied as they are.
  *
- * A record's bytes keep their meaning at another place when nothing in
- * them is aligned beyond a byte and they start on a byte boundary in
- * both traces: the input's event header is fixed, byte-aligned and a
- * whole number of bytes (ht__merge_can_copy()), and the output's ends
- * on a byte (ctf-writer.h). The output is then the decoding path's,
- * byte for byte but for the content of padding bits.
+ * A record's bytes keep their meaning at another place when they start
+ * on a byte boundary and, counted from their packet's start, on a
+ * multiple of the largest alignment in them (A) in both traces: the
+ * input's event header (fixed, or LTTng's compact/extended one) puts
+ * every record's contexts and payload on such a boundary
+ * (ht__merge_copy_align()), and the output's event header is aligned
+ * so that its records' are too (8 bits for A <= 8, then 32 or 64:
+ * ctf-writer.h). The output is then the decoding path's, byte for byte
+ * but for the content of padding bits.
  *
  * Memory: per stream of the core being merged, a batch of record
  * positions (BATCH of them); the bytes stay in the reader's mapping.
@@ -45,9 +48,17 @@ struct rec {
 	 * header's alignment), its body (after the header), its end; a
 	 * loss: .start is the count */
 	uint64_t start, body, end;
+	uint64_t base;		  /* its packet's start (bits) */
 	struct ht__merge_cpu cpu; /* of its packet */
 	uint8_t kind;		  /* enum rec_kind */
 	bool has_range;		  /* a loss with a time */
+};
+
+/* Where repad() writes: a body laid out from a multiple of 8 bytes. */
+struct scratch {
+	uint8_t *buf;
+	size_t cap;
+	uint64_t pos; /* bits */
 };
 
 struct rstream {
@@ -60,8 +71,10 @@ struct rstream {
 	/* the scan's state: where the next record starts, its packet */
 	uint64_t pos, base;
 	const struct ht_ctf_stream_class *sc;
-	uint32_t halign;
-	uint64_t hsize;
+	struct ht__merge_header hdr;
+	unsigned out_align; /* the output's event header alignment */
+	struct scratch pad; /* a record laid out again */
+	bool bad_header;
 	struct ht__merge_cpu cpu;
 	bool prev_valid, prev_has_end;
 	struct rec *recs;
@@ -103,36 +116,173 @@ static unsigned max_align(const struct ht_ctf_type *t)
 	return a > b ? a : b;
 }
 
-bool ht__merge_can_copy(const struct input *in)
+/* Whether repad() takes @t: integers, enumerations, floats, strings,
+ * structures and arrays of them (NULL too). */
+static bool simple(const struct ht_ctf_type *t)
 {
-	const struct ht_ctf_trace *t = in->trace;
-	size_t i, j;
+	size_t i;
 
-	/* (a per-CPU input's streams are named by their packets) */
-	if (in->core->per_cpu) {
-		return false;
+	if (!t) {
+		return true;
 	}
-	for (i = 0; i < t->nr_stream_classes; i++) {
-		const struct ht_ctf_stream_class *sc = t->stream_classes[i];
-		uint32_t align;
-		uint64_t size;
-
-		if (!sc->default_clock ||
-		    !ht_ctf_stream_class_raw_header(sc, &align, &size) ||
-		    align < 8 || size % 8 || max_align(sc->event_context) > 8) {
-			return false;
-		}
-		for (j = 0; j < sc->nr_event_classes; j++) {
-			const struct ht_ctf_event_class *ec =
-			    sc->event_classes[j];
-
-			if (max_align(ec->context) > 8 ||
-			    max_align(ec->payload) > 8) {
+	switch (t->kind) {
+	case HT_CTF_INT:
+	case HT_CTF_ENUM:
+	case HT_CTF_FLOAT:
+	case HT_CTF_STRING:
+		return true;
+	case HT_CTF_ARRAY:
+		return simple(t->element);
+	case HT_CTF_STRUCT:
+		for (i = 0; i < t->nr_members; i++) {
+			if (!simple(t->members[i].type)) {
 				return false;
 			}
 		}
+		return true;
+	default:
+		return false;
 	}
+}
+
+static bool scratch_room(struct scratch *o, uint64_t bits)
+{
+	size_t need = (size_t)((o->pos + bits + 7) / 8) + 8, old = o->cap;
+	uint8_t *b;
+
+	if (need <= o->cap) {
+		return true;
+	}
+	b = realloc(o->buf, 2 * need);
+	if (!b) {
+		return false;
+	}
+	o->buf = b;
+	o->cap = 2 * need;
+	memset(b + old, 0, o->cap - old);
 	return true;
+}
+
+/* @n bits at bit @from of @src to bit @to of @dst (zeros there), the
+ * same bit of a byte in both (the fields' in-byte offsets agree: the
+ * two layouts differ by whole bytes of padding). */
+static void copy_bits(uint8_t *dst, uint64_t to, const uint8_t *src,
+		      uint64_t from, uint64_t n)
+{
+	uint64_t i;
+
+	if (!(from % 8) && !(n % 8)) {
+		memcpy(dst + to / 8, src + from / 8, (size_t)(n / 8));
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		uint64_t a = from + i, b = to + i;
+
+		dst[b / 8] |= (uint8_t)(src[a / 8] & (1u << (a % 8)));
+	}
+}
+
+/*
+ * The fields of @t at bit *@in of @src (aligned from @base, the input
+ * packet's start) laid out again at o->pos (aligned from 0): the same
+ * bits, the padding of their new place. Returns 0, HT_EFORMAT when the
+ * record (ending at @end) ends first, or HT_ENOMEM.
+ */
+static int repad(const struct ht_ctf_type *t, const uint8_t *src, uint64_t base,
+		 uint64_t *in, uint64_t end, struct scratch *o)
+{
+	unsigned a = max_align(t);
+	uint64_t i, n;
+	int ret;
+
+	if (!t) {
+		return 0;
+	}
+	if (a > 1) {
+		*in = base + (*in - base + a - 1) / a * a;
+		o->pos = (o->pos + a - 1) / a * a;
+	}
+	switch (t->kind) {
+	case HT_CTF_INT:
+	case HT_CTF_ENUM:
+	case HT_CTF_FLOAT:
+		n = t->kind == HT_CTF_ENUM ? t->container->size_bits
+					   : t->size_bits;
+		if (*in + n > end) {
+			return HT_EFORMAT;
+		}
+		if (!scratch_room(o, n)) {
+			return HT_ENOMEM;
+		}
+		copy_bits(o->buf, o->pos, src, *in, n);
+		*in += n;
+		o->pos += n;
+		return 0;
+	case HT_CTF_STRING:
+		for (n = 0; *in + 8 * n + 8 <= end; n++) {
+			if (src[*in / 8 + n]) {
+				continue;
+			}
+			n++;
+			if (!scratch_room(o, 8 * n)) {
+				return HT_ENOMEM;
+			}
+			memcpy(o->buf + o->pos / 8, src + *in / 8, (size_t)n);
+			*in += 8 * n;
+			o->pos += 8 * n;
+			return 0;
+		}
+		return HT_EFORMAT;
+	case HT_CTF_ARRAY:
+		for (i = 0, ret = 0; !ret && i < t->length; i++) {
+			ret = repad(t->element, src, base, in, end, o);
+		}
+		return ret;
+	case HT_CTF_STRUCT:
+		for (i = 0, ret = 0; !ret && i < t->nr_members; i++) {
+			ret = repad(t->members[i].type, src, base, in, end, o);
+		}
+		return ret;
+	default:
+		return HT_EFORMAT;
+	}
+}
+
+unsigned ht__merge_copy_align(const struct ht_ctf_stream_class *sc)
+{
+	unsigned need = max_align(sc->event_context), i, a;
+	struct ht__merge_header h;
+
+	for (i = 0; i < sc->nr_event_classes; i++) {
+		const struct ht_ctf_event_class *ec = sc->event_classes[i];
+
+		a = max_align(ec->context);
+		need = a > need ? a : need;
+		a = max_align(ec->payload);
+		need = a > need ? a : need;
+	}
+	/* a byte at least: the bytes are copied */
+	need = need < 8 ? 8 : need;
+	if (!sc->default_clock || need > 64 ||
+	    !ht__merge_header_shape(sc->event_header, &h) || h.body_align < 8) {
+		return 0;
+	}
+	if (h.body_align >= need) {
+		return need <= 8 ? 8 : need <= 32 ? 32 : 64;
+	}
+	/* 64-bit fields after a header on 4 bytes (hetrace's and LTTng's
+	 * compact/extended one): half the records are copied, the others
+	 * laid out again (repad()) when their fields let it */
+	if (need != 64 || !simple(sc->event_context)) {
+		return 0;
+	}
+	for (i = 0; i < sc->nr_event_classes; i++) {
+		if (!simple(sc->event_classes[i]->context) ||
+		    !simple(sc->event_classes[i]->payload)) {
+			return 0;
+		}
+	}
+	return 64;
 }
 
 static struct rec *push(struct rstream *r, enum rec_kind kind)
@@ -157,8 +307,9 @@ static int on_packet(void *arg, const struct ht_ctf_stream *stream,
 	r->base = pkt->offset_bytes * 8;
 	if (r->sc != stream->stream_class) {
 		r->sc = stream->stream_class;
-		/* (ht__merge_can_copy() checked every class) */
-		ht_ctf_stream_class_raw_header(r->sc, &r->halign, &r->hsize);
+		/* (ht__merge_copy_align() took every class of the trace) */
+		ht__merge_header_shape(r->sc->event_header, &r->hdr);
+		r->out_align = ht__merge_copy_align(r->sc);
 	}
 	r->cpu.has = f != NULL;
 	r->cpu.is_int = f && f->type->kind == HT_CTF_INT;
@@ -189,14 +340,18 @@ static int on_record(void *arg, const struct ht_ctf_event_class *cls,
 	struct rstream *r = arg;
 	struct rec *e = push(r, REC_EVENT);
 	uint64_t end = ht_ctf_stream_raw_pos(r->stream);
-	/* the header's start: aligned from the packet's start */
-	uint64_t a = r->halign;
-	uint64_t hdr = r->base + ((r->pos - r->base + a - 1) / a) * a;
 
 	e->cls = cls;
 	e->cycles = cycles;
 	e->start = r->pos;
-	e->body = hdr + r->hsize;
+	e->base = r->base;
+	/* (a record the scan reported: its header selects an option) */
+	e->body = ht__merge_header_body(&r->hdr, r->bytes, r->base, r->pos);
+	if (e->body == UINT64_MAX || e->body % 8) {
+		/* (the scan read this header: not reached) */
+		r->bad_header = true;
+		return BATCH_FULL;
+	}
 	e->end = end < e->body ? e->body : end;
 	r->pos = end;
 	return r->n >= BATCH ? BATCH_FULL : 0;
@@ -216,6 +371,14 @@ static int fill(struct rstream *r)
 	r->n = r->i = 0;
 	while (!r->ended && !r->n) {
 		ret = ht_ctf_stream_scan(r->in->set, r->stream, &ops);
+		if (r->bad_header) {
+			snprintf(
+			    m->err, m->err_len,
+			    "%s: core %s: an event header the merge cannot "
+			    "take apart",
+			    r->stream->path, r->in->core->name);
+			return HT_EFORMAT;
+		}
 		if (ret == BATCH_FULL) {
 			break;
 		}
@@ -260,6 +423,44 @@ static int put_loss(struct rstream *r, const struct rec *e)
 			      e->start, e->has_range, e->cycles);
 }
 
+/* The record @e of @r laid out again for a body on 8 bytes. */
+static int relay(struct rstream *r, const struct rec *e, uint64_t ts)
+{
+	const struct ht_ctf_type *scopes[3] = {
+	    r->sc->event_context, e->cls->context, e->cls->payload};
+	uint64_t in = e->body;
+	unsigned k;
+	int ret = 0;
+
+	if (r->pad.cap) {
+		memset(r->pad.buf, 0, r->pad.cap);
+	}
+	r->pad.pos = 0;
+	for (k = 0; !ret && k < 3; k++) {
+		ret = repad(scopes[k], r->bytes, e->base, &in, e->end, &r->pad);
+	}
+	if (!ret && !scratch_room(&r->pad, 0)) {
+		ret = HT_ENOMEM;
+	}
+	if (ret == HT_EFORMAT) {
+		snprintf(r->m->err, r->m->err_len,
+			 "file=%s offset=%" PRIu64 ": core %s: event %s: its "
+			 "fields end past its record",
+			 r->stream->path, e->start / 8, r->in->core->name,
+			 e->cls->name);
+	}
+	if (ret) {
+		return ret;
+	}
+	ret = ht_ctf_wstream_raw_event(r->ws, e->cls->id, ts, r->pad.buf,
+				       (size_t)((r->pad.pos + 7) / 8));
+	if (ret) {
+		snprintf(r->m->err, r->m->err_len, "%s",
+			 ht_ctf_writer_last_error(r->m->w));
+	}
+	return ret;
+}
+
 /* The event at the head of @r: placed, its header written, its body
  * copied. */
 static int put_event(struct rstream *r, const struct rec *e)
@@ -283,6 +484,15 @@ static int put_event(struct rstream *r, const struct rec *e)
 		return ret;
 	}
 	from = e->body / 8;
+	if (r->out_align == 64 && (e->body - e->base) % 64) {
+		/* the output's body is on 8 bytes, the input's on 4 */
+		ret = relay(r, e, ts);
+		if (ret) {
+			return ret;
+		}
+		m->st->copied++;
+		return 0;
+	}
 	ret = ht_ctf_wstream_raw_event(r->ws, e->cls->id, ts, r->bytes + from,
 				       (size_t)((e->end + 7) / 8 - from));
 	if (ret) {
@@ -413,6 +623,7 @@ int ht__merge_copy_input(struct merge *m, struct input *in)
 free_all:
 	for (k = 0; k < n; k++) {
 		free(rs[k].recs);
+		free(rs[k].pad.buf);
 	}
 	free(rs);
 	return ret;

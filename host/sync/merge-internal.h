@@ -20,6 +20,7 @@ struct input {
 	struct ht_ctf_msg msg; /* the decoding path's current message */
 	int64_t key;	       /* the mapped time of the current event */
 	int64_t last_key;
+	bool copy; /* every class's records can be copied as bytes */
 	/* per_cpu: the CPUs met, whose env entries are written */
 	uint32_t *cpus;
 	size_t nr_cpus, cap_cpus;
@@ -90,8 +91,50 @@ int ht__merge_loss(struct merge *m, struct input *in, struct ht_ctf_wstream *ws,
  * previous one. */
 int64_t ht__merge_key(struct input *in, const struct ht_merge_event *ev);
 
-/* Whether every record of @in can be copied as bytes (merge-copy.c). */
-bool ht__merge_can_copy(const struct input *in);
+/* The shape of an input event header (merge-header.c). */
+#define HT__MERGE_HDR_OPTIONS 8
+
+struct ht__merge_hdr_option {
+	uint64_t lo, hi; /* the tag values that select it */
+	unsigned align;
+	uint64_t size;
+};
+
+struct ht__merge_header {
+	unsigned align;	     /* the header's */
+	uint64_t fixed_bits; /* the members before the variant (or all) */
+	bool has_var;
+	uint64_t tag_off; /* the variant's tag, from the header's start */
+	unsigned tag_bits;
+	bool tag_be;
+	size_t nr_opt;
+	struct ht__merge_hdr_option opt[HT__MERGE_HDR_OPTIONS];
+	/* every record's contexts and payload begin on a multiple of
+	 * this from the packet's start */
+	unsigned body_align;
+};
+
+/* The shape of event header type @t, or false when it is not one the
+ * copying path takes. */
+bool ht__merge_header_shape(const struct ht_ctf_type *t,
+			    struct ht__merge_header *h);
+
+/*
+ * Where the contexts and payload of the record at @start_bits (before
+ * its header's alignment) of the packet at @packet_bits begin, in the
+ * file whose bytes are @bytes; UINT64_MAX when its tag selects no
+ * option.
+ */
+uint64_t ht__merge_header_body(const struct ht__merge_header *h,
+			       const uint8_t *bytes, uint64_t packet_bits,
+			       uint64_t start_bits);
+
+/*
+ * Whether the records of stream class @sc can be copied as bytes
+ * (merge-copy.c): the alignment of the output's event header that
+ * keeps their contexts and payload in place (8, 32 or 64), or 0.
+ */
+unsigned ht__merge_copy_align(const struct ht_ctf_stream_class *sc);
 
 /* Merges the events of @in by copying their records (merge-copy.c). */
 int ht__merge_copy_input(struct merge *m, struct input *in);

@@ -385,11 +385,24 @@ static int open_input(struct merge *m, struct input *in)
 	if (!in->sc_out) {
 		return HT_ENOMEM;
 	}
+	/* (a per-CPU input's streams are named by their packets) */
+	in->copy = !in->core->per_cpu;
+	for (i = 0; i < t->nr_stream_classes; i++) {
+		if (!ht__merge_copy_align(t->stream_classes[i])) {
+			in->copy = false;
+		}
+	}
 	for (i = 0; i < t->nr_stream_classes; i++) {
 		const struct ht_ctf_stream_class *sc = t->stream_classes[i];
 
 		ret = ht_ctf_writer_add_stream_class(m->w, sc->event_context,
 						     &in->sc_out[i]);
+		/* the copied records' contexts and payloads in place (the
+		 * decoding path writes the same layout) */
+		if (!ret && in->copy) {
+			ret = ht_ctf_writer_stream_class_header_align(
+			    m->w, in->sc_out[i], ht__merge_copy_align(sc));
+		}
 		/* every class: cpu_id next to core_id (docs/ctf-layout.md) */
 		if (!ret) {
 			ret = ht_ctf_writer_stream_class_add_cpu_id(
@@ -560,7 +573,7 @@ static int merge_events(struct merge *m)
 	for (i = 0; i < m->nr_in; i++) {
 		struct input *in = &m->in[i];
 
-		if (!decode && ht__merge_can_copy(in)) {
+		if (!decode && in->copy) {
 			ret = ht__merge_copy_input(m, in);
 		} else {
 			ret = decode_input(m, in);

@@ -9,6 +9,8 @@
 #           packets alternate between two stream files, discarded events
 #   damaged bench/merge/gen.c, 6 cores, a damaged packet (bad magic)
 #           in one core's stream
+#   sim     hetrace sim, 3 slaves: the compact/extended event header,
+#           64-bit fields aligned on 8 bytes after it
 #   aligned mkcapture.py as is (a double aligned on 64 bits): decoded
 # Each: the stream files byte for byte, `hetrace print` and babeltrace2
 # the same, the report's events_copied (every event, or none for
@@ -111,6 +113,16 @@ for mode in copy decode; do
 	grep -q 'damaged packet' "$w/damaged.$mode.err" "$w/damaged.$mode.out" ||
 		bad "damaged ($mode): the damaged packet is not told"
 done
+
+# --- sim: the simulated board (hetrace's compact/extended event
+# header on 4 bytes, 64-bit fields aligned on 8: records copied or laid
+# out again) ---
+bounded 60 2000 "$HETRACE" sim -o "$w/sim" --cores 3 --seconds 1 --sync-ms 10 --no-fsync -q ||
+	bad "sim failed"
+sync_both sim "$w/sim"
+same sim
+[ "$(report sim events_copied)" = "$(report sim events)" ] && [ "$(report sim events)" -gt 1000 ] ||
+	bad "sim: $(report sim events_copied) of $(report sim events) events copied"
 
 # --- aligned: a double aligned on 64 bits, every core decoded ---
 $py "$here/mkcapture.py" "$w/aligned" "$w/aligned.json"
