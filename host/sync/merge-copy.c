@@ -9,12 +9,16 @@
  * A record's bytes keep their meaning at another place when they start
  * on a byte boundary and, counted from their packet's start, on a
  * multiple of the largest alignment in them (A) in both traces: the
- * input's event header (fixed, or LTTng's compact/extended one) puts
+ * input's event header (merge-header.c: fixed, or the compact/extended
+ * one of hetrace's runtime and LTTng) puts
  * every record's contexts and payload on such a boundary
  * (ht__merge_copy_align()), and the output's event header is aligned
  * so that its records' are too (8 bits for A <= 8, then 32 or 64:
- * ctf-writer.h). The output is then the decoding path's, byte for byte
- * but for the content of padding bits.
+ * ctf-writer.h). Fields aligned on 8 bytes after an input header on
+ * 4 (hetrace's runtime) are the exception: the output's records start
+ * their contexts on 8 bytes, the input's that do not are laid out
+ * again field by field (repad()). The output is then the decoding
+ * path's, byte for byte but for the content of padding bits.
  *
  * Memory: per stream of the core being merged, a batch of record
  * positions (BATCH of them); the bytes stay in the reader's mapping.
