@@ -45,10 +45,10 @@ struct ht_capture_reader {
 	/* per stream index in the set: its time order (capture-scan.c) */
 	struct ht__stream_time *times;
 	struct ht__stream_time *cur_time; /* the event being scanned */
-	/* where the event being scanned is: its stream's index in its
-	 * trace and its record's offset (the identity of a receive) */
-	uint32_t cur_stream;
-	uint64_t cur_offset_bits;
+	/* the message being scanned and its core (where a receive is:
+	 * struct ht_capture_pair) */
+	const struct ht_ctf_msg *cur_msg;
+	size_t cur_core;
 	struct ht_strv notes;
 	uint64_t notes_dropped;
 	/* cores that cannot be read (capture-layout.c) */

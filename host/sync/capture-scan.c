@@ -251,8 +251,12 @@ static int push_half(struct ht_capture_reader *cap, struct halves *h,
 	h->v[h->n].num = num;
 	h->v[h->n].cycles = cycles;
 	h->v[h->n].peer = (uint32_t)peer;
-	h->v[h->n].offset_bits = cap->cur_offset_bits;
-	h->v[h->n].stream = cap->cur_stream & 0x7fffffffu;
+	/* (the event being scanned: its stream in its core's trace) */
+	h->v[h->n].offset_bits = cap->cur_msg->event->offset_bits;
+	h->v[h->n].stream =
+	    (uint32_t)(cap->cur_msg->stream->index -
+		       cap->cores[cap->cur_core].trace->streams[0]->index) &
+	    0x7fffffffu;
 	h->v[h->n].bad = 0;
 	h->n++;
 	return 0;
@@ -887,13 +891,8 @@ static int read_events(struct ht_capture_reader *cap)
 			continue;
 		}
 		cap->cur_time = &cap->times[msg.stream->index];
-		if (msg.kind == HT_CTF_MSG_EVENT) {
-			cap->cur_stream = (uint32_t)(msg.stream->index -
-						     cap->cores[core]
-							 .trace->streams[0]
-							 ->index);
-			cap->cur_offset_bits = msg.event->offset_bits;
-		}
+		cap->cur_msg = &msg;
+		cap->cur_core = (size_t)core;
 		switch (msg.kind) {
 		case HT_CTF_MSG_EVENT:
 			ret = on_event(cap, (size_t)core, &msg);
