@@ -9,6 +9,7 @@
 #           packets alternate between two stream files, discarded events
 #   damaged bench/merge/gen.c, 6 cores, a damaged packet (bad magic)
 #           in one core's stream
+#   truncated  gen.c, 4 cores, one stream cut in the middle of a packet
 #   sim     hetrace sim, 3 slaves: the compact/extended event header,
 #           64-bit fields aligned on 8 bytes after it
 #   aligned mkcapture.py as is (a double aligned on 64 bits): decoded
@@ -113,6 +114,16 @@ for mode in copy decode; do
 	grep -q 'damaged packet' "$w/damaged.$mode.err" "$w/damaged.$mode.out" ||
 		bad "damaged ($mode): the damaged packet is not told"
 done
+
+# --- truncated: a stream cut in the middle of a packet ---
+"$w/gen" "$w/truncated" 4 20000 >/dev/null
+f=$w/truncated/core3/stream
+truncate -s $(($(stat -c %s "$f") - 5000)) "$f"
+sync_both truncated "$w/truncated" 1
+same truncated
+[ "$(report truncated events_copied)" = "$(report truncated events)" ] &&
+	[ "$(report truncated events)" -gt 60000 ] ||
+	bad "truncated: $(report truncated events_copied) of $(report truncated events) events copied"
 
 # --- sim: the simulated board (hetrace's compact/extended event
 # header on 4 bytes, 64-bit fields aligned on 8: records copied or laid
