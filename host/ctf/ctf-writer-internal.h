@@ -45,6 +45,10 @@ struct ht_ctf_wstream {
 	uint64_t nr_events;
 	uint64_t nr_packets;
 	bool pending_empty; /* a packet must be written even if empty */
+	/* the buffer's bytes that may not be zeros (packet_open() clears
+	 * them): the raw records' end, or the whole buffer once a record
+	 * was encoded (the encoder may leave bits past its end) */
+	size_t dirty_bytes;
 };
 
 struct env_entry {

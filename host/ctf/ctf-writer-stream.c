@@ -50,7 +50,14 @@ static void put_le(uint8_t *p, uint64_t v, unsigned bytes)
 
 static void packet_open(struct ht_ctf_wstream *s)
 {
-	memset(s->buf, 0, s->cap_bytes);
+	size_t used = (size_t)((s->pos_bits + 7) / 8);
+
+	if (used > s->dirty_bytes) {
+		s->dirty_bytes = used;
+	}
+	memset(s->buf, 0,
+	       s->dirty_bytes < s->cap_bytes ? s->dirty_bytes : s->cap_bytes);
+	s->dirty_bytes = 0;
 	s->pos_bits = 8 * (FIRST_EVENT_BYTES + (s->sc->has_cpu_id ? 4 : 0));
 	s->nr_in_packet = 0;
 }
@@ -81,6 +88,14 @@ int ht_ctf_writer_add_stream(struct ht_ctf_writer *w, uint64_t sc_id,
 	s->buf = malloc(s->cap_bytes);
 	if (!s->path || !s->buf) {
 		ret = HT_ENOMEM;
+		goto free_stream;
+	}
+	s->dirty_bytes = s->cap_bytes;
+	/* a file left by an earlier run is removed, not truncated (a
+	 * truncated file written again is flushed at its close by ext4) */
+	if (unlink(s->path) && errno != ENOENT) {
+		ret = ht__ctf_writer_fail(w, HT_EIO, "cannot replace %s/%s: %s",
+					  w->dir, file_name, strerror(errno));
 		goto free_stream;
 	}
 	s->fd = open(s->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
@@ -295,20 +310,25 @@ static int enc_field(struct enc *e, const struct ht_ctf_field *f)
 	return HT_EINVAL;
 }
 
-static bool class_known(const struct wstream_class *sc, uint64_t id)
+static bool class_known_slow(const struct wstream_class *sc, uint64_t id)
 {
 	size_t i;
 
-	/* classes are usually dense and added in id order */
-	if (id < sc->nr_classes && sc->classes[id]->id == id) {
-		return true;
-	}
 	for (i = 0; i < sc->nr_classes; i++) {
 		if (sc->classes[i]->id == id) {
 			return true;
 		}
 	}
 	return false;
+}
+
+static inline bool class_known(const struct wstream_class *sc, uint64_t id)
+{
+	/* classes are usually dense and added in id order */
+	if (id < sc->nr_classes && sc->classes[id]->id == id) {
+		return true;
+	}
+	return class_known_slow(sc, id);
 }
 
 /*
@@ -382,6 +402,7 @@ int ht_ctf_wstream_event(struct ht_ctf_wstream *s, uint64_t cls_id,
 					   " before %" PRIu64,
 					   s->path, ts_ns, s->last_ts);
 	}
+	s->dirty_bytes = s->cap_bytes;
 	for (;;) {
 		ret = encode_record(s, &e, cls_id, ts_ns, scopes);
 		if (ret < 0) {
@@ -434,7 +455,8 @@ int ht_ctf_wstream_raw_event(struct ht_ctf_wstream *s, uint64_t cls_id,
 			     uint64_t ts_ns, const uint8_t *body,
 			     size_t body_bytes)
 {
-	const unsigned a = s->sc->hdr_align_bits / 8;
+	/* (1, 4 or 8 bytes) */
+	const size_t a = s->sc->hdr_align_bits / 8;
 	const size_t hdr = a == 8 ? 16 : RAW_HEADER_BYTES;
 	size_t pad, bytes;
 	uint8_t *p;
@@ -454,7 +476,7 @@ int ht_ctf_wstream_raw_event(struct ht_ctf_wstream *s, uint64_t cls_id,
 	}
 	/* (the padding before the header: zeros of packet_open()) */
 	for (;;) {
-		pad = (a - s->pos_bits / 8 % a) % a;
+		pad = (size_t)(0 - s->pos_bits / 8) & (a - 1);
 		bytes = pad + hdr + body_bytes;
 		if (s->pos_bits / 8 + bytes <= s->cap_bytes) {
 			break;

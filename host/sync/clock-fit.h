@@ -240,6 +240,11 @@ int ht_fit_set_map_span(const struct ht_fit_set *set, unsigned node, int64_t t,
 /* ht_fit_set_map()'s *est at @t, for t in [span->x0, span->x1]. */
 int64_t ht_fit_span_est(const struct ht_fit_span *span, int64_t t);
 
+/* ht_fit_span_est() of @t[0], @t[1]... into @est while they lie in
+ * [span->x0, span->x1] (at most @n): returns how many. */
+size_t ht_fit_span_est_many(const struct ht_fit_span *span, const int64_t *t,
+			    int64_t *est, size_t n);
+
 /* A message about the last error of a call on this set ("" if none). */
 const char *ht_fit_set_last_error(const struct ht_fit_set *set);
 

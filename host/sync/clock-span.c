@@ -22,6 +22,12 @@ static int64_t min64s(int64_t a, int64_t b)
 	return a < b ? a : b;
 }
 
+/* ht__sat64(), inline for the per-event path */
+static inline int64_t sat64(ht__i128 v)
+{
+	return v > INT64_MAX ? INT64_MAX : v < INT64_MIN ? INT64_MIN : (int64_t)v;
+}
+
 /* Narrows [*x0, *x1] to [a, b]. */
 static void narrow(int64_t *x0, int64_t *x1, int64_t a, int64_t b)
 {
@@ -151,8 +157,8 @@ int ht_fit_set_map_span(const struct ht_fit_set *set, unsigned node, int64_t t,
  * then made exact with the 128-bit remainder; ht__line_at() itself
  * when the quotient is too large for a double to be within one.
  */
-static ht__i128 line_at(const struct ht_fit_span_line *l, double slope,
-			int64_t t, int dir)
+static inline ht__i128 line_at(const struct ht_fit_span_line *l,
+			       double slope, int64_t t, int dir)
 {
 	const int64_t dx = l->x1 - l->x0, d = t - l->x0;
 	const ht__i128 num = (ht__i128)d * ((ht__i128)l->y1 - l->y0);
@@ -179,12 +185,30 @@ static ht__i128 line_at(const struct ht_fit_span_line *l, double slope,
 	return (ht__i128)l->y0 + q + (dir > 0 && r != 0);
 }
 
-int64_t ht_fit_span_est(const struct ht_fit_span *sp, int64_t t)
+static inline int64_t span_est(const struct ht_fit_span *sp, int64_t t)
 {
-	int64_t lo = ht__sat64(line_at(&sp->lo, sp->lo_slope, t, -1));
-	int64_t hi = ht__sat64(line_at(&sp->hi, sp->hi_slope, t, 1));
+	int64_t lo = sat64(line_at(&sp->lo, sp->lo_slope, t, -1));
+	int64_t hi = sat64(line_at(&sp->hi, sp->hi_slope, t, 1));
 
 	lo = max64s(lo, sp->lo_min);
 	hi = min64s(hi, sp->hi_max);
 	return (int64_t)(lo + ((ht__i128)hi - lo) / 2);
+}
+
+int64_t ht_fit_span_est(const struct ht_fit_span *sp, int64_t t)
+{
+	return span_est(sp, t);
+}
+
+size_t ht_fit_span_est_many(const struct ht_fit_span *sp, const int64_t *t,
+			    int64_t *est, size_t n)
+{
+	size_t i;
+
+	/* (one time after the other, with no dependence between them:
+	 * the processor overlaps their multiplications and divisions) */
+	for (i = 0; i < n && t[i] >= sp->x0 && t[i] <= sp->x1; i++) {
+		est[i] = span_est(sp, t[i]);
+	}
+	return i;
 }

@@ -54,6 +54,7 @@ struct rec {
 	uint64_t start, body, end;
 	uint64_t base;		  /* its packet's start (bits) */
 	struct ht__merge_cpu cpu; /* of its packet */
+	int64_t ns;		  /* an event: its time mapped */
 	uint8_t kind;		  /* enum rec_kind */
 	bool has_range;		  /* a loss with a time */
 };
@@ -84,6 +85,9 @@ struct rstream {
 	struct rec *recs;
 	size_t n, i;
 	bool ended;
+	/* the batch's event times, mapped together (map_times()) */
+	uint64_t *cycles;
+	int64_t *ns;
 };
 
 /* The largest alignment in @t (1 when NULL). */
@@ -361,6 +365,34 @@ static int on_record(void *arg, const struct ht_ctf_event_class *cls,
 	return r->n >= BATCH ? BATCH_FULL : 0;
 }
 
+/* The mapped times of the events of @r's batch. */
+static void map_times(struct rstream *r)
+{
+	const struct ht_merge_core *c = r->in->core;
+	size_t i, k = 0;
+
+	if (!c->map_many) {
+		for (i = 0; i < r->n; i++) {
+			if (r->recs[i].kind == REC_EVENT) {
+				r->recs[i].ns =
+				    c->map(c->map_arg, r->recs[i].cycles);
+			}
+		}
+		return;
+	}
+	for (i = 0; i < r->n; i++) {
+		if (r->recs[i].kind == REC_EVENT) {
+			r->cycles[k++] = r->recs[i].cycles;
+		}
+	}
+	c->map_many(c->map_arg, r->cycles, r->ns, k);
+	for (i = 0, k = 0; i < r->n; i++) {
+		if (r->recs[i].kind == REC_EVENT) {
+			r->recs[i].ns = r->ns[k++];
+		}
+	}
+}
+
 /* Scans @r's next records into its batch (none when it ends). */
 static int fill(struct rstream *r)
 {
@@ -404,6 +436,7 @@ static int fill(struct rstream *r)
 			break;
 		}
 	}
+	map_times(r);
 	return 0;
 }
 
@@ -478,7 +511,7 @@ static int put_event(struct rstream *r, const struct rec *e)
 	ev.stream = r->index;
 	ev.offset_bits = e->start;
 	ev.cycles = e->cycles;
-	key = ht__merge_key(r->in, &ev);
+	key = ht__merge_key_at(r->in, &ev, e->ns);
 	ret = out_stream(r, e);
 	if (!ret) {
 		ret = ht__merge_place(m, r->in, key, e->cls->name,
@@ -619,7 +652,9 @@ int ht__merge_copy_input(struct merge *m, struct input *in)
 		rs[k].index = (uint32_t)k;
 		rs[k].bytes = ht_ctf_stream_raw_bytes(t->streams[k], &size);
 		rs[k].recs = malloc(BATCH * sizeof(*rs[k].recs));
-		if (!rs[k].recs) {
+		rs[k].cycles = malloc(BATCH * sizeof(*rs[k].cycles));
+		rs[k].ns = malloc(BATCH * sizeof(*rs[k].ns));
+		if (!rs[k].recs || !rs[k].cycles || !rs[k].ns) {
 			goto free_all;
 		}
 	}
@@ -627,6 +662,8 @@ int ht__merge_copy_input(struct merge *m, struct input *in)
 free_all:
 	for (k = 0; k < n; k++) {
 		free(rs[k].recs);
+		free(rs[k].cycles);
+		free(rs[k].ns);
 		free(rs[k].pad.buf);
 	}
 	free(rs);

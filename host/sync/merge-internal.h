@@ -91,6 +91,10 @@ int ht__merge_loss(struct merge *m, struct input *in, struct ht_ctf_wstream *ws,
  * previous one. */
 int64_t ht__merge_key(struct input *in, const struct ht_merge_event *ev);
 
+/* ht__merge_key() of @ev whose time maps to @ns (map() or map_many()). */
+int64_t ht__merge_key_at(struct input *in, const struct ht_merge_event *ev,
+			 int64_t ns);
+
 /* The shape of an input event header (merge-header.c). */
 #define HT__MERGE_HDR_OPTIONS 8
 

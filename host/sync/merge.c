@@ -241,7 +241,14 @@ int ht__merge_loss(struct merge *m, struct input *in, struct ht_ctf_wstream *ws,
 int64_t ht__merge_key(struct input *in, const struct ht_merge_event *ev)
 {
 	const struct ht_merge_core *c = in->core;
-	int64_t key = c->map(c->map_arg, ev->cycles);
+
+	return ht__merge_key_at(in, ev, c->map(c->map_arg, ev->cycles));
+}
+
+int64_t ht__merge_key_at(struct input *in, const struct ht_merge_event *ev,
+			 int64_t key)
+{
+	const struct ht_merge_core *c = in->core;
 
 	if (c->event_time) {
 		key = c->event_time(c->map_arg, ev, key);

@@ -234,6 +234,42 @@ static int64_t map_cycles(void *arg, uint64_t cycles)
 	return clock_ns_counted(m, m->clock, est, 0);
 }
 
+/* map_cycles() of @cycles[i] into @ns[i]: the times in a span of the
+ * fit together. */
+static void map_many(void *arg, const uint64_t *cycles, int64_t *ns, size_t n)
+{
+	struct core_map *m = arg;
+	int64_t t[256];
+	size_t i, k, c, done, j;
+
+	for (i = 0; i < n; i += c) {
+		c = n - i < 256 ? n - i : 256;
+		if (m->own_clock) {
+			for (k = 0; k < c; k++) {
+				ns[i + k] = map_cycles(m, cycles[i + k]);
+			}
+			continue;
+		}
+		for (k = 0; k < c; k++) {
+			t[k] = to_time(cycles[i + k]);
+		}
+		for (k = 0; k < c; k += done) {
+			if (!m->span.valid || t[k] < m->span.x0 ||
+			    t[k] > m->span.x1) {
+				/* (a new span, or ht_fit_set_map()) */
+				ns[i + k] = map_cycles(m, cycles[i + k]);
+				done = 1;
+				continue;
+			}
+			done = ht_fit_span_est_many(&m->span, t + k, ns + i + k,
+						    c - k);
+			for (j = i + k; j < i + k + done; j++) {
+				ns[j] = clock_ns_counted(m, m->clock, ns[j], 0);
+			}
+		}
+	}
+}
+
 /* Whether @msg is one of the events with a damaged timestamp. */
 static bool is_bad_time(const struct core_map *m,
 			const struct ht_merge_event *ev)
@@ -654,6 +690,7 @@ static int merge_core(struct ht_sync_run *run, size_t i,
 	mc->role = c->is_master ? "master" : c->master_name ? "slave" : NULL;
 	mc->master = c->master_name;
 	mc->map = map_cycles;
+	mc->map_many = map_many;
 	mc->event_time = event_time;
 	mc->map_arg = map;
 	mc->clock_hz = c->clock ? c->clock->freq_hz : 0;
