@@ -50,7 +50,8 @@ void ht__capture_reader_note(struct ht_capture_reader *cap, const char *fmt,
 	}
 }
 
-/* Whether scan note @a comes after @b: by time, stream, then order. */
+/* Whether scan note @a comes after @b: by time, stream, position, then
+ * order. */
 static bool key_after(const struct ht__capture_scan_note *a,
 		      const struct ht__capture_scan_note *b)
 {
@@ -59,6 +60,9 @@ static bool key_after(const struct ht__capture_scan_note *a,
 	}
 	if (a->stream != b->stream) {
 		return a->stream > b->stream;
+	}
+	if (a->offset_bits != b->offset_bits) {
+		return a->offset_bits > b->offset_bits;
 	}
 	return a->seq > b->seq;
 }
@@ -103,7 +107,8 @@ static void heap_up(struct ht__capture_scan_note *h, size_t i)
 }
 
 void ht__capture_reader_note_at(struct ht_capture_reader *cap, int64_t ns,
-				uint32_t stream, const char *fmt, ...)
+				uint32_t stream, uint64_t offset_bits,
+				const char *fmt, ...)
 {
 	struct ht__capture_scan_note n, *h = cap->scan_notes;
 	va_list ap;
@@ -111,6 +116,7 @@ void ht__capture_reader_note_at(struct ht_capture_reader *cap, int64_t ns,
 
 	n.ns = ns;
 	n.stream = stream;
+	n.offset_bits = offset_bits;
 	n.seq = cap->scan_notes_seq++;
 	/* (the MAX_NOTES earliest are kept: the latest goes when full) */
 	if (cap->nr_scan_notes == MAX_NOTES && !key_after(&h[0], &n)) {

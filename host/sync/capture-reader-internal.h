@@ -56,11 +56,12 @@ struct ht_capture_reader {
 	struct ht__scan_ev *evs;
 	size_t nr_evs, cap_evs;
 	/* what the scan's notes are ordered by (capture-notes.c): the
-	 * time of the event at hand in its stream (keyed: the per-stream
-	 * scan; else the order they are made in) */
+	 * time the stream at hand had reached (a good timestamp, key_has
+	 * false before the first) and the position there (keyed: the
+	 * per-stream scan; else the order they are made in) */
 	bool keyed, key_has;
 	const struct ht_ctf_stream *key_stream;
-	uint64_t key_cycles;
+	uint64_t key_cycles, key_offset_bits;
 	struct ht_strv notes;
 	uint64_t notes_dropped;
 	/* the scan's notes, the earliest kept until the scan ends
@@ -79,11 +80,13 @@ struct ht_capture_reader {
 
 /* capture-notes.c */
 
-/* A note of the scan: its event's time (ns on its core's clock), its
- * stream (index in the set) and its rank among the scan's notes. */
+/* A note of the scan: the time its stream had reached (ns on its
+ * core's clock), its stream (index in the set), the position there and
+ * its rank among the scan's notes. */
 struct ht__capture_scan_note {
 	int64_t ns;
 	uint32_t stream;
+	uint64_t offset_bits;
 	uint64_t seq;
 	char *text;
 };
@@ -94,14 +97,16 @@ void ht__capture_reader_note(struct ht_capture_reader *cap, const char *fmt,
 			     ...) __attribute__((format(printf, 2, 3)));
 
 /*
- * A note of the scan on the event at @ns of stream @stream: the notes
- * of the scan are kept in the order of (time, stream, order made), the
- * earliest ones only (as many as the notes kept in all), and added to
- * the notes by ht__capture_reader_notes_flush().
+ * A note of the scan on stream @stream at @offset_bits, where the
+ * stream's time had reached @ns: the notes of the scan are kept in the
+ * order of (time, stream, position, order made), the earliest ones
+ * only (as many as the notes kept in all), and added to the notes by
+ * ht__capture_reader_notes_flush().
  */
 void ht__capture_reader_note_at(struct ht_capture_reader *cap, int64_t ns,
-				uint32_t stream, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+				uint32_t stream, uint64_t offset_bits,
+				const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 
 /* Adds the scan's notes to the notes, in their order. */
 void ht__capture_reader_notes_flush(struct ht_capture_reader *cap);

@@ -112,6 +112,8 @@ struct ht__scan_ev {
 	uint32_t stream_in_core;
 	uint8_t kind; /* enum ev_kind */
 	bool bad;     /* its timestamp turned out damaged (a spike) */
+	/* its notes' time: its own, or the next event's for a spike */
+	uint64_t key_cycles;
 };
 
 /* Timestamps at or beyond this are damage: no clock counts that far
@@ -397,7 +399,9 @@ static void scan_note(struct ht_capture_reader *cap, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	ht__capture_reader_note_at(cap, ns, stream, "%s", buf);
+	ht__capture_reader_note_at(cap, ns, stream,
+				   cap->keyed ? cap->key_offset_bits : 0, "%s",
+				   buf);
 }
 
 static void event_problem(struct ht_capture_reader *cap, size_t core,
@@ -568,6 +572,11 @@ static bool time_ok(struct ht_capture_reader *cap, size_t core,
 	struct ht__stream_time *st = cap->cur_time;
 	char why[128];
 
+	/* (the notes of a damaged timestamp: at the time the stream had
+	 * reached, that of a spike: at the time of the event after it) */
+	cap->key_has = st->nr > 0;
+	cap->key_cycles = st->last;
+	cap->key_offset_bits = offset_bits;
 	if (t >= BAD_TIME_LIMIT) {
 		bad_time(cap, core, s, offset_bits, t, "is beyond 2^62");
 		return false;
@@ -583,12 +592,15 @@ static bool time_ok(struct ht_capture_reader *cap, size_t core,
 		}
 		snprintf(why, sizeof(why),
 			 "is after the event that follows it (%" PRIu64 ")", t);
+		cap->key_has = true;
+		cap->key_cycles = t;
 		bad_time(cap, core, s, st->last_offset_bits, st->last, why);
 		if (st->last_half) {
 			st->last_half->v[st->last_half_i].bad = 1;
 		}
 		if (st->last_ev) {
 			cap->evs[st->last_ev - 1].bad = true;
+			cap->evs[st->last_ev - 1].key_cycles = t;
 		}
 		if (*first == st->last) {
 			*first = t;
@@ -1073,6 +1085,7 @@ static int keep_ev(struct rscan *r, const struct ht_ctf_event_class *cls,
 	e->end = end;
 	e->stream_in_core = r->stream_in_core;
 	e->kind = (uint8_t)r->kind;
+	e->key_cycles = cycles;
 	cap->cur_time->last_ev = cap->nr_evs;
 	return 0;
 }
@@ -1091,8 +1104,6 @@ static int raw_record(void *arg, const struct ht_ctf_event_class *cls,
 		/* (no time: no half) */
 		return 0;
 	}
-	cap->key_has = true;
-	cap->key_cycles = cycles;
 	if (!time_ok(cap, r->core, r->stream, start, cycles, &r->first)) {
 		return 0;
 	}
@@ -1139,8 +1150,11 @@ static int scan_stream(struct ht_capture_reader *cap, size_t core, size_t k)
 		if (ret == HT_ENOMEM) {
 			return ret;
 		}
-		/* damage: noted at the stream's last event, the scan goes
-		 * on at the next packet */
+		/* damage: noted at the time and position the stream had
+		 * reached, the scan goes on at the next packet */
+		cap->key_has = cap->cur_time->nr > 0;
+		cap->key_cycles = cap->cur_time->last;
+		cap->key_offset_bits = ht_ctf_stream_raw_pos(r.stream);
 		on_damage(cap, ht_ctf_set_last_error(cap->set));
 	}
 	cap->cur_time = NULL;
@@ -1196,7 +1210,8 @@ static int scan_core(struct ht_capture_reader *cap, size_t core)
 		const struct ht__scan_ev *e = &cap->evs[k];
 
 		cap->key_stream = e->stream;
-		cap->key_cycles = e->cycles;
+		cap->key_cycles = e->key_cycles;
+		cap->key_offset_bits = e->offset_bits;
 		cap->key_has = true;
 		cap->cur_ev = e;
 		ret = on_message_event(cap, core, e);
