@@ -39,12 +39,27 @@ enum {
 	RAW_HEADER_BYTES = 12,	/* the event header: uint32 id, uint64 ts */
 };
 
+/* (byte by byte, which compilers merge into one store) */
+static inline void put_le32(uint8_t *p, uint64_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+static inline void put_le64(uint8_t *p, uint64_t v)
+{
+	put_le32(p, v);
+	put_le32(p + 4, v >> 32);
+}
+
 static void put_le(uint8_t *p, uint64_t v, unsigned bytes)
 {
-	unsigned i;
-
-	for (i = 0; i < bytes; i++) {
-		p[i] = (uint8_t)(v >> (8 * i));
+	if (bytes == 8) {
+		put_le64(p, v);
+	} else {
+		put_le32(p, v);
 	}
 }
 
@@ -487,8 +502,8 @@ int ht_ctf_wstream_raw_event(struct ht_ctf_wstream *s, uint64_t cls_id,
 		}
 	}
 	p = s->buf + s->pos_bits / 8 + pad;
-	put_le(p, cls_id, 4);
-	put_le(p + hdr - 8, ts_ns, 8);
+	put_le32(p, cls_id);
+	put_le64(p + hdr - 8, ts_ns);
 	memcpy(p + hdr, body, body_bytes);
 	if (!s->nr_in_packet) {
 		s->ts_begin = ts_ns;

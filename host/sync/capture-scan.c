@@ -572,6 +572,16 @@ static bool time_ok(struct ht_capture_reader *cap, size_t core,
 	struct ht__stream_time *st = cap->cur_time;
 	char why[128];
 
+	if (t < BAD_TIME_LIMIT && (!st->nr || t >= st->last)) {
+		/* (in order: the common case) */
+		st->prev = st->last;
+		st->last = t;
+		st->nr += st->nr < 2;
+		st->last_offset_bits = offset_bits;
+		st->last_half = NULL;
+		st->last_ev = 0;
+		return true;
+	}
 	/* (the notes of a damaged timestamp: at the time the stream had
 	 * reached, that of a spike: at the time of the event after it) */
 	cap->key_has = st->nr > 0;
