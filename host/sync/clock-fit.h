@@ -237,6 +237,19 @@ struct ht_fit_span {
 int ht_fit_set_map_span(const struct ht_fit_set *set, unsigned node, int64_t t,
 			struct ht_fit_span *span);
 
+/*
+ * The same where ht_fit_set_map()'s bounds follow two lines outside the
+ * pieces' messages: before the first piece's first message, after the
+ * last piece's last (ht_fit_span_est() is then the middle of the
+ * bounds, not what a caller may choose there).
+ */
+int ht_fit_set_outer_span(const struct ht_fit_set *set, unsigned node,
+			  int64_t t, struct ht_fit_span *span);
+
+/* ht_fit_set_map()'s *lo and *hi at @t, for t in [span->x0, span->x1]. */
+void ht_fit_span_bounds(const struct ht_fit_span *span, int64_t t, int64_t *lo,
+			int64_t *hi);
+
 /* ht_fit_set_map()'s *est at @t, for t in [span->x0, span->x1]. */
 int64_t ht_fit_span_est(const struct ht_fit_span *span, int64_t t);
 

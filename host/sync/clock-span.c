@@ -95,8 +95,13 @@ static bool piece_span(const struct ht__piece *sg, int64_t x,
 	return sp->lo.x0 < sp->lo.x1 && sp->hi.x0 < sp->hi.x1;
 }
 
-int ht_fit_set_map_span(const struct ht_fit_set *set, unsigned node, int64_t t,
-			struct ht_fit_span *sp)
+/*
+ * The span around @t: inside a piece's messages (@outer false), or
+ * before the first piece's first message or after the last one's last
+ * (@outer true), where ht__edge_bounds() takes that piece's bounds.
+ */
+static int span_at(const struct ht_fit_set *set, unsigned node, int64_t t,
+		   bool outer, struct ht_fit_span *sp)
 {
 	const int64_t top = HT_FIT_TIME_LIMIT - 1;
 	const struct ht__node_fit *nf;
@@ -127,15 +132,29 @@ int ht_fit_set_map_span(const struct ht_fit_set *set, unsigned node, int64_t t,
 			b = mid;
 		}
 	}
-	/* inside the piece's messages only (est_at()'s case of the
-	 * middle of the bounds), out of the gap after it */
-	if (!s[a].two_sided || t < s[a].first_x || t > s[a].last_x) {
+	if (!s[a].two_sided) {
 		return 0;
 	}
-	sp->x0 = s[a].first_x;
-	sp->x1 = s[a].last_x;
-	if (a + 1 < k) {
-		narrow(&sp->x0, &sp->x1, INT64_MIN, s[a + 1].first_x - 1);
+	if (!outer) {
+		/* inside the piece's messages only (est_at()'s case of
+		 * the middle of the bounds), out of the gap after it */
+		if (t < s[a].first_x || t > s[a].last_x) {
+			return 0;
+		}
+		sp->x0 = s[a].first_x;
+		sp->x1 = s[a].last_x;
+		if (a + 1 < k) {
+			narrow(&sp->x0, &sp->x1, INT64_MIN,
+			       s[a + 1].first_x - 1);
+		}
+	} else if (a == 0 && t < s[0].first_x) {
+		sp->x0 = INT64_MIN;
+		sp->x1 = s[0].first_x - 1;
+	} else if (a + 1 == k && t > s[a].last_x) {
+		sp->x0 = s[a].last_x + 1;
+		sp->x1 = INT64_MAX;
+	} else {
+		return 0;
 	}
 	narrow(&sp->x0, &sp->x1, -top + 1, top - 1);
 	if (!piece_span(&s[a], t, sp)) {
@@ -195,9 +214,28 @@ static inline int64_t span_est(const struct ht_fit_span *sp, int64_t t)
 	return (int64_t)(lo + ((ht__i128)hi - lo) / 2);
 }
 
+int ht_fit_set_map_span(const struct ht_fit_set *set, unsigned node, int64_t t,
+			struct ht_fit_span *sp)
+{
+	return span_at(set, node, t, false, sp);
+}
+
+int ht_fit_set_outer_span(const struct ht_fit_set *set, unsigned node,
+			  int64_t t, struct ht_fit_span *sp)
+{
+	return span_at(set, node, t, true, sp);
+}
+
 int64_t ht_fit_span_est(const struct ht_fit_span *sp, int64_t t)
 {
 	return span_est(sp, t);
+}
+
+void ht_fit_span_bounds(const struct ht_fit_span *sp, int64_t t, int64_t *lo,
+			int64_t *hi)
+{
+	*lo = max64s(sat64(line_at(&sp->lo, sp->lo_slope, t, -1)), sp->lo_min);
+	*hi = min64s(sat64(line_at(&sp->hi, sp->hi_slope, t, 1)), sp->hi_max);
 }
 
 size_t ht_fit_span_est_many(const struct ht_fit_span *sp, const int64_t *t,

@@ -47,6 +47,11 @@ struct core_map {
 	uint64_t saturated;
 	/* where the fit follows two lines around the last time mapped */
 	struct ht_fit_span span;
+	/* the same before the first or after the last message, with the
+	 * estimate line of est_at() there (outer_span()) */
+	struct ht_fit_span outer;
+	const struct ht_fit_segment *outer_seg; /* NULL: no estimate line */
+	double outer_min_slope, outer_max_slope;
 };
 
 /* floor(a / b), b > 0 */
@@ -209,6 +214,91 @@ static int est_at(const struct ht_fit_set *sync, unsigned node, int64_t t,
 	return 0;
 }
 
+/*
+ * The line @l at @t floored, as line_at(): the quotient estimated in
+ * doubles (@slope is the line's), made exact by the remainder;
+ * line_at() itself when a double is not within one of it.
+ */
+static __int128 line_floor(const struct ht_fit_line *l, double slope, int64_t t)
+{
+	const int64_t dx = l->x1 - l->x0;
+	const __int128 d = (__int128)t - l->x0;
+	const __int128 num = d * ((__int128)l->y1 - l->y0);
+	const double qd = (double)d * slope;
+	__int128 q, r;
+
+	if (dx <= 0 || !(qd > -4e15 && qd < 4e15)) {
+		return line_at(l, t);
+	}
+	q = (__int128)(int64_t)qd;
+	r = num - q * dx;
+	while (r < 0) {
+		q--;
+		r += dx;
+	}
+	while (r >= dx) {
+		q++;
+		r -= dx;
+	}
+	return l->y0 + q;
+}
+
+/* The span of @m's times around @t outside the pieces' messages, with
+ * the segment whose estimate line est_at() takes there (line_est()). */
+static void outer_span(struct core_map *m, int64_t t)
+{
+	const struct ht_fit_node *fit =
+	    ht_fit_set_get_node(m->run->sync, (unsigned)m->node);
+	const struct ht_fit_segment *g;
+	size_t k, j = 0;
+
+	m->outer_seg = NULL;
+	ht_fit_set_outer_span(m->run->sync, (unsigned)m->node, t, &m->outer);
+	if (!m->outer.valid || !fit || !fit->nr_segments) {
+		return;
+	}
+	/* line_est()'s segment: the last one beginning at or before t,
+	 * the same over the span's part where it is */
+	for (k = 1; k < fit->nr_segments; k++) {
+		if (t >= fit->segments[k].begin_x) {
+			j = k;
+		}
+	}
+	if (j > 0 && fit->segments[j].begin_x > m->outer.x0) {
+		m->outer.x0 = fit->segments[j].begin_x;
+	}
+	if (j + 1 < fit->nr_segments &&
+	    fit->segments[j + 1].begin_x - 1 < m->outer.x1) {
+		m->outer.x1 = fit->segments[j + 1].begin_x - 1;
+	}
+	g = &fit->segments[j];
+	if (g->min_line.valid && g->max_line.valid) {
+		m->outer_seg = g;
+		m->outer_min_slope = ht_fit_line_slope(&g->min_line);
+		m->outer_max_slope = ht_fit_line_slope(&g->max_line);
+	}
+}
+
+/* est_at() in @m's outer span: the estimate line kept in the bounds. */
+static int64_t outer_est(const struct core_map *m, int64_t t)
+{
+	const struct ht_fit_segment *g = m->outer_seg;
+	int64_t lo, hi, e;
+
+	ht_fit_span_bounds(&m->outer, t, &lo, &hi);
+	if (g) {
+		e = sat(floor_div(line_floor(&g->min_line, m->outer_min_slope,
+					     t) +
+				      line_floor(&g->max_line,
+						 m->outer_max_slope, t),
+				  2));
+		if (e > -HT_FIT_TIME_LIMIT && e < HT_FIT_TIME_LIMIT) {
+			return e < lo ? lo : e > hi ? hi : e;
+		}
+	}
+	return (int64_t)(lo + ((__int128)hi - lo) / 2);
+}
+
 static int64_t map_cycles(void *arg, uint64_t cycles)
 {
 	struct core_map *m = arg;
@@ -227,9 +317,16 @@ static int64_t map_cycles(void *arg, uint64_t cycles)
 	}
 	if (m->span.valid) {
 		est = ht_fit_span_est(&m->span, t);
-	} else if (est_at(m->run->sync, (unsigned)m->node, t, &est, NULL,
-			  NULL)) {
-		return INT64_MIN;
+	} else {
+		if (!m->outer.valid || t < m->outer.x0 || t > m->outer.x1) {
+			outer_span(m, t);
+		}
+		if (m->outer.valid && t >= m->outer.x0 && t <= m->outer.x1) {
+			est = outer_est(m, t);
+		} else if (est_at(m->run->sync, (unsigned)m->node, t, &est,
+				  NULL, NULL)) {
+			return INT64_MIN;
+		}
 	}
 	return clock_ns_counted(m, m->clock, est, 0);
 }

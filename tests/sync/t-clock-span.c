@@ -6,7 +6,9 @@
  * every time of a span maps to ht_fit_set_map()'s est exactly: at its
  * ends, next to them and at random times in it, and the times of one
  * span step by step (the merge's use: a span per core, events close
- * together).
+ * together). Outside the messages (before the first piece, after the
+ * last), ht_fit_set_outer_span()'s bounds are ht_fit_set_map()'s lo and
+ * hi, near the messages and far away.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -41,6 +43,58 @@ static void check_at(const struct ht_fit_set *set, unsigned node,
 		  "%s: node %u at %" PRId64 ": span %" PRId64 ", map %" PRId64,
 		  what, node, t, ht_fit_span_est(sp, t), est);
 	nr_checked++;
+}
+
+/* ht_fit_span_bounds() of outer span @sp at @t against ht_fit_set_map() */
+static void check_bounds_at(const struct ht_fit_set *set, unsigned node,
+			    const struct ht_fit_span *sp, int64_t t,
+			    const char *what)
+{
+	int64_t lo = 0, hi = 0, slo, shi;
+
+	if (t < sp->x0 || t > sp->x1) {
+		return;
+	}
+	CHECK_MSG(ht_fit_set_map(set, node, t, NULL, &lo, &hi) == 0,
+		  "%s: map %" PRId64, what, t);
+	ht_fit_span_bounds(sp, t, &slo, &shi);
+	CHECK_MSG(slo == lo && shi == hi,
+		  "%s: node %u at %" PRId64 ": span [%" PRId64 ", %" PRId64
+		  "], map [%" PRId64 ", %" PRId64 "]",
+		  what, node, t, slo, shi, lo, hi);
+	nr_checked++;
+}
+
+/* The outer span of @node around @t: found, and its bounds checked at
+ * its ends, near them, near @t and at random times. */
+static void check_outer(const struct ht_fit_set *set, unsigned node, int64_t t,
+			const char *what)
+{
+	struct ht_fit_span sp;
+	int64_t k, w;
+
+	CHECK_MSG(ht_fit_set_outer_span(set, node, t, &sp) == 0 && sp.valid,
+		  "%s: no outer span at %" PRId64, what, t);
+	if (!sp.valid) {
+		return;
+	}
+	nr_spans++;
+	for (k = 0; k < 2000; k++) {
+		check_bounds_at(set, node, &sp, sp.x0 + k, what);
+		check_bounds_at(set, node, &sp, sp.x1 - k, what);
+		check_bounds_at(set, node, &sp, t - 1000 + k, what);
+	}
+	w = sp.x1 / 2 - sp.x0 / 2;
+	for (k = 0; k < 2000; k++) {
+		check_bounds_at(set, node, &sp,
+				sp.x0 + (int64_t)s_below((uint64_t)w) * 2, what);
+	}
+	/* (a time inside the messages has none) */
+	CHECK(ht_fit_set_outer_span(
+		  set, node,
+		  ht_fit_set_get_node(set, node)->segments[0].first_x + 1,
+		  &sp) == 0 &&
+	      !sp.valid);
 }
 
 /* Spans over [t0, t1] of @node: each found, checked at its ends, near
@@ -117,6 +171,13 @@ static void test_rates(void)
 			  ht_fit_quality_name(f->quality));
 		check_spans(set, v, s_read(&c[v], T0) - 100000,
 			    s_read(&c[v], T) + 100000, "rates");
+		check_outer(set, v, f->segments[0].first_x - 1, "before");
+		check_outer(set, v, s_read(&c[v], T0) - 100000, "before");
+		check_outer(set, v, -((int64_t)1 << 61), "far before");
+		check_outer(set, v, f->segments[f->nr_segments - 1].last_x + 1,
+			    "after");
+		check_outer(set, v, s_read(&c[v], T) + 100000, "after");
+		check_outer(set, v, (int64_t)1 << 61, "far after");
 	}
 	CHECK_MSG(ht_fit_set_get_node(set, 5)->nr_segments == 2,
 		  "no rate step");
