@@ -1106,6 +1106,7 @@ static int raw_record(void *arg, const struct ht_ctf_event_class *cls,
 	struct rscan *r = arg;
 	struct ht_capture_reader *cap = r->cap;
 	uint64_t start = r->pos, end = ht_ctf_stream_raw_pos(r->stream);
+	struct ht__stream_time *st = cap->cur_time;
 	int ret;
 
 	r->pos = end;
@@ -1114,7 +1115,15 @@ static int raw_record(void *arg, const struct ht_ctf_event_class *cls,
 		/* (no time: no half) */
 		return 0;
 	}
-	if (!time_ok(cap, r->core, r->stream, start, cycles, &r->first)) {
+	if (cycles < BAD_TIME_LIMIT && st->nr == 2 && cycles >= st->last) {
+		/* time_ok()'s common case, here */
+		st->prev = st->last;
+		st->last = cycles;
+		st->last_offset_bits = start;
+		st->last_half = NULL;
+		st->last_ev = 0;
+	} else if (!time_ok(cap, r->core, r->stream, start, cycles,
+			    &r->first)) {
 		return 0;
 	}
 	if (!r->has_time) {

@@ -179,8 +179,10 @@ static int span_at(const struct ht_fit_set *set, unsigned node, int64_t t,
 static inline ht__i128 line_at(const struct ht_fit_span_line *l,
 			       double slope, int64_t t, int dir)
 {
-	const int64_t dx = l->x1 - l->x0, d = t - l->x0;
-	const ht__i128 num = (ht__i128)d * ((ht__i128)l->y1 - l->y0);
+	/* (points and times within +-2^62: the differences fit in 64
+	 * bits, each product is one 64 x 64 multiplication) */
+	const int64_t dx = l->x1 - l->x0, d = t - l->x0, dy = l->y1 - l->y0;
+	const ht__i128 num = (ht__i128)d * dy;
 	const double qd = (double)d * slope;
 	int64_t q;
 	ht__i128 r;
