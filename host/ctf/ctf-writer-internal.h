@@ -45,9 +45,10 @@ struct ht_ctf_wstream {
 	uint64_t nr_events;
 	uint64_t nr_packets;
 	bool pending_empty; /* a packet must be written even if empty */
-	/* the buffer's bytes that may not be zeros (packet_open() clears
-	 * them): the raw records' end, or the whole buffer once a record
-	 * was encoded (the encoder may leave bits past its end) */
+	/* the buffer's bytes that packet_open() clears: none when the
+	 * packet held raw records only (they write their padding), the
+	 * whole buffer once a record was encoded (the encoder ORs bits
+	 * into cleared bytes and may leave some past its end) */
 	size_t dirty_bytes;
 };
 

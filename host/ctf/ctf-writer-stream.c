@@ -65,11 +65,6 @@ static void put_le(uint8_t *p, uint64_t v, unsigned bytes)
 
 static void packet_open(struct ht_ctf_wstream *s)
 {
-	size_t used = (size_t)((s->pos_bits + 7) / 8);
-
-	if (used > s->dirty_bytes) {
-		s->dirty_bytes = used;
-	}
 	memset(s->buf, 0,
 	       s->dirty_bytes < s->cap_bytes ? s->dirty_bytes : s->cap_bytes);
 	s->dirty_bytes = 0;
@@ -502,7 +497,12 @@ int ht_ctf_wstream_raw_event(struct ht_ctf_wstream *s, uint64_t cls_id,
 		}
 	}
 	p = s->buf + s->pos_bits / 8 + pad;
+	/* (the padding written here: raw records need no cleared buffer) */
+	memset(p - pad, 0, pad);
 	put_le32(p, cls_id);
+	if (hdr == 16) {
+		put_le32(p + 4, 0);
+	}
 	put_le64(p + hdr - 8, ts_ns);
 	memcpy(p + hdr, body, body_bytes);
 	if (!s->nr_in_packet) {
