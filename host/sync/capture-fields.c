@@ -120,8 +120,8 @@ static bool skip(const struct ht__capture_raw *r, const struct ht_ctf_type *t,
 }
 
 /* The @bits-bit integer at bit @pos of @b in CTF's bit order. */
-static uint64_t read_int(const uint8_t *b, uint64_t pos, unsigned bits,
-			 bool be, bool is_signed)
+static uint64_t read_int(const uint8_t *b, uint64_t pos, unsigned bits, bool be,
+			 bool is_signed)
 {
 	uint64_t v = 0, j;
 	unsigned i;

@@ -399,9 +399,8 @@ static void scan_note(struct ht_capture_reader *cap, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	ht__capture_reader_note_at(cap, ns, stream,
-				   cap->keyed ? cap->key_offset_bits : 0, "%s",
-				   buf);
+	ht__capture_reader_note_at(
+	    cap, ns, stream, cap->keyed ? cap->key_offset_bits : 0, "%s", buf);
 }
 
 static void event_problem(struct ht_capture_reader *cap, size_t core,
@@ -1063,7 +1062,8 @@ static int raw_packet(void *arg, const struct ht_ctf_stream *stream,
 	r->base = pkt->offset_bytes * 8;
 	if (r->sc != stream->stream_class) {
 		r->sc = stream->stream_class;
-		r->hdr_ok = ht__merge_header_shape(r->sc->event_header, &r->hdr);
+		r->hdr_ok =
+		    ht__merge_header_shape(r->sc->event_header, &r->hdr);
 	}
 	c->discarded_events += discarded;
 	c->lost_packets += lost;
@@ -1089,9 +1089,9 @@ static int keep_ev(struct rscan *r, const struct ht_ctf_event_class *cls,
 	e->cycles = cycles;
 	e->base = r->base;
 	/* (raw_ok() took the header of every class with such events) */
-	e->body = r->hdr_ok ? ht__merge_header_body(&r->hdr, r->bytes,
-						    r->base, start)
-			    : UINT64_MAX;
+	e->body = r->hdr_ok
+		      ? ht__merge_header_body(&r->hdr, r->bytes, r->base, start)
+		      : UINT64_MAX;
 	e->end = end;
 	e->stream_in_core = r->stream_in_core;
 	e->kind = (uint8_t)r->kind;
@@ -1183,8 +1183,9 @@ static int scan_stream(struct ht_capture_reader *cap, size_t core, size_t k)
 			c->first_cycles = r.first;
 			c->last_cycles = r.last;
 		} else {
-			c->first_cycles =
-			    r.first < c->first_cycles ? r.first : c->first_cycles;
+			c->first_cycles = r.first < c->first_cycles
+					      ? r.first
+					      : c->first_cycles;
 			c->last_cycles =
 			    r.last > c->last_cycles ? r.last : c->last_cycles;
 		}

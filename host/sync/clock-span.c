@@ -25,7 +25,9 @@ static int64_t min64s(int64_t a, int64_t b)
 /* ht__sat64(), inline for the per-event path */
 static inline int64_t sat64(ht__i128 v)
 {
-	return v > INT64_MAX ? INT64_MAX : v < INT64_MIN ? INT64_MIN : (int64_t)v;
+	return v > INT64_MAX   ? INT64_MAX
+	       : v < INT64_MIN ? INT64_MIN
+			       : (int64_t)v;
 }
 
 /* Narrows [*x0, *x1] to [a, b]. */
@@ -176,8 +178,8 @@ static int span_at(const struct ht_fit_set *set, unsigned node, int64_t t,
  * then made exact with the 128-bit remainder; ht__line_at() itself
  * when the quotient is too large for a double to be within one.
  */
-static inline ht__i128 line_at(const struct ht_fit_span_line *l,
-			       double slope, int64_t t, int dir)
+static inline ht__i128 line_at(const struct ht_fit_span_line *l, double slope,
+			       int64_t t, int dir)
 {
 	/* (points and times within +-2^62: the differences fit in 64
 	 * bits, each product is one 64 x 64 multiplication) */

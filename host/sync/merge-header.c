@@ -21,7 +21,8 @@
 static uint64_t align_up(uint64_t pos, uint64_t a)
 {
 	/* (CTF alignments are powers of two) */
-	return !(a & (a - 1)) ? (pos + a - 1) & ~(a - 1) : (pos + a - 1) / a * a;
+	return !(a & (a - 1)) ? (pos + a - 1) & ~(a - 1)
+			      : (pos + a - 1) / a * a;
 }
 
 /* The largest power of two dividing @off, at most @limit; @limit for 0. */

@@ -66,7 +66,7 @@ struct ht_merge_core {
 	const char *sync;   /* quality for the env, or NULL */
 	ht_merge_map_fn map;
 	ht_merge_map_many_fn map_many; /* NULL: map() one by one */
-	ht_merge_event_fn event_time; /* NULL: map() alone */
+	ht_merge_event_fn event_time;  /* NULL: map() alone */
 	void *map_arg;
 	/* the core's own clock frequency (env core_<id>_clock_hz, for
 	 * values in core cycles such as on-target profiles); 0: none */

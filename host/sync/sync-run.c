@@ -287,11 +287,10 @@ static int64_t outer_est(const struct core_map *m, int64_t t)
 
 	ht_fit_span_bounds(&m->outer, t, &lo, &hi);
 	if (g) {
-		e = sat(floor_div(line_floor(&g->min_line, m->outer_min_slope,
-					     t) +
-				      line_floor(&g->max_line,
-						 m->outer_max_slope, t),
-				  2));
+		e = sat(floor_div(
+		    line_floor(&g->min_line, m->outer_min_slope, t) +
+			line_floor(&g->max_line, m->outer_max_slope, t),
+		    2));
 		if (e > -HT_FIT_TIME_LIMIT && e < HT_FIT_TIME_LIMIT) {
 			return e < lo ? lo : e > hi ? hi : e;
 		}

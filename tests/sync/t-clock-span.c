@@ -87,7 +87,8 @@ static void check_outer(const struct ht_fit_set *set, unsigned node, int64_t t,
 	w = sp.x1 / 2 - sp.x0 / 2;
 	for (k = 0; k < 2000; k++) {
 		check_bounds_at(set, node, &sp,
-				sp.x0 + (int64_t)s_below((uint64_t)w) * 2, what);
+				sp.x0 + (int64_t)s_below((uint64_t)w) * 2,
+				what);
 	}
 	/* (a time inside the messages has none) */
 	CHECK(ht_fit_set_outer_span(
