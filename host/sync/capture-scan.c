@@ -102,13 +102,16 @@ struct ht__stream_time {
 };
 
 /* A handshake or message event: where it is, what it is, its fields
- * (decoded in @msg, else read from its record: @base, @body, @end). */
+ * (decoded in @msg, else read from its record while it was scanned:
+ * the peer's (slave, dst or src) and the number (seq or id), when
+ * there). */
 struct ht__scan_ev {
 	const struct ht_ctf_stream *stream;
 	const struct ht_ctf_event_class *cls;
 	uint64_t offset_bits, cycles;
 	const struct ht_ctf_msg *msg;
-	uint64_t base, body, end;
+	uint64_t peer, num;
+	bool has_peer, has_num;
 	uint32_t stream_in_core;
 	uint8_t kind; /* enum ev_kind */
 	bool bad;     /* its timestamp turned out damaged (a spike) */
@@ -474,22 +477,41 @@ bool ht__capture_payload_uint(const struct ht_ctf_msg *msg, const char *name,
 
 /* The unsigned integer member @name of @e's payload, decoded or read
  * from its record. */
+/* The name of the member naming the peer of an event of kind @k. */
+static const char *peer_field(enum ev_kind k)
+{
+	switch (k) {
+	case EV_SYNC_REQ:
+	case EV_SYNC_RECV:
+		return "slave";
+	case EV_MSG_SEND:
+		return "dst";
+	case EV_MSG_RECV:
+		return "src";
+	default:
+		return NULL;
+	}
+}
+
+/* The name of the member numbering an event of kind @k. */
+static const char *num_field(enum ev_kind k)
+{
+	return k == EV_MSG_SEND || k == EV_MSG_RECV ? "id" : "seq";
+}
+
 static bool ev_uint(const struct ht__scan_ev *e, const char *name, uint64_t *v)
 {
-	struct ht__capture_raw r;
-	uint64_t size;
+	const char *peer = peer_field((enum ev_kind)e->kind);
 
 	if (e->msg) {
 		return ht__capture_payload_uint(e->msg, name, v);
 	}
-	r.bytes = ht_ctf_stream_raw_bytes(e->stream, &size);
-	r.base = e->base;
-	r.body = e->body;
-	r.end = e->end;
-	r.scope[0] = e->stream->stream_class->event_context;
-	r.scope[1] = e->cls->context;
-	r.scope[2] = e->cls->payload;
-	return ht__capture_raw_uint(&r, name, v);
+	if (peer && !strcmp(name, peer)) {
+		*v = e->peer;
+		return e->has_peer;
+	}
+	*v = e->num;
+	return e->has_num;
 }
 
 static bool get_uint(struct ht_capture_reader *cap, size_t core,
@@ -1075,6 +1097,8 @@ static int keep_ev(struct rscan *r, const struct ht_ctf_event_class *cls,
 		   uint64_t cycles, uint64_t start, uint64_t end)
 {
 	struct ht_capture_reader *cap = r->cap;
+	struct ht__capture_raw raw;
+	const char *peer = peer_field(r->kind);
 	struct ht__scan_ev *e;
 
 	if (ht_array_reserve((void **)&cap->evs, &cap->cap_evs, cap->nr_evs + 1,
@@ -1087,12 +1111,23 @@ static int keep_ev(struct rscan *r, const struct ht_ctf_event_class *cls,
 	e->cls = cls;
 	e->offset_bits = start;
 	e->cycles = cycles;
-	e->base = r->base;
-	/* (raw_ok() took the header of every class with such events) */
-	e->body = r->hdr_ok
-		      ? ht__merge_header_body(&r->hdr, r->bytes, r->base, start)
+	/* the fields, now that the bytes are mapped (raw_ok() took the
+	 * header of every class with such events) */
+	raw.bytes = r->bytes;
+	raw.base = r->base;
+	raw.body =
+	    r->hdr_ok ? ht__merge_header_body(&r->hdr, r->bytes, r->base, start)
 		      : UINT64_MAX;
-	e->end = end;
+	raw.end = end;
+	raw.scope[0] = r->sc->event_context;
+	raw.scope[1] = cls->context;
+	raw.scope[2] = cls->payload;
+	if (raw.body <= end) {
+		e->has_peer =
+		    peer && ht__capture_raw_uint(&raw, peer, &e->peer);
+		e->has_num =
+		    ht__capture_raw_uint(&raw, num_field(r->kind), &e->num);
+	}
 	e->stream_in_core = r->stream_in_core;
 	e->kind = (uint8_t)r->kind;
 	e->key_cycles = cycles;
