@@ -147,6 +147,8 @@ int main(int argc, char **argv)
 		double phase = i * 7.0;
 
 		int step = 0;
+		/* rounds shorter than 10 us: the handshake scaled down */
+		const double scale = round_ns < 10000 ? round_ns / 10000 : 1;
 
 		while (j < events || k < nk) {
 			int slave =
@@ -164,6 +166,9 @@ int main(int argc, char **argv)
 			} else {
 				off = (step ? 3500 : 3000) + (k % 5) * 100;
 			}
+			/* a round's events within the round: each core's
+			 * events stay in time order */
+			off *= scale;
 			tr = k < nk ? base + off : 1e300;
 			if (tw <= tr) {
 				event(c, (uint32_t)i, 0, ticks(c, tw),

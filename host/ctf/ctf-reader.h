@@ -724,4 +724,23 @@ int64_t ht_ctf_stream_cycles_to_ns(const struct ht_ctf_stream *stream,
  */
 #define HT_CTF_READER_API 8
 
+/* ------------------------------------------------------------------ */
+/* Raw records (ctf-raw.c)                                             */
+
+/*
+ * Where the scan of @stream stands (bits from the file start): during
+ * ht_ctf_scan_ops.record, the end of the record reported (the next
+ * record starts there, before its header's alignment); during
+ * ht_ctf_scan_ops.packet, the start of the packet's first record.
+ */
+uint64_t ht_ctf_stream_raw_pos(const struct ht_ctf_stream *stream);
+
+/*
+ * The bytes of @stream's file (*@size of them, and at least 8 readable
+ * bytes after them), valid while its set is open: a record reported
+ * by ht_ctf_stream_scan() lies between the positions above.
+ */
+const uint8_t *ht_ctf_stream_raw_bytes(const struct ht_ctf_stream *stream,
+				       uint64_t *size);
+
 #endif

@@ -21,6 +21,10 @@ struct wstream_class {
 	const struct ht_ctf_event_class **classes;
 	size_t nr_classes, cap_classes;
 	bool has_cpu_id;
+	/* the event header's alignment: 8 (12 bytes, the timestamp right
+	 * after the id), 32 (the same, the header on 4 bytes) or 64 (16
+	 * bytes, the timestamp on 8) */
+	unsigned hdr_align_bits;
 	size_t nr_streams;
 };
 
@@ -41,6 +45,11 @@ struct ht_ctf_wstream {
 	uint64_t nr_events;
 	uint64_t nr_packets;
 	bool pending_empty; /* a packet must be written even if empty */
+	/* the buffer's bytes that packet_open() clears: none when the
+	 * packet held raw records only (they write their padding), the
+	 * whole buffer once a record was encoded (the encoder ORs bits
+	 * into cleared bytes and may leave some past its end) */
+	size_t dirty_bytes;
 };
 
 struct env_entry {

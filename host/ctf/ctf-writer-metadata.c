@@ -343,15 +343,16 @@ static void emit_stream_class(const struct ht_ctf_writer *w,
 		      "\tevent.header := struct {\n"
 		      "\t\tinteger { size = 32; align = 8; signed = false; "
 		      "byte_order = le; } id;\n"
-		      "\t\tinteger { size = 64; align = 8; signed = false; "
+		      "\t\tinteger { size = 64; align = %u; signed = false; "
 		      "byte_order = le; map = clock.%s.value; } timestamp;\n"
-		      "\t} align(8);\n",
+		      "\t} align(%u);\n",
 		      sc->id, u64, u64, w->clock_name, w->clock_name, u64, u64,
 		      sc->has_cpu_id ? "\t\tinteger { size = 32; align = 8; "
 				       "signed = false; byte_order = le; } "
 				       "cpu_id;\n"
 				     : "",
-		      w->clock_name);
+		      sc->hdr_align_bits == 64 ? 64u : 8u, w->clock_name,
+		      sc->hdr_align_bits);
 	if (sc->event_context) {
 		emit_scope(b, "event.context", sc->event_context);
 	}

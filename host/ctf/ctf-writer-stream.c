@@ -36,20 +36,38 @@ enum {
 	OFF_CORE_ID = 72,
 	OFF_CPU_ID = 76,	/* classes with a cpu_id only */
 	FIRST_EVENT_BYTES = 76, /* the event header is align(8): bits */
+	RAW_HEADER_BYTES = 12,	/* the event header: uint32 id, uint64 ts */
 };
+
+/* (byte by byte, which compilers merge into one store) */
+static inline void put_le32(uint8_t *p, uint64_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+static inline void put_le64(uint8_t *p, uint64_t v)
+{
+	put_le32(p, v);
+	put_le32(p + 4, v >> 32);
+}
 
 static void put_le(uint8_t *p, uint64_t v, unsigned bytes)
 {
-	unsigned i;
-
-	for (i = 0; i < bytes; i++) {
-		p[i] = (uint8_t)(v >> (8 * i));
+	if (bytes == 8) {
+		put_le64(p, v);
+	} else {
+		put_le32(p, v);
 	}
 }
 
 static void packet_open(struct ht_ctf_wstream *s)
 {
-	memset(s->buf, 0, s->cap_bytes);
+	memset(s->buf, 0,
+	       s->dirty_bytes < s->cap_bytes ? s->dirty_bytes : s->cap_bytes);
+	s->dirty_bytes = 0;
 	s->pos_bits = 8 * (FIRST_EVENT_BYTES + (s->sc->has_cpu_id ? 4 : 0));
 	s->nr_in_packet = 0;
 }
@@ -80,6 +98,14 @@ int ht_ctf_writer_add_stream(struct ht_ctf_writer *w, uint64_t sc_id,
 	s->buf = malloc(s->cap_bytes);
 	if (!s->path || !s->buf) {
 		ret = HT_ENOMEM;
+		goto free_stream;
+	}
+	s->dirty_bytes = s->cap_bytes;
+	/* a file left by an earlier run is removed, not truncated (a
+	 * truncated file written again is flushed at its close by ext4) */
+	if (unlink(s->path) && errno != ENOENT) {
+		ret = ht__ctf_writer_fail(w, HT_EIO, "cannot replace %s/%s: %s",
+					  w->dir, file_name, strerror(errno));
 		goto free_stream;
 	}
 	s->fd = open(s->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
@@ -294,20 +320,25 @@ static int enc_field(struct enc *e, const struct ht_ctf_field *f)
 	return HT_EINVAL;
 }
 
-static bool class_known(const struct wstream_class *sc, uint64_t id)
+static bool class_known_slow(const struct wstream_class *sc, uint64_t id)
 {
 	size_t i;
 
-	/* classes are usually dense and added in id order */
-	if (id < sc->nr_classes && sc->classes[id]->id == id) {
-		return true;
-	}
 	for (i = 0; i < sc->nr_classes; i++) {
 		if (sc->classes[i]->id == id) {
 			return true;
 		}
 	}
 	return false;
+}
+
+static inline bool class_known(const struct wstream_class *sc, uint64_t id)
+{
+	/* classes are usually dense and added in id order */
+	if (id < sc->nr_classes && sc->classes[id]->id == id) {
+		return true;
+	}
+	return class_known_slow(sc, id);
 }
 
 /*
@@ -324,9 +355,10 @@ static int encode_record(struct ht_ctf_wstream *s, struct enc *e,
 	e->buf = s->buf;
 	e->cap_bits = 8 * (uint64_t)s->cap_bytes;
 	e->pos = s->pos_bits;
-	ret = enc_int(e, cls_id, 32, 8, HT_CTF_LE);
+	ret = enc_int(e, cls_id, 32, s->sc->hdr_align_bits, HT_CTF_LE);
 	if (!ret) {
-		ret = enc_int(e, ts_ns, 64, 8, HT_CTF_LE);
+		ret = enc_int(e, ts_ns, 64,
+			      s->sc->hdr_align_bits == 64 ? 64 : 8, HT_CTF_LE);
 	}
 	for (k = 0; !ret && k < 3; k++) {
 		if (scopes[k]) {
@@ -380,6 +412,7 @@ int ht_ctf_wstream_event(struct ht_ctf_wstream *s, uint64_t cls_id,
 					   " before %" PRIu64,
 					   s->path, ts_ns, s->last_ts);
 	}
+	s->dirty_bytes = s->cap_bytes;
 	for (;;) {
 		ret = encode_record(s, &e, cls_id, ts_ns, scopes);
 		if (ret < 0) {
@@ -402,6 +435,84 @@ int ht_ctf_wstream_event(struct ht_ctf_wstream *s, uint64_t cls_id,
 	s->nr_events++;
 	/* the next record starts on a byte boundary (header align(8)) */
 	s->pos_bits = (e.pos + 7) / 8 * 8;
+	return 0;
+}
+
+/*
+ * Makes room for a record of @bytes bytes at the write position: a new
+ * packet when the open one has records, else a buffer large enough.
+ */
+static __attribute__((noinline)) int raw_room(struct ht_ctf_wstream *s,
+					      uint64_t ts_ns, size_t bytes)
+{
+	if (s->nr_in_packet) {
+		/* (the caller measures the record again in the new packet) */
+		return flush_packet(s, ts_ns);
+	}
+	while (s->pos_bits / 8 + bytes > s->cap_bytes) {
+		size_t old_cap = s->cap_bytes;
+
+		if (ht_array_reserve((void **)&s->buf, &s->cap_bytes,
+				     2 * old_cap, 1)) {
+			return HT_ENOMEM;
+		}
+		memset(s->buf + old_cap, 0, s->cap_bytes - old_cap);
+	}
+	return 0;
+}
+
+int ht_ctf_wstream_raw_event(struct ht_ctf_wstream *s, uint64_t cls_id,
+			     uint64_t ts_ns, const uint8_t *body,
+			     size_t body_bytes)
+{
+	/* (1, 4 or 8 bytes) */
+	const size_t a = s->sc->hdr_align_bits / 8;
+	const size_t hdr = a == 8 ? 16 : RAW_HEADER_BYTES;
+	size_t pad, bytes;
+	uint8_t *p;
+	int ret;
+
+	if (!class_known(s->sc, cls_id)) {
+		return ht__ctf_writer_fail(s->w, HT_EINVAL,
+					   "%s: event class %" PRIu64
+					   " was not added",
+					   s->path, cls_id);
+	}
+	if (ts_ns < s->last_ts) {
+		return ht__ctf_writer_fail(s->w, HT_EINVAL,
+					   "%s: timestamp %" PRIu64
+					   " before %" PRIu64,
+					   s->path, ts_ns, s->last_ts);
+	}
+	/* (the padding before the header: zeros of packet_open()) */
+	for (;;) {
+		pad = (size_t)(0 - s->pos_bits / 8) & (a - 1);
+		bytes = pad + hdr + body_bytes;
+		if (s->pos_bits / 8 + bytes <= s->cap_bytes) {
+			break;
+		}
+		ret = raw_room(s, ts_ns, bytes);
+		if (ret) {
+			return ret;
+		}
+	}
+	p = s->buf + s->pos_bits / 8 + pad;
+	/* (the padding written here: raw records need no cleared buffer) */
+	memset(p - pad, 0, pad);
+	put_le32(p, cls_id);
+	if (hdr == 16) {
+		put_le32(p + 4, 0);
+	}
+	put_le64(p + hdr - 8, ts_ns);
+	memcpy(p + hdr, body, body_bytes);
+	if (!s->nr_in_packet) {
+		s->ts_begin = ts_ns;
+	}
+	s->ts_end = ts_ns;
+	s->last_ts = ts_ns;
+	s->nr_in_packet++;
+	s->nr_events++;
+	s->pos_bits += 8 * (uint64_t)bytes;
 	return 0;
 }
 

@@ -239,6 +239,7 @@ int ht_ctf_writer_add_stream_class(struct ht_ctf_writer *w,
 	}
 	sc->id = w->nr_scs;
 	sc->event_context = event_context;
+	sc->hdr_align_bits = 8;
 	w->scs[w->nr_scs++] = sc;
 	*id = sc->id;
 	return 0;
@@ -255,6 +256,21 @@ int ht_ctf_writer_stream_class_add_cpu_id(struct ht_ctf_writer *w,
 		    sc_id);
 	}
 	w->scs[sc_id]->has_cpu_id = true;
+	return 0;
+}
+
+int ht_ctf_writer_stream_class_header_align(struct ht_ctf_writer *w,
+					    uint64_t sc_id, unsigned align_bits)
+{
+	if (sc_id >= w->nr_scs || w->scs[sc_id]->nr_streams ||
+	    (align_bits != 8 && align_bits != 32 && align_bits != 64)) {
+		return ht__ctf_writer_fail(
+		    w, HT_EINVAL,
+		    "event header alignment %u of stream class %" PRIu64
+		    ": not 8, 32 or 64, or set too late",
+		    align_bits, sc_id);
+	}
+	w->scs[sc_id]->hdr_align_bits = align_bits;
 	return 0;
 }
 

@@ -88,6 +88,18 @@ int ht_ctf_writer_stream_class_add_cpu_id(struct ht_ctf_writer *w,
 					  uint64_t sc_id);
 
 /*
+ * The event header of stream class @sc_id aligned on @align_bits: 8
+ * (the default: `struct { uint32 id; uint64 timestamp; } align(8)`),
+ * 32 (the same header on 4 bytes) or 64 (the timestamp aligned on 8
+ * bytes: a 16-byte header), so that a record's contexts and payload
+ * begin on a multiple of 4 or 8 bytes from the packet's start. Call it
+ * before the class has streams.
+ */
+int ht_ctf_writer_stream_class_header_align(struct ht_ctf_writer *w,
+					    uint64_t sc_id,
+					    unsigned align_bits);
+
+/*
  * Adds a copy of event class @cls (its id, name, loglevel, emf_uri,
  * context and payload) to stream class @sc_id. Ids must be unique in
  * the stream class and below 2^32.
@@ -116,6 +128,19 @@ int ht_ctf_wstream_event(struct ht_ctf_wstream *s, uint64_t cls_id,
 			 uint64_t ts_ns, const struct ht_ctf_field *common_ctx,
 			 const struct ht_ctf_field *specific_ctx,
 			 const struct ht_ctf_field *payload);
+
+/*
+ * Appends one event of class @cls_id at @ts_ns (non-decreasing within
+ * a stream) whose common context, specific context and payload are
+ * the @body_bytes bytes at @body, already encoded as this layout puts
+ * them right after the event header (on a byte boundary, a multiple of
+ * the header's alignment from the packet's start when it is 32 or 64:
+ * the bytes of an input record whose fields need no more alignment
+ * than that, copied; host/sync/merge-copy.c).
+ */
+int ht_ctf_wstream_raw_event(struct ht_ctf_wstream *s, uint64_t cls_id,
+			     uint64_t ts_ns, const uint8_t *body,
+			     size_t body_bytes);
 
 /*
  * Records @count events lost at or before @ts_ns: the current packet is

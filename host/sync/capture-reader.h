@@ -39,6 +39,10 @@ struct ht_capture_pair {
 	 * names the receive event (sync_ack, sync_recv or msg_recv) */
 	uint64_t num;
 	uint8_t chan; /* enum ht_capture_chan */
+	/* the receive event itself: its stream (index in its core's
+	 * trace) and where its record starts in that file (bits) */
+	uint32_t recv_stream;
+	uint64_t recv_offset_bits;
 };
 
 /* The messages from one core to another, in the sender's time order. */

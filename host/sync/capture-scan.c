@@ -3,6 +3,19 @@
  * The scan of a capture (capture-reader.h): every event read once, the
  * handshake and application events kept as halves of messages, checked
  * for order, and joined into pairs per link at the end.
+ *
+ * Two ways to read the events, with the same result:
+ * - per stream (ht_ctf_stream_scan(): classes and times, no field
+ *   decoded), a core after the other: the fields of the handshake and
+ *   message events are read from their records' bytes
+ *   (capture-fields.c), and a core's such events are put in time order
+ *   (over its streams) before they are taken as halves. Taken when
+ *   every stream class with such events has an event header the merge
+ *   takes apart (merge-header.c) and fields capture-fields.c reads;
+ * - else through the trace set, every event decoded, in time order.
+ * The scan's notes come in the order of their events' times (per
+ * core's clock, then stream), the earliest ones kept
+ * (capture-notes.c).
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -13,6 +26,7 @@
 #include "capture-reader-internal.h"
 #include "common/buf.h"
 #include "common/error.h"
+#include "merge-internal.h"
 
 enum ev_kind {
 	EV_OTHER = 0,
@@ -35,8 +49,10 @@ enum chan {
 struct half {
 	uint64_t num;
 	uint64_t cycles;
-	uint32_t peer; /* messages: the other core (dst / receiver) */
-	uint32_t bad;  /* its timestamp turned out damaged: not used */
+	uint64_t offset_bits; /* its event's record (struct ht_capture_pair) */
+	uint32_t peer;	      /* messages: the other core (dst / receiver) */
+	uint32_t stream : 31; /* its event's stream in its core's trace */
+	uint32_t bad : 1;     /* its timestamp turned out damaged: unused */
 };
 
 struct halves {
@@ -76,10 +92,31 @@ struct link {
 struct ht__stream_time {
 	uint64_t last, prev; /* good timestamps, last one first */
 	unsigned nr;	     /* of them: 0, 1 or 2 */
-	/* the last event: its position, and its half if it made one */
+	/* the last event: its position, and its half if it made one
+	 * (the trace set's path) or its entry in cap->evs plus one (the
+	 * per-stream path; 0: none) */
 	uint64_t last_offset_bits;
 	struct halves *last_half;
 	size_t last_half_i;
+	size_t last_ev;
+};
+
+/* A handshake or message event: where it is, what it is, its fields
+ * (decoded in @msg, else read from its record while it was scanned:
+ * the peer's (slave, dst or src) and the number (seq or id), when
+ * there). */
+struct ht__scan_ev {
+	const struct ht_ctf_stream *stream;
+	const struct ht_ctf_event_class *cls;
+	uint64_t offset_bits, cycles;
+	const struct ht_ctf_msg *msg;
+	uint64_t peer, num;
+	bool has_peer, has_num;
+	uint32_t stream_in_core;
+	uint8_t kind; /* enum ev_kind */
+	bool bad;     /* its timestamp turned out damaged (a spike) */
+	/* its notes' time: its own, or the next event's for a spike */
+	uint64_t key_cycles;
 };
 
 /* Timestamps at or beyond this are damage: no clock counts that far
@@ -151,6 +188,7 @@ void ht__capture_reader_scan_fini(struct ht_capture_reader *cap)
 	free(cap->seqs);
 	free(cap->kinds);
 	free(cap->times);
+	free(cap->evs);
 	if (cap->cores) {
 		for (i = 0; i < cap->nr_cores; i++) {
 			free(cap->cores[i].bad_times);
@@ -238,8 +276,8 @@ static int class_kind(struct ht_capture_reader *cap,
 /* ------------------------------------------------------------------ */
 /* Halves and their join                                               */
 
-static int push_half(struct halves *h, uint64_t num, uint64_t cycles,
-		     size_t peer)
+static int push_half(struct ht_capture_reader *cap, struct halves *h,
+		     uint64_t num, uint64_t cycles, size_t peer)
 {
 	/* (tested here first: the call only when the array is full) */
 	if (h->n == h->cap && ht_array_reserve((void **)&h->v, &h->cap,
@@ -249,7 +287,13 @@ static int push_half(struct halves *h, uint64_t num, uint64_t cycles,
 	h->v[h->n].num = num;
 	h->v[h->n].cycles = cycles;
 	h->v[h->n].peer = (uint32_t)peer;
-	h->v[h->n].bad = 0;
+	/* (the event being taken: its stream in its core's trace) */
+	h->v[h->n].offset_bits = cap->cur_ev->offset_bits;
+	h->v[h->n].stream =
+	    (uint32_t)(cap->cur_ev->stream->index -
+		       cap->cores[cap->cur_core].trace->streams[0]->index) &
+	    0x7fffffffu;
+	h->v[h->n].bad = cap->cur_ev->bad;
 	h->n++;
 	return 0;
 }
@@ -259,7 +303,7 @@ static int push_half(struct halves *h, uint64_t num, uint64_t cycles,
 static int push_event_half(struct ht_capture_reader *cap, struct halves *h,
 			   uint64_t num, uint64_t cycles, size_t peer)
 {
-	int ret = push_half(h, num, cycles, peer);
+	int ret = push_half(cap, h, num, cycles, peer);
 
 	if (!ret && cap->cur_time) {
 		cap->cur_time->last_half = h;
@@ -290,8 +334,9 @@ static int msg_half(struct ht_capture_reader *cap, size_t from, size_t to,
 }
 
 static int add_pair(struct ht_capture_reader *cap, size_t from, size_t to,
-		    uint64_t send, uint64_t recv, uint64_t num, uint8_t chan)
+		    uint64_t send, const struct half *recv, uint8_t chan)
 {
+	struct ht_capture_pair *p;
 	struct ht_capture_link **lp = &cap->links[from * cap->nr_cores + to];
 	struct link *lk = (struct link *)*lp;
 	struct ht_capture_link *l;
@@ -311,11 +356,14 @@ static int add_pair(struct ht_capture_reader *cap, size_t from, size_t to,
 			     l->nr_pairs + 1, sizeof(*l->pairs))) {
 		return HT_ENOMEM;
 	}
-	l->pairs[l->nr_pairs].send = send;
-	l->pairs[l->nr_pairs].recv = recv;
-	l->pairs[l->nr_pairs].num = num;
-	l->pairs[l->nr_pairs].chan = chan;
-	l->nr_pairs++;
+	p = &l->pairs[l->nr_pairs++];
+	memset(p, 0, sizeof(*p));
+	p->send = send;
+	p->recv = recv->cycles;
+	p->num = recv->num;
+	p->chan = chan;
+	p->recv_stream = recv->stream;
+	p->recv_offset_bits = recv->offset_bits;
 	if (chan == CHAN_MSG) {
 		l->nr_msg++;
 	} else {
@@ -330,12 +378,36 @@ static int add_pair(struct ht_capture_reader *cap, size_t from, size_t to,
  * (" (event ignored)" is added: such an event is not used).
  */
 static void event_problem(struct ht_capture_reader *cap, size_t core,
-			  const struct ht_ctf_msg *msg,
+			  const struct ht__scan_ev *e,
 			  enum ht_capture_problem problem, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
+/* A note of the scan, on the event at hand (cap->key_*). */
+static void scan_note(struct ht_capture_reader *cap, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void scan_note(struct ht_capture_reader *cap, const char *fmt, ...)
+{
+	int64_t ns = 0;
+	uint32_t stream = 0;
+	char buf[1024];
+	va_list ap;
+
+	if (cap->keyed) {
+		ns = cap->key_has ? ht_ctf_stream_cycles_to_ns(cap->key_stream,
+							       cap->key_cycles)
+				  : INT64_MIN;
+		stream = cap->key_stream->index;
+	}
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	ht__capture_reader_note_at(
+	    cap, ns, stream, cap->keyed ? cap->key_offset_bits : 0, "%s", buf);
+}
+
 static void event_problem(struct ht_capture_reader *cap, size_t core,
-			  const struct ht_ctf_msg *msg,
+			  const struct ht__scan_ev *e,
 			  enum ht_capture_problem problem, const char *fmt, ...)
 {
 	char what[512];
@@ -345,12 +417,11 @@ static void event_problem(struct ht_capture_reader *cap, size_t core,
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	ht__capture_reader_note(
-	    cap,
-	    "file=%s offset=%" PRIu64 ": core %s: %s%s (event "
-	    "ignored)",
-	    msg->stream->path, msg->event->offset_bits / 8,
-	    cap->cores[core].name, msg->event->cls->name, what);
+	scan_note(cap,
+		  "file=%s offset=%" PRIu64 ": core %s: %s%s (event "
+		  "ignored)",
+		  e->stream->path, e->offset_bits / 8, cap->cores[core].name,
+		  e->cls->name, what);
 }
 
 /*
@@ -360,7 +431,7 @@ static void event_problem(struct ht_capture_reader *cap, size_t core,
  */
 static bool seq_ok(struct ht_capture_reader *cap, size_t core,
 		   enum ev_kind kind, size_t peer, uint64_t seq,
-		   const struct ht_ctf_msg *msg)
+		   const struct ht__scan_ev *e)
 {
 	struct ht__seq_state *s =
 	    &cap->seqs[(core * 6 + (kind - 1)) * cap->nr_cores + peer];
@@ -372,7 +443,7 @@ static bool seq_ok(struct ht_capture_reader *cap, size_t core,
 		return true;
 	}
 	p = seq == s->last ? HT_CAPTURE_DUP_SEQ : HT_CAPTURE_BAD_SEQ;
-	event_problem(cap, core, msg, p, " %s %" PRIu64 " after %" PRIu64,
+	event_problem(cap, core, e, p, " %s %" PRIu64 " after %" PRIu64,
 		      seq == s->last ? "repeats sequence number"
 				     : "has a sequence number going backwards:",
 		      seq, s->last);
@@ -404,12 +475,50 @@ bool ht__capture_payload_uint(const struct ht_ctf_msg *msg, const char *name,
 	return true;
 }
 
-static bool get_uint(struct ht_capture_reader *cap, size_t core,
-		     const struct ht_ctf_msg *msg, const char *name,
-		     uint64_t *v)
+/* The unsigned integer member @name of @e's payload, decoded or read
+ * from its record. */
+/* The name of the member naming the peer of an event of kind @k. */
+static const char *peer_field(enum ev_kind k)
 {
-	if (!ht__capture_payload_uint(msg, name, v)) {
-		event_problem(cap, core, msg, HT_CAPTURE_BAD_FIELD,
+	switch (k) {
+	case EV_SYNC_REQ:
+	case EV_SYNC_RECV:
+		return "slave";
+	case EV_MSG_SEND:
+		return "dst";
+	case EV_MSG_RECV:
+		return "src";
+	default:
+		return NULL;
+	}
+}
+
+/* The name of the member numbering an event of kind @k. */
+static const char *num_field(enum ev_kind k)
+{
+	return k == EV_MSG_SEND || k == EV_MSG_RECV ? "id" : "seq";
+}
+
+static bool ev_uint(const struct ht__scan_ev *e, const char *name, uint64_t *v)
+{
+	const char *peer = peer_field((enum ev_kind)e->kind);
+
+	if (e->msg) {
+		return ht__capture_payload_uint(e->msg, name, v);
+	}
+	if (peer && !strcmp(name, peer)) {
+		*v = e->peer;
+		return e->has_peer;
+	}
+	*v = e->num;
+	return e->has_num;
+}
+
+static bool get_uint(struct ht_capture_reader *cap, size_t core,
+		     const struct ht__scan_ev *e, const char *name, uint64_t *v)
+{
+	if (!ev_uint(e, name, v)) {
+		event_problem(cap, core, e, HT_CAPTURE_BAD_FIELD,
 			      " has no integer field '%s'", name);
 		return false;
 	}
@@ -419,7 +528,7 @@ static bool get_uint(struct ht_capture_reader *cap, size_t core,
 /* Core id @id, named by field @name of event @msg, has no trace: a
  * missing core, listed once. */
 static void missing_id(struct ht_capture_reader *cap, size_t core,
-		       const struct ht_ctf_msg *msg, const char *name,
+		       const struct ht__scan_ev *e, const char *name,
 		       uint64_t id)
 {
 	char who[48], why[256];
@@ -434,9 +543,9 @@ static void missing_id(struct ht_capture_reader *cap, size_t core,
 	snprintf(why, sizeof(why),
 		 "offset=%" PRIu64 ": core %s: %s names it (%s = %" PRIu64
 		 ") and no trace of the capture has that core_id",
-		 msg->event->offset_bits / 8, cap->cores[core].name,
-		 msg->event->cls->name, name, id);
-	if (ht__capture_missing_add(cap, who, msg->stream->path, why)) {
+		 e->offset_bits / 8, cap->cores[core].name, e->cls->name, name,
+		 id);
+	if (ht__capture_missing_add(cap, who, e->stream->path, why)) {
 		cap->missing_dropped++;
 	}
 }
@@ -451,13 +560,12 @@ static void bad_time(struct ht_capture_reader *cap, size_t core,
 	struct ht_capture_bad_time *b;
 
 	c->problems[HT_CAPTURE_BAD_TIME]++;
-	ht__capture_reader_note(cap,
-				"file=%s offset=%" PRIu64 ": core %s: "
-				"timestamp %" PRIu64 " cycles %s: a damaged "
-				"timestamp (the event is placed at its "
-				"predecessor's time, not used for the sync)",
-				st->path, offset_bits / 8, c->name, cycles,
-				why);
+	scan_note(cap,
+		  "file=%s offset=%" PRIu64 ": core %s: "
+		  "timestamp %" PRIu64 " cycles %s: a damaged "
+		  "timestamp (the event is placed at its "
+		  "predecessor's time, not used for the sync)",
+		  st->path, offset_bits / 8, c->name, cycles, why);
 	if (ht_array_reserve((void **)&c->bad_times, &c->cap_bad_times,
 			     c->nr_bad_times + 1, sizeof(*c->bad_times))) {
 		/* (counted all the same; the merge keeps its time) */
@@ -470,24 +578,38 @@ static void bad_time(struct ht_capture_reader *cap, size_t core,
 }
 
 /*
- * The time order of @msg's stream (cap->cur_time). A timestamp beyond
- * 2^62 is damage; one before the last good one is either a dip (before
- * the last two good ones: this event is damaged) or follows a spike
- * (the last event was stamped after both its neighbours: that one is
- * damaged and its half, if any, taken back). Returns false when this
- * event's timestamp is damaged.
+ * The time order of stream @s (cap->cur_time) at its event at
+ * @offset_bits stamped @t. A timestamp beyond 2^62 is damage; one
+ * before the last good one is either a dip (before the last two good
+ * ones: this event is damaged) or follows a spike (the last event was
+ * stamped after both its neighbours: that one is damaged and its half,
+ * if any, taken back; *@first, the first good time, moves when it was
+ * that one). Returns false when this event's timestamp is damaged.
  */
 static bool time_ok(struct ht_capture_reader *cap, size_t core,
-		    const struct ht_ctf_msg *msg)
+		    const struct ht_ctf_stream *s, uint64_t offset_bits,
+		    uint64_t t, uint64_t *first)
 {
 	struct ht__stream_time *st = cap->cur_time;
-	struct ht_capture_core *c = &cap->cores[core];
-	uint64_t t = msg->cycles;
 	char why[128];
 
+	if (t < BAD_TIME_LIMIT && (!st->nr || t >= st->last)) {
+		/* (in order: the common case) */
+		st->prev = st->last;
+		st->last = t;
+		st->nr += st->nr < 2;
+		st->last_offset_bits = offset_bits;
+		st->last_half = NULL;
+		st->last_ev = 0;
+		return true;
+	}
+	/* (the notes of a damaged timestamp: at the time the stream had
+	 * reached, that of a spike: at the time of the event after it) */
+	cap->key_has = st->nr > 0;
+	cap->key_cycles = st->last;
+	cap->key_offset_bits = offset_bits;
 	if (t >= BAD_TIME_LIMIT) {
-		bad_time(cap, core, msg->stream, msg->event->offset_bits, t,
-			 "is beyond 2^62");
+		bad_time(cap, core, s, offset_bits, t, "is beyond 2^62");
 		return false;
 	}
 	if (st->nr && t < st->last) {
@@ -496,19 +618,23 @@ static bool time_ok(struct ht_capture_reader *cap, size_t core,
 				 "is before the two events before it (%" PRIu64
 				 " and %" PRIu64 ")",
 				 st->prev, st->last);
-			bad_time(cap, core, msg->stream,
-				 msg->event->offset_bits, t, why);
+			bad_time(cap, core, s, offset_bits, t, why);
 			return false;
 		}
 		snprintf(why, sizeof(why),
 			 "is after the event that follows it (%" PRIu64 ")", t);
-		bad_time(cap, core, msg->stream, st->last_offset_bits, st->last,
-			 why);
+		cap->key_has = true;
+		cap->key_cycles = t;
+		bad_time(cap, core, s, st->last_offset_bits, st->last, why);
 		if (st->last_half) {
 			st->last_half->v[st->last_half_i].bad = 1;
 		}
-		if (c->first_cycles == st->last) {
-			c->first_cycles = t;
+		if (st->last_ev) {
+			cap->evs[st->last_ev - 1].bad = true;
+			cap->evs[st->last_ev - 1].key_cycles = t;
+		}
+		if (*first == st->last) {
+			*first = t;
 		}
 		st->last = t;
 	} else {
@@ -516,27 +642,28 @@ static bool time_ok(struct ht_capture_reader *cap, size_t core,
 		st->last = t;
 		st->nr += st->nr < 2;
 	}
-	st->last_offset_bits = msg->event->offset_bits;
+	st->last_offset_bits = offset_bits;
 	st->last_half = NULL;
+	st->last_ev = 0;
 	return true;
 }
 
 /* The core named by the id in field @name, or -1 (noted). */
 static long peer_of(struct ht_capture_reader *cap, size_t core,
-		    const struct ht_ctf_msg *msg, const char *name)
+		    const struct ht__scan_ev *e, const char *name)
 {
 	uint64_t id;
 	long peer;
 
-	if (!get_uint(cap, core, msg, name, &id)) {
+	if (!get_uint(cap, core, e, name, &id)) {
 		return -1;
 	}
 	peer = core_by_id(cap, id);
 	if (peer < 0) {
-		missing_id(cap, core, msg, name, id);
+		missing_id(cap, core, e, name, id);
 	}
 	if (peer < 0 || (size_t)peer == core) {
-		event_problem(cap, core, msg, HT_CAPTURE_BAD_FIELD,
+		event_problem(cap, core, e, HT_CAPTURE_BAD_FIELD,
 			      ": %s = %" PRIu64 " %s", name, id,
 			      peer < 0 ? "names no core of the capture (a core "
 					 "is missing?)"
@@ -548,7 +675,7 @@ static long peer_of(struct ht_capture_reader *cap, size_t core,
 
 /* The master of slave @core for its handshake events, or -1. */
 static long master_of(struct ht_capture_reader *cap, size_t core,
-		      const struct ht_ctf_msg *msg)
+		      const struct ht__scan_ev *e)
 {
 	long m = cap->cores[core].master;
 	size_t i;
@@ -567,7 +694,7 @@ static long master_of(struct ht_capture_reader *cap, size_t core,
 		}
 	}
 	if (m < 0) {
-		event_problem(cap, core, msg, HT_CAPTURE_BAD_FIELD,
+		event_problem(cap, core, e, HT_CAPTURE_BAD_FIELD,
 			      " but the core has no core_master and the "
 			      "capture %s",
 			      m == -1 ? "has no master core"
@@ -578,17 +705,77 @@ static long master_of(struct ht_capture_reader *cap, size_t core,
 	return m;
 }
 
+/* A handshake or message event with a good time, taken as a half. */
+static int on_message_event(struct ht_capture_reader *cap, size_t core,
+			    const struct ht__scan_ev *e)
+{
+	struct ht_capture_core *c = &cap->cores[core];
+	enum ev_kind kind = (enum ev_kind)e->kind;
+	uint64_t seq, id;
+	long peer;
+
+	switch (kind) {
+	case EV_SYNC_REQ:
+	case EV_SYNC_RECV:
+		c->nr_sync_events++;
+		peer = peer_of(cap, core, e, "slave");
+		if (peer < 0 || !get_uint(cap, core, e, "seq", &seq) ||
+		    !seq_ok(cap, core, kind, (size_t)peer, seq, e)) {
+			return 0;
+		}
+		if (kind == EV_SYNC_REQ) {
+			return sync_half(cap, CHAN_DOWN, core, (size_t)peer,
+					 seq, true, e->cycles);
+		}
+		return sync_half(cap, CHAN_UP, (size_t)peer, core, seq, false,
+				 e->cycles);
+	case EV_SYNC_ACK:
+	case EV_SYNC_NOTIFY:
+		c->nr_sync_events++;
+		peer = master_of(cap, core, e);
+		if (peer < 0 || !get_uint(cap, core, e, "seq", &seq) ||
+		    !seq_ok(cap, core, kind, (size_t)peer, seq, e)) {
+			return 0;
+		}
+		if (kind == EV_SYNC_ACK) {
+			return sync_half(cap, CHAN_DOWN, (size_t)peer, core,
+					 seq, false, e->cycles);
+		}
+		return sync_half(cap, CHAN_UP, core, (size_t)peer, seq, true,
+				 e->cycles);
+	case EV_MSG_SEND:
+		peer = peer_of(cap, core, e, "dst");
+		/* ids are unique per sender, not ordered: duplicates
+		 * are found at the join */
+		if (peer < 0 || !get_uint(cap, core, e, "id", &id)) {
+			return 0;
+		}
+		return msg_half(cap, core, (size_t)peer, id, true, e->cycles);
+	case EV_MSG_RECV:
+		peer = peer_of(cap, core, e, "src");
+		if (peer < 0 || !get_uint(cap, core, e, "id", &id)) {
+			return 0;
+		}
+		/* receives from one sender may come in any order */
+		return msg_half(cap, (size_t)peer, core, id, false, e->cycles);
+	default:
+		return 0;
+	}
+}
+
+/* An event of the trace set (the decoding path). */
 static int on_event(struct ht_capture_reader *cap, size_t core,
 		    const struct ht_ctf_msg *msg)
 {
 	struct ht_capture_core *c = &cap->cores[core];
-	uint64_t seq, id;
+	struct ht__scan_ev e;
 	enum ev_kind kind;
-	long peer;
 	int ret;
 
 	c->nr_events++;
-	if (msg->has_time && !time_ok(cap, core, msg)) {
+	if (msg->has_time &&
+	    !time_ok(cap, core, msg->stream, msg->event->offset_bits,
+		     msg->cycles, &c->first_cycles)) {
 		return 0;
 	}
 	if (msg->has_time) {
@@ -605,54 +792,17 @@ static int on_event(struct ht_capture_reader *cap, size_t core,
 	if (!msg->has_time) {
 		return 0;
 	}
-	switch (kind) {
-	case EV_SYNC_REQ:
-	case EV_SYNC_RECV:
-		c->nr_sync_events++;
-		peer = peer_of(cap, core, msg, "slave");
-		if (peer < 0 || !get_uint(cap, core, msg, "seq", &seq) ||
-		    !seq_ok(cap, core, kind, (size_t)peer, seq, msg)) {
-			return 0;
-		}
-		if (kind == EV_SYNC_REQ) {
-			return sync_half(cap, CHAN_DOWN, core, (size_t)peer,
-					 seq, true, msg->cycles);
-		}
-		return sync_half(cap, CHAN_UP, (size_t)peer, core, seq, false,
-				 msg->cycles);
-	case EV_SYNC_ACK:
-	case EV_SYNC_NOTIFY:
-		c->nr_sync_events++;
-		peer = master_of(cap, core, msg);
-		if (peer < 0 || !get_uint(cap, core, msg, "seq", &seq) ||
-		    !seq_ok(cap, core, kind, (size_t)peer, seq, msg)) {
-			return 0;
-		}
-		if (kind == EV_SYNC_ACK) {
-			return sync_half(cap, CHAN_DOWN, (size_t)peer, core,
-					 seq, false, msg->cycles);
-		}
-		return sync_half(cap, CHAN_UP, core, (size_t)peer, seq, true,
-				 msg->cycles);
-	case EV_MSG_SEND:
-		peer = peer_of(cap, core, msg, "dst");
-		/* ids are unique per sender, not ordered: duplicates
-		 * are found at the join */
-		if (peer < 0 || !get_uint(cap, core, msg, "id", &id)) {
-			return 0;
-		}
-		return msg_half(cap, core, (size_t)peer, id, true, msg->cycles);
-	case EV_MSG_RECV:
-		peer = peer_of(cap, core, msg, "src");
-		if (peer < 0 || !get_uint(cap, core, msg, "id", &id)) {
-			return 0;
-		}
-		/* receives from one sender may come in any order */
-		return msg_half(cap, (size_t)peer, core, id, false,
-				msg->cycles);
-	default:
-		return 0;
-	}
+	memset(&e, 0, sizeof(e));
+	e.stream = msg->stream;
+	e.cls = msg->event->cls;
+	e.offset_bits = msg->event->offset_bits;
+	e.cycles = msg->cycles;
+	e.msg = msg;
+	e.kind = (uint8_t)kind;
+	cap->cur_ev = &e;
+	ret = on_message_event(cap, core, &e);
+	cap->cur_ev = NULL;
+	return ret;
 }
 
 static int cmp_link(const void *a, const void *b)
@@ -708,8 +858,8 @@ static int join_sync(struct ht_capture_reader *cap, size_t from, size_t to)
 					   : HT_CAPTURE_UNMATCHED_RECV]++;
 			j++;
 		} else {
-			ret = add_pair(cap, from, to, s[i].cycles, r[j].cycles,
-				       r[j].num, sd->chan);
+			ret = add_pair(cap, from, to, s[i].cycles, &r[j],
+				       sd->chan);
 			if (ret) {
 				return ret;
 			}
@@ -799,8 +949,8 @@ static int join_msg(struct ht_capture_reader *cap, size_t from)
 			i++;
 			j++;
 		} else {
-			ret = add_pair(cap, from, s[i].peer, s[i].cycles,
-				       r[j].cycles, r[j].num, CHAN_MSG);
+			ret = add_pair(cap, from, s[i].peer, s[i].cycles, &r[j],
+				       CHAN_MSG);
 			if (ret) {
 				return ret;
 			}
@@ -839,7 +989,7 @@ static void on_damage(struct ht_capture_reader *cap, const char *e)
 {
 	size_t i;
 
-	ht__capture_reader_note(cap, "damaged stream: %s", e);
+	scan_note(cap, "damaged stream: %s", e);
 	for (i = 0; i < cap->nr_cores; i++) {
 		const char *p = cap->cores[i].trace->path;
 		size_t n = strlen(p);
@@ -851,7 +1001,8 @@ static void on_damage(struct ht_capture_reader *cap, const char *e)
 	}
 }
 
-/* Every message of the set, once, to the core of its stream. */
+/* Every message of the set, once, to the core of its stream (the
+ * decoding path). */
 static int read_events(struct ht_capture_reader *cap)
 {
 	struct ht_ctf_msg msg;
@@ -879,6 +1030,7 @@ static int read_events(struct ht_capture_reader *cap)
 			continue;
 		}
 		cap->cur_time = &cap->times[msg.stream->index];
+		cap->cur_core = (size_t)core;
 		switch (msg.kind) {
 		case HT_CTF_MSG_EVENT:
 			ret = on_event(cap, (size_t)core, &msg);
@@ -896,6 +1048,302 @@ static int read_events(struct ht_capture_reader *cap)
 			break;
 		}
 	}
+}
+
+/* ------------------------------------------------------------------ */
+/* The per-stream path                                                 */
+
+/* One stream being scanned. */
+struct rscan {
+	struct ht_capture_reader *cap;
+	size_t core;
+	const struct ht_ctf_stream *stream;
+	uint32_t stream_in_core;
+	const uint8_t *bytes;
+	/* where the next record starts, its packet's start (bits) */
+	uint64_t pos, base;
+	const struct ht_ctf_stream_class *sc;
+	struct ht__merge_header hdr;
+	bool hdr_ok;
+	/* the last class met and its kind */
+	const struct ht_ctf_event_class *cls;
+	enum ev_kind kind;
+	/* the stream's good times: the first and the last */
+	bool has_time;
+	uint64_t first, last;
+};
+
+static int raw_packet(void *arg, const struct ht_ctf_stream *stream,
+		      const struct ht_ctf_packet *pkt, uint64_t discarded,
+		      uint64_t lost)
+{
+	struct rscan *r = arg;
+	struct ht_capture_core *c = &r->cap->cores[r->core];
+
+	r->pos = ht_ctf_stream_raw_pos(stream);
+	r->base = pkt->offset_bytes * 8;
+	if (r->sc != stream->stream_class) {
+		r->sc = stream->stream_class;
+		r->hdr_ok =
+		    ht__merge_header_shape(r->sc->event_header, &r->hdr);
+	}
+	c->discarded_events += discarded;
+	c->lost_packets += lost;
+	return 0;
+}
+
+/* A handshake or message record of @r: kept in cap->evs. */
+static int keep_ev(struct rscan *r, const struct ht_ctf_event_class *cls,
+		   uint64_t cycles, uint64_t start, uint64_t end)
+{
+	struct ht_capture_reader *cap = r->cap;
+	struct ht__capture_raw raw;
+	const char *peer = peer_field(r->kind);
+	struct ht__scan_ev *e;
+
+	if (ht_array_reserve((void **)&cap->evs, &cap->cap_evs, cap->nr_evs + 1,
+			     sizeof(*cap->evs))) {
+		return HT_ENOMEM;
+	}
+	e = &cap->evs[cap->nr_evs++];
+	memset(e, 0, sizeof(*e));
+	e->stream = r->stream;
+	e->cls = cls;
+	e->offset_bits = start;
+	e->cycles = cycles;
+	/* the fields, now that the bytes are mapped (raw_ok() took the
+	 * header of every class with such events) */
+	raw.bytes = r->bytes;
+	raw.base = r->base;
+	raw.body =
+	    r->hdr_ok ? ht__merge_header_body(&r->hdr, r->bytes, r->base, start)
+		      : UINT64_MAX;
+	raw.end = end;
+	raw.scope[0] = r->sc->event_context;
+	raw.scope[1] = cls->context;
+	raw.scope[2] = cls->payload;
+	if (raw.body <= end) {
+		e->has_peer =
+		    peer && ht__capture_raw_uint(&raw, peer, &e->peer);
+		e->has_num =
+		    ht__capture_raw_uint(&raw, num_field(r->kind), &e->num);
+	}
+	e->stream_in_core = r->stream_in_core;
+	e->kind = (uint8_t)r->kind;
+	e->key_cycles = cycles;
+	cap->cur_time->last_ev = cap->nr_evs;
+	return 0;
+}
+
+static int raw_record(void *arg, const struct ht_ctf_event_class *cls,
+		      uint64_t cycles)
+{
+	struct rscan *r = arg;
+	struct ht_capture_reader *cap = r->cap;
+	uint64_t start = r->pos, end = ht_ctf_stream_raw_pos(r->stream);
+	struct ht__stream_time *st = cap->cur_time;
+	int ret;
+
+	r->pos = end;
+	cap->cores[r->core].nr_events++;
+	if (!r->sc->default_clock) {
+		/* (no time: no half) */
+		return 0;
+	}
+	if (cycles < BAD_TIME_LIMIT && st->nr == 2 && cycles >= st->last) {
+		/* time_ok()'s common case, here */
+		st->prev = st->last;
+		st->last = cycles;
+		st->last_offset_bits = start;
+		st->last_half = NULL;
+		st->last_ev = 0;
+	} else if (!time_ok(cap, r->core, r->stream, start, cycles,
+			    &r->first)) {
+		return 0;
+	}
+	if (!r->has_time) {
+		r->has_time = true;
+		r->first = cycles;
+	}
+	r->last = cycles;
+	if (cls != r->cls) {
+		ret = class_kind(cap, cls, &r->kind);
+		if (ret) {
+			return ret;
+		}
+		r->cls = cls;
+	}
+	if (r->kind == EV_OTHER) {
+		return 0;
+	}
+	return keep_ev(r, cls, cycles, start, end);
+}
+
+/* Scans stream @k of @core into the core's counts and cap->evs. */
+static int scan_stream(struct ht_capture_reader *cap, size_t core, size_t k)
+{
+	struct ht_capture_core *c = &cap->cores[core];
+	struct ht_ctf_scan_ops ops = {0};
+	struct rscan r;
+	uint64_t size;
+	int ret;
+
+	memset(&r, 0, sizeof(r));
+	r.cap = cap;
+	r.core = core;
+	r.stream = c->trace->streams[k];
+	r.stream_in_core = (uint32_t)k;
+	r.bytes = ht_ctf_stream_raw_bytes(r.stream, &size);
+	ops.packet = raw_packet;
+	ops.record = raw_record;
+	ops.arg = &r;
+	cap->cur_time = &cap->times[r.stream->index];
+	cap->key_stream = r.stream;
+	cap->key_has = false;
+	while ((ret = ht_ctf_stream_scan(cap->set, r.stream, &ops)) != 0) {
+		if (ret == HT_ENOMEM) {
+			return ret;
+		}
+		/* damage: noted at the time and position the stream had
+		 * reached, the scan goes on at the next packet */
+		cap->key_has = cap->cur_time->nr > 0;
+		cap->key_cycles = cap->cur_time->last;
+		cap->key_offset_bits = ht_ctf_stream_raw_pos(r.stream);
+		on_damage(cap, ht_ctf_set_last_error(cap->set));
+	}
+	cap->cur_time = NULL;
+	if (r.has_time) {
+		if (!c->has_time) {
+			c->has_time = true;
+			c->first_cycles = r.first;
+			c->last_cycles = r.last;
+		} else {
+			c->first_cycles = r.first < c->first_cycles
+					      ? r.first
+					      : c->first_cycles;
+			c->last_cycles =
+			    r.last > c->last_cycles ? r.last : c->last_cycles;
+		}
+	}
+	return 0;
+}
+
+static int cmp_ev(const void *a, const void *b)
+{
+	const struct ht__scan_ev *x = a, *y = b;
+
+	if (x->cycles != y->cycles) {
+		return x->cycles < y->cycles ? -1 : 1;
+	}
+	if (x->stream_in_core != y->stream_in_core) {
+		return x->stream_in_core < y->stream_in_core ? -1 : 1;
+	}
+	return (x->offset_bits > y->offset_bits) -
+	       (x->offset_bits < y->offset_bits);
+}
+
+/* The streams of @core, then its handshake and message events in time
+ * order (over its streams: one clock). */
+static int scan_core(struct ht_capture_reader *cap, size_t core)
+{
+	const struct ht_ctf_trace *t = cap->cores[core].trace;
+	size_t k;
+	int ret;
+
+	cap->nr_evs = 0;
+	for (k = 0; k < t->nr_streams; k++) {
+		ret = scan_stream(cap, core, k);
+		if (ret) {
+			return ret;
+		}
+	}
+	if (t->nr_streams > 1 && cap->nr_evs > 1) {
+		qsort(cap->evs, cap->nr_evs, sizeof(*cap->evs), cmp_ev);
+	}
+	cap->cur_core = core;
+	for (k = 0; k < cap->nr_evs; k++) {
+		const struct ht__scan_ev *e = &cap->evs[k];
+
+		cap->key_stream = e->stream;
+		cap->key_cycles = e->key_cycles;
+		cap->key_offset_bits = e->offset_bits;
+		cap->key_has = true;
+		cap->cur_ev = e;
+		ret = on_message_event(cap, core, e);
+		cap->cur_ev = NULL;
+		if (ret) {
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/* Whether the stream classes of @t with handshake or message events
+ * have their fields read from the records' bytes. */
+static bool raw_ok_trace(const struct ht_ctf_trace *t)
+{
+	struct ht__merge_header h;
+	size_t i, j;
+
+	for (i = 0; i < t->nr_stream_classes; i++) {
+		const struct ht_ctf_stream_class *sc = t->stream_classes[i];
+		bool any = false;
+
+		for (j = 0; j < sc->nr_event_classes; j++) {
+			const struct ht_ctf_event_class *ec =
+			    sc->event_classes[j];
+
+			if (kind_of_name(ec->name) == EV_OTHER) {
+				continue;
+			}
+			any = true;
+			if (!ht__capture_walkable(ec->context) ||
+			    !ht__capture_walkable(ec->payload)) {
+				return false;
+			}
+		}
+		if (any && (!ht__merge_header_shape(sc->event_header, &h) ||
+			    !ht__capture_walkable(sc->event_context))) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Whether the per-stream path reads @cap (HETRACE_SCAN_DECODE=1 in the
+ * environment: never, to compare the two). */
+static bool raw_ok(const struct ht_capture_reader *cap)
+{
+	const char *env = getenv("HETRACE_SCAN_DECODE");
+	size_t i;
+
+	if (env && !strcmp(env, "1")) {
+		return false;
+	}
+	for (i = 0; i < cap->nr_cores; i++) {
+		if (!raw_ok_trace(cap->cores[i].trace)) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Every core, stream by stream. */
+static int scan_cores(struct ht_capture_reader *cap)
+{
+	size_t i;
+	int ret;
+
+	for (i = 0; i < cap->nr_streams; i++) {
+		cap->times[i].last_ev = 0;
+	}
+	for (i = 0; i < cap->nr_cores; i++) {
+		ret = scan_core(cap, i);
+		if (ret) {
+			return ret;
+		}
+	}
+	return 0;
 }
 
 /* The links with messages, in (from, to) order. */
@@ -938,8 +1386,10 @@ int ht_capture_reader_scan(struct ht_capture_reader *cap)
 	size_t i;
 	int ret;
 
-	ret = read_events(cap);
+	cap->keyed = raw_ok(cap);
+	ret = cap->keyed ? scan_cores(cap) : read_events(cap);
 	cap->cur_time = NULL;
+	ht__capture_reader_notes_flush(cap);
 	if (ret) {
 		return ret;
 	}

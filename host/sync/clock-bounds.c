@@ -327,18 +327,26 @@ int ht_fit_set_map(const struct ht_fit_set *set, unsigned node, int64_t t,
 		}
 		/* bounds map through the (monotone) parent map; outside
 		 * the accepted range they are clamped or open */
-		if (l <= -top) {
-			l = INT64_MIN;
+		if (l == h && h == e && l > -top && l < top) {
+			/* one time (the first edge): its three values in
+			 * one call, as the three calls below give them */
+			ht__edge_bounds(nf, l, &l, &h, &e);
 		} else {
-			ht__edge_bounds(nf, min64(l, top), &l, &dummy, &tmp);
+			if (l <= -top) {
+				l = INT64_MIN;
+			} else {
+				ht__edge_bounds(nf, min64(l, top), &l, &dummy,
+						&tmp);
+			}
+			if (h >= top) {
+				h = INT64_MAX;
+			} else {
+				ht__edge_bounds(nf, max64(h, -top), &dummy, &h,
+						&tmp);
+			}
+			ht__edge_bounds(nf, min64(max64(e, -top), top), &tmp,
+					&dummy, &e);
 		}
-		if (h >= top) {
-			h = INT64_MAX;
-		} else {
-			ht__edge_bounds(nf, max64(h, -top), &dummy, &h, &tmp);
-		}
-		ht__edge_bounds(nf, min64(max64(e, -top), top), &tmp, &dummy,
-				&e);
 		two_sided = two_sided && nf->segs[0].two_sided;
 		if (two_sided) {
 			e = (int64_t)(l + ((ht__i128)h - l) / 2);

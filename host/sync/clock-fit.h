@@ -208,6 +208,56 @@ const struct ht_fit_node *ht_fit_set_get_node(const struct ht_fit_set *set,
 int ht_fit_set_map(const struct ht_fit_set *set, unsigned node, int64_t t,
 		   int64_t *est, int64_t *lo, int64_t *hi);
 
+/*
+ * A span of one node's times (the per-event path of the merge keeps one
+ * per core): where the node's fit is one edge to the reference, two
+ * sided, and t lies between the first and the last message of one of
+ * its pieces, the bounds of ht_fit_set_map() follow one line each
+ * (floored for lo, ceiled for hi, then clamped) over the times
+ * [x0, x1] around t, and ht_fit_span_est() gives its est there.
+ */
+struct ht_fit_span_line {
+	int64_t x0, y0, x1, y1; /* through (x0, y0) and (x1, y1), x0 < x1 */
+};
+
+struct ht_fit_span {
+	bool valid; /* false: no span here, ht_fit_set_map() only */
+	int64_t x0, x1;
+	struct ht_fit_span_line lo, hi;
+	double lo_slope, hi_slope; /* estimates only: values are exact */
+	int64_t lo_min, hi_max;
+};
+
+/*
+ * The span around time @t of @node (span->valid false when there is
+ * none: a node deeper than one edge, a one-sided fit, a time outside
+ * the pieces' messages). Returns 0 (the set unsolved or @node out of
+ * range give no span).
+ */
+int ht_fit_set_map_span(const struct ht_fit_set *set, unsigned node, int64_t t,
+			struct ht_fit_span *span);
+
+/*
+ * The same where ht_fit_set_map()'s bounds follow two lines outside the
+ * pieces' messages: before the first piece's first message, after the
+ * last piece's last (ht_fit_span_est() is then the middle of the
+ * bounds, not what a caller may choose there).
+ */
+int ht_fit_set_outer_span(const struct ht_fit_set *set, unsigned node,
+			  int64_t t, struct ht_fit_span *span);
+
+/* ht_fit_set_map()'s *lo and *hi at @t, for t in [span->x0, span->x1]. */
+void ht_fit_span_bounds(const struct ht_fit_span *span, int64_t t, int64_t *lo,
+			int64_t *hi);
+
+/* ht_fit_set_map()'s *est at @t, for t in [span->x0, span->x1]. */
+int64_t ht_fit_span_est(const struct ht_fit_span *span, int64_t t);
+
+/* ht_fit_span_est() of @t[0], @t[1]... into @est while they lie in
+ * [span->x0, span->x1] (at most @n): returns how many. */
+size_t ht_fit_span_est_many(const struct ht_fit_span *span, const int64_t *t,
+			    int64_t *est, size_t n);
+
 /* A message about the last error of a call on this set ("" if none). */
 const char *ht_fit_set_last_error(const struct ht_fit_set *set);
 

@@ -35,6 +35,10 @@ size_t ht__hull_push(struct ht__xy *h, size_t n, struct ht__xy p, bool lower);
 int ht__slope_cmp(struct ht__xy a, struct ht__xy b, struct ht__xy c,
 		  struct ht__xy d);
 
+/* floor(num / den) for den > 0 (the hardware's 128-by-64 division
+ * when the quotient fits in 64 bits). */
+ht__i128 ht__floor_div(ht__i128 num, ht__i128 den);
+
 /* The line through a and b (a.x < b.x) at x, floored (dir < 0) or
  * ceiled (dir > 0), as a 128-bit value (never overflows for x in
  * (-2^63, 2^63)). */

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The merge (merge.h): one reader set per core, a binary heap on the
- * mapped time of each core's next event, one writer stream per input
- * stream.
+ * The merge (merge.h): one reader set per core, read one core after the
+ * other, one writer stream per input stream. This file sets the merge
+ * up (classes, env, clock), places each event on the output clock and
+ * holds the decoding path (every field decoded, then encoded by the
+ * writer); merge-copy.c copies records as bytes where it can.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -10,93 +12,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "host/ctf/ctf-writer.h"
 #include "common/buf.h"
 #include "common/error.h"
 #include "common/message.h"
-#include "merge.h"
+#include "merge-internal.h"
 
 #define NS_PER_S 1000000000ll
 
-struct input {
-	const struct ht_merge_core *core;
-	struct ht_ctf_set *set;
-	const struct ht_ctf_trace *trace;
-	uint64_t *sc_out;	     /* output class of each input class */
-	struct ht_ctf_wstream **out; /* by input stream index */
-	size_t nr_out;
-	struct ht_ctf_msg msg; /* the next event */
-	int64_t key;	       /* its mapped time */
-	int64_t last_key;
-	bool done;
-	/* per_cpu: the CPUs met, whose env entries are written */
-	uint32_t *cpus;
-	size_t nr_cpus, cap_cpus;
-};
-
-struct merge {
-	const struct ht_merge_opts *o;
-	struct ht_ctf_writer *w;
-	struct input *in;
-	size_t nr_in;
-	size_t *heap;
-	size_t heap_len;
-	int64_t origin_ns;
-	struct ht_merge_stats *st;
-	char *err;
-	size_t err_len;
-};
-
-static bool heap_less(const struct merge *m, size_t a, size_t b)
-{
-	const struct input *x = &m->in[a], *y = &m->in[b];
-
-	/* ties: core order, so the output is deterministic */
-	return x->key < y->key || (x->key == y->key && a < b);
-}
-
-static void heap_swap(struct merge *m, size_t i, size_t j)
-{
-	size_t t = m->heap[i];
-
-	m->heap[i] = m->heap[j];
-	m->heap[j] = t;
-}
-
-static void heap_down(struct merge *m, size_t i)
-{
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, s = i;
-
-		if (l < m->heap_len && heap_less(m, m->heap[l], m->heap[s])) {
-			s = l;
-		}
-		if (r < m->heap_len && heap_less(m, m->heap[r], m->heap[s])) {
-			s = r;
-		}
-		if (s == i) {
-			return;
-		}
-		heap_swap(m, i, s);
-		i = s;
-	}
-}
-
-static void heap_up(struct merge *m, size_t i)
-{
-	while (i) {
-		size_t p = (i - 1) / 2;
-
-		if (!heap_less(m, m->heap[i], m->heap[p])) {
-			return;
-		}
-		heap_swap(m, i, p);
-		i = p;
-	}
-}
-
 /* Reference ns -> output timestamp (ns from the output clock's origin). */
-static uint64_t out_ts(struct merge *m, int64_t ns)
+uint64_t ht__merge_out_ts(struct merge *m, int64_t ns)
 {
 	if (ns < m->origin_ns) {
 		m->st->clamped++;
@@ -132,19 +56,17 @@ static bool has_uint_member(const struct ht_ctf_type *t, const char *name)
 	return false;
 }
 
-/* The cpu_id of @msg's packet (per-CPU inputs), or false. */
-static bool packet_cpu(const struct ht_ctf_msg *msg, uint32_t *cpu)
+/* The cpu_id member of @msg's packet context (ht__merge_stream()). */
+static void packet_cpu(const struct ht_ctf_msg *msg, struct ht__merge_cpu *cpu)
 {
 	const struct ht_ctf_field *f =
 	    msg->packet && msg->packet->context
 		? ht_ctf_field_member(msg->packet->context, "cpu_id")
 		: NULL;
 
-	if (!f || f->type->kind != HT_CTF_INT || f->v.u > UINT32_MAX / 2) {
-		return false;
-	}
-	*cpu = (uint32_t)f->v.u;
-	return true;
+	cpu->has = f != NULL;
+	cpu->is_int = f && f->type->kind == HT_CTF_INT;
+	cpu->value = f ? f->v.u : 0;
 }
 
 static int env_core(struct merge *m, uint32_t id, const char *cname,
@@ -181,8 +103,10 @@ static int cpu_core(struct merge *m, struct input *in, uint32_t cpu,
 	return ret;
 }
 
-static int stream_of(struct merge *m, struct input *in,
-		     const struct ht_ctf_stream *is, struct ht_ctf_wstream **ws)
+int ht__merge_stream(struct merge *m, struct input *in,
+		     const struct ht_ctf_stream *is,
+		     const struct ht__merge_cpu *pcpu,
+		     struct ht_ctf_wstream **ws)
 {
 	const struct ht_ctf_trace *t = is->trace;
 	char name[512];
@@ -217,9 +141,9 @@ static int stream_of(struct merge *m, struct input *in,
 	}
 	id = in->core->id;
 	if (in->core->per_cpu) {
-		uint32_t cpu;
+		uint32_t cpu = (uint32_t)pcpu->value;
 
-		if (!packet_cpu(&in->msg, &cpu)) {
+		if (!pcpu->is_int || pcpu->value > UINT32_MAX / 2) {
 			snprintf(m->err, m->err_len,
 				 "%s: core %s: a packet without an integer "
 				 "cpu_id in its context: its CPU is unknown",
@@ -251,30 +175,105 @@ static int stream_of(struct merge *m, struct input *in,
 	 * LTTng's per-CPU streams: the CPU of their packets, kept */
 	ht_ctf_wstream_set_cpu_id(*ws, in->core->id);
 	if (has_uint_member(is->stream_class->packet_context, "cpu_id") &&
-	    in->msg.packet && in->msg.packet->context) {
-		const struct ht_ctf_field *f =
-		    ht_ctf_field_member(in->msg.packet->context, "cpu_id");
-
-		if (f) {
-			ht_ctf_wstream_set_cpu_id(*ws, (uint32_t)f->v.u);
-		}
+	    pcpu->has) {
+		ht_ctf_wstream_set_cpu_id(*ws, (uint32_t)pcpu->value);
 	}
 	return 0;
 }
 
-/* Reads @in's next event; handles the discard messages on the way. */
+int ht__merge_place(struct merge *m, struct input *in, int64_t key,
+		    const char *ev_name, const char *path, uint64_t offset_bits,
+		    uint64_t *ts)
+{
+	struct ht_merge_stats *st = m->st;
+
+	if (m->o->keep_ref_clock && key < m->origin_ns) {
+		/* the earliest of the cores' (ties: the first core's) */
+		if (!m->early.found || key < m->early.key) {
+			m->early.found = true;
+			m->early.key = key;
+			snprintf(m->early.msg, sizeof(m->early.msg),
+				 "file=%s offset=%" PRIu64 ": core %s: event "
+				 "%s maps to %" PRId64 " ns, before the origin "
+				 "of the reference clock %s (%" PRId64
+				 " ns): it cannot be placed on that clock",
+				 path, offset_bits / 8, in->core->name, ev_name,
+				 key, m->o->ref_clock->name, m->origin_ns);
+		}
+		return HT__MERGE_TOO_EARLY;
+	}
+	*ts = ht__merge_out_ts(m, key);
+	if (!st->has_time || key < st->first_ns) {
+		st->first_ns = key;
+	}
+	if (!st->has_time || key > st->last_ns) {
+		st->last_ns = key;
+	}
+	st->has_time = true;
+	st->events++;
+	return 0;
+}
+
+int ht__merge_loss(struct merge *m, struct input *in, struct ht_ctf_wstream *ws,
+		   bool events, uint64_t count, bool has_range,
+		   uint64_t end_cycles)
+{
+	uint64_t ts = has_range
+			  ? ht__merge_out_ts(
+				m, in->core->map(in->core->map_arg, end_cycles))
+			  : 0;
+	int ret;
+
+	if (events) {
+		m->st->discarded_events += count;
+		ret = ht_ctf_wstream_discarded(ws, count, ts);
+	} else {
+		m->st->lost_packets += count;
+		ret = ht_ctf_wstream_lost_packets(ws, count, ts);
+	}
+	if (ret) {
+		snprintf(m->err, m->err_len, "%s",
+			 ht_ctf_writer_last_error(m->w));
+	}
+	return ret;
+}
+
+int64_t ht__merge_key(struct input *in, const struct ht_merge_event *ev)
+{
+	const struct ht_merge_core *c = in->core;
+
+	return ht__merge_key_at(in, ev, c->map(c->map_arg, ev->cycles));
+}
+
+int64_t ht__merge_key_at(struct input *in, const struct ht_merge_event *ev,
+			 int64_t key)
+{
+	const struct ht_merge_core *c = in->core;
+
+	if (c->event_time) {
+		key = c->event_time(c->map_arg, ev, key);
+	}
+	/* a core's events stay in their order */
+	if (key < in->last_key) {
+		key = in->last_key;
+	}
+	in->last_key = key;
+	return key;
+}
+
+/*
+ * Reads @in's next event (decoding path) into in->msg and in->key;
+ * handles the discard messages on the way. Returns HT_EEOF at the end.
+ */
 static int advance(struct merge *m, struct input *in)
 {
+	struct ht__merge_cpu cpu;
 	struct ht_ctf_wstream *ws;
 	int ret;
 
 	for (;;) {
 		ret = ht_ctf_set_next(in->set, &in->msg);
-		if (ret == HT_EEOF) {
-			in->done = true;
-			return 0;
-		}
-		if (ret == HT_ENOMEM) {
+		if (ret == HT_EEOF || ret == HT_ENOMEM) {
 			return ret;
 		}
 		if (ret) {
@@ -286,53 +285,34 @@ static int advance(struct merge *m, struct input *in)
 			continue;
 		}
 		if (in->msg.kind == HT_CTF_MSG_EVENT) {
+			struct ht_merge_event ev;
+
 			if (!in->msg.has_time) {
 				snprintf(m->err, m->err_len,
 					 "%s: event without a timestamp",
 					 in->msg.stream->path);
 				return HT_EFORMAT;
 			}
-			in->key =
-			    in->core->map(in->core->map_arg, in->msg.cycles);
-			if (in->core->event_time) {
-				in->key = in->core->event_time(
-				    in->core->map_arg, &in->msg, in->key);
-			}
-			/* a stream's events stay in their order */
-			if (in->key < in->last_key) {
-				in->key = in->last_key;
-			}
-			in->last_key = in->key;
+			ev.stream = (uint32_t)(in->msg.stream->index -
+					       in->trace->streams[0]->index);
+			ev.offset_bits = in->msg.event->offset_bits;
+			ev.cycles = in->msg.cycles;
+			in->key = ht__merge_key(in, &ev);
 			return 0;
 		}
 		if (in->msg.kind != HT_CTF_MSG_DISCARDED_EVENTS &&
 		    in->msg.kind != HT_CTF_MSG_DISCARDED_PACKETS) {
 			continue;
 		}
-		ret = stream_of(m, in, in->msg.stream, &ws);
+		packet_cpu(&in->msg, &cpu);
+		ret = ht__merge_stream(m, in, in->msg.stream, &cpu, &ws);
 		if (ret) {
 			return ret;
 		}
-		{
-			uint64_t ts =
-			    in->msg.has_range
-				? out_ts(m, in->core->map(in->core->map_arg,
-							  in->msg.end_cycles))
-				: 0;
-
-			if (in->msg.kind == HT_CTF_MSG_DISCARDED_EVENTS) {
-				m->st->discarded_events += in->msg.count;
-				ret = ht_ctf_wstream_discarded(
-				    ws, in->msg.count, ts);
-			} else {
-				m->st->lost_packets += in->msg.count;
-				ret = ht_ctf_wstream_lost_packets(
-				    ws, in->msg.count, ts);
-			}
-		}
+		ret = ht__merge_loss(
+		    m, in, ws, in->msg.kind == HT_CTF_MSG_DISCARDED_EVENTS,
+		    in->msg.count, in->msg.has_range, in->msg.end_cycles);
 		if (ret) {
-			snprintf(m->err, m->err_len, "%s",
-				 ht_ctf_writer_last_error(m->w));
 			return ret;
 		}
 	}
@@ -341,41 +321,49 @@ static int advance(struct merge *m, struct input *in)
 static int emit(struct merge *m, struct input *in)
 {
 	const struct ht_ctf_event *ev = in->msg.event;
+	struct ht__merge_cpu cpu;
 	struct ht_ctf_wstream *ws;
+	uint64_t ts;
 	int ret;
 
-	ret = stream_of(m, in, in->msg.stream, &ws);
+	packet_cpu(&in->msg, &cpu);
+	ret = ht__merge_stream(m, in, in->msg.stream, &cpu, &ws);
+	if (!ret) {
+		ret =
+		    ht__merge_place(m, in, in->key, ev->cls->name,
+				    in->msg.stream->path, ev->offset_bits, &ts);
+	}
 	if (ret) {
 		return ret;
 	}
-	if (m->o->keep_ref_clock && in->key < m->origin_ns) {
-		snprintf(m->err, m->err_len,
-			 "file=%s offset=%" PRIu64 ": core %s: event %s maps "
-			 "to %" PRId64 " ns, before the origin of the "
-			 "reference clock %s (%" PRId64 " ns): it cannot be "
-			 "placed on that clock",
-			 in->msg.stream->path, ev->offset_bits / 8,
-			 in->core->name, ev->cls->name, in->key,
-			 m->o->ref_clock->name, m->origin_ns);
-		return HT_ERANGE;
-	}
-	ret =
-	    ht_ctf_wstream_event(ws, ev->cls->id, out_ts(m, in->key),
-				 ev->scope[HT_CTF_SCOPE_EVENT_COMMON_CONTEXT],
-				 ev->scope[HT_CTF_SCOPE_EVENT_SPECIFIC_CONTEXT],
-				 ev->scope[HT_CTF_SCOPE_EVENT_PAYLOAD]);
+	ret = ht_ctf_wstream_event(
+	    ws, ev->cls->id, ts, ev->scope[HT_CTF_SCOPE_EVENT_COMMON_CONTEXT],
+	    ev->scope[HT_CTF_SCOPE_EVENT_SPECIFIC_CONTEXT],
+	    ev->scope[HT_CTF_SCOPE_EVENT_PAYLOAD]);
 	if (ret) {
 		snprintf(m->err, m->err_len, "%s",
 			 ht_ctf_writer_last_error(m->w));
-		return ret;
 	}
-	if (!m->st->has_time) {
-		m->st->has_time = true;
-		m->st->first_ns = in->key;
+	return ret;
+}
+
+/* The decoding path: every event of @in decoded, then encoded. */
+static int decode_input(struct merge *m, struct input *in)
+{
+	int ret;
+
+	for (;;) {
+		ret = advance(m, in);
+		if (ret == HT_EEOF) {
+			return 0;
+		}
+		if (!ret) {
+			ret = emit(m, in);
+		}
+		if (ret) {
+			return ret;
+		}
 	}
-	m->st->last_ns = in->key;
-	m->st->events++;
-	return 0;
 }
 
 static int open_input(struct merge *m, struct input *in)
@@ -404,11 +392,24 @@ static int open_input(struct merge *m, struct input *in)
 	if (!in->sc_out) {
 		return HT_ENOMEM;
 	}
+	/* (a per-CPU input's streams are named by their packets) */
+	in->copy = !in->core->per_cpu;
+	for (i = 0; i < t->nr_stream_classes; i++) {
+		if (!ht__merge_copy_align(t->stream_classes[i])) {
+			in->copy = false;
+		}
+	}
 	for (i = 0; i < t->nr_stream_classes; i++) {
 		const struct ht_ctf_stream_class *sc = t->stream_classes[i];
 
 		ret = ht_ctf_writer_add_stream_class(m->w, sc->event_context,
 						     &in->sc_out[i]);
+		/* the copied records' contexts and payloads in place (the
+		 * decoding path writes the same layout) */
+		if (!ret && in->copy) {
+			ret = ht_ctf_writer_stream_class_header_align(
+			    m->w, in->sc_out[i], ht__merge_copy_align(sc));
+		}
 		/* every class: cpu_id next to core_id (docs/ctf-layout.md) */
 		if (!ret) {
 			ret = ht_ctf_writer_stream_class_add_cpu_id(
@@ -563,37 +564,34 @@ static void writer_clock(const struct ht_merge_opts *o,
 	}
 }
 
-/* The k-way merge: each input's next event, smallest mapped time
- * first, until every input is done. */
+/*
+ * Every input, one after the other: an output stream's events come
+ * from its input stream alone, so the order across cores changes
+ * nothing in the files. HETRACE_MERGE_DECODE=1 in the environment
+ * takes the decoding path for every core (to compare the two paths).
+ */
 static int merge_events(struct merge *m)
 {
+	const char *env = getenv("HETRACE_MERGE_DECODE");
+	bool decode = env && *env && strcmp(env, "0") != 0;
 	size_t i;
 	int ret;
 
 	for (i = 0; i < m->nr_in; i++) {
-		ret = advance(m, &m->in[i]);
-		if (ret) {
-			return ret;
+		struct input *in = &m->in[i];
+
+		if (!decode && in->copy) {
+			ret = ht__merge_copy_input(m, in);
+		} else {
+			ret = decode_input(m, in);
 		}
-		if (!m->in[i].done) {
-			m->heap[m->heap_len++] = i;
-			heap_up(m, m->heap_len - 1);
+		if (ret && ret != HT__MERGE_TOO_EARLY) {
+			return ret;
 		}
 	}
-	while (m->heap_len) {
-		struct input *in = &m->in[m->heap[0]];
-
-		ret = emit(m, in);
-		if (!ret) {
-			ret = advance(m, in);
-		}
-		if (ret) {
-			return ret;
-		}
-		if (in->done) {
-			m->heap[0] = m->heap[--m->heap_len];
-		}
-		heap_down(m, 0);
+	if (m->early.found) {
+		snprintf(m->err, m->err_len, "%s", m->early.msg);
+		return HT_ERANGE;
 	}
 	return 0;
 }
@@ -642,8 +640,7 @@ int ht_merge_run(const struct ht_merge_core *cores, size_t nr_cores,
 		m.origin_ns = (int64_t)origin;
 	}
 	m.in = calloc(nr_cores + 1, sizeof(*m.in));
-	m.heap = calloc(nr_cores + 1, sizeof(*m.heap));
-	if (!m.in || !m.heap) {
+	if (!m.in) {
 		ret = HT_ENOMEM;
 		goto free_all;
 	}
@@ -685,6 +682,5 @@ free_all:
 		}
 	}
 	free(m.in);
-	free(m.heap);
 	return ret;
 }

@@ -6,8 +6,14 @@
  * The merge: N CTF traces (one per core, each on its own clock) -> one
  * CTF trace on one clock in ns (ctf-writer.h), one stream per input
  * stream, every event with every field, its time mapped through its
- * core's function. A streaming k-way merge on the mapped times: memory
- * is (number of streams) x (one packet), whatever the trace size.
+ * core's function. Each output stream is written from its input stream
+ * alone, so the cores are merged one after the other (a core's own
+ * streams in their time order, for the order of its mapped times):
+ * memory is (streams of one core) x (one packet), whatever the trace
+ * size. A core whose records need no alignment beyond a byte after a
+ * fixed event header has its records copied as bytes, the header
+ * written anew (merge-copy.c); the others are decoded and encoded
+ * field by field.
  *
  * Discarded events and lost packets of the inputs are carried over
  * (events_discarded, packet_seq_num gaps); damaged packets are skipped
@@ -28,12 +34,27 @@
 typedef int64_t (*ht_merge_map_fn)(void *arg, uint64_t cycles);
 
 /*
- * Optional: the time of event @msg, given @ns = map(msg->cycles). May
+ * Optional: map() of @cycles[i] into @ns[i] for i < @n, the same
+ * values, for times of one stream of a core in their order (cheaper
+ * per time than map()).
+ */
+typedef void (*ht_merge_map_many_fn)(void *arg, const uint64_t *cycles,
+				     int64_t *ns, size_t n);
+
+/* An event as the event-time callback sees it. */
+struct ht_merge_event {
+	uint32_t stream;      /* its stream's index in its core's trace */
+	uint64_t offset_bits; /* where its record starts in that file */
+	uint64_t cycles;      /* its time (extended cycles) */
+};
+
+/*
+ * Optional: the time of event @ev, given @ns = map(ev->cycles). May
  * move an event later within the clock tick it was stamped in (e.g. a
  * receive placed after its send). Called once per event, in the core's
- * order; later events of the stream are kept at or after it.
+ * order; later events of the core are kept at or after it.
  */
-typedef int64_t (*ht_merge_event_fn)(void *arg, const struct ht_ctf_msg *msg,
+typedef int64_t (*ht_merge_event_fn)(void *arg, const struct ht_merge_event *ev,
 				     int64_t ns);
 
 struct ht_merge_core {
@@ -44,7 +65,8 @@ struct ht_merge_core {
 	const char *master; /* master's name or NULL */
 	const char *sync;   /* quality for the env, or NULL */
 	ht_merge_map_fn map;
-	ht_merge_event_fn event_time; /* NULL: map() alone */
+	ht_merge_map_many_fn map_many; /* NULL: map() one by one */
+	ht_merge_event_fn event_time;  /* NULL: map() alone */
 	void *map_arg;
 	/* the core's own clock frequency (env core_<id>_clock_hz, for
 	 * values in core cycles such as on-target profiles); 0: none */
@@ -89,6 +111,7 @@ struct ht_merge_opts {
 
 struct ht_merge_stats {
 	uint64_t events;
+	uint64_t copied; /* of them, records copied as bytes */
 	uint64_t discarded_events;
 	uint64_t lost_packets;
 	uint64_t damaged; /* damaged packets skipped */

@@ -12,6 +12,7 @@
 #include "common/error.h"
 #include "common/json-writer.h"
 #include "capture-reader-internal.h"
+#include "convex-hull.h"
 #include "sync-kernel.h"
 #include "sync-run.h"
 
@@ -25,10 +26,10 @@
 struct fix {
 	uint64_t cycles; /* the receive's time on its core */
 	int64_t need;	 /* the send's mapped time */
-	/* which receive: several can share one tick of a coarse clock */
-	uint64_t num;	 /* its seq or message id */
-	uint32_t sender; /* the sending core's id */
-	uint8_t chan;	 /* enum ht_capture_chan */
+	/* which receive: several can share one tick of a coarse clock;
+	 * the record itself (struct ht_capture_pair) names it */
+	uint64_t offset_bits;
+	uint32_t stream;
 };
 
 struct core_map {
@@ -44,14 +45,19 @@ struct core_map {
 	size_t nr_bad;
 	/* times beyond the int64 ns range, saturated (counted) */
 	uint64_t saturated;
+	/* where the fit follows two lines around the last time mapped */
+	struct ht_fit_span span;
+	/* the same before the first or after the last message, with the
+	 * estimate line of est_at() there (outer_span()) */
+	struct ht_fit_span outer;
+	const struct ht_fit_segment *outer_seg; /* NULL: no estimate line */
+	double outer_min_slope, outer_max_slope;
 };
 
 /* floor(a / b), b > 0 */
 static __int128 floor_div(__int128 a, __int128 b)
 {
-	__int128 q = a / b;
-
-	return (a % b && a < 0) ? q - 1 : q;
+	return ht__floor_div(a, b);
 }
 
 static int64_t sat(__int128 v)
@@ -72,6 +78,9 @@ static __int128 clock_ns_wide(const struct ht_ctf_clock *k, int64_t cycles)
 	__int128 c = (__int128)cycles + k->offset_cycles;
 	uint64_t f = k->freq_hz ? k->freq_hz : 1;
 
+	if (f == NS_PER_S) {
+		return (__int128)k->offset_s * NS_PER_S + c;
+	}
 	return (__int128)k->offset_s * NS_PER_S +
 	       floor_div(c * NS_PER_S, (__int128)f);
 }
@@ -205,28 +214,165 @@ static int est_at(const struct ht_fit_set *sync, unsigned node, int64_t t,
 	return 0;
 }
 
+/*
+ * The line @l at @t floored, as line_at(): the quotient estimated in
+ * doubles (@slope is the line's), made exact by the remainder;
+ * line_at() itself when a double is not within one of it.
+ */
+static __int128 line_floor(const struct ht_fit_line *l, double slope, int64_t t)
+{
+	const int64_t dx = l->x1 - l->x0;
+	const __int128 d = (__int128)t - l->x0;
+	const __int128 num = d * ((__int128)l->y1 - l->y0);
+	const double qd = (double)d * slope;
+	__int128 q, r;
+
+	if (dx <= 0 || !(qd > -4e15 && qd < 4e15)) {
+		return line_at(l, t);
+	}
+	q = (__int128)(int64_t)qd;
+	r = num - q * dx;
+	while (r < 0) {
+		q--;
+		r += dx;
+	}
+	while (r >= dx) {
+		q++;
+		r -= dx;
+	}
+	return l->y0 + q;
+}
+
+/* The span of @m's times around @t outside the pieces' messages, with
+ * the segment whose estimate line est_at() takes there (line_est()). */
+static void outer_span(struct core_map *m, int64_t t)
+{
+	const struct ht_fit_node *fit =
+	    ht_fit_set_get_node(m->run->sync, (unsigned)m->node);
+	const struct ht_fit_segment *g;
+	size_t k, j = 0;
+
+	m->outer_seg = NULL;
+	ht_fit_set_outer_span(m->run->sync, (unsigned)m->node, t, &m->outer);
+	if (!m->outer.valid || !fit || !fit->nr_segments) {
+		return;
+	}
+	/* line_est()'s segment: the last one beginning at or before t,
+	 * the same over the span's part where it is */
+	for (k = 1; k < fit->nr_segments; k++) {
+		if (t >= fit->segments[k].begin_x) {
+			j = k;
+		}
+	}
+	if (j > 0 && fit->segments[j].begin_x > m->outer.x0) {
+		m->outer.x0 = fit->segments[j].begin_x;
+	}
+	if (j + 1 < fit->nr_segments &&
+	    fit->segments[j + 1].begin_x - 1 < m->outer.x1) {
+		m->outer.x1 = fit->segments[j + 1].begin_x - 1;
+	}
+	g = &fit->segments[j];
+	if (g->min_line.valid && g->max_line.valid) {
+		m->outer_seg = g;
+		m->outer_min_slope = ht_fit_line_slope(&g->min_line);
+		m->outer_max_slope = ht_fit_line_slope(&g->max_line);
+	}
+}
+
+/* est_at() in @m's outer span: the estimate line kept in the bounds. */
+static int64_t outer_est(const struct core_map *m, int64_t t)
+{
+	const struct ht_fit_segment *g = m->outer_seg;
+	int64_t lo, hi, e;
+
+	ht_fit_span_bounds(&m->outer, t, &lo, &hi);
+	if (g) {
+		e = sat(floor_div(
+		    line_floor(&g->min_line, m->outer_min_slope, t) +
+			line_floor(&g->max_line, m->outer_max_slope, t),
+		    2));
+		if (e > -HT_FIT_TIME_LIMIT && e < HT_FIT_TIME_LIMIT) {
+			return e < lo ? lo : e > hi ? hi : e;
+		}
+	}
+	return (int64_t)(lo + ((__int128)hi - lo) / 2);
+}
+
 static int64_t map_cycles(void *arg, uint64_t cycles)
 {
 	struct core_map *m = arg;
-	int64_t est = 0;
+	int64_t est = 0, t;
 
 	if (m->own_clock) {
 		return clock_ns_counted(m, m->clock, to_time(cycles),
 					m->shift_ns);
 	}
-	if (est_at(m->run->sync, (unsigned)m->node, to_time(cycles), &est, NULL,
-		   NULL)) {
-		return INT64_MIN;
+	t = to_time(cycles);
+	if (!m->span.valid || t < m->span.x0 || t > m->span.x1) {
+		/* (the span's est is est_at()'s: the middle of the
+		 * bounds, inside a piece's messages) */
+		ht_fit_set_map_span(m->run->sync, (unsigned)m->node, t,
+				    &m->span);
+	}
+	if (m->span.valid) {
+		est = ht_fit_span_est(&m->span, t);
+	} else {
+		if (!m->outer.valid || t < m->outer.x0 || t > m->outer.x1) {
+			outer_span(m, t);
+		}
+		if (m->outer.valid && t >= m->outer.x0 && t <= m->outer.x1) {
+			est = outer_est(m, t);
+		} else if (est_at(m->run->sync, (unsigned)m->node, t, &est,
+				  NULL, NULL)) {
+			return INT64_MIN;
+		}
 	}
 	return clock_ns_counted(m, m->clock, est, 0);
 }
 
+/* map_cycles() of @cycles[i] into @ns[i]: the times in a span of the
+ * fit together. */
+static void map_many(void *arg, const uint64_t *cycles, int64_t *ns, size_t n)
+{
+	struct core_map *m = arg;
+	int64_t t[256];
+	size_t i, k, c, done, j;
+
+	for (i = 0; i < n; i += c) {
+		c = n - i < 256 ? n - i : 256;
+		if (m->own_clock) {
+			for (k = 0; k < c; k++) {
+				ns[i + k] = map_cycles(m, cycles[i + k]);
+			}
+			continue;
+		}
+		for (k = 0; k < c; k++) {
+			t[k] = to_time(cycles[i + k]);
+		}
+		for (k = 0; k < c; k += done) {
+			if (!m->span.valid || t[k] < m->span.x0 ||
+			    t[k] > m->span.x1) {
+				/* (a new span, or ht_fit_set_map()) */
+				ns[i + k] = map_cycles(m, cycles[i + k]);
+				done = 1;
+				continue;
+			}
+			done = ht_fit_span_est_many(&m->span, t + k, ns + i + k,
+						    c - k);
+			for (j = i + k; j < i + k + done; j++) {
+				ns[j] = clock_ns_counted(m, m->clock, ns[j], 0);
+			}
+		}
+	}
+}
+
 /* Whether @msg is one of the events with a damaged timestamp. */
-static bool is_bad_time(const struct core_map *m, const struct ht_ctf_msg *msg)
+static bool is_bad_time(const struct core_map *m,
+			const struct ht_merge_event *ev)
 {
 	const struct ht_capture_bad_time *b = m->bad;
 	size_t lo = 0, hi = m->nr_bad;
-	uint64_t st = msg->stream->index, off = msg->event->offset_bits;
+	uint64_t st = ev->stream, off = ev->offset_bits;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -242,34 +388,6 @@ static bool is_bad_time(const struct core_map *m, const struct ht_ctf_msg *msg)
 }
 
 /*
- * Which message @msg receives, if it is a receive: its channel, number
- * and (but for sync_ack, whose sender is the core's master) the
- * sender's core id.
- */
-static bool receive_key(const struct ht_ctf_msg *msg, uint8_t *chan,
-			uint64_t *num, uint64_t *sender)
-{
-	const char *name = ht_ctf_event_short_name(msg->event->cls->name);
-
-	*sender = UINT64_MAX;
-	if (!strcmp(name, "sync_ack")) {
-		*chan = HT_CAPTURE_DOWN;
-		return ht__capture_payload_uint(msg, "seq", num);
-	}
-	if (!strcmp(name, "sync_recv")) {
-		*chan = HT_CAPTURE_UP;
-		return ht__capture_payload_uint(msg, "seq", num) &&
-		       ht__capture_payload_uint(msg, "slave", sender);
-	}
-	if (!strcmp(name, "msg_recv")) {
-		*chan = HT_CAPTURE_MSG;
-		return ht__capture_payload_uint(msg, "id", num) &&
-		       ht__capture_payload_uint(msg, "src", sender);
-	}
-	return false;
-}
-
-/*
  * A receive stamped with tick r happened in [r, r + 1) of its clock,
  * after its send: when the mapping of r puts it before the send, the
  * event is placed at the send's time, still inside its tick (the fix
@@ -277,32 +395,26 @@ static bool receive_key(const struct ht_ctf_msg *msg, uint8_t *chan,
  * receive moves (other receives of the tick keep their own need); the
  * merge keeps the core's later events at or after it.
  */
-static int64_t event_time(void *arg, const struct ht_ctf_msg *msg, int64_t ns)
+static int64_t event_time(void *arg, const struct ht_merge_event *ev,
+			  int64_t ns)
 {
 	struct core_map *m = arg;
-	uint64_t num, sender;
-	uint8_t chan;
 	size_t k;
 
 	/* a damaged timestamp: at its predecessor's time (the merge keeps
 	 * a stream's events in order), so that it moves no other event */
-	if (m->nr_bad && is_bad_time(m, msg)) {
+	if (m->nr_bad && is_bad_time(m, ev)) {
 		return INT64_MIN;
 	}
-	while (m->next < m->nr_fixes &&
-	       m->fixes[m->next].cycles < msg->cycles) {
+	while (m->next < m->nr_fixes && m->fixes[m->next].cycles < ev->cycles) {
 		m->next++;
 	}
-	if (m->next == m->nr_fixes || m->fixes[m->next].cycles != msg->cycles ||
-	    !receive_key(msg, &chan, &num, &sender)) {
-		return ns;
-	}
-	for (k = m->next; k < m->nr_fixes && m->fixes[k].cycles == msg->cycles;
+	for (k = m->next; k < m->nr_fixes && m->fixes[k].cycles == ev->cycles;
 	     k++) {
 		const struct fix *f = &m->fixes[k];
 
-		if (f->chan == chan && f->num == num &&
-		    (sender == UINT64_MAX || sender == f->sender)) {
+		if (f->stream == ev->stream &&
+		    f->offset_bits == ev->offset_bits) {
 			int64_t need = clock_ns(m->clock, f->need);
 
 			if (need > ns) {
@@ -470,18 +582,15 @@ static int cmp_fix(const void *a, const void *b)
 	if (x->cycles != y->cycles) {
 		return x->cycles < y->cycles ? -1 : 1;
 	}
-	if (x->chan != y->chan) {
-		return x->chan < y->chan ? -1 : 1;
+	if (x->stream != y->stream) {
+		return x->stream < y->stream ? -1 : 1;
 	}
-	if (x->num != y->num) {
-		return x->num < y->num ? -1 : 1;
-	}
-	return (x->sender > y->sender) - (x->sender < y->sender);
+	return (x->offset_bits > y->offset_bits) -
+	       (x->offset_bits < y->offset_bits);
 }
 
 static int add_fix(struct ht_sync_run *run, size_t core,
-		   const struct ht_capture_pair *p, uint32_t sender,
-		   int64_t need)
+		   const struct ht_capture_pair *p, int64_t need)
 {
 	struct ht_sync_run_core *r = &run->cores[core];
 	struct fix *f;
@@ -493,9 +602,8 @@ static int add_fix(struct ht_sync_run *run, size_t core,
 	f = &((struct fix *)r->fixes)[r->nr_fixes];
 	f->cycles = p->recv;
 	f->need = need;
-	f->num = p->num;
-	f->sender = sender;
-	f->chan = p->chan;
+	f->offset_bits = p->recv_offset_bits;
+	f->stream = p->recv_stream;
 	r->nr_fixes++;
 	return 0;
 }
@@ -526,7 +634,7 @@ static int check_pair(struct ht_sync_run *run, const struct ht_capture_link *l,
 	    !est_at(run->sync, (unsigned)l->to, to_time(p->recv + 1), &r_next,
 		    NULL, NULL) &&
 	    s < r_next) {
-		ret = add_fix(run, l->to, p, run->cores[l->from].core->id, s);
+		ret = add_fix(run, l->to, p, s);
 		if (ret) {
 			return ret;
 		}
@@ -678,6 +786,7 @@ static int merge_core(struct ht_sync_run *run, size_t i,
 	mc->role = c->is_master ? "master" : c->master_name ? "slave" : NULL;
 	mc->master = c->master_name;
 	mc->map = map_cycles;
+	mc->map_many = map_many;
 	mc->event_time = event_time;
 	mc->map_arg = map;
 	mc->clock_hz = c->clock ? c->clock->freq_hz : 0;
@@ -1272,13 +1381,14 @@ int ht_sync_run_write_json(const struct ht_sync_run *run, FILE *f,
 	fputs(",\n  \"bounds\": \"[core cycles, lo ns, estimate ns, hi ns] "
 	      "on the reference clock\",\n",
 	      f);
-	fprintf(f,
-		"  \"merged\": %s, \"events\": %" PRIu64
-		", \"damaged_packets\": %" PRIu64
-		", \"damaged_timestamps\": %" PRIu64
-		", \"saturated_times\": %" PRIu64 ",\n  \"missing_cores\": [",
-		run->merged ? "true" : "false", run->merge.events, run->damaged,
-		run->bad_times, run->saturated);
+	fprintf(
+	    f,
+	    "  \"merged\": %s, \"events\": %" PRIu64
+	    ", \"events_copied\": %" PRIu64 ", \"damaged_packets\": %" PRIu64
+	    ", \"damaged_timestamps\": %" PRIu64
+	    ", \"saturated_times\": %" PRIu64 ",\n  \"missing_cores\": [",
+	    run->merged ? "true" : "false", run->merge.events,
+	    run->merge.copied, run->damaged, run->bad_times, run->saturated);
 	for (i = 0; i < ht_capture_reader_nr_missing(run->cap); i++) {
 		const struct ht_capture_missing *m =
 		    ht_capture_reader_missing(run->cap, i);

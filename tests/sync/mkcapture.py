@@ -22,6 +22,13 @@
 #                    64-bit cores only: arm0, mcu0); repeatable
 #   --clock CORE:FREQ:OFFSET_S:OFFSET  CORE's clock description as given
 #                    (hostile frequencies and offsets); timestamps unchanged
+#   --packed         the floats of `work` aligned on a byte (nothing is
+#                    aligned beyond a byte: the merge copies the records)
+#   --split CORE     CORE's packets alternate between two stream files,
+#                    `stream` and `stream_1` (each numbered on its own)
+#   --wide-sync      the sync_* payloads hold other members before seq and
+#                    slave (a string, an array, bit-packed and big-endian
+#                    integers), named `_seq` and `_slave`, bit-packed
 # TRUTH_JSON: per core, its events in order: [true ns, name, fields].
 import json
 import math
@@ -38,7 +45,8 @@ from ctfbits import Bits  # noqa: E402
 args = sys.argv[1:]
 out, truth_path = args[0], args[1]
 opts = {"ms": 50, "no_sync": None, "dup_ack": False, "back_recv": False,
-        "seed": 7, "wild": [], "clock": {}}
+        "seed": 7, "wild": [], "clock": {}, "packed": False, "split": None,
+        "wide": False}
 i = 2
 while i < len(args):
     a = args[i]
@@ -56,6 +64,12 @@ while i < len(args):
     elif a == "--clock":
         c, f, os_, oc = args[i + 1].split(":")
         opts["clock"][c] = (int(f, 0), int(os_, 0), int(oc, 0)); i += 2
+    elif a == "--packed":
+        opts["packed"] = True; i += 1
+    elif a == "--wide-sync":
+        opts["wide"] = True; i += 1
+    elif a == "--split":
+        opts["split"] = args[i + 1]; i += 2
     elif a == "--seed":
         opts["seed"] = int(args[i + 1]); i += 2
     else:
@@ -162,15 +176,18 @@ EV_IDS = {"sync_req": 0, "sync_ack": 1, "sync_notify": 2, "sync_recv": 3,
 
 
 def encode_work(w, f):
-    w.align(64)  # a structure is aligned as its most aligned member
+    # a structure is aligned as its most aligned member
+    w.align(8 if opts["packed"] else 64)
     w.string(f["name"])
     w.uint(f["i8"], 8)
     w.uint(f["h16"], 16)
     w.uint(f["b3"], 3, 1)
     w.uint(f["b5"], 5, 1)
     w.uint(f["be32"], 32, 8, "be")
-    w.uint(struct.unpack("<Q", struct.pack("<d", f["d"]))[0], 64, 64)
-    w.uint(struct.unpack("<I", struct.pack("<f", f["f"]))[0], 32, 32)
+    w.uint(struct.unpack("<Q", struct.pack("<d", f["d"]))[0], 64,
+           8 if opts["packed"] else 64)
+    w.uint(struct.unpack("<I", struct.pack("<f", f["f"]))[0], 32,
+           8 if opts["packed"] else 32)
     w.uint(f["state"], 8)
     for x in f["arr"]:
         w.uint(x, 8)
@@ -184,6 +201,49 @@ def encode_work(w, f):
         w.string(f["v"])
     else:
         w.uint(f["v"], 8)
+
+
+NARROW_SYNC = """event { name = "sync_req"; id = 0; stream_id = 0; fields := struct { uint32_t seq; uint32_t slave; }; };
+event { name = "sync_ack"; id = 1; stream_id = 0; fields := struct { uint32_t seq; }; };
+event { name = "sync_notify"; id = 2; stream_id = 0; fields := struct { uint32_t seq; }; };
+event { name = "sync_recv"; id = 3; stream_id = 0; fields := struct { uint32_t seq; uint32_t slave; }; };
+"""
+# (req/recv: after a string, an array, a 3-bit and a big-endian signed
+# 16-bit integer, seq on 32 bits aligned on 32, slave on 7 bits; ack/notify:
+# seq on 29 bits after 3 bits, in the trace's byte order)
+WIDE_REQ = """struct { string tag; uint8_t arr[3];
+	integer { size = 3; align = 1; signed = false; } b3;
+	integer { size = 16; align = 8; signed = true; byte_order = be; } s16;
+	integer { size = 32; align = 32; signed = false; } _seq;
+	integer { size = 7; align = 1; signed = false; } _slave; }"""
+WIDE_ACK = """struct { integer { size = 3; align = 1; signed = false; } b3;
+	integer { size = 29; align = 1; signed = false; } _seq; }"""
+WIDE_SYNC = """event { name = "sync_req"; id = 0; stream_id = 0; fields := %s; };
+event { name = "sync_ack"; id = 1; stream_id = 0; fields := %s; };
+event { name = "sync_notify"; id = 2; stream_id = 0; fields := %s; };
+event { name = "sync_recv"; id = 3; stream_id = 0; fields := %s; };
+""" % (WIDE_REQ, WIDE_ACK, WIDE_ACK, WIDE_REQ)
+
+
+def encode_sync(w, name, f):
+    if not opts["wide"]:
+        w.uint(f["seq"], 32)
+        if name in ("sync_req", "sync_recv"):
+            w.uint(f["slave"], 32)
+        return
+    if name in ("sync_req", "sync_recv"):
+        # (a structure is aligned as its most aligned member: _seq)
+        w.align(32)
+        w.string("round %d" % f["seq"])
+        for x in (1, 2, f["seq"] & 0xff):
+            w.uint(x, 8)
+        w.uint(5, 3, 1)
+        w.uint(-(f["seq"] % 300) & 0xffff, 16, 8, "be")
+        w.uint(f["seq"], 32, 32)
+        w.uint(f["slave"], 7, 1)
+    else:
+        w.uint(6, 3, 1)
+        w.uint(f["seq"], 29, 1)
 
 
 def metadata(c, tuuid, cuuid):
@@ -218,11 +278,7 @@ stream {
 	event.header := struct { uint32_t id; tsev timestamp; };
 	event.context := struct { integer { size = 16; align = 8; signed = true; } prio; };
 };
-event { name = "sync_req"; id = 0; stream_id = 0; fields := struct { uint32_t seq; uint32_t slave; }; };
-event { name = "sync_ack"; id = 1; stream_id = 0; fields := struct { uint32_t seq; }; };
-event { name = "sync_notify"; id = 2; stream_id = 0; fields := struct { uint32_t seq; }; };
-event { name = "sync_recv"; id = 3; stream_id = 0; fields := struct { uint32_t seq; uint32_t slave; }; };
-event { name = "msg_send"; id = 4; stream_id = 0; fields := struct { uint64_t id; uint32_t dst; uint32_t size; }; };
+%(sync_events)sevent { name = "msg_send"; id = 4; stream_id = 0; fields := struct { uint64_t id; uint32_t dst; uint32_t size; }; };
 event { name = "msg_recv"; id = 5; stream_id = 0; fields := struct { uint64_t id; uint32_t src; uint32_t size; }; };
 event {
 	name = "work"; id = 6; stream_id = 0; loglevel = 3;
@@ -235,8 +291,8 @@ event {
 		integer { size = 3; align = 1; signed = false; } b3;
 		integer { size = 5; align = 1; signed = true; } b5;
 		integer { size = 32; align = 8; signed = false; byte_order = be; } be32;
-		floating_point { exp_dig = 11; mant_dig = 53; align = 64; } d;
-		floating_point { exp_dig = 8; mant_dig = 24; align = 32; } f;
+		floating_point { exp_dig = 11; mant_dig = 53; align = %(falign64)d; } d;
+		floating_point { exp_dig = 8; mant_dig = 24; align = %(falign32)d; } f;
 		enum : uint8_t { IDLE = 0, RUN = 1, WAIT = 2 ... 4 } state;
 		uint8_t arr[3];
 		uint32_t n;
@@ -245,7 +301,10 @@ event {
 	};
 };
 """ % {"tuuid": tuuid, "cuuid": cuuid, "bo": bo, "env": env, "name": name,
-       "cfreq": ck[0], "cos": " offset_s = %d;" % ck[1] if name in opts["clock"] else "", "coc": ck[2], "tsbits": tsbits}
+       "cfreq": ck[0], "cos": " offset_s = %d;" % ck[1] if name in opts["clock"] else "", "coc": ck[2], "tsbits": tsbits,
+       "sync_events": WIDE_SYNC if opts["wide"] else NARROW_SYNC,
+       "falign64": 8 if opts["packed"] else 64,
+       "falign32": 8 if opts["packed"] else 32}
 
 
 truth = {}
@@ -269,6 +328,8 @@ for c in CORES:
     discarded = 0
     seqn = 0
     data = bytearray()
+    data1 = bytearray()
+    split = opts["split"] == name
     per = 40
     i = 0
     while i < len(evs):
@@ -301,10 +362,8 @@ for c in CORES:
             if e[1] == "work":
                 w.uint(0xBEEF & (len(kept) * 31), 16)  # cookie
                 encode_work(w, f)
-            elif e[1] in ("sync_req", "sync_recv"):
-                w.uint(f["seq"], 32); w.uint(f["slave"], 32)
-            elif e[1] in ("sync_ack", "sync_notify"):
-                w.uint(f["seq"], 32)
+            elif e[1].startswith("sync_"):
+                encode_sync(w, e[1], f)
             elif e[1] == "msg_send":
                 w.uint(f["id"], 64); w.uint(f["dst"], 32); w.uint(f["size"], 32)
             else:
@@ -316,11 +375,17 @@ for c in CORES:
         te = max(cstamps) if chunk else tb
         w.buf.extend(b"\0" * (size // 8 - len(w.buf)))
         struct.pack_into(p + "QQQQQQ", w.buf, ctx_pos // 8, size, content,
-                         tb, te, discarded, seqn)
-        data += w.buf
+                         tb, te, discarded, seqn // 2 if split else seqn)
+        if split and seqn % 2:
+            data1 += w.buf
+        else:
+            data += w.buf
         seqn += 1
     with open(os.path.join(d, "stream"), "wb") as f:
         f.write(data)
+    if split:
+        with open(os.path.join(d, "stream_1"), "wb") as f:
+            f.write(data1)
     truth[name] = {"id": cid, "events": kept, "discarded": discarded}
 with open(truth_path, "w") as f:
     json.dump(truth, f)
