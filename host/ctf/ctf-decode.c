@@ -83,6 +83,223 @@ static inline int decode_flat(struct ht__stream *s, const struct ht__plan *p,
 	return 0;
 }
 
+/* Room for @n fields in @kv (at most HT__KEEP_VAR_FIELDS). */
+static int keep_var_grow(struct ht__keep_var *kv, uint64_t n)
+{
+	uint32_t cap = kv->cap ? kv->cap : 64;
+	struct ht_ctf_field *f;
+
+	while (cap < n) {
+		cap *= 2;
+	}
+	f = realloc(kv->f, cap * sizeof(*f));
+	if (!f) {
+		return HT_ENOMEM;
+	}
+	kv->f = f;
+	kv->cap = cap;
+	return 0;
+}
+
+/*
+ * The elements of array or sequence @m (its element run @er, @len
+ * elements) at *@pos into fields @f, laid out unless @laid (their
+ * fields hold the element template already): as exec_run() and the
+ * general path's byte loop (ctf-fields.c) make them. Returns 0, or 1
+ * when they do not fit in the packet content.
+ */
+static inline int flat_var_elems(struct ht__stream *s, const struct ht__op *m,
+				 const struct ht__run *er, uint64_t len,
+				 bool laid, uint64_t *pos,
+				 struct ht_ctf_field *f)
+{
+	const struct ht__op *el = m + 1;
+	uint64_t p = *pos, k;
+
+	if (el->kind == HT__OP_INT && el->fast == HT__FAST_U8 && el->reg < 0 &&
+	    !el->meaning && !el->clock) {
+		/* bytes (text): as the general path's byte loop */
+		const uint8_t *b;
+
+		p = (p + 7) & ~(uint64_t)7;
+		if (p + len * 8 > s->content_end) {
+			return 1;
+		}
+		b = s->map + (p >> 3);
+		for (k = 0; k < len; k++) {
+			if (!laid) {
+				f[k].type = el->type;
+				f[k].name = NULL;
+				f[k].next = 1;
+				f[k].nr_children = 0;
+			}
+			f[k].v.u = el->is_signed ? (uint64_t)(int64_t)(int8_t)b[k]
+						 : b[k];
+		}
+		*pos = p + len * 8;
+		return 0;
+	}
+	for (k = 0; k < len; k++) {
+		if (er->align_bits > 1) {
+			p = ht__align_in_packet(s, p, er->align_bits);
+		}
+		if (p + er->size_bits > s->content_end) {
+			return 1;
+		}
+		if (!laid) {
+			memcpy(f, er->tmpl, er->nr_fields * sizeof(*f));
+		}
+		ht__run_load_leaves(s, er, p, f);
+		f += er->nr_fields;
+		p += er->size_bits;
+	}
+	*pos = p;
+	return 0;
+}
+
+/*
+ * Decodes flat scope with sequences @p (see struct ht__plan) at s->pos
+ * into the stream's kept fields @kv, laid out as the general path lays
+ * them out: the layout is written again only from the first sequence
+ * whose length differs from the last record's. Returns 0 with *@root
+ * set, 1 when something does not fit in the packet content or in
+ * HT__KEEP_VAR_FIELDS (the general path then takes the scope, and says
+ * what is wrong), or a negative HT_E... code.
+ */
+static int decode_flat_var(struct ht__stream *s, const struct ht__plan *p,
+			   struct ht__keep_var *kv,
+			   const struct ht_ctf_field **root)
+{
+	const struct ht__op *ops = p->ops, *op = &ops[0];
+	uint64_t pos = s->pos, need;
+	bool laid = kv->laid;
+	uint32_t k, n = 1, j = 0;
+
+	if (!kv->lens) {
+		kv->lens = calloc(p->nr_var, sizeof(*kv->lens));
+		if (!kv->lens) {
+			return ht__stream_fail(s, HT_ENOMEM, pos,
+					       "out of memory");
+		}
+	}
+	/* a record cut short leaves the layout half written */
+	kv->laid = false;
+	if (op->align_bits > 1) {
+		pos = ht__align_in_packet(s, pos, op->align_bits);
+	}
+	for (k = 0; k < op->nr_runs; k++) {
+		const struct ht__run *r = &op->runs[k];
+		const struct ht__op *m = &ops[r->member_op];
+		struct ht_ctf_field *f;
+
+		if (r->tmpl) {
+			if (r->align_bits > 1) {
+				pos =
+				    ht__align_in_packet(s, pos, r->align_bits);
+			}
+			if (pos + r->size_bits > s->content_end) {
+				return 1;
+			}
+			need = (uint64_t)n + r->nr_fields;
+			if (need > kv->cap) {
+				if (need > HT__KEEP_VAR_FIELDS) {
+					return 1;
+				}
+				if (keep_var_grow(kv, need)) {
+					goto nomem;
+				}
+			}
+			f = kv->f + n;
+			if (!laid) {
+				memcpy(f, r->tmpl, r->nr_fields * sizeof(*f));
+			}
+			ht__run_load_leaves(s, r, pos, f);
+			pos += r->size_bits;
+			n += r->nr_fields;
+		} else if (m->kind == HT__OP_STRING) {
+			const uint8_t *q, *z;
+
+			/* packets start on a byte: byte alignment in the
+			 * packet is byte alignment in the file */
+			pos = (pos + 7) & ~(uint64_t)7;
+			if (pos >= s->content_end) {
+				return 1;
+			}
+			q = s->map + (pos >> 3);
+			z = ht__find_nul(q, (s->content_end - pos) / 8);
+			if (!z) {
+				return 1;
+			}
+			if (n >= kv->cap) {
+				if (n >= HT__KEEP_VAR_FIELDS) {
+					return 1;
+				}
+				if (keep_var_grow(kv, n + 1)) {
+					goto nomem;
+				}
+			}
+			f = kv->f + n++;
+			if (!laid) {
+				f->type = m->type;
+				f->name = m->name;
+				f->next = 1;
+			}
+			f->v.str = (const char *)q;
+			f->nr_children = z - q;
+			pos += (uint64_t)(z - q + 1) * 8;
+		} else {
+			const struct ht__run *er = m->elem_run;
+			uint64_t len;
+
+			if (m->align_bits > 1) {
+				pos =
+				    ht__align_in_packet(s, pos, m->align_bits);
+			}
+			if (!ht__elems_fit(s, ops, r->member_op, pos, &len) ||
+			    len > HT__KEEP_VAR_FIELDS) {
+				return 1;
+			}
+			need = n + 1 + len * er->nr_fields;
+			if (need > kv->cap) {
+				if (need > HT__KEEP_VAR_FIELDS) {
+					return 1;
+				}
+				if (keep_var_grow(kv, need)) {
+					goto nomem;
+				}
+			}
+			if (laid && kv->lens[j] != len) {
+				laid = false;
+			}
+			kv->lens[j++] = len;
+			f = kv->f + n;
+			if (!laid) {
+				f->type = m->type;
+				f->name = m->name;
+				f->next = (uint32_t)(1 + len * er->nr_fields);
+				f->nr_children = (uint32_t)len;
+			}
+			if (flat_var_elems(s, m, er, len, laid, &pos, f + 1)) {
+				return 1;
+			}
+			n = (uint32_t)need;
+		}
+	}
+	if (!kv->cap && keep_var_grow(kv, 1)) {
+		goto nomem;
+	}
+	kv->f[0].type = op->type;
+	kv->f[0].name = NULL; /* as the general path names a scope */
+	kv->f[0].next = n;
+	kv->f[0].nr_children = op->nr;
+	kv->laid = true;
+	s->pos = pos;
+	*root = kv->f;
+	return 0;
+nomem:
+	return ht__stream_fail(s, HT_ENOMEM, pos, "out of memory");
+}
+
 /*
  * Decodes scope @p at s->pos. A fixed scope that fits in the packet
  * content goes into the stream's kept fields *@keep (made from the
@@ -145,6 +362,29 @@ scope_root(const struct ht__fieldbuf *fb, const struct ht_ctf_field *root,
 		return root;
 	}
 	return idx >= 0 ? &fb->f[idx] : NULL;
+}
+
+/*
+ * run_scope() for an event scope, whose kept fields may be those of a
+ * flat scope with sequences (@kv).
+ */
+static inline int run_event_scope(struct ht__stream *s,
+				  const struct ht__plan *p,
+				  struct ht_ctf_field **keep,
+				  struct ht__keep_var *kv,
+				  struct ht__fieldbuf *fb,
+				  const struct ht_ctf_field **root, int64_t *idx)
+{
+	if (p->flat_var) {
+		int ret = decode_flat_var(s, p, kv, root);
+
+		*idx = -1;
+		if (ret <= 0) {
+			return ret;
+		}
+		/* it does not fit: the general path says where */
+	}
+	return run_scope(s, p, keep, fb, root, idx);
 }
 
 static bool has_m(const struct ht__stream *s, enum ht__meaning m)
@@ -273,6 +513,11 @@ static int find_stream_class(struct ht__stream *s, uint64_t at)
 					       "out of memory");
 		}
 		s->nr_keep_ec = sc->pub.nr_event_classes * 2;
+		s->keep_var = calloc(s->nr_keep_ec + 1, sizeof(*s->keep_var));
+		if (!s->keep_var) {
+			return ht__stream_fail(s, HT_ENOMEM, at,
+					       "out of memory");
+		}
 		s->sc = sc;
 		s->pub.stream_class = &sc->pub;
 		memset(&s->ev_msg, 0, sizeof(s->ev_msg));
@@ -299,6 +544,11 @@ void ht__stream_fini(struct ht__stream *s)
 		free(s->keep_ec[i]);
 	}
 	free(s->keep_ec);
+	for (i = 0; s->keep_var && i <= s->nr_keep_ec; i++) {
+		free(s->keep_var[i].f);
+		free(s->keep_var[i].lens);
+	}
+	free(s->keep_var);
 	free(s->pf.f);
 	free(s->ef.f);
 }
@@ -722,6 +972,7 @@ static void queue_packet_msgs(struct ht__stream *s)
  */
 static inline int fast_scope(struct ht__stream *s, const struct ht__plan *p,
 			     struct ht_ctf_field **keep,
+			     struct ht__keep_var *kv,
 			     const struct ht_ctf_field **root)
 {
 	const struct ht__run *r = p->root_run;
@@ -729,6 +980,9 @@ static inline int fast_scope(struct ht__stream *s, const struct ht__plan *p,
 	if (!p->nr_ops) {
 		*root = NULL;
 		return 0;
+	}
+	if (p->flat_var) {
+		return decode_flat_var(s, p, kv, root);
 	}
 	if (r) {
 		uint64_t pos = s->pos;
@@ -771,6 +1025,7 @@ static inline int read_event(struct ht__stream *s)
 		struct ht__event_class *ec;
 		const struct ht_ctf_field *r1, *r2, *r3;
 		struct ht_ctf_field **kec;
+		struct ht__keep_var *kv;
 		int ret;
 
 		ht__leaf_load_plain(hr->leaves, hr->leaves + hr->nr_leaves,
@@ -793,13 +1048,17 @@ static inline int read_event(struct ht__stream *s)
 			s->ev_start = start;
 			s->pos = pos + hr->size_bits;
 			kec = &s->keep_ec[2 * ec->index];
+			kv = &s->keep_var[2 * ec->index];
 			ret = fast_scope(s, &sc->event_context,
-					 &s->keep[HT__KEEP_EV_CONTEXT], &r1);
+					 &s->keep[HT__KEEP_EV_CONTEXT],
+					 &s->keep_var[s->nr_keep_ec], &r1);
 			if (!ret) {
-				ret = fast_scope(s, &ec->context, &kec[0], &r2);
+				ret = fast_scope(s, &ec->context, &kec[0],
+						 &kv[0], &r2);
 			}
 			if (!ret) {
-				ret = fast_scope(s, &ec->payload, &kec[1], &r3);
+				ret = fast_scope(s, &ec->payload, &kec[1],
+						 &kv[1], &r3);
 			}
 			if (ret < 0) {
 				return ret;
@@ -896,6 +1155,7 @@ int ht__stream_read_event(struct ht__stream *s)
 	struct ht__event_class *ec = NULL;
 	const struct ht_ctf_field *root[4];
 	struct ht_ctf_field **kec;
+	struct ht__keep_var *kv;
 	int64_t idx[4];
 	uint64_t id;
 	int ret;
@@ -946,15 +1206,18 @@ int ht__stream_read_event(struct ht__stream *s)
 				       (unsigned long long)id);
 	}
 	kec = &s->keep_ec[2 * ec->index];
-	ret = run_scope(s, &sc->event_context, &s->keep[HT__KEEP_EV_CONTEXT],
-			&s->ef, &root[1], &idx[1]);
+	kv = &s->keep_var[2 * ec->index];
+	ret = run_event_scope(s, &sc->event_context,
+			      &s->keep[HT__KEEP_EV_CONTEXT],
+			      &s->keep_var[s->nr_keep_ec], &s->ef, &root[1],
+			      &idx[1]);
 	if (!ret) {
-		ret = run_scope(s, &ec->context, &kec[0], &s->ef, &root[2],
-				&idx[2]);
+		ret = run_event_scope(s, &ec->context, &kec[0], &kv[0], &s->ef,
+				      &root[2], &idx[2]);
 	}
 	if (!ret) {
-		ret = run_scope(s, &ec->payload, &kec[1], &s->ef, &root[3],
-				&idx[3]);
+		ret = run_event_scope(s, &ec->payload, &kec[1], &kv[1], &s->ef,
+				      &root[3], &idx[3]);
 	}
 	if (ret) {
 		return ret;

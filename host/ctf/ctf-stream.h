@@ -51,6 +51,21 @@ enum ht__keep {
 	HT__NR_KEEP,
 };
 
+/*
+ * The kept fields of a flat scope with sequences (struct ht__plan
+ * .flat_var): as many as its sequences' lengths make, at most
+ * HT__KEEP_VAR_FIELDS (a longer record goes through the general path).
+ * .lens are the lengths the fields are laid out for, when .laid.
+ */
+#define HT__KEEP_VAR_FIELDS 1024
+
+struct ht__keep_var {
+	struct ht_ctf_field *f;
+	uint32_t cap;
+	bool laid;
+	uint64_t *lens; /* .nr_var of the plan */
+};
+
 struct ht__stream {
 	struct ht_ctf_stream pub;
 	struct ht__trace *trace;
@@ -120,6 +135,9 @@ struct ht__stream {
 	struct ht_ctf_field *keep_hdr[HT__HDR_OPTIONS];
 	struct ht_ctf_field **keep_ec;
 	size_t nr_keep_ec;
+	/* the same for flat scopes with sequences, and the stream's event
+	 * context's at [2 * nr_event_classes] */
+	struct ht__keep_var *keep_var;
 
 	struct ht_ctf_msg msg;	      /* the pending message, unless EVENT */
 	struct ht_ctf_msg ev_msg;     /* the pending EVENT message */
