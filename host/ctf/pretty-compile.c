@@ -151,7 +151,12 @@ static void compile_field(struct compiler *c, const struct ht_ctf_type *t,
 	case HT_CTF_VARIANT:
 		/* one entry here; run_line shifts what follows by the
 		 * field's actual size */
-		emit(c, is_text(t) ? OP_TEXT : OP_VAR, scope, names, at, t, 0);
+		emit(c,
+		     is_text(t)			      ? OP_TEXT
+		     : t->kind == HT_CTF_SEQUENCE &&
+			     t->element->kind == HT_CTF_INT ? OP_INTS
+							    : OP_VAR,
+		     scope, names, at, t, 0);
 		return;
 	case HT_CTF_ARRAY:
 		if (is_text(t)) {
@@ -300,7 +305,11 @@ void ht__pretty_compile_line(struct ht_pretty *p, struct ec_cache *e)
 	}
 	e->nr_checks = 0;
 	for (s = HT_CTF_SCOPE_PACKET_CONTEXT; s < HT_CTF_NR_SCOPES; s++) {
-		if (e->scope_size[s]) {
+		size_t i;
+
+		for (i = 0; i + 1 < c.nr_ops && c.ops[i].scope != s; i++) {
+		}
+		if (i + 1 < c.nr_ops) {
 			e->checks[e->nr_checks++] = (uint8_t)s;
 		}
 	}

@@ -34,6 +34,7 @@ enum op_kind {
 	OP_TEXT,    /* text array: children are the bytes */
 	OP_GENERIC, /* a whole scope of variable shape: the field walker */
 	OP_VAR,	    /* a sequence or variant inside a compiled scope */
+	OP_INTS,    /* a sequence of integers inside a compiled scope */
 	OP_PCTX,    /* the packet context, variable shape */
 	OP_END,	    /* only the literal */
 };
@@ -70,7 +71,8 @@ struct ec_cache {
 	char *lits;
 	size_t fixed_max; /* bytes the ops need at most, but strings */
 	uint32_t scope_size[HT_CTF_NR_SCOPES]; /* fixed-shape scope sizes */
-	/* the scopes with a size there, checked per event */
+	/* the scopes the ops read, checked per event: present, and of
+	 * size .scope_size when that is not 0 */
 	uint8_t checks[HT_CTF_NR_SCOPES];
 	uint8_t nr_checks;
 	/* packet context members to print (bit i: member i); members past

@@ -425,28 +425,72 @@ static int run_enum(struct ht_pretty *p, struct op *op, uint64_t v)
 }
 
 /*
+ * A sequence of integers @f (OP_INTS) as the field walker prints it:
+ * "[ ]", or "[ [0] = v, [1] = v ]" (without the indices when
+ * @names is false). Returns 0 or HT_ENOMEM.
+ */
+static int run_ints(struct ht_pretty *p, const struct ht_ctf_field *f,
+		    bool names)
+{
+	const struct ht_ctf_type *t = f->type->element;
+	uint32_t i, n = f->nr_children;
+	char *o;
+	int ret;
+
+	/* per element: ", [4294967295] = " and a value of up to 72 bytes */
+	ret = reserve(p, (size_t)n * 96 + 4);
+	if (ret) {
+		return ret;
+	}
+	o = p->out.data + p->out.len;
+	if (!n) {
+		o = OUT_LIT(o, "[ ]");
+	} else {
+		o = OUT_LIT(o, "[ ");
+		for (i = 0; i < n; i++) {
+			if (i) {
+				o = OUT_LIT(o, ", ");
+			}
+			if (names) {
+				*o++ = '[';
+				o = out_u64(o, i);
+				o = OUT_LIT(o, "] = ");
+			}
+			o = out_int(o, t, f[1 + i].v.u);
+		}
+		o = OUT_LIT(o, " ]");
+	}
+	p->out.len = (size_t)(o - p->out.data);
+	return 0;
+}
+
+/*
  * Formats one event with its compiled line; 1: shape mismatch. The
  * hottest loop of `hetrace print`, kept in one piece: with its shape
  * check in a helper, or two of its cases merged, GCC allocates it worse
- * (+0.5% instructions each, callgrind).
+ * (+0.5% instructions each, callgrind). Each op's field is at its index
+ * from its scope's base, which the variable fields before it in the
+ * scope moved by their size.
  */
 static int run_line(struct ht_pretty *p, struct ec_cache *e,
 		    const struct ht_ctf_event *ev)
 {
+	const struct ht_ctf_field *base[HT_CTF_NR_SCOPES];
 	const char *lits = e->lits;
 	struct op *op = e->ops;
-	uint32_t delta = 0; /* entries the variable fields added so far */
-	int scope = -1;
 	int s, ret;
 	char *o;
 
 	for (s = 0; s < e->nr_checks; s++) {
-		/* a reader that lays fields out otherwise: use the walker */
-		const struct ht_ctf_field *f = ev->scope[e->checks[s]];
+		/* an absent scope, or a reader that lays fields out
+		 * otherwise: use the walker */
+		const int k = e->checks[s];
+		const struct ht_ctf_field *f = ev->scope[k];
 
-		if (f && f->next != e->scope_size[e->checks[s]]) {
+		if (!f || (e->scope_size[k] && f->next != e->scope_size[k])) {
 			return 1;
 		}
+		base[k] = f;
 	}
 	ret = reserve(p, e->fixed_max + LIT_COPY);
 	if (ret) {
@@ -455,11 +499,6 @@ static int run_line(struct ht_pretty *p, struct ec_cache *e,
 	o = p->out.data + p->out.len;
 	for (;; op++) {
 		const struct ht_ctf_field *f;
-
-		if (op->scope != scope) {
-			scope = op->scope;
-			delta = 0;
-		}
 
 		if (op->lit_len <= LIT_COPY) {
 			/* one fixed-size copy: the buffer and the literals
@@ -473,11 +512,7 @@ static int run_line(struct ht_pretty *p, struct ec_cache *e,
 			p->out.len = (size_t)(o - p->out.data);
 			return 0;
 		}
-		f = ev->scope[op->scope];
-		if (!f) {
-			return 1;
-		}
-		f += op->idx + delta;
+		f = base[op->scope] + op->idx;
 		/* fixed-size values: into the reserve, through the cursor */
 		switch (op->kind) {
 		case OP_UDEC:
@@ -507,14 +542,18 @@ static int run_line(struct ht_pretty *p, struct ec_cache *e,
 			break;
 		case OP_TEXT:
 			ret = ht__pretty_put_text(p, f);
-			delta += f->next - 1;
+			base[op->scope] += f->next - 1;
+			break;
+		case OP_INTS:
+			ret = run_ints(p, f, op->names);
+			base[op->scope] += f->next - 1;
 			break;
 		case OP_VAR:
 			ret = reserve(p, 256);
 			if (!ret) {
 				ret = ht__pretty_put_field(p, f, op->names);
 			}
-			delta += f->next - 1;
+			base[op->scope] += f->next - 1;
 			break;
 		case OP_GENERIC:
 			ret = reserve(p, 256);
