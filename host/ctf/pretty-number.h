@@ -40,26 +40,17 @@ static inline char *out_mem(char *o, const void *s, size_t n)
 
 #define OUT_LIT(o, lit) out_mem((o), (lit), sizeof(lit) - 1)
 
+/* 10^0 ... 10^19 */
+extern const uint64_t ht__pow10_u64[20];
+
+/* The number of decimal digits of @v (1 for 0): from its bit length
+ * (log10(2) is about 1233 / 4096), one less when below that power of
+ * ten (v | 1 gives the same answer but for 0, which has 1 digit). */
 static inline unsigned digits10(uint64_t v)
 {
-	unsigned n = 1;
+	unsigned t = ((64 - (unsigned)__builtin_clzll(v | 1)) * 1233) >> 12;
 
-	for (;;) {
-		if (v < 10) {
-			return n;
-		}
-		if (v < 100) {
-			return n + 1;
-		}
-		if (v < 1000) {
-			return n + 2;
-		}
-		if (v < 10000) {
-			return n + 3;
-		}
-		v /= 10000;
-		n += 4;
-	}
+	return t + 1 - ((v | 1) < ht__pow10_u64[t]);
 }
 
 /*
@@ -117,7 +108,12 @@ static inline void store_digits(char *out, uint64_t v, unsigned n)
 		v %= 10000000000000000ull;
 		n = 16;
 	}
-	if (n > 8) {
+	if (n == 9) {
+		/* timestamps' nanoseconds: one digit, then 8 */
+		*out++ = (char)('0' + v / 100000000 % 10);
+		v %= 100000000;
+		n = 8;
+	} else if (n > 8) {
 		store_digits8(out, (uint32_t)(v / 100000000), n - 8);
 		out += n - 8;
 		v %= 100000000;
