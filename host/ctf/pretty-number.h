@@ -87,6 +87,24 @@ static inline uint64_t digits8_word(uint32_t v)
 	return x | 0x3030303030303030ull; /* '0' + each digit */
 }
 
+/*
+ * The 8 uppercase hex digits of @v in a word, the first in the lowest
+ * byte: the nibbles spread to bytes (the lowest nibble in the lowest
+ * byte), the bytes reversed, then each one '0' + nibble, plus 7 more
+ * where it is above 9 ('A' - '9' - 1).
+ */
+static inline uint64_t hex8_word(uint32_t v)
+{
+	uint64_t x = v, above9;
+
+	x = (x | x << 16) & 0x0000FFFF0000FFFFull;
+	x = (x | x << 8) & 0x00FF00FF00FF00FFull;
+	x = (x | x << 4) & 0x0F0F0F0F0F0F0F0Full;
+	x = __builtin_bswap64(x);
+	above9 = ((x + 0x0606060606060606ull) >> 4) & 0x0101010101010101ull;
+	return x + 0x3030303030303030ull + above9 * 7;
+}
+
 /* The @n (1 to 8) last digits of @v < 10^8 at @out; stores 8 bytes. */
 static inline void store_digits8(char *out, uint32_t v, unsigned n)
 {
@@ -94,7 +112,7 @@ static inline void store_digits8(char *out, uint32_t v, unsigned n)
 }
 
 /*
- * The @n (at most 20) last digits of @v at @out, leading zeros
+ * The @n (at most 20) digits of @v < 10^@n at @out, leading zeros
  * included; may store up to 7 bytes past them. 32-bit arithmetic on
  * 8-digit chunks, much cheaper than 64-bit divisions.
  */
@@ -110,7 +128,7 @@ static inline void store_digits(char *out, uint64_t v, unsigned n)
 	}
 	if (n == 9) {
 		/* timestamps' nanoseconds: one digit, then 8 */
-		*out++ = (char)('0' + v / 100000000 % 10);
+		*out++ = (char)('0' + v / 100000000);
 		v %= 100000000;
 		n = 8;
 	} else if (n > 8) {
@@ -181,6 +199,10 @@ static inline char *out_int(char *o, const struct ht_ctf_type *t, uint64_t raw)
 		}
 		nd = v ? (67 - (unsigned)__builtin_clzll(v)) / 4 : 1;
 		o = OUT_LIT(o, "0x");
+		if (nd <= 8) {
+			store_word(o, hex8_word((uint32_t)v) >> 8 * (8 - nd));
+			return o + nd;
+		}
 		for (i = nd; i--; v >>= 4) {
 			o[i] = hex_upper[v & 0xf];
 		}

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The integer writers of the text formatter (pretty-number.h) against
- * printf: decimal integers at every power of ten and around it, and
- * zero-padded ones (timestamps), byte for byte.
+ * printf: decimal integers at every power of ten and around it,
+ * zero-padded ones (timestamps) and hexadecimal ones, byte for byte.
  */
 #include <inttypes.h>
 #include <stdint.h>
@@ -22,6 +22,29 @@ static void same(const char *what, uint64_t v, const char *want,
 			printf("FAIL: %s %" PRIu64 ": want \"%s\", got \"%.*s\"\n",
 			       what, v, want, (int)n, got);
 		}
+	}
+}
+
+/* Hexadecimal integers of every size, as babeltrace2 masks them. */
+static void check_hex(uint64_t v)
+{
+	static const unsigned sizes[] = {1, 4, 5, 8, 13, 16, 31, 32, 33, 63, 64};
+	struct ht_ctf_type t;
+	char want[64], got[64];
+	size_t i;
+
+	memset(&t, 0, sizeof(t));
+	t.kind = HT_CTF_INT;
+	t.base = 16;
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		unsigned bits = (sizes[i] + 3) / 4 * 4;
+		uint64_t m = bits < 64 ? v & (((uint64_t)1 << bits) - 1) : v;
+		char *end;
+
+		t.size_bits = sizes[i];
+		snprintf(want, sizeof(want), "0x%" PRIX64, m);
+		end = out_int(got, &t, v);
+		same("out_int hex", v, want, got, (size_t)(end - got));
 	}
 }
 
@@ -52,6 +75,7 @@ static void check(uint64_t v)
 	snprintf(want, sizeof(want), "%020" PRIu64, v);
 	end = out_pad(got, v, 20);
 	same("out_pad 20", v, want, got, (size_t)(end - got));
+	check_hex(v);
 }
 
 int main(void)
