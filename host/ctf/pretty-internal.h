@@ -91,6 +91,8 @@ struct ht_pretty {
 	struct ht_pretty_opts o;
 	struct ht_buf out; /* the text; see reserve() */
 
+	/* the default header options: out_timestamp_plain() applies */
+	bool plain_ts;
 	bool have_last;
 	bool neg_warned, neg_warning;
 	int64_t last_ns;

@@ -641,19 +641,51 @@ static int walk_line(struct ht_pretty *p, const struct ec_cache *e,
 	return 0;
 }
 
+/*
+ * The timestamp and the delta with the default options, in the usual
+ * case: the event in the second formatted last, less than a second
+ * after the previous line, no step back. Returns the new end, or NULL
+ * when out_timestamp() must write them.
+ */
+static inline char *out_timestamp_plain(struct ht_pretty *p, char *o,
+					const struct ht_ctf_msg *m)
+{
+	uint64_t in_sec = (uint64_t)m->ns - (uint64_t)p->sec_ns;
+	uint64_t d = (uint64_t)m->ns - (uint64_t)p->last_ns;
+
+	if (!p->sec_fast || m->ns < p->sec_ns || in_sec >= 1000000000 ||
+	    !p->have_last || m->ns < p->last_ns || d >= 1000000000 ||
+	    (m->kind == HT_CTF_MSG_EVENT && m->back_cycles)) {
+		return NULL;
+	}
+	*o++ = '[';
+	/* sec_text is that long; the caller reserved more */
+	memcpy(o, p->sec_text, sizeof(p->sec_text));
+	o += p->sec_len;
+	*o++ = '.';
+	o = out_pad(o, in_sec, 9);
+	o = OUT_LIT(o, "] (+0.");
+	o = out_pad(o, d, 9);
+	o = OUT_LIT(o, ") ");
+	p->last_ns = m->ns;
+	p->last_cycles = m->cycles;
+	return o;
+}
+
 /* The timestamp and the delta of @msg's line. */
 static int put_header(struct ht_pretty *p, const struct ec_cache *e,
 		      const struct ht_ctf_msg *msg)
 {
 	int ret = reserve(p, e->prefix_len + 512);
-	char *o;
+	char *o, *end;
 
 	if (ret) {
 		return ret;
 	}
 	o = p->out.data + p->out.len;
 	if (msg->has_time) {
-		o = out_timestamp(p, o, msg);
+		end = p->plain_ts ? out_timestamp_plain(p, o, msg) : NULL;
+		o = end ? end : out_timestamp(p, o, msg);
 	}
 	p->out.len = (size_t)(o - p->out.data);
 	return 0;
@@ -835,6 +867,8 @@ int ht_pretty_create(struct ht_pretty **pretty,
 		p->o.names = HT_PRETTY_NAME_DEFAULT;
 		p->o.fields = HT_PRETTY_FIELD_DEFAULT;
 	}
+	p->plain_ts = !(p->o.names & HT_PRETTY_NAME_HEADER) &&
+		      p->o.clock == HT_PRETTY_CLOCK_TIME && !p->o.no_delta;
 	if (!ht_buf_reserve(&p->out, 1 << 16)) {
 		free(p);
 		return HT_ENOMEM;
