@@ -149,7 +149,7 @@ static inline int flat_var_elems(struct ht__stream *s, const struct ht__op *m,
 		if (!laid) {
 			memcpy(f, er->tmpl, er->nr_fields * sizeof(*f));
 		}
-		ht__run_load_leaves(s, er, p, f);
+		ht__run_load_inline(s, er, p, f);
 		f += er->nr_fields;
 		p += er->size_bits;
 	}
@@ -213,7 +213,7 @@ static int decode_flat_var(struct ht__stream *s, const struct ht__plan *p,
 			if (!laid) {
 				memcpy(f, r->tmpl, r->nr_fields * sizeof(*f));
 			}
-			ht__run_load_leaves(s, r, pos, f);
+			ht__run_load_inline(s, r, pos, f);
 			pos += r->size_bits;
 			n += r->nr_fields;
 		} else if (m->kind == HT__OP_STRING) {
@@ -336,7 +336,7 @@ static inline int run_scope(struct ht__stream *s, const struct ht__plan *p,
 				memcpy(f, r->tmpl, r->nr_fields * sizeof(*f));
 				*keep = f;
 			}
-			ht__run_load_leaves(s, r, pos, f);
+			ht__run_load_inline(s, r, pos, f);
 			s->pos = pos + r->size_bits;
 			*root = f;
 			return 0;

@@ -505,6 +505,31 @@ static inline void ht__run_load_leaves(struct ht__stream *restrict s,
 	}
 }
 
+/*
+ * Loads the leaves of run @r after its plain ones (integers that save
+ * something, floats, wide integers) starting at @pos into fields @f
+ * (ctf-fields.c).
+ */
+void ht__run_load_rest(struct ht__stream *s, const struct ht__run *r,
+		       uint64_t pos, struct ht_ctf_field *f);
+
+/*
+ * ht__run_load_leaves() with the plain leaves loaded inline and the
+ * others by a call, for the loops that load many short runs (the
+ * flat scopes with sequences): most of their runs have no other leaf.
+ */
+static inline __attribute__((always_inline)) void
+ht__run_load_inline(struct ht__stream *s, const struct ht__run *r,
+		    uint64_t pos, struct ht_ctf_field *f)
+{
+	const struct ht__leaf *l = r->leaves;
+
+	ht__leaf_load_plain(l, l + r->nr_plain, s->map, pos, f);
+	if (r->nr_plain < r->nr_leaves) {
+		ht__run_load_rest(s, r, pos, f);
+	}
+}
+
 /* ---- skipping without fields (ctf-skip.c) ---- */
 
 /* The leaves of run @r at @pos that save something: loaded, applied. */
