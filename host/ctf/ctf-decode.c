@@ -995,7 +995,7 @@ static inline int fast_scope(struct ht__stream *s, const struct ht__plan *p,
 		if (!f || pos + r->size_bits > s->content_end) {
 			return 1;
 		}
-		ht__run_load_leaves(s, r, pos, f);
+		ht__run_load(s, r, pos, f);
 		s->pos = pos + r->size_bits;
 		*root = f;
 		return 0;

@@ -514,9 +514,17 @@ void ht__run_load_rest(struct ht__stream *s, const struct ht__run *r,
 		       uint64_t pos, struct ht_ctf_field *f);
 
 /*
- * ht__run_load_leaves() with the plain leaves loaded inline and the
- * others by a call, for the loops that load many short runs (the
- * flat scopes with sequences): most of their runs have no other leaf.
+ * ht__run_load_leaves() as a call (ctf-fields.c), for the fixed scopes
+ * of the fast paths: its plain loop needs no saved register, the other
+ * leaves are a tail call to ht__run_load_rest().
+ */
+void ht__run_load(struct ht__stream *s, const struct ht__run *r, uint64_t pos,
+		  struct ht_ctf_field *f);
+
+/*
+ * ht__run_load() with the plain leaves loaded inline, for the loops
+ * that load many short runs (the flat scopes with sequences): most of
+ * their runs have no other leaf.
  */
 static inline __attribute__((always_inline)) void
 ht__run_load_inline(struct ht__stream *s, const struct ht__run *r,
