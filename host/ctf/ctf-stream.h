@@ -424,9 +424,13 @@ static inline bool ht__elems_fit(const struct ht__stream *s,
 {
 	const struct ht__op *op = &ops[i], *el = &ops[i + 1];
 	uint64_t room = s->content_end > pos ? s->content_end - pos : 0;
+	uint64_t need;
 
 	*len = op->kind == HT__OP_ARRAY ? op->nr : s->regs[op->src_reg];
-	return el->min_bits ? *len <= room / el->min_bits
+	/* len <= room / min_bits, without a division */
+	return el->min_bits ? !__builtin_mul_overflow(*len, el->min_bits,
+						      &need) &&
+				  need <= room
 			    : *len <= room + HT__ELEMS_SLACK;
 }
 

@@ -172,6 +172,16 @@ static inline char *out_s64(char *o, int64_t v)
 	return out_u64(o, (uint64_t)v);
 }
 
+/* @v < 10^9 in 9 digits (nanoseconds), inline: one digit, then 8. */
+static inline char *out_pad9(char *o, uint64_t v)
+{
+	uint32_t hi = (uint32_t)(v / 100000000);
+
+	*o = (char)('0' + hi);
+	store_digits8(o + 1, (uint32_t)(v - (uint64_t)hi * 100000000), 8);
+	return o + 9;
+}
+
 /* @v zero-padded to @width digits (@v must fit). */
 static inline char *out_pad(char *o, uint64_t v, unsigned width)
 {

@@ -663,9 +663,9 @@ static inline char *out_timestamp_plain(struct ht_pretty *p, char *o,
 	memcpy(o, p->sec_text, sizeof(p->sec_text));
 	o += p->sec_len;
 	*o++ = '.';
-	o = out_pad(o, in_sec, 9);
+	o = out_pad9(o, in_sec);
 	o = OUT_LIT(o, "] (+0.");
-	o = out_pad(o, d, 9);
+	o = out_pad9(o, d);
 	o = OUT_LIT(o, ") ");
 	p->last_ns = m->ns;
 	p->last_cycles = m->cycles;

@@ -69,6 +69,8 @@ static void check(uint64_t v)
 	snprintf(want, sizeof(want), "%09" PRIu64, v % 1000000000);
 	end = out_pad(got, v % 1000000000, 9);
 	same("out_pad 9", v, want, got, (size_t)(end - got));
+	end = out_pad9(got, v % 1000000000);
+	same("out_pad9", v, want, got, (size_t)(end - got));
 	snprintf(want, sizeof(want), "%012" PRIu64, v % UINT64_C(1000000000000));
 	end = out_pad(got, v % UINT64_C(1000000000000), 12);
 	same("out_pad 12", v, want, got, (size_t)(end - got));
