@@ -114,7 +114,14 @@ static void compile_field(struct compiler *c, const struct ht_ctf_type *t,
 
 	switch (t->kind) {
 	case HT_CTF_INT:
-		if (t->base == 16 || t->base == 8 || t->base == 2) {
+		if (t->base == 16 && t->size_bits <= 32) {
+			emit(c, OP_HEX, scope, names, at, t, 16);
+			/* hex shows whole digits of the value (pretty-number.h) */
+			if (c->nr_ops) {
+				c->ops[c->nr_ops - 1].mask =
+				    (UINT64_C(1) << (t->size_bits + 3) / 4 * 4) - 1;
+			}
+		} else if (t->base == 16 || t->base == 8 || t->base == 2) {
 			emit(c, OP_INT, scope, names, at, t, 72);
 		} else {
 			emit(c, t->is_signed ? OP_SDEC : OP_UDEC, scope, names,
@@ -290,7 +297,7 @@ void ht__pretty_compile_line(struct ht_pretty *p, struct ec_cache *e)
 		lit(&c, hn ? ", " : " ");
 	}
 	lit(&c, "\n");
-	emit(&c, OP_END, 0, false, 0, NULL, 0);
+	emit(&c, OP_END, HT_CTF_NR_SCOPES, false, 0, NULL, 0);
 	/* room for the fixed-size copies of short literals */
 	lit(&c, "                                ");
 	if (c.oom || c.lits.nomem) {
@@ -307,9 +314,9 @@ void ht__pretty_compile_line(struct ht_pretty *p, struct ec_cache *e)
 	for (s = HT_CTF_SCOPE_PACKET_CONTEXT; s < HT_CTF_NR_SCOPES; s++) {
 		size_t i;
 
-		for (i = 0; i + 1 < c.nr_ops && c.ops[i].scope != s; i++) {
+		for (i = 0; i < c.nr_ops && c.ops[i].scope != s; i++) {
 		}
-		if (i + 1 < c.nr_ops) {
+		if (i < c.nr_ops) {
 			e->checks[e->nr_checks++] = (uint8_t)s;
 		}
 	}

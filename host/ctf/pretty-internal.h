@@ -28,6 +28,7 @@ enum op_kind {
 	OP_UDEC, /* unsigned decimal integer */
 	OP_SDEC, /* signed decimal integer */
 	OP_INT,	 /* integer in another base */
+	OP_HEX,	 /* hexadecimal integer of at most 32 bits */
 	OP_ENUM,
 	OP_FLOAT,
 	OP_STRING,
@@ -57,7 +58,10 @@ struct op {
 	uint32_t lit_off, lit_len;
 	uint32_t idx; /* the field's index in its scope's flat array */
 	const struct ht_ctf_type *type;
-	struct enum_text *enum_cache; /* OP_ENUM: ENUM_CACHED entries */
+	union {
+		struct enum_text *enum_cache; /* OP_ENUM: ENUM_CACHED entries */
+		uint64_t mask; /* OP_HEX: the bits babeltrace2 shows */
+	};
 };
 
 /* Per event class: the text between the delta and the first scope. */

@@ -521,6 +521,16 @@ static int run_line(struct ht_pretty *p, struct ec_cache *e,
 		case OP_SDEC:
 			o = out_s64(o, f->v.s);
 			continue;
+		case OP_HEX: {
+			uint64_t v = f->v.u & op->mask;
+			unsigned nd =
+			    v ? (67 - (unsigned)__builtin_clzll(v)) / 4 : 1;
+
+			o = OUT_LIT(o, "0x");
+			store_word(o, hex8_word((uint32_t)v) >> 8 * (8 - nd));
+			o += nd;
+			continue;
+		}
 		case OP_INT:
 			o = out_int(o, op->type, f->v.u);
 			continue;
