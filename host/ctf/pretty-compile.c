@@ -117,7 +117,7 @@ static void compile_field(struct compiler *c, const struct ht_ctf_type *t,
 		if (t->base == 16 && t->size_bits <= 32) {
 			emit(c, OP_HEX, scope, names, at, t, 16);
 			/* hex shows whole digits of the value (pretty-number.h) */
-			if (c->nr_ops) {
+			if (!c->oom) {
 				c->ops[c->nr_ops - 1].mask =
 				    (UINT64_C(1) << (t->size_bits + 3) / 4 * 4) - 1;
 			}
@@ -304,7 +304,9 @@ void ht__pretty_compile_line(struct ht_pretty *p, struct ec_cache *e)
 		size_t i;
 
 		for (i = 0; i < c.nr_ops; i++) {
-			free(c.ops[i].enum_cache);
+			if (c.ops[i].kind == OP_ENUM) {
+				free(c.ops[i].enum_cache);
+			}
 		}
 		free(c.ops);
 		ht_buf_fini(&c.lits);
@@ -331,7 +333,7 @@ void ht__pretty_free_line(struct ec_cache *e)
 	size_t i, j;
 
 	for (i = 0; i < e->nr_ops; i++) {
-		if (!e->ops[i].enum_cache) {
+		if (e->ops[i].kind != OP_ENUM || !e->ops[i].enum_cache) {
 			continue;
 		}
 		for (j = 0; j < ENUM_CACHED; j++) {
