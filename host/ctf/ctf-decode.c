@@ -1133,8 +1133,9 @@ static inline const struct ht_ctf_field *hdr_var_fast(struct ht__stream *s)
 {
 	const struct ht__hdr_var *hv = &s->sc->hdr_var;
 	const struct ht__hdr_option *o;
+	const struct ht__run *r;
 	struct ht_ctf_field *f;
-	uint64_t pos = s->pos, p2;
+	uint64_t pos = s->pos, p2, tag;
 
 	if (hv->align_bits > 1) {
 		pos = ht__align_in_packet(s, pos, hv->align_bits);
@@ -1142,7 +1143,8 @@ static inline const struct ht_ctf_field *hdr_var_fast(struct ht__stream *s)
 	if (pos + hv->tag_bits > s->content_end) {
 		return NULL;
 	}
-	o = ht__hdr_option(hv, ht__leaf_value(s->map, pos, &hv->tag));
+	tag = ht__leaf_value(s->map, pos, &hv->tag);
+	o = ht__hdr_option(hv, tag);
 	if (!o || !(f = s->keep_hdr[o - hv->opt])) {
 		return NULL;
 	}
@@ -1153,8 +1155,31 @@ static inline const struct ht_ctf_field *hdr_var_fast(struct ht__stream *s)
 	if (p2 + o->size_bits > s->content_end) {
 		return NULL;
 	}
-	ht__run_load_leaves(s, hv->tag_run, pos, f + 1);
-	ht__run_load_leaves(s, o->run, p2, f + o->field_base);
+	/* the runs' plain leaves, then the ones that save something (the
+	 * tag, the option's id and timestamp: see plan_hdr_variant()), in
+	 * the runs' order */
+	r = hv->tag_run;
+	ht__leaf_load_plain(r->leaves, r->leaves + r->nr_plain, s->map, pos,
+			    f + 1);
+	f[1 + hv->tag.field].v.u = tag;
+	s->regs[hv->tag.reg] = tag;
+	s->mval[HT__M_EVENT_ID] = tag;
+	s->mset |= 1u << HT__M_EVENT_ID;
+	r = o->run;
+	ht__leaf_load_plain(r->leaves, r->leaves + r->nr_plain, s->map, p2,
+			    f + o->field_base);
+	if (o->has_id) {
+		uint64_t id = ht__leaf_value(s->map, p2, &o->id);
+
+		f[o->field_base + o->id.field].v.u = id;
+		s->mval[HT__M_EVENT_ID] = id;
+	}
+	if (o->has_ts) {
+		uint64_t ts = ht__leaf_value(s->map, p2, &o->ts);
+
+		f[o->field_base + o->ts.field].v.u = ts;
+		ht__clock_update(s, ts, o->ts.size_bits);
+	}
 	s->pos = p2 + o->size_bits;
 	return f;
 }
