@@ -133,8 +133,9 @@ static inline int flat_var_elems(struct ht__stream *s, const struct ht__op *m,
 				f[k].next = 1;
 				f[k].nr_children = 0;
 			}
-			f[k].v.u = el->is_signed ? (uint64_t)(int64_t)(int8_t)b[k]
-						 : b[k];
+			f[k].v.u = el->is_signed
+				       ? (uint64_t)(int64_t)(int8_t)b[k]
+				       : b[k];
 		}
 		*pos = p + len * 8;
 		return 0;
@@ -368,12 +369,11 @@ scope_root(const struct ht__fieldbuf *fb, const struct ht_ctf_field *root,
  * run_scope() for an event scope, whose kept fields may be those of a
  * flat scope with sequences (@kv).
  */
-static inline int run_event_scope(struct ht__stream *s,
-				  const struct ht__plan *p,
-				  struct ht_ctf_field **keep,
-				  struct ht__keep_var *kv,
-				  struct ht__fieldbuf *fb,
-				  const struct ht_ctf_field **root, int64_t *idx)
+static inline int
+run_event_scope(struct ht__stream *s, const struct ht__plan *p,
+		struct ht_ctf_field **keep, struct ht__keep_var *kv,
+		struct ht__fieldbuf *fb, const struct ht_ctf_field **root,
+		int64_t *idx)
 {
 	if (p->flat_var) {
 		int ret = decode_flat_var(s, p, kv, root);
@@ -1273,10 +1273,9 @@ int ht__stream_read_event(struct ht__stream *s)
 	}
 	kec = &s->keep_ec[2 * ec->index];
 	kv = &s->keep_var[2 * ec->index];
-	ret = run_event_scope(s, &sc->event_context,
-			      &s->keep[HT__KEEP_EV_CONTEXT],
-			      &s->keep_var[s->nr_keep_ec], &s->ef, &root[1],
-			      &idx[1]);
+	ret = run_event_scope(
+	    s, &sc->event_context, &s->keep[HT__KEEP_EV_CONTEXT],
+	    &s->keep_var[s->nr_keep_ec], &s->ef, &root[1], &idx[1]);
 	if (!ret) {
 		ret = run_event_scope(s, &ec->context, &kec[0], &kv[0], &s->ef,
 				      &root[2], &idx[2]);

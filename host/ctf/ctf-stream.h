@@ -428,10 +428,10 @@ static inline bool ht__elems_fit(const struct ht__stream *s,
 
 	*len = op->kind == HT__OP_ARRAY ? op->nr : s->regs[op->src_reg];
 	/* len <= room / min_bits, without a division */
-	return el->min_bits ? !__builtin_mul_overflow(*len, el->min_bits,
-						      &need) &&
-				  need <= room
-			    : *len <= room + HT__ELEMS_SLACK;
+	return el->min_bits
+		   ? !__builtin_mul_overflow(*len, el->min_bits, &need) &&
+			 need <= room
+		   : *len <= room + HT__ELEMS_SLACK;
 }
 
 /* ---- decoding into fields (ctf-fields.c) ---- */
@@ -531,8 +531,8 @@ void ht__run_load(struct ht__stream *s, const struct ht__run *r, uint64_t pos,
  * their runs have no other leaf.
  */
 static inline __attribute__((always_inline)) void
-ht__run_load_inline(struct ht__stream *s, const struct ht__run *r,
-		    uint64_t pos, struct ht_ctf_field *f)
+ht__run_load_inline(struct ht__stream *s, const struct ht__run *r, uint64_t pos,
+		    struct ht_ctf_field *f)
 {
 	const struct ht__leaf *l = r->leaves;
 

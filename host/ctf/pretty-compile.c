@@ -116,10 +116,13 @@ static void compile_field(struct compiler *c, const struct ht_ctf_type *t,
 	case HT_CTF_INT:
 		if (t->base == 16 && t->size_bits <= 32) {
 			emit(c, OP_HEX, scope, names, at, t, 16);
-			/* hex shows whole digits of the value (pretty-number.h) */
+			/* hex shows whole digits of the value (pretty-number.h)
+			 */
 			if (!c->oom) {
 				c->ops[c->nr_ops - 1].mask =
-				    (UINT64_C(1) << (t->size_bits + 3) / 4 * 4) - 1;
+				    (UINT64_C(1)
+				     << (t->size_bits + 3) / 4 * 4) -
+				    1;
 			}
 		} else if (t->base == 16 || t->base == 8 || t->base == 2) {
 			emit(c, OP_INT, scope, names, at, t, 72);
@@ -159,10 +162,11 @@ static void compile_field(struct compiler *c, const struct ht_ctf_type *t,
 		/* one entry here; run_line shifts what follows by the
 		 * field's actual size */
 		emit(c,
-		     is_text(t)			      ? OP_TEXT
+		     is_text(t) ? OP_TEXT
 		     : t->kind == HT_CTF_SEQUENCE &&
-			     t->element->kind == HT_CTF_INT ? OP_INTS
-							    : OP_VAR,
+			     t->element->kind == HT_CTF_INT
+			 ? OP_INTS
+			 : OP_VAR,
 		     scope, names, at, t, 0);
 		return;
 	case HT_CTF_ARRAY:

@@ -19,7 +19,8 @@ static void same(const char *what, uint64_t v, const char *want,
 	checks++;
 	if (strlen(want) != n || memcmp(want, got, n)) {
 		if (fails++ < 20) {
-			printf("FAIL: %s %" PRIu64 ": want \"%s\", got \"%.*s\"\n",
+			printf("FAIL: %s %" PRIu64
+			       ": want \"%s\", got \"%.*s\"\n",
 			       what, v, want, (int)n, got);
 		}
 	}
@@ -28,7 +29,8 @@ static void same(const char *what, uint64_t v, const char *want,
 /* Hexadecimal integers of every size, as babeltrace2 masks them. */
 static void check_hex(uint64_t v)
 {
-	static const unsigned sizes[] = {1, 4, 5, 8, 13, 16, 31, 32, 33, 63, 64};
+	static const unsigned sizes[] = {1,  4,	 5,  8,	 13, 16,
+					 31, 32, 33, 63, 64};
 	struct ht_ctf_type t;
 	char want[64], got[64];
 	size_t i;
@@ -71,7 +73,8 @@ static void check(uint64_t v)
 	same("out_pad 9", v, want, got, (size_t)(end - got));
 	end = out_pad9(got, v % 1000000000);
 	same("out_pad9", v, want, got, (size_t)(end - got));
-	snprintf(want, sizeof(want), "%012" PRIu64, v % UINT64_C(1000000000000));
+	snprintf(want, sizeof(want), "%012" PRIu64,
+		 v % UINT64_C(1000000000000));
 	end = out_pad(got, v % UINT64_C(1000000000000), 12);
 	same("out_pad 12", v, want, got, (size_t)(end - got));
 	snprintf(want, sizeof(want), "%020" PRIu64, v);
