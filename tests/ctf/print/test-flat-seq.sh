@@ -8,7 +8,10 @@
 # kept fields' limit (the general path); and a sequence cut by the
 # packet's end, reported with the file and the offset as before.
 set -eu
+. "$TOP/tests/lib.sh"
 . "$TOP/tests/ctf/print/lib.sh"
+# both libraries' work directories ($w: tests/lib.sh, bounded())
+trap 'rm -rf "$w" "$W"' EXIT
 
 python3 - "$W" "$TOP/tests/ctf/print/corpus" <<'PY'
 import os
@@ -95,7 +98,7 @@ data[i + 2] = 200
 open(path, 'wb').write(data)
 PY
 rc=0
-(ulimit -v 1000000 && timeout 20 "$HETRACE" print "$W/cut" >"$W/cut.out" 2>"$W/cut.err") || rc=$?
+bounded 20 1000 "$HETRACE" print "$W/cut" >"$W/cut.out" 2>"$W/cut.err" || rc=$?
 checks=$((checks + 1))
 if [ "$rc" != 1 ]; then
 	echo "FAIL: a cut sequence: exit $rc, not 1"
