@@ -231,15 +231,29 @@ void ht__leaf_load_other(struct ht__stream *s, const struct ht__leaf *l,
 	}
 }
 
+/* A run with other leaves than plain ones: out of ht__run_load()'s
+ * way, which then saves no register. */
+static __attribute__((noinline)) void run_load_mixed(struct ht__stream *s,
+						     const struct ht__run *r,
+						     uint64_t pos,
+						     struct ht_ctf_field *f)
+{
+	const struct ht__leaf *l = r->leaves;
+
+	ht__leaf_load_plain(l, l + r->nr_plain, s->map, pos, f);
+	ht__run_load_rest(s, r, pos, f);
+}
+
 void ht__run_load(struct ht__stream *s, const struct ht__run *r, uint64_t pos,
 		  struct ht_ctf_field *f)
 {
 	const struct ht__leaf *l = r->leaves;
 
-	ht__leaf_load_plain(l, l + r->nr_plain, s->map, pos, f);
 	if (r->nr_plain < r->nr_leaves) {
-		ht__run_load_rest(s, r, pos, f);
+		run_load_mixed(s, r, pos, f);
+		return;
 	}
+	ht__leaf_load_plain(l, l + r->nr_plain, s->map, pos, f);
 }
 
 void ht__run_load_rest(struct ht__stream *s, const struct ht__run *r,
