@@ -456,7 +456,10 @@ static int run_ints(struct ht_pretty *p, const struct ht_ctf_field *f,
 				o = out_u64(o, i);
 				o = OUT_LIT(o, "] = ");
 			}
-			o = out_int(o, t, f[1 + i].v.u);
+			o = t->base == 10 ? t->is_signed
+						? out_s64(o, f[1 + i].v.s)
+						: out_u64(o, f[1 + i].v.u)
+					  : out_int(o, t, f[1 + i].v.u);
 		}
 		o = OUT_LIT(o, " ]");
 	}
