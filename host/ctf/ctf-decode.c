@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The decoder of one data stream file: packets, then events, each scope
- * decoded by its fast path (a fixed or flat scope loaded into fields
- * kept per stream) or by the general interpreter (ctf-fields.c) into a
- * reused field array.
+ * decoded by its fast path (a fixed or flat scope, or a flat scope with
+ * sequences, loaded into fields kept per stream) or by the general
+ * interpreter (ctf-fields.c) into a reused field array.
  * The file is mapped once; pages of finished packets are given back to
  * the kernel so that the resident size does not grow with the file.
  */
