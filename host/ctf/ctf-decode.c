@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The decoder of one data stream file: packets, then events, each scope
- * decoded by its fast path (a fixed or flat scope loaded into fields
- * kept per stream) or by the general interpreter (ctf-fields.c) into a
- * reused field array.
+ * decoded by its fast path (a fixed or flat scope, or a flat scope with
+ * sequences, loaded into fields kept per stream) or by the general
+ * interpreter (ctf-fields.c) into a reused field array.
  * The file is mapped once; pages of finished packets are given back to
  * the kernel so that the resident size does not grow with the file.
  */
@@ -83,6 +83,224 @@ static inline int decode_flat(struct ht__stream *s, const struct ht__plan *p,
 	return 0;
 }
 
+/* Room for @n fields in @kv (at most HT__KEEP_VAR_FIELDS). */
+static int keep_var_grow(struct ht__keep_var *kv, uint64_t n)
+{
+	uint32_t cap = kv->cap ? kv->cap : 64;
+	struct ht_ctf_field *f;
+
+	while (cap < n) {
+		cap *= 2;
+	}
+	f = realloc(kv->f, cap * sizeof(*f));
+	if (!f) {
+		return HT_ENOMEM;
+	}
+	kv->f = f;
+	kv->cap = cap;
+	return 0;
+}
+
+/*
+ * The elements of array or sequence @m (its element run @er, @len
+ * elements) at *@pos into fields @f, laid out unless @laid (their
+ * fields hold the element template already): as exec_run() and the
+ * general path's byte loop (ctf-fields.c) make them. Returns 0, or 1
+ * when they do not fit in the packet content.
+ */
+static inline int flat_var_elems(struct ht__stream *s, const struct ht__op *m,
+				 const struct ht__run *er, uint64_t len,
+				 bool laid, uint64_t *pos,
+				 struct ht_ctf_field *f)
+{
+	const struct ht__op *el = m + 1;
+	uint64_t p = *pos, k;
+
+	if (el->kind == HT__OP_INT && el->fast == HT__FAST_U8 && el->reg < 0 &&
+	    !el->meaning && !el->clock) {
+		/* bytes (text): as the general path's byte loop */
+		const uint8_t *b;
+
+		p = (p + 7) & ~(uint64_t)7;
+		if (p + len * 8 > s->content_end) {
+			return 1;
+		}
+		b = s->map + (p >> 3);
+		for (k = 0; k < len; k++) {
+			if (!laid) {
+				f[k].type = el->type;
+				f[k].name = NULL;
+				f[k].next = 1;
+				f[k].nr_children = 0;
+			}
+			f[k].v.u = el->is_signed
+				       ? (uint64_t)(int64_t)(int8_t)b[k]
+				       : b[k];
+		}
+		*pos = p + len * 8;
+		return 0;
+	}
+	for (k = 0; k < len; k++) {
+		if (er->align_bits > 1) {
+			p = ht__align_in_packet(s, p, er->align_bits);
+		}
+		if (p + er->size_bits > s->content_end) {
+			return 1;
+		}
+		if (!laid) {
+			memcpy(f, er->tmpl, er->nr_fields * sizeof(*f));
+		}
+		ht__run_load_inline(s, er, p, f);
+		f += er->nr_fields;
+		p += er->size_bits;
+	}
+	*pos = p;
+	return 0;
+}
+
+/*
+ * Decodes flat scope with sequences @p (see struct ht__plan) at s->pos
+ * into the stream's kept fields @kv, laid out as the general path lays
+ * them out: the layout is written again only from the first sequence
+ * whose length differs from the last record's. Returns 0 with *@root
+ * set, 1 when something does not fit in the packet content or in
+ * HT__KEEP_VAR_FIELDS (the general path then takes the scope, and says
+ * what is wrong), or a negative HT_E... code.
+ */
+static int decode_flat_var(struct ht__stream *s, const struct ht__plan *p,
+			   struct ht__keep_var *kv,
+			   const struct ht_ctf_field **root)
+{
+	const struct ht__op *ops = p->ops, *op = &ops[0];
+	uint64_t pos = s->pos, need;
+	bool laid = kv->laid;
+	uint32_t k, n = 1, j = 0;
+
+	if (!kv->lens) {
+		kv->lens = calloc(p->nr_var, sizeof(*kv->lens));
+		if (!kv->lens) {
+			return ht__stream_fail(s, HT_ENOMEM, pos,
+					       "out of memory");
+		}
+	}
+	/* a record cut short leaves the layout half written */
+	kv->laid = false;
+	if (op->align_bits > 1) {
+		pos = ht__align_in_packet(s, pos, op->align_bits);
+	}
+	for (k = 0; k < op->nr_runs; k++) {
+		const struct ht__run *r = &op->runs[k];
+		const struct ht__op *m = &ops[r->member_op];
+		struct ht_ctf_field *f;
+
+		if (r->tmpl) {
+			if (r->align_bits > 1) {
+				pos =
+				    ht__align_in_packet(s, pos, r->align_bits);
+			}
+			if (pos + r->size_bits > s->content_end) {
+				return 1;
+			}
+			need = (uint64_t)n + r->nr_fields;
+			if (need > kv->cap) {
+				if (need > HT__KEEP_VAR_FIELDS) {
+					return 1;
+				}
+				if (keep_var_grow(kv, need)) {
+					goto nomem;
+				}
+			}
+			f = kv->f + n;
+			if (!laid) {
+				memcpy(f, r->tmpl, r->nr_fields * sizeof(*f));
+			}
+			ht__run_load_inline(s, r, pos, f);
+			pos += r->size_bits;
+			n += r->nr_fields;
+		} else if (m->kind == HT__OP_STRING) {
+			const uint8_t *q, *z;
+
+			/* packets start on a byte: byte alignment in the
+			 * packet is byte alignment in the file */
+			pos = (pos + 7) & ~(uint64_t)7;
+			if (pos >= s->content_end) {
+				return 1;
+			}
+			q = s->map + (pos >> 3);
+			z = ht__find_nul(q, (s->content_end - pos) / 8);
+			if (!z) {
+				return 1;
+			}
+			if (n >= kv->cap) {
+				if (n >= HT__KEEP_VAR_FIELDS) {
+					return 1;
+				}
+				if (keep_var_grow(kv, n + 1)) {
+					goto nomem;
+				}
+			}
+			f = kv->f + n++;
+			if (!laid) {
+				f->type = m->type;
+				f->name = m->name;
+				f->next = 1;
+			}
+			f->v.str = (const char *)q;
+			f->nr_children = z - q;
+			pos += (uint64_t)(z - q + 1) * 8;
+		} else {
+			const struct ht__run *er = m->elem_run;
+			uint64_t len;
+
+			if (m->align_bits > 1) {
+				pos =
+				    ht__align_in_packet(s, pos, m->align_bits);
+			}
+			if (!ht__elems_fit(s, ops, r->member_op, pos, &len) ||
+			    len > HT__KEEP_VAR_FIELDS) {
+				return 1;
+			}
+			need = n + 1 + len * er->nr_fields;
+			if (need > kv->cap) {
+				if (need > HT__KEEP_VAR_FIELDS) {
+					return 1;
+				}
+				if (keep_var_grow(kv, need)) {
+					goto nomem;
+				}
+			}
+			if (laid && kv->lens[j] != len) {
+				laid = false;
+			}
+			kv->lens[j++] = len;
+			f = kv->f + n;
+			if (!laid) {
+				f->type = m->type;
+				f->name = m->name;
+				f->next = (uint32_t)(1 + len * er->nr_fields);
+				f->nr_children = (uint32_t)len;
+			}
+			if (flat_var_elems(s, m, er, len, laid, &pos, f + 1)) {
+				return 1;
+			}
+			n = (uint32_t)need;
+		}
+	}
+	if (!kv->cap && keep_var_grow(kv, 1)) {
+		goto nomem;
+	}
+	kv->f[0].type = op->type;
+	kv->f[0].name = NULL; /* as the general path names a scope */
+	kv->f[0].next = n;
+	kv->f[0].nr_children = op->nr;
+	kv->laid = true;
+	s->pos = pos;
+	*root = kv->f;
+	return 0;
+nomem:
+	return ht__stream_fail(s, HT_ENOMEM, pos, "out of memory");
+}
+
 /*
  * Decodes scope @p at s->pos. A fixed scope that fits in the packet
  * content goes into the stream's kept fields *@keep (made from the
@@ -119,7 +337,7 @@ static inline int run_scope(struct ht__stream *s, const struct ht__plan *p,
 				memcpy(f, r->tmpl, r->nr_fields * sizeof(*f));
 				*keep = f;
 			}
-			ht__run_load_leaves(s, r, pos, f);
+			ht__run_load_inline(s, r, pos, f);
 			s->pos = pos + r->size_bits;
 			*root = f;
 			return 0;
@@ -147,6 +365,28 @@ scope_root(const struct ht__fieldbuf *fb, const struct ht_ctf_field *root,
 	return idx >= 0 ? &fb->f[idx] : NULL;
 }
 
+/*
+ * run_scope() for an event scope, whose kept fields may be those of a
+ * flat scope with sequences (@kv).
+ */
+static inline int
+run_event_scope(struct ht__stream *s, const struct ht__plan *p,
+		struct ht_ctf_field **keep, struct ht__keep_var *kv,
+		struct ht__fieldbuf *fb, const struct ht_ctf_field **root,
+		int64_t *idx)
+{
+	if (p->flat_var) {
+		int ret = decode_flat_var(s, p, kv, root);
+
+		*idx = -1;
+		if (ret <= 0) {
+			return ret;
+		}
+		/* it does not fit: the general path says where */
+	}
+	return run_scope(s, p, keep, fb, root, idx);
+}
+
 static bool has_m(const struct ht__stream *s, enum ht__meaning m)
 {
 	return s->mset & (1u << m);
@@ -158,7 +398,8 @@ static inline int64_t to_ns(const struct ht__stream *s, uint64_t cycles)
 }
 
 /* The event just decoded becomes the pending message, at the clock. */
-static inline void event_pending(struct ht__stream *s)
+static inline __attribute__((always_inline)) void
+event_pending(struct ht__stream *s)
 {
 	s->cur = &s->ev_msg;
 	if (s->ev_msg.has_time) {
@@ -273,6 +514,11 @@ static int find_stream_class(struct ht__stream *s, uint64_t at)
 					       "out of memory");
 		}
 		s->nr_keep_ec = sc->pub.nr_event_classes * 2;
+		s->keep_var = calloc(s->nr_keep_ec + 1, sizeof(*s->keep_var));
+		if (!s->keep_var) {
+			return ht__stream_fail(s, HT_ENOMEM, at,
+					       "out of memory");
+		}
 		s->sc = sc;
 		s->pub.stream_class = &sc->pub;
 		memset(&s->ev_msg, 0, sizeof(s->ev_msg));
@@ -299,6 +545,11 @@ void ht__stream_fini(struct ht__stream *s)
 		free(s->keep_ec[i]);
 	}
 	free(s->keep_ec);
+	for (i = 0; s->keep_var && i <= s->nr_keep_ec; i++) {
+		free(s->keep_var[i].f);
+		free(s->keep_var[i].lens);
+	}
+	free(s->keep_var);
 	free(s->pf.f);
 	free(s->ef.f);
 	ht__utext_free(s);
@@ -723,6 +974,7 @@ static void queue_packet_msgs(struct ht__stream *s)
  */
 static inline int fast_scope(struct ht__stream *s, const struct ht__plan *p,
 			     struct ht_ctf_field **keep,
+			     struct ht__keep_var *kv,
 			     const struct ht_ctf_field **root)
 {
 	const struct ht__run *r = p->root_run;
@@ -730,6 +982,9 @@ static inline int fast_scope(struct ht__stream *s, const struct ht__plan *p,
 	if (!p->nr_ops) {
 		*root = NULL;
 		return 0;
+	}
+	if (p->flat_var) {
+		return decode_flat_var(s, p, kv, root);
 	}
 	if (r) {
 		uint64_t pos = s->pos;
@@ -741,7 +996,7 @@ static inline int fast_scope(struct ht__stream *s, const struct ht__plan *p,
 		if (!f || pos + r->size_bits > s->content_end) {
 			return 1;
 		}
-		ht__run_load_leaves(s, r, pos, f);
+		ht__run_load(s, r, pos, f);
 		s->pos = pos + r->size_bits;
 		*root = f;
 		return 0;
@@ -750,11 +1005,58 @@ static inline int fast_scope(struct ht__stream *s, const struct ht__plan *p,
 }
 
 /*
+ * The scopes after the event header of a record of fast class @ec
+ * (at s->pos; the record starts at @start, its header's fields are
+ * @hf) into the kept fields, and the event made pending. Returns 0, 1
+ * when the general path must take the record (a scope does not fit or
+ * its fields are not made yet, or the record is empty), or a negative
+ * HT_E... code. Inlined in both header paths of read_event(): as a
+ * call it costs the fixed-header path 2% (callgrind).
+ */
+static inline __attribute__((always_inline)) int
+fast_record(struct ht__stream *s, struct ht__event_class *ec, uint64_t start,
+	    const struct ht_ctf_field *hf)
+{
+	struct ht__stream_class *sc = s->sc;
+	struct ht_ctf_field **kec = &s->keep_ec[2 * ec->index];
+	struct ht__keep_var *kv = &s->keep_var[2 * ec->index];
+	const struct ht_ctf_field *r1, *r2, *r3;
+	int ret;
+
+	s->ev_start = start;
+	ret = fast_scope(s, &sc->event_context, &s->keep[HT__KEEP_EV_CONTEXT],
+			 &s->keep_var[s->nr_keep_ec], &r1);
+	if (!ret) {
+		ret = fast_scope(s, &ec->context, &kec[0], &kv[0], &r2);
+	}
+	if (!ret) {
+		ret = fast_scope(s, &ec->payload, &kec[1], &kv[1], &r3);
+	}
+	if (ret) {
+		return ret;
+	}
+	if (s->pos == start) {
+		return 1;
+	}
+	s->ev.cls = &ec->pub;
+	s->ev.offset_bits = start;
+	s->ev.scope[2] = hf;
+	s->ev.scope[3] = r1;
+	s->ev.scope[4] = r2;
+	s->ev.scope[5] = r3;
+	event_pending(s);
+	return 0;
+}
+
+static inline const struct ht_ctf_field *hdr_var_fast(struct ht__stream *s);
+
+/*
  * Decodes the event record at s->pos into s->ev / s->ev_msg. The fast
- * path: a fast event header (see struct ht__stream_class) and an event
- * class whose scopes are all fixed or flat, decoded into the kept
- * fields; anything else (and a record that does not fit, which needs a
- * message saying where) goes through ht__stream_read_event().
+ * path: a fast event header (see struct ht__stream_class), fixed or
+ * LTTng's variant one, and an event class whose scopes are all fixed or
+ * flat, decoded into the kept fields; anything else (and a record that
+ * does not fit, which needs a message saying where) goes through
+ * ht__stream_read_event().
  */
 static inline int read_event(struct ht__stream *s)
 {
@@ -762,6 +1064,7 @@ static inline int read_event(struct ht__stream *s)
 	const struct ht__run *hr = sc->hdr_fast;
 	struct ht_ctf_field *hf = s->keep[HT__KEEP_EV_HEADER];
 	uint64_t start = s->pos, pos = start;
+	int ret;
 
 	if (hr && hf) {
 		if (hr->align_bits > 1) {
@@ -770,9 +1073,6 @@ static inline int read_event(struct ht__stream *s)
 	}
 	if (hr && hf && pos + hr->size_bits <= s->content_end) {
 		struct ht__event_class *ec;
-		const struct ht_ctf_field *r1, *r2, *r3;
-		struct ht_ctf_field **kec;
-		int ret;
 
 		ht__leaf_load_plain(hr->leaves, hr->leaves + hr->nr_leaves,
 				    s->map, pos, hf);
@@ -791,34 +1091,34 @@ static inline int read_event(struct ht__stream *s)
 				 : NULL;
 		}
 		if (ec && ec->fast) {
-			s->ev_start = start;
 			s->pos = pos + hr->size_bits;
-			kec = &s->keep_ec[2 * ec->index];
-			ret = fast_scope(s, &sc->event_context,
-					 &s->keep[HT__KEEP_EV_CONTEXT], &r1);
-			if (!ret) {
-				ret = fast_scope(s, &ec->context, &kec[0], &r2);
-			}
-			if (!ret) {
-				ret = fast_scope(s, &ec->payload, &kec[1], &r3);
-			}
-			if (ret < 0) {
+			ret = fast_record(s, ec, start, hf);
+			if (ret <= 0) {
 				return ret;
-			}
-			if (!ret && s->pos != start) {
-				s->ev.cls = &ec->pub;
-				s->ev.offset_bits = start;
-				s->ev.scope[2] = hf;
-				s->ev.scope[3] = r1;
-				s->ev.scope[4] = r2;
-				s->ev.scope[5] = r3;
-				event_pending(s);
-				return 0;
 			}
 			/* the general path decodes it again (the clock
 			 * update gives the same value twice) */
 			s->pos = start;
 		}
+	} else if (sc->hdr_var.nr) {
+		const struct ht_ctf_field *vf;
+
+		s->mset &= ~(1u << HT__M_EVENT_ID);
+		vf = hdr_var_fast(s);
+		if (vf && has_m(s, HT__M_EVENT_ID)) {
+			uint64_t id = s->mval[HT__M_EVENT_ID];
+			struct ht__event_class *ec =
+			    id < sc->nr_by_id ? sc->by_id[id] : NULL;
+
+			if (ec && ec->fast) {
+				ret = fast_record(s, ec, start, vf);
+				if (ret <= 0) {
+					return ret;
+				}
+			}
+		}
+		/* the same */
+		s->pos = start;
 	}
 	return ht__stream_read_event(s);
 }
@@ -834,8 +1134,9 @@ static inline const struct ht_ctf_field *hdr_var_fast(struct ht__stream *s)
 {
 	const struct ht__hdr_var *hv = &s->sc->hdr_var;
 	const struct ht__hdr_option *o;
+	const struct ht__run *r;
 	struct ht_ctf_field *f;
-	uint64_t pos = s->pos, p2;
+	uint64_t pos = s->pos, p2, tag;
 
 	if (hv->align_bits > 1) {
 		pos = ht__align_in_packet(s, pos, hv->align_bits);
@@ -843,7 +1144,8 @@ static inline const struct ht_ctf_field *hdr_var_fast(struct ht__stream *s)
 	if (pos + hv->tag_bits > s->content_end) {
 		return NULL;
 	}
-	o = ht__hdr_option(hv, ht__leaf_value(s->map, pos, &hv->tag));
+	tag = ht__leaf_value(s->map, pos, &hv->tag);
+	o = ht__hdr_option(hv, tag);
 	if (!o || !(f = s->keep_hdr[o - hv->opt])) {
 		return NULL;
 	}
@@ -854,8 +1156,31 @@ static inline const struct ht_ctf_field *hdr_var_fast(struct ht__stream *s)
 	if (p2 + o->size_bits > s->content_end) {
 		return NULL;
 	}
-	ht__run_load_leaves(s, hv->tag_run, pos, f + 1);
-	ht__run_load_leaves(s, o->run, p2, f + o->field_base);
+	/* the runs' plain leaves, then the ones that save something (the
+	 * tag, the option's id and timestamp: see plan_hdr_variant()), in
+	 * the runs' order */
+	r = hv->tag_run;
+	ht__leaf_load_plain(r->leaves, r->leaves + r->nr_plain, s->map, pos,
+			    f + 1);
+	f[1 + hv->tag.field].v.u = tag;
+	s->regs[hv->tag.reg] = tag;
+	s->mval[HT__M_EVENT_ID] = tag;
+	s->mset |= 1u << HT__M_EVENT_ID;
+	r = o->run;
+	ht__leaf_load_plain(r->leaves, r->leaves + r->nr_plain, s->map, p2,
+			    f + o->field_base);
+	if (o->has_id) {
+		uint64_t id = ht__leaf_value(s->map, p2, &o->id);
+
+		f[o->field_base + o->id.field].v.u = id;
+		s->mval[HT__M_EVENT_ID] = id;
+	}
+	if (o->has_ts) {
+		uint64_t ts = ht__leaf_value(s->map, p2, &o->ts);
+
+		f[o->field_base + o->ts.field].v.u = ts;
+		ht__clock_update(s, ts, o->ts.size_bits);
+	}
 	s->pos = p2 + o->size_bits;
 	return f;
 }
@@ -897,6 +1222,7 @@ int ht__stream_read_event(struct ht__stream *s)
 	struct ht__event_class *ec = NULL;
 	const struct ht_ctf_field *root[4];
 	struct ht_ctf_field **kec;
+	struct ht__keep_var *kv;
 	int64_t idx[4];
 	uint64_t id;
 	int ret;
@@ -947,15 +1273,17 @@ int ht__stream_read_event(struct ht__stream *s)
 				       (unsigned long long)id);
 	}
 	kec = &s->keep_ec[2 * ec->index];
-	ret = run_scope(s, &sc->event_context, &s->keep[HT__KEEP_EV_CONTEXT],
-			&s->ef, &root[1], &idx[1]);
+	kv = &s->keep_var[2 * ec->index];
+	ret = run_event_scope(
+	    s, &sc->event_context, &s->keep[HT__KEEP_EV_CONTEXT],
+	    &s->keep_var[s->nr_keep_ec], &s->ef, &root[1], &idx[1]);
 	if (!ret) {
-		ret = run_scope(s, &ec->context, &kec[0], &s->ef, &root[2],
-				&idx[2]);
+		ret = run_event_scope(s, &ec->context, &kec[0], &kv[0], &s->ef,
+				      &root[2], &idx[2]);
 	}
 	if (!ret) {
-		ret = run_scope(s, &ec->payload, &kec[1], &s->ef, &root[3],
-				&idx[3]);
+		ret = run_event_scope(s, &ec->payload, &kec[1], &kv[1], &s->ef,
+				      &root[3], &idx[3]);
 	}
 	if (ret) {
 		return ret;

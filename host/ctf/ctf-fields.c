@@ -231,6 +231,59 @@ void ht__leaf_load_other(struct ht__stream *s, const struct ht__leaf *l,
 	}
 }
 
+/* A run with other leaves than plain ones: out of ht__run_load()'s
+ * way, which then saves no register. */
+static __attribute__((noinline)) void run_load_mixed(struct ht__stream *s,
+						     const struct ht__run *r,
+						     uint64_t pos,
+						     struct ht_ctf_field *f)
+{
+	const struct ht__leaf *l = r->leaves;
+
+	ht__leaf_load_plain(l, l + r->nr_plain, s->map, pos, f);
+	ht__run_load_rest(s, r, pos, f);
+}
+
+void ht__run_load(struct ht__stream *s, const struct ht__run *r, uint64_t pos,
+		  struct ht_ctf_field *f)
+{
+	const struct ht__leaf *l = r->leaves;
+
+	if (r->nr_plain < r->nr_leaves) {
+		run_load_mixed(s, r, pos, f);
+		return;
+	}
+	ht__leaf_load_plain(l, l + r->nr_plain, s->map, pos, f);
+}
+
+void ht__run_load_rest(struct ht__stream *s, const struct ht__run *r,
+		       uint64_t pos, struct ht_ctf_field *f)
+{
+	const struct ht__leaf *l = r->leaves + r->nr_plain;
+	const struct ht__leaf *end = r->leaves + r->nr_leaves;
+
+	for (; l < end; l++) {
+		const uint64_t p = pos + l->off_bits;
+		uint64_t v, w;
+
+		memcpy(&w, s->map + (p >> 3), 8);
+		if (l->load == HT__LOAD_LE) {
+			v = (ht__le64(w) >> (p & 7)) & l->mask;
+		} else if (l->load == HT__LOAD_BE) {
+			v = (ht__be64(w) << (p & 7)) >> (64 - l->size_bits);
+		} else {
+			ht__leaf_load_other(s, l, p, w, &f[l->field]);
+			continue;
+		}
+		v = (v ^ l->sign) - l->sign;
+		f[l->field].v.u = v;
+		if (l->side) {
+			ht__int_side(s, l->reg, l->meaning, l->clock, v,
+				     l->size_bits);
+		}
+	}
+}
+
 /*
  * Runs run @r of op @parent at s->pos: one alignment, one bounds check
  * and one capacity check, then the leaves at their constant offsets.

@@ -14,7 +14,7 @@
 
 static bool scope_fast(const struct ht__plan *p)
 {
-	return !p->nr_ops || p->root_run || p->flat_tmpl;
+	return !p->nr_ops || p->root_run || p->flat_tmpl || p->flat_var;
 }
 
 /* Whether leaf @l is an unsigned little-endian one that one 8-byte

@@ -269,8 +269,20 @@ static int make_run(struct ht__trace *t, const struct ht__op *ops,
 }
 
 /*
+ * Whether member op @m is an array or a sequence of fixed elements
+ * that are never of zero bits (a flat scope with sequences may hold
+ * it).
+ */
+static bool var_member(const struct ht__op *m)
+{
+	return (m->kind == HT__OP_ARRAY || m->kind == HT__OP_SEQ) &&
+	       m->elem_run && m[1].min_bits > 0;
+}
+
+/*
  * Makes @p a flat scope (see struct ht__plan) when its root structure's
- * runs are all fixed runs or string members.
+ * runs are all fixed runs or string members, or a flat scope with
+ * sequences when some are arrays or sequences of fixed elements.
  */
 static int make_flat(struct ht__trace *t, struct ht__plan *p)
 {
@@ -278,7 +290,7 @@ static int make_flat(struct ht__trace *t, struct ht__plan *p)
 	struct ht__run *runs = (struct ht__run *)root->runs;
 	struct ht_ctf_field *f;
 	uint64_t n = 1;
-	uint32_t k;
+	uint32_t k, nr_var = 0;
 
 	for (k = 0; k < root->nr_runs; k++) {
 		const struct ht__run *r = &runs[k];
@@ -287,9 +299,16 @@ static int make_flat(struct ht__trace *t, struct ht__plan *p)
 			n += r->nr_fields;
 		} else if (p->ops[r->member_op].kind == HT__OP_STRING) {
 			n++;
+		} else if (var_member(&p->ops[r->member_op])) {
+			nr_var++;
 		} else {
 			return 0;
 		}
+	}
+	if (nr_var) {
+		p->flat_var = true;
+		p->nr_var = nr_var;
+		return 0;
 	}
 	if (n > FX_MAX_FIELDS) {
 		return 0;

@@ -191,6 +191,15 @@ struct ht__plan {
 	 */
 	const struct ht_ctf_field *flat_tmpl;
 	uint32_t flat_fields;
+	/*
+	 * A flat scope with sequences: a structure whose members are
+	 * fixed runs, strings, and arrays or sequences (.nr_var of them)
+	 * of fixed elements that are never of zero bits. Its fields are
+	 * kept per stream too (struct ht__keep_var), laid out again from
+	 * the first sequence whose length changed.
+	 */
+	bool flat_var;
+	uint32_t nr_var;
 };
 
 /*

@@ -51,6 +51,21 @@ enum ht__keep {
 	HT__NR_KEEP,
 };
 
+/*
+ * The kept fields of a flat scope with sequences (struct ht__plan
+ * .flat_var): as many as its sequences' lengths make, at most
+ * HT__KEEP_VAR_FIELDS (a longer record goes through the general path).
+ * .lens are the lengths the fields are laid out for, when .laid.
+ */
+#define HT__KEEP_VAR_FIELDS 1024
+
+struct ht__keep_var {
+	struct ht_ctf_field *f;
+	uint32_t cap;
+	bool laid;
+	uint64_t *lens; /* .nr_var of the plan */
+};
+
 struct ht__stream {
 	struct ht_ctf_stream pub;
 	struct ht__trace *trace;
@@ -120,6 +135,9 @@ struct ht__stream {
 	struct ht_ctf_field *keep_hdr[HT__HDR_OPTIONS];
 	struct ht_ctf_field **keep_ec;
 	size_t nr_keep_ec;
+	/* the same for flat scopes with sequences, and the stream's event
+	 * context's at [2 * nr_event_classes] */
+	struct ht__keep_var *keep_var;
 
 	struct ht_ctf_msg msg;	      /* the pending message, unless EVENT */
 	struct ht_ctf_msg ev_msg;     /* the pending EVENT message */
@@ -409,10 +427,14 @@ static inline bool ht__elems_fit(const struct ht__stream *s,
 {
 	const struct ht__op *op = &ops[i], *el = &ops[i + 1];
 	uint64_t room = s->content_end > pos ? s->content_end - pos : 0;
+	uint64_t need;
 
 	*len = op->kind == HT__OP_ARRAY ? op->nr : s->regs[op->src_reg];
-	return el->min_bits ? *len <= room / el->min_bits
-			    : *len <= room + HT__ELEMS_SLACK;
+	/* len <= room / min_bits, without a division */
+	return el->min_bits
+		   ? !__builtin_mul_overflow(*len, el->min_bits, &need) &&
+			 need <= room
+		   : *len <= room + HT__ELEMS_SLACK;
 }
 
 /* ---- decoding into fields (ctf-fields.c) ---- */
@@ -487,6 +509,39 @@ static inline void ht__run_load_leaves(struct ht__stream *restrict s,
 			ht__int_side(s, l->reg, l->meaning, l->clock, v,
 				     l->size_bits);
 		}
+	}
+}
+
+/*
+ * Loads the leaves of run @r after its plain ones (integers that save
+ * something, floats, wide integers) starting at @pos into fields @f
+ * (ctf-fields.c).
+ */
+void ht__run_load_rest(struct ht__stream *s, const struct ht__run *r,
+		       uint64_t pos, struct ht_ctf_field *f);
+
+/*
+ * ht__run_load_leaves() as a call (ctf-fields.c), for the fixed scopes
+ * of the fast paths: its plain loop needs no saved register, the other
+ * leaves are a tail call to ht__run_load_rest().
+ */
+void ht__run_load(struct ht__stream *s, const struct ht__run *r, uint64_t pos,
+		  struct ht_ctf_field *f);
+
+/*
+ * ht__run_load() with the plain leaves loaded inline, for the loops
+ * that load many short runs (the flat scopes with sequences): most of
+ * their runs have no other leaf.
+ */
+static inline __attribute__((always_inline)) void
+ht__run_load_inline(struct ht__stream *s, const struct ht__run *r, uint64_t pos,
+		    struct ht_ctf_field *f)
+{
+	const struct ht__leaf *l = r->leaves;
+
+	ht__leaf_load_plain(l, l + r->nr_plain, s->map, pos, f);
+	if (r->nr_plain < r->nr_leaves) {
+		ht__run_load_rest(s, r, pos, f);
 	}
 }
 

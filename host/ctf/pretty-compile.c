@@ -114,7 +114,17 @@ static void compile_field(struct compiler *c, const struct ht_ctf_type *t,
 
 	switch (t->kind) {
 	case HT_CTF_INT:
-		if (t->base == 16 || t->base == 8 || t->base == 2) {
+		if (t->base == 16 && t->size_bits <= 32) {
+			emit(c, OP_HEX, scope, names, at, t, 16);
+			/* hex shows whole digits of the value (pretty-number.h)
+			 */
+			if (!c->oom) {
+				c->ops[c->nr_ops - 1].mask =
+				    (UINT64_C(1)
+				     << (t->size_bits + 3) / 4 * 4) -
+				    1;
+			}
+		} else if (t->base == 16 || t->base == 8 || t->base == 2) {
 			emit(c, OP_INT, scope, names, at, t, 72);
 		} else {
 			emit(c, t->is_signed ? OP_SDEC : OP_UDEC, scope, names,
@@ -151,7 +161,13 @@ static void compile_field(struct compiler *c, const struct ht_ctf_type *t,
 	case HT_CTF_VARIANT:
 		/* one entry here; run_line shifts what follows by the
 		 * field's actual size */
-		emit(c, is_text(t) ? OP_TEXT : OP_VAR, scope, names, at, t, 0);
+		emit(c,
+		     is_text(t) ? OP_TEXT
+		     : t->kind == HT_CTF_SEQUENCE &&
+			     t->element->kind == HT_CTF_INT
+			 ? OP_INTS
+			 : OP_VAR,
+		     scope, names, at, t, 0);
 		return;
 	case HT_CTF_ARRAY:
 		if (is_text(t)) {
@@ -285,14 +301,16 @@ void ht__pretty_compile_line(struct ht_pretty *p, struct ec_cache *e)
 		lit(&c, hn ? ", " : " ");
 	}
 	lit(&c, "\n");
-	emit(&c, OP_END, 0, false, 0, NULL, 0);
+	emit(&c, OP_END, HT_CTF_NR_SCOPES, false, 0, NULL, 0);
 	/* room for the fixed-size copies of short literals */
 	lit(&c, "                                ");
 	if (c.oom || c.lits.nomem) {
 		size_t i;
 
 		for (i = 0; i < c.nr_ops; i++) {
-			free(c.ops[i].enum_cache);
+			if (c.ops[i].kind == OP_ENUM) {
+				free(c.ops[i].enum_cache);
+			}
 		}
 		free(c.ops);
 		ht_buf_fini(&c.lits);
@@ -300,7 +318,11 @@ void ht__pretty_compile_line(struct ht_pretty *p, struct ec_cache *e)
 	}
 	e->nr_checks = 0;
 	for (s = HT_CTF_SCOPE_PACKET_CONTEXT; s < HT_CTF_NR_SCOPES; s++) {
-		if (e->scope_size[s]) {
+		size_t i;
+
+		for (i = 0; i < c.nr_ops && c.ops[i].scope != s; i++) {
+		}
+		if (i < c.nr_ops) {
 			e->checks[e->nr_checks++] = (uint8_t)s;
 		}
 	}
@@ -315,7 +337,7 @@ void ht__pretty_free_line(struct ec_cache *e)
 	size_t i, j;
 
 	for (i = 0; i < e->nr_ops; i++) {
-		if (!e->ops[i].enum_cache) {
+		if (e->ops[i].kind != OP_ENUM || !e->ops[i].enum_cache) {
 			continue;
 		}
 		for (j = 0; j < ENUM_CACHED; j++) {

@@ -193,8 +193,9 @@ int ht__pretty_put_text(struct ht_pretty *p, const struct ht_ctf_field *f)
 	}
 	o = p->out.data + p->out.len;
 	*o++ = '"';
-	for (i = 0; i < f->nr_children; i++, c = ht_ctf_field_next(c)) {
-		unsigned char b = (unsigned char)c->v.u;
+	/* the children are 8-bit integers: one entry each */
+	for (i = 0; i < f->nr_children; i++) {
+		unsigned char b = (unsigned char)c[i].v.u;
 
 		if (!b) {
 			break;

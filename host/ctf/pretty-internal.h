@@ -28,12 +28,14 @@ enum op_kind {
 	OP_UDEC, /* unsigned decimal integer */
 	OP_SDEC, /* signed decimal integer */
 	OP_INT,	 /* integer in another base */
+	OP_HEX,	 /* hexadecimal integer of at most 32 bits */
 	OP_ENUM,
 	OP_FLOAT,
 	OP_STRING,
 	OP_TEXT,    /* text array: children are the bytes */
 	OP_GENERIC, /* a whole scope of variable shape: the field walker */
 	OP_VAR,	    /* a sequence or variant inside a compiled scope */
+	OP_INTS,    /* a sequence of integers inside a compiled scope */
 	OP_PCTX,    /* the packet context, variable shape */
 	OP_END,	    /* only the literal */
 };
@@ -56,7 +58,10 @@ struct op {
 	uint32_t lit_off, lit_len;
 	uint32_t idx; /* the field's index in its scope's flat array */
 	const struct ht_ctf_type *type;
-	struct enum_text *enum_cache; /* OP_ENUM: ENUM_CACHED entries */
+	union {
+		struct enum_text *enum_cache; /* OP_ENUM: ENUM_CACHED entries */
+		uint64_t mask; /* OP_HEX: the bits babeltrace2 shows */
+	};
 };
 
 /* Per event class: the text between the delta and the first scope. */
@@ -70,7 +75,8 @@ struct ec_cache {
 	char *lits;
 	size_t fixed_max; /* bytes the ops need at most, but strings */
 	uint32_t scope_size[HT_CTF_NR_SCOPES]; /* fixed-shape scope sizes */
-	/* the scopes with a size there, checked per event */
+	/* the scopes the ops read, checked per event: present, and of
+	 * size .scope_size when that is not 0 */
 	uint8_t checks[HT_CTF_NR_SCOPES];
 	uint8_t nr_checks;
 	/* packet context members to print (bit i: member i); members past
@@ -89,6 +95,8 @@ struct ht_pretty {
 	struct ht_pretty_opts o;
 	struct ht_buf out; /* the text; see reserve() */
 
+	/* the default header options: out_timestamp_plain() applies */
+	bool plain_ts;
 	bool have_last;
 	bool neg_warned, neg_warning;
 	int64_t last_ns;

@@ -15,7 +15,7 @@ const char ht__digit_pairs[201] =
     "50515253545556575859606162636465666768697071727374"
     "75767778798081828384858687888990919293949596979899";
 
-static const uint64_t pow10_u64[20] = {
+const uint64_t ht__pow10_u64[20] = {
     1ull,
     10ull,
     100ull,
@@ -126,7 +126,7 @@ static bool exact_6(double d, uint64_t *digits, int *exp10)
 	nd = digits10(m);
 	x = (int)nd - 1 - (int)k; /* decimal exponent */
 	if (nd > 6) {
-		uint64_t div = pow10_u64[nd - 6], r;
+		uint64_t div = ht__pow10_u64[nd - 6], r;
 
 		q = m / div;
 		r = m % div;
@@ -138,7 +138,7 @@ static bool exact_6(double d, uint64_t *digits, int *exp10)
 			x++;
 		}
 	} else {
-		q = m * pow10_u64[6 - nd];
+		q = m * ht__pow10_u64[6 - nd];
 	}
 	*digits = q;
 	*exp10 = x;

@@ -40,26 +40,17 @@ static inline char *out_mem(char *o, const void *s, size_t n)
 
 #define OUT_LIT(o, lit) out_mem((o), (lit), sizeof(lit) - 1)
 
+/* 10^0 ... 10^19 */
+extern const uint64_t ht__pow10_u64[20];
+
+/* The number of decimal digits of @v (1 for 0): from its bit length
+ * (log10(2) is about 1233 / 4096), one less when below that power of
+ * ten (v | 1 gives the same answer but for 0, which has 1 digit). */
 static inline unsigned digits10(uint64_t v)
 {
-	unsigned n = 1;
+	unsigned t = ((64 - (unsigned)__builtin_clzll(v | 1)) * 1233) >> 12;
 
-	for (;;) {
-		if (v < 10) {
-			return n;
-		}
-		if (v < 100) {
-			return n + 1;
-		}
-		if (v < 1000) {
-			return n + 2;
-		}
-		if (v < 10000) {
-			return n + 3;
-		}
-		v /= 10000;
-		n += 4;
-	}
+	return t + 1 - ((v | 1) < ht__pow10_u64[t]);
 }
 
 /*
@@ -96,6 +87,24 @@ static inline uint64_t digits8_word(uint32_t v)
 	return x | 0x3030303030303030ull; /* '0' + each digit */
 }
 
+/*
+ * The 8 uppercase hex digits of @v in a word, the first in the lowest
+ * byte: the nibbles spread to bytes (the lowest nibble in the lowest
+ * byte), the bytes reversed, then each one '0' + nibble, plus 7 more
+ * where it is above 9 ('A' - '9' - 1).
+ */
+static inline uint64_t hex8_word(uint32_t v)
+{
+	uint64_t x = v, above9;
+
+	x = (x | x << 16) & 0x0000FFFF0000FFFFull;
+	x = (x | x << 8) & 0x00FF00FF00FF00FFull;
+	x = (x | x << 4) & 0x0F0F0F0F0F0F0F0Full;
+	x = __builtin_bswap64(x);
+	above9 = ((x + 0x0606060606060606ull) >> 4) & 0x0101010101010101ull;
+	return x + 0x3030303030303030ull + above9 * 7;
+}
+
 /* The @n (1 to 8) last digits of @v < 10^8 at @out; stores 8 bytes. */
 static inline void store_digits8(char *out, uint32_t v, unsigned n)
 {
@@ -103,7 +112,7 @@ static inline void store_digits8(char *out, uint32_t v, unsigned n)
 }
 
 /*
- * The @n (at most 20) last digits of @v at @out, leading zeros
+ * The @n (at most 20) digits of @v < 10^@n at @out, leading zeros
  * included; may store up to 7 bytes past them. 32-bit arithmetic on
  * 8-digit chunks, much cheaper than 64-bit divisions.
  */
@@ -117,7 +126,12 @@ static inline void store_digits(char *out, uint64_t v, unsigned n)
 		v %= 10000000000000000ull;
 		n = 16;
 	}
-	if (n > 8) {
+	if (n == 9) {
+		/* timestamps' nanoseconds: one digit, then 8 */
+		*out++ = (char)('0' + v / 100000000);
+		v %= 100000000;
+		n = 8;
+	} else if (n > 8) {
 		store_digits8(out, (uint32_t)(v / 100000000), n - 8);
 		out += n - 8;
 		v %= 100000000;
@@ -158,6 +172,16 @@ static inline char *out_s64(char *o, int64_t v)
 	return out_u64(o, (uint64_t)v);
 }
 
+/* @v < 10^9 in 9 digits (nanoseconds), inline: one digit, then 8. */
+static inline char *out_pad9(char *o, uint64_t v)
+{
+	uint32_t hi = (uint32_t)(v / 100000000);
+
+	*o = (char)('0' + hi);
+	store_digits8(o + 1, (uint32_t)(v - (uint64_t)hi * 100000000), 8);
+	return o + 9;
+}
+
 /* @v zero-padded to @width digits (@v must fit). */
 static inline char *out_pad(char *o, uint64_t v, unsigned width)
 {
@@ -185,6 +209,10 @@ static inline char *out_int(char *o, const struct ht_ctf_type *t, uint64_t raw)
 		}
 		nd = v ? (67 - (unsigned)__builtin_clzll(v)) / 4 : 1;
 		o = OUT_LIT(o, "0x");
+		if (nd <= 8) {
+			store_word(o, hex8_word((uint32_t)v) >> 8 * (8 - nd));
+			return o + nd;
+		}
 		for (i = nd; i--; v >>= 4) {
 			o[i] = hex_upper[v & 0xf];
 		}
