@@ -476,7 +476,6 @@ static int emit_variant(struct compiler *cc, uint32_t idx,
 	struct ht__op *tag;
 	const struct ht_ctf_type *et;
 	struct ht__variant_sel *sel = NULL;
-	uint32_t *opt;
 	struct option_name *by_name;
 	size_t nr_sel = 0, k, m, r;
 	char what[300];
@@ -507,9 +506,7 @@ static int emit_variant(struct compiler *cc, uint32_t idx,
 		nr_sel += et->mappings[m].nr_ranges;
 	}
 	sel = ht__arena_alloc(&cc->t->arena, (nr_sel + 1) * sizeof(*sel));
-	opt = ht__arena_alloc(&cc->t->arena,
-			      (type->nr_members + 1) * sizeof(*opt));
-	if (!sel || !opt) {
+	if (!sel) {
 		return HT_ENOMEM;
 	}
 	by_name = sort_options(type);
@@ -532,29 +529,9 @@ static int emit_variant(struct compiler *cc, uint32_t idx,
 		}
 	}
 	free(by_name);
-	cc->ops[idx].kind = HT__OP_VARIANT;
 	cc->ops[idx].sel = sel;
 	cc->ops[idx].nr_sel = nr_sel;
-	cc->ops[idx].nr = type->nr_members;
-	cc->ops[idx].min_bits = UINT64_MAX;
-	for (k = 0; k < type->nr_members; k++) {
-		uint32_t child;
-
-		ret = emit(cc, type->members[k].type, type->members[k].name,
-			   &child);
-		if (ret) {
-			return ret;
-		}
-		opt[k] = child - idx;
-		if (cc->ops[child].min_bits < cc->ops[idx].min_bits) {
-			cc->ops[idx].min_bits = cc->ops[child].min_bits;
-		}
-	}
-	if (!type->nr_members) {
-		cc->ops[idx].min_bits = 0;
-	}
-	cc->ops[idx].option_op = opt;
-	return 0;
+	return emit_options(cc, idx, type);
 }
 
 /* A CTF 2 UTF-16 or UTF-32 string of any length kind. */
