@@ -333,6 +333,19 @@ out:
 	return ret;
 }
 
+/* The byte order and the alignment of a fixed-length field class (a bit
+ * array or a floating point number) into @t. */
+static int parse_fixed_layout(struct c2 *c, json_object *j,
+			      struct ht_ctf_type *t)
+{
+	int ret = parse_byte_order(c, j, &t->byte_order);
+
+	if (!ret) {
+		ret = parse_align(c, j, "alignment", &t->align_bits);
+	}
+	return ret;
+}
+
 enum bits_kind { BITS_UINT, BITS_SINT, BITS_BOOL, BITS_ARRAY, BITS_MAP };
 
 /* Fixed-length bit arrays and what inherits them, as integers. */
@@ -358,10 +371,7 @@ static int fc_bits(struct c2 *c, json_object *j, enum bits_kind kind,
 		ht__c2_path_pop(c, old);
 	}
 	if (!ret) {
-		ret = parse_byte_order(c, j, &t->byte_order);
-	}
-	if (!ret) {
-		ret = parse_align(c, j, "alignment", &t->align_bits);
+		ret = parse_fixed_layout(c, j, t);
 	}
 	if (!ret) {
 		ret = ht__c2_opt_uint(
@@ -412,10 +422,7 @@ static int fc_float(struct c2 *c, json_object *j,
 		ht__c2_path_pop(c, old);
 	}
 	if (!ret) {
-		ret = parse_byte_order(c, j, &t->byte_order);
-	}
-	if (!ret) {
-		ret = parse_align(c, j, "alignment", &t->align_bits);
+		ret = parse_fixed_layout(c, j, t);
 	}
 	if (ret) {
 		return ret;
