@@ -666,11 +666,7 @@ static int fc_struct(struct c2 *c, json_object *j,
 		ret = ht__c2_need_type(c, m, NULL, json_type_object,
 				       "a member class");
 		if (!ret) {
-			ret = ht__c2_opt_str(c, m, "name", &name);
-		}
-		if (!ret && !name) {
-			ret = ht__c2_fail(c, HT_ESYNTAX,
-					  "missing property 'name'");
+			ret = ht__c2_req_str(c, m, "name", &name);
 		}
 		if (!ret && ht__tsdl_index_find(&names, name, strlen(name)) !=
 				NAME_NONE) {
@@ -1083,12 +1079,9 @@ static int fc_parse(struct c2 *c, json_object *j,
 		    "name), found %s",
 		    ht__c2_kind(j));
 	}
-	ret = ht__c2_opt_str(c, j, "type", &type);
+	ret = ht__c2_req_str(c, j, "type", &type);
 	if (ret) {
 		return ret;
-	}
-	if (!type) {
-		return ht__c2_fail(c, HT_ESYNTAX, "missing property 'type'");
 	}
 	if (c->depth >= TSDL_MAX_DEPTH) {
 		return ht__c2_fail(c, HT_EUNSUPPORTED,

@@ -207,6 +207,17 @@ int ht__c2_opt_str(struct c2 *c, json_object *o, const char *key,
 	return 0;
 }
 
+int ht__c2_req_str(struct c2 *c, json_object *o, const char *key,
+		   const char **out)
+{
+	int ret = ht__c2_opt_str(c, o, key, out);
+
+	if (!ret && !*out) {
+		ret = ht__c2_fail(c, HT_ESYNTAX, "missing property '%s'", key);
+	}
+	return ret;
+}
+
 char *ht__c2_strdup(struct c2 *c, const char *s)
 {
 	return ht__arena_strdup(c->a, s);

@@ -550,12 +550,9 @@ static int fragment(struct c2 *c, json_object *j)
 				   "expected an object, found %s",
 				   ht__c2_kind(j));
 	}
-	ret = ht__c2_opt_str(c, j, "type", &type);
+	ret = ht__c2_req_str(c, j, "type", &type);
 	if (ret) {
 		return ret;
-	}
-	if (!type) {
-		return ht__c2_fail(c, HT_ESYNTAX, "missing property 'type'");
 	}
 	if (c->frag == 1) {
 		if (strcmp(type, "preamble")) {

@@ -123,8 +123,11 @@ int ht__c2_opt_uint(struct c2 *c, json_object *o, const char *key, uint64_t def,
 int ht__c2_req_uint(struct c2 *c, json_object *o, const char *key,
 		    uint64_t *out);
 
-/* Member @key of @o as a string (NULL when absent). */
+/* Member @key of @o as a string: NULL when absent (opt), an error when
+ * absent (req). */
 int ht__c2_opt_str(struct c2 *c, json_object *o, const char *key,
+		   const char **out);
+int ht__c2_req_str(struct c2 *c, json_object *o, const char *key,
 		   const char **out);
 
 /* A copy of @s in the trace's arena (NULL: out of memory). */
