@@ -390,16 +390,11 @@ static __attribute__((noinline)) int make_room(struct ht_ctf_wstream *s,
 	return 0;
 }
 
-int ht_ctf_wstream_event(struct ht_ctf_wstream *s, uint64_t cls_id,
-			 uint64_t ts_ns, const struct ht_ctf_field *common_ctx,
-			 const struct ht_ctf_field *specific_ctx,
-			 const struct ht_ctf_field *payload)
+/* 0 when an event of class @cls_id at @ts_ns may be written to @s: its
+ * class was added and its time is not before the last event's. */
+static inline int check_event(struct ht_ctf_wstream *s, uint64_t cls_id,
+			      uint64_t ts_ns)
 {
-	const struct ht_ctf_field *const scopes[3] = {common_ctx, specific_ctx,
-						      payload};
-	struct enc e;
-	int ret;
-
 	if (!class_known(s->sc, cls_id)) {
 		return ht__ctf_writer_fail(s->w, HT_EINVAL,
 					   "%s: event class %" PRIu64
@@ -411,6 +406,23 @@ int ht_ctf_wstream_event(struct ht_ctf_wstream *s, uint64_t cls_id,
 					   "%s: timestamp %" PRIu64
 					   " before %" PRIu64,
 					   s->path, ts_ns, s->last_ts);
+	}
+	return 0;
+}
+
+int ht_ctf_wstream_event(struct ht_ctf_wstream *s, uint64_t cls_id,
+			 uint64_t ts_ns, const struct ht_ctf_field *common_ctx,
+			 const struct ht_ctf_field *specific_ctx,
+			 const struct ht_ctf_field *payload)
+{
+	const struct ht_ctf_field *const scopes[3] = {common_ctx, specific_ctx,
+						      payload};
+	struct enc e;
+	int ret;
+
+	ret = check_event(s, cls_id, ts_ns);
+	if (ret) {
+		return ret;
 	}
 	s->dirty_bytes = s->cap_bytes;
 	for (;;) {
@@ -472,17 +484,9 @@ int ht_ctf_wstream_raw_event(struct ht_ctf_wstream *s, uint64_t cls_id,
 	uint8_t *p;
 	int ret;
 
-	if (!class_known(s->sc, cls_id)) {
-		return ht__ctf_writer_fail(s->w, HT_EINVAL,
-					   "%s: event class %" PRIu64
-					   " was not added",
-					   s->path, cls_id);
-	}
-	if (ts_ns < s->last_ts) {
-		return ht__ctf_writer_fail(s->w, HT_EINVAL,
-					   "%s: timestamp %" PRIu64
-					   " before %" PRIu64,
-					   s->path, ts_ns, s->last_ts);
+	ret = check_event(s, cls_id, ts_ns);
+	if (ret) {
+		return ret;
 	}
 	/* (the padding before the header: zeros of packet_open()) */
 	for (;;) {
