@@ -21,26 +21,14 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
+. "$here/sync-lib.sh"
 py=/usr/bin/python3
 top=$(cd "$here/../.." && pwd)
 
 # sync NAME CAPTURE: both paths, under 20 s and 2 GB
 sync_both() {
-	local name=$1 cap=$2 rc
-	for mode in copy decode; do
-		rc=0
-		if [ $mode = decode ]; then
-			HETRACE_MERGE_DECODE=1 bounded 20 2000 "$HETRACE" sync "$cap" \
-				-o "$w/$name.$mode" --report "$w/$name.$mode.json" \
-				>"$w/$name.$mode.out" 2>"$w/$name.$mode.err" || rc=$?
-		else
-			bounded 20 2000 "$HETRACE" sync "$cap" \
-				-o "$w/$name.$mode" --report "$w/$name.$mode.json" \
-				>"$w/$name.$mode.out" 2>"$w/$name.$mode.err" || rc=$?
-		fi
-		[ "$rc" = "${3:-0}" ] ||
-			bad "$name ($mode): exit $rc, want ${3:-0}: $(head -3 "$w/$name.$mode.err")"
-	done
+	sync_way "$1" copy "${3:-0}" "" "$2"
+	sync_way "$1" decode "${3:-0}" HETRACE_MERGE_DECODE "$2"
 }
 
 # same NAME: the two outputs agree

@@ -25,24 +25,16 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
+. "$here/sync-lib.sh"
 py=/usr/bin/python3
 
 # sync NAME CAPTURE WANT: both ways
 sync_both() {
-	local name=$1 cap=$2 want=$3 mode rc
+	local name=$1 cap=$2 want=$3 mode var
 	for mode in stream decode; do
-		rc=0
-		if [ $mode = decode ]; then
-			HETRACE_SCAN_DECODE=1 bounded 20 2000 "$HETRACE" sync "$cap" \
-				-o "$w/$name.$mode" --report "$w/$name.$mode.json" \
-				>"$w/$name.$mode.out" 2>"$w/$name.$mode.err" || rc=$?
-		else
-			bounded 20 2000 "$HETRACE" sync "$cap" \
-				-o "$w/$name.$mode" --report "$w/$name.$mode.json" \
-				>"$w/$name.$mode.out" 2>"$w/$name.$mode.err" || rc=$?
-		fi
-		[ "$rc" = "$want" ] ||
-			bad "$name ($mode): exit $rc, want $want: $(head -3 "$w/$name.$mode.err")"
+		var=
+		[ $mode = stream ] || var=HETRACE_SCAN_DECODE
+		sync_way "$name" $mode "$want" "$var" "$cap"
 		grep -q 'AddressSanitizer\|runtime error' "$w/$name.$mode.err" &&
 			bad "$name ($mode): sanitizer report"
 		sed -i "s|$w/$name.$mode|OUT|g" "$w/$name.$mode.out" "$w/$name.$mode.json"
