@@ -20,6 +20,26 @@
 #define PKT_MAGIC 0xc1fc1fc1u
 
 /*
+ * The NUL-terminated string at *@pos, which moves up to a byte (packets
+ * start on a byte: byte alignment in the packet is byte alignment in the
+ * file): its first byte, *@nul set to its NUL, or NULL when it does not
+ * end in the packet content.
+ */
+static inline const uint8_t *packet_string(const struct ht__stream *s,
+					   uint64_t *pos, const uint8_t **nul)
+{
+	const uint8_t *q;
+
+	*pos = (*pos + 7) & ~(uint64_t)7;
+	if (*pos >= s->content_end) {
+		return NULL;
+	}
+	q = s->map + (*pos >> 3);
+	*nul = ht__find_nul(q, (s->content_end - *pos) / 8);
+	return *nul ? q : NULL;
+}
+
+/*
  * Decodes flat scope @p (see struct ht__plan) at s->pos into the
  * stream's kept fields *@keep. Returns 0 with *@root set, 1 when a run
  * or a string does not fit in the packet content (nothing is
@@ -62,15 +82,8 @@ static inline int decode_flat(struct ht__stream *s, const struct ht__plan *p,
 		} else {
 			const uint8_t *q, *z;
 
-			/* packets start on a byte: byte alignment in the
-			 * packet is byte alignment in the file */
-			pos = (pos + 7) & ~(uint64_t)7;
-			if (pos >= s->content_end) {
-				return 1;
-			}
-			q = s->map + (pos >> 3);
-			z = ht__find_nul(q, (s->content_end - pos) / 8);
-			if (!z) {
+			q = packet_string(s, &pos, &z);
+			if (!q) {
 				return 1;
 			}
 			f[r->keep_off].v.str = (const char *)q;
@@ -220,15 +233,8 @@ static int decode_flat_var(struct ht__stream *s, const struct ht__plan *p,
 		} else if (m->kind == HT__OP_STRING) {
 			const uint8_t *q, *z;
 
-			/* packets start on a byte: byte alignment in the
-			 * packet is byte alignment in the file */
-			pos = (pos + 7) & ~(uint64_t)7;
-			if (pos >= s->content_end) {
-				return 1;
-			}
-			q = s->map + (pos >> 3);
-			z = ht__find_nul(q, (s->content_end - pos) / 8);
-			if (!z) {
+			q = packet_string(s, &pos, &z);
+			if (!q) {
 				return 1;
 			}
 			if (n >= kv->cap) {
