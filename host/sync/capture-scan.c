@@ -612,36 +612,32 @@ static bool time_ok(struct ht_capture_reader *cap, size_t core,
 		bad_time(cap, core, s, offset_bits, t, "is beyond 2^62");
 		return false;
 	}
-	if (st->nr && t < st->last) {
-		if (st->nr == 2 && t < st->prev) {
-			snprintf(why, sizeof(why),
-				 "is before the two events before it (%" PRIu64
-				 " and %" PRIu64 ")",
-				 st->prev, st->last);
-			bad_time(cap, core, s, offset_bits, t, why);
-			return false;
-		}
+	/* (out of order: st->nr > 0 and t < st->last, or the common case
+	 * above would have taken it) */
+	if (st->nr == 2 && t < st->prev) {
 		snprintf(why, sizeof(why),
-			 "is after the event that follows it (%" PRIu64 ")", t);
-		cap->key_has = true;
-		cap->key_cycles = t;
-		bad_time(cap, core, s, st->last_offset_bits, st->last, why);
-		if (st->last_half) {
-			st->last_half->v[st->last_half_i].bad = 1;
-		}
-		if (st->last_ev) {
-			cap->evs[st->last_ev - 1].bad = true;
-			cap->evs[st->last_ev - 1].key_cycles = t;
-		}
-		if (*first == st->last) {
-			*first = t;
-		}
-		st->last = t;
-	} else {
-		st->prev = st->last;
-		st->last = t;
-		st->nr += st->nr < 2;
+			 "is before the two events before it (%" PRIu64
+			 " and %" PRIu64 ")",
+			 st->prev, st->last);
+		bad_time(cap, core, s, offset_bits, t, why);
+		return false;
 	}
+	snprintf(why, sizeof(why),
+		 "is after the event that follows it (%" PRIu64 ")", t);
+	cap->key_has = true;
+	cap->key_cycles = t;
+	bad_time(cap, core, s, st->last_offset_bits, st->last, why);
+	if (st->last_half) {
+		st->last_half->v[st->last_half_i].bad = 1;
+	}
+	if (st->last_ev) {
+		cap->evs[st->last_ev - 1].bad = true;
+		cap->evs[st->last_ev - 1].key_cycles = t;
+	}
+	if (*first == st->last) {
+		*first = t;
+	}
+	st->last = t;
 	st->last_offset_bits = offset_bits;
 	st->last_half = NULL;
 	st->last_ev = 0;
