@@ -186,24 +186,14 @@ static inline ht__i128 line_at(const struct ht_fit_span_line *l, double slope,
 	const int64_t dx = l->x1 - l->x0, d = t - l->x0, dy = l->y1 - l->y0;
 	const ht__i128 num = (ht__i128)d * dy;
 	const double qd = (double)d * slope;
-	int64_t q;
-	ht__i128 r;
+	ht__i128 q, r;
 
 	if (!(qd > -4e15 && qd < 4e15)) {
 		struct ht__xy a = {l->x0, l->y0}, b = {l->x1, l->y1};
 
 		return ht__line_at(a, b, t, dir);
 	}
-	q = (int64_t)qd;
-	r = num - (ht__i128)q * dx;
-	while (r < 0) {
-		q--;
-		r += dx;
-	}
-	while (r >= dx) {
-		q++;
-		r -= dx;
-	}
+	q = ht__floor_div_near(num, dx, (int64_t)qd, &r);
 	/* floor(num / dx) = q; the ceiling is one more unless exact */
 	return (ht__i128)l->y0 + q + (dir > 0 && r != 0);
 }

@@ -39,6 +39,26 @@ int ht__slope_cmp(struct ht__xy a, struct ht__xy b, struct ht__xy c,
  * when the quotient fits in 64 bits). */
 ht__i128 ht__floor_div(ht__i128 num, ht__i128 den);
 
+/* floor(@num / @dx) for @dx > 0, from an estimate @q a few steps off
+ * (a double's quotient) by stepping, without a 128-bit division; the
+ * remainder, in [0, dx), in *@rem. */
+static inline ht__i128 ht__floor_div_near(ht__i128 num, int64_t dx, ht__i128 q,
+					  ht__i128 *rem)
+{
+	ht__i128 r = num - q * dx;
+
+	while (r < 0) {
+		q--;
+		r += dx;
+	}
+	while (r >= dx) {
+		q++;
+		r -= dx;
+	}
+	*rem = r;
+	return q;
+}
+
 /* The line through a and b (a.x < b.x) at x, floored (dir < 0) or
  * ceiled (dir > 0), as a 128-bit value (never overflows for x in
  * (-2^63, 2^63)). */

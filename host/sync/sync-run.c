@@ -230,16 +230,7 @@ static __int128 line_floor(const struct ht_fit_line *l, double slope, int64_t t)
 	if (dx <= 0 || !(qd > -4e15 && qd < 4e15)) {
 		return line_at(l, t);
 	}
-	q = (__int128)(int64_t)qd;
-	r = num - q * dx;
-	while (r < 0) {
-		q--;
-		r += dx;
-	}
-	while (r >= dx) {
-		q++;
-		r -= dx;
-	}
+	q = ht__floor_div_near(num, dx, (int64_t)qd, &r);
 	return l->y0 + q;
 }
 
