@@ -410,6 +410,18 @@ static inline int check_event(struct ht_ctf_wstream *s, uint64_t cls_id,
 	return 0;
 }
 
+/* Counts an event at @ts_ns written to @s's packet. */
+static inline void count_event(struct ht_ctf_wstream *s, uint64_t ts_ns)
+{
+	if (!s->nr_in_packet) {
+		s->ts_begin = ts_ns;
+	}
+	s->ts_end = ts_ns;
+	s->last_ts = ts_ns;
+	s->nr_in_packet++;
+	s->nr_events++;
+}
+
 int ht_ctf_wstream_event(struct ht_ctf_wstream *s, uint64_t cls_id,
 			 uint64_t ts_ns, const struct ht_ctf_field *common_ctx,
 			 const struct ht_ctf_field *specific_ctx,
@@ -438,13 +450,7 @@ int ht_ctf_wstream_event(struct ht_ctf_wstream *s, uint64_t cls_id,
 			return ret;
 		}
 	}
-	if (!s->nr_in_packet) {
-		s->ts_begin = ts_ns;
-	}
-	s->ts_end = ts_ns;
-	s->last_ts = ts_ns;
-	s->nr_in_packet++;
-	s->nr_events++;
+	count_event(s, ts_ns);
 	/* the next record starts on a byte boundary (header align(8)) */
 	s->pos_bits = (e.pos + 7) / 8 * 8;
 	return 0;
@@ -509,13 +515,7 @@ int ht_ctf_wstream_raw_event(struct ht_ctf_wstream *s, uint64_t cls_id,
 	}
 	put_le64(p + hdr - 8, ts_ns);
 	memcpy(p + hdr, body, body_bytes);
-	if (!s->nr_in_packet) {
-		s->ts_begin = ts_ns;
-	}
-	s->ts_end = ts_ns;
-	s->last_ts = ts_ns;
-	s->nr_in_packet++;
-	s->nr_events++;
+	count_event(s, ts_ns);
 	s->pos_bits += 8 * (uint64_t)bytes;
 	return 0;
 }
