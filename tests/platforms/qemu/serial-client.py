@@ -77,16 +77,21 @@ class Line:
     def command(self, name, args=b"", timeout=3.0):
         return self.command_raw(CMDS[name], args, timeout, name)
 
-    def command_raw(self, cmd, args=b"", timeout=3.0, name=None):
-        tag = self.tag = (self.tag + 1) & 0xFFFF
-        self.write(command(self.seq, cmd, tag, args))
-        self.seq = (self.seq + 1) & 0xFFFF
-        end = time.time() + timeout
-        while time.time() < end:
-            t, pl = self.read_frame(end - time.time())
-            if t == REPLY and pl[0] == cmd and struct.unpack("<H", pl[2:4])[0] == tag:
-                return pl[1], pl[4:]
-        raise SystemExit("serial-client: no reply to '%s' in %.1f s" % (name or hex(cmd), timeout))
+    def command_raw(self, cmd, args=b"", timeout=3.0, name=None, tries=1):
+        # tries > 1 only for idempotent reads (a metadata chunk by its
+        # offset): on a faulty line the command or its reply can be lost
+        # to damage, and the target drops a damaged command unanswered.
+        for _ in range(tries):
+            tag = self.tag = (self.tag + 1) & 0xFFFF
+            self.write(command(self.seq, cmd, tag, args))
+            self.seq = (self.seq + 1) & 0xFFFF
+            end = time.time() + timeout
+            while time.time() < end:
+                t, pl = self.read_frame(end - time.time())
+                if t == REPLY and pl[0] == cmd and struct.unpack("<H", pl[2:4])[0] == tag:
+                    return pl[1], pl[4:]
+        raise SystemExit("serial-client: no reply to '%s' in %.1f s (%d tries)" %
+                         (name or hex(cmd), timeout, tries))
 
     def sync(self):
         t0 = time.monotonic_ns()
@@ -167,7 +172,8 @@ def main():
             os.makedirs(d, exist_ok=True)
             meta, off = bytearray(), 0
             while True:
-                st, pl = line.command_raw(CMDS["metadata"], struct.pack("<I", off))
+                st, pl = line.command_raw(CMDS["metadata"], struct.pack("<I", off),
+                                        name="metadata", tries=3)
                 total = struct.unpack("<I", pl[4:8])[0]
                 meta += pl[8:]
                 off = len(meta)
