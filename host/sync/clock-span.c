@@ -162,10 +162,11 @@ static int span_at(const struct ht_fit_set *set, unsigned node, int64_t t,
 	if (!piece_span(&s[a], t, sp)) {
 		return 0;
 	}
-	sp->lo_slope = ((double)sp->lo.y1 - (double)sp->lo.y0) /
-		       ((double)sp->lo.x1 - (double)sp->lo.x0);
-	sp->hi_slope = ((double)sp->hi.y1 - (double)sp->hi.y0) /
-		       ((double)sp->hi.x1 - (double)sp->hi.x0);
+	/* (the differences are exact in 64 bits: one rounding each) */
+	sp->lo_slope = (double)(sp->lo.y1 - sp->lo.y0) /
+		       (double)(sp->lo.x1 - sp->lo.x0);
+	sp->hi_slope = (double)(sp->hi.y1 - sp->hi.y0) /
+		       (double)(sp->hi.x1 - sp->hi.x0);
 	sp->lo_min = s[a].lo_before;
 	sp->hi_max = s[a].hi_after;
 	sp->valid = sp->x0 <= t && t <= sp->x1;
@@ -198,6 +199,18 @@ static inline ht__i128 line_at(const struct ht_fit_span_line *l, double slope,
 	return (ht__i128)l->y0 + q + (dir > 0 && r != 0);
 }
 
+/* lo + (hi - lo) / 2, the quotient truncated: in 64 bits when the
+ * difference fits (128-bit arithmetic costs a spill here) */
+static inline int64_t mid(int64_t lo, int64_t hi)
+{
+	int64_t d;
+
+	if (__builtin_expect(__builtin_sub_overflow(hi, lo, &d), 0)) {
+		return (int64_t)(lo + ((ht__i128)hi - lo) / 2);
+	}
+	return lo + d / 2;
+}
+
 static inline int64_t span_est(const struct ht_fit_span *sp, int64_t t)
 {
 	int64_t lo = sat64(line_at(&sp->lo, sp->lo_slope, t, -1));
@@ -205,7 +218,7 @@ static inline int64_t span_est(const struct ht_fit_span *sp, int64_t t)
 
 	lo = max64s(lo, sp->lo_min);
 	hi = min64s(hi, sp->hi_max);
-	return (int64_t)(lo + ((ht__i128)hi - lo) / 2);
+	return mid(lo, hi);
 }
 
 int ht_fit_set_map_span(const struct ht_fit_set *set, unsigned node, int64_t t,
@@ -232,15 +245,70 @@ void ht_fit_span_bounds(const struct ht_fit_span *sp, int64_t t, int64_t *lo,
 	*hi = min64s(sat64(line_at(&sp->hi, sp->hi_slope, t, 1)), sp->hi_max);
 }
 
+/*
+ * floor((t - l->x0) * dy / dx) (dy, dx the line's differences) into
+ * *@q and the remainder, in [0, dx), into *@r, without a branch: the
+ * quotient estimated in doubles, then corrected by the remainder
+ * computed in 64 bits. Returns false when the estimate is too large to
+ * be within 2 (|quotient| >= 2^50; dx < 2^60 is the caller's), or the
+ * correction did not land in [0, dx) (not expected: the caller then
+ * takes line_at()).
+ */
+static inline bool line_quick(const struct ht_fit_span_line *l, double slope,
+			      int64_t t, int64_t *q, int64_t *r)
+{
+	const int64_t dx = l->x1 - l->x0, dy = l->y1 - l->y0, d = t - l->x0;
+	const double qd = (double)d * slope;
+	int64_t q0, rem, adj;
+
+	/* |qd| < 2^50: the slope and d * slope are within 5 roundings of
+	 * 2^-53 each (the differences are exact), so qd is within 0.7 of
+	 * the quotient and q0 within 1.7: the remainder lies in
+	 * (-2 dx, 2 dx), which 64 bits hold, so their wrapped products
+	 * give it */
+	if (!(qd > -0x1p50 && qd < 0x1p50)) {
+		return false;
+	}
+	q0 = (int64_t)qd;
+	rem = (int64_t)((uint64_t)d * (uint64_t)dy - (uint64_t)q0 * (uint64_t)dx);
+	adj = (int64_t)(rem >= dx) - (int64_t)(rem < 0) - (int64_t)(rem < -dx);
+	rem -= adj * dx;
+	*q = q0 + adj;
+	*r = rem;
+	return rem >= 0 && rem < dx;
+}
+
+/* Whether line_quick() may take @l (dx < 2^60, so that 2 dx fits). */
+static bool line_quick_ok(const struct ht_fit_span_line *l)
+{
+	return l->x1 - l->x0 < (INT64_C(1) << 60);
+}
+
 size_t ht_fit_span_est_many(const struct ht_fit_span *sp, const int64_t *t,
 			    int64_t *est, size_t n)
 {
+	const bool quick = line_quick_ok(&sp->lo) && line_quick_ok(&sp->hi);
 	size_t i;
 
 	/* (one time after the other, with no dependence between them:
-	 * the processor overlaps their multiplications and divisions) */
+	 * the processor overlaps their multiplications; the branches
+	 * left are predicted) */
 	for (i = 0; i < n && t[i] >= sp->x0 && t[i] <= sp->x1; i++) {
-		est[i] = span_est(sp, t[i]);
+		int64_t ql, rl, qh, rh, lo, hi;
+
+		if (!quick || !line_quick(&sp->lo, sp->lo_slope, t[i], &ql,
+					  &rl) ||
+		    !line_quick(&sp->hi, sp->hi_slope, t[i], &qh, &rh)) {
+			est[i] = span_est(sp, t[i]);
+			continue;
+		}
+		/* (|y0| <= 2^62 and |q| < 2^50 + 2: no overflow, nothing
+		 * to saturate) */
+		lo = sp->lo.y0 + ql;
+		hi = sp->hi.y0 + qh + (rh != 0);
+		lo = max64s(lo, sp->lo_min);
+		hi = min64s(hi, sp->hi_max);
+		est[i] = mid(lo, hi);
 	}
 	return i;
 }

@@ -28,6 +28,11 @@ static const struct s_round handshake = {
 
 static uint64_t nr_spans, nr_checked;
 
+/* times of one span and their ests, for check_many() */
+#define MANY 4096
+static int64_t many_t[MANY], many_est[MANY];
+static size_t nr_many;
+
 /* ht_fit_span_est() of @sp at @t against ht_fit_set_map() */
 static void check_at(const struct ht_fit_set *set, unsigned node,
 		     const struct ht_fit_span *sp, int64_t t, const char *what)
@@ -43,6 +48,46 @@ static void check_at(const struct ht_fit_set *set, unsigned node,
 		  "%s: node %u at %" PRId64 ": span %" PRId64 ", map %" PRId64,
 		  what, node, t, ht_fit_span_est(sp, t), est);
 	nr_checked++;
+	/* the merge's batches: the same times among others */
+	if (nr_many < MANY) {
+		many_t[nr_many] = t;
+		many_est[nr_many++] = est;
+	}
+}
+
+/* ht_fit_span_est_many() of the times check_at() saw for @sp (in the
+ * order seen, then reversed) against their ht_fit_set_map() ests. */
+static void check_many(const struct ht_fit_span *sp, const char *what)
+{
+	static int64_t t[MANY], est[MANY];
+	size_t i, n = nr_many;
+
+	for (i = 0; i < n; i++) {
+		t[n - 1 - i] = many_t[i];
+	}
+	CHECK_MSG(ht_fit_span_est_many(sp, many_t, est, n) == n,
+		  "%s: est_many stopped early", what);
+	for (i = 0; i < n; i++) {
+		CHECK_MSG(est[i] == many_est[i],
+			  "%s: est_many at %" PRId64 ": %" PRId64
+			  ", map %" PRId64,
+			  what, many_t[i], est[i], many_est[i]);
+	}
+	CHECK_MSG(ht_fit_span_est_many(sp, t, est, n) == n,
+		  "%s: est_many stopped early", what);
+	for (i = 0; i < n; i++) {
+		CHECK_MSG(est[i] == many_est[n - 1 - i],
+			  "%s: est_many at %" PRId64 ": %" PRId64
+			  ", map %" PRId64,
+			  what, t[i], est[i], many_est[n - 1 - i]);
+	}
+	/* a time past the span ends the batch */
+	if (n && sp->x1 < INT64_MAX) {
+		t[n / 2] = sp->x1 + 1;
+		CHECK(ht_fit_span_est_many(sp, t, est, n) == n / 2);
+	}
+	nr_checked += 2 * n;
+	nr_many = 0;
 }
 
 /* ht_fit_span_bounds() of outer span @sp at @t against ht_fit_set_map() */
@@ -117,6 +162,7 @@ static void check_spans(const struct ht_fit_set *set, unsigned node, int64_t t0,
 		CHECK_MSG(sp.x0 <= t && t <= sp.x1, "%s: span misses %" PRId64,
 			  what, t);
 		nr_spans++;
+		nr_many = 0;
 		check_at(set, node, &sp, sp.x0, what);
 		check_at(set, node, &sp, sp.x0 + 1, what);
 		check_at(set, node, &sp, sp.x1 - 1, what);
@@ -132,6 +178,7 @@ static void check_spans(const struct ht_fit_set *set, unsigned node, int64_t t0,
 				check_at(set, node, &sp, k, what);
 			}
 		}
+		check_many(&sp, what);
 		t = sp.x1 == INT64_MAX ? t1 + 1 : sp.x1 + 1;
 	}
 }
