@@ -163,10 +163,10 @@ static int span_at(const struct ht_fit_set *set, unsigned node, int64_t t,
 		return 0;
 	}
 	/* (the differences are exact in 64 bits: one rounding each) */
-	sp->lo_slope = (double)(sp->lo.y1 - sp->lo.y0) /
-		       (double)(sp->lo.x1 - sp->lo.x0);
-	sp->hi_slope = (double)(sp->hi.y1 - sp->hi.y0) /
-		       (double)(sp->hi.x1 - sp->hi.x0);
+	sp->lo_slope =
+	    (double)(sp->lo.y1 - sp->lo.y0) / (double)(sp->lo.x1 - sp->lo.x0);
+	sp->hi_slope =
+	    (double)(sp->hi.y1 - sp->hi.y0) / (double)(sp->hi.x1 - sp->hi.x0);
 	sp->lo_min = s[a].lo_before;
 	sp->hi_max = s[a].hi_after;
 	sp->valid = sp->x0 <= t && t <= sp->x1;
@@ -270,7 +270,8 @@ static inline bool line_quick(const struct ht_fit_span_line *l, double slope,
 		return false;
 	}
 	q0 = (int64_t)qd;
-	rem = (int64_t)((uint64_t)d * (uint64_t)dy - (uint64_t)q0 * (uint64_t)dx);
+	rem =
+	    (int64_t)((uint64_t)d * (uint64_t)dy - (uint64_t)q0 * (uint64_t)dx);
 	adj = (int64_t)(rem >= dx) - (int64_t)(rem < 0) - (int64_t)(rem < -dx);
 	rem -= adj * dx;
 	*q = q0 + adj;
@@ -296,8 +297,8 @@ size_t ht_fit_span_est_many(const struct ht_fit_span *sp, const int64_t *t,
 	for (i = 0; i < n && t[i] >= sp->x0 && t[i] <= sp->x1; i++) {
 		int64_t ql, rl, qh, rh, lo, hi;
 
-		if (!quick || !line_quick(&sp->lo, sp->lo_slope, t[i], &ql,
-					  &rl) ||
+		if (!quick ||
+		    !line_quick(&sp->lo, sp->lo_slope, t[i], &ql, &rl) ||
 		    !line_quick(&sp->hi, sp->hi_slope, t[i], &qh, &rh)) {
 			est[i] = span_est(sp, t[i]);
 			continue;
