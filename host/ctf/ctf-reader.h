@@ -607,6 +607,18 @@ int ht_ctf_set_set_range(struct ht_ctf_set *set, int64_t begin_ns,
  * that returns non-zero stops the scan, which returns that value (a
  * later call goes on after the packet or record reported).
  */
+/* A record of ht_ctf_scan_ops.records_at. */
+struct ht_ctf_scan_rec {
+	const struct ht_ctf_event_class *cls;
+	uint64_t cycles; /* as ht_ctf_scan_ops.record's */
+	/* bits from the stream file's start: where the record starts
+	 * (before its header's alignment) and where it ends */
+	uint64_t start_bits, end_bits;
+};
+
+/* The most records of one ht_ctf_scan_ops.records_at call. */
+#define HT_CTF_SCAN_BATCH 64
+
 struct ht_ctf_scan_ops {
 	/*
 	 * A packet, once its header and context are read, before its
@@ -634,6 +646,15 @@ struct ht_ctf_scan_ops {
 	 */
 	int (*records)(void *arg, const struct ht_ctf_event_class *const *cls,
 		       const uint64_t *cycles, size_t n);
+	/*
+	 * Instead of .record and .records (when not NULL): the records in
+	 * batches of at most HT_CTF_SCAN_BATCH, each of one packet, in
+	 * order, with where each lies in the stream's file: @rec[i] for
+	 * i < @n (valid during the call). For copying records as bytes
+	 * (ht_ctf_stream_raw_bytes()) with no call per record.
+	 */
+	int (*records_at)(void *arg, const struct ht_ctf_scan_rec *rec,
+			  size_t n);
 	/*
 	 * Instead of .record and .records (when not NULL): no record is
 	 * reported, they are counted. Called once each time the scan
@@ -721,8 +742,10 @@ int64_t ht_ctf_stream_cycles_to_ns(const struct ht_ctf_stream *stream,
  *   optionals (.optional: a variant of one child or none), UTF-16 and
  *   UTF-32 strings (HT_CTF_ENC_UTF16BE... and .str_len, enum
  *   ht_ctf_str_len; their fields hold UTF-8).
+ * - 9: struct ht_ctf_scan_ops .records_at (records in batches with
+ *   their positions, struct ht_ctf_scan_rec, HT_CTF_SCAN_BATCH).
  */
-#define HT_CTF_READER_API 8
+#define HT_CTF_READER_API 9
 
 /* ------------------------------------------------------------------ */
 /* Raw records (ctf-raw.c)                                             */

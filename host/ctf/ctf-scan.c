@@ -151,14 +151,22 @@ static int record_slow(struct ht__stream *s, struct ht__event_class **ec)
 	return ret;
 }
 
-/* Records waiting for ops->records (all of one packet). */
-#define SCAN_BATCH 64
+/* Records waiting for ops->records or ops->records_at (all of one
+ * packet). */
+#define SCAN_BATCH HT_CTF_SCAN_BATCH
 
 struct batch {
 	const struct ht_ctf_event_class *cls[SCAN_BATCH];
 	uint64_t cycles[SCAN_BATCH];
+	struct ht_ctf_scan_rec at[SCAN_BATCH];
 	unsigned n;
 };
+
+/* Whether @ops takes records in batches. */
+static inline bool batched(const struct ht_ctf_scan_ops *ops)
+{
+	return ops->records || ops->records_at;
+}
 
 static int batch_flush(const struct ht_ctf_scan_ops *ops, struct batch *b)
 {
@@ -168,13 +176,30 @@ static int batch_flush(const struct ht_ctf_scan_ops *ops, struct batch *b)
 		return 0;
 	}
 	b->n = 0;
+	if (ops->records_at) {
+		return ops->records_at(ops->arg, b->at, n);
+	}
 	return ops->records(ops->arg, b->cls, b->cycles, n);
 }
 
-/* Reports a record: to ops->records in batches, else to ops->record. */
+/* Reports the record of @cls at @cycles, from bit @start to @end: to
+ * ops->records_at or ops->records in batches, else to ops->record. */
 static inline int report(const struct ht_ctf_scan_ops *ops, struct batch *b,
-			 const struct ht_ctf_event_class *cls, uint64_t cycles)
+			 const struct ht_ctf_event_class *cls, uint64_t cycles,
+			 uint64_t start, uint64_t end)
 {
+	if (ops->records_at) {
+		struct ht_ctf_scan_rec *r = &b->at[b->n];
+
+		r->cls = cls;
+		r->cycles = cycles;
+		r->start_bits = start;
+		r->end_bits = end;
+		if (++b->n == SCAN_BATCH) {
+			return batch_flush(ops, b);
+		}
+		return 0;
+	}
 	if (ops->records) {
 		b->cls[b->n] = cls;
 		b->cycles[b->n] = cycles;
@@ -194,7 +219,7 @@ static inline int report(const struct ht_ctf_scan_ops *ops, struct batch *b,
 static int damaged(struct ht__stream *s, const struct ht_ctf_scan_ops *ops,
 		   struct batch *b, uint64_t start, uint64_t clock, int ret)
 {
-	int r = ops->records ? batch_flush(ops, b) : 0;
+	int r = batched(ops) ? batch_flush(ops, b) : 0;
 
 	if (r) {
 		s->pos = start;
@@ -554,9 +579,10 @@ static inline int scan_fixed_header(struct ht__stream *s,
 			s->pos = pos;
 			s->clock = clock;
 			if (!tally) {
-				int r = report(ops, &b, &ec->pub, clock);
+				int r = report(ops, &b, &ec->pub, clock, start,
+					       pos);
 
-				if (!r && ops->records) {
+				if (!r && batched(ops)) {
 					r = batch_flush(ops, &b);
 				}
 				if (r) {
@@ -574,7 +600,7 @@ static inline int scan_fixed_header(struct ht__stream *s,
 		}
 		s->pos = pos;
 		s->clock = clock;
-		ret = report(ops, &b, &ec->pub, clock);
+		ret = report(ops, &b, &ec->pub, clock, start, pos);
 		if (ret) {
 			return ret;
 		}
@@ -587,7 +613,7 @@ static inline int scan_fixed_header(struct ht__stream *s,
 	}
 	s->pos = pos;
 	s->clock = clock;
-	return !tally && ops->records ? batch_flush(ops, &b) : 0;
+	return !tally && batched(ops) ? batch_flush(ops, &b) : 0;
 }
 
 /* The same for any event header, walked. */
@@ -640,9 +666,10 @@ static int scan_records_any_header(struct ht__stream *s,
 			if (ops->tally) {
 				tally_add(s, ec, s->clock);
 			} else {
-				int r = report(ops, &b, &ec->pub, s->clock);
+				int r = report(ops, &b, &ec->pub, s->clock,
+					       start, s->pos);
 
-				if (!r && ops->records) {
+				if (!r && batched(ops)) {
 					r = batch_flush(ops, &b);
 				}
 				if (r) {
@@ -655,12 +682,12 @@ static int scan_records_any_header(struct ht__stream *s,
 			tally_add(s, ec, s->clock);
 			continue;
 		}
-		ret = report(ops, &b, &ec->pub, s->clock);
+		ret = report(ops, &b, &ec->pub, s->clock, start, s->pos);
 		if (ret) {
 			return ret;
 		}
 	}
-	return !ops->tally && ops->records ? batch_flush(ops, &b) : 0;
+	return !ops->tally && batched(ops) ? batch_flush(ops, &b) : 0;
 }
 
 /* The records of the current packet, counted or reported. */

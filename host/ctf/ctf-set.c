@@ -1304,6 +1304,31 @@ static int range_records(void *arg, const struct ht_ctf_event_class *const *cls,
 	return ret;
 }
 
+/* range_records() for a caller of .records_at: the run of the batch in
+ * the range passed on. */
+static int range_records_at(void *arg, const struct ht_ctf_scan_rec *rec,
+			    size_t n)
+{
+	struct range_scan *r = arg;
+	size_t i = 0, j;
+	int ret = 0;
+
+	while (i < n && ht__stream_to_ns(r->s, rec[i].cycles) < r->begin_ns) {
+		i++;
+	}
+	for (j = i; j < n && ht__stream_to_ns(r->s, rec[j].cycles) <= r->end_ns;
+	     j++) {
+	}
+	if (j > i) {
+		ret = r->user->records_at(r->user->arg, rec + i, j - i);
+	}
+	if (!ret && j < n) {
+		r->past = true;
+		ret = 1;
+	}
+	return ret;
+}
+
 /* ht_ctf_stream_scan() in a range (ht_ctf_set_set_range()). */
 static int scan_range(struct ht_ctf_set *set, struct ht__stream *s,
 		      const struct ht_ctf_scan_ops *ops)
@@ -1322,6 +1347,10 @@ static int scan_range(struct ht_ctf_set *set, struct ht__stream *s,
 	};
 	int ret;
 
+	if (ops->records_at && !ops->tally) {
+		proxy.records = NULL;
+		proxy.records_at = range_records_at;
+	}
 	if (!set->tallies) {
 		set->tallies =
 		    calloc(set->nr_streams + 1, sizeof(*set->tallies));

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -479,14 +480,30 @@ static __attribute__((noinline)) int raw_room(struct ht_ctf_wstream *s,
 	return 0;
 }
 
-int ht_ctf_wstream_raw_event(struct ht_ctf_wstream *s, uint64_t cls_id,
-			     uint64_t ts_ns, const uint8_t *body,
-			     size_t body_bytes)
+/* @n bytes from @src to @dst: the short bodies most records have
+ * without a call */
+static inline void copy_body(uint8_t *dst, const uint8_t *src, size_t n)
+{
+	if (n >= 8 && n <= 16) {
+		/* (two copies that may overlap) */
+		memcpy(dst, src, 8);
+		memcpy(dst + n - 8, src + n - 8, 8);
+	} else if (n >= 4 && n < 8) {
+		memcpy(dst, src, 4);
+		memcpy(dst + n - 4, src + n - 4, 4);
+	} else {
+		memcpy(dst, src, n);
+	}
+}
+
+static inline int raw_event(struct ht_ctf_wstream *s, uint64_t cls_id,
+			    uint64_t ts_ns, const uint8_t *body,
+			    size_t body_bytes)
 {
 	/* (1, 4 or 8 bytes) */
 	const size_t a = s->sc->hdr_align_bits / 8;
 	const size_t hdr = a == 8 ? 16 : RAW_HEADER_BYTES;
-	size_t pad, bytes;
+	size_t pad, bytes, k;
 	uint8_t *p;
 	int ret;
 
@@ -508,15 +525,40 @@ int ht_ctf_wstream_raw_event(struct ht_ctf_wstream *s, uint64_t cls_id,
 	}
 	p = s->buf + s->pos_bits / 8 + pad;
 	/* (the padding written here: raw records need no cleared buffer) */
-	memset(p - pad, 0, pad);
+	for (k = 1; k <= pad; k++) {
+		p[-(ptrdiff_t)k] = 0;
+	}
 	put_le32(p, cls_id);
 	if (hdr == 16) {
 		put_le32(p + 4, 0);
 	}
 	put_le64(p + hdr - 8, ts_ns);
-	memcpy(p + hdr, body, body_bytes);
+	copy_body(p + hdr, body, body_bytes);
 	count_event(s, ts_ns);
 	s->pos_bits += 8 * (uint64_t)bytes;
+	return 0;
+}
+
+int ht_ctf_wstream_raw_event(struct ht_ctf_wstream *s, uint64_t cls_id,
+			     uint64_t ts_ns, const uint8_t *body,
+			     size_t body_bytes)
+{
+	return raw_event(s, cls_id, ts_ns, body, body_bytes);
+}
+
+int ht_ctf_wstream_raw_events(struct ht_ctf_wstream *s,
+			      const struct ht_ctf_raw_event *ev, size_t n)
+{
+	size_t i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		ret = raw_event(s, ev[i].cls_id, ev[i].ts_ns, ev[i].body,
+				ev[i].body_bytes);
+		if (ret) {
+			return ret;
+		}
+	}
 	return 0;
 }
 

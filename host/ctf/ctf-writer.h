@@ -142,6 +142,21 @@ int ht_ctf_wstream_raw_event(struct ht_ctf_wstream *s, uint64_t cls_id,
 			     uint64_t ts_ns, const uint8_t *body,
 			     size_t body_bytes);
 
+/* An event of ht_ctf_wstream_raw_events(). */
+struct ht_ctf_raw_event {
+	uint64_t cls_id, ts_ns;
+	const uint8_t *body;
+	size_t body_bytes;
+};
+
+/*
+ * ht_ctf_wstream_raw_event() of @ev[0], @ev[1]... (@n of them), with
+ * no call per event. Returns 0, or the error of the first event that
+ * could not be written (the ones before it are written).
+ */
+int ht_ctf_wstream_raw_events(struct ht_ctf_wstream *s,
+			      const struct ht_ctf_raw_event *ev, size_t n);
+
 /*
  * Records @count events lost at or before @ts_ns: the current packet is
  * closed and the next one's events_discarded grows by @count, so a

@@ -34,6 +34,9 @@
 
 /* Records scanned ahead per stream. */
 #define BATCH 4096
+/* The batch is full at that many: the scan's callbacks add up to two
+ * losses (a packet) or HT_CTF_SCAN_BATCH records at a time. */
+#define BATCH_ROOM (BATCH - HT_CTF_SCAN_BATCH - 2)
 /* What the scan callbacks return to stop the scan: the batch is full. */
 #define BATCH_FULL 1
 
@@ -88,6 +91,10 @@ struct rstream {
 	/* the batch's event times, mapped together (map_times()) */
 	uint64_t *cycles;
 	int64_t *ns;
+	/* copy_one()'s runs of events: as event_time() sees them, and
+	 * as the writer takes them */
+	struct ht_merge_event *evs;
+	struct ht_ctf_raw_event *raw;
 };
 
 /* The largest alignment in @t (1 when NULL). */
@@ -339,30 +346,50 @@ static int on_packet(void *arg, const struct ht_ctf_stream *stream,
 	}
 	r->prev_valid = true;
 	r->prev_has_end = pkt->has_end;
-	return r->n >= BATCH ? BATCH_FULL : 0;
+	return r->n >= BATCH_ROOM ? BATCH_FULL : 0;
 }
 
-static int on_record(void *arg, const struct ht_ctf_event_class *cls,
-		     uint64_t cycles)
+/* Where the contexts of the record at @start begin: a fixed header's
+ * size without a call. */
+static inline uint64_t body_of(const struct rstream *r, uint64_t start)
+{
+	const uint64_t a = r->hdr.align;
+
+	if (!r->hdr.has_var && !(a & (a - 1))) {
+		/* (ht__merge_header_body(): aligned from the packet) */
+		if (a > 1) {
+			start =
+			    r->base + ((start - r->base + a - 1) & ~(a - 1));
+		}
+		return start + r->hdr.fixed_bits;
+	}
+	return ht__merge_header_body(&r->hdr, r->bytes, r->base, start);
+}
+
+static int on_records(void *arg, const struct ht_ctf_scan_rec *rec, size_t n)
 {
 	struct rstream *r = arg;
-	struct rec *e = push(r, REC_EVENT);
-	uint64_t end = ht_ctf_stream_raw_pos(r->stream);
+	size_t i;
 
-	e->cls = cls;
-	e->cycles = cycles;
-	e->start = r->pos;
-	e->base = r->base;
-	/* (a record the scan reported: its header selects an option) */
-	e->body = ht__merge_header_body(&r->hdr, r->bytes, r->base, r->pos);
-	if (e->body == UINT64_MAX || e->body % 8) {
-		/* (the scan read this header: not reached) */
-		r->bad_header = true;
-		return BATCH_FULL;
+	for (i = 0; i < n; i++) {
+		struct rec *e = push(r, REC_EVENT);
+		const uint64_t end = rec[i].end_bits;
+
+		e->cls = rec[i].cls;
+		e->cycles = rec[i].cycles;
+		e->start = rec[i].start_bits;
+		e->base = r->base;
+		/* (a record the scan reported: its header selects an
+		 * option) */
+		e->body = body_of(r, e->start);
+		if (e->body == UINT64_MAX || e->body % 8) {
+			/* (the scan read this header: not reached) */
+			r->bad_header = true;
+			return BATCH_FULL;
+		}
+		e->end = end < e->body ? e->body : end;
 	}
-	e->end = end < e->body ? e->body : end;
-	r->pos = end;
-	return r->n >= BATCH ? BATCH_FULL : 0;
+	return r->n >= BATCH_ROOM ? BATCH_FULL : 0;
 }
 
 /* The mapped times of the events of @r's batch. */
@@ -401,7 +428,7 @@ static int fill(struct rstream *r)
 	int ret;
 
 	ops.packet = on_packet;
-	ops.record = on_record;
+	ops.records_at = on_records;
 	ops.arg = r;
 	ops.packet_fields = true;
 	r->n = r->i = 0;
@@ -572,22 +599,136 @@ static int head(struct rstream *r, const struct rec **out)
 	}
 }
 
+/*
+ * The events @r->recs[from, to) of a stream alone in its core: put_event()
+ * of each, in steps over the run (their times placed, then their
+ * records written) with no call per event.
+ */
+static int put_run(struct rstream *r, size_t from, size_t to)
+{
+	struct merge *m = r->m;
+	struct input *in = r->in;
+	const struct ht_merge_core *c = in->core;
+	struct ht_merge_stats *st = m->st;
+	const size_t n = to - from;
+	int64_t *key = r->ns, last = in->last_key;
+	size_t i, k;
+	int ret;
+
+	if (m->o->keep_ref_clock) {
+		/* (the events before the origin are noted one by one) */
+		for (i = from; i < to; i++) {
+			ret = put_event(r, &r->recs[i]);
+			if (ret) {
+				return ret;
+			}
+		}
+		return 0;
+	}
+	ret = out_stream(r, &r->recs[from]);
+	if (ret) {
+		return ret;
+	}
+	for (i = 0; i < n; i++) {
+		const struct rec *e = &r->recs[from + i];
+
+		r->evs[i].stream = r->index;
+		r->evs[i].offset_bits = e->start;
+		r->evs[i].cycles = e->cycles;
+		key[i] = e->ns;
+	}
+	if (c->event_time_many) {
+		c->event_time_many(c->map_arg, r->evs, key, n);
+	} else if (c->event_time) {
+		for (i = 0; i < n; i++) {
+			key[i] = c->event_time(c->map_arg, &r->evs[i], key[i]);
+		}
+	}
+	/* ht__merge_key_at() and ht__merge_place() of each: a core's
+	 * events stay in their order */
+	for (i = 0; i < n; i++) {
+		last = key[i] > last ? key[i] : last;
+		key[i] = last;
+		r->raw[i].ts_ns = ht__merge_out_ts(m, last);
+	}
+	in->last_key = last;
+	if (!st->has_time || key[0] < st->first_ns) {
+		st->first_ns = key[0];
+	}
+	if (!st->has_time || last > st->last_ns) {
+		st->last_ns = last;
+	}
+	st->has_time = true;
+	st->events += n;
+	/* the records: copied in runs, a record laid out again alone */
+	for (i = k = 0; i < n; i++) {
+		const struct rec *e = &r->recs[from + i];
+		const uint64_t at = e->body / 8;
+
+		if (r->out_align == 64 && (e->body - e->base) % 64) {
+			ret =
+			    ht_ctf_wstream_raw_events(r->ws, r->raw + k, i - k);
+			if (ret) {
+				goto fail;
+			}
+			ret = relay(r, e, r->raw[i].ts_ns);
+			if (ret) {
+				return ret;
+			}
+			k = i + 1;
+			continue;
+		}
+		r->raw[i].cls_id = e->cls->id;
+		r->raw[i].body = r->bytes + at;
+		r->raw[i].body_bytes = (size_t)((e->end + 7) / 8 - at);
+	}
+	ret = ht_ctf_wstream_raw_events(r->ws, r->raw + k, n - k);
+	if (ret) {
+		goto fail;
+	}
+	st->copied += n;
+	return 0;
+fail:
+	snprintf(m->err, m->err_len, "%s", ht_ctf_writer_last_error(m->w));
+	return ret;
+}
+
 /* One stream: its records in order. */
 static int copy_one(struct rstream *r)
 {
-	const struct rec *e;
+	size_t j;
 	int ret;
 
+	r->evs = malloc(BATCH * sizeof(*r->evs));
+	r->raw = malloc(BATCH * sizeof(*r->raw));
+	if (!r->evs || !r->raw) {
+		return HT_ENOMEM;
+	}
 	for (;;) {
-		ret = head(r, &e);
-		if (ret || !e) {
-			return ret;
+		if (r->i == r->n) {
+			if (r->ended) {
+				return 0;
+			}
+			ret = fill(r);
+			if (ret) {
+				return ret;
+			}
+			continue;
 		}
-		ret = put_event(r, e);
+		if (r->recs[r->i].kind != REC_EVENT) {
+			ret = put_loss(r, &r->recs[r->i++]);
+			if (ret) {
+				return ret;
+			}
+			continue;
+		}
+		for (j = r->i; j < r->n && r->recs[j].kind == REC_EVENT; j++) {
+		}
+		ret = put_run(r, r->i, j);
 		if (ret) {
 			return ret;
 		}
-		r->i++;
+		r->i = j;
 	}
 }
 
@@ -665,6 +806,8 @@ free_all:
 		free(rs[k].cycles);
 		free(rs[k].ns);
 		free(rs[k].pad.buf);
+		free(rs[k].evs);
+		free(rs[k].raw);
 	}
 	free(rs);
 	return ret;

@@ -57,6 +57,14 @@ struct ht_merge_event {
 typedef int64_t (*ht_merge_event_fn)(void *arg, const struct ht_merge_event *ev,
 				     int64_t ns);
 
+/*
+ * Optional: event_time() of @ev[i] given @ns[i], into @ns[i], for i <
+ * @n: the same values as @n calls in order (cheaper per event).
+ */
+typedef void (*ht_merge_event_many_fn)(void *arg,
+				       const struct ht_merge_event *ev,
+				       int64_t *ns, size_t n);
+
 struct ht_merge_core {
 	const char *path;   /* the core's trace directory */
 	const char *name;   /* core name */
@@ -67,6 +75,8 @@ struct ht_merge_core {
 	ht_merge_map_fn map;
 	ht_merge_map_many_fn map_many; /* NULL: map() one by one */
 	ht_merge_event_fn event_time;  /* NULL: map() alone */
+	/* NULL: event_time() one by one */
+	ht_merge_event_many_fn event_time_many;
 	void *map_arg;
 	/* the core's own clock frequency (env core_<id>_clock_hz, for
 	 * values in core cycles such as on-target profiles); 0: none */

@@ -417,6 +417,22 @@ static int64_t event_time(void *arg, const struct ht_merge_event *ev,
 	return ns;
 }
 
+/* event_time() of @n events: the common case (no damaged time, no fix
+ * at the event's time) without a call. */
+static void event_time_many(void *arg, const struct ht_merge_event *ev,
+			    int64_t *ns, size_t n)
+{
+	struct core_map *m = arg;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (m->nr_bad || (m->next < m->nr_fixes &&
+				  m->fixes[m->next].cycles <= ev[i].cycles)) {
+			ns[i] = event_time(m, &ev[i], ns[i]);
+		}
+	}
+}
+
 /* The (hi - lo) / 2 of @node at time @t in ns; -1 when unbounded. */
 static double half_width(const struct ht_sync_run *run, size_t node, int64_t t)
 {
@@ -779,6 +795,7 @@ static int merge_core(struct ht_sync_run *run, size_t i,
 	mc->map = map_cycles;
 	mc->map_many = map_many;
 	mc->event_time = event_time;
+	mc->event_time_many = event_time_many;
 	mc->map_arg = map;
 	mc->clock_hz = c->clock ? c->clock->freq_hz : 0;
 	*quality = malloc(strlen(q) + 32);
@@ -938,6 +955,7 @@ static int merge(struct ht_sync_run *run, const struct ht_sync_run_opts *o,
 		mc[n].sync = NULL;
 		mc[n].clock_hz = 0;
 		mc[n].event_time = NULL;
+		mc[n].event_time_many = NULL;
 		mc[n].per_cpu = true;
 		/* its losses and damage are told as the merge meets them */
 		mo.note = kernel_note;
