@@ -220,12 +220,25 @@ struct ht_fit_span_line {
 	int64_t x0, y0, x1, y1; /* through (x0, y0) and (x1, y1), x0 < x1 */
 };
 
+/*
+ * A line of a span in fixed point (clock-span.c): for t in the span,
+ * with N = (t - span.x0) * dy + b (no overflow in 64 bits), the line's
+ * floor at t is base + floor(N / dx), the quotient taken with the
+ * reciprocal rcp and one correction.
+ */
+struct ht_fit_span_fixed {
+	bool ok; /* false: the span is too wide for 64 bits */
+	int64_t base;
+	uint64_t b, dy, dx, rcp;
+};
+
 struct ht_fit_span {
 	bool valid; /* false: no span here, ht_fit_set_map() only */
 	int64_t x0, x1;
 	struct ht_fit_span_line lo, hi;
 	double lo_slope, hi_slope; /* estimates only: values are exact */
 	int64_t lo_min, hi_max;
+	struct ht_fit_span_fixed lo_fixed, hi_fixed;
 };
 
 /*

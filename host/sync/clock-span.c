@@ -98,6 +98,41 @@ static bool piece_span(const struct ht__piece *sg, int64_t x,
 }
 
 /*
+ * @f for line @l over [x0, x1]: the line's floor at x0 is y0 +
+ * floor(c dy / dx), c = x0 - l->x0, which is base + floor(b / dx) with
+ * b the remainder of c dy; at x0 + e it is base + floor((e dy + b) /
+ * dx). Taken when that numerator stays below 2^64 over the span (dy
+ * >= 0: clocks go forward) and the values within 2^62.
+ */
+static void set_fixed(struct ht_fit_span_fixed *f,
+		      const struct ht_fit_span_line *l, int64_t x0, int64_t x1)
+{
+	const int64_t dx = l->x1 - l->x0, dy = l->y1 - l->y0;
+	const ht__i128 lim = (ht__i128)1 << 62;
+	ht__i128 num, a;
+
+	f->ok = false;
+	if (dy < 0 || dx <= 0 || dx >= lim ||
+	    (ht__i128)(x1 - x0) * dy + dx >= ((ht__i128)1 << 64)) {
+		return;
+	}
+	num = ((ht__i128)x0 - l->x0) * dy;
+	a = ht__floor_div(num, dx);
+	if (a + l->y0 >= lim || a + l->y0 <= -lim ||
+	    ((ht__i128)(x1 - x0) * dy + dx) / dx >= lim) {
+		return;
+	}
+	f->base = (int64_t)(a + l->y0);
+	f->b = (uint64_t)(num - a * dx);
+	f->dy = (uint64_t)dy;
+	f->dx = (uint64_t)dx;
+	/* floor((2^64 - 1) / dx): N * rcp / 2^64 is within 1 below
+	 * N / dx for N < 2^64 */
+	f->rcp = UINT64_MAX / (uint64_t)dx;
+	f->ok = true;
+}
+
+/*
  * The span around @t: inside a piece's messages (@outer false), or
  * before the first piece's first message or after the last one's last
  * (@outer true), where ht__edge_bounds() takes that piece's bounds.
@@ -170,6 +205,10 @@ static int span_at(const struct ht_fit_set *set, unsigned node, int64_t t,
 	sp->lo_min = s[a].lo_before;
 	sp->hi_max = s[a].hi_after;
 	sp->valid = sp->x0 <= t && t <= sp->x1;
+	if (sp->valid) {
+		set_fixed(&sp->lo_fixed, &sp->lo, sp->x0, sp->x1);
+		set_fixed(&sp->hi_fixed, &sp->hi, sp->x0, sp->x1);
+	}
 	return 0;
 }
 
@@ -285,11 +324,41 @@ static bool line_quick_ok(const struct ht_fit_span_line *l)
 	return l->x1 - l->x0 < (INT64_C(1) << 60);
 }
 
+/* The line of @f at x0 + @e (floored), its remainder in *@r. */
+static inline int64_t fixed_at(const struct ht_fit_span_fixed *f, uint64_t e,
+			       uint64_t *r)
+{
+	const uint64_t num = e * f->dy + f->b;
+	uint64_t q = (uint64_t)(((unsigned __int128)num * f->rcp) >> 64);
+	uint64_t rem = num - q * f->dx;
+	const uint64_t c = rem >= f->dx;
+
+	q += c;
+	rem -= c * f->dx;
+	*r = rem;
+	return f->base + (int64_t)q;
+}
+
 size_t ht_fit_span_est_many(const struct ht_fit_span *sp, const int64_t *t,
 			    int64_t *est, size_t n)
 {
 	const bool quick = line_quick_ok(&sp->lo) && line_quick_ok(&sp->hi);
 	size_t i;
+
+	if (sp->lo_fixed.ok && sp->hi_fixed.ok) {
+		for (i = 0; i < n && t[i] >= sp->x0 && t[i] <= sp->x1; i++) {
+			const uint64_t e = (uint64_t)t[i] - (uint64_t)sp->x0;
+			uint64_t rl, rh;
+			int64_t lo = fixed_at(&sp->lo_fixed, e, &rl);
+			int64_t hi =
+			    fixed_at(&sp->hi_fixed, e, &rh) + (rh != 0);
+
+			lo = max64s(lo, sp->lo_min);
+			hi = min64s(hi, sp->hi_max);
+			est[i] = mid(lo, hi);
+		}
+		return i;
+	}
 
 	/* (one time after the other, with no dependence between them:
 	 * the processor overlaps their multiplications; the branches

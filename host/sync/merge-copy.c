@@ -33,7 +33,7 @@
 #include "merge-internal.h"
 
 /* Records scanned ahead per stream. */
-#define BATCH 4096
+#define BATCH 1024
 /* The batch is full at that many: the scan's callbacks add up to two
  * losses (a packet) or HT_CTF_SCAN_BATCH records at a time. */
 #define BATCH_ROOM (BATCH - HT_CTF_SCAN_BATCH - 2)
