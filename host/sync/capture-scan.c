@@ -1056,8 +1056,8 @@ struct rscan {
 	const struct ht_ctf_stream *stream;
 	uint32_t stream_in_core;
 	const uint8_t *bytes;
-	/* where the next record starts, its packet's start (bits) */
-	uint64_t pos, base;
+	/* the current packet's start (bits) */
+	uint64_t base;
 	const struct ht_ctf_stream_class *sc;
 	struct ht__merge_header hdr;
 	bool hdr_ok;
@@ -1076,7 +1076,6 @@ static int raw_packet(void *arg, const struct ht_ctf_stream *stream,
 	struct rscan *r = arg;
 	struct ht_capture_core *c = &r->cap->cores[r->core];
 
-	r->pos = ht_ctf_stream_raw_pos(stream);
 	r->base = pkt->offset_bytes * 8;
 	if (r->sc != stream->stream_class) {
 		r->sc = stream->stream_class;
@@ -1131,17 +1130,14 @@ static int keep_ev(struct rscan *r, const struct ht_ctf_event_class *cls,
 	return 0;
 }
 
-static int raw_record(void *arg, const struct ht_ctf_event_class *cls,
-		      uint64_t cycles)
+static inline int raw_record(struct rscan *r,
+			     const struct ht_ctf_event_class *cls,
+			     uint64_t cycles, uint64_t start, uint64_t end)
 {
-	struct rscan *r = arg;
 	struct ht_capture_reader *cap = r->cap;
-	uint64_t start = r->pos, end = ht_ctf_stream_raw_pos(r->stream);
 	struct ht__stream_time *st = cap->cur_time;
 	int ret;
 
-	r->pos = end;
-	cap->cores[r->core].nr_events++;
 	if (!r->sc->default_clock) {
 		/* (no time: no half) */
 		return 0;
@@ -1175,6 +1171,24 @@ static int raw_record(void *arg, const struct ht_ctf_event_class *cls,
 	return keep_ev(r, cls, cycles, start, end);
 }
 
+/* The records of a batch (ht_ctf_scan_ops.records_at). */
+static int raw_records(void *arg, const struct ht_ctf_scan_rec *rec, size_t n)
+{
+	struct rscan *r = arg;
+	size_t i;
+	int ret;
+
+	r->cap->cores[r->core].nr_events += n;
+	for (i = 0; i < n; i++) {
+		ret = raw_record(r, rec[i].cls, rec[i].cycles,
+				 rec[i].start_bits, rec[i].end_bits);
+		if (ret) {
+			return ret;
+		}
+	}
+	return 0;
+}
+
 /* Scans stream @k of @core into the core's counts and cap->evs. */
 static int scan_stream(struct ht_capture_reader *cap, size_t core, size_t k)
 {
@@ -1191,7 +1205,7 @@ static int scan_stream(struct ht_capture_reader *cap, size_t core, size_t k)
 	r.stream_in_core = (uint32_t)k;
 	r.bytes = ht_ctf_stream_raw_bytes(r.stream, &size);
 	ops.packet = raw_packet;
-	ops.record = raw_record;
+	ops.records_at = raw_records;
 	ops.arg = &r;
 	cap->cur_time = &cap->times[r.stream->index];
 	cap->key_stream = r.stream;
