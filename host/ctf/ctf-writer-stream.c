@@ -546,18 +546,71 @@ int ht_ctf_wstream_raw_event(struct ht_ctf_wstream *s, uint64_t cls_id,
 	return raw_event(s, cls_id, ts_ns, body, body_bytes);
 }
 
+/*
+ * The events of @ev from @i on that fit in the open packet as they are
+ * (a header on one byte: no padding; a known class; times in order),
+ * with the stream's counters updated once. Returns where it stopped.
+ */
+static size_t raw_run(struct ht_ctf_wstream *s,
+		      const struct ht_ctf_raw_event *ev, size_t i, size_t n)
+{
+	uint8_t *const buf = s->buf;
+	const size_t cap = s->cap_bytes;
+	size_t pos = (size_t)(s->pos_bits / 8), from = i;
+	uint64_t last = s->last_ts, known = UINT64_MAX;
+
+	for (; i < n; i++) {
+		const size_t bytes = RAW_HEADER_BYTES + ev[i].body_bytes;
+		uint8_t *p = buf + pos;
+
+		if (pos + bytes > cap || ev[i].ts_ns < last) {
+			break;
+		}
+		if (ev[i].cls_id != known) {
+			if (!class_known(s->sc, ev[i].cls_id)) {
+				break;
+			}
+			known = ev[i].cls_id;
+		}
+		put_le32(p, ev[i].cls_id);
+		put_le64(p + 4, ev[i].ts_ns);
+		copy_body(p + RAW_HEADER_BYTES, ev[i].body, ev[i].body_bytes);
+		pos += bytes;
+		last = ev[i].ts_ns;
+	}
+	if (i > from) {
+		if (!s->nr_in_packet) {
+			s->ts_begin = ev[from].ts_ns;
+		}
+		s->ts_end = s->last_ts = last;
+		s->nr_in_packet += i - from;
+		s->nr_events += i - from;
+		s->pos_bits = 8 * (uint64_t)pos;
+	}
+	return i;
+}
+
 int ht_ctf_wstream_raw_events(struct ht_ctf_wstream *s,
 			      const struct ht_ctf_raw_event *ev, size_t n)
 {
-	size_t i;
+	const bool byte = s->sc->hdr_align_bits == 8;
+	size_t i = 0;
 	int ret;
 
-	for (i = 0; i < n; i++) {
+	while (i < n) {
+		if (byte) {
+			i = raw_run(s, ev, i, n);
+			if (i == n) {
+				break;
+			}
+		}
+		/* (a new packet, an error, or a header on 4 or 8 bytes) */
 		ret = raw_event(s, ev[i].cls_id, ev[i].ts_ns, ev[i].body,
 				ev[i].body_bytes);
 		if (ret) {
 			return ret;
 		}
+		i++;
 	}
 	return 0;
 }
