@@ -259,6 +259,47 @@ int ht_fit_set_map_span(const struct ht_fit_set *set, unsigned node, int64_t t,
 int ht_fit_set_outer_span(const struct ht_fit_set *set, unsigned node,
 			  int64_t t, struct ht_fit_span *span);
 
+/*
+ * @f for the line through (@lx0, @ly0) and (@lx1, @ly1) (lx0 < lx1)
+ * over the times [@x0, @x1] (f->ok false when they do not fit).
+ */
+void ht_fit_span_fixed_init(struct ht_fit_span_fixed *f, int64_t lx0,
+			    int64_t ly0, int64_t lx1, int64_t ly1, int64_t x0,
+			    int64_t x1);
+
+/* The line of @f (f->ok) at x0 + @e (e <= x1 - x0) floored, the
+ * remainder of its quotient in *@r. */
+static inline int64_t ht_fit_span_fixed_at(const struct ht_fit_span_fixed *f,
+					   uint64_t e, uint64_t *r)
+{
+	const uint64_t num = e * f->dy + f->b;
+	uint64_t q = (uint64_t)(((unsigned __int128)num * f->rcp) >> 64);
+	uint64_t rem = num - q * f->dx;
+	const uint64_t c = rem >= f->dx;
+
+	q += c;
+	rem -= c * f->dx;
+	*r = rem;
+	return f->base + (int64_t)q;
+}
+
+/*
+ * The half width of a span around a time over which a line rising from
+ * @y0 to @y1 holds in fixed point (its numerator below 2^63 over the
+ * span), at most 2^40.
+ */
+static inline int64_t ht_fit_fixed_half(int64_t y0, int64_t y1)
+{
+	const uint64_t dy = y1 > y0 ? (uint64_t)y1 - (uint64_t)y0 : 0;
+	const uint64_t h = dy ? (UINT64_C(1) << 62) / dy : UINT64_MAX;
+
+	return h < (UINT64_C(1) << 40) ? (int64_t)h : INT64_C(1) << 40;
+}
+
+/* Narrows @span to [@x0, @x1] (inside its own range), its lines in
+ * fixed point made for it. */
+void ht_fit_span_narrow(struct ht_fit_span *span, int64_t x0, int64_t x1);
+
 /* ht_fit_set_map()'s *lo and *hi at @t, for t in [span->x0, span->x1]. */
 void ht_fit_span_bounds(const struct ht_fit_span *span, int64_t t, int64_t *lo,
 			int64_t *hi);

@@ -107,22 +107,30 @@ static bool piece_span(const struct ht__piece *sg, int64_t x,
 static void set_fixed(struct ht_fit_span_fixed *f,
 		      const struct ht_fit_span_line *l, int64_t x0, int64_t x1)
 {
-	const int64_t dx = l->x1 - l->x0, dy = l->y1 - l->y0;
-	const ht__i128 lim = (ht__i128)1 << 62;
+	ht_fit_span_fixed_init(f, l->x0, l->y0, l->x1, l->y1, x0, x1);
+}
+
+void ht_fit_span_fixed_init(struct ht_fit_span_fixed *f, int64_t lx0,
+			    int64_t ly0, int64_t lx1, int64_t ly1, int64_t x0,
+			    int64_t x1)
+{
+	const ht__i128 lim = (ht__i128)1 << 62, dx = (ht__i128)lx1 - lx0,
+		       dy = (ht__i128)ly1 - ly0, w = (ht__i128)x1 - x0;
 	ht__i128 num, a;
 
 	f->ok = false;
-	if (dy < 0 || dx <= 0 || dx >= lim ||
-	    (ht__i128)(x1 - x0) * dy + dx >= ((ht__i128)1 << 64)) {
+	/* (every value within 2^62: the products fit in 128 bits) */
+	if (dy < 0 || dy >= lim || dx <= 0 || dx >= lim || w < 0 || w >= lim ||
+	    x0 <= -lim || x0 >= lim || lx0 <= -lim || lx0 >= lim ||
+	    ly0 <= -lim || ly0 >= lim || w * dy + dx >= ((ht__i128)1 << 64)) {
 		return;
 	}
-	num = ((ht__i128)x0 - l->x0) * dy;
+	num = ((ht__i128)x0 - lx0) * dy;
 	a = ht__floor_div(num, dx);
-	if (a + l->y0 >= lim || a + l->y0 <= -lim ||
-	    ((ht__i128)(x1 - x0) * dy + dx) / dx >= lim) {
+	if (a + ly0 >= lim || a + ly0 <= -lim || (w * dy + dx) / dx >= lim) {
 		return;
 	}
-	f->base = (int64_t)(a + l->y0);
+	f->base = (int64_t)(a + ly0);
 	f->b = (uint64_t)(num - a * dx);
 	f->dy = (uint64_t)dy;
 	f->dx = (uint64_t)dx;
@@ -238,6 +246,24 @@ static inline ht__i128 line_at(const struct ht_fit_span_line *l, double slope,
 	return (ht__i128)l->y0 + q + (dir > 0 && r != 0);
 }
 
+/* floor((t - l->x0) * dy / dx) (dy, dx the line's differences) and its
+ * remainder, without a branch (ht__floor_div_quick(); dx < 2^60 is the
+ * caller's): false when the exact path must take it. */
+static inline bool line_quick(const struct ht_fit_span_line *l, double slope,
+			      int64_t t, int64_t *q, int64_t *r)
+{
+	const int64_t d = t - l->x0;
+
+	return ht__floor_div_quick(d, l->y1 - l->y0, l->x1 - l->x0,
+				   (double)d * slope, q, r);
+}
+
+/* Whether line_quick() may take @l (dx < 2^60, so that 2 dx fits). */
+static bool line_quick_ok(const struct ht_fit_span_line *l)
+{
+	return l->x1 - l->x0 < (INT64_C(1) << 60);
+}
+
 /* lo + (hi - lo) / 2, the quotient truncated: in 64 bits when the
  * difference fits (128-bit arithmetic costs a spill here) */
 static inline int64_t mid(int64_t lo, int64_t hi)
@@ -260,6 +286,16 @@ static inline int64_t span_est(const struct ht_fit_span *sp, int64_t t)
 	return mid(lo, hi);
 }
 
+void ht_fit_span_narrow(struct ht_fit_span *sp, int64_t x0, int64_t x1)
+{
+	narrow(&sp->x0, &sp->x1, x0, x1);
+	sp->lo_fixed.ok = sp->hi_fixed.ok = false;
+	if (sp->valid && sp->x0 <= sp->x1) {
+		set_fixed(&sp->lo_fixed, &sp->lo, sp->x0, sp->x1);
+		set_fixed(&sp->hi_fixed, &sp->hi, sp->x0, sp->x1);
+	}
+}
+
 int ht_fit_set_map_span(const struct ht_fit_set *set, unsigned node, int64_t t,
 			struct ht_fit_span *sp)
 {
@@ -280,63 +316,18 @@ int64_t ht_fit_span_est(const struct ht_fit_span *sp, int64_t t)
 void ht_fit_span_bounds(const struct ht_fit_span *sp, int64_t t, int64_t *lo,
 			int64_t *hi)
 {
+	int64_t ql, rl, qh, rh;
+
+	/* (as in ht_fit_span_est_many(): y0 + q cannot overflow) */
+	if (line_quick_ok(&sp->lo) && line_quick_ok(&sp->hi) &&
+	    line_quick(&sp->lo, sp->lo_slope, t, &ql, &rl) &&
+	    line_quick(&sp->hi, sp->hi_slope, t, &qh, &rh)) {
+		*lo = max64s(sp->lo.y0 + ql, sp->lo_min);
+		*hi = min64s(sp->hi.y0 + qh + (rh != 0), sp->hi_max);
+		return;
+	}
 	*lo = max64s(sat64(line_at(&sp->lo, sp->lo_slope, t, -1)), sp->lo_min);
 	*hi = min64s(sat64(line_at(&sp->hi, sp->hi_slope, t, 1)), sp->hi_max);
-}
-
-/*
- * floor((t - l->x0) * dy / dx) (dy, dx the line's differences) into
- * *@q and the remainder, in [0, dx), into *@r, without a branch: the
- * quotient estimated in doubles, then corrected by the remainder
- * computed in 64 bits. Returns false when the estimate is too large to
- * be within 2 (|quotient| >= 2^50; dx < 2^60 is the caller's), or the
- * correction did not land in [0, dx) (not expected: the caller then
- * takes line_at()).
- */
-static inline bool line_quick(const struct ht_fit_span_line *l, double slope,
-			      int64_t t, int64_t *q, int64_t *r)
-{
-	const int64_t dx = l->x1 - l->x0, dy = l->y1 - l->y0, d = t - l->x0;
-	const double qd = (double)d * slope;
-	int64_t q0, rem, adj;
-
-	/* |qd| < 2^50: the slope and d * slope are within 5 roundings of
-	 * 2^-53 each (the differences are exact), so qd is within 0.7 of
-	 * the quotient and q0 within 1.7: the remainder lies in
-	 * (-2 dx, 2 dx), which 64 bits hold, so their wrapped products
-	 * give it */
-	if (!(qd > -0x1p50 && qd < 0x1p50)) {
-		return false;
-	}
-	q0 = (int64_t)qd;
-	rem =
-	    (int64_t)((uint64_t)d * (uint64_t)dy - (uint64_t)q0 * (uint64_t)dx);
-	adj = (int64_t)(rem >= dx) - (int64_t)(rem < 0) - (int64_t)(rem < -dx);
-	rem -= adj * dx;
-	*q = q0 + adj;
-	*r = rem;
-	return rem >= 0 && rem < dx;
-}
-
-/* Whether line_quick() may take @l (dx < 2^60, so that 2 dx fits). */
-static bool line_quick_ok(const struct ht_fit_span_line *l)
-{
-	return l->x1 - l->x0 < (INT64_C(1) << 60);
-}
-
-/* The line of @f at x0 + @e (floored), its remainder in *@r. */
-static inline int64_t fixed_at(const struct ht_fit_span_fixed *f, uint64_t e,
-			       uint64_t *r)
-{
-	const uint64_t num = e * f->dy + f->b;
-	uint64_t q = (uint64_t)(((unsigned __int128)num * f->rcp) >> 64);
-	uint64_t rem = num - q * f->dx;
-	const uint64_t c = rem >= f->dx;
-
-	q += c;
-	rem -= c * f->dx;
-	*r = rem;
-	return f->base + (int64_t)q;
 }
 
 size_t ht_fit_span_est_many(const struct ht_fit_span *sp, const int64_t *t,
@@ -349,9 +340,11 @@ size_t ht_fit_span_est_many(const struct ht_fit_span *sp, const int64_t *t,
 		for (i = 0; i < n && t[i] >= sp->x0 && t[i] <= sp->x1; i++) {
 			const uint64_t e = (uint64_t)t[i] - (uint64_t)sp->x0;
 			uint64_t rl, rh;
-			int64_t lo = fixed_at(&sp->lo_fixed, e, &rl);
+			int64_t lo =
+			    ht_fit_span_fixed_at(&sp->lo_fixed, e, &rl);
 			int64_t hi =
-			    fixed_at(&sp->hi_fixed, e, &rh) + (rh != 0);
+			    ht_fit_span_fixed_at(&sp->hi_fixed, e, &rh) +
+			    (rh != 0);
 
 			lo = max64s(lo, sp->lo_min);
 			hi = min64s(hi, sp->hi_max);

@@ -59,6 +59,33 @@ static inline ht__i128 ht__floor_div_near(ht__i128 num, int64_t dx, ht__i128 q,
 	return q;
 }
 
+/*
+ * floor(@d * @dy / @dx) (0 < dx < 2^60) into *@q and the remainder, in
+ * [0, dx), into *@rem, from @qd, the quotient estimated in doubles
+ * (|qd| < 2^50 and within 0.7 of it: d * slope with the slope dy / dx
+ * rounded once or twice), without a branch: the remainder of the
+ * truncated estimate lies in (-2 dx, 2 dx), which 64 bits hold, so the
+ * wrapped products give it. Returns false when qd is out of range or
+ * the correction did not land in [0, dx) (the caller then takes the
+ * exact path).
+ */
+static inline bool ht__floor_div_quick(int64_t d, int64_t dy, int64_t dx,
+				       double qd, int64_t *q, int64_t *rem)
+{
+	int64_t q0, r, adj;
+
+	if (!(qd > -0x1p50 && qd < 0x1p50)) {
+		return false;
+	}
+	q0 = (int64_t)qd;
+	r = (int64_t)((uint64_t)d * (uint64_t)dy - (uint64_t)q0 * (uint64_t)dx);
+	adj = (int64_t)(r >= dx) - (int64_t)(r < 0) - (int64_t)(r < -dx);
+	r -= adj * dx;
+	*q = q0 + adj;
+	*rem = r;
+	return r >= 0 && r < dx;
+}
+
 /* The line through a and b (a.x < b.x) at x, floored (dir < 0) or
  * ceiled (dir > 0), as a 128-bit value (never overflows for x in
  * (-2^63, 2^63)). */

@@ -52,7 +52,13 @@ struct core_map {
 	struct ht_fit_span outer;
 	const struct ht_fit_segment *outer_seg; /* NULL: no estimate line */
 	double outer_min_slope, outer_max_slope;
+	/* the estimate line's two lines in fixed point over the span */
+	struct ht_fit_span_fixed outer_min_fixed, outer_max_fixed;
 };
+
+/* The narrowest half width an outer span is narrowed to for its lines
+ * in fixed point (below, it keeps its width and the exact path). */
+#define OUTER_MIN_HALF (INT64_C(1) << 16)
 
 /* floor(a / b), b > 0 */
 static __int128 floor_div(__int128 a, __int128 b)
@@ -226,9 +232,18 @@ static __int128 line_floor(const struct ht_fit_line *l, double slope, int64_t t)
 	const __int128 num = d * ((__int128)l->y1 - l->y0);
 	const double qd = (double)d * slope;
 	__int128 q, r;
+	int64_t q64, r64;
 
 	if (dx <= 0 || !(qd > -4e15 && qd < 4e15)) {
 		return line_at(l, t);
+	}
+	/* (the differences in 64 bits: without a branch, ht__floor_div_quick())
+	 */
+	if (dx < (INT64_C(1) << 60) && d == (int64_t)d &&
+	    (__int128)l->y1 - l->y0 == (int64_t)(l->y1 - l->y0) &&
+	    ht__floor_div_quick((int64_t)d, l->y1 - l->y0, dx, qd, &q64,
+				&r64)) {
+		return (__int128)l->y0 + q64;
 	}
 	q = ht__floor_div_near(num, dx, (int64_t)qd, &r);
 	return l->y0 + q;
@@ -242,6 +257,7 @@ static void outer_span(struct core_map *m, int64_t t)
 	    ht_fit_set_get_node(m->run->sync, (unsigned)m->node);
 	const struct ht_fit_segment *g;
 	size_t k, j = 0;
+	int64_t half, h;
 
 	m->outer_seg = NULL;
 	ht_fit_set_outer_span(m->run->sync, (unsigned)m->node, t, &m->outer);
@@ -262,11 +278,33 @@ static void outer_span(struct core_map *m, int64_t t)
 	    fit->segments[j + 1].begin_x - 1 < m->outer.x1) {
 		m->outer.x1 = fit->segments[j + 1].begin_x - 1;
 	}
+	m->outer_min_fixed.ok = m->outer_max_fixed.ok = false;
 	g = &fit->segments[j];
+	half = ht_fit_fixed_half(m->outer.lo.y0, m->outer.lo.y1);
+	h = ht_fit_fixed_half(m->outer.hi.y0, m->outer.hi.y1);
+	half = h < half ? h : half;
+	if (g->min_line.valid && g->max_line.valid) {
+		h = ht_fit_fixed_half(g->min_line.y0, g->min_line.y1);
+		half = h < half ? h : half;
+		h = ht_fit_fixed_half(g->max_line.y0, g->max_line.y1);
+		half = h < half ? h : half;
+	}
+	/* around t, narrow enough for the lines in fixed point */
+	if (half >= OUTER_MIN_HALF) {
+		ht_fit_span_narrow(&m->outer, t - half, t + half);
+	}
 	if (g->min_line.valid && g->max_line.valid) {
 		m->outer_seg = g;
 		m->outer_min_slope = ht_fit_line_slope(&g->min_line);
 		m->outer_max_slope = ht_fit_line_slope(&g->max_line);
+	}
+	if (m->outer_seg && half >= OUTER_MIN_HALF) {
+		ht_fit_span_fixed_init(
+		    &m->outer_min_fixed, g->min_line.x0, g->min_line.y0,
+		    g->min_line.x1, g->min_line.y1, m->outer.x0, m->outer.x1);
+		ht_fit_span_fixed_init(
+		    &m->outer_max_fixed, g->max_line.x0, g->max_line.y0,
+		    g->max_line.x1, g->max_line.y1, m->outer.x0, m->outer.x1);
 	}
 }
 
@@ -274,14 +312,37 @@ static void outer_span(struct core_map *m, int64_t t)
 static int64_t outer_est(const struct core_map *m, int64_t t)
 {
 	const struct ht_fit_segment *g = m->outer_seg;
+	const struct ht_fit_span *sp = &m->outer;
 	int64_t lo, hi, e;
 
+	if (sp->lo_fixed.ok && sp->hi_fixed.ok &&
+	    (!g || (m->outer_min_fixed.ok && m->outer_max_fixed.ok))) {
+		/* the same values in fixed point (within 2^62: no
+		 * overflow, nothing saturates) */
+		const uint64_t x = (uint64_t)t - (uint64_t)sp->x0;
+		uint64_t r;
+
+		lo = ht_fit_span_fixed_at(&sp->lo_fixed, x, &r);
+		lo = lo > sp->lo_min ? lo : sp->lo_min;
+		hi = ht_fit_span_fixed_at(&sp->hi_fixed, x, &r) + (r != 0);
+		hi = hi < sp->hi_max ? hi : sp->hi_max;
+		if (g) {
+			e = (ht_fit_span_fixed_at(&m->outer_min_fixed, x, &r) +
+			     ht_fit_span_fixed_at(&m->outer_max_fixed, x,
+						  &r)) >>
+			    1;
+			if (e > -HT_FIT_TIME_LIMIT && e < HT_FIT_TIME_LIMIT) {
+				return e < lo ? lo : e > hi ? hi : e;
+			}
+		}
+		return (int64_t)(lo + ((__int128)hi - lo) / 2);
+	}
 	ht_fit_span_bounds(&m->outer, t, &lo, &hi);
 	if (g) {
-		e = sat(floor_div(
-		    line_floor(&g->min_line, m->outer_min_slope, t) +
-			line_floor(&g->max_line, m->outer_max_slope, t),
-		    2));
+		/* (>> 1: the floor of half, as floor_div(.., 2)) */
+		e = sat((line_floor(&g->min_line, m->outer_min_slope, t) +
+			 line_floor(&g->max_line, m->outer_max_slope, t)) >>
+			1);
 		if (e > -HT_FIT_TIME_LIMIT && e < HT_FIT_TIME_LIMIT) {
 			return e < lo ? lo : e > hi ? hi : e;
 		}
@@ -299,6 +360,10 @@ static int64_t map_cycles(void *arg, uint64_t cycles)
 					m->shift_ns);
 	}
 	t = to_time(cycles);
+	if (m->outer.valid && t >= m->outer.x0 && t <= m->outer.x1) {
+		/* (outside every piece's messages: no span there) */
+		return clock_ns_counted(m, m->clock, outer_est(m, t), 0);
+	}
 	if (!m->span.valid || t < m->span.x0 || t > m->span.x1) {
 		/* (the span's est is est_at()'s: the middle of the
 		 * bounds, inside a piece's messages) */
@@ -341,6 +406,19 @@ static void map_many(void *arg, const uint64_t *cycles, int64_t *ns, size_t n)
 			t[k] = to_time(cycles[i + k]);
 		}
 		for (k = 0; k < c; k += done) {
+			if (m->outer.valid && t[k] >= m->outer.x0 &&
+			    t[k] <= m->outer.x1) {
+				/* map_cycles() in the outer span */
+				for (done = 0; k + done < c &&
+					       t[k + done] >= m->outer.x0 &&
+					       t[k + done] <= m->outer.x1;
+				     done++) {
+					ns[i + k + done] = clock_ns_counted(
+					    m, m->clock,
+					    outer_est(m, t[k + done]), 0);
+				}
+				continue;
+			}
 			if (!m->span.valid || t[k] < m->span.x0 ||
 			    t[k] > m->span.x1) {
 				/* (a new span, or ht_fit_set_map()) */

@@ -110,6 +110,112 @@ static void check_bounds_at(const struct ht_fit_set *set, unsigned node,
 	nr_checked++;
 }
 
+/* The bounds of span @sp at @t from its lines in fixed point: as
+ * ht_fit_set_map()'s */
+static void check_fixed_at(const struct ht_fit_set *set, unsigned node,
+			   const struct ht_fit_span *sp, int64_t t,
+			   const char *what)
+{
+	const uint64_t e = (uint64_t)t - (uint64_t)sp->x0;
+	int64_t lo = 0, hi = 0, flo, fhi;
+	uint64_t r;
+
+	if (t < sp->x0 || t > sp->x1) {
+		return;
+	}
+	CHECK_MSG(ht_fit_set_map(set, node, t, NULL, &lo, &hi) == 0,
+		  "%s: map %" PRId64, what, t);
+	flo = ht_fit_span_fixed_at(&sp->lo_fixed, e, &r);
+	flo = flo > sp->lo_min ? flo : sp->lo_min;
+	fhi = ht_fit_span_fixed_at(&sp->hi_fixed, e, &r) + (r != 0);
+	fhi = fhi < sp->hi_max ? fhi : sp->hi_max;
+	CHECK_MSG(flo == lo && fhi == hi,
+		  "%s: node %u at %" PRId64 ": fixed [%" PRId64 ", %" PRId64
+		  "], map [%" PRId64 ", %" PRId64 "]",
+		  what, node, t, flo, fhi, lo, hi);
+	nr_checked++;
+}
+
+/* Outer span @sp narrowed around @t (as the merge narrows it): its lines
+ * in fixed point, checked at its ends, near @t and at random times. */
+static void check_narrow(const struct ht_fit_set *set, unsigned node,
+			 const struct ht_fit_span *sp, int64_t t,
+			 const char *what)
+{
+	struct ht_fit_span n = *sp;
+	int64_t k, half = ht_fit_fixed_half(sp->lo.y0, sp->lo.y1);
+
+	if (ht_fit_fixed_half(sp->hi.y0, sp->hi.y1) < half) {
+		half = ht_fit_fixed_half(sp->hi.y0, sp->hi.y1);
+	}
+	ht_fit_span_narrow(&n, t - half, t + half);
+	/* (far away the lines' values leave the range it takes) */
+	CHECK_MSG((n.lo_fixed.ok && n.hi_fixed.ok) || t > ((int64_t)1 << 50) ||
+		      t < -((int64_t)1 << 50),
+		  "%s: no fixed-point lines at %" PRId64, what, t);
+	if (!n.lo_fixed.ok || !n.hi_fixed.ok) {
+		return;
+	}
+	for (k = 0; k < 1000; k++) {
+		check_fixed_at(set, node, &n, n.x0 + k, what);
+		check_fixed_at(set, node, &n, n.x1 - k, what);
+		check_fixed_at(set, node, &n, t - 500 + k, what);
+		check_fixed_at(
+		    set, node, &n,
+		    n.x0 + (int64_t)s_below((uint64_t)(n.x1 - n.x0) + 1), what);
+	}
+}
+
+/* ht_fit_span_fixed_at() against the exact floor, on random lines of
+ * every slope and spans of every width (the ones it takes). */
+static void test_fixed_lines(void)
+{
+	uint64_t taken = 0;
+	int k, j;
+
+	for (k = 0; k < 20000; k++) {
+		const int sx = (int)s_below(40), sy = (int)s_below(40),
+			  sw = (int)s_below(44);
+		const int64_t lx0 = (int64_t)s_below(1ull << 61) - (1ll << 60);
+		const int64_t ly0 = (int64_t)s_below(1ull << 61) - (1ll << 60);
+		const int64_t dx = 1 + (int64_t)s_below(1ull << sx);
+		const int64_t dy = (int64_t)s_below(1ull << sy);
+		const int64_t x0 =
+		    lx0 + (int64_t)s_below(1ull << 41) - (1ll << 40);
+		const int64_t w = (int64_t)s_below(1ull << sw);
+		struct ht_fit_span_fixed f;
+
+		ht_fit_span_fixed_init(&f, lx0, ly0, lx0 + dx, ly0 + dy, x0,
+				       x0 + w);
+		if (!f.ok) {
+			continue;
+		}
+		taken++;
+		for (j = 0; j < 20; j++) {
+			const int64_t e =
+			    j == 0   ? 0
+			    : j == 1 ? w
+				     : (int64_t)s_below((uint64_t)w + 1);
+			const __int128 num = ((__int128)x0 + e - lx0) * dy;
+			__int128 q = num / dx, rem = num % dx;
+			uint64_t r;
+			int64_t v;
+
+			if (rem < 0) {
+				q--;
+				rem += dx;
+			}
+			v = ht_fit_span_fixed_at(&f, (uint64_t)e, &r);
+			CHECK_MSG(v == (int64_t)(ly0 + q) && r == (uint64_t)rem,
+				  "fixed line %d at %" PRId64 ": %" PRId64
+				  ", exact %" PRId64,
+				  k, e, v, (int64_t)(ly0 + q));
+			nr_checked++;
+		}
+	}
+	CHECK_MSG(taken > 5000, "fixed point taken %" PRIu64 " times", taken);
+}
+
 /* The outer span of @node around @t: found, and its bounds checked at
  * its ends, near them, near @t and at random times. */
 static void check_outer(const struct ht_fit_set *set, unsigned node, int64_t t,
@@ -135,6 +241,7 @@ static void check_outer(const struct ht_fit_set *set, unsigned node, int64_t t,
 				sp.x0 + (int64_t)s_below((uint64_t)w) * 2,
 				what);
 	}
+	check_narrow(set, node, &sp, t, what);
 	/* (a time inside the messages has none) */
 	CHECK(ht_fit_set_outer_span(
 		  set, node,
@@ -273,6 +380,7 @@ int main(void)
 {
 	test_rates();
 	test_no_span();
+	test_fixed_lines();
 	printf("spans: %" PRIu64 ", times checked: %" PRIu64 "\n", nr_spans,
 	       nr_checked);
 	CHECK(nr_spans > 50 && nr_checked > 50000);
