@@ -649,7 +649,14 @@ static int put_run(struct rstream *r, size_t from, size_t to)
 	for (i = 0; i < n; i++) {
 		last = key[i] > last ? key[i] : last;
 		key[i] = last;
-		r->raw[i].ts_ns = ht__merge_out_ts(m, last);
+		/* ht__merge_out_ts() */
+		if (last < m->origin_ns) {
+			st->clamped++;
+			r->raw[i].ts_ns = 0;
+		} else {
+			r->raw[i].ts_ns =
+			    (uint64_t)last - (uint64_t)m->origin_ns;
+		}
 	}
 	in->last_key = last;
 	if (!st->has_time || key[0] < st->first_ns) {

@@ -45,6 +45,10 @@ struct core_map {
 	size_t nr_bad;
 	/* times beyond the int64 ns range, saturated (counted) */
 	uint64_t saturated;
+	/* .clock counts ns from ns_origin (clock_ns_wide() of 0, within
+	 * int64): clock_ns_counted() adds them in 64 bits */
+	bool ns_clock;
+	int64_t ns_origin;
 	/* where the fit follows two lines around the last time mapped */
 	struct ht_fit_span span;
 	/* the same before the first or after the last message, with the
@@ -103,7 +107,16 @@ static int64_t clock_ns_counted(struct core_map *m,
 				const struct ht_ctf_clock *k, int64_t cycles,
 				int64_t shift)
 {
-	__int128 ns = clock_ns_wide(k, cycles) + shift;
+	__int128 ns;
+	int64_t v;
+
+	/* a clock in ns: its origin in ns plus the cycles, in 64 bits
+	 * when nothing overflows */
+	if (k == m->clock && m->ns_clock && !shift &&
+	    !__builtin_add_overflow(m->ns_origin, cycles, &v)) {
+		return v;
+	}
+	ns = clock_ns_wide(k, cycles) + shift;
 
 	if (ns > INT64_MAX || ns < INT64_MIN) {
 		m->saturated++;
@@ -861,6 +874,12 @@ static int merge_core(struct ht_sync_run *run, size_t i,
 	map->node = i;
 	map->own_clock = run->cores[i].unsynced;
 	map->clock = map->own_clock ? c->clock : ref_clock(run);
+	if (map->clock && map->clock->freq_hz == NS_PER_S) {
+		const __int128 o = clock_ns_wide(map->clock, 0);
+
+		map->ns_clock = o >= INT64_MIN && o <= INT64_MAX;
+		map->ns_origin = map->ns_clock ? (int64_t)o : 0;
+	}
 	map->fixes = run->cores[i].fixes;
 	map->nr_fixes = run->cores[i].nr_fixes;
 	map->bad = c->bad_times;
