@@ -1171,6 +1171,41 @@ static inline int raw_record(struct rscan *r,
 	return keep_ev(r, cls, cycles, start, end);
 }
 
+/*
+ * raw_record() of the records @rec[i...] of time_ok()'s common case
+ * (times in order, below BAD_TIME_LIMIT, two times known) and of the
+ * last class met when it is of no interest (EV_OTHER), in one step:
+ * only the last two times and the last position are kept. Returns
+ * where such records end.
+ */
+static size_t other_run(struct rscan *r, const struct ht_ctf_scan_rec *rec,
+			size_t i, size_t n)
+{
+	struct ht__stream_time *st = r->cap->cur_time;
+	uint64_t last = st->last;
+	size_t j;
+
+	if (!r->sc->default_clock || st->nr != 2 || r->kind != EV_OTHER ||
+	    !r->cls || !r->has_time) {
+		return i;
+	}
+	for (j = i; j < n && rec[j].cls == r->cls &&
+		    rec[j].cycles < BAD_TIME_LIMIT && rec[j].cycles >= last;
+	     j++) {
+		last = rec[j].cycles;
+	}
+	if (j == i) {
+		return i;
+	}
+	st->prev = j - i >= 2 ? rec[j - 2].cycles : st->last;
+	st->last = last;
+	st->last_offset_bits = rec[j - 1].start_bits;
+	st->last_half = NULL;
+	st->last_ev = 0;
+	r->last = last;
+	return j;
+}
+
 /* The records of a batch (ht_ctf_scan_ops.records_at). */
 static int raw_records(void *arg, const struct ht_ctf_scan_rec *rec, size_t n)
 {
@@ -1179,12 +1214,17 @@ static int raw_records(void *arg, const struct ht_ctf_scan_rec *rec, size_t n)
 	int ret;
 
 	r->cap->cores[r->core].nr_events += n;
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n;) {
+		i = other_run(r, rec, i, n);
+		if (i == n) {
+			break;
+		}
 		ret = raw_record(r, rec[i].cls, rec[i].cycles,
 				 rec[i].start_bits, rec[i].end_bits);
 		if (ret) {
 			return ret;
 		}
+		i++;
 	}
 	return 0;
 }
