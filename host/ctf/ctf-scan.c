@@ -386,7 +386,8 @@ static inline uint64_t variant_header(const uint8_t *map,
 
 static inline int scan_fixed_header(struct ht__stream *s,
 				    const struct ht_ctf_scan_ops *ops,
-				    const bool tally, const enum hdr_mode mode)
+				    const bool tally, const bool at,
+				    const enum hdr_mode mode)
 {
 	struct ht__stream_class *sc = s->sc;
 	const bool one_load = mode == HDR_ONE_LOAD;
@@ -598,6 +599,25 @@ static inline int scan_fixed_header(struct ht__stream *s,
 			}
 			continue;
 		}
+		if (at) {
+			/* report() for .records_at, the stream's place kept
+			 * for the callback only */
+			struct ht_ctf_scan_rec *q = &b.at[b.n];
+
+			q->cls = &ec->pub;
+			q->cycles = clock;
+			q->start_bits = start;
+			q->end_bits = pos;
+			if (++b.n == SCAN_BATCH) {
+				s->pos = pos;
+				s->clock = clock;
+				ret = batch_flush(ops, &b);
+				if (ret) {
+					return ret;
+				}
+			}
+			continue;
+		}
 		s->pos = pos;
 		s->clock = clock;
 		ret = report(ops, &b, &ec->pub, clock, start, pos);
@@ -696,19 +716,29 @@ static int scan_records(struct ht__stream *s, const struct ht_ctf_scan_ops *ops)
 	if (!s->sc->hdr_fast && !s->sc->hdr_var.nr) {
 		return scan_records_any_header(s, ops);
 	}
-	/* copies of the loop: without the reporting, by header */
+	/* copies of the loop: without the reporting, with .records_at,
+	 * with the other callbacks; by header */
 	if (s->sc->hdr_var.nr) {
 		return ops->tally
-			   ? scan_fixed_header(s, ops, true, HDR_VARIANT)
-			   : scan_fixed_header(s, ops, false, HDR_VARIANT);
+			   ? scan_fixed_header(s, ops, true, false, HDR_VARIANT)
+		       : ops->records_at
+			   ? scan_fixed_header(s, ops, false, true, HDR_VARIANT)
+			   : scan_fixed_header(s, ops, false, false,
+					       HDR_VARIANT);
 	}
 	if (s->sc->hdr_one_load) {
-		return ops->tally
-			   ? scan_fixed_header(s, ops, true, HDR_ONE_LOAD)
-			   : scan_fixed_header(s, ops, false, HDR_ONE_LOAD);
+		return ops->tally ? scan_fixed_header(s, ops, true, false,
+						      HDR_ONE_LOAD)
+		       : ops->records_at
+			   ? scan_fixed_header(s, ops, false, true,
+					       HDR_ONE_LOAD)
+			   : scan_fixed_header(s, ops, false, false,
+					       HDR_ONE_LOAD);
 	}
-	return ops->tally ? scan_fixed_header(s, ops, true, HDR_FIXED)
-			  : scan_fixed_header(s, ops, false, HDR_FIXED);
+	return ops->tally ? scan_fixed_header(s, ops, true, false, HDR_FIXED)
+	       : ops->records_at
+		   ? scan_fixed_header(s, ops, false, true, HDR_FIXED)
+		   : scan_fixed_header(s, ops, false, false, HDR_FIXED);
 }
 
 /* Makes s->tally fit the stream class's event classes. */
