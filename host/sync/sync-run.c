@@ -101,13 +101,25 @@ static int64_t clock_ns(const struct ht_ctf_clock *k, int64_t cycles)
 	return sat(clock_ns_wide(k, cycles));
 }
 
-/* clock_ns() for an event of the merge: a saturated time is counted on
- * @m, so that the result says it. */
-static int64_t clock_ns_counted(struct core_map *m,
-				const struct ht_ctf_clock *k, int64_t cycles,
-				int64_t shift)
+/* clock_ns() plus @shift for an event of the merge: a saturated time is
+ * counted on @m, so that the result says it. */
+static __attribute__((noinline)) int64_t
+clock_ns_counted_wide(struct core_map *m, const struct ht_ctf_clock *k,
+		      int64_t cycles, int64_t shift)
 {
-	__int128 ns;
+	__int128 ns = clock_ns_wide(k, cycles) + shift;
+
+	if (ns > INT64_MAX || ns < INT64_MIN) {
+		m->saturated++;
+	}
+	return sat(ns);
+}
+
+/* clock_ns_counted_wide(), without a call in the common case */
+static inline int64_t clock_ns_counted(struct core_map *m,
+				       const struct ht_ctf_clock *k,
+				       int64_t cycles, int64_t shift)
+{
 	int64_t v;
 
 	/* a clock in ns: its origin in ns plus the cycles, in 64 bits
@@ -116,12 +128,7 @@ static int64_t clock_ns_counted(struct core_map *m,
 	    !__builtin_add_overflow(m->ns_origin, cycles, &v)) {
 		return v;
 	}
-	ns = clock_ns_wide(k, cycles) + shift;
-
-	if (ns > INT64_MAX || ns < INT64_MIN) {
-		m->saturated++;
-	}
-	return sat(ns);
+	return clock_ns_counted_wide(m, k, cycles, shift);
 }
 
 static const struct ht_ctf_clock *ref_clock(const struct ht_sync_run *run)
