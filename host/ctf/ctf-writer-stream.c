@@ -40,19 +40,30 @@ enum {
 	RAW_HEADER_BYTES = 12,	/* the event header: uint32 id, uint64 ts */
 };
 
-/* (byte by byte, which compilers merge into one store) */
+/* (one store on a little-endian host: compilers do not always merge
+ * the byte stores) */
 static inline void put_le32(uint8_t *p, uint64_t v)
 {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const uint32_t x = (uint32_t)v;
+
+	memcpy(p, &x, 4);
+#else
 	p[0] = (uint8_t)v;
 	p[1] = (uint8_t)(v >> 8);
 	p[2] = (uint8_t)(v >> 16);
 	p[3] = (uint8_t)(v >> 24);
+#endif
 }
 
 static inline void put_le64(uint8_t *p, uint64_t v)
 {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(p, &v, 8);
+#else
 	put_le32(p, v);
 	put_le32(p + 4, v >> 32);
+#endif
 }
 
 static void put_le(uint8_t *p, uint64_t v, unsigned bytes)
