@@ -420,8 +420,9 @@ static void map_times(struct rstream *r)
 	}
 }
 
-/* Scans @r's next records into its batch (none when it ends). */
-static int fill(struct rstream *r)
+/* Scans @r's next records into its batch (none when it ends), their
+ * times mapped when @map (else put_run() maps them). */
+static int fill(struct rstream *r, bool map)
 {
 	struct ht_ctf_scan_ops ops = {0};
 	struct merge *m = r->m;
@@ -463,7 +464,9 @@ static int fill(struct rstream *r)
 			break;
 		}
 	}
-	map_times(r);
+	if (map) {
+		map_times(r);
+	}
 	return 0;
 }
 
@@ -582,7 +585,7 @@ static int head(struct rstream *r, const struct rec **out)
 				*out = NULL;
 				return 0;
 			}
-			ret = fill(r);
+			ret = fill(r, true);
 			if (ret) {
 				return ret;
 			}
@@ -629,13 +632,21 @@ static int put_run(struct rstream *r, size_t from, size_t to)
 	if (ret) {
 		return ret;
 	}
+	/* the times mapped (map_times()), as event_time() takes them */
 	for (i = 0; i < n; i++) {
 		const struct rec *e = &r->recs[from + i];
 
 		r->evs[i].stream = r->index;
 		r->evs[i].offset_bits = e->start;
 		r->evs[i].cycles = e->cycles;
-		key[i] = e->ns;
+		r->cycles[i] = e->cycles;
+	}
+	if (c->map_many) {
+		c->map_many(c->map_arg, r->cycles, key, n);
+	} else {
+		for (i = 0; i < n; i++) {
+			key[i] = c->map(c->map_arg, r->cycles[i]);
+		}
 	}
 	if (c->event_time_many) {
 		c->event_time_many(c->map_arg, r->evs, key, n);
@@ -716,7 +727,9 @@ static int copy_one(struct rstream *r)
 			if (r->ended) {
 				return 0;
 			}
-			ret = fill(r);
+			/* (put_run() maps the times, put_event() needs them
+			 * mapped) */
+			ret = fill(r, r->m->o->keep_ref_clock);
 			if (ret) {
 				return ret;
 			}
