@@ -337,17 +337,21 @@ size_t ht_fit_span_est_many(const struct ht_fit_span *sp, const int64_t *t,
 	size_t i;
 
 	if (sp->lo_fixed.ok && sp->hi_fixed.ok) {
-		for (i = 0; i < n && t[i] >= sp->x0 && t[i] <= sp->x1; i++) {
-			const uint64_t e = (uint64_t)t[i] - (uint64_t)sp->x0;
-			uint64_t rl, rh;
-			int64_t lo =
-			    ht_fit_span_fixed_at(&sp->lo_fixed, e, &rl);
-			int64_t hi =
-			    ht_fit_span_fixed_at(&sp->hi_fixed, e, &rh) +
-			    (rh != 0);
+		/* (copies: the stores to @est could alias the span) */
+		const struct ht_fit_span_fixed lf = sp->lo_fixed,
+					       hf = sp->hi_fixed;
+		const int64_t x0 = sp->x0, x1 = sp->x1, lo_min = sp->lo_min,
+			      hi_max = sp->hi_max;
 
-			lo = max64s(lo, sp->lo_min);
-			hi = min64s(hi, sp->hi_max);
+		for (i = 0; i < n && t[i] >= x0 && t[i] <= x1; i++) {
+			const uint64_t e = (uint64_t)t[i] - (uint64_t)x0;
+			uint64_t rl, rh;
+			int64_t lo = ht_fit_span_fixed_at(&lf, e, &rl);
+			int64_t hi =
+			    ht_fit_span_fixed_at(&hf, e, &rh) + (rh != 0);
+
+			lo = max64s(lo, lo_min);
+			hi = min64s(hi, hi_max);
 			est[i] = mid(lo, hi);
 		}
 		return i;
