@@ -20,8 +20,15 @@
  * again field by field (repad()). The output is then the decoding
  * path's, byte for byte but for the content of padding bits.
  *
+ * A stream alone in its core (copy_one()) is taken in runs: the scan's
+ * batches with the records' positions (ht_ctf_scan_ops.records_at),
+ * the run's times mapped and placed together, its records written by
+ * one ht_ctf_wstream_raw_events(): no call per record.
+ *
  * Memory: per stream of the core being merged, a batch of record
- * positions (BATCH of them); the bytes stay in the reader's mapping.
+ * positions (BATCH of them, and for copy_one() the run's events as
+ * event_time() and the writer take them); the bytes stay in the
+ * reader's mapping.
  */
 #include <inttypes.h>
 #include <stdio.h>
