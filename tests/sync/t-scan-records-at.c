@@ -8,7 +8,8 @@
  * the same records (class, time, start and end: .record's
  * ht_ctf_stream_raw_pos() before and after) and the same errors at the
  * same places, in batches of at most HT_CTF_SCAN_BATCH; a callback
- * that stops the scan mid-stream loses nothing.
+ * that stops the scan mid-stream loses nothing; in a range, the records
+ * of the range at the same positions.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -223,6 +224,77 @@ static void run(const char *dir, size_t stop_every)
 	ht_ctf_set_close(set2);
 }
 
+/*
+ * In a range (ht_ctf_set_set_range(): the scan behind the set's
+ * filter): .records_at reports the records .record reports, at the
+ * positions the scan without a range gives them.
+ */
+static void run_range(const char *dir)
+{
+	static struct log full, in_range;
+	const char *paths[1] = {dir};
+	struct ht_ctf_open_opts oo = {0};
+	struct ht_ctf_scan_ops rec = {0}, at = {0};
+	struct ht_ctf_set *a, *b, *c;
+	const struct ht_ctf_stream *st;
+	int64_t begin, end;
+	size_t i, j = 0;
+	char err[512];
+
+	oo.flags = HT_CTF_KEEP_GOING;
+	memset(&full, 0, sizeof(full));
+	memset(&in_range, 0, sizeof(in_range));
+	memset(&by_record, 0, sizeof(by_record));
+	REQUIRE(ht_ctf_set_open(&a, paths, 1, &oo, err, sizeof(err)) == 0);
+	at.records_at = on_records_at;
+	at.arg = &full;
+	scan_all(a, &at, &full);
+	if (full.n < 30) {
+		ht_ctf_set_close(a);
+		return;
+	}
+	st = ht_ctf_set_trace(a, 0)->streams[0];
+	begin = ht_ctf_stream_cycles_to_ns(st, full.rec[full.n / 5].cycles);
+	end = ht_ctf_stream_cycles_to_ns(st, full.rec[full.n / 2].cycles);
+	if (begin > end) {
+		ht_ctf_set_close(a);
+		return;
+	}
+	REQUIRE(ht_ctf_set_open(&b, paths, 1, &oo, err, sizeof(err)) == 0);
+	REQUIRE(ht_ctf_set_set_range(b, begin, end) == 0);
+	rec.packet = on_packet;
+	rec.record = on_record;
+	rec.arg = &by_record;
+	scan_all(b, &rec, &by_record);
+	REQUIRE(ht_ctf_set_open(&c, paths, 1, &oo, err, sizeof(err)) == 0);
+	REQUIRE(ht_ctf_set_set_range(c, begin, end) == 0);
+	at.arg = &in_range;
+	scan_all(c, &at, &in_range);
+	CHECK_MSG(by_record.n == in_range.n && in_range.n > 0,
+		  "range: %zu records, batches %zu", by_record.n, in_range.n);
+	for (i = 0; i < by_record.n && i < in_range.n; i++) {
+		const struct ht_ctf_scan_rec *x = &by_record.rec[i],
+					     *y = &in_range.rec[i];
+
+		CHECK_MSG(!strcmp(x->cls->name, y->cls->name) &&
+			      x->cycles == y->cycles,
+			  "range: record %zu differs", i);
+		/* (in order: the same record of the scan without a range) */
+		while (j < full.n && (full.rec[j].start_bits != y->start_bits ||
+				      full.rec[j].end_bits != y->end_bits ||
+				      full.rec[j].cycles != y->cycles)) {
+			j++;
+		}
+		CHECK_MSG(j < full.n,
+			  "range: record %zu at %" PRIu64
+			  " not found without the range",
+			  i, y->start_bits);
+	}
+	ht_ctf_set_close(a);
+	ht_ctf_set_close(b);
+	ht_ctf_set_close(c);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/ht-scan-at-XXXXXX", path[256];
@@ -245,6 +317,7 @@ int main(void)
 		run(dir, 3);
 		total += by_record.n;
 		errors += by_record.nr_errors;
+		run_range(dir);
 	}
 	/* the traces have records and damage to compare */
 	CHECK_MSG(total > 10000, "only %zu records", total);
