@@ -90,24 +90,37 @@ static void check_many(const struct ht_fit_span *sp, const char *what)
 	nr_many = 0;
 }
 
+/*
+ * Bounds [@slo, @shi] of span @sp at @t (@how: how they were computed)
+ * against ht_fit_set_map()'s.
+ */
+static void check_same_as_map(const struct ht_fit_set *set, unsigned node,
+			      int64_t t, int64_t slo, int64_t shi,
+			      const char *how, const char *what)
+{
+	int64_t lo = 0, hi = 0;
+
+	CHECK_MSG(ht_fit_set_map(set, node, t, NULL, &lo, &hi) == 0,
+		  "%s: map %" PRId64, what, t);
+	CHECK_MSG(slo == lo && shi == hi,
+		  "%s: node %u at %" PRId64 ": %s [%" PRId64 ", %" PRId64
+		  "], map [%" PRId64 ", %" PRId64 "]",
+		  what, node, t, how, slo, shi, lo, hi);
+	nr_checked++;
+}
+
 /* ht_fit_span_bounds() of outer span @sp at @t against ht_fit_set_map() */
 static void check_bounds_at(const struct ht_fit_set *set, unsigned node,
 			    const struct ht_fit_span *sp, int64_t t,
 			    const char *what)
 {
-	int64_t lo = 0, hi = 0, slo, shi;
+	int64_t slo, shi;
 
 	if (t < sp->x0 || t > sp->x1) {
 		return;
 	}
-	CHECK_MSG(ht_fit_set_map(set, node, t, NULL, &lo, &hi) == 0,
-		  "%s: map %" PRId64, what, t);
 	ht_fit_span_bounds(sp, t, &slo, &shi);
-	CHECK_MSG(slo == lo && shi == hi,
-		  "%s: node %u at %" PRId64 ": span [%" PRId64 ", %" PRId64
-		  "], map [%" PRId64 ", %" PRId64 "]",
-		  what, node, t, slo, shi, lo, hi);
-	nr_checked++;
+	check_same_as_map(set, node, t, slo, shi, "span", what);
 }
 
 /* The bounds of span @sp at @t from its lines in fixed point: as
@@ -117,23 +130,17 @@ static void check_fixed_at(const struct ht_fit_set *set, unsigned node,
 			   const char *what)
 {
 	const uint64_t e = (uint64_t)t - (uint64_t)sp->x0;
-	int64_t lo = 0, hi = 0, flo, fhi;
+	int64_t flo, fhi;
 	uint64_t r;
 
 	if (t < sp->x0 || t > sp->x1) {
 		return;
 	}
-	CHECK_MSG(ht_fit_set_map(set, node, t, NULL, &lo, &hi) == 0,
-		  "%s: map %" PRId64, what, t);
 	flo = ht_fit_span_fixed_at(&sp->lo_fixed, e, &r);
 	flo = flo > sp->lo_min ? flo : sp->lo_min;
 	fhi = ht_fit_span_fixed_at(&sp->hi_fixed, e, &r) + (r != 0);
 	fhi = fhi < sp->hi_max ? fhi : sp->hi_max;
-	CHECK_MSG(flo == lo && fhi == hi,
-		  "%s: node %u at %" PRId64 ": fixed [%" PRId64 ", %" PRId64
-		  "], map [%" PRId64 ", %" PRId64 "]",
-		  what, node, t, flo, fhi, lo, hi);
-	nr_checked++;
+	check_same_as_map(set, node, t, flo, fhi, "fixed", what);
 }
 
 /* Outer span @sp narrowed around @t (as the merge narrows it): its lines
