@@ -103,8 +103,8 @@ int main(void)
 			break;
 		default: /* any mantissa in every decade of the fast path,
 			  * on both sides of its powers of ten */
-			d = (1.0 + (double)(seed >> 11) / 9007199254740992.0 *
-				       9.0) *
+			d = (1.0 +
+			     (double)(seed >> 11) / 9007199254740992.0 * 9.0) *
 			    pow(10, (int)(seed % 27) - 13);
 			break;
 		}
