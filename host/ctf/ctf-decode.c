@@ -185,9 +185,12 @@ static int decode_flat_var(struct ht__stream *s, const struct ht__plan *p,
 			   const struct ht_ctf_field **root)
 {
 	const struct ht__op *ops = p->ops, *op = &ops[0];
+	const struct ht__run *r = op->runs, *rend = r + op->nr_runs;
+	const uint64_t end = s->content_end;
 	uint64_t pos = s->pos, need;
 	bool laid = kv->laid;
-	uint32_t k, n = 1, j = 0;
+	uint32_t n = 1, j = 0;
+	struct ht_ctf_field *kf;
 
 	if (!kv->lens) {
 		kv->lens = calloc(p->nr_var, sizeof(*kv->lens));
@@ -196,56 +199,54 @@ static int decode_flat_var(struct ht__stream *s, const struct ht__plan *p,
 					       "out of memory");
 		}
 	}
+	/* room for the fields without the elements: each sequence then
+	 * checks for its elements and the fields that may follow */
+	if (p->flat_fields > kv->cap) {
+		if (p->flat_fields > HT__KEEP_VAR_FIELDS) {
+			return 1;
+		}
+		if (keep_var_grow(kv, p->flat_fields)) {
+			goto nomem;
+		}
+	}
+	kf = kv->f;
 	/* a record cut short leaves the layout half written */
 	kv->laid = false;
 	if (op->align_bits > 1) {
 		pos = ht__align_in_packet(s, pos, op->align_bits);
 	}
-	for (k = 0; k < op->nr_runs; k++) {
-		const struct ht__run *r = &op->runs[k];
-		const struct ht__op *m = &ops[r->member_op];
-		struct ht_ctf_field *f;
+	for (; r < rend; r++) {
+		const struct ht_ctf_field *tmpl = r->tmpl;
+		struct ht_ctf_field *f = kf + n;
 
-		if (r->tmpl) {
+		if (tmpl) {
+			const uint32_t nf = r->nr_fields;
+			const uint64_t size = r->size_bits;
+
 			if (r->align_bits > 1) {
 				pos =
 				    ht__align_in_packet(s, pos, r->align_bits);
 			}
-			if (pos + r->size_bits > s->content_end) {
+			if (pos + size > end) {
 				return 1;
 			}
-			need = (uint64_t)n + r->nr_fields;
-			if (need > kv->cap) {
-				if (need > HT__KEEP_VAR_FIELDS) {
-					return 1;
-				}
-				if (keep_var_grow(kv, need)) {
-					goto nomem;
-				}
-			}
-			f = kv->f + n;
 			if (!laid) {
-				memcpy(f, r->tmpl, r->nr_fields * sizeof(*f));
+				memcpy(f, tmpl, nf * sizeof(*f));
 			}
 			ht__run_load_inline(s, r, pos, f);
-			pos += r->size_bits;
-			n += r->nr_fields;
-		} else if (m->kind == HT__OP_STRING) {
+			pos += size;
+			n += nf;
+			continue;
+		}
+		const struct ht__op *m = &ops[r->member_op];
+
+		if (m->kind == HT__OP_STRING) {
 			const uint8_t *q, *z;
 
 			q = packet_string(s, &pos, &z);
 			if (!q) {
 				return 1;
 			}
-			if (n >= kv->cap) {
-				if (n >= HT__KEEP_VAR_FIELDS) {
-					return 1;
-				}
-				if (keep_var_grow(kv, n + 1)) {
-					goto nomem;
-				}
-			}
-			f = kv->f + n++;
 			if (!laid) {
 				f->type = m->type;
 				f->name = m->name;
@@ -254,6 +255,7 @@ static int decode_flat_var(struct ht__stream *s, const struct ht__plan *p,
 			f->v.str = (const char *)q;
 			f->nr_children = z - q;
 			pos += (uint64_t)(z - q + 1) * 8;
+			n++;
 		} else {
 			const struct ht__run *er = m->elem_run;
 			uint64_t len;
@@ -267,19 +269,22 @@ static int decode_flat_var(struct ht__stream *s, const struct ht__plan *p,
 				return 1;
 			}
 			need = n + 1 + len * er->nr_fields;
-			if (need > kv->cap) {
-				if (need > HT__KEEP_VAR_FIELDS) {
+			/* with the fields that may follow (a bound) */
+			if (need + p->flat_fields > kv->cap) {
+				if (need + p->flat_fields >
+				    HT__KEEP_VAR_FIELDS) {
 					return 1;
 				}
-				if (keep_var_grow(kv, need)) {
+				if (keep_var_grow(kv, need + p->flat_fields)) {
 					goto nomem;
 				}
+				kf = kv->f;
+				f = kf + n;
 			}
 			if (laid && kv->lens[j] != len) {
 				laid = false;
 			}
 			kv->lens[j++] = len;
-			f = kv->f + n;
 			if (!laid) {
 				f->type = m->type;
 				f->name = m->name;
@@ -292,16 +297,13 @@ static int decode_flat_var(struct ht__stream *s, const struct ht__plan *p,
 			n = (uint32_t)need;
 		}
 	}
-	if (!kv->cap && keep_var_grow(kv, 1)) {
-		goto nomem;
-	}
-	kv->f[0].type = op->type;
-	kv->f[0].name = NULL; /* as the general path names a scope */
-	kv->f[0].next = n;
-	kv->f[0].nr_children = op->nr;
+	kf[0].type = op->type;
+	kf[0].name = NULL; /* as the general path names a scope */
+	kf[0].next = n;
+	kf[0].nr_children = op->nr;
 	kv->laid = true;
 	s->pos = pos;
-	*root = kv->f;
+	*root = kf;
 	return 0;
 nomem:
 	return ht__stream_fail(s, HT_ENOMEM, pos, "out of memory");
@@ -400,6 +402,9 @@ static bool has_m(const struct ht__stream *s, enum ht__meaning m)
 
 static inline int64_t to_ns(const struct ht__stream *s, uint64_t cycles)
 {
+	if (cycles < s->ns_direct_end) {
+		return s->ns_base + (int64_t)cycles;
+	}
 	return s->sc ? ht__stream_class_to_ns(s->sc, cycles) : 0;
 }
 
@@ -527,6 +532,14 @@ static int find_stream_class(struct ht__stream *s, uint64_t at)
 		}
 		s->sc = sc;
 		s->pub.stream_class = &sc->pub;
+		if (sc->pub.default_clock && sc->clock_is_ns && sc->base_ok) {
+			/* ht__stream_class_to_ns()'s first case */
+			s->ns_base = sc->base_ns;
+			s->ns_direct_end =
+			    sc->base_ns > 0
+				? (uint64_t)(INT64_MAX - sc->base_ns) + 1
+				: (uint64_t)INT64_MAX;
+		}
 		memset(&s->ev_msg, 0, sizeof(s->ev_msg));
 		s->ev_msg.kind = HT_CTF_MSG_EVENT;
 		s->ev_msg.stream = &s->pub;

@@ -301,6 +301,7 @@ static int make_flat(struct ht__trace *t, struct ht__plan *p)
 			n++;
 		} else if (var_member(&p->ops[r->member_op])) {
 			nr_var++;
+			n++;
 		} else {
 			return 0;
 		}
@@ -308,6 +309,9 @@ static int make_flat(struct ht__trace *t, struct ht__plan *p)
 	if (nr_var) {
 		p->flat_var = true;
 		p->nr_var = nr_var;
+		/* the fields without the elements: one capacity check
+		 * per sequence covers the fixed runs after it */
+		p->flat_fields = n <= UINT32_MAX ? (uint32_t)n : UINT32_MAX;
 		return 0;
 	}
 	if (n > FX_MAX_FIELDS) {

@@ -196,7 +196,8 @@ struct ht__plan {
 	 * fixed runs, strings, and arrays or sequences (.nr_var of them)
 	 * of fixed elements that are never of zero bits. Its fields are
 	 * kept per stream too (struct ht__keep_var), laid out again from
-	 * the first sequence whose length changed.
+	 * the first sequence whose length changed. .flat_fields is then
+	 * the number of fields without the elements.
 	 */
 	bool flat_var;
 	uint32_t nr_var;

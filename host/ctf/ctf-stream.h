@@ -82,6 +82,10 @@ struct ht__stream {
 	uint64_t *regs;
 	enum ht__stream_state state;
 	struct ht__stream_class *sc;
+	/* times of a default clock at 1 GHz: below .ns_direct_end cycles,
+	 * a time is .ns_base + cycles (0: see ht__stream_class_to_ns()) */
+	uint64_t ns_direct_end;
+	int64_t ns_base;
 
 	uint64_t pkt_off;     /* bytes: the current packet's start */
 	uint64_t next_pkt;    /* bytes: the next packet's start */
