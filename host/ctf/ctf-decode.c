@@ -96,6 +96,45 @@ static inline int decode_flat(struct ht__stream *s, const struct ht__plan *p,
 	return 0;
 }
 
+/*
+ * ht__run_load() for the runs of a flat scope with sequences, all
+ * inline: their other leaves are mostly sequence lengths (a register)
+ * and floats, one per run or two, which a call would cost more than.
+ */
+static inline __attribute__((always_inline)) void
+flat_run_load(struct ht__stream *s, const struct ht__run *r, uint64_t pos,
+	      struct ht_ctf_field *f)
+{
+	const struct ht__leaf *l = r->leaves + r->nr_plain;
+	const struct ht__leaf *end = r->leaves + r->nr_leaves;
+
+	ht__run_load_plain(r, s->map, pos, f);
+	for (; l < end; l++) {
+		const uint64_t p = pos + l->off_bits;
+		uint64_t v, w;
+
+		memcpy(&w, s->map + (p >> 3), 8);
+		if (l->load == HT__LOAD_LE) {
+			v = (ht__le64(w) >> (p & 7)) & l->mask;
+		} else if (l->load == HT__LOAD_F32) {
+			float x;
+
+			memcpy(&x, s->map + (p >> 3), 4);
+			f[l->field].v.d = x;
+			continue;
+		} else {
+			ht__leaf_load_other(s, l, p, w, &f[l->field]);
+			continue;
+		}
+		v = (v ^ l->sign) - l->sign;
+		f[l->field].v.u = v;
+		if (l->side) {
+			ht__int_side(s, l->reg, l->meaning, l->clock, v,
+				     l->size_bits);
+		}
+	}
+}
+
 /* Room for @n fields in @kv (at most HT__KEEP_VAR_FIELDS). */
 static int keep_var_grow(struct ht__keep_var *kv, uint64_t n)
 {
@@ -233,7 +272,7 @@ static int decode_flat_var(struct ht__stream *s, const struct ht__plan *p,
 			if (!laid) {
 				memcpy(f, tmpl, nf * sizeof(*f));
 			}
-			ht__run_load_inline(s, r, pos, f);
+			flat_run_load(s, r, pos, f);
 			pos += size;
 			n += nf;
 			continue;

@@ -90,6 +90,7 @@ struct ht__leaf {
 	uint8_t meaning; /* enum ht__meaning */
 	uint8_t clock;	 /* updates the stream's default clock */
 	int32_t reg;	 /* saves its value in this register, or -1 */
+	uint32_t off_bytes; /* .off_bits / 8 (see ht__run's .bytes) */
 	uint64_t mask;	 /* HT__LOAD_LE: the value's bits */
 	uint64_t sign;	 /* sign-extension mask (1 << (size - 1)), or 0 */
 };
@@ -112,8 +113,13 @@ struct ht__run {
 	const struct ht_ctf_field *tmpl; /* NULL: general member */
 	const struct ht__leaf *leaves;
 	/* the first .nr_plain leaves are integers (or host-order doubles)
-	 * with no side effect, loaded as HT__LOAD_LE or HT__LOAD_BE */
+	 * with no side effect, loaded as HT__LOAD_LE (the first .nr_le)
+	 * or HT__LOAD_BE */
 	uint32_t nr_plain;
+	uint32_t nr_le;
+	/* the run starts on a byte and its plain leaves too: they load
+	 * without a shift (ht__run_load_plain()) */
+	bool bytes;
 	/* in a flat scope (struct ht__plan): where this run's fields (or
 	 * its string member's field) start in the scope's fields */
 	uint32_t keep_off;
