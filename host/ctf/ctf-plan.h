@@ -85,14 +85,14 @@ struct ht__leaf {
 	uint32_t field;	   /* its field's index in the run's template */
 	uint8_t load;	   /* enum ht__load */
 	uint8_t size_bits;
-	uint8_t bo;	 /* enum ht_ctf_byte_order */
-	uint8_t side;	 /* it saves a register, a meaning or a clock */
-	uint8_t meaning; /* enum ht__meaning */
-	uint8_t clock;	 /* updates the stream's default clock */
-	int32_t reg;	 /* saves its value in this register, or -1 */
+	uint8_t bo;	    /* enum ht_ctf_byte_order */
+	uint8_t side;	    /* it saves a register, a meaning or a clock */
+	uint8_t meaning;    /* enum ht__meaning */
+	uint8_t clock;	    /* updates the stream's default clock */
+	int32_t reg;	    /* saves its value in this register, or -1 */
 	uint32_t off_bytes; /* .off_bits / 8 (see ht__run's .bytes) */
-	uint64_t mask;	 /* HT__LOAD_LE: the value's bits */
-	uint64_t sign;	 /* sign-extension mask (1 << (size - 1)), or 0 */
+	uint64_t mask;	    /* HT__LOAD_LE: the value's bits */
+	uint64_t sign;	    /* sign-extension mask (1 << (size - 1)), or 0 */
 };
 
 /*
