@@ -102,24 +102,28 @@ static inline int decode_flat(struct ht__stream *s, const struct ht__plan *p,
  * and floats, one per run or two, which a call would cost more than.
  */
 static inline __attribute__((always_inline)) void
-flat_run_load(struct ht__stream *s, const struct ht__run *r, uint64_t pos,
-	      struct ht_ctf_field *f)
+flat_run_load(struct ht__stream *s, const uint8_t *map, const struct ht__run *r,
+	      uint64_t pos, struct ht_ctf_field *f)
 {
-	const struct ht__leaf *l = r->leaves + r->nr_plain;
-	const struct ht__leaf *end = r->leaves + r->nr_leaves;
+	const struct ht__leaf *l, *end;
 
-	ht__run_load_plain(r, s->map, pos, f);
+	ht__run_load_plain(r, map, pos, f);
+	if (r->nr_plain == r->nr_leaves) {
+		return;
+	}
+	l = r->leaves + r->nr_plain;
+	end = r->leaves + r->nr_leaves;
 	for (; l < end; l++) {
 		const uint64_t p = pos + l->off_bits;
 		uint64_t v, w;
 
-		memcpy(&w, s->map + (p >> 3), 8);
+		memcpy(&w, map + (p >> 3), 8);
 		if (l->load == HT__LOAD_LE) {
 			v = (ht__le64(w) >> (p & 7)) & l->mask;
 		} else if (l->load == HT__LOAD_F32) {
 			float x;
 
-			memcpy(&x, s->map + (p >> 3), 4);
+			memcpy(&x, map + (p >> 3), 4);
 			f[l->field].v.d = x;
 			continue;
 		} else {
@@ -151,6 +155,22 @@ static int keep_var_grow(struct ht__keep_var *kv, uint64_t n)
 	kv->f = f;
 	kv->cap = cap;
 	return 0;
+}
+
+/* @n fields of template @t into @f: a field or two (a length, an
+ * element) copied inline, cheaper than a call. */
+static inline __attribute__((always_inline)) void
+lay_fields(struct ht_ctf_field *restrict f,
+	   const struct ht_ctf_field *restrict t, uint32_t n)
+{
+	if (n <= 2) {
+		f[0] = t[0];
+		if (n == 2) {
+			f[1] = t[1];
+		}
+		return;
+	}
+	memcpy(f, t, n * sizeof(*f));
 }
 
 /*
@@ -200,7 +220,7 @@ static inline int flat_var_elems(struct ht__stream *s, const struct ht__op *m,
 			return 1;
 		}
 		if (!laid) {
-			memcpy(f, er->tmpl, er->nr_fields * sizeof(*f));
+			lay_fields(f, er->tmpl, er->nr_fields);
 		}
 		ht__run_load_inline(s, er, p, f);
 		f += er->nr_fields;
@@ -225,7 +245,9 @@ static int decode_flat_var(struct ht__stream *s, const struct ht__plan *p,
 {
 	const struct ht__op *ops = p->ops, *op = &ops[0];
 	const struct ht__run *r = op->runs, *rend = r + op->nr_runs;
-	const uint64_t end = s->content_end;
+	/* locals: the stores to the fields may alias the stream's */
+	const uint64_t end = s->content_end, base = s->pkt_off * 8;
+	const uint8_t *map = s->map;
 	uint64_t pos = s->pos, need;
 	bool laid = kv->laid;
 	uint32_t n = 1, j = 0;
@@ -263,16 +285,18 @@ static int decode_flat_var(struct ht__stream *s, const struct ht__plan *p,
 			const uint64_t size = r->size_bits;
 
 			if (r->align_bits > 1) {
-				pos =
-				    ht__align_in_packet(s, pos, r->align_bits);
+				/* ht__align_in_packet() */
+				const uint64_t a = r->align_bits;
+
+				pos = base + ((pos - base + a - 1) & ~(a - 1));
 			}
 			if (pos + size > end) {
 				return 1;
 			}
 			if (!laid) {
-				memcpy(f, tmpl, nf * sizeof(*f));
+				lay_fields(f, tmpl, nf);
 			}
-			flat_run_load(s, r, pos, f);
+			flat_run_load(s, map, r, pos, f);
 			pos += size;
 			n += nf;
 			continue;
@@ -1204,7 +1228,7 @@ static inline const struct ht_ctf_field *hdr_var_fast(struct ht__stream *s)
 	}
 	tag = ht__leaf_value(s->map, pos, &hv->tag);
 	o = ht__hdr_option(hv, tag);
-	if (!o || !(f = s->keep_hdr[o - hv->opt])) {
+	if (!o || !(f = s->keep_hdr[o->index])) {
 		return NULL;
 	}
 	p2 = pos + hv->tag_bits;
@@ -1218,15 +1242,17 @@ static inline const struct ht_ctf_field *hdr_var_fast(struct ht__stream *s)
 	 * tag, the option's id and timestamp: see plan_hdr_variant()), in
 	 * the runs' order */
 	r = hv->tag_run;
-	ht__leaf_load_plain(r->leaves, r->leaves + r->nr_plain, s->map, pos,
-			    f + 1);
+	if (r->nr_plain) {
+		ht__run_load_plain(r, s->map, pos, f + 1);
+	}
 	f[1 + hv->tag.field].v.u = tag;
 	s->regs[hv->tag.reg] = tag;
 	s->mval[HT__M_EVENT_ID] = tag;
 	s->mset |= 1u << HT__M_EVENT_ID;
 	r = o->run;
-	ht__leaf_load_plain(r->leaves, r->leaves + r->nr_plain, s->map, p2,
-			    f + o->field_base);
+	if (r->nr_plain) {
+		ht__run_load_plain(r, s->map, p2, f + o->field_base);
+	}
 	if (o->has_id) {
 		uint64_t id = ht__leaf_value(s->map, p2, &o->id);
 

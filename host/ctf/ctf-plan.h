@@ -294,6 +294,7 @@ struct ht__hdr_option {
 	/* where .run's fields start in the header's fields: after the
 	 * root, the first run's, the variant's and the option's own */
 	uint32_t field_base;
+	uint32_t index; /* in .opt[] of its struct ht__hdr_var */
 };
 
 struct ht__hdr_var {
