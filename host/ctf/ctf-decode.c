@@ -186,6 +186,7 @@ static inline int flat_var_elems(struct ht__stream *s, const struct ht__op *m,
 				 struct ht_ctf_field *f)
 {
 	const struct ht__op *el = m + 1;
+	const uint64_t base = s->pkt_off * 8;
 	uint64_t p = *pos, k;
 
 	if (el->kind == HT__OP_INT && el->fast == HT__FAST_U8 && el->reg < 0 &&
@@ -214,7 +215,10 @@ static inline int flat_var_elems(struct ht__stream *s, const struct ht__op *m,
 	}
 	for (k = 0; k < len; k++) {
 		if (er->align_bits > 1) {
-			p = ht__align_in_packet(s, p, er->align_bits);
+			/* ht__align_in_packet() */
+			const uint64_t a = er->align_bits;
+
+			p = base + ((p - base + a - 1) & ~(a - 1));
 		}
 		if (p + er->size_bits > s->content_end) {
 			return 1;

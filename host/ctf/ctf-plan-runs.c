@@ -279,6 +279,8 @@ static int make_run(struct ht__trace *t, const struct ht__op *ops,
 	r->nr_leaves = rb.nl;
 	r->tmpl = rb.tmpl;
 	r->leaves = rb.leaves;
+	r->le_end = rb.leaves + r->nr_le;
+	r->plain_end = rb.leaves + r->nr_plain;
 	return 0;
 }
 

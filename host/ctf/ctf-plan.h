@@ -117,6 +117,8 @@ struct ht__run {
 	 * or HT__LOAD_BE */
 	uint32_t nr_plain;
 	uint32_t nr_le;
+	/* .leaves + .nr_le and .leaves + .nr_plain */
+	const struct ht__leaf *le_end, *plain_end;
 	/* the run starts on a byte and its plain leaves too: they load
 	 * without a shift (ht__run_load_plain()) */
 	bool bytes;

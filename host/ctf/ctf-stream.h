@@ -488,7 +488,7 @@ static inline void ht__run_load_plain(const struct ht__run *r,
 				      struct ht_ctf_field *restrict f)
 {
 	const struct ht__leaf *restrict l = r->leaves;
-	const struct ht__leaf *le = l + r->nr_le, *end = l + r->nr_plain;
+	const struct ht__leaf *le = r->le_end, *end = r->plain_end;
 	const uint8_t *b;
 
 	if (!r->bytes) {
