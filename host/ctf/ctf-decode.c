@@ -96,6 +96,49 @@ static inline int decode_flat(struct ht__stream *s, const struct ht__plan *p,
 	return 0;
 }
 
+/*
+ * ht__run_load() for the runs of a flat scope with sequences, all
+ * inline: their other leaves are mostly sequence lengths (a register)
+ * and floats, one per run or two, which a call would cost more than.
+ */
+static inline __attribute__((always_inline)) void
+flat_run_load(struct ht__stream *s, const uint8_t *map, const struct ht__run *r,
+	      uint64_t pos, struct ht_ctf_field *f)
+{
+	const struct ht__leaf *l, *end;
+
+	ht__run_load_plain(r, map, pos, f);
+	if (r->nr_plain == r->nr_leaves) {
+		return;
+	}
+	l = r->leaves + r->nr_plain;
+	end = r->leaves + r->nr_leaves;
+	for (; l < end; l++) {
+		const uint64_t p = pos + l->off_bits;
+		uint64_t v, w;
+
+		memcpy(&w, map + (p >> 3), 8);
+		if (l->load == HT__LOAD_LE) {
+			v = (ht__le64(w) >> (p & 7)) & l->mask;
+		} else if (l->load == HT__LOAD_F32) {
+			float x;
+
+			memcpy(&x, map + (p >> 3), 4);
+			f[l->field].v.d = x;
+			continue;
+		} else {
+			ht__leaf_load_other(s, l, p, w, &f[l->field]);
+			continue;
+		}
+		v = (v ^ l->sign) - l->sign;
+		f[l->field].v.u = v;
+		if (l->side) {
+			ht__int_side(s, l->reg, l->meaning, l->clock, v,
+				     l->size_bits);
+		}
+	}
+}
+
 /* Room for @n fields in @kv (at most HT__KEEP_VAR_FIELDS). */
 static int keep_var_grow(struct ht__keep_var *kv, uint64_t n)
 {
@@ -114,6 +157,22 @@ static int keep_var_grow(struct ht__keep_var *kv, uint64_t n)
 	return 0;
 }
 
+/* @n fields of template @t into @f: a field or two (a length, an
+ * element) copied inline, cheaper than a call. */
+static inline __attribute__((always_inline)) void
+lay_fields(struct ht_ctf_field *restrict f,
+	   const struct ht_ctf_field *restrict t, uint32_t n)
+{
+	if (n <= 2) {
+		f[0] = t[0];
+		if (n == 2) {
+			f[1] = t[1];
+		}
+		return;
+	}
+	memcpy(f, t, n * sizeof(*f));
+}
+
 /*
  * The elements of array or sequence @m (its element run @er, @len
  * elements) at *@pos into fields @f, laid out unless @laid (their
@@ -127,6 +186,7 @@ static inline int flat_var_elems(struct ht__stream *s, const struct ht__op *m,
 				 struct ht_ctf_field *f)
 {
 	const struct ht__op *el = m + 1;
+	const uint64_t base = s->pkt_off * 8;
 	uint64_t p = *pos, k;
 
 	if (el->kind == HT__OP_INT && el->fast == HT__FAST_U8 && el->reg < 0 &&
@@ -155,13 +215,16 @@ static inline int flat_var_elems(struct ht__stream *s, const struct ht__op *m,
 	}
 	for (k = 0; k < len; k++) {
 		if (er->align_bits > 1) {
-			p = ht__align_in_packet(s, p, er->align_bits);
+			/* ht__align_in_packet() */
+			const uint64_t a = er->align_bits;
+
+			p = base + ((p - base + a - 1) & ~(a - 1));
 		}
 		if (p + er->size_bits > s->content_end) {
 			return 1;
 		}
 		if (!laid) {
-			memcpy(f, er->tmpl, er->nr_fields * sizeof(*f));
+			lay_fields(f, er->tmpl, er->nr_fields);
 		}
 		ht__run_load_inline(s, er, p, f);
 		f += er->nr_fields;
@@ -185,9 +248,14 @@ static int decode_flat_var(struct ht__stream *s, const struct ht__plan *p,
 			   const struct ht_ctf_field **root)
 {
 	const struct ht__op *ops = p->ops, *op = &ops[0];
+	const struct ht__run *r = op->runs, *rend = r + op->nr_runs;
+	/* locals: the stores to the fields may alias the stream's */
+	const uint64_t end = s->content_end, base = s->pkt_off * 8;
+	const uint8_t *map = s->map;
 	uint64_t pos = s->pos, need;
 	bool laid = kv->laid;
-	uint32_t k, n = 1, j = 0;
+	uint32_t n = 1, j = 0;
+	struct ht_ctf_field *kf;
 
 	if (!kv->lens) {
 		kv->lens = calloc(p->nr_var, sizeof(*kv->lens));
@@ -196,56 +264,56 @@ static int decode_flat_var(struct ht__stream *s, const struct ht__plan *p,
 					       "out of memory");
 		}
 	}
+	/* room for the fields without the elements: each sequence then
+	 * checks for its elements and the fields that may follow */
+	if (p->flat_fields > kv->cap) {
+		if (p->flat_fields > HT__KEEP_VAR_FIELDS) {
+			return 1;
+		}
+		if (keep_var_grow(kv, p->flat_fields)) {
+			goto nomem;
+		}
+	}
+	kf = kv->f;
 	/* a record cut short leaves the layout half written */
 	kv->laid = false;
 	if (op->align_bits > 1) {
 		pos = ht__align_in_packet(s, pos, op->align_bits);
 	}
-	for (k = 0; k < op->nr_runs; k++) {
-		const struct ht__run *r = &op->runs[k];
-		const struct ht__op *m = &ops[r->member_op];
-		struct ht_ctf_field *f;
+	for (; r < rend; r++) {
+		const struct ht_ctf_field *tmpl = r->tmpl;
+		struct ht_ctf_field *f = kf + n;
 
-		if (r->tmpl) {
+		if (tmpl) {
+			const uint32_t nf = r->nr_fields;
+			const uint64_t size = r->size_bits;
+
 			if (r->align_bits > 1) {
-				pos =
-				    ht__align_in_packet(s, pos, r->align_bits);
+				/* ht__align_in_packet() */
+				const uint64_t a = r->align_bits;
+
+				pos = base + ((pos - base + a - 1) & ~(a - 1));
 			}
-			if (pos + r->size_bits > s->content_end) {
+			if (pos + size > end) {
 				return 1;
 			}
-			need = (uint64_t)n + r->nr_fields;
-			if (need > kv->cap) {
-				if (need > HT__KEEP_VAR_FIELDS) {
-					return 1;
-				}
-				if (keep_var_grow(kv, need)) {
-					goto nomem;
-				}
-			}
-			f = kv->f + n;
 			if (!laid) {
-				memcpy(f, r->tmpl, r->nr_fields * sizeof(*f));
+				lay_fields(f, tmpl, nf);
 			}
-			ht__run_load_inline(s, r, pos, f);
-			pos += r->size_bits;
-			n += r->nr_fields;
-		} else if (m->kind == HT__OP_STRING) {
+			flat_run_load(s, map, r, pos, f);
+			pos += size;
+			n += nf;
+			continue;
+		}
+		const struct ht__op *m = &ops[r->member_op];
+
+		if (m->kind == HT__OP_STRING) {
 			const uint8_t *q, *z;
 
 			q = packet_string(s, &pos, &z);
 			if (!q) {
 				return 1;
 			}
-			if (n >= kv->cap) {
-				if (n >= HT__KEEP_VAR_FIELDS) {
-					return 1;
-				}
-				if (keep_var_grow(kv, n + 1)) {
-					goto nomem;
-				}
-			}
-			f = kv->f + n++;
 			if (!laid) {
 				f->type = m->type;
 				f->name = m->name;
@@ -254,6 +322,7 @@ static int decode_flat_var(struct ht__stream *s, const struct ht__plan *p,
 			f->v.str = (const char *)q;
 			f->nr_children = z - q;
 			pos += (uint64_t)(z - q + 1) * 8;
+			n++;
 		} else {
 			const struct ht__run *er = m->elem_run;
 			uint64_t len;
@@ -267,19 +336,22 @@ static int decode_flat_var(struct ht__stream *s, const struct ht__plan *p,
 				return 1;
 			}
 			need = n + 1 + len * er->nr_fields;
-			if (need > kv->cap) {
-				if (need > HT__KEEP_VAR_FIELDS) {
+			/* with the fields that may follow (a bound) */
+			if (need + p->flat_fields > kv->cap) {
+				if (need + p->flat_fields >
+				    HT__KEEP_VAR_FIELDS) {
 					return 1;
 				}
-				if (keep_var_grow(kv, need)) {
+				if (keep_var_grow(kv, need + p->flat_fields)) {
 					goto nomem;
 				}
+				kf = kv->f;
+				f = kf + n;
 			}
 			if (laid && kv->lens[j] != len) {
 				laid = false;
 			}
 			kv->lens[j++] = len;
-			f = kv->f + n;
 			if (!laid) {
 				f->type = m->type;
 				f->name = m->name;
@@ -292,16 +364,13 @@ static int decode_flat_var(struct ht__stream *s, const struct ht__plan *p,
 			n = (uint32_t)need;
 		}
 	}
-	if (!kv->cap && keep_var_grow(kv, 1)) {
-		goto nomem;
-	}
-	kv->f[0].type = op->type;
-	kv->f[0].name = NULL; /* as the general path names a scope */
-	kv->f[0].next = n;
-	kv->f[0].nr_children = op->nr;
+	kf[0].type = op->type;
+	kf[0].name = NULL; /* as the general path names a scope */
+	kf[0].next = n;
+	kf[0].nr_children = op->nr;
 	kv->laid = true;
 	s->pos = pos;
-	*root = kv->f;
+	*root = kf;
 	return 0;
 nomem:
 	return ht__stream_fail(s, HT_ENOMEM, pos, "out of memory");
@@ -400,6 +469,9 @@ static bool has_m(const struct ht__stream *s, enum ht__meaning m)
 
 static inline int64_t to_ns(const struct ht__stream *s, uint64_t cycles)
 {
+	if (cycles < s->ns_direct_end) {
+		return s->ns_base + (int64_t)cycles;
+	}
 	return s->sc ? ht__stream_class_to_ns(s->sc, cycles) : 0;
 }
 
@@ -527,6 +599,14 @@ static int find_stream_class(struct ht__stream *s, uint64_t at)
 		}
 		s->sc = sc;
 		s->pub.stream_class = &sc->pub;
+		if (sc->pub.default_clock && sc->clock_is_ns && sc->base_ok) {
+			/* ht__stream_class_to_ns()'s first case */
+			s->ns_base = sc->base_ns;
+			s->ns_direct_end =
+			    sc->base_ns > 0
+				? (uint64_t)(INT64_MAX - sc->base_ns) + 1
+				: (uint64_t)INT64_MAX;
+		}
 		memset(&s->ev_msg, 0, sizeof(s->ev_msg));
 		s->ev_msg.kind = HT_CTF_MSG_EVENT;
 		s->ev_msg.stream = &s->pub;
@@ -1152,7 +1232,7 @@ static inline const struct ht_ctf_field *hdr_var_fast(struct ht__stream *s)
 	}
 	tag = ht__leaf_value(s->map, pos, &hv->tag);
 	o = ht__hdr_option(hv, tag);
-	if (!o || !(f = s->keep_hdr[o - hv->opt])) {
+	if (!o || !(f = s->keep_hdr[o->index])) {
 		return NULL;
 	}
 	p2 = pos + hv->tag_bits;
@@ -1166,15 +1246,17 @@ static inline const struct ht_ctf_field *hdr_var_fast(struct ht__stream *s)
 	 * tag, the option's id and timestamp: see plan_hdr_variant()), in
 	 * the runs' order */
 	r = hv->tag_run;
-	ht__leaf_load_plain(r->leaves, r->leaves + r->nr_plain, s->map, pos,
-			    f + 1);
+	if (r->nr_plain) {
+		ht__run_load_plain(r, s->map, pos, f + 1);
+	}
 	f[1 + hv->tag.field].v.u = tag;
 	s->regs[hv->tag.reg] = tag;
 	s->mval[HT__M_EVENT_ID] = tag;
 	s->mset |= 1u << HT__M_EVENT_ID;
 	r = o->run;
-	ht__leaf_load_plain(r->leaves, r->leaves + r->nr_plain, s->map, p2,
-			    f + o->field_base);
+	if (r->nr_plain) {
+		ht__run_load_plain(r, s->map, p2, f + o->field_base);
+	}
 	if (o->has_id) {
 		uint64_t id = ht__leaf_value(s->map, p2, &o->id);
 

@@ -238,22 +238,18 @@ static __attribute__((noinline)) void run_load_mixed(struct ht__stream *s,
 						     uint64_t pos,
 						     struct ht_ctf_field *f)
 {
-	const struct ht__leaf *l = r->leaves;
-
-	ht__leaf_load_plain(l, l + r->nr_plain, s->map, pos, f);
+	ht__run_load_plain(r, s->map, pos, f);
 	ht__run_load_rest(s, r, pos, f);
 }
 
 void ht__run_load(struct ht__stream *s, const struct ht__run *r, uint64_t pos,
 		  struct ht_ctf_field *f)
 {
-	const struct ht__leaf *l = r->leaves;
-
 	if (r->nr_plain < r->nr_leaves) {
 		run_load_mixed(s, r, pos, f);
 		return;
 	}
-	ht__leaf_load_plain(l, l + r->nr_plain, s->map, pos, f);
+	ht__run_load_plain(r, s->map, pos, f);
 }
 
 void ht__run_load_rest(struct ht__stream *s, const struct ht__run *r,

@@ -139,6 +139,7 @@ static void plan_hdr_variant(struct ht__stream_class *sc)
 		hv->opt[i].lo = sel->lo;
 		hv->opt[i].hi = sel->hi;
 		hv->opt[i].field_base = 1 + r0->nr_fields + 2;
+		hv->opt[i].index = i;
 	}
 	hv->tag_run = r0;
 	hv->align_bits = root->align_bits ? root->align_bits : 1;

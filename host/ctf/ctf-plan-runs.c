@@ -120,6 +120,7 @@ static void walk_fixed(struct run_builder *rb, uint32_t i, uint64_t off)
 		bool host = (op->bo == HT_CTF_LE) == host_le;
 
 		l->off_bits = off;
+		l->off_bytes = off / 8;
 		l->field = fi;
 		l->size_bits = op->size_bits;
 		l->bo = op->bo;
@@ -230,12 +231,25 @@ static int make_run(struct ht__trace *t, const struct ht__op *ops,
 		}
 		/* the plain ones, then the ones that save something (their
 		 * order kept: clock updates), then the others */
+		r->bytes = align_bits >= 8 && align_bits % 8 == 0;
 		for (j = 0; j < rb.nl; j++) {
 			const struct ht__leaf *l = &rb.leaves[j];
 
-			if (!l->side && (l->load == HT__LOAD_LE ||
-					 l->load == HT__LOAD_BE)) {
+			if (!l->side && l->load == HT__LOAD_LE) {
 				tmp[np++] = *l;
+			}
+		}
+		r->nr_le = np;
+		for (j = 0; j < rb.nl; j++) {
+			const struct ht__leaf *l = &rb.leaves[j];
+
+			if (!l->side && l->load == HT__LOAD_BE) {
+				tmp[np++] = *l;
+			}
+		}
+		for (j = 0; j < np; j++) {
+			if (tmp[j].off_bits % 8) {
+				r->bytes = false;
 			}
 		}
 		for (j = 0; j < rb.nl; j++) {
@@ -265,6 +279,8 @@ static int make_run(struct ht__trace *t, const struct ht__op *ops,
 	r->nr_leaves = rb.nl;
 	r->tmpl = rb.tmpl;
 	r->leaves = rb.leaves;
+	r->le_end = rb.leaves + r->nr_le;
+	r->plain_end = rb.leaves + r->nr_plain;
 	return 0;
 }
 
@@ -301,6 +317,7 @@ static int make_flat(struct ht__trace *t, struct ht__plan *p)
 			n++;
 		} else if (var_member(&p->ops[r->member_op])) {
 			nr_var++;
+			n++;
 		} else {
 			return 0;
 		}
@@ -308,6 +325,9 @@ static int make_flat(struct ht__trace *t, struct ht__plan *p)
 	if (nr_var) {
 		p->flat_var = true;
 		p->nr_var = nr_var;
+		/* the fields without the elements: one capacity check
+		 * per sequence covers the fixed runs after it */
+		p->flat_fields = n <= UINT32_MAX ? (uint32_t)n : UINT32_MAX;
 		return 0;
 	}
 	if (n > FX_MAX_FIELDS) {

@@ -85,13 +85,14 @@ struct ht__leaf {
 	uint32_t field;	   /* its field's index in the run's template */
 	uint8_t load;	   /* enum ht__load */
 	uint8_t size_bits;
-	uint8_t bo;	 /* enum ht_ctf_byte_order */
-	uint8_t side;	 /* it saves a register, a meaning or a clock */
-	uint8_t meaning; /* enum ht__meaning */
-	uint8_t clock;	 /* updates the stream's default clock */
-	int32_t reg;	 /* saves its value in this register, or -1 */
-	uint64_t mask;	 /* HT__LOAD_LE: the value's bits */
-	uint64_t sign;	 /* sign-extension mask (1 << (size - 1)), or 0 */
+	uint8_t bo;	    /* enum ht_ctf_byte_order */
+	uint8_t side;	    /* it saves a register, a meaning or a clock */
+	uint8_t meaning;    /* enum ht__meaning */
+	uint8_t clock;	    /* updates the stream's default clock */
+	int32_t reg;	    /* saves its value in this register, or -1 */
+	uint32_t off_bytes; /* .off_bits / 8 (see ht__run's .bytes) */
+	uint64_t mask;	    /* HT__LOAD_LE: the value's bits */
+	uint64_t sign;	    /* sign-extension mask (1 << (size - 1)), or 0 */
 };
 
 /*
@@ -112,8 +113,15 @@ struct ht__run {
 	const struct ht_ctf_field *tmpl; /* NULL: general member */
 	const struct ht__leaf *leaves;
 	/* the first .nr_plain leaves are integers (or host-order doubles)
-	 * with no side effect, loaded as HT__LOAD_LE or HT__LOAD_BE */
+	 * with no side effect, loaded as HT__LOAD_LE (the first .nr_le)
+	 * or HT__LOAD_BE */
 	uint32_t nr_plain;
+	uint32_t nr_le;
+	/* .leaves + .nr_le and .leaves + .nr_plain */
+	const struct ht__leaf *le_end, *plain_end;
+	/* the run starts on a byte and its plain leaves too: they load
+	 * without a shift (ht__run_load_plain()) */
+	bool bytes;
 	/* in a flat scope (struct ht__plan): where this run's fields (or
 	 * its string member's field) start in the scope's fields */
 	uint32_t keep_off;
@@ -196,7 +204,8 @@ struct ht__plan {
 	 * fixed runs, strings, and arrays or sequences (.nr_var of them)
 	 * of fixed elements that are never of zero bits. Its fields are
 	 * kept per stream too (struct ht__keep_var), laid out again from
-	 * the first sequence whose length changed.
+	 * the first sequence whose length changed. .flat_fields is then
+	 * the number of fields without the elements.
 	 */
 	bool flat_var;
 	uint32_t nr_var;
@@ -287,6 +296,7 @@ struct ht__hdr_option {
 	/* where .run's fields start in the header's fields: after the
 	 * root, the first run's, the variant's and the option's own */
 	uint32_t field_base;
+	uint32_t index; /* in .opt[] of its struct ht__hdr_var */
 };
 
 struct ht__hdr_var {

@@ -168,6 +168,9 @@ struct ht_ctf_type {
 	 * integer (unsigned or signed LEB128, at most 10 bytes and 64
 	 * bits); .size_bits is 64 */
 	bool varint;
+	/* HT_CTF_INT: a fixed-length boolean, printed as true (any value
+	 * but 0) or false */
+	bool is_bool;
 	/* HT_CTF_VARIANT: an optional, whose one member (.members[0]) is
 	 * there or not: its field has one child or none. The selector
 	 * .tag_ref is a boolean (any value but 0 selects) when

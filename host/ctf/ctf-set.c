@@ -1034,7 +1034,8 @@ static int advance_top(struct ht_ctf_set *set)
 	return 0;
 }
 
-static int set_next(struct ht_ctf_set *set, struct ht_ctf_msg *msg);
+static inline __attribute__((always_inline)) int
+set_next(struct ht_ctf_set *set, struct ht_ctf_msg *msg);
 
 static bool class_matches(const struct ht_ctf_set *set,
 			  const struct ht_ctf_event_class *cls)
@@ -1128,16 +1129,21 @@ int ht_ctf_set_next(struct ht_ctf_set *set, struct ht_ctf_msg *msg)
 	}
 }
 
-static int set_next(struct ht_ctf_set *set, struct ht_ctf_msg *msg)
+static int set_next_slow(struct ht_ctf_set *set, struct ht_ctf_msg *msg,
+			 int ret);
+
+/*
+ * The next message of the set into @msg. Inline: the usual case (the
+ * top stream goes on, and most often stays before both its children:
+ * no sift) costs no call of its own.
+ */
+static inline __attribute__((always_inline)) int
+set_next(struct ht_ctf_set *set, struct ht_ctf_msg *msg)
 {
-	int ret;
-
 	if (set->started && set->nr_heap) {
-		/* the usual case: the top stream goes on, and most often
-		 * stays before both its children (no sift) */
 		struct ht__stream **h = set->heap, *s = h[0];
+		int ret = ht__stream_advance(s);
 
-		ret = ht__stream_advance(s);
 		if (!ret) {
 			if ((set->nr_heap > 1 && before(h[1], s)) ||
 			    (set->nr_heap > 2 && before(h[2], s))) {
@@ -1146,6 +1152,17 @@ static int set_next(struct ht_ctf_set *set, struct ht_ctf_msg *msg)
 			msg_copy(msg, h[0]);
 			return 0;
 		}
+		return set_next_slow(set, msg, ret);
+	}
+	return set_next_slow(set, msg, 0);
+}
+
+/* set_next() but its usual case; @ret: what advancing the top stream
+ * returned (0: not advanced) */
+static __attribute__((noinline)) int
+set_next_slow(struct ht_ctf_set *set, struct ht_ctf_msg *msg, int ret)
+{
+	if (ret) {
 		if (ret != HT_EEOF) {
 			return ret;
 		}

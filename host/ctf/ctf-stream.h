@@ -82,6 +82,10 @@ struct ht__stream {
 	uint64_t *regs;
 	enum ht__stream_state state;
 	struct ht__stream_class *sc;
+	/* times of a default clock at 1 GHz: below .ns_direct_end cycles,
+	 * a time is .ns_base + cycles (0: see ht__stream_class_to_ns()) */
+	uint64_t ns_direct_end;
+	int64_t ns_base;
 
 	uint64_t pkt_off;     /* bytes: the current packet's start */
 	uint64_t next_pkt;    /* bytes: the next packet's start */
@@ -475,6 +479,39 @@ static inline void ht__leaf_load_plain(const struct ht__leaf *restrict l,
 }
 
 /*
+ * The plain leaves of run @r starting at @pos into fields @f. On a
+ * byte (.bytes): a load and a mask or a byte swap and a shift each,
+ * the little-endian ones first, with no branch per leaf.
+ */
+static inline void ht__run_load_plain(const struct ht__run *r,
+				      const uint8_t *restrict map, uint64_t pos,
+				      struct ht_ctf_field *restrict f)
+{
+	const struct ht__leaf *restrict l = r->leaves;
+	const struct ht__leaf *le = r->le_end, *end = r->plain_end;
+	const uint8_t *b;
+
+	if (!r->bytes) {
+		ht__leaf_load_plain(l, end, map, pos, f);
+		return;
+	}
+	b = map + (pos >> 3);
+	for (; l < le; l++) {
+		uint64_t w;
+
+		memcpy(&w, b + l->off_bytes, 8);
+		f[l->field].v.u = ((ht__le64(w) & l->mask) ^ l->sign) - l->sign;
+	}
+	for (; l < end; l++) {
+		uint64_t w, v;
+
+		memcpy(&w, b + l->off_bytes, 8);
+		v = ht__be64(w) >> (64 - l->size_bits);
+		f[l->field].v.u = (v ^ l->sign) - l->sign;
+	}
+}
+
+/*
  * Loads the leaves of run @r starting at @pos into fields @f: integers
  * are one 8-byte load, a shift and a mask (the file mapping has
  * padding for the last load).
@@ -488,7 +525,7 @@ static inline void ht__run_load_leaves(struct ht__stream *restrict s,
 	const struct ht__leaf *end = l + r->nr_leaves;
 	const uint8_t *restrict map = s->map;
 
-	ht__leaf_load_plain(l, plain, map, pos, f);
+	ht__run_load_plain(r, map, pos, f);
 	for (l = plain; l < end; l++) {
 		const uint64_t p = pos + l->off_bits;
 		const unsigned load = l->load;
@@ -537,9 +574,7 @@ static inline __attribute__((always_inline)) void
 ht__run_load_inline(struct ht__stream *s, const struct ht__run *r, uint64_t pos,
 		    struct ht_ctf_field *f)
 {
-	const struct ht__leaf *l = r->leaves;
-
-	ht__leaf_load_plain(l, l + r->nr_plain, s->map, pos, f);
+	ht__run_load_plain(r, s->map, pos, f);
 	if (r->nr_plain < r->nr_leaves) {
 		ht__run_load_rest(s, r, pos, f);
 	}

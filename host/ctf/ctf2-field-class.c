@@ -389,6 +389,7 @@ static int fc_bits(struct c2 *c, json_object *j, enum bits_kind kind,
 	}
 	t->size_bits = (unsigned)len;
 	t->is_signed = kind == BITS_SINT;
+	t->is_bool = kind == BITS_BOOL;
 	t->base = (unsigned)base;
 	ret = parse_roles(c, j, t, kind == BITS_UINT);
 	if (ret) {

@@ -114,7 +114,9 @@ static void compile_field(struct compiler *c, const struct ht_ctf_type *t,
 
 	switch (t->kind) {
 	case HT_CTF_INT:
-		if (t->base == 16 && t->size_bits <= 32) {
+		if (t->is_bool) {
+			emit(c, OP_BOOL, scope, names, at, t, 5);
+		} else if (t->base == 16 && t->size_bits <= 32) {
 			emit(c, OP_HEX, scope, names, at, t, 16);
 			/* hex shows whole digits of the value (pretty-number.h)
 			 */

@@ -301,6 +301,15 @@ int ht__pretty_put_field(struct ht_pretty *p, const struct ht_ctf_field *f,
 
 	switch (t->kind) {
 	case HT_CTF_INT:
+		if (t->is_bool) {
+			/* as babeltrace2 2.1 prints CTF 2 booleans */
+			if (f->v.u) {
+				PUT_LIT(p, "true");
+			} else {
+				PUT_LIT(p, "false");
+			}
+			return 0;
+		}
 		put_int(p, t, f->v.u);
 		return p->note_msg ? put_note(p, f) : 0;
 	case HT_CTF_ENUM:

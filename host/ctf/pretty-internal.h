@@ -30,6 +30,7 @@ enum op_kind {
 	OP_INT,	 /* integer in another base */
 	OP_HEX,	 /* hexadecimal integer of at most 32 bits */
 	OP_ENUM,
+	OP_BOOL, /* true or false */
 	OP_FLOAT,
 	OP_STRING,
 	OP_TEXT,    /* text array: children are the bytes */

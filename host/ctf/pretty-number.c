@@ -38,6 +38,21 @@ const uint64_t ht__pow10_u64[20] = {
     10000000000000000000ull,
 };
 
+void ht__store_digits_long(char *out, uint64_t v, unsigned n)
+{
+	uint64_t hi;
+
+	if (n > 16) {
+		store_digits(out, v, n);
+		return;
+	}
+	/* two 8-digit words, independent of each other, after one
+	 * division by a constant */
+	hi = v / 100000000;
+	store_digits8(out, (uint32_t)hi, n - 8);
+	store_digits8(out + n - 8, (uint32_t)(v - hi * 100000000), 8);
+}
+
 /* 10^k as doubles, all exact (k <= 22) */
 static const double pow10_d[20] = {
     1e0,  1e1,	1e2,  1e3,  1e4,  1e5,	1e6,  1e7,  1e8,  1e9,
@@ -60,12 +75,11 @@ static inline double scale10(double d, int s)
  * a rounding tie (then the exact path decides).
  *
  * x0 = floor(e2 * log10(2)) from the binary exponent e2 is the decimal
- * exponent or one less: both scalings are computed and one is chosen,
- * with no branch on the value.
+ * exponent or one less: the second scaling only in the second case.
  */
 static bool approx_6(double d, uint64_t *digits, int *exp10)
 {
-	double v, v1, v2, frac;
+	double v, frac;
 	uint64_t bits, q;
 	int x0, s;
 	bool up;
@@ -76,13 +90,17 @@ static bool approx_6(double d, uint64_t *digits, int *exp10)
 	memcpy(&bits, &d, sizeof(bits));
 	x0 = (((int)(bits >> 52) - 1023) * 78913) >> 18;
 	s = 5 - x0;
-	v1 = scale10(d, s);
-	v2 = scale10(d, s - 1);
+	v = scale10(d, s);
 	/* which one is itself decided up to a tie, checked with v's */
-	up = v1 >= 999999.5;
-	v = up ? v2 : v1;
-	if (v1 > 999999.5 - 1e-9 && v1 < 999999.5 + 1e-9) {
+	if (v > 999999.5 - 1e-9 && v < 999999.5 + 1e-9) {
 		return false;
+	}
+	/* rarely taken (a mantissa past the power of ten x0 assumed):
+	 * the second scaling, a division for 10^5 <= d < 10^6, stays off
+	 * the common path */
+	up = v >= 999999.5;
+	if (up) {
+		v = scale10(d, s - 1);
 	}
 	if (!(v >= 99999.5 && v < 999999.5)) {
 		return false; /* x0 was not what it should be */

@@ -140,6 +140,10 @@ static inline void store_digits(char *out, uint64_t v, unsigned n)
 	store_digits8(out, (uint32_t)v, n);
 }
 
+/* The @n > 8 digits of @v at @out; may store up to 7 bytes past them.
+ * Out of line: out_u64() stays small enough to inline everywhere. */
+void ht__store_digits_long(char *out, uint64_t v, unsigned n);
+
 /* Most integers in traces are small: one or two digits without the
  * 8-digit word. */
 static inline char *out_u64(char *o, uint64_t v)
@@ -158,7 +162,7 @@ static inline char *out_u64(char *o, uint64_t v)
 	if (n <= 8) {
 		store_digits8(o, (uint32_t)v, n);
 	} else {
-		store_digits(o, v, n);
+		ht__store_digits_long(o, v, n);
 	}
 	return o + n;
 }

@@ -550,6 +550,15 @@ static int run_line(struct ht_pretty *p, struct ec_cache *e,
 		case OP_ENUM:
 			ret = run_enum(p, op, f->v.u);
 			break;
+		case OP_BOOL:
+			/* in the reserve; rare: not among the cursor's cases */
+			if (f->v.u) {
+				PUT_LIT(p, "true");
+			} else {
+				PUT_LIT(p, "false");
+			}
+			ret = 0;
+			break;
 		case OP_STRING:
 			ret =
 			    ht__pretty_put_escaped(p, f->v.str, f->nr_children);

@@ -146,6 +146,8 @@ def esc(s):
 
 
 def text(t, v):
+    if getattr(t, 'c2', None) == 'bool':
+        return 'true' if v else 'false'
     if t.kind in ('varint', 'int') and getattr(t, 'maps', None):
         labels = [lb for lb, (lo, hi) in enum_values(t.maps)
                   if lo <= v <= hi]
@@ -258,10 +260,12 @@ write2(vt, os.path.join(out, 'varhdr'),
 # text formatter compiles its line once
 ft = Trace(env={'hostname': 'flat'}, clock={'offset_s': 0}, uuid=False)
 fpay = Struct([('u', VarInt()), ('s', VarInt(True)), ('x', Int(8)),
+               ('flag', flag),
                ('w', UStr('utf-16le')), ('w32', UStr('utf-32be', n=8)),
                ('e', VarInt(maps=E))])
 fe = ft.event('flat', fpay)
-fvals = [{'u': U[i], 's': S[i], 'x': i, 'w': words[i % len(words)],
+fvals = [{'u': U[i], 's': S[i], 'x': i, 'flag': i % 3 // 2 * 7,
+          'w': words[i % len(words)],
           'w32': words[i % len(words)][:2], 'e': [0, 5, 11, 2**41][i % 4]}
          for i in range(len(U))]
 write2(ft, os.path.join(out, 'flat'),

@@ -5,7 +5,8 @@
 # integers (signed, unsigned, with mappings, as lengths and selectors),
 # optionals (boolean and integer selectors, there and absent), LEB128
 # event record class ids and timestamps in the event header, UTF-16
-# and UTF-32 strings of the three length kinds. `print` shows every
+# and UTF-32 strings of the three length kinds, booleans (true or false,
+# in the field walker and in a compiled line). `print` shows every
 # payload as expected, `info` counts every record (the scan skips these
 # classes). Damaged data (a LEB128 integer of 11 bytes or past 64 bits,
 # a lone UTF-16 surrogate, a UTF-32 code point past U+10FFFF): exit 1

@@ -81,7 +81,7 @@ int main(void)
 		seed ^= seed << 13;
 		seed ^= seed >> 7;
 		seed ^= seed << 17;
-		switch (i % 5) {
+		switch (i % 6) {
 		case 0: /* short decimals: the fast path */
 			k = (int)(seed >> 60) % 7;
 			d = (double)(int64_t)(seed % 20000000000ull -
@@ -98,8 +98,14 @@ int main(void)
 			memcpy(&d, &seed, sizeof(d));
 			break;
 		}
-		default:
+		case 4:
 			d = (double)(seed % 1000) / 3.0;
+			break;
+		default: /* any mantissa in every decade of the fast path,
+			  * on both sides of its powers of ten */
+			d = (1.0 +
+			     (double)(seed >> 11) / 9007199254740992.0 * 9.0) *
+			    pow(10, (int)(seed % 27) - 13);
 			break;
 		}
 		check(d);
