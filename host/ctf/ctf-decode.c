@@ -114,27 +114,13 @@ flat_run_load(struct ht__stream *s, const uint8_t *map, const struct ht__run *r,
 	l = r->leaves + r->nr_plain;
 	end = r->leaves + r->nr_leaves;
 	for (; l < end; l++) {
-		const uint64_t p = pos + l->off_bits;
-		uint64_t v, w;
-
-		memcpy(&w, map + (p >> 3), 8);
-		if (l->load == HT__LOAD_LE) {
-			v = (ht__le64(w) >> (p & 7)) & l->mask;
-		} else if (l->load == HT__LOAD_F32) {
+		if (l->load == HT__LOAD_F32) {
 			float x;
 
-			memcpy(&x, map + (p >> 3), 4);
+			memcpy(&x, map + ((pos + l->off_bits) >> 3), 4);
 			f[l->field].v.d = x;
-			continue;
 		} else {
-			ht__leaf_load_other(s, l, p, w, &f[l->field]);
-			continue;
-		}
-		v = (v ^ l->sign) - l->sign;
-		f[l->field].v.u = v;
-		if (l->side) {
-			ht__int_side(s, l->reg, l->meaning, l->clock, v,
-				     l->size_bits);
+			ht__leaf_load_side(s, map, l, pos, f);
 		}
 	}
 }

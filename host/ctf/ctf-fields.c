@@ -259,24 +259,7 @@ void ht__run_load_rest(struct ht__stream *s, const struct ht__run *r,
 	const struct ht__leaf *end = r->leaves + r->nr_leaves;
 
 	for (; l < end; l++) {
-		const uint64_t p = pos + l->off_bits;
-		uint64_t v, w;
-
-		memcpy(&w, s->map + (p >> 3), 8);
-		if (l->load == HT__LOAD_LE) {
-			v = (ht__le64(w) >> (p & 7)) & l->mask;
-		} else if (l->load == HT__LOAD_BE) {
-			v = (ht__be64(w) << (p & 7)) >> (64 - l->size_bits);
-		} else {
-			ht__leaf_load_other(s, l, p, w, &f[l->field]);
-			continue;
-		}
-		v = (v ^ l->sign) - l->sign;
-		f[l->field].v.u = v;
-		if (l->side) {
-			ht__int_side(s, l->reg, l->meaning, l->clock, v,
-				     l->size_bits);
-		}
+		ht__leaf_load_side(s, s->map, l, pos, f);
 	}
 }
 

@@ -512,6 +512,36 @@ static inline void ht__run_load_plain(const struct ht__run *r,
 }
 
 /*
+ * Loads leaf @l, not a plain one, of the run at @pos into its field of
+ * @f: a little- or big-endian integer, then what it saves; anything
+ * else through ht__leaf_load_other().
+ */
+static inline __attribute__((always_inline)) void
+ht__leaf_load_side(struct ht__stream *s, const uint8_t *map,
+		   const struct ht__leaf *l, uint64_t pos,
+		   struct ht_ctf_field *f)
+{
+	const uint64_t p = pos + l->off_bits;
+	const unsigned load = l->load;
+	uint64_t v, w;
+
+	memcpy(&w, map + (p >> 3), 8);
+	if (load == HT__LOAD_LE) {
+		v = (ht__le64(w) >> (p & 7)) & l->mask;
+	} else if (load == HT__LOAD_BE) {
+		v = (ht__be64(w) << (p & 7)) >> (64 - l->size_bits);
+	} else {
+		ht__leaf_load_other(s, l, p, w, &f[l->field]);
+		return;
+	}
+	v = (v ^ l->sign) - l->sign;
+	f[l->field].v.u = v;
+	if (l->side) {
+		ht__int_side(s, l->reg, l->meaning, l->clock, v, l->size_bits);
+	}
+}
+
+/*
  * Loads the leaves of run @r starting at @pos into fields @f: integers
  * are one 8-byte load, a shift and a mask (the file mapping has
  * padding for the last load).
@@ -527,25 +557,7 @@ static inline void ht__run_load_leaves(struct ht__stream *restrict s,
 
 	ht__run_load_plain(r, map, pos, f);
 	for (l = plain; l < end; l++) {
-		const uint64_t p = pos + l->off_bits;
-		const unsigned load = l->load;
-		uint64_t v, w;
-
-		memcpy(&w, map + (p >> 3), 8);
-		if (load == HT__LOAD_LE) {
-			v = (ht__le64(w) >> (p & 7)) & l->mask;
-		} else if (load == HT__LOAD_BE) {
-			v = (ht__be64(w) << (p & 7)) >> (64 - l->size_bits);
-		} else {
-			ht__leaf_load_other(s, l, p, w, &f[l->field]);
-			continue;
-		}
-		v = (v ^ l->sign) - l->sign;
-		f[l->field].v.u = v;
-		if (l->side) {
-			ht__int_side(s, l->reg, l->meaning, l->clock, v,
-				     l->size_bits);
-		}
+		ht__leaf_load_side(s, map, l, pos, f);
 	}
 }
 
