@@ -440,11 +440,15 @@ static int emit_options(struct compiler *cc, uint32_t idx,
 	return 0;
 }
 
-/* A CTF 2 variant: its options carry their selector ranges, its tag is
- * an integer (or an enumeration, whose labels do not matter). */
-static int emit_variant_ranges(struct compiler *cc, uint32_t idx,
-			       const struct ht_ctf_type *type,
-			       const struct ht__op *tag)
+/*
+ * The selector of op @idx (a CTF 2 variant or optional @type): the
+ * register of its tag @tag, an integer (or an enumeration, whose labels
+ * do not matter), and its ranges, each selecting its option (a
+ * variant's) or the field (an optional's, @optional).
+ */
+static int emit_sel_ranges(struct compiler *cc, uint32_t idx,
+			   const struct ht_ctf_type *type,
+			   const struct ht__op *tag, bool optional)
 {
 	const struct ht_ctf_type *it = tag->type;
 	struct ht__variant_sel *sel;
@@ -461,13 +465,24 @@ static int emit_variant_ranges(struct compiler *cc, uint32_t idx,
 	for (k = 0; k < type->nr_sel_ranges; k++) {
 		sel[k].lo = type->sel_ranges[k].lower.s;
 		sel[k].hi = type->sel_ranges[k].upper.s;
-		sel[k].option = (uint32_t)type->sel_ranges[k].option;
+		sel[k].option =
+		    optional ? 0 : (uint32_t)type->sel_ranges[k].option;
 	}
 	cc->ops[idx].src_reg = tag->reg;
 	cc->ops[idx].tag_signed = it->is_signed;
 	cc->ops[idx].sel = sel;
 	cc->ops[idx].nr_sel = type->nr_sel_ranges;
-	return emit_options(cc, idx, type);
+	return 0;
+}
+
+/* A CTF 2 variant: its options carry their selector ranges. */
+static int emit_variant_ranges(struct compiler *cc, uint32_t idx,
+			       const struct ht_ctf_type *type,
+			       const struct ht__op *tag)
+{
+	int ret = emit_sel_ranges(cc, idx, type, tag, false);
+
+	return ret ? ret : emit_options(cc, idx, type);
 }
 
 static int emit_variant(struct compiler *cc, uint32_t idx,
@@ -589,12 +604,9 @@ static int emit_ustring(struct compiler *cc, uint32_t idx,
 static int emit_optional(struct compiler *cc, uint32_t idx,
 			 const struct ht_ctf_type *type)
 {
-	const struct ht_ctf_type *it;
-	struct ht__variant_sel *sel;
 	struct ht__op *tag;
 	uint32_t child;
 	char what[300];
-	size_t k;
 	int ret;
 
 	snprintf(what, sizeof(what), "optional '%s'",
@@ -603,22 +615,11 @@ static int emit_optional(struct compiler *cc, uint32_t idx,
 	if (ret) {
 		return ret;
 	}
-	it = tag->type->kind == HT_CTF_ENUM ? tag->type->container : tag->type;
-	sel = ht__arena_alloc(&cc->t->arena,
-			      (type->nr_sel_ranges + 1) * sizeof(*sel));
-	if (!sel) {
-		return HT_ENOMEM;
-	}
-	for (k = 0; k < type->nr_sel_ranges; k++) {
-		sel[k].lo = type->sel_ranges[k].lower.s;
-		sel[k].hi = type->sel_ranges[k].upper.s;
-		sel[k].option = 0;
+	ret = emit_sel_ranges(cc, idx, type, tag, true);
+	if (ret) {
+		return ret;
 	}
 	cc->ops[idx].kind = HT__OP_OPTIONAL;
-	cc->ops[idx].src_reg = tag->reg;
-	cc->ops[idx].tag_signed = it->is_signed;
-	cc->ops[idx].sel = sel;
-	cc->ops[idx].nr_sel = type->nr_sel_ranges;
 	cc->ops[idx].nr = 1;
 	cc->ops[idx].min_bits = 0;
 	/* the field, when there, is named as the optional is */
