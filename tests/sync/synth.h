@@ -196,4 +196,47 @@ static inline int s_round(struct ht_fit_set *set, unsigned a,
 	return ret;
 }
 
+/*
+ * Slave clocks c[1..n-1] at rates @freq[0..n-2], each off by up to
+ * +-200 ppm and started at a random count (c[0], the reference, is
+ * untouched).
+ */
+static inline void s_slaves(struct sclock *c, const uint64_t *freq, unsigned n)
+{
+	unsigned v;
+
+	for (v = 1; v < n; v++) {
+		int64_t ppm = (int64_t)s_below(400001) - 200000;
+
+		c[v] =
+		    s_clock(freq[v - 1], ppm, 0, (int64_t)s_below(1ull << 40));
+	}
+}
+
+/*
+ * @rounds handshakes @r between the reference (node 0) and each slave
+ * v of c[1..n-1], a @period apart from @T0, slave v @spread_ns * v
+ * after the round's start. Returns 0 with *@last the last round's
+ * time, or s_round()'s error.
+ */
+static inline int s_rounds(struct ht_fit_set *set, const struct sclock *c,
+			   unsigned n, int64_t T0, int64_t period,
+			   int64_t spread_ns, int rounds,
+			   const struct s_round *r, int64_t *last)
+{
+	unsigned v;
+	int k, ret;
+
+	for (k = 0; k < rounds; k++) {
+		for (v = 1; v < n; v++) {
+			*last = T0 + k * period + (int64_t)v * spread_ns;
+			ret = s_round(set, 0, NULL, v, &c[v], *last, r);
+			if (ret) {
+				return ret;
+			}
+		}
+	}
+	return 0;
+}
+
 #endif

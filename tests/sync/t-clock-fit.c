@@ -158,22 +158,11 @@ static void test_board(void)
 	struct ht_fit_set *set = ht_fit_set_create(n);
 	int64_t T0 = 5 * NS_PER_S, period = 10000000, T;
 	unsigned v;
-	int k;
 
-	for (v = 1; v < n; v++) {
-		int64_t ppm = (int64_t)s_below(400001) - 200000;
-
-		c[v] =
-		    s_clock(freq[v - 1], ppm, 0, (int64_t)s_below(1ull << 40));
-	}
-	for (k = 0; k < 1000; k++) {
-		for (v = 1; v < n; v++) {
-			T = T0 + k * period + (int64_t)v * 100000;
-			CHECK_MSG(
-			    s_round(set, 0, NULL, v, &c[v], T, &handshake) == 0,
-			    "add");
-		}
-	}
+	s_slaves(c, freq, n);
+	CHECK_MSG(
+	    s_rounds(set, c, n, T0, period, 100000, 1000, &handshake, &T) == 0,
+	    "add");
 	CHECK_MSG(ht_fit_set_solve(set, 0, NULL) == 0, "solve");
 	for (v = 1; v < n; v++) {
 		const struct ht_fit_node *f = ht_fit_set_get_node(set, v);

@@ -308,23 +308,12 @@ static void test_rates(void)
 	struct ht_fit_set *set = ht_fit_set_create(n + 1);
 	int64_t T0 = 5 * NS_PER_S, period = 1000000, T = T0;
 	unsigned v;
-	int k;
 
-	for (v = 1; v < n; v++) {
-		int64_t ppm = (int64_t)s_below(400001) - 200000;
-
-		c[v] =
-		    s_clock(freq[v - 1], ppm, 0, (int64_t)s_below(1ull << 40));
-	}
+	s_slaves(c, freq, n);
 	s_clock_step(&c[5], T0 + 150 * period + 12345, 1000000000, 30000);
-	for (k = 0; k < 300; k++) {
-		for (v = 1; v < n; v++) {
-			T = T0 + k * period + (int64_t)v * 10000;
-			CHECK_MSG(
-			    s_round(set, 0, NULL, v, &c[v], T, &handshake) == 0,
-			    "add");
-		}
-	}
+	CHECK_MSG(s_rounds(set, c, n, T0, period, 10000, 300, &handshake, &T) ==
+		      0,
+		  "add");
 	CHECK_MSG(ht_fit_set_solve(set, 0, NULL) == 0, "solve");
 	for (v = 1; v < n; v++) {
 		const struct ht_fit_node *f = ht_fit_set_get_node(set, v);
