@@ -65,3 +65,15 @@ bounded() {
 		)
 	fi
 }
+
+# bounded_expect WHAT WANT MB CMD...: CMD within 20 s and MB MiB
+# (bounded), its stdout in $w/out and its stderr in $w/err; a failure
+# (bad, naming WHAT) unless it exits with WANT.
+bounded_expect() {
+	local what=$1 want=$2 mb=$3 rc
+	shift 3
+	bounded 20 "$mb" "$@" >"$w/out" 2>"$w/err"
+	rc=$?
+	[ "$rc" = 124 ] && bad "$what: still running after 20 s"
+	[ "$rc" = "$want" ] || bad "$what: exit $rc, expected $want: $(head -c 300 "$w/err")"
+}

@@ -14,16 +14,8 @@ set -u
 gen="$TOP/tests/ctf/reader/hostile-metadata.py"
 H_OPT=${HETRACE_OPT:-$HETRACE}
 
-# run WHAT WANT CMD...: CMD within 20 s and 1 GiB (tests/lib.sh: bounded),
-# its stdout in $w/out and its stderr in $w/err; a failure unless it
-# exits with WANT.
-run() {
-	local what=$1 want=$2 rc
-	shift 2
-	bounded 20 1024 "$@" >"$w/out" 2>"$w/err"
-	rc=$?
-	[ "$rc" = 124 ] && bad "$what: still running after 20 s"
-	[ "$rc" = "$want" ] || bad "$what: exit $rc, expected $want: $(head -c 300 "$w/err")"
+run() { # WHAT WANT CMD...: tests/lib.sh's bounded_expect in 1024 MiB
+	bounded_expect "$1" "$2" 1024 "${@:3}"
 }
 
 # same_as_bt2 WHAT TRACE: `hetrace print` exits 0 and prints what
