@@ -19,27 +19,34 @@ static uint64_t align_from(uint64_t base, uint64_t pos, uint64_t a)
 	return a > 1 ? base + (pos - base + a - 1) / a * a : pos;
 }
 
-/* The alignment of @t: its own or its members' or elements' largest. */
-static unsigned type_align(const struct ht_ctf_type *t)
+unsigned ht__type_max_align(const struct ht_ctf_type *t)
 {
-	unsigned a = t->align_bits ? t->align_bits : 1, b = 1;
+	unsigned a, b;
 	size_t i;
 
+	if (!t) {
+		return 1;
+	}
+	a = t->align_bits;
 	switch (t->kind) {
 	case HT_CTF_ENUM:
-		b = type_align(t->container);
+		b = ht__type_max_align(t->container);
 		break;
 	case HT_CTF_STRUCT:
+	case HT_CTF_VARIANT:
+		b = 1;
 		for (i = 0; i < t->nr_members; i++) {
-			unsigned c = type_align(t->members[i].type);
+			unsigned c = ht__type_max_align(t->members[i].type);
 
 			b = c > b ? c : b;
 		}
 		break;
 	case HT_CTF_ARRAY:
-		b = type_align(t->element);
+	case HT_CTF_SEQUENCE:
+		b = ht__type_max_align(t->element);
 		break;
 	default:
+		b = 1;
 		break;
 	}
 	return a > b ? a : b;
@@ -83,7 +90,7 @@ static bool skip(const struct ht__capture_raw *r, const struct ht_ctf_type *t,
 	if (!t) {
 		return true;
 	}
-	*pos = align_from(r->base, *pos, type_align(t));
+	*pos = align_from(r->base, *pos, ht__type_max_align(t));
 	switch (t->kind) {
 	case HT_CTF_INT:
 	case HT_CTF_FLOAT:
@@ -182,14 +189,14 @@ bool ht__capture_raw_uint(const struct ht__capture_raw *r, const char *name,
 	if (!skip(r, r->scope[0], &pos) || !skip(r, r->scope[1], &pos)) {
 		return false;
 	}
-	pos = align_from(r->base, pos, type_align(p));
+	pos = align_from(r->base, pos, ht__type_max_align(p));
 	for (i = 0; i < (size_t)k; i++) {
 		if (!skip(r, p->members[i].type, &pos)) {
 			return false;
 		}
 	}
 	c = m->kind == HT_CTF_ENUM ? m->container : m;
-	pos = align_from(r->base, pos, type_align(m));
+	pos = align_from(r->base, pos, ht__type_max_align(m));
 	if (pos + c->size_bits > r->end) {
 		return false;
 	}

@@ -146,10 +146,14 @@ struct ht__capture_raw {
 	const struct ht_ctf_type *scope[3];
 };
 
-/* Whether ht__capture_raw_uint() steps over and reads fields of @t:
- * integers, enumerations, floats, strings, structures and arrays of
- * them (NULL too). */
+/* Whether ht__capture_raw_uint() steps over and reads fields of @t
+ * (and the merge's copy lays them out again): integers, enumerations,
+ * floats, strings, structures and arrays of them (NULL too). */
 bool ht__capture_walkable(const struct ht_ctf_type *t);
+
+/* The largest alignment in @t, its own or any member's or element's (1
+ * when NULL). */
+unsigned ht__type_max_align(const struct ht_ctf_type *t);
 
 /* The unsigned integer member @name (or "_@name") of @r's payload, as
  * ht__capture_payload_uint() reads it from the decoded event. */

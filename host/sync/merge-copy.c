@@ -37,6 +37,7 @@
 
 #include "common/error.h"
 #include "common/message.h"
+#include "capture-reader-internal.h"
 #include "merge-internal.h"
 
 /* Records scanned ahead per stream. */
@@ -104,69 +105,6 @@ struct rstream {
 	struct ht_ctf_raw_event *raw;
 };
 
-/* The largest alignment in @t (1 when NULL). */
-static unsigned max_align(const struct ht_ctf_type *t)
-{
-	unsigned a, b;
-	size_t i;
-
-	if (!t) {
-		return 1;
-	}
-	a = t->align_bits;
-	switch (t->kind) {
-	case HT_CTF_ENUM:
-		b = max_align(t->container);
-		break;
-	case HT_CTF_STRUCT:
-	case HT_CTF_VARIANT:
-		b = 1;
-		for (i = 0; i < t->nr_members; i++) {
-			unsigned c = max_align(t->members[i].type);
-
-			b = c > b ? c : b;
-		}
-		break;
-	case HT_CTF_ARRAY:
-	case HT_CTF_SEQUENCE:
-		b = max_align(t->element);
-		break;
-	default:
-		b = 1;
-		break;
-	}
-	return a > b ? a : b;
-}
-
-/* Whether repad() takes @t: integers, enumerations, floats, strings,
- * structures and arrays of them (NULL too). */
-static bool simple(const struct ht_ctf_type *t)
-{
-	size_t i;
-
-	if (!t) {
-		return true;
-	}
-	switch (t->kind) {
-	case HT_CTF_INT:
-	case HT_CTF_ENUM:
-	case HT_CTF_FLOAT:
-	case HT_CTF_STRING:
-		return true;
-	case HT_CTF_ARRAY:
-		return simple(t->element);
-	case HT_CTF_STRUCT:
-		for (i = 0; i < t->nr_members; i++) {
-			if (!simple(t->members[i].type)) {
-				return false;
-			}
-		}
-		return true;
-	default:
-		return false;
-	}
-}
-
 static bool scratch_room(struct scratch *o, uint64_t bits)
 {
 	size_t need = (size_t)((o->pos + bits + 7) / 8) + 8, old = o->cap;
@@ -213,7 +151,7 @@ static void copy_bits(uint8_t *dst, uint64_t to, const uint8_t *src,
 static int repad(const struct ht_ctf_type *t, const uint8_t *src, uint64_t base,
 		 uint64_t *in, uint64_t end, struct scratch *o)
 {
-	unsigned a = max_align(t);
+	unsigned a = ht__type_max_align(t);
 	uint64_t i, n;
 	int ret;
 
@@ -272,15 +210,15 @@ static int repad(const struct ht_ctf_type *t, const uint8_t *src, uint64_t base,
 
 unsigned ht__merge_copy_align(const struct ht_ctf_stream_class *sc)
 {
-	unsigned need = max_align(sc->event_context), i, a;
+	unsigned need = ht__type_max_align(sc->event_context), i, a;
 	struct ht__merge_header h;
 
 	for (i = 0; i < sc->nr_event_classes; i++) {
 		const struct ht_ctf_event_class *ec = sc->event_classes[i];
 
-		a = max_align(ec->context);
+		a = ht__type_max_align(ec->context);
 		need = a > need ? a : need;
-		a = max_align(ec->payload);
+		a = ht__type_max_align(ec->payload);
 		need = a > need ? a : need;
 	}
 	/* a byte at least: the bytes are copied */
@@ -295,12 +233,12 @@ unsigned ht__merge_copy_align(const struct ht_ctf_stream_class *sc)
 	/* 64-bit fields after a header on 4 bytes (hetrace's and LTTng's
 	 * compact/extended one): half the records are copied, the others
 	 * laid out again (repad()) when their fields let it */
-	if (need != 64 || !simple(sc->event_context)) {
+	if (need != 64 || !ht__capture_walkable(sc->event_context)) {
 		return 0;
 	}
 	for (i = 0; i < sc->nr_event_classes; i++) {
-		if (!simple(sc->event_classes[i]->context) ||
-		    !simple(sc->event_classes[i]->payload)) {
+		if (!ht__capture_walkable(sc->event_classes[i]->context) ||
+		    !ht__capture_walkable(sc->event_classes[i]->payload)) {
 			return 0;
 		}
 	}
