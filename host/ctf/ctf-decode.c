@@ -1216,8 +1216,31 @@ static inline const struct ht_ctf_field *hdr_var_fast(struct ht__stream *s)
 	if (pos + hv->tag_bits > s->content_end) {
 		return NULL;
 	}
-	tag = ht__leaf_value(s->map, pos, &hv->tag);
-	o = ht__hdr_option(hv, tag);
+	if (hv->tag_word) {
+		/* the tag and, for an .in_word option, its timestamp from
+		 * one load */
+		uint64_t w, ts;
+
+		memcpy(&w, s->map + (pos >> 3), 8);
+		w = ht__le64(w);
+		tag = w & hv->tag.mask;
+		o = ht__hdr_option(hv, tag);
+		if (o && o->in_word && (f = s->keep_hdr[o->index]) &&
+		    pos + hv->tag_bits + o->size_bits <= s->content_end) {
+			ts = (w >> hv->tag_bits) & o->ts.mask;
+			f[1 + hv->tag.field].v.u = tag;
+			s->regs[hv->tag.reg] = tag;
+			s->mval[HT__M_EVENT_ID] = tag;
+			s->mset |= 1u << HT__M_EVENT_ID;
+			f[o->field_base + o->ts.field].v.u = ts;
+			ht__clock_update(s, ts, o->ts.size_bits);
+			s->pos = pos + hv->tag_bits + o->size_bits;
+			return f;
+		}
+	} else {
+		tag = ht__leaf_value(s->map, pos, &hv->tag);
+		o = ht__hdr_option(hv, tag);
+	}
 	if (!o || !(f = s->keep_hdr[o->index])) {
 		return NULL;
 	}

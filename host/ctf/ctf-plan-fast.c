@@ -88,6 +88,23 @@ static bool plan_hdr_option(struct ht__hdr_option *ho, const struct ht__op *o)
 	return true;
 }
 
+/*
+ * Whether option @o of @hv is its timestamp alone, at the bit after
+ * the tag without alignment, tag and timestamp in 64 bits (see
+ * struct ht__hdr_option's .in_word).
+ */
+static bool option_in_word(const struct ht__hdr_var *hv,
+			   const struct ht__hdr_option *o)
+{
+	const struct ht__run *r = o->run;
+
+	return o->has_ts && !o->has_id && r->nr_leaves == 1 &&
+	       o->ts.load == HT__LOAD_LE && !o->ts.off_bits && !o->ts.sign &&
+	       hv->tag_bits % o->align_bits == 0 &&
+	       hv->align_bits % o->align_bits == 0 &&
+	       hv->tag_bits + o->size_bits <= 64;
+}
+
 /* Fills .hdr_var of @sc when its event header is one (ctf-plan.h). */
 static void plan_hdr_variant(struct ht__stream_class *sc)
 {
@@ -99,6 +116,7 @@ static void plan_hdr_variant(struct ht__stream_class *sc)
 	uint32_t i, vi;
 
 	hv->nr = 0;
+	memset(hv->by_tag, 0, sizeof(hv->by_tag));
 	if (sc->hdr_fast || !p->nr_ops || p->root_run) {
 		return;
 	}
@@ -146,6 +164,21 @@ static void plan_hdr_variant(struct ht__stream_class *sc)
 	hv->tag_bits = r0->size_bits;
 	hv->tag = *tag;
 	hv->nr = var->nr_sel;
+	hv->tag_word = r0->nr_leaves == 1 && tag->load == HT__LOAD_LE &&
+		       !tag->off_bits && !tag->sign &&
+		       hv->align_bits % 8 == 0;
+	for (i = 0; i < hv->nr; i++) {
+		struct ht__hdr_option *o = &hv->opt[i];
+		uint64_t t;
+
+		o->in_word = hv->tag_word && option_in_word(hv, o);
+		for (t = 0; t < HT__HDR_TAGS; t++) {
+			if (!hv->by_tag[t] && t >= (uint64_t)o->lo &&
+			    t <= (uint64_t)o->hi) {
+				hv->by_tag[t] = (uint8_t)(i + 1);
+			}
+		}
+	}
 }
 
 /* Fills the fast-path descriptions of @sc (see ctf-model.h). */

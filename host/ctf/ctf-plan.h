@@ -297,7 +297,14 @@ struct ht__hdr_option {
 	 * root, the first run's, the variant's and the option's own */
 	uint32_t field_base;
 	uint32_t index; /* in .opt[] of its struct ht__hdr_var */
+	/* the run is the timestamp alone, right after the tag, and both
+	 * fit in one little-endian 64-bit load (LTTng's compact header:
+	 * a 5-bit id and a 27-bit timestamp): see .tag_word */
+	bool in_word;
 };
+
+/* Tag values looked up in a table (struct ht__hdr_var's .by_tag). */
+#define HT__HDR_TAGS 32
 
 struct ht__hdr_var {
 	uint32_t nr; /* options; 0: the header is not one of these */
@@ -305,6 +312,12 @@ struct ht__hdr_var {
 	uint64_t tag_bits; /* the first run's size */
 	struct ht__leaf tag;
 	const struct ht__run *tag_run; /* the first run (fields from 1) */
+	/* the first run is the tag alone, little-endian from the first
+	 * bit of a byte: the options .in_word load with it */
+	bool tag_word;
+	/* the option of each tag value below HT__HDR_TAGS, as its index
+	 * in .opt plus one (0: none) */
+	uint8_t by_tag[HT__HDR_TAGS];
 	struct ht__hdr_option opt[HT__HDR_OPTIONS];
 };
 
@@ -314,6 +327,9 @@ ht__hdr_option(const struct ht__hdr_var *hv, uint64_t tag)
 {
 	const struct ht__hdr_option *o = hv->opt, *end = o + hv->nr;
 
+	if (tag < HT__HDR_TAGS) {
+		return hv->by_tag[tag] ? &hv->opt[hv->by_tag[tag] - 1] : NULL;
+	}
 	for (; o < end; o++) {
 		if (tag >= (uint64_t)o->lo && tag <= (uint64_t)o->hi) {
 			return o;

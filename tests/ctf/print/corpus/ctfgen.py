@@ -201,8 +201,30 @@ class Trace:
         return Struct(m + self.ctx_extra)
 
     def eh_type(self):
-        return Struct([('id', Int(32)),
-                       ('timestamp', Int(64, clock=self.clock['name']))])
+        c = self.clock['name']
+        if self.header == 'lttng':
+            # LTTng's compact event header: a 5-bit id, then 27 bits of
+            # timestamp, or id 31 and the full id and timestamp
+            return Struct([
+                ('id', Enum(Int(5), [('compact', 0, 30),
+                                     ('extended', 31, None)])),
+                ('v', Variant('id', [
+                    ('compact', Struct([('timestamp', Int(27, clock=c))])),
+                    ('extended', Struct([('id', Int(32)),
+                                         ('timestamp', Int(64, clock=c))]))
+                ]))], align=8)
+        return Struct([('id', Int(32)), ('timestamp', Int(64, clock=c))])
+
+    def eh_value(self, idx, ts, last):
+        """The event header of event class idx at time ts, the previous
+        time in the packet being last."""
+        if self.header != 'lttng':
+            return {'id': idx, 'timestamp': ts}
+        # compact when the low 27 bits tell the time from the last one
+        if idx < 31 and 0 <= ts - last < 1 << 27:
+            return {'id': idx,
+                    'v': ('compact', {'timestamp': ts & ((1 << 27) - 1)})}
+        return {'id': 31, 'v': ('extended', {'id': idx, 'timestamp': ts})}
 
     def metadata(self):
         out = '/* CTF 1.8 */\n\n'
@@ -262,9 +284,11 @@ class Trace:
         pc.update(extra or {})
         pc_pos = w.pos
         encode(w, self.pc_type(), pc)
+        last = ts_begin
         for ev in events:
             idx, ts, fields, ctx, ectx = (tuple(ev) + (None,) * 5)[:5]
-            encode(w, self.eh_type(), {'id': idx, 'timestamp': ts})
+            encode(w, self.eh_type(), self.eh_value(idx, ts, last))
+            last = ts
             if self.event_ctx:
                 encode(w, self.event_ctx, ectx)
             name, ftype, ctype, _ = self.events[idx]
