@@ -165,8 +165,7 @@ static void plan_hdr_variant(struct ht__stream_class *sc)
 	hv->tag = *tag;
 	hv->nr = var->nr_sel;
 	hv->tag_word = r0->nr_leaves == 1 && tag->load == HT__LOAD_LE &&
-		       !tag->off_bits && !tag->sign &&
-		       hv->align_bits % 8 == 0;
+		       !tag->off_bits && !tag->sign && hv->align_bits % 8 == 0;
 	for (i = 0; i < hv->nr; i++) {
 		struct ht__hdr_option *o = &hv->opt[i];
 		uint64_t t;
