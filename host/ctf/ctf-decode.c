@@ -274,9 +274,9 @@ static int decode_flat_var(struct ht__stream *s, const struct ht__plan *p,
 			const uint32_t nf = r->nr_fields;
 			const uint64_t size = r->size_bits;
 
-			if (r->align_bits > 1) {
+			if (r->flat_align_bits > 1) {
 				/* ht__align_in_packet() */
-				const uint64_t a = r->align_bits;
+				const uint64_t a = r->flat_align_bits;
 
 				pos = base + ((pos - base + a - 1) & ~(a - 1));
 			}
@@ -313,9 +313,9 @@ static int decode_flat_var(struct ht__stream *s, const struct ht__plan *p,
 			const struct ht__run *er = m->elem_run;
 			uint64_t len;
 
-			if (m->align_bits > 1) {
-				pos =
-				    ht__align_in_packet(s, pos, m->align_bits);
+			if (r->flat_align_bits > 1) {
+				pos = ht__align_in_packet(s, pos,
+							  r->flat_align_bits);
 			}
 			if (!ht__elems_fit(s, ops, r->member_op, pos, &len) ||
 			    len > HT__KEEP_VAR_FIELDS) {

@@ -295,6 +295,69 @@ static bool var_member(const struct ht__op *m)
 	       m->elem_run && m[1].min_bits > 0;
 }
 
+/* The largest power of two that divides @bits (0: none, any). */
+static uint64_t low_bit(uint64_t bits)
+{
+	return bits ? bits & -bits : UINT64_MAX;
+}
+
+static uint64_t max_u64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+/*
+ * Sets .flat_align_bits of the runs of flat scope with sequences @p:
+ * the alignment the position is known to have (from the packet's
+ * start, which is on a byte) is followed from the scope's start
+ * through each run, string and sequence; a run or a sequence that
+ * needs no more is not aligned again at decode time.
+ */
+static void plan_flat_align(struct ht__plan *p)
+{
+	const struct ht__op *root = &p->ops[0];
+	struct ht__run *runs = (struct ht__run *)root->runs;
+	uint64_t known = max_u64(root->align_bits, 1);
+	uint32_t k;
+
+	for (k = 0; k < root->nr_runs; k++) {
+		struct ht__run *r = &runs[k];
+		const struct ht__op *m = &p->ops[r->member_op];
+		uint64_t a;
+
+		if (r->tmpl) {
+			a = max_u64(r->align_bits, 1);
+			r->flat_align_bits = a <= known ? 1 : r->align_bits;
+			known = min_u64(max_u64(known, a),
+					low_bit(r->size_bits));
+		} else if (m->kind == HT__OP_STRING) {
+			/* on a byte, and a whole number of bytes */
+			r->flat_align_bits = m->align_bits;
+			known = 8;
+		} else {
+			const struct ht__run *er = m->elem_run;
+			uint64_t ea = max_u64(er->align_bits, 1);
+
+			a = max_u64(m->align_bits, 1);
+			r->flat_align_bits = a <= known ? 1 : m->align_bits;
+			known = max_u64(known, a);
+			/* no element, or after the last one */
+			known = min_u64(known,
+					min_u64(ea, low_bit(er->size_bits)));
+			if (m[1].kind == HT__OP_INT &&
+			    m[1].fast == HT__FAST_U8) {
+				/* the byte loop puts them on a byte */
+				known = min_u64(known, 8);
+			}
+		}
+	}
+}
+
 /*
  * Makes @p a flat scope (see struct ht__plan) when its root structure's
  * runs are all fixed runs or string members, or a flat scope with
@@ -328,6 +391,7 @@ static int make_flat(struct ht__trace *t, struct ht__plan *p)
 		/* the fields without the elements: one capacity check
 		 * per sequence covers the fixed runs after it */
 		p->flat_fields = n <= UINT32_MAX ? (uint32_t)n : UINT32_MAX;
+		plan_flat_align(p);
 		return 0;
 	}
 	if (n > FX_MAX_FIELDS) {

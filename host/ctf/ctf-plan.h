@@ -130,6 +130,10 @@ struct ht__run {
 	 * plain ones */
 	bool side;
 	uint32_t nr_side;
+	/* in a flat scope with sequences: the alignment its decoder
+	 * applies to this run (or to its sequence member), 1 when the
+	 * members before always leave the position aligned for it */
+	uint32_t flat_align_bits;
 };
 
 struct ht__variant_sel {

@@ -70,6 +70,31 @@ p1 = t.packet(evs[:half], 0, evs[half - 1][1], 0)
 p2 = t.packet(evs[half:], evs[half][1], 10000, 1)
 t.write(os.path.join(out, 'flatseq'), {'stream': [p1, p2]})
 
+# bit fields around the sequences: a position left off a byte by an
+# odd number of 12-bit elements, by a 3-bit field or by nothing (no
+# element), then members aligned to 8, 16 and 32 bits
+t = Trace()
+e = t.event('bits', Struct([
+    ('b3', Int(3)), ('n', Int(5)), ('sq', Seq(Int(12), 'n')),
+    ('x', Int(16)), ('s', String()), ('k', Int(4)),
+    ('q', Seq(Int(8, enc='UTF8'), 'k')), ('c', Int(3)),
+    ('y', Int(32, align=32)), ('z', Int(7)), ('w', Seq(Int(16), 'n')),
+    ('end', Int(8))]))
+evs = []
+for i in range(60):
+    n = (i * 7) % 6
+    # not 0: babeltrace2 2.0 prints an empty text sequence after a
+    # bit field with the previous record's text
+    k = 1 + (i * 5) % 3
+    evs.append((e, 100 + i, {
+        'b3': i & 7, 'n': n, 'sq': [(i * 37 + j) & 0xfff for j in range(n)],
+        'x': i * 1000 & 0xffff, 's': 'v%d' % i, 'k': k,
+        'q': (b'abcd')[:k], 'c': (i + 1) & 7, 'y': i * 100003,
+        'z': i & 127, 'w': [j + i for j in range(n)], 'end': 255 - i}))
+t.write(os.path.join(out, 'flatbits'),
+        {'stream': [t.packet(evs[:30], 0, 129, 0),
+                    t.packet(evs[30:], 130, 200, 1)]})
+
 # a packet whose last record's sequence goes past the content: its
 # length byte says 200 elements of 32 bits, 3 are there
 t = Trace()
@@ -82,6 +107,7 @@ t.write(os.path.join(out, 'cut'), {'stream': [bytes(p)]})
 PY
 
 check_all "$W/flatseq"
+check_all "$W/flatbits"
 
 # the cut sequence: the length of the last record's 'sq' is patched to
 # 200 (its 'n' byte follows the string "x"... found by the reader's own
