@@ -333,8 +333,8 @@ static void plan_flat_align(struct ht__plan *p)
 		if (r->tmpl) {
 			a = max_u64(r->align_bits, 1);
 			r->flat_align_bits = a <= known ? 1 : r->align_bits;
-			known = min_u64(max_u64(known, a),
-					low_bit(r->size_bits));
+			known =
+			    min_u64(max_u64(known, a), low_bit(r->size_bits));
 		} else if (m->kind == HT__OP_STRING) {
 			/* on a byte, and a whole number of bytes */
 			r->flat_align_bits = m->align_bits;
@@ -347,8 +347,8 @@ static void plan_flat_align(struct ht__plan *p)
 			r->flat_align_bits = a <= known ? 1 : m->align_bits;
 			known = max_u64(known, a);
 			/* no element, or after the last one */
-			known = min_u64(known,
-					min_u64(ea, low_bit(er->size_bits)));
+			known =
+			    min_u64(known, min_u64(ea, low_bit(er->size_bits)));
 			if (m[1].kind == HT__OP_INT &&
 			    m[1].fast == HT__FAST_U8) {
 				/* the byte loop puts them on a byte */
