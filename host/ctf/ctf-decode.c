@@ -199,6 +199,30 @@ static inline int flat_var_elems(struct ht__stream *s, const struct ht__op *m,
 		*pos = p + len * 8;
 		return 0;
 	}
+	if (er->one_le) {
+		/* integers back to back: aligned once, checked once */
+		const struct ht__leaf *l = er->leaves;
+		const uint32_t step = er->size_bits / 8;
+		const uint8_t *b;
+
+		p = ht__align_in_packet(s, p, er->align_bits);
+		if (p + len * er->size_bits > s->content_end) {
+			return 1;
+		}
+		b = s->map + (p >> 3) + l->off_bytes;
+		for (k = 0; k < len; k++) {
+			uint64_t w;
+
+			if (!laid) {
+				f[k] = er->tmpl[0];
+			}
+			memcpy(&w, b + k * step, 8);
+			f[k].v.u =
+			    ((ht__le64(w) & l->mask) ^ l->sign) - l->sign;
+		}
+		*pos = p + len * er->size_bits;
+		return 0;
+	}
 	for (k = 0; k < len; k++) {
 		if (er->align_bits > 1) {
 			/* ht__align_in_packet() */

@@ -498,6 +498,10 @@ int ht__plan_build_runs(struct ht__trace *t, struct ht__plan *p)
 			if (ret) {
 				return ret;
 			}
+			r->one_le = r->bytes && r->nr_fields == 1 &&
+				    r->nr_leaves == 1 && r->nr_le == 1 &&
+				    r->size_bits % 8 == 0 &&
+				    r->size_bits % r->align_bits == 0;
 			op->elem_run = r;
 		}
 	}

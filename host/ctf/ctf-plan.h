@@ -134,6 +134,10 @@ struct ht__run {
 	 * applies to this run (or to its sequence member), 1 when the
 	 * members before always leave the position aligned for it */
 	uint32_t flat_align_bits;
+	/* an element run of one field, a plain little-endian integer on
+	 * whole bytes whose elements follow each other without padding:
+	 * a flat scope loads a sequence of them in one loop */
+	bool one_le;
 };
 
 struct ht__variant_sel {
