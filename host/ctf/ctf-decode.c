@@ -1145,6 +1145,8 @@ fast_record(struct ht__stream *s, struct ht__event_class *ec, uint64_t start,
 }
 
 static inline const struct ht_ctf_field *hdr_var_fast(struct ht__stream *s);
+static inline __attribute__((always_inline)) const struct ht_ctf_field *
+hdr_var_word(struct ht__stream *s);
 
 /*
  * Decodes the event record at s->pos into s->ev / s->ev_msg. The fast
@@ -1200,7 +1202,10 @@ static inline int read_event(struct ht__stream *s)
 		const struct ht_ctf_field *vf;
 
 		s->mset &= ~(1u << HT__M_EVENT_ID);
-		vf = hdr_var_fast(s);
+		vf = hdr_var_word(s);
+		if (!vf) {
+			vf = hdr_var_fast(s);
+		}
 		if (vf && has_m(s, HT__M_EVENT_ID)) {
 			uint64_t id = s->mval[HT__M_EVENT_ID];
 			struct ht__event_class *ec =
@@ -1217,6 +1222,50 @@ static inline int read_event(struct ht__stream *s)
 		s->pos = start;
 	}
 	return ht__stream_read_event(s);
+}
+
+/*
+ * hdr_var_fast() for a header whose tag and timestamp are one word
+ * (.tag_word, an .in_word option: LTTng's compact header), inline: one
+ * load, no call. NULL for any other record, which hdr_var_fast() takes.
+ */
+static inline __attribute__((always_inline)) const struct ht_ctf_field *
+hdr_var_word(struct ht__stream *s)
+{
+	const struct ht__hdr_var *hv = &s->sc->hdr_var;
+	const struct ht__hdr_option *o;
+	struct ht_ctf_field *f;
+	uint64_t pos = s->pos, w, tag, ts;
+
+	if (!hv->tag_word) {
+		return NULL;
+	}
+	if (hv->align_bits > 1) {
+		pos = ht__align_in_packet(s, pos, hv->align_bits);
+	}
+	if (pos + hv->tag_bits > s->content_end) {
+		return NULL;
+	}
+	memcpy(&w, s->map + (pos >> 3), 8);
+	w = ht__le64(w);
+	tag = w & hv->tag.mask;
+	if (tag >= HT__HDR_TAGS || !hv->by_tag[tag]) {
+		return NULL;
+	}
+	o = &hv->opt[hv->by_tag[tag] - 1];
+	if (!o->in_word || !(f = s->keep_hdr[o->index]) ||
+	    pos + hv->tag_bits + o->size_bits > s->content_end) {
+		return NULL;
+	}
+	ts = (w >> hv->tag_bits) & o->ts.mask;
+	f[1 + hv->tag.field].v.u = tag;
+	s->regs[hv->tag.reg] = tag;
+	s->mval[HT__M_EVENT_ID] = tag;
+	s->mset |= 1u << HT__M_EVENT_ID;
+	f[o->field_base + o->ts.field].v.u = ts;
+	ht__clock_update(s, ts, o->ts.size_bits);
+	s->pos = pos + hv->tag_bits + o->size_bits;
+	return f;
 }
 
 /*
@@ -1240,31 +1289,8 @@ static inline const struct ht_ctf_field *hdr_var_fast(struct ht__stream *s)
 	if (pos + hv->tag_bits > s->content_end) {
 		return NULL;
 	}
-	if (hv->tag_word) {
-		/* the tag and, for an .in_word option, its timestamp from
-		 * one load */
-		uint64_t w, ts;
-
-		memcpy(&w, s->map + (pos >> 3), 8);
-		w = ht__le64(w);
-		tag = w & hv->tag.mask;
-		o = ht__hdr_option(hv, tag);
-		if (o && o->in_word && (f = s->keep_hdr[o->index]) &&
-		    pos + hv->tag_bits + o->size_bits <= s->content_end) {
-			ts = (w >> hv->tag_bits) & o->ts.mask;
-			f[1 + hv->tag.field].v.u = tag;
-			s->regs[hv->tag.reg] = tag;
-			s->mval[HT__M_EVENT_ID] = tag;
-			s->mset |= 1u << HT__M_EVENT_ID;
-			f[o->field_base + o->ts.field].v.u = ts;
-			ht__clock_update(s, ts, o->ts.size_bits);
-			s->pos = pos + hv->tag_bits + o->size_bits;
-			return f;
-		}
-	} else {
-		tag = ht__leaf_value(s->map, pos, &hv->tag);
-		o = ht__hdr_option(hv, tag);
-	}
+	tag = ht__leaf_value(s->map, pos, &hv->tag);
+	o = ht__hdr_option(hv, tag);
 	if (!o || !(f = s->keep_hdr[o->index])) {
 		return NULL;
 	}
