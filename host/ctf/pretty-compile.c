@@ -86,9 +86,11 @@ static void emit(struct compiler *c, enum op_kind kind, int scope, bool names,
 	op->kind = (uint8_t)kind;
 	op->scope = (uint8_t)scope;
 	op->names = names;
-	op->idx = idx;
+	op->off = idx * (uint32_t)sizeof(struct ht_ctf_field);
 	op->type = t;
-	op->lit_off = (uint32_t)c->pending;
+	/* the offset in the literals until they stop moving; the pointer
+	 * at the end of ht__pretty_compile_line() */
+	op->lit = (const char *)(uintptr_t)c->pending;
 	op->lit_len = (uint32_t)(c->lits.len - c->pending);
 	c->fixed_max += op->lit_len + max;
 	c->pending = c->lits.len;
@@ -249,6 +251,16 @@ scope_type(const struct ht_ctf_event_class *cls, int s)
 	}
 }
 
+/* The ops' literal offsets made pointers, the literals complete. */
+static void link_literals(struct compiler *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr_ops; i++) {
+		c->ops[i].lit = c->lits.data + (uintptr_t)c->ops[i].lit;
+	}
+}
+
 const char *const ht__pretty_scope_names[HT_CTF_NR_SCOPES] = {
     [HT_CTF_SCOPE_PACKET_CONTEXT] = "stream.packet.context = ",
     [HT_CTF_SCOPE_EVENT_COMMON_CONTEXT] = "stream.event.context = ",
@@ -328,6 +340,7 @@ void ht__pretty_compile_line(struct ht_pretty *p, struct ec_cache *e)
 			e->checks[e->nr_checks++] = (uint8_t)s;
 		}
 	}
+	link_literals(&c);
 	e->ops = c.ops;
 	e->nr_ops = c.nr_ops;
 	e->lits = c.lits.data;

@@ -53,11 +53,14 @@ struct enum_text {
 };
 
 struct op {
+	const char *lit; /* the literal, in the line's lits */
+	uint32_t lit_len;
+	/* the field's byte offset in its scope's flat array: the pointer
+	 * is one add from the scope's base, without a multiply */
+	uint32_t off;
 	uint8_t kind;
 	uint8_t scope;
 	bool names;
-	uint32_t lit_off, lit_len;
-	uint32_t idx; /* the field's index in its scope's flat array */
 	const struct ht_ctf_type *type;
 	union {
 		struct enum_text *enum_cache; /* OP_ENUM: ENUM_CACHED entries */

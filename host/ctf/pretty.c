@@ -480,7 +480,6 @@ static int run_line(struct ht_pretty *p, struct ec_cache *e,
 		    const struct ht_ctf_event *ev)
 {
 	const struct ht_ctf_field *base[HT_CTF_NR_SCOPES];
-	const char *lits = e->lits;
 	struct op *op = e->ops;
 	int s, ret;
 	char *o;
@@ -507,16 +506,16 @@ static int run_line(struct ht_pretty *p, struct ec_cache *e,
 		if (op->lit_len <= LIT_COPY) {
 			/* one fixed-size copy: the buffer and the literals
 			 * both have LIT_COPY bytes of slack */
-			memcpy(o, lits + op->lit_off, LIT_COPY);
+			memcpy(o, op->lit, LIT_COPY);
 			o += op->lit_len;
 		} else {
-			o = out_mem(o, lits + op->lit_off, op->lit_len);
+			o = out_mem(o, op->lit, op->lit_len);
 		}
 		if (op->kind == OP_END) {
 			p->out.len = (size_t)(o - p->out.data);
 			return 0;
 		}
-		f = base[op->scope] + op->idx;
+		f = (const void *)((const char *)base[op->scope] + op->off);
 		/* fixed-size values: into the reserve, through the cursor */
 		switch (op->kind) {
 		case OP_UDEC:
