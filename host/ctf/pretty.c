@@ -505,15 +505,17 @@ static int run_line(struct ht_pretty *p, struct ec_cache *e,
 	}
 	o = p->out.data + p->out.len;
 	for (;; op++) {
+		/* read before the copy, which may alias it */
+		const uint32_t lit_len = op->lit_len;
 		const struct ht_ctf_field *f;
 
-		if (op->lit_len <= LIT_COPY) {
+		if (lit_len <= LIT_COPY) {
 			/* one fixed-size copy: the buffer and the literals
 			 * both have LIT_COPY bytes of slack */
 			memcpy(o, op->lit, LIT_COPY);
-			o += op->lit_len;
+			o += lit_len;
 		} else {
-			o = out_mem(o, op->lit, op->lit_len);
+			o = out_mem(o, op->lit, lit_len);
 		}
 		f = (const void *)((const char *)base[op->scope] + op->off);
 		/* fixed-size values: into the reserve, through the cursor;
