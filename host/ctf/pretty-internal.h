@@ -152,6 +152,20 @@ static inline void put(struct ht_pretty *p, const char *s, size_t n)
 
 #define PUT_LIT(p, lit) put((p), (lit), sizeof(lit) - 1)
 
+/* Room for @more bytes after the cursor @o, which the hot path keeps
+ * instead of p->out.len: @o, moved when the buffer grew, or NULL when
+ * it cannot grow. */
+static inline char *room(struct ht_pretty *p, char *o, size_t more)
+{
+	size_t len = (size_t)(o - p->out.data);
+
+	if (p->out.cap - len >= more) {
+		return o;
+	}
+	p->out.len = len;
+	return ht_buf_reserve(&p->out, more) ? p->out.data + len : NULL;
+}
+
 static inline void putc_(struct ht_pretty *p, char c)
 {
 	p->out.data[p->out.len++] = c;
@@ -168,6 +182,15 @@ static inline void put_u64(struct ht_pretty *p, uint64_t v)
 
 /* Fills the escape table; before the first field. */
 void ht__pretty_init_escapes(void);
+
+/* @n bytes of @s quoted and escaped at @o, which has room for
+ * 4 * @n + 2 bytes. Returns the new end. */
+char *ht__pretty_out_escaped(char *o, const char *s, size_t n);
+
+/* Text array or sequence @f at @o, which has room for
+ * 4 * f->nr_children + 2 bytes: as ht__pretty_put_text(). Returns the
+ * new end. */
+char *ht__pretty_out_text(char *o, const struct ht_ctf_field *f);
 
 /* @n bytes of @s quoted and escaped. Returns 0 or HT_ENOMEM. */
 int ht__pretty_put_escaped(struct ht_pretty *p, const char *s, size_t n);
