@@ -71,29 +71,52 @@ static void lit(struct compiler *c, const char *text)
 	ht_buf_puts(&c->lits, text);
 }
 
-static void emit(struct compiler *c, enum op_kind kind, int scope, bool names,
-		 uint32_t idx, const struct ht_ctf_type *t, size_t max)
+/* A new op whose literal is the next @len pending bytes; NULL when out
+ * of memory. */
+static struct op *push_op(struct compiler *c, enum op_kind kind, int scope,
+			  size_t len)
 {
 	struct op *op;
 
 	if (ht_array_reserve((void **)&c->ops, &c->cap_ops, c->nr_ops + 1,
 			     sizeof(*c->ops))) {
 		c->oom = true;
-		return;
+		return NULL;
 	}
 	op = &c->ops[c->nr_ops++];
 	memset(op, 0, sizeof(*op));
 	op->kind = (uint8_t)kind;
 	op->scope = (uint8_t)scope;
-	op->names = names;
-	op->off = idx * (uint32_t)sizeof(struct ht_ctf_field);
-	op->type = t;
 	/* the offset in the literals until they stop moving; the pointer
 	 * at the end of ht__pretty_compile_line() */
 	op->lit = (const char *)(uintptr_t)c->pending;
-	op->lit_len = (uint32_t)(c->lits.len - c->pending);
-	c->fixed_max += op->lit_len + max;
-	c->pending = c->lits.len;
+	op->lit_len = (uint32_t)len;
+	c->fixed_max += len;
+	c->pending += len;
+	return op;
+}
+
+static void emit(struct compiler *c, enum op_kind kind, int scope, bool names,
+		 uint32_t idx, const struct ht_ctf_type *t, size_t max)
+{
+	size_t len = c->lits.len - c->pending;
+	struct op *op;
+
+	/* the run loop copies LIT_COPY bytes per op: a longer literal
+	 * goes in OP_LIT ops first; but the first one, the lead of which
+	 * run_line() copies itself (ht__pretty_compile_line()) */
+	while (c->nr_ops && len > LIT_COPY) {
+		push_op(c, OP_LIT, HT_CTF_NR_SCOPES, LIT_COPY);
+		len -= LIT_COPY;
+	}
+	op = push_op(c, kind, scope, len);
+	if (!op) {
+		return;
+	}
+	op->names = names;
+	op->off = idx * (uint32_t)sizeof(struct ht_ctf_field);
+	op->type = t;
+	c->fixed_max += max;
 	if (kind == OP_ENUM) {
 		op->enum_cache = calloc(ENUM_CACHED, sizeof(*op->enum_cache));
 		if (!op->enum_cache) {
@@ -316,8 +339,9 @@ void ht__pretty_compile_line(struct ht_pretty *p, struct ec_cache *e)
 	}
 	lit(&c, "\n");
 	emit(&c, OP_END, HT_CTF_NR_SCOPES, false, 0, NULL, 0);
-	/* room for the fixed-size copies of short literals */
-	lit(&c, "                                ");
+	/* room for the fixed-size copies of the literals and the lead */
+	lit(&c, "                                "
+		"                                ");
 	if (c.oom || c.lits.nomem) {
 		size_t i;
 
@@ -341,6 +365,14 @@ void ht__pretty_compile_line(struct ht_pretty *p, struct ec_cache *e)
 		}
 	}
 	link_literals(&c);
+	/* the first literal, with the class's prefix, may be longer: all
+	 * but its last LIT_COPY bytes are the lead, copied before the ops */
+	if (c.ops[0].lit_len > LIT_COPY) {
+		e->lead = c.ops[0].lit;
+		e->lead_len = c.ops[0].lit_len - LIT_COPY;
+		c.ops[0].lit += e->lead_len;
+		c.ops[0].lit_len = LIT_COPY;
+	}
 	e->ops = c.ops;
 	e->nr_ops = c.nr_ops;
 	e->lits = c.lits.data;

@@ -38,11 +38,15 @@ enum op_kind {
 	OP_VAR,	    /* a sequence or variant inside a compiled scope */
 	OP_INTS,    /* a sequence of integers inside a compiled scope */
 	OP_PCTX,    /* the packet context, variable shape */
-	OP_END,	    /* only the literal */
+	OP_LIT,	    /* only the literal: a part of a long one */
+	OP_END,	    /* the end of the line */
 };
 
-/* Literals up to this long are copied with one fixed-size memcpy. */
+/* An op's literal is at most this long, copied with one fixed-size
+ * memcpy; the line's lead (the start of a long prefix) with one of
+ * LEAD_COPY bytes when it is not longer. */
 #define LIT_COPY 32
+#define LEAD_COPY 64
 
 /* Formatted enum values 0..ENUM_CACHED - 1, filled on first use. */
 #define ENUM_CACHED 64
@@ -77,6 +81,9 @@ struct ec_cache {
 	struct op *ops;
 	size_t nr_ops;
 	char *lits;
+	/* the text before the first op's literal (0: none) */
+	const char *lead;
+	size_t lead_len;
 	size_t fixed_max; /* bytes the ops need at most, but strings */
 	uint32_t scope_size[HT_CTF_NR_SCOPES]; /* fixed-shape scope sizes */
 	/* the scopes the ops read, checked per event: present, and of

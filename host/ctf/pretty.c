@@ -491,24 +491,29 @@ static int run_line(struct ht_pretty *p, struct ec_cache *e,
 		base[k] = f;
 	}
 	base[HT_CTF_NR_SCOPES] = &none;
-	ret = reserve(p, e->fixed_max + LIT_COPY);
+	ret = reserve(p, e->fixed_max + LEAD_COPY);
 	if (ret) {
 		return ret;
 	}
 	o = p->out.data + p->out.len;
+	if (e->lead_len) {
+		if (e->lead_len <= LEAD_COPY) {
+			/* the literals have LEAD_COPY bytes of slack too */
+			memcpy(o, e->lead, LEAD_COPY);
+			o += e->lead_len;
+		} else {
+			o = out_mem(o, e->lead, e->lead_len);
+		}
+	}
 	for (;; op++) {
 		/* read before the copy, which may alias it */
 		const uint32_t lit_len = op->lit_len;
 		const struct ht_ctf_field *f;
 
-		if (lit_len <= LIT_COPY) {
-			/* one fixed-size copy: the buffer and the literals
-			 * both have LIT_COPY bytes of slack */
-			memcpy(o, op->lit, LIT_COPY);
-			o += lit_len;
-		} else {
-			o = out_mem(o, op->lit, lit_len);
-		}
+		/* one fixed-size copy: the buffer and the literals both
+		 * have LIT_COPY bytes of slack */
+		memcpy(o, op->lit, LIT_COPY);
+		o += lit_len;
 		f = (const void *)((const char *)base[op->scope] + op->off);
 		/* fixed-size values: into the reserve, through the cursor;
 		 * the others through the buffer, which may grow */
@@ -534,6 +539,8 @@ static int run_line(struct ht_pretty *p, struct ec_cache *e,
 			continue;
 		case OP_FLOAT:
 			o += ht__fmt_g(o, f->v.d);
+			continue;
+		case OP_LIT:
 			continue;
 		case OP_END:
 			p->out.len = (size_t)(o - p->out.data);
