@@ -48,8 +48,10 @@ enum op_kind {
 #define LIT_COPY 32
 #define LEAD_COPY 64
 
-/* Formatted enum values 0..ENUM_CACHED - 1, filled on first use. */
+/* Formatted enum values 0..ENUM_CACHED - 1, filled on first use; those
+ * up to ENUM_COPY bytes long copied with one fixed-size memcpy. */
 #define ENUM_CACHED 64
+#define ENUM_COPY 32
 
 struct enum_text {
 	char *text;

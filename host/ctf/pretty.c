@@ -415,11 +415,11 @@ static int run_enum(struct ht_pretty *p, struct op *op, uint64_t v)
 		return ret;
 	}
 	et = &op->enum_cache[v];
-	et->text = malloc(p->out.len - at + 1);
+	/* with ENUM_COPY bytes of slack for run_line()'s fixed-size copy */
+	et->text = calloc(1, p->out.len - at + ENUM_COPY);
 	if (et->text) {
 		et->len = p->out.len - at;
 		memcpy(et->text, p->out.data + at, et->len);
-		et->text[et->len] = '\0';
 	}
 	return 0;
 }
@@ -546,6 +546,23 @@ static int run_line(struct ht_pretty *p, struct ec_cache *e,
 			p->out.len = (size_t)(o - p->out.data);
 			return 0;
 		case OP_ENUM:
+			if (f->v.u < ENUM_CACHED &&
+			    op->enum_cache[f->v.u].len <= ENUM_COPY &&
+			    op->enum_cache[f->v.u].text) {
+				/* a short text formatted before: one
+				 * fixed-size copy */
+				const struct enum_text *et =
+				    &op->enum_cache[f->v.u];
+
+				o = room(p, o,
+					 ENUM_COPY + e->fixed_max + LIT_COPY);
+				if (!o) {
+					return HT_ENOMEM;
+				}
+				memcpy(o, et->text, ENUM_COPY);
+				o += et->len;
+				continue;
+			}
 			p->out.len = (size_t)(o - p->out.data);
 			ret = run_enum(p, op, f->v.u);
 			break;
