@@ -105,7 +105,8 @@ static bool approx_6(double d, uint64_t *digits, int *exp10)
 	if (!(v >= 99999.5 && v < 999999.5)) {
 		return false; /* x0 was not what it should be */
 	}
-	q = (uint64_t)v;
+	/* v < 10^6: the signed conversion, one instruction */
+	q = (uint64_t)(int64_t)v;
 	frac = v - (double)q;
 	if (frac > 0.5 - 1e-9 && frac < 0.5 + 1e-9) {
 		return false;
@@ -220,27 +221,32 @@ static size_t format_6(char *out, uint64_t q, int x, bool neg)
 	return (size_t)n;
 }
 
+/* ht__fmt_g() of the values approx_6() does not decide: exact_6(),
+ * else snprintf. Out of line: the common path saves no registers. */
+static __attribute__((noinline)) size_t fmt_g_slow(char *out, double d)
+{
+	uint64_t q;
+	int x;
+
+	if (!(d > -9e15 && d < 9e15) || d == 0 || !exact_6(fabs(d), &q, &x)) {
+		return (size_t)snprintf(out, 64, "%g", d);
+	}
+	return format_6(out, q, x, d < 0);
+}
+
 /*
  * printf("%g", d) (6 significant digits, trailing zeros removed), which
- * is what babeltrace2 prints, without printf for the common values (see
- * approx_6() and exact_6()). Other values go to snprintf.
+ * is what babeltrace2 prints, without printf for the common values:
+ * nearly all are decided by approx_6() (which refuses 0, infinities and
+ * NaNs), exact ties by exact_6(), the others go to snprintf.
  */
 size_t ht__fmt_g(char *out, double d)
 {
 	uint64_t q;
-	bool neg;
 	int x;
 
-	if (!(d > -9e15 && d < 9e15) || d == 0) {
-		return (size_t)snprintf(out, 64, "%g", d);
+	if (!approx_6(fabs(d), &q, &x)) {
+		return fmt_g_slow(out, d);
 	}
-	neg = d < 0;
-	if (neg) {
-		d = -d;
-	}
-	/* nearly always decided by approx_6(); exact ties go the exact way */
-	if (!approx_6(d, &q, &x) && !exact_6(d, &q, &x)) {
-		return (size_t)snprintf(out, 64, "%g", neg ? -d : d);
-	}
-	return format_6(out, q, x, neg);
+	return format_6(out, q, x, d < 0);
 }
