@@ -81,6 +81,7 @@ static bool approx_6(double d, uint64_t *digits, int *exp10)
 {
 	double v, frac;
 	uint64_t bits, q;
+	int64_t iq;
 	int x0, s;
 	bool up;
 
@@ -105,9 +106,10 @@ static bool approx_6(double d, uint64_t *digits, int *exp10)
 	if (!(v >= 99999.5 && v < 999999.5)) {
 		return false; /* x0 was not what it should be */
 	}
-	/* v < 10^6: the signed conversion, one instruction */
-	q = (uint64_t)(int64_t)v;
-	frac = v - (double)q;
+	/* v < 10^6: the signed conversions, one instruction each */
+	iq = (int64_t)v;
+	frac = v - (double)iq;
+	q = (uint64_t)iq;
 	if (frac > 0.5 - 1e-9 && frac < 0.5 + 1e-9) {
 		return false;
 	}
