@@ -81,10 +81,12 @@ static inline uint64_t digits8_word(uint32_t v)
 	hi = (x * 109951163) >> 40; /* v / 10000 */
 	x = hi | (x - hi * 10000) << 32;
 	h2 = ((x * 10486) >> 20) & 0x0000007F0000007Full; /* / 100 */
-	x = h2 | (x - h2 * 100) << 16;
+	/* h2 | (x - h2 * 100) << 16: the parts do not overlap, so it is
+	 * a sum, modulo 2^64 one multiply by a constant */
+	x = (x << 16) + h2 * (1 - (100 << 16));
 	h3 = ((x * 103) >> 10) & 0x000F000F000F000Full; /* / 10 */
-	x = h3 | (x - h3 * 10) << 8;
-	return x | 0x3030303030303030ull; /* '0' + each digit */
+	x = (x << 8) + h3 * (1 - (10 << 8));		/* as above */
+	return x | 0x3030303030303030ull;		/* '0' + each digit */
 }
 
 /*
