@@ -72,9 +72,10 @@ static inline void store_word(char *out, uint64_t w)
  * lanes, then pairs in 16-bit lanes, then digits in bytes), each
  * division by a constant a multiply and a shift that are exact in that
  * range (checked for every v < 10^8); the masks drop what the shifts
- * bring in from the lane above.
+ * bring in from the lane above. The digits' values, 0 to 9, a byte
+ * each; digits8_word() makes them characters.
  */
-static inline uint64_t digits8_word(uint32_t v)
+static inline uint64_t digits8_values(uint32_t v)
 {
 	uint64_t x = v, hi, h2, h3;
 
@@ -85,8 +86,13 @@ static inline uint64_t digits8_word(uint32_t v)
 	 * a sum, modulo 2^64 one multiply by a constant */
 	x = (x << 16) + h2 * (1 - (100 << 16));
 	h3 = ((x * 103) >> 10) & 0x000F000F000F000Full; /* / 10 */
-	x = (x << 8) + h3 * (1 - (10 << 8));		/* as above */
-	return x | 0x3030303030303030ull;		/* '0' + each digit */
+	return (x << 8) + h3 * (1 - (10 << 8));		/* as above */
+}
+
+/* The 8 digits of @v < 10^8 as characters. */
+static inline uint64_t digits8_word(uint32_t v)
+{
+	return digits8_values(v) | 0x3030303030303030ull; /* '0' + each */
 }
 
 /*
@@ -160,12 +166,18 @@ static inline char *out_u64(char *o, uint64_t v)
 		memcpy(o, ht__digit_pairs + 2 * v, 2);
 		return o + 2;
 	}
-	n = digits10(v);
-	if (n <= 8) {
-		store_digits8(o, (uint32_t)v, n);
-	} else {
-		ht__store_digits_long(o, v, n);
+	if (v < 100000000) {
+		/* the leading zeros are the low bytes of value 0: 8 times
+		 * their number is the word's trailing zero bits, rounded
+		 * down to a multiple of 8 (v >= 100: the word is not 0) */
+		uint64_t x = digits8_values((uint32_t)v);
+		unsigned zero_bits = (unsigned)__builtin_ctzll(x) & 56;
+
+		store_word(o, (x | 0x3030303030303030ull) >> zero_bits);
+		return o + 8 - zero_bits / 8;
 	}
+	n = digits10(v);
+	ht__store_digits_long(o, v, n);
 	return o + n;
 }
 
