@@ -38,19 +38,26 @@ const uint64_t ht__pow10_u64[20] = {
     10000000000000000000ull,
 };
 
-void ht__store_digits_long(char *out, uint64_t v, unsigned n)
+char *ht__out_u64_long(char *o, uint64_t v)
 {
-	uint64_t hi;
+	uint64_t hi, x;
+	unsigned n, zero_bits;
 
-	if (n > 16) {
-		store_digits(out, v, n);
-		return;
+	if (v >= 10000000000000000ull) {
+		n = digits10(v);
+		store_digits(o, v, n);
+		return o + n;
 	}
-	/* two 8-digit words, independent of each other, after one
-	 * division by a constant */
+	/* the digits above the last 8 without their leading zeros (as
+	 * out_u64()), then the last 8: two words, independent of each
+	 * other, after one division by a constant */
 	hi = v / 100000000;
-	store_digits8(out, (uint32_t)hi, n - 8);
-	store_digits8(out + n - 8, (uint32_t)(v - hi * 100000000), 8);
+	x = digits8_values((uint32_t)hi);
+	zero_bits = (unsigned)__builtin_ctzll(x) & 56;
+	store_word(o, (x | 0x3030303030303030ull) >> zero_bits);
+	o += 8 - zero_bits / 8;
+	store_word(o, digits8_word((uint32_t)(v - hi * 100000000)));
+	return o + 8;
 }
 
 /* 10^k as doubles, all exact (k <= 22) */

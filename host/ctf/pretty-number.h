@@ -148,16 +148,15 @@ static inline void store_digits(char *out, uint64_t v, unsigned n)
 	store_digits8(out, (uint32_t)v, n);
 }
 
-/* The @n > 8 digits of @v at @out; may store up to 7 bytes past them.
- * Out of line: out_u64() stays small enough to inline everywhere. */
-void ht__store_digits_long(char *out, uint64_t v, unsigned n);
+/* The digits of @v >= 10^8 at @o; returns their end and may store up to
+ * 7 bytes past it. Out of line: out_u64() stays small enough to inline
+ * everywhere. */
+char *ht__out_u64_long(char *o, uint64_t v);
 
 /* Most integers in traces are small: one or two digits without the
  * 8-digit word. */
 static inline char *out_u64(char *o, uint64_t v)
 {
-	unsigned n;
-
 	if (v < 10) {
 		*o = (char)('0' + v);
 		return o + 1;
@@ -176,9 +175,7 @@ static inline char *out_u64(char *o, uint64_t v)
 		store_word(o, (x | 0x3030303030303030ull) >> zero_bits);
 		return o + 8 - zero_bits / 8;
 	}
-	n = digits10(v);
-	ht__store_digits_long(o, v, n);
-	return o + n;
+	return ht__out_u64_long(o, v);
 }
 
 static inline char *out_s64(char *o, int64_t v)
