@@ -20,7 +20,8 @@ struct compiler {
 	struct op *ops;
 	size_t nr_ops, cap_ops;
 	struct ht_buf lits;
-	size_t pending; /* start of the literal not attached to an op */
+	size_t pending;	 /* start of the literal not attached to an op */
+	size_t lead_len; /* see push_op() */
 	size_t fixed_max;
 	bool oom;
 };
@@ -87,9 +88,18 @@ static struct op *push_op(struct compiler *c, enum op_kind kind, int scope,
 	memset(op, 0, sizeof(*op));
 	op->kind = (uint8_t)kind;
 	op->scope = (uint8_t)scope;
-	/* the offset in the literals until they stop moving; the pointer
-	 * at the end of ht__pretty_compile_line() */
-	op->lit = (const char *)(uintptr_t)c->pending;
+	if (len > LIT_COPY) {
+		/* the first literal, with the class's prefix: all but its
+		 * last LIT_COPY bytes are the lead, which run_line() copies
+		 * before the ops (the literals stay in e->lits) */
+		c->lead_len = len - LIT_COPY;
+		c->pending += c->lead_len;
+		c->fixed_max += c->lead_len;
+		len = LIT_COPY;
+	}
+	if (!c->lits.nomem) {
+		memcpy(op->lit, c->lits.data + c->pending, len);
+	}
 	op->lit_len = (uint32_t)len;
 	c->fixed_max += len;
 	c->pending += len;
@@ -102,9 +112,9 @@ static void emit(struct compiler *c, enum op_kind kind, int scope, bool names,
 	size_t len = c->lits.len - c->pending;
 	struct op *op;
 
-	/* the run loop copies LIT_COPY bytes per op: a longer literal
-	 * goes in OP_LIT ops first; but the first one, the lead of which
-	 * run_line() copies itself (ht__pretty_compile_line()) */
+	/* an op holds a literal of up to LIT_COPY bytes: a longer one
+	 * goes in OP_LIT ops first; but the first one, whose lead
+	 * run_line() copies itself (push_op()) */
 	while (c->nr_ops && len > LIT_COPY) {
 		push_op(c, OP_LIT, HT_CTF_NR_SCOPES, LIT_COPY);
 		len -= LIT_COPY;
@@ -274,16 +284,6 @@ scope_type(const struct ht_ctf_event_class *cls, int s)
 	}
 }
 
-/* The ops' literal offsets made pointers, the literals complete. */
-static void link_literals(struct compiler *c)
-{
-	size_t i;
-
-	for (i = 0; i < c->nr_ops; i++) {
-		c->ops[i].lit = c->lits.data + (uintptr_t)c->ops[i].lit;
-	}
-}
-
 const char *const ht__pretty_scope_names[HT_CTF_NR_SCOPES] = {
     [HT_CTF_SCOPE_PACKET_CONTEXT] = "stream.packet.context = ",
     [HT_CTF_SCOPE_EVENT_COMMON_CONTEXT] = "stream.event.context = ",
@@ -339,7 +339,7 @@ void ht__pretty_compile_line(struct ht_pretty *p, struct ec_cache *e)
 	}
 	lit(&c, "\n");
 	emit(&c, OP_END, HT_CTF_NR_SCOPES, false, 0, NULL, 0);
-	/* room for the fixed-size copies of the literals and the lead */
+	/* room for the fixed-size copy of the lead */
 	lit(&c, "                                "
 		"                                ");
 	if (c.oom || c.lits.nomem) {
@@ -364,15 +364,8 @@ void ht__pretty_compile_line(struct ht_pretty *p, struct ec_cache *e)
 			e->checks[e->nr_checks++] = (uint8_t)s;
 		}
 	}
-	link_literals(&c);
-	/* the first literal, with the class's prefix, may be longer: all
-	 * but its last LIT_COPY bytes are the lead, copied before the ops */
-	if (c.ops[0].lit_len > LIT_COPY) {
-		e->lead = c.ops[0].lit;
-		e->lead_len = c.ops[0].lit_len - LIT_COPY;
-		c.ops[0].lit += e->lead_len;
-		c.ops[0].lit_len = LIT_COPY;
-	}
+	e->lead = c.lits.data;
+	e->lead_len = c.lead_len;
 	e->ops = c.ops;
 	e->nr_ops = c.nr_ops;
 	e->lits = c.lits.data;

@@ -59,7 +59,7 @@ struct enum_text {
 };
 
 struct op {
-	const char *lit; /* the literal, in the line's lits */
+	char lit[LIT_COPY]; /* the literal, copied whole: no pointer */
 	uint32_t lit_len;
 	/* the field's byte offset in its scope's flat array: the pointer
 	 * is one add from the scope's base, without a multiply */
@@ -82,7 +82,7 @@ struct ec_cache {
 	/* the compiled line (NULL: not compiled, use the walker) */
 	struct op *ops;
 	size_t nr_ops;
-	char *lits;
+	char *lits; /* the line's text but the values; holds the lead */
 	/* the text before the first op's literal (0: none) */
 	const char *lead;
 	size_t lead_len;
