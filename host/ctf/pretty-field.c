@@ -231,8 +231,19 @@ char *ht__pretty_out_text(char *o, const struct ht_ctf_field *f)
 
 	*o++ = '"';
 	/* the children are 8-bit integers: one entry each */
-	for (; c < end && c->v.u; c++) {
-		o = out_escaped_byte(o, (unsigned char)c->v.u);
+	for (; c < end; c++) {
+		unsigned char b = (unsigned char)c->v.u;
+
+		if (!needs_escape[b]) {
+			*o++ = (char)b;
+			continue;
+		}
+		/* the text ends at its first NUL, which needs an escape:
+		 * tested only there */
+		if (!b) {
+			break;
+		}
+		o = out_escaped_byte(o, b);
 	}
 	*o++ = '"';
 	return o;
