@@ -461,7 +461,56 @@ out_ints(char *o, const struct ht_ctf_field *f, bool names)
 }
 
 /*
- * Formats one event with its compiled line; 1: shape mismatch. The
+ * The timestamp and the delta with the default options, in the usual
+ * case: the event in the second formatted last, less than a second
+ * after the previous line, no step back. Returns the new end, or NULL
+ * when out_timestamp() must write them.
+ */
+static inline char *out_timestamp_plain(struct ht_pretty *p, char *o,
+					const struct ht_ctf_msg *m)
+{
+	uint64_t in_sec = (uint64_t)m->ns - (uint64_t)p->sec_ns;
+	uint64_t d = (uint64_t)m->ns - (uint64_t)p->last_ns;
+
+	if (!p->sec_fast || m->ns < p->sec_ns || in_sec >= 1000000000 ||
+	    !p->have_last || m->ns < p->last_ns || d >= 1000000000 ||
+	    (m->kind == HT_CTF_MSG_EVENT && m->back_cycles)) {
+		return NULL;
+	}
+	*o++ = '[';
+	/* sec_text is that long; the caller reserved more */
+	memcpy(o, p->sec_text, sizeof(p->sec_text));
+	o += p->sec_len;
+	*o++ = '.';
+	o = out_pad9(o, in_sec);
+	o = OUT_LIT(o, "] (+0.");
+	o = out_pad9(o, d);
+	o = OUT_LIT(o, ") ");
+	p->last_ns = m->ns;
+	p->last_cycles = m->cycles;
+	return o;
+}
+
+/* Room for the timestamp and the delta of a line, and more. */
+#define HEADER_ROOM 512
+
+/* The timestamp and the delta of @msg's line at @o (HEADER_ROOM
+ * bytes); returns the new end. */
+static inline char *out_header(struct ht_pretty *p, char *o,
+			       const struct ht_ctf_msg *msg)
+{
+	char *end;
+
+	if (!msg->has_time) {
+		return o;
+	}
+	end = p->plain_ts ? out_timestamp_plain(p, o, msg) : NULL;
+	return end ? end : out_timestamp(p, o, msg);
+}
+
+/*
+ * Formats one event: its header, then its compiled line; 1: shape
+ * mismatch, found before anything is written or changed. The
  * hottest loop of `hetrace print`, kept in one piece: with its shape
  * check in a helper, or two of its cases merged, GCC allocates it worse
  * (+0.5% instructions each, callgrind). One switch for every kind,
@@ -470,8 +519,9 @@ out_ints(char *o, const struct ht_ctf_field *f, bool names)
  * which the variable fields before it in the scope moved by their size.
  */
 static int run_line(struct ht_pretty *p, struct ec_cache *e,
-		    const struct ht_ctf_event *ev)
+		    const struct ht_ctf_msg *msg)
 {
+	const struct ht_ctf_event *ev = msg->event;
 	/* OP_END's scope is the last one: any valid field, never read */
 	static const struct ht_ctf_field none;
 	const struct ht_ctf_field *base[HT_CTF_NR_SCOPES + 1];
@@ -491,11 +541,11 @@ static int run_line(struct ht_pretty *p, struct ec_cache *e,
 		base[k] = f;
 	}
 	base[HT_CTF_NR_SCOPES] = &none;
-	ret = reserve(p, e->fixed_max + LEAD_COPY);
+	ret = reserve(p, HEADER_ROOM + e->fixed_max + LEAD_COPY);
 	if (ret) {
 		return ret;
 	}
-	o = p->out.data + p->out.len;
+	o = out_header(p, p->out.data + p->out.len, msg);
 	if (e->lead_len) {
 		if (e->lead_len <= LEAD_COPY) {
 			/* the literals have LEAD_COPY bytes of slack too */
@@ -707,53 +757,17 @@ static int walk_line(struct ht_pretty *p, const struct ec_cache *e,
 	return 0;
 }
 
-/*
- * The timestamp and the delta with the default options, in the usual
- * case: the event in the second formatted last, less than a second
- * after the previous line, no step back. Returns the new end, or NULL
- * when out_timestamp() must write them.
- */
-static inline char *out_timestamp_plain(struct ht_pretty *p, char *o,
-					const struct ht_ctf_msg *m)
-{
-	uint64_t in_sec = (uint64_t)m->ns - (uint64_t)p->sec_ns;
-	uint64_t d = (uint64_t)m->ns - (uint64_t)p->last_ns;
-
-	if (!p->sec_fast || m->ns < p->sec_ns || in_sec >= 1000000000 ||
-	    !p->have_last || m->ns < p->last_ns || d >= 1000000000 ||
-	    (m->kind == HT_CTF_MSG_EVENT && m->back_cycles)) {
-		return NULL;
-	}
-	*o++ = '[';
-	/* sec_text is that long; the caller reserved more */
-	memcpy(o, p->sec_text, sizeof(p->sec_text));
-	o += p->sec_len;
-	*o++ = '.';
-	o = out_pad9(o, in_sec);
-	o = OUT_LIT(o, "] (+0.");
-	o = out_pad9(o, d);
-	o = OUT_LIT(o, ") ");
-	p->last_ns = m->ns;
-	p->last_cycles = m->cycles;
-	return o;
-}
-
 /* The timestamp and the delta of @msg's line. */
 static int put_header(struct ht_pretty *p, const struct ec_cache *e,
 		      const struct ht_ctf_msg *msg)
 {
-	int ret = reserve(p, e->prefix_len + 512);
-	char *o, *end;
+	int ret = reserve(p, e->prefix_len + HEADER_ROOM);
 
 	if (ret) {
 		return ret;
 	}
-	o = p->out.data + p->out.len;
-	if (msg->has_time) {
-		end = p->plain_ts ? out_timestamp_plain(p, o, msg) : NULL;
-		o = end ? end : out_timestamp(p, o, msg);
-	}
-	p->out.len = (size_t)(o - p->out.data);
+	p->out.len = (size_t)(out_header(p, p->out.data + p->out.len, msg) -
+			      p->out.data);
 	return 0;
 }
 
@@ -767,22 +781,21 @@ int ht_pretty_event(struct ht_pretty *p, const struct ht_ctf_msg *msg)
 	if (!e) {
 		return HT_ENOMEM;
 	}
-	ret = put_header(p, e, msg);
-	if (ret) {
-		return ret;
-	}
 	/* noted events go through the field walker, which adds the notes */
 	p->note_msg = e->noted ? msg : NULL;
 	if (e->ops && !e->noted) {
-		size_t at = p->out.len;
-
-		/* the compiled line begins with the class's prefix */
-		ret = run_line(p, e, ev);
+		/* the header and the compiled line, which begins with the
+		 * class's prefix */
+		ret = run_line(p, e, msg);
 		if (ret <= 0) {
 			return ret;
 		}
-		/* a shape the compiled line does not match: walk instead */
-		p->out.len = at;
+		/* a shape the compiled line does not match (found before
+		 * writing anything): walk instead */
+	}
+	ret = put_header(p, e, msg);
+	if (ret) {
+		return ret;
 	}
 	/* put_header() reserved room for the prefix */
 	put(p, e->prefix, e->prefix_len);
