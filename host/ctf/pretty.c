@@ -590,6 +590,9 @@ static int run_line(struct ht_pretty *p, struct ec_cache *e,
 		case OP_FLOAT:
 			o += ht__fmt_g(o, f->v.d);
 			continue;
+		case OP_BOOL:
+			o = f->v.u ? OUT_LIT(o, "true") : OUT_LIT(o, "false");
+			continue;
 		case OP_LIT:
 			continue;
 		case OP_END:
@@ -615,16 +618,6 @@ static int run_line(struct ht_pretty *p, struct ec_cache *e,
 			}
 			p->out.len = (size_t)(o - p->out.data);
 			ret = run_enum(p, op, f->v.u);
-			break;
-		case OP_BOOL:
-			/* in the reserve, but rare: through the buffer */
-			p->out.len = (size_t)(o - p->out.data);
-			if (f->v.u) {
-				PUT_LIT(p, "true");
-			} else {
-				PUT_LIT(p, "false");
-			}
-			ret = 0;
 			break;
 		/* variable-size values: room for the value and the rest of
 		 * the line, then through the cursor */
