@@ -176,8 +176,10 @@ static bool exact_6(double d, uint64_t *digits, int *exp10)
 /*
  * The 6 digits @q (trailing zeros dropped) with decimal exponent @x as
  * %g writes them: fixed notation for -4 <= x < 6, else d.ddddde+XX.
+ * Inlined in its two callers: no call on the common path.
  */
-static size_t format_6(char *out, uint64_t q, int x, bool neg)
+static inline __attribute__((always_inline)) size_t
+format_6(char *out, uint64_t q, int x, bool neg)
 {
 	unsigned i, len;
 	uint64_t w;
