@@ -40,22 +40,19 @@ const uint64_t ht__pow10_u64[20] = {
 
 char *ht__out_u64_long(char *o, uint64_t v)
 {
-	uint64_t hi, x;
-	unsigned n, zero_bits;
+	uint64_t hi;
+	unsigned n;
 
 	if (v >= 10000000000000000ull) {
 		n = digits10(v);
 		store_digits(o, v, n);
 		return o + n;
 	}
-	/* the digits above the last 8 without their leading zeros (as
-	 * out_u64()), then the last 8: two words, independent of each
-	 * other, after one division by a constant */
+	/* the digits above the last 8 without their leading zeros, then
+	 * the last 8: two words, independent of each other, after one
+	 * division by a constant */
 	hi = v / 100000000;
-	x = digits8_values((uint32_t)hi);
-	zero_bits = (unsigned)__builtin_ctzll(x) & 56;
-	store_word(o, (x | 0x3030303030303030ull) >> zero_bits);
-	o += 8 - zero_bits / 8;
+	o = out_digits8_lead(o, (uint32_t)hi);
 	store_word(o, digits8_word((uint32_t)(v - hi * 100000000)));
 	return o + 8;
 }

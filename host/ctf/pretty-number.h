@@ -153,6 +153,21 @@ static inline void store_digits(char *out, uint64_t v, unsigned n)
  * everywhere. */
 char *ht__out_u64_long(char *o, uint64_t v);
 
+/*
+ * The digits of 0 < @v < 10^8 without leading zeros; stores 8 bytes.
+ * The leading zeros are the low bytes of value 0 in the word: 8 times
+ * their number is its trailing zero bits rounded down to a multiple of
+ * 8 (the word is not 0), no digit count.
+ */
+static inline char *out_digits8_lead(char *o, uint32_t v)
+{
+	uint64_t x = digits8_values(v);
+	unsigned zero_bits = (unsigned)__builtin_ctzll(x) & 56;
+
+	store_word(o, (x | 0x3030303030303030ull) >> zero_bits);
+	return o + 8 - zero_bits / 8;
+}
+
 /* Most integers in traces are small: one or two digits without the
  * 8-digit word. */
 static inline char *out_u64(char *o, uint64_t v)
@@ -166,14 +181,7 @@ static inline char *out_u64(char *o, uint64_t v)
 		return o + 2;
 	}
 	if (v < 100000000) {
-		/* the leading zeros are the low bytes of value 0: 8 times
-		 * their number is the word's trailing zero bits, rounded
-		 * down to a multiple of 8 (v >= 100: the word is not 0) */
-		uint64_t x = digits8_values((uint32_t)v);
-		unsigned zero_bits = (unsigned)__builtin_ctzll(x) & 56;
-
-		store_word(o, (x | 0x3030303030303030ull) >> zero_bits);
-		return o + 8 - zero_bits / 8;
+		return out_digits8_lead(o, (uint32_t)v);
 	}
 	return ht__out_u64_long(o, v);
 }
