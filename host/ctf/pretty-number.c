@@ -96,28 +96,34 @@ static bool approx_6(double d, uint64_t *digits, int *exp10)
 	x0 = (((int)(bits >> 52) - 1023) * 78913) >> 18;
 	s = 5 - x0;
 	v = scale10(d, s);
-	/* which one is itself decided up to a tie, checked with v's */
-	if (v > 999999.5 - 1e-9 && v < 999999.5 + 1e-9) {
-		return false;
-	}
-	/* rarely taken (a mantissa past the power of ten x0 assumed):
-	 * the second scaling, a division for 10^5 <= d < 10^6, stays off
-	 * the common path */
-	up = v >= 999999.5;
+	up = v > 999999.5 - 1e-9;
 	if (up) {
+		/* rarely taken: v within 1e-9 of 999999.5, where which of
+		 * x0 and x0 + 1 is the exponent is decided up to a tie
+		 * (checked with v's), else a mantissa past the power of ten
+		 * x0 assumed: the second scaling, a division for
+		 * 10^5 <= d < 10^6, stays off the common path */
+		if (v < 999999.5 + 1e-9) {
+			return false;
+		}
 		v = scale10(d, s - 1);
-	}
-	if (!(v >= 99999.5 && v < 999999.5)) {
-		return false; /* x0 was not what it should be */
+		if (!(v >= 99999.5 && v < 999999.5)) {
+			return false; /* x0 was not what it should be */
+		}
+	} else if (!(v >= 99999.5)) {
+		return false; /* as above */
 	}
 	/* v < 10^6: the signed conversions, one instruction each */
 	iq = (int64_t)v;
 	frac = v - (double)iq;
 	q = (uint64_t)iq;
-	if (frac > 0.5 - 1e-9 && frac < 0.5 + 1e-9) {
-		return false;
+	/* rounded to nearest, unless within 1e-9 of a tie */
+	if (frac > 0.5 - 1e-9) {
+		if (frac < 0.5 + 1e-9) {
+			return false;
+		}
+		q++;
 	}
-	q += frac > 0.5;
 	*digits = q;
 	*exp10 = x0 + up;
 	return true;
