@@ -198,10 +198,11 @@ static inline char *out_s64(char *o, int64_t v)
 /* @v < 10^9 in 9 digits (nanoseconds), inline: one digit, then 8. */
 static inline char *out_pad9(char *o, uint64_t v)
 {
-	uint32_t hi = (uint32_t)(v / 100000000);
+	/* below 2^32: 32-bit arithmetic */
+	uint32_t v32 = (uint32_t)v, hi = v32 / 100000000;
 
 	*o = (char)('0' + hi);
-	store_digits8(o + 1, (uint32_t)(v - (uint64_t)hi * 100000000), 8);
+	store_word(o + 1, digits8_word(v32 - hi * 100000000));
 	return o + 9;
 }
 
