@@ -99,6 +99,10 @@ struct ec_cache {
 	bool noted; /* its integers get notes (ht_pretty_set_note()) */
 };
 
+/* The time of day of the last second printed is copied with one
+ * fixed-size memcpy of this many bytes. */
+#define SEC_COPY 32
+
 struct trace_name {
 	const struct ht_ctf_trace *trace;
 	char *name;
@@ -118,7 +122,7 @@ struct ht_pretty {
 	/* the broken-down time of the last second printed */
 	bool have_sec;
 	int64_t sec;
-	bool sec_fast;	/* sec_ns is valid */
+	bool sec_fast;	/* sec_ns is valid, sec_len <= SEC_COPY */
 	int64_t sec_ns; /* the first ns of that second */
 	char sec_text[48];
 	size_t sec_len;

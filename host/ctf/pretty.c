@@ -82,8 +82,9 @@ static char *out_time_slow(struct ht_pretty *p, char *o, int64_t ns,
 	} else {
 		cache_second(p, (int64_t)sec);
 		o = out_mem(o, p->sec_text, p->sec_len);
-		/* the fast path above only for positive times */
-		p->sec_fast = !neg;
+		/* the fast paths only for positive times, and a text
+		 * their fixed-size copy holds (a year past 9999 may not) */
+		p->sec_fast = !neg && p->sec_len <= SEC_COPY;
 		p->sec_ns = (int64_t)sec * 1000000000;
 	}
 	*o++ = '.';
@@ -92,15 +93,15 @@ static char *out_time_slow(struct ht_pretty *p, char *o, int64_t ns,
 
 /*
  * Most events fall in the second formatted last: its text copied as
- * one fixed-size block (sec_text is that long; callers reserve more),
- * then the nanoseconds.
+ * one fixed-size block of SEC_COPY bytes (callers reserve more), then
+ * the nanoseconds.
  */
 static inline char *out_time(struct ht_pretty *p, char *o, int64_t ns,
 			     bool seconds)
 {
 	if (!seconds && p->sec_fast && ns >= p->sec_ns &&
 	    ns - p->sec_ns < 1000000000) {
-		memcpy(o, p->sec_text, sizeof(p->sec_text));
+		memcpy(o, p->sec_text, SEC_COPY);
 		o += p->sec_len;
 		*o++ = '.';
 		return out_pad(o, (uint64_t)(ns - p->sec_ns), 9);
@@ -478,8 +479,8 @@ static inline char *out_timestamp_plain(struct ht_pretty *p, char *o,
 		return NULL;
 	}
 	*o++ = '[';
-	/* sec_text is that long; the caller reserved more */
-	memcpy(o, p->sec_text, sizeof(p->sec_text));
+	/* sec_fast: sec_len <= SEC_COPY; the caller reserved more */
+	memcpy(o, p->sec_text, SEC_COPY);
 	o += p->sec_len;
 	*o++ = '.';
 	o = out_pad9(o, in_sec);
