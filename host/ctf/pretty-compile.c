@@ -20,7 +20,8 @@ struct compiler {
 	struct op *ops;
 	size_t nr_ops, cap_ops;
 	struct ht_buf lits;
-	size_t pending; /* start of the literal not attached to an op */
+	size_t pending;	 /* start of the literal not attached to an op */
+	size_t lead_len; /* see push_op() */
 	size_t fixed_max;
 	bool oom;
 };
@@ -71,27 +72,61 @@ static void lit(struct compiler *c, const char *text)
 	ht_buf_puts(&c->lits, text);
 }
 
-static void emit(struct compiler *c, enum op_kind kind, int scope, bool names,
-		 uint32_t idx, const struct ht_ctf_type *t, size_t max)
+/* A new op whose literal is the next @len pending bytes; NULL when out
+ * of memory. */
+static struct op *push_op(struct compiler *c, enum op_kind kind, int scope,
+			  size_t len)
 {
 	struct op *op;
 
 	if (ht_array_reserve((void **)&c->ops, &c->cap_ops, c->nr_ops + 1,
 			     sizeof(*c->ops))) {
 		c->oom = true;
-		return;
+		return NULL;
 	}
 	op = &c->ops[c->nr_ops++];
 	memset(op, 0, sizeof(*op));
 	op->kind = (uint8_t)kind;
 	op->scope = (uint8_t)scope;
+	if (len > LIT_COPY) {
+		/* the first literal, with the class's prefix: all but its
+		 * last LIT_COPY bytes are the lead, which run_line() copies
+		 * before the ops (the literals stay in e->lits) */
+		c->lead_len = len - LIT_COPY;
+		c->pending += c->lead_len;
+		c->fixed_max += c->lead_len;
+		len = LIT_COPY;
+	}
+	if (!c->lits.nomem) {
+		memcpy(op->lit, c->lits.data + c->pending, len);
+	}
+	op->lit_len = (uint32_t)len;
+	c->fixed_max += len;
+	c->pending += len;
+	return op;
+}
+
+static void emit(struct compiler *c, enum op_kind kind, int scope, bool names,
+		 uint32_t idx, const struct ht_ctf_type *t, size_t max)
+{
+	size_t len = c->lits.len - c->pending;
+	struct op *op;
+
+	/* an op holds a literal of up to LIT_COPY bytes: a longer one
+	 * goes in OP_LIT ops first; but the first one, whose lead
+	 * run_line() copies itself (push_op()) */
+	while (c->nr_ops && len > LIT_COPY) {
+		push_op(c, OP_LIT, HT_CTF_NR_SCOPES, LIT_COPY);
+		len -= LIT_COPY;
+	}
+	op = push_op(c, kind, scope, len);
+	if (!op) {
+		return;
+	}
 	op->names = names;
-	op->idx = idx;
+	op->off = idx * (uint32_t)sizeof(struct ht_ctf_field);
 	op->type = t;
-	op->lit_off = (uint32_t)c->pending;
-	op->lit_len = (uint32_t)(c->lits.len - c->pending);
-	c->fixed_max += op->lit_len + max;
-	c->pending = c->lits.len;
+	c->fixed_max += max;
 	if (kind == OP_ENUM) {
 		op->enum_cache = calloc(ENUM_CACHED, sizeof(*op->enum_cache));
 		if (!op->enum_cache) {
@@ -304,8 +339,9 @@ void ht__pretty_compile_line(struct ht_pretty *p, struct ec_cache *e)
 	}
 	lit(&c, "\n");
 	emit(&c, OP_END, HT_CTF_NR_SCOPES, false, 0, NULL, 0);
-	/* room for the fixed-size copies of short literals */
-	lit(&c, "                                ");
+	/* room for the fixed-size copy of the lead */
+	lit(&c, "                                "
+		"                                ");
 	if (c.oom || c.lits.nomem) {
 		size_t i;
 
@@ -328,6 +364,8 @@ void ht__pretty_compile_line(struct ht_pretty *p, struct ec_cache *e)
 			e->checks[e->nr_checks++] = (uint8_t)s;
 		}
 	}
+	e->lead = c.lits.data;
+	e->lead_len = c.lead_len;
 	e->ops = c.ops;
 	e->nr_ops = c.nr_ops;
 	e->lits = c.lits.data;

@@ -62,27 +62,70 @@ static inline char *out_escaped_byte(char *o, unsigned char c)
 	return o + 4;
 }
 
-/* @n bytes of @s quoted and escaped; room for 4 * @n + 2 bytes. */
-static char *out_escaped(char *o, const char *s, size_t n)
+/* The bytes of @w that need an escape have their high bit set in the
+ * result: those below 0x20, 0x7f and the four escaped punctuations.
+ * Bytes from 0x80 are never flagged (haszero and hasless of "Bit
+ * Twiddling Hacks", exact for the question "any?"). */
+static inline uint64_t word_needs_escape(uint64_t w)
 {
-	size_t i = 0;
+	const uint64_t ones = 0x0101010101010101ull;
+	const uint64_t highs = 0x8080808080808080ull;
+	uint64_t hit = w - ones * 0x20; /* below 0x20 */
+	uint64_t x;
 
-	*o++ = '"';
-	while (i < n) {
-		size_t j = i;
+	x = w ^ (ones * '"');
+	hit |= x - ones;
+	x = w ^ (ones * '\'');
+	hit |= x - ones;
+	x = w ^ (ones * '?');
+	hit |= x - ones;
+	x = w ^ (ones * '\\');
+	hit |= x - ones;
+	x = w ^ (ones * 0x7f);
+	hit |= x - ones;
+	return hit & ~w & highs;
+}
 
-		while (j < n && !needs_escape[(unsigned char)s[j]]) {
-			j++;
-		}
-		o = out_mem(o, s + i, j - i);
-		if (j == n) {
-			break;
-		}
-		o = out_escaped_byte(o, (unsigned char)s[j]);
-		i = j + 1;
+/* The bytes @s[@i..@n) escaped, then the closing quote. */
+static inline char *out_escaped_tail(char *o, const char *s, size_t i, size_t n)
+{
+	for (; i < n; i++) {
+		o = out_escaped_byte(o, (unsigned char)s[i]);
 	}
 	*o++ = '"';
 	return o;
+}
+
+/* ht__pretty_out_escaped() of 8 bytes or more: whole words copied at
+ * once while none of their bytes needs an escape. Out of line: its
+ * constants would cost the short strings' path the saving and
+ * restoring of registers. */
+static __attribute__((noinline)) char *out_escaped_long(char *o, const char *s,
+							size_t n)
+{
+	size_t i;
+
+	*o++ = '"';
+	for (i = 0; i + 8 <= n; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, s + i, 8);
+		if (word_needs_escape(w)) {
+			break;
+		}
+		memcpy(o, &w, 8);
+		o += 8;
+	}
+	return out_escaped_tail(o, s, i, n);
+}
+
+char *ht__pretty_out_escaped(char *o, const char *s, size_t n)
+{
+	if (n >= 8) {
+		return out_escaped_long(o, s, n);
+	}
+	*o++ = '"';
+	return out_escaped_tail(o, s, 0, n);
 }
 
 int ht__pretty_put_escaped(struct ht_pretty *p, const char *s, size_t n)
@@ -93,7 +136,8 @@ int ht__pretty_put_escaped(struct ht_pretty *p, const char *s, size_t n)
 		return ret;
 	}
 	p->out.len =
-	    (size_t)(out_escaped(p->out.data + p->out.len, s, n) - p->out.data);
+	    (size_t)(ht__pretty_out_escaped(p->out.data + p->out.len, s, n) -
+		     p->out.data);
 	return 0;
 }
 
@@ -165,9 +209,10 @@ int ht__pretty_put_enum(struct ht_pretty *p, const struct ht_ctf_type *t,
 		if (any) {
 			PUT_LIT(p, ", ");
 		}
-		p->out.len = (size_t)(out_escaped(p->out.data + p->out.len,
-						  m->label, n) -
-				      p->out.data);
+		p->out.len =
+		    (size_t)(ht__pretty_out_escaped(p->out.data + p->out.len,
+						    m->label, n) -
+			     p->out.data);
 		any = true;
 	}
 	if (!any) {
@@ -179,31 +224,41 @@ int ht__pretty_put_enum(struct ht_pretty *p, const struct ht_ctf_type *t,
 	return 0;
 }
 
-/* A text array or sequence: its bytes up to the first NUL, as a string. */
-int ht__pretty_put_text(struct ht_pretty *p, const struct ht_ctf_field *f)
+char *ht__pretty_out_text(char *o, const struct ht_ctf_field *f)
 {
 	const struct ht_ctf_field *c = ht_ctf_field_first_child(f);
-	uint32_t i;
-	char *o;
-	int ret;
+	const struct ht_ctf_field *end = c + f->nr_children;
 
-	ret = reserve(p, 4 * (size_t)f->nr_children + 4);
-	if (ret) {
-		return ret;
-	}
-	o = p->out.data + p->out.len;
 	*o++ = '"';
 	/* the children are 8-bit integers: one entry each */
-	for (i = 0; i < f->nr_children; i++) {
-		unsigned char b = (unsigned char)c[i].v.u;
+	for (; c < end; c++) {
+		unsigned char b = (unsigned char)c->v.u;
 
+		if (!needs_escape[b]) {
+			*o++ = (char)b;
+			continue;
+		}
+		/* the text ends at its first NUL, which needs an escape:
+		 * tested only there */
 		if (!b) {
 			break;
 		}
 		o = out_escaped_byte(o, b);
 	}
 	*o++ = '"';
-	p->out.len = (size_t)(o - p->out.data);
+	return o;
+}
+
+/* A text array or sequence: its bytes up to the first NUL, as a string. */
+int ht__pretty_put_text(struct ht_pretty *p, const struct ht_ctf_field *f)
+{
+	int ret = reserve(p, 4 * (size_t)f->nr_children + 4);
+
+	if (ret) {
+		return ret;
+	}
+	p->out.len = (size_t)(ht__pretty_out_text(p->out.data + p->out.len, f) -
+			      p->out.data);
 	return 0;
 }
 

@@ -38,14 +38,20 @@ enum op_kind {
 	OP_VAR,	    /* a sequence or variant inside a compiled scope */
 	OP_INTS,    /* a sequence of integers inside a compiled scope */
 	OP_PCTX,    /* the packet context, variable shape */
-	OP_END,	    /* only the literal */
+	OP_LIT,	    /* only the literal: a part of a long one */
+	OP_END,	    /* the end of the line */
 };
 
-/* Literals up to this long are copied with one fixed-size memcpy. */
+/* An op's literal is at most this long, copied with one fixed-size
+ * memcpy; the line's lead (the start of a long prefix) with one of
+ * LEAD_COPY bytes when it is not longer. */
 #define LIT_COPY 32
+#define LEAD_COPY 64
 
-/* Formatted enum values 0..ENUM_CACHED - 1, filled on first use. */
+/* Formatted enum values 0..ENUM_CACHED - 1, filled on first use; those
+ * up to ENUM_COPY bytes long copied with one fixed-size memcpy. */
 #define ENUM_CACHED 64
+#define ENUM_COPY 32
 
 struct enum_text {
 	char *text;
@@ -53,11 +59,14 @@ struct enum_text {
 };
 
 struct op {
+	char lit[LIT_COPY]; /* the literal, copied whole: no pointer */
+	uint32_t lit_len;
+	/* the field's byte offset in its scope's flat array: the pointer
+	 * is one add from the scope's base, without a multiply */
+	uint32_t off;
 	uint8_t kind;
 	uint8_t scope;
 	bool names;
-	uint32_t lit_off, lit_len;
-	uint32_t idx; /* the field's index in its scope's flat array */
 	const struct ht_ctf_type *type;
 	union {
 		struct enum_text *enum_cache; /* OP_ENUM: ENUM_CACHED entries */
@@ -73,7 +82,10 @@ struct ec_cache {
 	/* the compiled line (NULL: not compiled, use the walker) */
 	struct op *ops;
 	size_t nr_ops;
-	char *lits;
+	char *lits; /* the line's text but the values; holds the lead */
+	/* the text before the first op's literal (0: none) */
+	const char *lead;
+	size_t lead_len;
 	size_t fixed_max; /* bytes the ops need at most, but strings */
 	uint32_t scope_size[HT_CTF_NR_SCOPES]; /* fixed-shape scope sizes */
 	/* the scopes the ops read, checked per event: present, and of
@@ -86,6 +98,10 @@ struct ec_cache {
 	bool pc_print;
 	bool noted; /* its integers get notes (ht_pretty_set_note()) */
 };
+
+/* The time of day of the last second printed is copied with one
+ * fixed-size memcpy of this many bytes. */
+#define SEC_COPY 32
 
 struct trace_name {
 	const struct ht_ctf_trace *trace;
@@ -106,7 +122,7 @@ struct ht_pretty {
 	/* the broken-down time of the last second printed */
 	bool have_sec;
 	int64_t sec;
-	bool sec_fast;	/* sec_ns is valid */
+	bool sec_fast;	/* sec_ns is valid, sec_len <= SEC_COPY */
 	int64_t sec_ns; /* the first ns of that second */
 	char sec_text[48];
 	size_t sec_len;
@@ -149,6 +165,20 @@ static inline void put(struct ht_pretty *p, const char *s, size_t n)
 
 #define PUT_LIT(p, lit) put((p), (lit), sizeof(lit) - 1)
 
+/* Room for @more bytes after the cursor @o, which the hot path keeps
+ * instead of p->out.len: @o, moved when the buffer grew, or NULL when
+ * it cannot grow. */
+static inline char *room(struct ht_pretty *p, char *o, size_t more)
+{
+	size_t len = (size_t)(o - p->out.data);
+
+	if (p->out.cap - len >= more) {
+		return o;
+	}
+	p->out.len = len;
+	return ht_buf_reserve(&p->out, more) ? p->out.data + len : NULL;
+}
+
 static inline void putc_(struct ht_pretty *p, char c)
 {
 	p->out.data[p->out.len++] = c;
@@ -165,6 +195,15 @@ static inline void put_u64(struct ht_pretty *p, uint64_t v)
 
 /* Fills the escape table; before the first field. */
 void ht__pretty_init_escapes(void);
+
+/* @n bytes of @s quoted and escaped at @o, which has room for
+ * 4 * @n + 2 bytes. Returns the new end. */
+char *ht__pretty_out_escaped(char *o, const char *s, size_t n);
+
+/* Text array or sequence @f at @o, which has room for
+ * 4 * f->nr_children + 2 bytes: as ht__pretty_put_text(). Returns the
+ * new end. */
+char *ht__pretty_out_text(char *o, const struct ht_ctf_field *f);
 
 /* @n bytes of @s quoted and escaped. Returns 0 or HT_ENOMEM. */
 int ht__pretty_put_escaped(struct ht_pretty *p, const char *s, size_t n);

@@ -38,19 +38,23 @@ const uint64_t ht__pow10_u64[20] = {
     10000000000000000000ull,
 };
 
-void ht__store_digits_long(char *out, uint64_t v, unsigned n)
+char *ht__out_u64_long(char *o, uint64_t v)
 {
 	uint64_t hi;
+	unsigned n;
 
-	if (n > 16) {
-		store_digits(out, v, n);
-		return;
+	if (v >= 10000000000000000ull) {
+		n = digits10(v);
+		store_digits(o, v, n);
+		return o + n;
 	}
-	/* two 8-digit words, independent of each other, after one
+	/* the digits above the last 8 without their leading zeros, then
+	 * the last 8: two words, independent of each other, after one
 	 * division by a constant */
 	hi = v / 100000000;
-	store_digits8(out, (uint32_t)hi, n - 8);
-	store_digits8(out + n - 8, (uint32_t)(v - hi * 100000000), 8);
+	o = out_digits8_lead(o, (uint32_t)hi);
+	store_word(o, digits8_word((uint32_t)(v - hi * 100000000)));
+	return o + 8;
 }
 
 /* 10^k as doubles, all exact (k <= 22) */
@@ -81,6 +85,7 @@ static bool approx_6(double d, uint64_t *digits, int *exp10)
 {
 	double v, frac;
 	uint64_t bits, q;
+	int64_t iq;
 	int x0, s;
 	bool up;
 
@@ -91,26 +96,34 @@ static bool approx_6(double d, uint64_t *digits, int *exp10)
 	x0 = (((int)(bits >> 52) - 1023) * 78913) >> 18;
 	s = 5 - x0;
 	v = scale10(d, s);
-	/* which one is itself decided up to a tie, checked with v's */
-	if (v > 999999.5 - 1e-9 && v < 999999.5 + 1e-9) {
-		return false;
-	}
-	/* rarely taken (a mantissa past the power of ten x0 assumed):
-	 * the second scaling, a division for 10^5 <= d < 10^6, stays off
-	 * the common path */
-	up = v >= 999999.5;
+	up = v > 999999.5 - 1e-9;
 	if (up) {
+		/* rarely taken: v within 1e-9 of 999999.5, where which of
+		 * x0 and x0 + 1 is the exponent is decided up to a tie
+		 * (checked with v's), else a mantissa past the power of ten
+		 * x0 assumed: the second scaling, a division for
+		 * 10^5 <= d < 10^6, stays off the common path */
+		if (v < 999999.5 + 1e-9) {
+			return false;
+		}
 		v = scale10(d, s - 1);
+		if (!(v >= 99999.5 && v < 999999.5)) {
+			return false; /* x0 was not what it should be */
+		}
+	} else if (!(v >= 99999.5)) {
+		return false; /* as above */
 	}
-	if (!(v >= 99999.5 && v < 999999.5)) {
-		return false; /* x0 was not what it should be */
+	/* v < 10^6: the signed conversions, one instruction each */
+	iq = (int64_t)v;
+	frac = v - (double)iq;
+	q = (uint64_t)iq;
+	/* rounded to nearest, unless within 1e-9 of a tie */
+	if (frac > 0.5 - 1e-9) {
+		if (frac < 0.5 + 1e-9) {
+			return false;
+		}
+		q++;
 	}
-	q = (uint64_t)v;
-	frac = v - (double)q;
-	if (frac > 0.5 - 1e-9 && frac < 0.5 + 1e-9) {
-		return false;
-	}
-	q += frac > 0.5;
 	*digits = q;
 	*exp10 = x0 + up;
 	return true;
@@ -166,8 +179,10 @@ static bool exact_6(double d, uint64_t *digits, int *exp10)
 /*
  * The 6 digits @q (trailing zeros dropped) with decimal exponent @x as
  * %g writes them: fixed notation for -4 <= x < 6, else d.ddddde+XX.
+ * Inlined in its two callers: no call on the common path.
  */
-static size_t format_6(char *out, uint64_t q, int x, bool neg)
+static inline __attribute__((always_inline)) size_t
+format_6(char *out, uint64_t q, int x, bool neg)
 {
 	unsigned i, len;
 	uint64_t w;
@@ -220,27 +235,32 @@ static size_t format_6(char *out, uint64_t q, int x, bool neg)
 	return (size_t)n;
 }
 
+/* ht__fmt_g() of the values approx_6() does not decide: exact_6(),
+ * else snprintf. Out of line: the common path saves no registers. */
+static __attribute__((noinline)) size_t fmt_g_slow(char *out, double d)
+{
+	uint64_t q;
+	int x;
+
+	if (!(d > -9e15 && d < 9e15) || d == 0 || !exact_6(fabs(d), &q, &x)) {
+		return (size_t)snprintf(out, 64, "%g", d);
+	}
+	return format_6(out, q, x, d < 0);
+}
+
 /*
  * printf("%g", d) (6 significant digits, trailing zeros removed), which
- * is what babeltrace2 prints, without printf for the common values (see
- * approx_6() and exact_6()). Other values go to snprintf.
+ * is what babeltrace2 prints, without printf for the common values:
+ * nearly all are decided by approx_6() (which refuses 0, infinities and
+ * NaNs), exact ties by exact_6(), the others go to snprintf.
  */
 size_t ht__fmt_g(char *out, double d)
 {
 	uint64_t q;
-	bool neg;
 	int x;
 
-	if (!(d > -9e15 && d < 9e15) || d == 0) {
-		return (size_t)snprintf(out, 64, "%g", d);
+	if (!approx_6(fabs(d), &q, &x)) {
+		return fmt_g_slow(out, d);
 	}
-	neg = d < 0;
-	if (neg) {
-		d = -d;
-	}
-	/* nearly always decided by approx_6(); exact ties go the exact way */
-	if (!approx_6(d, &q, &x) && !exact_6(d, &q, &x)) {
-		return (size_t)snprintf(out, 64, "%g", neg ? -d : d);
-	}
-	return format_6(out, q, x, neg);
+	return format_6(out, q, x, d < 0);
 }

@@ -72,19 +72,27 @@ static inline void store_word(char *out, uint64_t w)
  * lanes, then pairs in 16-bit lanes, then digits in bytes), each
  * division by a constant a multiply and a shift that are exact in that
  * range (checked for every v < 10^8); the masks drop what the shifts
- * bring in from the lane above.
+ * bring in from the lane above. The digits' values, 0 to 9, a byte
+ * each; digits8_word() makes them characters.
  */
-static inline uint64_t digits8_word(uint32_t v)
+static inline uint64_t digits8_values(uint32_t v)
 {
 	uint64_t x = v, hi, h2, h3;
 
 	hi = (x * 109951163) >> 40; /* v / 10000 */
 	x = hi | (x - hi * 10000) << 32;
 	h2 = ((x * 10486) >> 20) & 0x0000007F0000007Full; /* / 100 */
-	x = h2 | (x - h2 * 100) << 16;
+	/* h2 | (x - h2 * 100) << 16: the parts do not overlap, so it is
+	 * a sum, modulo 2^64 one multiply by a constant */
+	x = (x << 16) + h2 * (1 - (100 << 16));
 	h3 = ((x * 103) >> 10) & 0x000F000F000F000Full; /* / 10 */
-	x = h3 | (x - h3 * 10) << 8;
-	return x | 0x3030303030303030ull; /* '0' + each digit */
+	return (x << 8) + h3 * (1 - (10 << 8));		/* as above */
+}
+
+/* The 8 digits of @v < 10^8 as characters. */
+static inline uint64_t digits8_word(uint32_t v)
+{
+	return digits8_values(v) | 0x3030303030303030ull; /* '0' + each */
 }
 
 /*
@@ -140,16 +148,30 @@ static inline void store_digits(char *out, uint64_t v, unsigned n)
 	store_digits8(out, (uint32_t)v, n);
 }
 
-/* The @n > 8 digits of @v at @out; may store up to 7 bytes past them.
- * Out of line: out_u64() stays small enough to inline everywhere. */
-void ht__store_digits_long(char *out, uint64_t v, unsigned n);
+/* The digits of @v >= 10^8 at @o; returns their end and may store up to
+ * 7 bytes past it. Out of line: out_u64() stays small enough to inline
+ * everywhere. */
+char *ht__out_u64_long(char *o, uint64_t v);
+
+/*
+ * The digits of 0 < @v < 10^8 without leading zeros; stores 8 bytes.
+ * The leading zeros are the low bytes of value 0 in the word: 8 times
+ * their number is its trailing zero bits rounded down to a multiple of
+ * 8 (the word is not 0), no digit count.
+ */
+static inline char *out_digits8_lead(char *o, uint32_t v)
+{
+	uint64_t x = digits8_values(v);
+	unsigned zero_bits = (unsigned)__builtin_ctzll(x) & 56;
+
+	store_word(o, (x | 0x3030303030303030ull) >> zero_bits);
+	return o + 8 - zero_bits / 8;
+}
 
 /* Most integers in traces are small: one or two digits without the
  * 8-digit word. */
 static inline char *out_u64(char *o, uint64_t v)
 {
-	unsigned n;
-
 	if (v < 10) {
 		*o = (char)('0' + v);
 		return o + 1;
@@ -158,13 +180,10 @@ static inline char *out_u64(char *o, uint64_t v)
 		memcpy(o, ht__digit_pairs + 2 * v, 2);
 		return o + 2;
 	}
-	n = digits10(v);
-	if (n <= 8) {
-		store_digits8(o, (uint32_t)v, n);
-	} else {
-		ht__store_digits_long(o, v, n);
+	if (v < 100000000) {
+		return out_digits8_lead(o, (uint32_t)v);
 	}
-	return o + n;
+	return ht__out_u64_long(o, v);
 }
 
 static inline char *out_s64(char *o, int64_t v)
@@ -179,10 +198,11 @@ static inline char *out_s64(char *o, int64_t v)
 /* @v < 10^9 in 9 digits (nanoseconds), inline: one digit, then 8. */
 static inline char *out_pad9(char *o, uint64_t v)
 {
-	uint32_t hi = (uint32_t)(v / 100000000);
+	/* below 2^32: 32-bit arithmetic */
+	uint32_t v32 = (uint32_t)v, hi = v32 / 100000000;
 
 	*o = (char)('0' + hi);
-	store_digits8(o + 1, (uint32_t)(v - (uint64_t)hi * 100000000), 8);
+	store_word(o + 1, digits8_word(v32 - hi * 100000000));
 	return o + 9;
 }
 

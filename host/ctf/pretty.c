@@ -82,8 +82,9 @@ static char *out_time_slow(struct ht_pretty *p, char *o, int64_t ns,
 	} else {
 		cache_second(p, (int64_t)sec);
 		o = out_mem(o, p->sec_text, p->sec_len);
-		/* the fast path above only for positive times */
-		p->sec_fast = !neg;
+		/* the fast paths only for positive times, and a text
+		 * their fixed-size copy holds (a year past 9999 may not) */
+		p->sec_fast = !neg && p->sec_len <= SEC_COPY;
 		p->sec_ns = (int64_t)sec * 1000000000;
 	}
 	*o++ = '.';
@@ -92,15 +93,15 @@ static char *out_time_slow(struct ht_pretty *p, char *o, int64_t ns,
 
 /*
  * Most events fall in the second formatted last: its text copied as
- * one fixed-size block (sec_text is that long; callers reserve more),
- * then the nanoseconds.
+ * one fixed-size block of SEC_COPY bytes (callers reserve more), then
+ * the nanoseconds.
  */
 static inline char *out_time(struct ht_pretty *p, char *o, int64_t ns,
 			     bool seconds)
 {
 	if (!seconds && p->sec_fast && ns >= p->sec_ns &&
 	    ns - p->sec_ns < 1000000000) {
-		memcpy(o, p->sec_text, sizeof(p->sec_text));
+		memcpy(o, p->sec_text, SEC_COPY);
 		o += p->sec_len;
 		*o++ = '.';
 		return out_pad(o, (uint64_t)(ns - p->sec_ns), 9);
@@ -415,72 +416,116 @@ static int run_enum(struct ht_pretty *p, struct op *op, uint64_t v)
 		return ret;
 	}
 	et = &op->enum_cache[v];
-	et->text = malloc(p->out.len - at + 1);
+	/* with ENUM_COPY bytes of slack for run_line()'s fixed-size copy */
+	et->text = calloc(1, p->out.len - at + ENUM_COPY);
 	if (et->text) {
 		et->len = p->out.len - at;
 		memcpy(et->text, p->out.data + at, et->len);
-		et->text[et->len] = '\0';
 	}
 	return 0;
 }
 
 /*
- * A sequence of integers @f (OP_INTS) as the field walker prints it:
- * "[ ]", or "[ [0] = v, [1] = v ]" (without the indices when
- * @names is false). Returns 0 or HT_ENOMEM. Not inlined: in run_line()
- * it costs the lines without sequences 2% (callgrind).
+ * A sequence of integers @f (OP_INTS) at @o as the field walker prints
+ * it: "[ ]", or "[ [0] = v, [1] = v ]" (without the indices when
+ * @names is false); room for INTS_ROOM(f->nr_children) bytes. Returns
+ * the new end. Not inlined: in run_line() it costs the lines without
+ * sequences 2% (callgrind).
  */
-static __attribute__((noinline)) int
-run_ints(struct ht_pretty *p, const struct ht_ctf_field *f, bool names)
+/* per element: ", [4294967295] = " and a value of up to 72 bytes */
+#define INTS_ROOM(n) ((size_t)(n)*96 + 4)
+
+static __attribute__((noinline)) char *
+out_ints(char *o, const struct ht_ctf_field *f, bool names)
 {
 	const struct ht_ctf_type *t = f->type->element;
 	uint32_t i, n = f->nr_children;
-	char *o;
-	int ret;
 
-	/* per element: ", [4294967295] = " and a value of up to 72 bytes */
-	ret = reserve(p, (size_t)n * 96 + 4);
-	if (ret) {
-		return ret;
-	}
-	o = p->out.data + p->out.len;
 	if (!n) {
-		o = OUT_LIT(o, "[ ]");
-	} else {
-		o = OUT_LIT(o, "[ ");
-		for (i = 0; i < n; i++) {
-			if (i) {
-				o = OUT_LIT(o, ", ");
-			}
-			if (names) {
-				*o++ = '[';
-				o = out_u64(o, i);
-				o = OUT_LIT(o, "] = ");
-			}
-			o = t->base == 10 ? t->is_signed
-						? out_s64(o, f[1 + i].v.s)
-						: out_u64(o, f[1 + i].v.u)
-					  : out_int(o, t, f[1 + i].v.u);
-		}
-		o = OUT_LIT(o, " ]");
+		return OUT_LIT(o, "[ ]");
 	}
-	p->out.len = (size_t)(o - p->out.data);
-	return 0;
+	o = OUT_LIT(o, "[ ");
+	for (i = 0; i < n; i++) {
+		if (i) {
+			o = OUT_LIT(o, ", ");
+		}
+		if (names) {
+			*o++ = '[';
+			o = out_u64(o, i);
+			o = OUT_LIT(o, "] = ");
+		}
+		o = t->base == 10 ? t->is_signed ? out_s64(o, f[1 + i].v.s)
+						 : out_u64(o, f[1 + i].v.u)
+				  : out_int(o, t, f[1 + i].v.u);
+	}
+	return OUT_LIT(o, " ]");
 }
 
 /*
- * Formats one event with its compiled line; 1: shape mismatch. The
+ * The timestamp and the delta with the default options, in the usual
+ * case: the event in the second formatted last, less than a second
+ * after the previous line, no step back. Returns the new end, or NULL
+ * when out_timestamp() must write them.
+ */
+static inline char *out_timestamp_plain(struct ht_pretty *p, char *o,
+					const struct ht_ctf_msg *m)
+{
+	uint64_t in_sec = (uint64_t)m->ns - (uint64_t)p->sec_ns;
+	uint64_t d = (uint64_t)m->ns - (uint64_t)p->last_ns;
+
+	if (!p->sec_fast || m->ns < p->sec_ns || in_sec >= 1000000000 ||
+	    !p->have_last || m->ns < p->last_ns || d >= 1000000000 ||
+	    (m->kind == HT_CTF_MSG_EVENT && m->back_cycles)) {
+		return NULL;
+	}
+	*o++ = '[';
+	/* sec_fast: sec_len <= SEC_COPY; the caller reserved more */
+	memcpy(o, p->sec_text, SEC_COPY);
+	o += p->sec_len;
+	*o++ = '.';
+	o = out_pad9(o, in_sec);
+	o = OUT_LIT(o, "] (+0.");
+	o = out_pad9(o, d);
+	o = OUT_LIT(o, ") ");
+	p->last_ns = m->ns;
+	p->last_cycles = m->cycles;
+	return o;
+}
+
+/* Room for the timestamp and the delta of a line, and more. */
+#define HEADER_ROOM 512
+
+/* The timestamp and the delta of @msg's line at @o (HEADER_ROOM
+ * bytes); returns the new end. */
+static inline char *out_header(struct ht_pretty *p, char *o,
+			       const struct ht_ctf_msg *msg)
+{
+	char *end;
+
+	if (!msg->has_time) {
+		return o;
+	}
+	end = p->plain_ts ? out_timestamp_plain(p, o, msg) : NULL;
+	return end ? end : out_timestamp(p, o, msg);
+}
+
+/*
+ * Formats one event: its header, then its compiled line; 1: shape
+ * mismatch, found before anything is written or changed. The
  * hottest loop of `hetrace print`, kept in one piece: with its shape
  * check in a helper, or two of its cases merged, GCC allocates it worse
- * (+0.5% instructions each, callgrind). Each op's field is at its index
- * from its scope's base, which the variable fields before it in the
- * scope moved by their size.
+ * (+0.5% instructions each, callgrind). One switch for every kind,
+ * OP_END included, so that each op costs one indirect jump and no test
+ * besides. Each op's field is at its offset from its scope's base,
+ * which the variable fields before it in the scope moved by their size.
  */
 static int run_line(struct ht_pretty *p, struct ec_cache *e,
-		    const struct ht_ctf_event *ev)
+		    const struct ht_ctf_msg *msg)
 {
-	const struct ht_ctf_field *base[HT_CTF_NR_SCOPES];
-	const char *lits = e->lits;
+	const struct ht_ctf_event *ev = msg->event;
+	/* OP_END's scope is the last one: any valid field, never read */
+	static const struct ht_ctf_field none;
+	const struct ht_ctf_field *base[HT_CTF_NR_SCOPES + 1];
 	struct op *op = e->ops;
 	int s, ret;
 	char *o;
@@ -496,29 +541,34 @@ static int run_line(struct ht_pretty *p, struct ec_cache *e,
 		}
 		base[k] = f;
 	}
-	ret = reserve(p, e->fixed_max + LIT_COPY);
+	base[HT_CTF_NR_SCOPES] = &none;
+	ret = reserve(p, HEADER_ROOM + e->fixed_max + LEAD_COPY);
 	if (ret) {
 		return ret;
 	}
-	o = p->out.data + p->out.len;
+	o = out_header(p, p->out.data + p->out.len, msg);
+	if (e->lead_len) {
+		if (e->lead_len <= LEAD_COPY) {
+			/* the literals have LEAD_COPY bytes of slack too */
+			memcpy(o, e->lead, LEAD_COPY);
+			o += e->lead_len;
+		} else {
+			o = out_mem(o, e->lead, e->lead_len);
+		}
+	}
 	for (;; op++) {
+		/* read before the copy, which may alias it */
+		const uint32_t lit_len = op->lit_len;
 		const struct ht_ctf_field *f;
 
-		if (op->lit_len <= LIT_COPY) {
-			/* one fixed-size copy: the buffer and the literals
-			 * both have LIT_COPY bytes of slack */
-			memcpy(o, lits + op->lit_off, LIT_COPY);
-			o += op->lit_len;
-		} else {
-			o = out_mem(o, lits + op->lit_off, op->lit_len);
-		}
-		if (op->kind == OP_END) {
-			p->out.len = (size_t)(o - p->out.data);
-			return 0;
-		}
-		f = base[op->scope] + op->idx;
-		/* fixed-size values: into the reserve, through the cursor */
-		switch (op->kind) {
+		/* one fixed-size copy: the buffer and the literals both
+		 * have LIT_COPY bytes of slack */
+		memcpy(o, op->lit, LIT_COPY);
+		o += lit_len;
+		f = (const void *)((const char *)base[op->scope] + op->off);
+		/* fixed-size values: into the reserve, through the cursor;
+		 * the others through the buffer, which may grow */
+		switch ((enum op_kind)op->kind) {
 		case OP_UDEC:
 			o = out_u64(o, f->v.u);
 			continue;
@@ -541,37 +591,68 @@ static int run_line(struct ht_pretty *p, struct ec_cache *e,
 		case OP_FLOAT:
 			o += ht__fmt_g(o, f->v.d);
 			continue;
-		default:
-			break;
-		}
-		/* the others through the buffer, which may grow */
-		p->out.len = (size_t)(o - p->out.data);
-		switch (op->kind) {
+		case OP_BOOL:
+			o = f->v.u ? OUT_LIT(o, "true") : OUT_LIT(o, "false");
+			continue;
+		case OP_LIT:
+			continue;
+		case OP_END:
+			p->out.len = (size_t)(o - p->out.data);
+			return 0;
 		case OP_ENUM:
+			if (f->v.u < ENUM_CACHED &&
+			    op->enum_cache[f->v.u].len <= ENUM_COPY &&
+			    op->enum_cache[f->v.u].text) {
+				/* a short text formatted before: one
+				 * fixed-size copy */
+				const struct enum_text *et =
+				    &op->enum_cache[f->v.u];
+
+				o = room(p, o,
+					 ENUM_COPY + e->fixed_max + LIT_COPY);
+				if (!o) {
+					return HT_ENOMEM;
+				}
+				memcpy(o, et->text, ENUM_COPY);
+				o += et->len;
+				continue;
+			}
+			p->out.len = (size_t)(o - p->out.data);
 			ret = run_enum(p, op, f->v.u);
 			break;
-		case OP_BOOL:
-			/* in the reserve; rare: not among the cursor's cases */
-			if (f->v.u) {
-				PUT_LIT(p, "true");
-			} else {
-				PUT_LIT(p, "false");
-			}
-			ret = 0;
-			break;
+		/* variable-size values: room for the value and the rest of
+		 * the line, then through the cursor */
 		case OP_STRING:
-			ret =
-			    ht__pretty_put_escaped(p, f->v.str, f->nr_children);
-			break;
+			o = room(p, o,
+				 4 * (size_t)f->nr_children + 2 + e->fixed_max +
+				     LIT_COPY);
+			if (!o) {
+				return HT_ENOMEM;
+			}
+			o = ht__pretty_out_escaped(o, f->v.str, f->nr_children);
+			continue;
 		case OP_TEXT:
-			ret = ht__pretty_put_text(p, f);
+			o = room(p, o,
+				 4 * (size_t)f->nr_children + 2 + e->fixed_max +
+				     LIT_COPY);
+			if (!o) {
+				return HT_ENOMEM;
+			}
+			o = ht__pretty_out_text(o, f);
 			base[op->scope] += f->next - 1;
-			break;
+			continue;
 		case OP_INTS:
-			ret = run_ints(p, f, op->names);
+			o = room(p, o,
+				 INTS_ROOM(f->nr_children) + e->fixed_max +
+				     LIT_COPY);
+			if (!o) {
+				return HT_ENOMEM;
+			}
+			o = out_ints(o, f, op->names);
 			base[op->scope] += f->next - 1;
-			break;
+			continue;
 		case OP_VAR:
+			p->out.len = (size_t)(o - p->out.data);
 			ret = reserve(p, 256);
 			if (!ret) {
 				ret = ht__pretty_put_field(p, f, op->names);
@@ -579,18 +660,24 @@ static int run_line(struct ht_pretty *p, struct ec_cache *e,
 			base[op->scope] += f->next - 1;
 			break;
 		case OP_GENERIC:
+			p->out.len = (size_t)(o - p->out.data);
 			ret = reserve(p, 256);
 			if (!ret) {
 				ret = ht__pretty_put_field(p, f, op->names);
 			}
 			break;
 		case OP_PCTX:
+			p->out.len = (size_t)(o - p->out.data);
 			ret = reserve(p, 256);
 			if (!ret) {
 				ret = ht__pretty_put_packet_context(p, e, f,
 								    op->names);
 			}
 			break;
+		default:
+			/* the compiler emits only the kinds above: no range
+			 * check before the jump table */
+			__builtin_unreachable();
 		}
 		if (!ret) {
 			ret = reserve(p, e->fixed_max + LIT_COPY);
@@ -664,53 +751,17 @@ static int walk_line(struct ht_pretty *p, const struct ec_cache *e,
 	return 0;
 }
 
-/*
- * The timestamp and the delta with the default options, in the usual
- * case: the event in the second formatted last, less than a second
- * after the previous line, no step back. Returns the new end, or NULL
- * when out_timestamp() must write them.
- */
-static inline char *out_timestamp_plain(struct ht_pretty *p, char *o,
-					const struct ht_ctf_msg *m)
-{
-	uint64_t in_sec = (uint64_t)m->ns - (uint64_t)p->sec_ns;
-	uint64_t d = (uint64_t)m->ns - (uint64_t)p->last_ns;
-
-	if (!p->sec_fast || m->ns < p->sec_ns || in_sec >= 1000000000 ||
-	    !p->have_last || m->ns < p->last_ns || d >= 1000000000 ||
-	    (m->kind == HT_CTF_MSG_EVENT && m->back_cycles)) {
-		return NULL;
-	}
-	*o++ = '[';
-	/* sec_text is that long; the caller reserved more */
-	memcpy(o, p->sec_text, sizeof(p->sec_text));
-	o += p->sec_len;
-	*o++ = '.';
-	o = out_pad9(o, in_sec);
-	o = OUT_LIT(o, "] (+0.");
-	o = out_pad9(o, d);
-	o = OUT_LIT(o, ") ");
-	p->last_ns = m->ns;
-	p->last_cycles = m->cycles;
-	return o;
-}
-
 /* The timestamp and the delta of @msg's line. */
 static int put_header(struct ht_pretty *p, const struct ec_cache *e,
 		      const struct ht_ctf_msg *msg)
 {
-	int ret = reserve(p, e->prefix_len + 512);
-	char *o, *end;
+	int ret = reserve(p, e->prefix_len + HEADER_ROOM);
 
 	if (ret) {
 		return ret;
 	}
-	o = p->out.data + p->out.len;
-	if (msg->has_time) {
-		end = p->plain_ts ? out_timestamp_plain(p, o, msg) : NULL;
-		o = end ? end : out_timestamp(p, o, msg);
-	}
-	p->out.len = (size_t)(o - p->out.data);
+	p->out.len = (size_t)(out_header(p, p->out.data + p->out.len, msg) -
+			      p->out.data);
 	return 0;
 }
 
@@ -724,22 +775,21 @@ int ht_pretty_event(struct ht_pretty *p, const struct ht_ctf_msg *msg)
 	if (!e) {
 		return HT_ENOMEM;
 	}
-	ret = put_header(p, e, msg);
-	if (ret) {
-		return ret;
-	}
 	/* noted events go through the field walker, which adds the notes */
 	p->note_msg = e->noted ? msg : NULL;
 	if (e->ops && !e->noted) {
-		size_t at = p->out.len;
-
-		/* the compiled line begins with the class's prefix */
-		ret = run_line(p, e, ev);
+		/* the header and the compiled line, which begins with the
+		 * class's prefix */
+		ret = run_line(p, e, msg);
 		if (ret <= 0) {
 			return ret;
 		}
-		/* a shape the compiled line does not match: walk instead */
-		p->out.len = at;
+		/* a shape the compiled line does not match (found before
+		 * writing anything): walk instead */
+	}
+	ret = put_header(p, e, msg);
+	if (ret) {
+		return ret;
 	}
 	/* put_header() reserved room for the prefix */
 	put(p, e->prefix, e->prefix_len);

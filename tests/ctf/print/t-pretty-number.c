@@ -2,7 +2,8 @@
 /*
  * The integer writers of the text formatter (pretty-number.h) against
  * printf: decimal integers at every power of ten and around it,
- * zero-padded ones (timestamps) and hexadecimal ones, byte for byte.
+ * zero-padded ones (timestamps) and hexadecimal ones, byte for byte;
+ * the 8-digit word of every value below 10^8.
  */
 #include <inttypes.h>
 #include <stdint.h>
@@ -83,6 +84,27 @@ static void check(uint64_t v)
 	check_hex(v);
 }
 
+/* digits8_word() for every v < 10^8 against the digits one by one (its
+ * multiplies by constants are exact only in that range). */
+static void check_digits8_all(void)
+{
+	uint32_t v, d;
+	int i;
+
+	for (v = 0; v < 100000000; v++) {
+		uint64_t want = 0;
+
+		for (d = v, i = 0; i < 8; i++, d /= 10) {
+			want = want << 8 | (uint64_t)('0' + d % 10);
+		}
+		checks++;
+		if (digits8_word(v) != want && fails++ < 20) {
+			printf("FAIL: digits8_word %u: %016" PRIx64 "\n", v,
+			       digits8_word(v));
+		}
+	}
+}
+
 int main(void)
 {
 	uint64_t seed = 88172645463325252ull, p = 1;
@@ -112,6 +134,7 @@ int main(void)
 		seed ^= seed << 17;
 		check(seed >> (seed % 64));
 	}
+	check_digits8_all();
 	printf("%lu checks, %lu failures\n", checks, fails);
 	return fails != 0;
 }
