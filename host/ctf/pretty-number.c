@@ -75,13 +75,17 @@ static inline double scale10(double d, int s)
  * decimal exponent. The scaled value v = d * 10^s is one correctly
  * rounded operation away from the exact one (every 10^k with k <= 22
  * is exact) and below 10^6 < 2^20, so it is off by at most 2^-33
- * (1.2e-10) and its fraction is exact. False when v is within 1e-9 of
- * a rounding tie (then the exact path decides).
+ * (1.2e-10) and its fraction is exact. Within 1e-9 of a rounding tie:
+ * false, unless @ties and v is exactly d * 10^s (s >= 0, the product
+ * not rounded): then its fraction is exact and an exact tie goes to
+ * the even digit, as printf's does. The other values near a tie go to
+ * exact_6().
  *
  * x0 = floor(e2 * log10(2)) from the binary exponent e2 is the decimal
  * exponent or one less: the second scaling only in the second case.
  */
-static bool approx_6(double d, uint64_t *digits, int *exp10)
+static inline __attribute__((always_inline)) bool
+approx_6(double d, uint64_t *digits, int *exp10, bool ties)
 {
 	double v, frac;
 	uint64_t bits, q;
@@ -120,9 +124,15 @@ static bool approx_6(double d, uint64_t *digits, int *exp10)
 	/* rounded to nearest, unless within 1e-9 of a tie */
 	if (frac > 0.5 - 1e-9) {
 		if (frac < 0.5 + 1e-9) {
-			return false;
+			const int su = up ? s - 1 : s;
+
+			if (!ties || su < 0 || fma(d, pow10_d[su], -v) != 0) {
+				return false;
+			}
+			q += frac == 0.5 ? q & 1 : frac > 0.5;
+		} else {
+			q++;
 		}
-		q++;
 	}
 	*digits = q;
 	*exp10 = x0 + up;
@@ -235,13 +245,17 @@ format_6(char *out, uint64_t q, int x, bool neg)
 	return (size_t)n;
 }
 
-/* ht__fmt_g() of the values approx_6() does not decide: exact_6(),
- * else snprintf. Out of line: the common path saves no registers. */
+/* ht__fmt_g() of the values approx_6() does not decide: the exact
+ * ties it can tell, then exact_6(), else snprintf. Out of line: the
+ * common path saves no registers. */
 static __attribute__((noinline)) size_t fmt_g_slow(char *out, double d)
 {
 	uint64_t q;
 	int x;
 
+	if (approx_6(fabs(d), &q, &x, true)) {
+		return format_6(out, q, x, d < 0);
+	}
 	if (!(d > -9e15 && d < 9e15) || d == 0 || !exact_6(fabs(d), &q, &x)) {
 		return (size_t)snprintf(out, 64, "%g", d);
 	}
@@ -259,7 +273,7 @@ size_t ht__fmt_g(char *out, double d)
 	uint64_t q;
 	int x;
 
-	if (!approx_6(fabs(d), &q, &x)) {
+	if (!approx_6(fabs(d), &q, &x, false)) {
 		return fmt_g_slow(out, d);
 	}
 	return format_6(out, q, x, d < 0);

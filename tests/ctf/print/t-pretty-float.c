@@ -131,6 +131,26 @@ int main(void)
 			}
 		}
 	}
+	/* ties at the 6th digit (k + 0.5 and k * 10 + 5, k of 6 digits)
+	 * and their neighbours a few ulps away, on both sides */
+	for (i = 0; i < 200000; i++) {
+		uint64_t kk;
+		double d;
+		int step;
+
+		seed ^= seed << 13;
+		seed ^= seed >> 7;
+		seed ^= seed << 17;
+		kk = 100000 + seed % 900000;
+		d = i % 2 ? (double)kk + 0.5 : (double)kk * 10 + 5;
+		for (step = 0; step < 3; step++) {
+			d = nextafter(d, 0);
+		}
+		for (step = 0; step < 7; step++) {
+			check(d);
+			d = nextafter(d, INFINITY);
+		}
+	}
 	printf("%lu checks, %lu failed\n", checks, fails);
 	return fails != 0;
 }
