@@ -107,6 +107,32 @@ barectf_build() {
 		"$TOP/tests/ctf/print/corpus/$1.c" "$d/barectf.c"
 }
 
+# check_cut WHAT TRACE MESSAGE EVENT N: `hetrace print TRACE` of a
+# trace whose last record is damaged exits 1 within 20 s and 1000 MiB
+# (bounded, from tests/lib.sh), says MESSAGE (a grep pattern) on
+# stderr and prints the N good records of class EVENT before it.
+check_cut() {
+	local what=$1 trace=$2 msg=$3 event=$4 n=$5 rc=0
+	bounded 20 1000 "$HETRACE" print "$trace" >"$W/cut.out" 2>"$W/cut.err" || rc=$?
+	checks=$((checks + 1))
+	if [ "$rc" != 1 ]; then
+		echo "FAIL: $what: exit $rc, not 1"
+		fails=$((fails + 1))
+	fi
+	checks=$((checks + 1))
+	if ! grep -q "$msg" "$W/cut.err"; then
+		echo "FAIL: $what: message"
+		cat "$W/cut.err"
+		fails=$((fails + 1))
+	fi
+	checks=$((checks + 1))
+	if [ "$(grep -c " $event: " "$W/cut.out")" != "$n" ]; then
+		echo "FAIL: $what: the $n good records are not all printed"
+		cat "$W/cut.out"
+		fails=$((fails + 1))
+	fi
+}
+
 finish() {
 	echo "$checks checks, $fails failed"
 	[ "$fails" = 0 ]

@@ -123,23 +123,7 @@ assert i > 0
 data[i + 2] = 200
 open(path, 'wb').write(data)
 PY
-rc=0
-bounded 20 1000 "$HETRACE" print "$W/cut" >"$W/cut.out" 2>"$W/cut.err" || rc=$?
-checks=$((checks + 1))
-if [ "$rc" != 1 ]; then
-	echo "FAIL: a cut sequence: exit $rc, not 1"
-	fails=$((fails + 1))
-fi
-checks=$((checks + 1))
-if ! grep -q "cannot decode packet: file=$W/cut/stream offset=[0-9]*: sequence 'sq' of 200 elements does not fit in the packet content" "$W/cut.err"; then
-	echo "FAIL: a cut sequence: message"
-	cat "$W/cut.err"
-	fails=$((fails + 1))
-fi
-checks=$((checks + 1))
-if [ "$(grep -c ' fs: ' "$W/cut.out")" != 3 ]; then
-	echo "FAIL: a cut sequence: the 3 good records are not all printed"
-	cat "$W/cut.out"
-	fails=$((fails + 1))
-fi
+check_cut "a cut sequence" "$W/cut" \
+	"cannot decode packet: file=$W/cut/stream offset=[0-9]*: sequence 'sq' of 200 elements does not fit in the packet content" \
+	fs 3
 finish

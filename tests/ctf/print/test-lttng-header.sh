@@ -99,23 +99,5 @@ content = struct.unpack_from('<Q', data, 40)[0]
 struct.pack_into('<Q', data, 40, content - 6 * 8)
 open(path, 'wb').write(data)
 PY
-rc=0
-bounded 20 1000 "$HETRACE" print "$W/cut" >"$W/cut.out" 2>"$W/cut.err" || rc=$?
-checks=$((checks + 1))
-if [ "$rc" != 1 ]; then
-	echo "FAIL: a cut header: exit $rc, not 1"
-	fails=$((fails + 1))
-fi
-checks=$((checks + 1))
-if ! grep -q "file=$W/cut/stream offset=[0-9]*" "$W/cut.err"; then
-	echo "FAIL: a cut header: message"
-	cat "$W/cut.err"
-	fails=$((fails + 1))
-fi
-checks=$((checks + 1))
-if [ "$(grep -c ' x: ' "$W/cut.out")" != 4 ]; then
-	echo "FAIL: a cut header: the 4 good records are not all printed"
-	cat "$W/cut.out"
-	fails=$((fails + 1))
-fi
+check_cut "a cut header" "$W/cut" "file=$W/cut/stream offset=[0-9]*" x 4
 finish
