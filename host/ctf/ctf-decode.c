@@ -1224,6 +1224,18 @@ static inline int read_event(struct ht__stream *s)
 	return ht__stream_read_event(s);
 }
 
+/* The tag of variant event header @hv, @tag, into its field of the
+ * option's kept fields @f, and what it saves (a register, the id). */
+static inline __attribute__((always_inline)) void
+hdr_var_tag(struct ht__stream *s, const struct ht__hdr_var *hv,
+	    struct ht_ctf_field *f, uint64_t tag)
+{
+	f[1 + hv->tag.field].v.u = tag;
+	s->regs[hv->tag.reg] = tag;
+	s->mval[HT__M_EVENT_ID] = tag;
+	s->mset |= 1u << HT__M_EVENT_ID;
+}
+
 /*
  * hdr_var_fast() for a header whose tag and timestamp are one word
  * (.tag_word, an .in_word option: LTTng's compact header), inline: one
@@ -1249,19 +1261,13 @@ hdr_var_word(struct ht__stream *s)
 	memcpy(&w, s->map + (pos >> 3), 8);
 	w = ht__le64(w);
 	tag = w & hv->tag.mask;
-	if (tag >= HT__HDR_TAGS || !hv->by_tag[tag]) {
-		return NULL;
-	}
-	o = &hv->opt[hv->by_tag[tag] - 1];
-	if (!o->in_word || !(f = s->keep_hdr[o->index]) ||
+	o = ht__hdr_option(hv, tag);
+	if (!o || !o->in_word || !(f = s->keep_hdr[o->index]) ||
 	    pos + hv->tag_bits + o->size_bits > s->content_end) {
 		return NULL;
 	}
 	ts = (w >> hv->tag_bits) & o->ts.mask;
-	f[1 + hv->tag.field].v.u = tag;
-	s->regs[hv->tag.reg] = tag;
-	s->mval[HT__M_EVENT_ID] = tag;
-	s->mset |= 1u << HT__M_EVENT_ID;
+	hdr_var_tag(s, hv, f, tag);
 	f[o->field_base + o->ts.field].v.u = ts;
 	ht__clock_update(s, ts, o->ts.size_bits);
 	s->pos = pos + hv->tag_bits + o->size_bits;
@@ -1308,10 +1314,7 @@ static inline const struct ht_ctf_field *hdr_var_fast(struct ht__stream *s)
 	if (r->nr_plain) {
 		ht__run_load_plain(r, s->map, pos, f + 1);
 	}
-	f[1 + hv->tag.field].v.u = tag;
-	s->regs[hv->tag.reg] = tag;
-	s->mval[HT__M_EVENT_ID] = tag;
-	s->mset |= 1u << HT__M_EVENT_ID;
+	hdr_var_tag(s, hv, f, tag);
 	r = o->run;
 	if (r->nr_plain) {
 		ht__run_load_plain(r, s->map, p2, f + o->field_base);
